@@ -1,0 +1,67 @@
+# The two set-up commands of the README:
+#   make run    installs what is missing, builds, runs the main job
+#   make test   installs what is missing, builds, runs every suite that fits in CI
+# Other targets: build, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
+# bench, clean.
+
+JOBS ?= $(shell nproc)
+FUZZ_SECONDS ?= 30
+VENV := .venv
+PY := $(VENV)/bin/python
+FLOE := build/release/src/floe/exe/floe
+
+.PHONY: run test deps venv build build-asan build-fuzz test-unit test-asan test-interop-ci \
+        test-fuzz test-interop bench clean
+
+deps:
+	@scripts/install-deps.sh
+
+venv: deps
+	@scripts/python-env.sh
+
+build/release/build.ninja: CMakeLists.txt CMakePresets.json | deps
+	cmake --preset release >/dev/null
+
+build: deps build/release/build.ninja
+	cmake --build --preset release -j $(JOBS)
+
+build/asan/build.ninja: CMakeLists.txt CMakePresets.json | deps
+	cmake --preset asan >/dev/null
+
+build-asan: deps build/asan/build.ninja
+	cmake --build --preset asan -j $(JOBS)
+
+build/fuzz/build.ninja: CMakeLists.txt CMakePresets.json | deps
+	cmake --preset fuzz >/dev/null
+
+build-fuzz: deps build/fuzz/build.ninja
+	cmake --build --preset fuzz -j $(JOBS)
+
+run: build
+	@scripts/run-main.sh $(FLOE)
+
+test-unit: build
+	cd build/release && ctest --output-on-failure -j $(JOBS)
+
+test-asan: build-asan
+	cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest --output-on-failure -j $(JOBS)
+
+test-interop-ci: build venv
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q tests/interop tests/corrupt
+
+test-fuzz: build-fuzz
+	@scripts/run-fuzz.sh build/fuzz/tests/fuzz $(FUZZ_SECONDS)
+
+test: test-unit test-asan test-interop-ci test-fuzz
+	@echo "make test: all suites passed"
+
+# Heavier peer suites (Java/Spark, Kafka brokers): not part of CI's `make test`.
+test-interop: build venv
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q tests/interop tests/corrupt tests/interop_heavy
+
+bench: build venv
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/run.py
+
+clean:
+	rm -rf build

@@ -1,0 +1,55 @@
+#include "floe/base/status.h"
+
+#include <gtest/gtest.h>
+
+#include "floe/base/macros.h"
+
+namespace floe {
+namespace {
+
+Result<int> Half(int x) {
+  if (x % 2 != 0) return Status::InvalidArgument("{} is odd", x);
+  return x / 2;
+}
+
+Result<int> Quarter(int x) {
+  FLOE_ASSIGN_OR_RETURN(int h, Half(x));
+  FLOE_ASSIGN_OR_RETURN(int q, Half(h));
+  return q;
+}
+
+Status CheckQuarter(int x) {
+  FLOE_RETURN_IF_ERROR(Quarter(x));
+  return Status::OK();
+}
+
+TEST(StatusTest, OkIsEmpty) {
+  Status s;
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kOk);
+  EXPECT_EQ(s.ToString(), "OK");
+}
+
+TEST(StatusTest, ErrorCarriesCodeAndMessage) {
+  Status s = Status::Corrupt("bad page {} in {}", 3, "f.parquet");
+  EXPECT_FALSE(s.ok());
+  EXPECT_TRUE(s.IsCorrupt());
+  EXPECT_EQ(s.message(), "bad page 3 in f.parquet");
+  EXPECT_EQ(s.ToString(), "Corrupt: bad page 3 in f.parquet");
+  Status copy = s;
+  EXPECT_EQ(copy.ToString(), s.ToString());
+  EXPECT_EQ(s.WithContext("reading {}", "x").message(), "reading x: bad page 3 in f.parquet");
+  EXPECT_TRUE(Status().WithContext("ignored").ok());
+}
+
+TEST(StatusTest, MacrosPropagate) {
+  EXPECT_EQ(*Quarter(8), 2);
+  Result<int> r = Quarter(6);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.error().message(), "3 is odd");
+  EXPECT_TRUE(CheckQuarter(4).ok());
+  EXPECT_EQ(CheckQuarter(2).code(), StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace floe

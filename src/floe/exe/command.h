@@ -1,0 +1,33 @@
+// Subcommand registration for the floe binary. Each command group lives in its own
+// file (parquet_command.cc, avro_command.cc, ...) and adds itself to the CLI11 app;
+// main() only dispatches. Commands report errors through Status; RunCommand turns a
+// Status into the documented exit code (docs/cli.md) and a message on stderr.
+#pragma once
+
+#include <functional>
+
+#include <CLI/CLI.hpp>
+
+#include "floe/base/status.h"
+
+namespace floe::exe {
+
+// Exit codes of every floe command (documented in docs/cli.md).
+enum ExitCode : int {
+  kExitOk = 0,
+  kExitError = 1,        // the operation failed (I/O, internal)
+  kExitUsage = 2,        // bad flags or arguments
+  kExitNotFound = 3,     // a named file, table or object does not exist
+  kExitCorrupt = 4,      // input bytes are malformed
+  kExitUnsupported = 5,  // valid input using something floe does not implement
+};
+
+int ExitCodeFor(const Status& status);
+
+// Wraps a command body: runs it after parsing and records its exit code in *exit_code.
+void SetCommand(CLI::App* command, int* exit_code, std::function<Status()> body);
+
+void AddParquetCommands(CLI::App& app, int* exit_code);
+void AddAvroCommands(CLI::App& app, int* exit_code);
+
+}  // namespace floe::exe

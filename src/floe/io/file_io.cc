@@ -1,0 +1,25 @@
+#include "floe/io/file_io.h"
+
+#include "floe/base/macros.h"
+
+namespace floe::io {
+
+Result<Buffer> InputFile::Read(uint64_t offset, size_t n) const {
+  Buffer buf(n);
+  FLOE_RETURN_IF_ERROR(ReadAt(offset, n, buf.data()));
+  return buf;
+}
+
+Result<Buffer> FileIO::ReadFile(std::string_view location) {
+  FLOE_ASSIGN_OR_RETURN(auto in, OpenInput(location));
+  return in->Read(0, in->size());
+}
+
+Status FileIO::WriteFile(std::string_view location, std::string_view contents,
+                         bool overwrite) {
+  FLOE_ASSIGN_OR_RETURN(auto out, CreateOutput(location, overwrite));
+  FLOE_RETURN_IF_ERROR(out->Write(contents));
+  return out->Close();
+}
+
+}  // namespace floe::io

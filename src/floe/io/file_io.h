@@ -1,0 +1,76 @@
+// FileIO: the only way floe reads and writes files. Implementations: local files
+// (local_file_io.h), memory (memory_file_io.h); object storage plugs in behind the same
+// interface. Locations are strings (paths or URIs) interpreted by the implementation.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/base/buffer.h"
+#include "floe/base/status.h"
+
+namespace floe::io {
+
+// A file opened for random-access reads.
+// Thread-safety: ReadAt may be called concurrently.
+class InputFile {
+ public:
+  virtual ~InputFile() = default;
+
+  virtual const std::string& location() const = 0;
+  // Size in bytes, fixed at open.
+  virtual uint64_t size() const = 0;
+  // Reads exactly `n` bytes at `offset` into `out`. A range past the end is kCorrupt
+  // (the caller computed it from file contents); OS failures are kIOError.
+  virtual Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const = 0;
+
+  // Reads `n` bytes at `offset` into a new buffer.
+  Result<Buffer> Read(uint64_t offset, size_t n) const;
+};
+
+// A file being written sequentially. Nothing is visible under the location before
+// Close() succeeds for implementations that can promise that (object stores); local
+// files may show partial content.
+class OutputStream {
+ public:
+  virtual ~OutputStream() = default;
+
+  virtual const std::string& location() const = 0;
+  virtual Status Write(const void* data, size_t n) = 0;
+  // Bytes written so far.
+  virtual uint64_t position() const = 0;
+  // Flushes and makes the file durable; the stream accepts no writes afterwards.
+  virtual Status Close() = 0;
+
+  Status Write(std::string_view s) { return Write(s.data(), s.size()); }
+};
+
+struct FileInfo {
+  std::string location;
+  uint64_t size = 0;
+  int64_t modified_ms = 0;
+};
+
+class FileIO {
+ public:
+  virtual ~FileIO() = default;
+
+  virtual Result<std::unique_ptr<InputFile>> OpenInput(std::string_view location) = 0;
+  // Creates the file; fails with kAlreadyExists when it exists and !overwrite.
+  virtual Result<std::unique_ptr<OutputStream>> CreateOutput(std::string_view location,
+                                                             bool overwrite) = 0;
+  virtual Status Delete(std::string_view location) = 0;
+  virtual Result<bool> Exists(std::string_view location) = 0;
+  // Lists files whose location starts with `prefix` (recursively).
+  virtual Result<std::vector<FileInfo>> List(std::string_view prefix) = 0;
+
+  // Reads a whole file.
+  Result<Buffer> ReadFile(std::string_view location);
+  // Writes a whole file.
+  Status WriteFile(std::string_view location, std::string_view contents, bool overwrite);
+};
+
+}  // namespace floe::io
