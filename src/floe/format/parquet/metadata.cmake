@@ -1,0 +1,1 @@
+# Parquet metadata structs and their Thrift compact (de)serialization.
