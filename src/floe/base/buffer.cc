@@ -7,35 +7,28 @@
 namespace floe {
 
 namespace {
-uint8_t* AllocateAligned(size_t n) {
-  // Padding to a multiple of the alignment lets SIMD code read a full vector past the end.
-  size_t rounded = (n + Buffer::kAlignment - 1) / Buffer::kAlignment * Buffer::kAlignment;
-  void* p = std::aligned_alloc(Buffer::kAlignment, rounded);
-  if (p == nullptr) throw std::bad_alloc();
-  return static_cast<uint8_t*>(p);
-}
+size_t RoundUp(size_t n) { return (n + Buffer::kPadding - 1) / Buffer::kPadding * Buffer::kPadding; }
 }  // namespace
 
 void Buffer::Grow(size_t min_capacity) {
-  size_t capacity = std::max<size_t>({min_capacity, capacity_ + capacity_ / 2, 64});
-  uint8_t* p = AllocateAligned(capacity);
-  if (size_ > 0) std::memcpy(p, data_, size_);
-  std::free(data_);
-  data_ = p;
+  size_t capacity = RoundUp(std::max<size_t>({min_capacity, capacity_ + capacity_ / 2, 64}));
+  void* p = std::realloc(data_, capacity);
+  if (p == nullptr) throw std::bad_alloc();
+  data_ = static_cast<uint8_t*>(p);
   capacity_ = capacity;
 }
 
 void Buffer::ShrinkToFit() {
-  if (capacity_ == size_) return;
   if (size_ == 0) {
     Free();
     return;
   }
-  uint8_t* p = AllocateAligned(size_);
-  std::memcpy(p, data_, size_);
-  std::free(data_);
-  data_ = p;
-  capacity_ = size_;
+  size_t capacity = RoundUp(size_);
+  if (capacity >= capacity_) return;
+  void* p = std::realloc(data_, capacity);
+  if (p == nullptr) return;  // keeping the larger block is harmless
+  data_ = static_cast<uint8_t*>(p);
+  capacity_ = capacity;
 }
 
 void Buffer::Free() {

@@ -1,6 +1,11 @@
-// Buffer: an owned, 64-byte aligned, growable byte array whose growth does not
-// zero-initialize (decoders overwrite every byte they expose). The storage behind
-// column arrays, page bodies and compression output.
+// Buffer: an owned, growable byte array whose growth does not zero-initialize (decoders
+// overwrite every byte they expose). The storage behind column arrays, page bodies and
+// compression output.
+//
+// Storage comes from malloc/realloc (16-byte aligned, which the Arrow C Data Interface's
+// 8-byte minimum allows): realloc moves large buffers with mremap instead of copying, so
+// growing a column buffer costs no memmove. Capacity is rounded up to 64 bytes, so SIMD
+// code may read up to the rounded capacity past size().
 #pragma once
 
 #include <cstddef>
@@ -15,7 +20,8 @@ namespace floe {
 
 class Buffer {
  public:
-  static constexpr size_t kAlignment = 64;
+  static constexpr size_t kAlignment = 16;
+  static constexpr size_t kPadding = 64;
 
   Buffer() = default;
   explicit Buffer(size_t size) { Resize(size); }

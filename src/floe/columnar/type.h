@@ -68,7 +68,7 @@ class DataType {
   int32_t byte_width() const { return byte_width_; }
   // Struct fields, the List element, Map's single entries struct, Union members.
   const std::vector<Field>& children() const { return children_; }
-  const Field& child(size_t i) const { return children_[i]; }
+  const Field& child(size_t i) const;
 
   // Bytes per value of the values buffer for fixed-width types; 0 for others (bool: 0).
   int32_t fixed_width() const;
@@ -82,7 +82,7 @@ class DataType {
   // "int64", "decimal(10, 2)", "struct<a: int32, b: list<string>>".
   std::string ToString() const;
 
-  DataType(TypeId id) : id_(id) {}  // NOLINT: use the factories
+  explicit DataType(TypeId id);  // use the factories
 
  private:
   friend DataTypePtr Decimal128(int32_t, int32_t);
@@ -119,6 +119,9 @@ struct Field {
   bool Equals(const Field& other, bool check_metadata = false) const;
   std::string ToString() const;
 };
+
+inline DataType::DataType(TypeId id) : id_(id) {}
+inline const Field& DataType::child(size_t i) const { return children_[i]; }
 
 // The columns of a batch. Equivalent to the fields of a struct type plus metadata.
 class Schema {

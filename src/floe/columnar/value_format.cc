@@ -109,6 +109,11 @@ std::string FormatTimestamp(int64_t value, TimeUnit unit, bool utc_adjusted) {
 }
 
 std::string FormatDecimal(__int128 value, int32_t scale) {
+  // Scales outside what any decimal type allows are printed in E notation rather than
+  // padded with zeros (a scale can come from an untrusted file).
+  if (scale > 100 || scale < -100) {
+    return FormatDecimal(value, 0) + "E" + std::to_string(-static_cast<int64_t>(scale));
+  }
   bool negative = value < 0;
   unsigned __int128 mag = negative ? -static_cast<unsigned __int128>(value)
                                    : static_cast<unsigned __int128>(value);
@@ -150,7 +155,8 @@ std::string HexEncode(std::string_view bytes) {
 }
 
 std::string FormatUuid(std::string_view b) {
-  std::string hex = HexEncode(b.substr(0, 16));
+  if (b.size() != 16) return HexEncode(b);
+  std::string hex = HexEncode(b);
   return hex.substr(0, 8) + "-" + hex.substr(8, 4) + "-" + hex.substr(12, 4) + "-" +
          hex.substr(16, 4) + "-" + hex.substr(20, 12);
 }

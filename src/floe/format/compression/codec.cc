@@ -8,6 +8,7 @@
 #include <lz4.h>
 #include <lz4frame.h>
 #include <lz4hc.h>
+#include <snappy-sinksource.h>
 #include <snappy.h>
 #include <zstd.h>
 
@@ -42,6 +43,16 @@ Result<CompressionKind> ParseCompressionKind(std::string_view name) {
   if (n == "lz4_hadoop") return CompressionKind::kLz4Hadoop;
   if (n == "lz4_frame") return CompressionKind::kLz4Frame;
   return Status::InvalidArgument("unknown compression codec '{}'", name);
+}
+
+Status Codec::CompressPieces(std::span<const std::span<const uint8_t>> pieces, Buffer* out) {
+  if (pieces.size() == 1) return Compress(pieces[0], out);
+  Buffer joined;
+  size_t total = 0;
+  for (const auto& p : pieces) total += p.size();
+  joined.Reserve(total);
+  for (const auto& p : pieces) joined.Append(p);
+  return Compress(joined.span(), out);
 }
 
 namespace {
@@ -99,9 +110,62 @@ class UncompressedCodec final : public Codec {
   }
 };
 
+// A snappy::Source reading several buffers in sequence, so pages need not be joined.
+class PiecesSource final : public snappy::Source {
+ public:
+  explicit PiecesSource(std::span<const std::span<const uint8_t>> pieces) : pieces_(pieces) {
+    for (const auto& p : pieces) left_ += p.size();
+    SkipEmpty();
+  }
+  size_t Available() const override { return left_; }
+  const char* Peek(size_t* len) override {
+    if (index_ >= pieces_.size()) {
+      *len = 0;
+      return nullptr;
+    }
+    *len = pieces_[index_].size() - offset_;
+    return reinterpret_cast<const char*>(pieces_[index_].data() + offset_);
+  }
+  void Skip(size_t n) override {
+    left_ -= n;
+    while (n > 0) {
+      const size_t here = std::min(n, pieces_[index_].size() - offset_);
+      offset_ += here;
+      n -= here;
+      if (offset_ == pieces_[index_].size()) {
+        ++index_;
+        offset_ = 0;
+      }
+    }
+    SkipEmpty();
+  }
+
+ private:
+  void SkipEmpty() {
+    while (index_ < pieces_.size() && offset_ == pieces_[index_].size()) {
+      ++index_;
+      offset_ = 0;
+    }
+  }
+  std::span<const std::span<const uint8_t>> pieces_;
+  size_t index_ = 0;
+  size_t offset_ = 0;
+  size_t left_ = 0;
+};
+
 class SnappyCodec final : public Codec {
  public:
   CompressionKind kind() const override { return CompressionKind::kSnappy; }
+  Status CompressPieces(std::span<const std::span<const uint8_t>> pieces, Buffer* out) override {
+    if (pieces.size() == 1) return Compress(pieces[0], out);
+    PiecesSource source(pieces);
+    const size_t base = out->size();
+    out->Resize(base + snappy::MaxCompressedLength(source.Available()));
+    snappy::UncheckedByteArraySink sink(reinterpret_cast<char*>(out->data() + base));
+    const size_t n = snappy::Compress(&source, &sink);
+    out->Resize(base + n);
+    return Status::OK();
+  }
   Status Compress(std::span<const uint8_t> in, Buffer* out) override {
     size_t base = out->size();
     out->Resize(base + snappy::MaxCompressedLength(in.size()));
@@ -271,6 +335,31 @@ class ZstdCodec final : public Codec {
     size_t n = ZSTD_compressCCtx(cctx_, out->data() + base, bound, in.data(), in.size(), level_);
     if (ZSTD_isError(n)) return Status::Internal("zstd: {}", ZSTD_getErrorName(n));
     out->Resize(base + n);
+    return Status::OK();
+  }
+
+  Status CompressPieces(std::span<const std::span<const uint8_t>> pieces, Buffer* out) override {
+    if (pieces.size() == 1) return Compress(pieces[0], out);
+    if (!cctx_) cctx_ = ZSTD_createCCtx();
+    size_t total = 0;
+    for (const auto& p : pieces) total += p.size();
+    ZSTD_CCtx_reset(cctx_, ZSTD_reset_session_only);
+    ZSTD_CCtx_setParameter(cctx_, ZSTD_c_compressionLevel, level_);
+    ZSTD_CCtx_setPledgedSrcSize(cctx_, total);
+    const size_t base = out->size();
+    const size_t bound = ZSTD_compressBound(total);
+    out->Resize(base + bound);
+    ZSTD_outBuffer output{out->data() + base, bound, 0};
+    for (size_t i = 0; i < pieces.size(); ++i) {
+      const bool last = i + 1 == pieces.size();
+      ZSTD_inBuffer input{pieces[i].data(), pieces[i].size(), 0};
+      for (;;) {
+        const size_t r = ZSTD_compressStream2(cctx_, &output, &input, last ? ZSTD_e_end : ZSTD_e_continue);
+        if (ZSTD_isError(r)) return Status::Internal("zstd: {}", ZSTD_getErrorName(r));
+        if (last ? r == 0 : input.pos == input.size) break;
+      }
+    }
+    out->Resize(base + output.pos);
     return Status::OK();
   }
 
@@ -451,6 +540,11 @@ class Lz4Codec final : public Codec {
 
   // Decodes the compressed blocks of one frame until `raw` bytes are produced.
   static Status HadoopFrameBlocks(ByteReader& r, uint8_t* out, size_t raw) {
+    if (raw == 0 && r.remaining() >= 4) {
+      // A frame for empty input still carries one (empty) compressed block.
+      FLOE_ASSIGN_OR_RETURN(uint32_t clen, r.ReadBE<uint32_t>());
+      return r.Skip(clen);
+    }
     size_t done = 0;
     while (done < raw) {
       FLOE_ASSIGN_OR_RETURN(uint32_t clen, r.ReadBE<uint32_t>());

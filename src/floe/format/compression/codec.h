@@ -45,6 +45,10 @@ class Codec {
   // Appends the compressed form of `in` to `out`.
   virtual Status Compress(std::span<const uint8_t> in, Buffer* out) = 0;
 
+  // Appends the compressed form of the concatenation of `pieces` to `out`. Codecs that
+  // can stream (snappy, zstd) compress the pieces in place; others concatenate first.
+  virtual Status CompressPieces(std::span<const std::span<const uint8_t>> pieces, Buffer* out);
+
   // Decompresses `in`, which must expand to exactly `out_size` bytes, into `out`.
   // Malformed input or a size mismatch is kCorrupt.
   virtual Status Decompress(std::span<const uint8_t> in, uint8_t* out, size_t out_size) = 0;

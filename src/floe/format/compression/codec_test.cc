@@ -54,6 +54,20 @@ TEST_P(CodecRoundTrip, KnownAndUnknownSize) {
   }
 }
 
+TEST_P(CodecRoundTrip, PiecesCompressLikeTheirConcatenation) {
+  auto codec = Codec::Make(GetParam());
+  ASSERT_TRUE(codec.ok());
+  std::string a = SampleData(3000), b, c = SampleData(100000);
+  std::span<const uint8_t> pieces[3] = {Bytes(a), Bytes(b), Bytes(c)};
+  Buffer compressed;
+  ASSERT_TRUE((*codec)->CompressPieces(pieces, &compressed).ok());
+  std::string joined = a + b + c;
+  std::string out(joined.size(), '\0');
+  ASSERT_TRUE((*codec)->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()),
+                                   out.size()).ok());
+  EXPECT_EQ(out, joined);
+}
+
 TEST_P(CodecRoundTrip, GarbageIsAnErrorNotACrash) {
   if (GetParam() == CompressionKind::kUncompressed) return;
   auto codec = Codec::Make(GetParam());

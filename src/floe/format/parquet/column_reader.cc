@@ -1,0 +1,750 @@
+#include "floe/format/parquet/column_reader.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "floe/base/bytes.h"
+#include "floe/base/crc.h"
+#include "floe/base/macros.h"
+#include "floe/columnar/bitmap.h"
+#include "floe/format/compression/codec.h"
+#include "floe/format/parquet/encoding/byte_stream_split.h"
+#include "floe/format/parquet/encoding/delta.h"
+#include "floe/format/parquet/encoding/dictionary.h"
+#include "floe/format/parquet/encoding/levels.h"
+#include "floe/format/parquet/encoding/plain.h"
+
+namespace floe::format::parquet {
+
+namespace col = floe::columnar;
+
+namespace {
+
+Result<CompressionKind> CompressionFor(CompressionCodec codec) {
+  switch (codec) {
+    case CompressionCodec::kUncompressed: return CompressionKind::kUncompressed;
+    case CompressionCodec::kSnappy: return CompressionKind::kSnappy;
+    case CompressionCodec::kGzip: return CompressionKind::kGzip;
+    case CompressionCodec::kZstd: return CompressionKind::kZstd;
+    case CompressionCodec::kLz4: return CompressionKind::kLz4Hadoop;
+    case CompressionCodec::kLz4Raw: return CompressionKind::kLz4Raw;
+    default:
+      return Status::Unimplemented("compression codec {} is not supported",
+                                   EnumToString(codec));
+  }
+}
+
+// How decoded physical values become columnar values.
+enum class Conversion : uint8_t {
+  kNone,          // same bytes (or bits, or offsets + data)
+  kNarrow8,       // INT32 -> int8/uint8
+  kNarrow16,      // INT32 -> int16/uint16
+  kInt32Decimal,  // INT32 -> decimal128
+  kInt64Decimal,  // INT64 -> decimal128
+  kInt96Nanos,    // INT96 -> timestamp[ns]
+  kFixedDecimal,  // FIXED_LEN_BYTE_ARRAY big-endian -> decimal128
+  kBytesDecimal,  // BYTE_ARRAY big-endian -> decimal128
+};
+
+Conversion ConversionFor(const ColumnDescriptor& c) {
+  const col::TypeId id = c.type->id();
+  switch (c.physical_type) {
+    case Type::kInt32:
+      if (id == col::TypeId::kInt8 || id == col::TypeId::kUInt8) return Conversion::kNarrow8;
+      if (id == col::TypeId::kInt16 || id == col::TypeId::kUInt16) return Conversion::kNarrow16;
+      if (id == col::TypeId::kDecimal128) return Conversion::kInt32Decimal;
+      return Conversion::kNone;
+    case Type::kInt64:
+      return id == col::TypeId::kDecimal128 ? Conversion::kInt64Decimal : Conversion::kNone;
+    case Type::kInt96: return Conversion::kInt96Nanos;
+    case Type::kFixedLenByteArray:
+      return id == col::TypeId::kDecimal128 ? Conversion::kFixedDecimal : Conversion::kNone;
+    case Type::kByteArray:
+      return id == col::TypeId::kDecimal128 ? Conversion::kBytesDecimal : Conversion::kNone;
+    default: return Conversion::kNone;
+  }
+}
+
+// Bytes per physical value (0 for BOOLEAN and BYTE_ARRAY).
+size_t PhysicalWidth(const ColumnDescriptor& c) {
+  switch (c.physical_type) {
+    case Type::kInt32:
+    case Type::kFloat: return 4;
+    case Type::kInt64:
+    case Type::kDouble: return 8;
+    case Type::kInt96: return 12;
+    case Type::kFixedLenByteArray: return static_cast<size_t>(c.type_length);
+    default: return 0;
+  }
+}
+
+// Sign-extends a big-endian two's complement integer of 1..16 bytes.
+__int128 BigEndianToInt128(const uint8_t* p, size_t n) {
+  if (n == 0) return 0;
+  unsigned __int128 v = (p[0] & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+  for (size_t i = 0; i < n; ++i) v = (v << 8) | p[i];
+  return static_cast<__int128>(v);
+}
+
+// The bytes the first n values of a DELTA_BYTE_ARRAY section expand to: the sum of their
+// prefix and suffix lengths (negative lengths count as 0; the decoder rejects them).
+Result<int64_t> DeltaByteArrayOutputBytes(std::span<const uint8_t> data, size_t n) {
+  DeltaBinaryPackedDecoder<int32_t> prefixes;
+  FLOE_RETURN_IF_ERROR(prefixes.Reset(data));
+  FLOE_ASSIGN_OR_RETURN(size_t prefix_bytes, prefixes.EncodedSize());
+  DeltaBinaryPackedDecoder<int32_t> suffixes;
+  FLOE_RETURN_IF_ERROR(suffixes.Reset(data.subspan(std::min(prefix_bytes, data.size()))));
+  if (prefixes.values_left() < n || suffixes.values_left() < n) {
+    return Status::Corrupt("DELTA_BYTE_ARRAY section holds fewer than {} values", n);
+  }
+  int32_t p[1024], q[1024];
+  int64_t total = 0;
+  for (size_t done = 0; done < n;) {
+    const size_t k = std::min<size_t>(1024, n - done);
+    FLOE_RETURN_IF_ERROR(prefixes.Decode(p, k));
+    FLOE_RETURN_IF_ERROR(suffixes.Decode(q, k));
+    for (size_t i = 0; i < k; ++i) total += std::max(0, p[i]) + int64_t{std::max(0, q[i])};
+    done += k;
+  }
+  return total;
+}
+
+// parquet-cpp before 2.0.0 marked v2 pages uncompressed but compressed them (ARROW-10353).
+bool WritesV2PagesCompressedAnyway(const std::string& created_by) {
+  constexpr std::string_view kPrefix = "parquet-cpp version ";
+  if (!created_by.starts_with(kPrefix)) return false;
+  return created_by.size() > kPrefix.size() && created_by[kPrefix.size()] < '2' &&
+         created_by[kPrefix.size()] >= '0';
+}
+
+// The bytes of a column chunk, read through a bounded window: a page must be contiguous,
+// so the window grows only when one page is larger than it.
+class ChunkStream {
+ public:
+  ChunkStream(const io::InputFile& file, uint64_t start, uint64_t length, size_t window)
+      : file_(file), next_(start), end_(start + length), window_(std::max<size_t>(window, 4096)) {}
+
+  uint64_t remaining() const { return (filled_ - pos_) + (end_ - next_); }
+
+  // Buffers at least min(n, remaining()) bytes and returns every buffered byte.
+  Result<std::span<const uint8_t>> Ensure(size_t n) {
+    n = static_cast<size_t>(std::min<uint64_t>(n, remaining()));
+    if (filled_ - pos_ < n) {
+      const size_t keep = filled_ - pos_;
+      if (pos_ > 0 && keep > 0) std::memmove(buf_.data(), buf_.data() + pos_, keep);
+      pos_ = 0;
+      filled_ = keep;
+      const size_t target = std::max(n, window_);
+      const auto read = static_cast<size_t>(std::min<uint64_t>(target - keep, end_ - next_));
+      buf_.Resize(keep + read);
+      FLOE_RETURN_IF_ERROR(file_.ReadAt(next_, read, buf_.data() + keep));
+      next_ += read;
+      filled_ += read;
+    }
+    return std::span<const uint8_t>(buf_.data() + pos_, filled_ - pos_);
+  }
+
+  void Consume(size_t n) { pos_ += n; }
+
+ private:
+  const io::InputFile& file_;
+  uint64_t next_;  // the next file offset to read
+  uint64_t end_;
+  size_t window_;
+  Buffer buf_;
+  size_t pos_ = 0;     // first unconsumed byte in buf_
+  size_t filled_ = 0;  // valid bytes in buf_
+};
+
+class ChunkDecoder {
+ public:
+  ChunkDecoder(const ColumnDescriptor& column, const ColumnReadOptions& options, LeafData* out)
+      : column_(column),
+        options_(options),
+        out_(out),
+        conversion_(ConversionFor(column)),
+        physical_width_(PhysicalWidth(column)),
+        columnar_width_(static_cast<size_t>(column.type->fixed_width())),
+        is_null_type_(column.type->id() == col::TypeId::kNull),
+        is_binary_(column.type->is_binary_like()),
+        is_bool_(column.type->id() == col::TypeId::kBool) {}
+
+  Status Run(ChunkStream& stream, int64_t expected_values, int64_t uncompressed_bytes,
+             CompressionKind kind) {
+    FLOE_ASSIGN_OR_RETURN(codec_, Codec::Make(kind));
+    *out_ = LeafData();
+    // Reserve what the chunk will need, within the decoding budget (the footer's sizes
+    // are untrusted): no regrowth for well-formed files.
+    const int64_t per_entry = (column_.max_def > 0 ? 2 : 0) + (column_.max_rep > 0 ? 2 : 0) +
+                              static_cast<int64_t>(is_binary_ ? 8 : columnar_width_);
+    if (per_entry > 0 && expected_values <= options_.max_decoded_bytes / per_entry) {
+      const auto entries = static_cast<size_t>(expected_values);
+      if (column_.max_def > 0) out_->def_levels.Reserve(entries * sizeof(int16_t));
+      if (column_.max_rep > 0) out_->rep_levels.Reserve(entries * sizeof(int16_t));
+      if (is_binary_) {
+        out_->offsets.Reserve((entries + 1) * sizeof(int64_t));
+        if (conversion_ == Conversion::kNone && uncompressed_bytes > 0 &&
+            uncompressed_bytes <= options_.max_decoded_bytes) {
+          out_->values.Reserve(static_cast<size_t>(uncompressed_bytes));
+        }
+      } else if (columnar_width_ > 0) {
+        out_->values.Reserve(entries * columnar_width_);
+      }
+    }
+    if (is_binary_) out_->offsets.AppendValue<int64_t>(0);
+    int64_t seen = 0;
+    int page = 0;
+    while (seen < expected_values) {
+      if (stream.remaining() == 0) {
+        return Status::Corrupt("pages hold {} values, the chunk metadata says {}", seen,
+                               expected_values);
+      }
+      // Page headers are small, but statistics can make them large: retry with more bytes.
+      PageHeader header;
+      size_t header_size = 0;
+      for (size_t want = 16 * 1024;; want *= 4) {
+        FLOE_ASSIGN_OR_RETURN(auto view, stream.Ensure(want));
+        Status hs = Deserialize(view, &header, &header_size);
+        if (hs.ok()) break;
+        if (view.size() >= stream.remaining() || want >= (size_t{64} << 20)) {
+          return hs.WithContext("page {} header", page);
+        }
+      }
+      stream.Consume(header_size);
+      if (header.compressed_page_size < 0 || header.uncompressed_page_size < 0) {
+        return Status::Corrupt("page {} has a negative size", page);
+      }
+      if (header.uncompressed_page_size > options_.max_page_bytes) {
+        return Status::Corrupt("page {} declares {} uncompressed bytes, over the limit of {}",
+                               page, header.uncompressed_page_size, options_.max_page_bytes);
+      }
+      const auto compressed = static_cast<size_t>(header.compressed_page_size);
+      if (compressed > stream.remaining()) {
+        return Status::Corrupt("page {} body of {} bytes runs past the column chunk", page,
+                               compressed);
+      }
+      FLOE_ASSIGN_OR_RETURN(auto buffered, stream.Ensure(compressed));
+      const std::span<const uint8_t> body = buffered.subspan(0, compressed);
+      if (options_.verify_crc && header.crc.has_value()) {
+        uint32_t crc = Crc32(0, body.data(), body.size());
+        if (crc != static_cast<uint32_t>(*header.crc)) {
+          return Status::Corrupt("page {} CRC mismatch (stored {:08x}, computed {:08x})", page,
+                                 static_cast<uint32_t>(*header.crc), crc);
+        }
+      }
+      Status s;
+      switch (header.type) {
+        case PageType::kDictionaryPage: s = DictionaryPage(header, body); break;
+        case PageType::kDataPage: s = DataPageV1(header, body, &seen); break;
+        case PageType::kDataPageV2: s = DataPageV2(header, body, &seen); break;
+        default: break;  // index pages and unknown page types are skipped
+      }
+      if (!s.ok()) return s.WithContext("page {}", page);
+      stream.Consume(compressed);
+      if (seen > expected_values) {
+        return Status::Corrupt("pages hold more values than the chunk metadata's {}",
+                               expected_values);
+      }
+      ++page;
+    }
+    return Status::OK();
+  }
+
+ private:
+  // Counts `bytes` of decoded output against the chunk's budget before they are allocated.
+  Status Charge(int64_t bytes) {
+    if (bytes < 0 || bytes > options_.max_decoded_bytes - decoded_bytes_) {
+      return Status::Corrupt("decoding would exceed the limit of {} bytes for one column chunk",
+                             options_.max_decoded_bytes);
+    }
+    decoded_bytes_ += bytes;
+    return Status::OK();
+  }
+
+  // The decoded size of n entries with `values` of them non-null (levels and values).
+  int64_t EntryBytes(int64_t n, int64_t values) const {
+    const int64_t levels = (column_.max_def > 0 ? 2 : 0) + (column_.max_rep > 0 ? 2 : 0);
+    const int64_t per_value = is_binary_ ? 8 : std::max<int64_t>(1, static_cast<int64_t>(columnar_width_));
+    return n * levels + values * per_value;
+  }
+
+  Status Decompress(std::span<const uint8_t> in, size_t uncompressed_size,
+                    std::span<const uint8_t>* out) {
+    if (codec_->kind() == CompressionKind::kUncompressed) {
+      if (in.size() != uncompressed_size) {
+        return Status::Corrupt("uncompressed page of {} bytes declares {}", in.size(),
+                               uncompressed_size);
+      }
+      *out = in;
+      return Status::OK();
+    }
+    page_buffer_.Resize(uncompressed_size);
+    FLOE_RETURN_IF_ERROR(codec_->Decompress(in, page_buffer_.data(), uncompressed_size));
+    *out = page_buffer_.span();
+    return Status::OK();
+  }
+
+  Status DictionaryPage(const PageHeader& header, std::span<const uint8_t> body) {
+    if (!header.dictionary_page_header) {
+      return Status::Corrupt("dictionary page without a dictionary page header");
+    }
+    if (has_dictionary_) return Status::Corrupt("a second dictionary page");
+    if (data_pages_ > 0) return Status::Corrupt("dictionary page after data pages");
+    const auto& dh = *header.dictionary_page_header;
+    if (dh.encoding != Encoding::kPlain && dh.encoding != Encoding::kPlainDictionary) {
+      return Status::Corrupt("dictionary page encoding {}", EnumToString(dh.encoding));
+    }
+    if (dh.num_values < 0) return Status::Corrupt("negative dictionary size");
+    // PLAIN values take at least a bit (booleans), 4 bytes (byte arrays' lengths) or their
+    // width each: a count the page cannot hold is corrupt.
+    const int64_t min_bits = is_bool_ ? 1 : 8 * static_cast<int64_t>(is_binary_ ? 4 : std::max<size_t>(physical_width_, 1));
+    if (dh.num_values > int64_t{header.uncompressed_page_size} * 8 / min_bits) {
+      return Status::Corrupt("dictionary page claims {} values in {} bytes", dh.num_values,
+                             header.uncompressed_page_size);
+    }
+    FLOE_RETURN_IF_ERROR(Charge(int64_t{dh.num_values} * std::max<int64_t>(1, static_cast<int64_t>(columnar_width_)) +
+                                int64_t{header.uncompressed_page_size}));
+    std::span<const uint8_t> data;
+    FLOE_RETURN_IF_ERROR(
+        Decompress(body, static_cast<size_t>(header.uncompressed_page_size), &data));
+    has_dictionary_ = true;
+    dictionary_ = LeafData();
+    if (is_binary_) dictionary_.offsets.AppendValue<int64_t>(0);
+    if (is_null_type_) return Status::OK();
+    if (is_bool_) {
+      // Booleans are not dictionary-encoded by any known writer; keep them one per byte.
+      dict_bools_.Resize(static_cast<size_t>(dh.num_values));
+      PlainBooleanDecoder d;
+      d.Reset(data);
+      FLOE_RETURN_IF_ERROR(d.Decode(dict_bools_.data(), static_cast<size_t>(dh.num_values)));
+      dictionary_.num_values = dh.num_values;
+      return Status::OK();
+    }
+    FLOE_RETURN_IF_ERROR(DecodeValues(Encoding::kPlain, data, dh.num_values, &dictionary_));
+    return Status::OK();
+  }
+
+  Status DataPageV1(const PageHeader& header, std::span<const uint8_t> body, int64_t* seen) {
+    if (!header.data_page_header) return Status::Corrupt("data page without a data page header");
+    const auto& dh = *header.data_page_header;
+    if (dh.num_values < 0) return Status::Corrupt("negative value count");
+    FLOE_RETURN_IF_ERROR(Charge(EntryBytes(dh.num_values, 0)));
+    ++data_pages_;
+    std::span<const uint8_t> data;
+    FLOE_RETURN_IF_ERROR(
+        Decompress(body, static_cast<size_t>(header.uncompressed_page_size), &data));
+    const auto n = static_cast<size_t>(dh.num_values);
+    size_t used = 0;
+    if (column_.max_rep > 0) {
+      FLOE_ASSIGN_OR_RETURN(LevelEncoding enc, LevelEncodingOf(dh.repetition_level_encoding));
+      LevelDecoder d;
+      FLOE_RETURN_IF_ERROR(d.ResetV1(enc, column_.max_rep, static_cast<uint32_t>(n), data, &used));
+      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &out_->rep_levels));
+      data = data.subspan(used);
+    }
+    if (column_.max_def > 0) {
+      FLOE_ASSIGN_OR_RETURN(LevelEncoding enc, LevelEncodingOf(dh.definition_level_encoding));
+      LevelDecoder d;
+      FLOE_RETURN_IF_ERROR(d.ResetV1(enc, column_.max_def, static_cast<uint32_t>(n), data, &used));
+      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &out_->def_levels));
+      data = data.subspan(used);
+    }
+    const int64_t non_null = CountNonNull(n);
+    out_->num_entries += static_cast<int64_t>(n);
+    *seen += static_cast<int64_t>(n);
+    return DecodeValues(dh.encoding, data, non_null, out_);
+  }
+
+  Status DataPageV2(const PageHeader& header, std::span<const uint8_t> body, int64_t* seen) {
+    if (!header.data_page_header_v2) {
+      return Status::Corrupt("data page v2 without a data page v2 header");
+    }
+    const auto& dh = *header.data_page_header_v2;
+    if (dh.num_values < 0 || dh.num_nulls < 0 || dh.num_nulls > dh.num_values ||
+        dh.num_rows < 0 || dh.num_rows > dh.num_values ||
+        dh.repetition_levels_byte_length < 0 || dh.definition_levels_byte_length < 0) {
+      return Status::Corrupt("data page v2 header has negative or inconsistent counts");
+    }
+    FLOE_RETURN_IF_ERROR(Charge(EntryBytes(dh.num_values, 0)));
+    ++data_pages_;
+    const auto rep_len = static_cast<size_t>(dh.repetition_levels_byte_length);
+    const auto def_len = static_cast<size_t>(dh.definition_levels_byte_length);
+    if (rep_len + def_len > body.size() ||
+        rep_len + def_len > static_cast<size_t>(header.uncompressed_page_size)) {
+      return Status::Corrupt("data page v2 level lengths exceed the page");
+    }
+    const auto n = static_cast<size_t>(dh.num_values);
+    // Level sections are never compressed; always skip them, even when the max level is 0
+    // (Athena writes bytes there: ARROW-17453).
+    if (column_.max_rep > 0) {
+      LevelDecoder d;
+      FLOE_RETURN_IF_ERROR(d.ResetV2(column_.max_rep, body.subspan(0, rep_len)));
+      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &out_->rep_levels));
+    }
+    if (column_.max_def > 0) {
+      LevelDecoder d;
+      FLOE_RETURN_IF_ERROR(d.ResetV2(column_.max_def, body.subspan(rep_len, def_len)));
+      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &out_->def_levels));
+    }
+    const int64_t non_null = CountNonNull(n);
+    if (column_.max_def > 0 && non_null != dh.num_values - dh.num_nulls) {
+      return Status::Corrupt("data page v2 declares {} nulls, its levels hold {}", dh.num_nulls,
+                             dh.num_values - non_null);
+    }
+    auto values = body.subspan(rep_len + def_len);
+    const size_t values_size = static_cast<size_t>(header.uncompressed_page_size) - rep_len - def_len;
+    const bool compressed = dh.is_compressed || WritesV2PagesCompressedAnyway(options_.created_by);
+    std::span<const uint8_t> data = values;
+    // An empty values area (an all-null page) is not decompressed (GH-31992).
+    if (compressed && !values.empty()) {
+      FLOE_RETURN_IF_ERROR(Decompress(values, values_size, &data));
+    }
+    out_->num_entries += static_cast<int64_t>(n);
+    *seen += static_cast<int64_t>(n);
+    return DecodeValues(dh.encoding, data, non_null, out_);
+  }
+
+  static Result<LevelEncoding> LevelEncodingOf(Encoding e) {
+    if (e == Encoding::kRle) return LevelEncoding::kRle;
+    if (e == Encoding::kBitPacked) return LevelEncoding::kBitPacked;
+    return Status::Corrupt("level encoding {} is not RLE or BIT_PACKED", EnumToString(e));
+  }
+
+  static Status DecodeLevels(LevelDecoder& d, size_t n, Buffer* levels) {
+    auto* dst = reinterpret_cast<int16_t*>(levels->AppendUninitialized(n * sizeof(int16_t)));
+    return d.Decode(dst, n);
+  }
+
+  // Non-null entries among the last n decoded definition levels.
+  int64_t CountNonNull(size_t n) const {
+    if (column_.max_def == 0) return static_cast<int64_t>(n);
+    const int16_t* d = out_->defs() + (out_->num_entries);
+    const int16_t max = column_.max_def;
+    int64_t count = 0;
+    for (size_t i = 0; i < n; ++i) count += d[i] == max;
+    return count;
+  }
+
+  // Decodes n values of `encoding` from `data`, appending them to `dst` in columnar layout.
+  Status DecodeValues(Encoding encoding, std::span<const uint8_t> data, int64_t count,
+                      LeafData* dst) {
+    if (count == 0) return Status::OK();
+    const auto n = static_cast<size_t>(count);
+    if (is_null_type_) {
+      dst->num_values += count;
+      return Status::OK();
+    }
+    if (dst == out_) FLOE_RETURN_IF_ERROR(Charge(EntryBytes(0, count)));
+    if (encoding == Encoding::kPlainDictionary || encoding == Encoding::kRleDictionary) {
+      return DecodeDictionaryIndices(data, n, dst);
+    }
+    if (is_bool_) return DecodeBooleans(encoding, data, n, dst);
+    if (column_.physical_type == Type::kByteArray) return DecodeByteArrays(encoding, data, n, dst);
+    // Fixed-width physical values: decode into place, or into scratch and convert.
+    uint8_t* raw;
+    if (conversion_ == Conversion::kNone) {
+      raw = dst->values.AppendUninitialized(n * physical_width_);
+    } else {
+      scratch_.Resize(n * physical_width_);
+      raw = scratch_.data();
+    }
+    switch (encoding) {
+      case Encoding::kPlain: {
+        PlainFixedDecoder d;
+        FLOE_RETURN_IF_ERROR(d.Reset(data, physical_width_));
+        FLOE_RETURN_IF_ERROR(d.Decode(raw, n));
+        break;
+      }
+      case Encoding::kDeltaBinaryPacked:
+        if (column_.physical_type == Type::kInt32) {
+          DeltaBinaryPackedDecoder<int32_t> d;
+          FLOE_RETURN_IF_ERROR(d.Reset(data));
+          FLOE_RETURN_IF_ERROR(d.Decode(reinterpret_cast<int32_t*>(raw), n));
+        } else if (column_.physical_type == Type::kInt64) {
+          DeltaBinaryPackedDecoder<int64_t> d;
+          FLOE_RETURN_IF_ERROR(d.Reset(data));
+          FLOE_RETURN_IF_ERROR(d.Decode(reinterpret_cast<int64_t*>(raw), n));
+        } else {
+          return Unsupported(encoding);
+        }
+        break;
+      case Encoding::kDeltaByteArray: {
+        if (column_.physical_type != Type::kFixedLenByteArray) return Unsupported(encoding);
+        DeltaByteArrayDecoder d;
+        FLOE_RETURN_IF_ERROR(d.Reset(data));
+        FLOE_RETURN_IF_ERROR(d.DecodeFixed(n, physical_width_, raw));
+        break;
+      }
+      case Encoding::kByteStreamSplit:
+        if (column_.physical_type == Type::kInt96) return Unsupported(encoding);
+      {
+        ByteStreamSplitDecoder d;
+        FLOE_RETURN_IF_ERROR(d.Reset(data, physical_width_));
+        FLOE_RETURN_IF_ERROR(d.Decode(raw, n));
+        break;
+      }
+      default: return Unsupported(encoding);
+    }
+    dst->num_values += count;
+    if (conversion_ != Conversion::kNone) return Convert(raw, n, dst);
+    return Status::OK();
+  }
+
+  Status Unsupported(Encoding e) const {
+    return Status::Unimplemented("encoding {} is not supported for {} column '{}'",
+                                 EnumToString(e), EnumToString(column_.physical_type),
+                                 column_.PathString());
+  }
+
+  Status DecodeBooleans(Encoding encoding, std::span<const uint8_t> data, size_t n,
+                        LeafData* dst) {
+    const int64_t first = dst->num_values;
+    dst->values.ResizeZeroed(static_cast<size_t>(col::BytesForBits(first + static_cast<int64_t>(n))));
+    if (encoding == Encoding::kPlain) {
+      PlainBooleanDecoder d;
+      d.Reset(data);
+      FLOE_RETURN_IF_ERROR(d.DecodeBits(dst->values.data(), first, n));
+    } else if (encoding == Encoding::kRle) {
+      FLOE_ASSIGN_OR_RETURN(RleBitPackedDecoder d, MakeRleBooleanDecoder(data));
+      scratch_.Resize(n);
+      FLOE_ASSIGN_OR_RETURN(size_t got, d.GetBatch(scratch_.data(), n));
+      if (got != n) return Status::Corrupt("RLE booleans hold {} values, expected {}", got, n);
+      for (size_t i = 0; i < n; ++i) {
+        if (scratch_.data()[i]) col::SetBit(dst->values.data(), first + static_cast<int64_t>(i));
+      }
+    } else {
+      return Unsupported(encoding);
+    }
+    dst->num_values += static_cast<int64_t>(n);
+    return Status::OK();
+  }
+
+  Status DecodeByteArrays(Encoding encoding, std::span<const uint8_t> data, size_t n,
+                          LeafData* dst) {
+    Buffer* offsets = &dst->offsets;
+    Buffer* bytes = &dst->values;
+    if (conversion_ == Conversion::kBytesDecimal) {
+      scratch_offsets_.Clear();
+      scratch_offsets_.AppendValue<int64_t>(0);
+      scratch_.Clear();
+      offsets = &scratch_offsets_;
+      bytes = &scratch_;
+    }
+    auto* ends = reinterpret_cast<int64_t*>(offsets->AppendUninitialized(n * sizeof(int64_t)));
+    switch (encoding) {
+      case Encoding::kPlain: {
+        PlainByteArrayDecoder d;
+        d.Reset(data);
+        FLOE_RETURN_IF_ERROR(d.Decode(n, ends, bytes));
+        break;
+      }
+      case Encoding::kDeltaLengthByteArray: {
+        DeltaLengthByteArrayDecoder d;
+        FLOE_RETURN_IF_ERROR(d.Reset(data));
+        FLOE_RETURN_IF_ERROR(d.Decode(n, ends, bytes));
+        break;
+      }
+      case Encoding::kDeltaByteArray: {
+        // Shared prefixes let a small page expand a lot: size the output from the two
+        // length streams and charge it before decoding.
+        FLOE_ASSIGN_OR_RETURN(int64_t total, DeltaByteArrayOutputBytes(data, n));
+        FLOE_RETURN_IF_ERROR(Charge(total));
+        DeltaByteArrayDecoder d;
+        FLOE_RETURN_IF_ERROR(d.Reset(data));
+        FLOE_RETURN_IF_ERROR(d.Decode(n, ends, bytes));
+        break;
+      }
+      default: return Unsupported(encoding);
+    }
+    dst->num_values += static_cast<int64_t>(n);
+    if (conversion_ == Conversion::kBytesDecimal) {
+      const auto* o = scratch_offsets_.data_as<int64_t>();
+      auto* out = reinterpret_cast<__int128*>(dst->values.AppendUninitialized(n * 16));
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t len = o[i + 1] - o[i];
+        if (len > 16) {
+          return Status::Corrupt("decimal value of {} bytes does not fit 128 bits", len);
+        }
+        out[i] = BigEndianToInt128(scratch_.data() + o[i], static_cast<size_t>(len));
+      }
+    }
+    return Status::OK();
+  }
+
+  Status DecodeDictionaryIndices(std::span<const uint8_t> data, size_t n, LeafData* dst) {
+    if (!has_dictionary_) return Status::Corrupt("dictionary-encoded page without a dictionary");
+    DictionaryIndexDecoder d;
+    FLOE_RETURN_IF_ERROR(d.Reset(data, static_cast<uint32_t>(dictionary_.num_values)));
+    if (is_bool_) {
+      const int64_t first = dst->num_values;
+      dst->values.ResizeZeroed(
+          static_cast<size_t>(col::BytesForBits(first + static_cast<int64_t>(n))));
+      index_scratch_.resize(n);
+      FLOE_ASSIGN_OR_RETURN(size_t got, d.DecodeIndices(index_scratch_.data(), n));
+      if (got != n) return Status::Corrupt("page holds {} indices, expected {}", got, n);
+      for (size_t i = 0; i < n; ++i) {
+        if (dict_bools_.data()[index_scratch_[i]]) {
+          col::SetBit(dst->values.data(), first + static_cast<int64_t>(i));
+        }
+      }
+    } else if (is_binary_) {
+      // Gather through the indices, charging the bytes first: a few index bytes can
+      // repeat a long dictionary value many times.
+      index_scratch_.resize(n);
+      FLOE_ASSIGN_OR_RETURN(size_t got, d.DecodeIndices(index_scratch_.data(), n));
+      if (got != n) return Status::Corrupt("page holds {} indices, expected {}", got, n);
+      const auto* dict_offsets = dictionary_.offsets.data_as<int64_t>();
+      int64_t bytes = 0;
+      for (uint32_t idx : index_scratch_) bytes += dict_offsets[idx + 1] - dict_offsets[idx];
+      FLOE_RETURN_IF_ERROR(Charge(bytes));
+      auto* ends = reinterpret_cast<int64_t*>(dst->offsets.AppendUninitialized(n * sizeof(int64_t)));
+      uint8_t* data = dst->values.AppendUninitialized(static_cast<size_t>(bytes));
+      const uint8_t* dict_data = dictionary_.values.data();
+      int64_t end = static_cast<int64_t>(dst->values.size()) - bytes;
+      for (size_t i = 0; i < n; ++i) {
+        const int64_t begin = dict_offsets[index_scratch_[i]];
+        const int64_t len = dict_offsets[index_scratch_[i] + 1] - begin;
+        std::memcpy(data, dict_data + begin, static_cast<size_t>(len));
+        data += len;
+        end += len;
+        ends[i] = end;
+      }
+    } else {
+      uint8_t* out = dst->values.AppendUninitialized(n * columnar_width_);
+      switch (columnar_width_) {
+        case 4:
+          FLOE_RETURN_IF_ERROR(d.Decode(dictionary_.values.data_as<uint32_t>(),
+                                        reinterpret_cast<uint32_t*>(out), n));
+          break;
+        case 8:
+          FLOE_RETURN_IF_ERROR(d.Decode(dictionary_.values.data_as<uint64_t>(),
+                                        reinterpret_cast<uint64_t*>(out), n));
+          break;
+        default:
+          FLOE_RETURN_IF_ERROR(d.DecodeFixed(dictionary_.values.data(), columnar_width_, out, n));
+      }
+    }
+    dst->num_values += static_cast<int64_t>(n);
+    return Status::OK();
+  }
+
+  // Converts n physical values at `raw` and appends them to dst->values.
+  Status Convert(const uint8_t* raw, size_t n, LeafData* dst) {
+    uint8_t* out = dst->values.AppendUninitialized(n * columnar_width_);
+    switch (conversion_) {
+      case Conversion::kNarrow8:
+        for (size_t i = 0; i < n; ++i) out[i] = static_cast<uint8_t>(LoadLE<int32_t>(raw + 4 * i));
+        break;
+      case Conversion::kNarrow16:
+        for (size_t i = 0; i < n; ++i) {
+          StoreLE<uint16_t>(out + 2 * i, static_cast<uint16_t>(LoadLE<int32_t>(raw + 4 * i)));
+        }
+        break;
+      case Conversion::kInt32Decimal:
+        for (size_t i = 0; i < n; ++i) {
+          StoreLE<__int128>(out + 16 * i, LoadLE<int32_t>(raw + 4 * i));
+        }
+        break;
+      case Conversion::kInt64Decimal:
+        for (size_t i = 0; i < n; ++i) {
+          StoreLE<__int128>(out + 16 * i, LoadLE<int64_t>(raw + 8 * i));
+        }
+        break;
+      case Conversion::kInt96Nanos:
+        for (size_t i = 0; i < n; ++i) {
+          // bytes 0-7: nanoseconds within the day; 8-11: Julian day (epoch = 2440588).
+          const auto nanos = LoadLE<uint64_t>(raw + 12 * i);
+          const auto day = static_cast<int64_t>(LoadLE<int32_t>(raw + 12 * i + 8));
+          const uint64_t v = static_cast<uint64_t>(day - 2440588) * 86400000000000ull + nanos;
+          StoreLE<int64_t>(out + 8 * i, static_cast<int64_t>(v));
+        }
+        break;
+      case Conversion::kFixedDecimal:
+        for (size_t i = 0; i < n; ++i) {
+          StoreLE<__int128>(out + 16 * i,
+                            BigEndianToInt128(raw + physical_width_ * i, physical_width_));
+        }
+        break;
+      case Conversion::kNone:
+      case Conversion::kBytesDecimal: break;
+    }
+    return Status::OK();
+  }
+
+  const ColumnDescriptor& column_;
+  const ColumnReadOptions& options_;
+  LeafData* out_;
+  const Conversion conversion_;
+  const size_t physical_width_;
+  const size_t columnar_width_;
+  const bool is_null_type_;
+  const bool is_binary_;
+  const bool is_bool_;
+  std::unique_ptr<Codec> codec_;
+  Buffer page_buffer_;
+  Buffer scratch_;
+  Buffer scratch_offsets_;
+  std::vector<uint32_t> index_scratch_;
+  int64_t decoded_bytes_ = 0;
+  bool has_dictionary_ = false;
+  LeafData dictionary_;
+  Buffer dict_bools_;
+  int data_pages_ = 0;
+};
+
+}  // namespace
+
+Status ReadColumnChunk(const io::InputFile& file, const ColumnDescriptor& column,
+                       const ColumnChunk& chunk, const ColumnReadOptions& options,
+                       LeafData* out) {
+  auto fail = [&](Status s) { return s.WithContext("column '{}'", column.PathString()); };
+  if (chunk.crypto_metadata || chunk.encrypted_column_metadata) {
+    return fail(Status::Unimplemented("the column is encrypted (Parquet modular encryption)"));
+  }
+  if (chunk.file_path) {
+    return fail(Status::Unimplemented("the column chunk lives in another file ('{}')",
+                                      *chunk.file_path));
+  }
+  if (!chunk.meta_data) return fail(Status::Corrupt("column chunk without metadata"));
+  const ColumnMetaData& md = *chunk.meta_data;
+  if (md.type != column.physical_type) {
+    return fail(Status::Corrupt("chunk type {} differs from the schema's {}",
+                                EnumToString(md.type), EnumToString(column.physical_type)));
+  }
+  if (md.num_values < 0 || md.total_compressed_size < 0 || md.data_page_offset < 0) {
+    return fail(Status::Corrupt("negative sizes or offsets in the chunk metadata"));
+  }
+  auto kind = CompressionFor(md.codec);
+  if (!kind.ok()) return fail(std::move(kind).status());
+  if (md.num_values == 0) {
+    // An empty chunk (pyarrow writes one per column for an empty table, with offsets that
+    // point nowhere): nothing to read.
+    *out = LeafData();
+    if (column.type->is_binary_like()) out->offsets.AppendValue<int64_t>(0);
+    return Status::OK();
+  }
+  // Start at the dictionary page when there is one; the data page offset is unreliable
+  // in several writers (parquet.md §1).
+  int64_t start = md.data_page_offset;
+  if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
+      *md.dictionary_page_offset < start) {
+    start = *md.dictionary_page_offset;
+  }
+  const auto data_end = static_cast<int64_t>(options.data_end);
+  if (start < 4 || start > data_end || md.total_compressed_size > data_end - start) {
+    return fail(Status::Corrupt("chunk range [{}, +{}) lies outside the file's data", start,
+                                md.total_compressed_size));
+  }
+  // parquet-mr <= 1.2.8 left the dictionary page header out of total_compressed_size:
+  // read a little more when the file has it (PARQUET-816).
+  int64_t length = md.total_compressed_size + std::min<int64_t>(100, data_end - start -
+                                                                         md.total_compressed_size);
+  ChunkStream stream(file, static_cast<uint64_t>(start), static_cast<uint64_t>(length),
+                     options.window_bytes);
+  ChunkDecoder decoder(column, options, out);
+  Status s = decoder.Run(stream, md.num_values, md.total_uncompressed_size, *kind);
+  if (!s.ok()) return fail(std::move(s));
+  return Status::OK();
+}
+
+}  // namespace floe::format::parquet

@@ -1,0 +1,72 @@
+// FileReader: opens a Parquet file through FileIO, parses and checks its footer, and
+// reads row groups as column batches (whole row groups: memory is bounded by the row
+// group, not the file). Projection by field id or name; row-group skipping from
+// statistics and Bloom filters (statistics.h).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/base/status.h"
+#include "floe/columnar/array.h"
+#include "floe/format/parquet/encoding/bloom_filter.h"
+#include "floe/format/parquet/metadata.h"
+#include "floe/format/parquet/schema.h"
+#include "floe/io/file_io.h"
+
+namespace floe::format::parquet {
+
+struct ReaderOptions {
+  // Verify page CRCs where the writer stored them.
+  bool verify_crc = true;
+  // The largest footer accepted (a bound against hostile length fields).
+  uint64_t max_footer_bytes = uint64_t{256} << 20;
+  // The largest uncompressed page, and decoded column chunk, accepted (bounds against
+  // hostile sizes; see column_reader.h).
+  int64_t max_page_bytes = int64_t{1} << 30;
+  int64_t max_decoded_bytes = int64_t{2} << 30;
+};
+
+class FileReader {
+ public:
+  // Reads and checks the footer. kCorrupt (naming the file) for a file that is not
+  // Parquet or whose footer is malformed; kUnimplemented for encrypted footers.
+  static Result<std::unique_ptr<FileReader>> Open(std::unique_ptr<io::InputFile> file,
+                                                  ReaderOptions options = {});
+
+  const std::string& location() const { return file_->location(); }
+  const FileMetaData& metadata() const { return metadata_; }
+  const SchemaDescriptor& schema() const { return *schema_; }
+  int num_row_groups() const { return static_cast<int>(metadata_.row_groups.size()); }
+  int64_t num_rows() const { return metadata_.num_rows; }
+  // The file's key-value metadata, in order (absent values as empty strings).
+  const columnar::KeyValueMetadata& key_value_metadata() const { return key_values_; }
+
+  // Reads row group `index` with the columns of `projection`. The batch's schema is the
+  // projection's, carrying the file's key-value metadata.
+  // Thread-safety: concurrent calls are safe (the file is read with positional reads).
+  Result<columnar::RecordBatch> ReadRowGroup(int index,
+                                             const SchemaDescriptor::Projection& projection) const;
+
+  // Reads the Bloom filter of (row group, leaf), or nullopt if the writer stored none.
+  Result<std::optional<BloomFilter>> ReadBloomFilter(int row_group, int leaf) const;
+
+ private:
+  FileReader(std::unique_ptr<io::InputFile> file, ReaderOptions options)
+      : file_(std::move(file)), options_(options) {}
+  Status ReadFooter();
+  Result<columnar::RecordBatch> ReadRowGroupImpl(int index,
+                                                 const SchemaDescriptor::Projection& p) const;
+  Status WithFile(Status s) const;
+
+  std::unique_ptr<io::InputFile> file_;
+  ReaderOptions options_;
+  FileMetaData metadata_;
+  std::unique_ptr<SchemaDescriptor> schema_;
+  columnar::KeyValueMetadata key_values_;
+  uint64_t data_end_ = 0;  // where the footer starts
+};
+
+}  // namespace floe::format::parquet
