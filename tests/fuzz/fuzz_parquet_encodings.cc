@@ -170,11 +170,17 @@ void FuzzDeltaByteArrays(const Input& in, int mode) {
       return decoder.Decode(k, ends.data() + at, &data).ok();
     });
   } else if (mode == 1) {
+    // The data twice as two pages; with carry-over the second page's first prefix may
+    // reach into the first page's last value.
+    const auto pages = in.param & 1 ? DeltaByteArrayPages::kCarryOver
+                                    : DeltaByteArrayPages::kIndependent;
     DeltaByteArrayDecoder decoder;
-    if (!decoder.Reset(in.data).ok()) return;
-    InBatches(bounded, [&](size_t at, size_t k) {
-      return decoder.Decode(k, ends.data() + at, &data).ok();
-    });
+    for (int page = 0; page < 2; ++page) {
+      if (!decoder.Reset(in.data, pages).ok()) return;
+      InBatches(bounded, [&](size_t at, size_t k) {
+        return decoder.Decode(k, ends.data() + at, &data).ok();
+      });
+    }
   } else {
     const size_t width = in.param % 16 + 1;
     DeltaByteArrayDecoder decoder;

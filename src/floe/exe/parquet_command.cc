@@ -17,6 +17,9 @@ namespace pq = floe::format::parquet;
 
 namespace {
 
+// Rows decoded at a time: memory follows the batch, not the row group.
+constexpr int64_t kBatchRows = 65536;
+
 Result<std::unique_ptr<pq::FileReader>> OpenParquet(const std::string& path) {
   io::LocalFileIO fio;
   FLOE_ASSIGN_OR_RETURN(auto file, fio.OpenInput(path));
@@ -59,12 +62,15 @@ Status Cat(const CatArgs& args) {
     FLOE_ASSIGN_OR_RETURN(projection, reader->schema().ProjectByNames(SplitCommas(args.columns)));
   }
   int64_t remaining = args.limit < 0 ? INT64_MAX : args.limit;
+  FLOE_ASSIGN_OR_RETURN(auto batches,
+                        reader->ReadBatches(std::move(projection), std::min(remaining, kBatchRows)));
   std::string out;
-  for (int rg = 0; rg < reader->num_row_groups() && remaining > 0; ++rg) {
-    FLOE_ASSIGN_OR_RETURN(columnar::RecordBatch batch, reader->ReadRowGroup(rg, projection));
-    const int64_t rows = std::min(batch.num_rows(), remaining);
+  while (remaining > 0) {
+    FLOE_ASSIGN_OR_RETURN(auto batch, batches->Next());
+    if (!batch) break;
+    const int64_t rows = std::min(batch->num_rows(), remaining);
     for (int64_t i = 0; i < rows; ++i) {
-      columnar::AppendJsonLine(batch, i, &out);
+      columnar::AppendJsonLine(*batch, i, &out);
       if (out.size() > (1 << 20)) {
         FLOE_RETURN_IF_ERROR(WriteStdout(out));
         out.clear();
@@ -155,10 +161,11 @@ Status Rewrite(const RewriteArgs& args) {
   io::LocalFileIO fio;
   FLOE_ASSIGN_OR_RETURN(auto out, fio.CreateOutput(args.out, /*overwrite=*/true));
   FLOE_ASSIGN_OR_RETURN(auto writer, pq::FileWriter::Make(std::move(out), schema, options));
-  const auto projection = reader->schema().ProjectAll();
-  for (int rg = 0; rg < reader->num_row_groups(); ++rg) {
-    FLOE_ASSIGN_OR_RETURN(columnar::RecordBatch batch, reader->ReadRowGroup(rg, projection));
-    Status s = writer->Write(batch);
+  FLOE_ASSIGN_OR_RETURN(auto batches, reader->ReadBatches(reader->schema().ProjectAll(), kBatchRows));
+  for (;;) {
+    FLOE_ASSIGN_OR_RETURN(auto batch, batches->Next());
+    if (!batch) break;
+    Status s = writer->Write(*batch);
     if (!s.ok()) return s.WithContext("{}", args.out);
   }
   auto result = writer->Close();

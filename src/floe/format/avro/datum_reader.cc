@@ -582,7 +582,6 @@ DatumReader::~DatumReader() = default;
 Result<std::unique_ptr<DatumReader>> DatumReader::Make(const Schema& writer,
                                                        const DatumReaderOptions& options) {
   const Schema& reader = options.reader_schema ? *options.reader_schema : writer;
-  FLOE_ASSIGN_OR_RETURN(col::SchemaPtr full, ToColumnarSchema(reader));
   std::unique_ptr<DatumReader> dr(new DatumReader());
   PlanCompiler compiler(&dr->plan_);
   const Node& w = writer.root();
@@ -594,12 +593,20 @@ Result<std::unique_ptr<DatumReader>> DatumReader::Make(const Schema& writer,
       for (size_t i = 0; i < r.fields().size(); ++i) selected.push_back(i);
     } else {
       for (const auto& name : options.columns) {
-        int idx = full->FieldIndex(name);
-        if (idx < 0) return Status::InvalidArgument("the schema has no field '{}'", name);
-        selected.push_back(static_cast<size_t>(idx));
+        auto it = std::find_if(r.fields().begin(), r.fields().end(),
+                               [&](const RecordField& f) { return f.name() == name; });
+        if (it == r.fields().end()) {
+          return Status::InvalidArgument("the schema has no field '{}'", name);
+        }
+        selected.push_back(static_cast<size_t>(it - r.fields().begin()));
       }
     }
-    for (size_t i : selected) fields.push_back(full->field(i));
+    // Only the selected fields need a columnar form: a projection may leave out a
+    // recursive field or a decimal wider than 38 digits.
+    for (size_t i : selected) {
+      FLOE_ASSIGN_OR_RETURN(col::Field field, ToColumnarField(r.fields()[i]));
+      fields.push_back(std::move(field));
+    }
     if (w.type() != AvroType::kRecord) {
       return Status::InvalidArgument("the reader's schema is a record, the writer's {}",
                                      Describe(w));
@@ -610,6 +617,7 @@ Result<std::unique_ptr<DatumReader>> DatumReader::Make(const Schema& writer,
     if (!options.columns.empty()) {
       return Status::InvalidArgument("column projection needs a record schema");
     }
+    FLOE_ASSIGN_OR_RETURN(col::SchemaPtr full, ToColumnarSchema(reader));
     fields = full->fields();
     FLOE_ASSIGN_OR_RETURN(dr->root_, compiler.Resolve(w, r, fields[0].type));
   }

@@ -174,6 +174,14 @@ TEST(AvroResolution, ProjectionSelectsAndOrdersColumns) {
   EXPECT_EQ(ReadAs(schema, schema, "02 02 78 00", 1, {"nope"}), "InvalidArgument");
 }
 
+TEST(AvroResolution, ProjectionLeavesOutFieldsWithoutAColumnarForm) {
+  // A recursive field has no columnar form, but a projection skips it: 1 -> 2 -> 3.
+  std::string list = R"({"type":"record","name":"L","fields":[{"name":"v","type":"long"},
+                         {"name":"next","type":["null","L"]}]})";
+  EXPECT_EQ(ReadAs(list, list, "02 02 04 02 06 00", 1, {"v"}), "1\n");
+  EXPECT_EQ(ReadAs(list, list, "02 00", 1), "Unimplemented");
+}
+
 TEST(AvroResolution, IcebergMapArraysResolveById) {
   std::string writer = Rec(
       R"({"name":"m","type":{"type":"array","logicalType":"map","items":{"type":"record","name":"k1_v2",

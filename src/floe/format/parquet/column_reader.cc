@@ -117,6 +117,8 @@ bool WritesV2PagesCompressedAnyway(const std::string& created_by) {
          created_by[kPrefix.size()] >= '0';
 }
 
+}  // namespace
+
 // The bytes of a column chunk, read through a bounded window: a page must be contiguous,
 // so the window grows only when one page is larger than it.
 class ChunkStream {
@@ -158,10 +160,15 @@ class ChunkStream {
 
 class ChunkDecoder {
  public:
-  ChunkDecoder(const ColumnDescriptor& column, const ColumnReadOptions& options, LeafData* out)
+  ChunkDecoder(const ColumnDescriptor& column, const ColumnReadOptions& options,
+               std::unique_ptr<ChunkStream> stream, int64_t expected_values,
+               std::unique_ptr<Codec> codec)
       : column_(column),
         options_(options),
-        out_(out),
+        stream_(std::move(stream)),
+        expected_values_(expected_values),
+        codec_(std::move(codec)),
+        out_(&pending_),
         conversion_(ConversionFor(column)),
         physical_width_(PhysicalWidth(column)),
         columnar_width_(static_cast<size_t>(column.type->fixed_width())),
@@ -169,84 +176,186 @@ class ChunkDecoder {
         is_binary_(column.type->is_binary_like()),
         is_bool_(column.type->id() == col::TypeId::kBool) {}
 
-  Status Run(ChunkStream& stream, int64_t expected_values, int64_t uncompressed_bytes,
-             CompressionKind kind) {
-    FLOE_ASSIGN_OR_RETURN(codec_, Codec::Make(kind));
-    *out_ = LeafData();
-    // Reserve what the chunk will need, within the decoding budget (the footer's sizes
-    // are untrusted): no regrowth for well-formed files.
+  // Decodes the next `records` whole records (fewer at the end of the chunk) into `dst`,
+  // which must be empty. Returns the number of records.
+  Result<int64_t> ReadRecords(int64_t records, LeafData* dst) {
+    if (is_binary_ && pending_.offsets.empty()) pending_.offsets.AppendValue<int64_t>(0);
+    // Decode pages until `records` records are complete (the record after them has started,
+    // or the chunk has ended: v1 pages may split a record).
+    while (!AtEnd() && CompleteRecords(records) < records) {
+      if (pending_.num_entries == 0) Reserve(records);
+      FLOE_RETURN_IF_ERROR(DecodeNextPage());
+    }
+    const int64_t taken = Split(records, dst);
+    return taken;
+  }
+
+  bool AtEnd() const { return seen_ >= expected_values_; }
+
+ private:
+  // Reserves the pending buffers for about `records` records of the chunk, within the
+  // decoding budget (the footer's counts are untrusted).
+  void Reserve(int64_t records) {
+    const int64_t entries_left = expected_values_ - seen_;
+    const int64_t entries = column_.max_rep > 0 ? entries_left : std::min(entries_left, records);
     const int64_t per_entry = (column_.max_def > 0 ? 2 : 0) + (column_.max_rep > 0 ? 2 : 0) +
                               static_cast<int64_t>(is_binary_ ? 8 : columnar_width_);
-    if (per_entry > 0 && expected_values <= options_.max_decoded_bytes / per_entry) {
-      const auto entries = static_cast<size_t>(expected_values);
-      if (column_.max_def > 0) out_->def_levels.Reserve(entries * sizeof(int16_t));
-      if (column_.max_rep > 0) out_->rep_levels.Reserve(entries * sizeof(int16_t));
-      if (is_binary_) {
-        out_->offsets.Reserve((entries + 1) * sizeof(int64_t));
-        if (conversion_ == Conversion::kNone && uncompressed_bytes > 0 &&
-            uncompressed_bytes <= options_.max_decoded_bytes) {
-          out_->values.Reserve(static_cast<size_t>(uncompressed_bytes));
-        }
-      } else if (columnar_width_ > 0) {
-        out_->values.Reserve(entries * columnar_width_);
+    if (per_entry == 0 || entries <= 0 || entries > options_.max_decoded_bytes / per_entry) return;
+    const auto n = static_cast<size_t>(entries);
+    if (column_.max_def > 0) pending_.def_levels.Reserve(n * sizeof(int16_t));
+    if (column_.max_rep > 0) pending_.rep_levels.Reserve(n * sizeof(int16_t));
+    if (is_binary_) {
+      pending_.offsets.Reserve((n + 1) * sizeof(int64_t));
+    } else if (columnar_width_ > 0) {
+      pending_.values.Reserve(n * columnar_width_);
+    }
+  }
+
+  // Records of pending_ known to be complete, counting no further than `limit`: for flat
+  // columns every entry; for repeated ones the records followed by a record start (or by
+  // the end of the chunk). Remembers how far it scanned.
+  int64_t CompleteRecords(int64_t limit) {
+    if (column_.max_rep == 0) return pending_.num_entries;
+    const int16_t* r = pending_.reps();
+    while (scan_pos_ < pending_.num_entries && starts_ <= limit) {
+      if (r[scan_pos_] == 0) {
+        if (starts_ == limit) break;  // the start of record limit + 1: limit are complete
+        ++starts_;
+      }
+      ++scan_pos_;
+    }
+    if (scan_pos_ < pending_.num_entries) return starts_;  // stopped at a record start
+    return AtEnd() ? starts_ : std::max<int64_t>(0, starts_ - 1);
+  }
+
+  // Moves the first `records` records of pending_ (all of them when fewer) into dst,
+  // keeping the rest pending. The head keeps pending_'s buffers; only the tail is copied.
+  int64_t Split(int64_t records, LeafData* dst) {
+    int64_t entries = pending_.num_entries;
+    int64_t taken;
+    if (column_.max_rep == 0) {
+      entries = std::min(entries, records);
+      taken = entries;
+    } else {
+      // scan_pos_ stopped at the start of record records + 1, or at the end.
+      taken = CompleteRecords(records);
+      entries = scan_pos_ < pending_.num_entries ? scan_pos_ : pending_.num_entries;
+    }
+    int64_t values = entries;
+    if (column_.max_def > 0) {
+      const int16_t* d = pending_.defs();
+      values = 0;
+      for (int64_t i = 0; i < entries; ++i) values += d[i] == column_.max_def;
+    }
+    if (is_null_type_) values = std::min(values, pending_.num_values);
+    LeafData tail;
+    const int64_t tail_entries = pending_.num_entries - entries;
+    const int64_t tail_values = pending_.num_values - values;
+    const auto e = static_cast<size_t>(entries);
+    const auto v = static_cast<size_t>(values);
+    if (tail_entries > 0) {
+      if (!pending_.def_levels.empty()) {
+        tail.def_levels.Append(pending_.def_levels.data() + 2 * e, 2 * static_cast<size_t>(tail_entries));
+      }
+      if (!pending_.rep_levels.empty()) {
+        tail.rep_levels.Append(pending_.rep_levels.data() + 2 * e, 2 * static_cast<size_t>(tail_entries));
+      }
+      tail.num_entries = tail_entries;
+      tail.num_values = tail_values;
+      if (is_null_type_) {
+        // no values
+      } else if (is_bool_) {
+        tail.values.ResizeZeroed(static_cast<size_t>(col::BytesForBits(tail_values)));
+        col::CopyBits(pending_.values.data(), values, tail_values, tail.values.data(), 0);
+      } else if (is_binary_) {
+        const int64_t* o = pending_.offsets.data_as<int64_t>();
+        const int64_t base = o[v];
+        tail.offsets.Resize(sizeof(int64_t) * static_cast<size_t>(tail_values + 1));
+        auto* to = tail.offsets.data_as<int64_t>();
+        for (int64_t i = 0; i <= tail_values; ++i) to[i] = o[v + static_cast<size_t>(i)] - base;
+        tail.values.Append(pending_.values.data() + base, static_cast<size_t>(o[pending_.num_values] - base));
+      } else {
+        tail.values.Append(pending_.values.data() + v * columnar_width_,
+                           static_cast<size_t>(tail_values) * columnar_width_);
+      }
+    } else if (is_binary_) {
+      tail.offsets.AppendValue<int64_t>(0);
+    }
+    // Truncate the head in place and hand it over.
+    if (!pending_.def_levels.empty()) pending_.def_levels.Resize(2 * e);
+    if (!pending_.rep_levels.empty()) pending_.rep_levels.Resize(2 * e);
+    if (is_bool_) {
+      pending_.values.Resize(static_cast<size_t>(col::BytesForBits(values)));
+    } else if (is_binary_) {
+      pending_.offsets.Resize(sizeof(int64_t) * (v + 1));
+      pending_.values.Resize(static_cast<size_t>(pending_.offsets.data_as<int64_t>()[v]));
+    } else if (!is_null_type_) {
+      pending_.values.Resize(v * columnar_width_);
+    }
+    pending_.num_entries = entries;
+    pending_.num_values = values;
+    *dst = std::move(pending_);
+    pending_ = std::move(tail);
+    scan_pos_ = 0;
+    starts_ = 0;
+    decoded_bytes_ = EntryBytes(pending_.num_entries, pending_.num_values);
+    return taken;
+  }
+
+  Status DecodeNextPage() {
+    ChunkStream& stream = *stream_;
+    const int page = page_;
+    if (stream.remaining() == 0) {
+      return Status::Corrupt("pages hold {} values, the chunk metadata says {}", seen_,
+                             expected_values_);
+    }
+    // Page headers are small, but statistics can make them large: retry with more bytes.
+    PageHeader header;
+    size_t header_size = 0;
+    for (size_t want = 16 * 1024;; want *= 4) {
+      FLOE_ASSIGN_OR_RETURN(auto view, stream.Ensure(want));
+      Status hs = Deserialize(view, &header, &header_size);
+      if (hs.ok()) break;
+      if (view.size() >= stream.remaining() || want >= (size_t{64} << 20)) {
+        return hs.WithContext("page {} header", page);
       }
     }
-    if (is_binary_) out_->offsets.AppendValue<int64_t>(0);
-    int64_t seen = 0;
-    int page = 0;
-    while (seen < expected_values) {
-      if (stream.remaining() == 0) {
-        return Status::Corrupt("pages hold {} values, the chunk metadata says {}", seen,
-                               expected_values);
-      }
-      // Page headers are small, but statistics can make them large: retry with more bytes.
-      PageHeader header;
-      size_t header_size = 0;
-      for (size_t want = 16 * 1024;; want *= 4) {
-        FLOE_ASSIGN_OR_RETURN(auto view, stream.Ensure(want));
-        Status hs = Deserialize(view, &header, &header_size);
-        if (hs.ok()) break;
-        if (view.size() >= stream.remaining() || want >= (size_t{64} << 20)) {
-          return hs.WithContext("page {} header", page);
-        }
-      }
-      stream.Consume(header_size);
-      if (header.compressed_page_size < 0 || header.uncompressed_page_size < 0) {
-        return Status::Corrupt("page {} has a negative size", page);
-      }
-      if (header.uncompressed_page_size > options_.max_page_bytes) {
-        return Status::Corrupt("page {} declares {} uncompressed bytes, over the limit of {}",
-                               page, header.uncompressed_page_size, options_.max_page_bytes);
-      }
-      const auto compressed = static_cast<size_t>(header.compressed_page_size);
-      if (compressed > stream.remaining()) {
-        return Status::Corrupt("page {} body of {} bytes runs past the column chunk", page,
-                               compressed);
-      }
-      FLOE_ASSIGN_OR_RETURN(auto buffered, stream.Ensure(compressed));
-      const std::span<const uint8_t> body = buffered.subspan(0, compressed);
-      if (options_.verify_crc && header.crc.has_value()) {
-        uint32_t crc = Crc32(0, body.data(), body.size());
-        if (crc != static_cast<uint32_t>(*header.crc)) {
-          return Status::Corrupt("page {} CRC mismatch (stored {:08x}, computed {:08x})", page,
-                                 static_cast<uint32_t>(*header.crc), crc);
-        }
-      }
-      Status s;
-      switch (header.type) {
-        case PageType::kDictionaryPage: s = DictionaryPage(header, body); break;
-        case PageType::kDataPage: s = DataPageV1(header, body, &seen); break;
-        case PageType::kDataPageV2: s = DataPageV2(header, body, &seen); break;
-        default: break;  // index pages and unknown page types are skipped
-      }
-      if (!s.ok()) return s.WithContext("page {}", page);
-      stream.Consume(compressed);
-      if (seen > expected_values) {
-        return Status::Corrupt("pages hold more values than the chunk metadata's {}",
-                               expected_values);
-      }
-      ++page;
+    stream.Consume(header_size);
+    if (header.compressed_page_size < 0 || header.uncompressed_page_size < 0) {
+      return Status::Corrupt("page {} has a negative size", page);
     }
+    if (header.uncompressed_page_size > options_.max_page_bytes) {
+      return Status::Corrupt("page {} declares {} uncompressed bytes, over the limit of {}",
+                             page, header.uncompressed_page_size, options_.max_page_bytes);
+    }
+    const auto compressed = static_cast<size_t>(header.compressed_page_size);
+    if (compressed > stream.remaining()) {
+      return Status::Corrupt("page {} body of {} bytes runs past the column chunk", page,
+                             compressed);
+    }
+    FLOE_ASSIGN_OR_RETURN(auto buffered, stream.Ensure(compressed));
+    const std::span<const uint8_t> body = buffered.subspan(0, compressed);
+    if (options_.verify_crc && header.crc.has_value()) {
+      uint32_t crc = Crc32(0, body.data(), body.size());
+      if (crc != static_cast<uint32_t>(*header.crc)) {
+        return Status::Corrupt("page {} CRC mismatch (stored {:08x}, computed {:08x})", page,
+                               static_cast<uint32_t>(*header.crc), crc);
+      }
+    }
+    Status s;
+    switch (header.type) {
+      case PageType::kDictionaryPage: s = DictionaryPage(header, body); break;
+      case PageType::kDataPage: s = DataPageV1(header, body, &seen_); break;
+      case PageType::kDataPageV2: s = DataPageV2(header, body, &seen_); break;
+      default: break;  // index pages and unknown page types are skipped
+    }
+    if (!s.ok()) return s.WithContext("page {}", page);
+    stream.Consume(compressed);
+    if (seen_ > expected_values_) {
+      return Status::Corrupt("pages hold more values than the chunk metadata's {}",
+                             expected_values_);
+    }
+    ++page_;
     return Status::OK();
   }
 
@@ -672,15 +781,22 @@ class ChunkDecoder {
   }
 
   const ColumnDescriptor& column_;
-  const ColumnReadOptions& options_;
-  LeafData* out_;
+  const ColumnReadOptions options_;
+  std::unique_ptr<ChunkStream> stream_;
+  const int64_t expected_values_;
+  std::unique_ptr<Codec> codec_;
+  LeafData pending_;  // decoded and not handed out yet
+  LeafData* out_;     // where pages decode to: pending_
+  int64_t seen_ = 0;  // level entries decoded from data pages
+  int page_ = 0;
+  int64_t scan_pos_ = 0;  // CompleteRecords' progress over pending_
+  int64_t starts_ = 0;
   const Conversion conversion_;
   const size_t physical_width_;
   const size_t columnar_width_;
   const bool is_null_type_;
   const bool is_binary_;
   const bool is_bool_;
-  std::unique_ptr<Codec> codec_;
   Buffer page_buffer_;
   Buffer scratch_;
   Buffer scratch_offsets_;
@@ -692,11 +808,12 @@ class ChunkDecoder {
   int data_pages_ = 0;
 };
 
-}  // namespace
+ColumnChunkReader::ColumnChunkReader(const ColumnDescriptor& column) : column_(column) {}
+ColumnChunkReader::~ColumnChunkReader() = default;
 
-Status ReadColumnChunk(const io::InputFile& file, const ColumnDescriptor& column,
-                       const ColumnChunk& chunk, const ColumnReadOptions& options,
-                       LeafData* out) {
+Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(
+    const io::InputFile& file, const ColumnDescriptor& column, const ColumnChunk& chunk,
+    const ColumnReadOptions& options) {
   auto fail = [&](Status s) { return s.WithContext("column '{}'", column.PathString()); };
   if (chunk.crypto_metadata || chunk.encrypted_column_metadata) {
     return fail(Status::Unimplemented("the column is encrypted (Parquet modular encryption)"));
@@ -716,35 +833,52 @@ Status ReadColumnChunk(const io::InputFile& file, const ColumnDescriptor& column
   }
   auto kind = CompressionFor(md.codec);
   if (!kind.ok()) return fail(std::move(kind).status());
-  if (md.num_values == 0) {
-    // An empty chunk (pyarrow writes one per column for an empty table, with offsets that
-    // point nowhere): nothing to read.
-    *out = LeafData();
-    if (column.type->is_binary_like()) out->offsets.AppendValue<int64_t>(0);
-    return Status::OK();
+  auto codec = Codec::Make(*kind);
+  if (!codec.ok()) return fail(std::move(codec).status());
+  std::unique_ptr<ColumnChunkReader> reader(new ColumnChunkReader(column));
+  int64_t start = 0;
+  int64_t length = 0;
+  // An empty chunk (pyarrow writes one per column for an empty table, with offsets that
+  // point nowhere) has nothing to read.
+  if (md.num_values > 0) {
+    // Start at the dictionary page when there is one; the data page offset is unreliable
+    // in several writers (parquet.md §1).
+    start = md.data_page_offset;
+    if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
+        *md.dictionary_page_offset < start) {
+      start = *md.dictionary_page_offset;
+    }
+    const auto data_end = static_cast<int64_t>(options.data_end);
+    if (start < 4 || start > data_end || md.total_compressed_size > data_end - start) {
+      return fail(Status::Corrupt("chunk range [{}, +{}) lies outside the file's data", start,
+                                  md.total_compressed_size));
+    }
+    // parquet-mr <= 1.2.8 left the dictionary page header out of total_compressed_size:
+    // read a little more when the file has it (PARQUET-816).
+    length = md.total_compressed_size +
+             std::min<int64_t>(100, data_end - start - md.total_compressed_size);
   }
-  // Start at the dictionary page when there is one; the data page offset is unreliable
-  // in several writers (parquet.md §1).
-  int64_t start = md.data_page_offset;
-  if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
-      *md.dictionary_page_offset < start) {
-    start = *md.dictionary_page_offset;
-  }
-  const auto data_end = static_cast<int64_t>(options.data_end);
-  if (start < 4 || start > data_end || md.total_compressed_size > data_end - start) {
-    return fail(Status::Corrupt("chunk range [{}, +{}) lies outside the file's data", start,
-                                md.total_compressed_size));
-  }
-  // parquet-mr <= 1.2.8 left the dictionary page header out of total_compressed_size:
-  // read a little more when the file has it (PARQUET-816).
-  int64_t length = md.total_compressed_size + std::min<int64_t>(100, data_end - start -
-                                                                         md.total_compressed_size);
-  ChunkStream stream(file, static_cast<uint64_t>(start), static_cast<uint64_t>(length),
-                     options.window_bytes);
-  ChunkDecoder decoder(column, options, out);
-  Status s = decoder.Run(stream, md.num_values, md.total_uncompressed_size, *kind);
-  if (!s.ok()) return fail(std::move(s));
-  return Status::OK();
+  auto stream = std::make_unique<ChunkStream>(file, static_cast<uint64_t>(start),
+                                              static_cast<uint64_t>(length), options.window_bytes);
+  reader->decoder_ = std::make_unique<ChunkDecoder>(column, options, std::move(stream),
+                                                    md.num_values, std::move(*codec));
+  return reader;
+}
+
+Result<int64_t> ColumnChunkReader::ReadRecords(int64_t records, LeafData* out) {
+  *out = LeafData();
+  auto r = decoder_->ReadRecords(records, out);
+  if (!r.ok()) return std::move(r).status().WithContext("column '{}'", column_.PathString());
+  return r;
+}
+
+bool ColumnChunkReader::AtEnd() const { return decoder_->AtEnd(); }
+
+Status ReadColumnChunk(const io::InputFile& file, const ColumnDescriptor& column,
+                       const ColumnChunk& chunk, const ColumnReadOptions& options,
+                       LeafData* out) {
+  FLOE_ASSIGN_OR_RETURN(auto reader, ColumnChunkReader::Make(file, column, chunk, options));
+  return reader->ReadRecords(INT64_MAX, out).status();
 }
 
 }  // namespace floe::format::parquet

@@ -34,6 +34,30 @@ struct ColumnReadOptions {
   int64_t max_decoded_bytes = int64_t{2} << 30;
 };
 
+class ChunkDecoder;
+
+// Reads a column chunk record by record: each call decodes just enough pages.
+class ColumnChunkReader {
+ public:
+  // Checks the chunk's metadata. Errors as ReadColumnChunk. `file` must outlive the reader.
+  static Result<std::unique_ptr<ColumnChunkReader>> Make(const io::InputFile& file,
+                                                         const ColumnDescriptor& column,
+                                                         const ColumnChunk& chunk,
+                                                         const ColumnReadOptions& options);
+  ~ColumnChunkReader();
+
+  // Decodes the next `records` whole records (fewer at the end of the chunk) into `out`
+  // (which is reset) and returns how many.
+  Result<int64_t> ReadRecords(int64_t records, LeafData* out);
+  // Every entry of the chunk has been decoded.
+  bool AtEnd() const;
+
+ private:
+  explicit ColumnChunkReader(const ColumnDescriptor& column);
+  const ColumnDescriptor& column_;
+  std::unique_ptr<ChunkDecoder> decoder_;
+};
+
 // Reads and decodes a whole column chunk into `out` (which is reset).
 // Errors: kCorrupt for malformed or inconsistent pages (naming the column), kUnimplemented
 // for encrypted columns, external chunks (file_path) and unsupported codecs or encodings.

@@ -90,73 +90,161 @@ Status FileReader::ReadFooter() {
   return Status::OK();
 }
 
-namespace {
-
-// Records in a leaf: entries starting a record (rep == 0).
-int64_t CountRecords(const LeafData& leaf) {
-  if (leaf.rep_levels.empty()) return leaf.num_entries;
-  const int16_t* r = leaf.reps();
-  int64_t n = 0;
-  for (int64_t i = 0; i < leaf.num_entries; ++i) n += r[i] == 0;
-  return n;
-}
-
-}  // namespace
-
-Result<col::RecordBatch> FileReader::ReadRowGroup(
-    int index, const SchemaDescriptor::Projection& projection) const {
-  // Sizes in a file are checked against limits before use; an allocation that still
-  // fails (a process memory limit) is reported, not fatal.
-  try {
-    return ReadRowGroupImpl(index, projection);
-  } catch (const std::bad_alloc&) {
-    return WithFile(Status::Corrupt(
-        "row group {}: out of memory while decoding (the file's sizes are implausible or "
-        "exceed this process's memory limit)", index));
-  }
-}
-
-Result<col::RecordBatch> FileReader::ReadRowGroupImpl(
-    int index, const SchemaDescriptor::Projection& projection) const {
-  if (index < 0 || index >= num_row_groups()) {
-    return Status::InvalidArgument("{}: row group {} out of range (0..{})", file_->location(),
-                                   index, num_row_groups() - 1);
-  }
-  const RowGroup& rg = metadata_.row_groups[static_cast<size_t>(index)];
+ColumnReadOptions FileReader::ColumnOptions() const {
   ColumnReadOptions copts;
   copts.verify_crc = options_.verify_crc;
   copts.created_by = metadata_.created_by.value_or("");
   copts.data_end = data_end_;
   copts.max_page_bytes = options_.max_page_bytes;
   copts.max_decoded_bytes = options_.max_decoded_bytes;
-  std::vector<LeafData> leaves(static_cast<size_t>(schema_->num_leaves()));
-  for (int leaf : projection.leaves) {
-    const ColumnDescriptor& c = schema_->leaf(leaf);
+  return copts;
+}
+
+Result<col::RecordBatch> FileReader::ReadRowGroup(
+    int index, const SchemaDescriptor::Projection& projection) const {
+  if (index < 0 || index >= num_row_groups()) {
+    return Status::InvalidArgument("{}: row group {} out of range (0..{})", file_->location(),
+                                   index, num_row_groups() - 1);
+  }
+  const int64_t rows = metadata_.row_groups[static_cast<size_t>(index)].num_rows;
+  FLOE_ASSIGN_OR_RETURN(auto batches,
+                        ReadBatches(projection, std::max<int64_t>(rows, 1), {index}));
+  FLOE_ASSIGN_OR_RETURN(auto batch, batches->Next());
+  if (!batch) {
+    // An empty row group: an empty batch of the projection's schema.
+    std::vector<col::Array> columns;
+    for (const auto& f : projection.schema->fields()) columns.push_back(col::Array::Nulls(f.type, 0));
+    return col::RecordBatch(std::make_shared<col::Schema>(projection.schema->fields(), key_values_),
+                            0, std::move(columns));
+  }
+  return std::move(*batch);
+}
+
+Result<std::unique_ptr<BatchReader>> FileReader::ReadBatches(
+    SchemaDescriptor::Projection projection, int64_t batch_rows,
+    std::vector<int> row_groups) const {
+  if (batch_rows <= 0) return Status::InvalidArgument("batch size must be positive");
+  if (row_groups.empty()) {
+    for (int i = 0; i < num_row_groups(); ++i) row_groups.push_back(i);
+  }
+  for (int rg : row_groups) {
+    if (rg < 0 || rg >= num_row_groups()) {
+      return Status::InvalidArgument("{}: row group {} out of range (0..{})", file_->location(),
+                                     rg, num_row_groups() - 1);
+    }
+  }
+  return std::unique_ptr<BatchReader>(
+      new BatchReader(*this, std::move(projection), batch_rows, std::move(row_groups)));
+}
+
+BatchReader::BatchReader(const FileReader& reader, SchemaDescriptor::Projection projection,
+                         int64_t batch_rows, std::vector<int> row_groups)
+    : reader_(reader),
+      projection_(std::move(projection)),
+      schema_(std::make_shared<col::Schema>(projection_.schema->fields(), reader.key_values_)),
+      batch_rows_(batch_rows),
+      row_groups_(std::move(row_groups)) {}
+
+BatchReader::~BatchReader() = default;
+
+Status BatchReader::OpenRowGroup(int index) {
+  const RowGroup& rg = reader_.metadata_.row_groups[static_cast<size_t>(index)];
+  const ColumnReadOptions copts = reader_.ColumnOptions();
+  columns_.clear();
+  columns_.resize(static_cast<size_t>(reader_.schema_->num_leaves()));
+  for (int leaf : projection_.leaves) {
+    auto r = ColumnChunkReader::Make(*reader_.file_, reader_.schema_->leaf(leaf),
+                                     rg.columns[static_cast<size_t>(leaf)], copts);
+    if (!r.ok()) return std::move(r).status().WithContext("row group {}", index);
+    columns_[static_cast<size_t>(leaf)] = std::move(*r);
+  }
+  current_ = index;
+  rows_left_ = rg.num_rows;
+  return Status::OK();
+}
+
+Result<std::optional<col::RecordBatch>> BatchReader::Next() {
+  // Sizes in a file are checked against limits before use; an allocation that still
+  // fails (a process memory limit) is reported, not fatal.
+  try {
+    auto r = NextImpl();
+    if (!r.ok()) return reader_.WithFile(std::move(r).status());
+    return r;
+  } catch (const std::bad_alloc&) {
+    return reader_.WithFile(Status::Corrupt(
+        "row group {}: out of memory while decoding (the file's sizes are implausible or "
+        "exceed this process's memory limit)", current_));
+  }
+}
+
+Result<std::optional<col::RecordBatch>> BatchReader::NextImpl() {
+  while (rows_left_ == 0) {
+    if (current_ >= 0) {
+      // The row group is done: every column must have ended with it.
+      for (int leaf : projection_.leaves) {
+        if (!columns_[static_cast<size_t>(leaf)]->AtEnd()) {
+          return Status::Corrupt("row group {}: column '{}' holds more rows than the row group",
+                                 current_, reader_.schema_->leaf(leaf).PathString());
+        }
+      }
+      current_ = -1;
+      columns_.clear();
+    }
+    if (next_row_group_ >= row_groups_.size()) return std::nullopt;
+    FLOE_RETURN_IF_ERROR(OpenRowGroup(row_groups_[next_row_group_++]));
+  }
+  const int64_t rows = std::min(batch_rows_, rows_left_);
+  std::vector<LeafData> leaves(static_cast<size_t>(reader_.schema_->num_leaves()));
+  for (int leaf : projection_.leaves) {
+    const ColumnDescriptor& c = reader_.schema_->leaf(leaf);
     LeafData& data = leaves[static_cast<size_t>(leaf)];
-    Status s = ReadColumnChunk(*file_, c, rg.columns[static_cast<size_t>(leaf)], copts, &data);
-    if (!s.ok()) return WithFile(s.WithContext("row group {}", index));
-    if (CountRecords(data) != rg.num_rows) {
-      return WithFile(Status::Corrupt("row group {}: column '{}' holds {} rows, expected {}",
-                                      index, c.PathString(), CountRecords(data), rg.num_rows));
+    auto got = columns_[static_cast<size_t>(leaf)]->ReadRecords(rows, &data);
+    if (!got.ok()) return std::move(got).status().WithContext("row group {}", current_);
+    if (*got != rows) {
+      return Status::Corrupt("row group {}: column '{}' holds fewer rows than the row group",
+                             current_, c.PathString());
     }
     if (c.max_rep > 0 && data.num_entries > 0 && data.reps()[0] != 0) {
-      return WithFile(Status::Corrupt("row group {}: column '{}' starts inside a record",
-                                      index, c.PathString()));
+      return Status::Corrupt("row group {}: column '{}' starts inside a record", current_,
+                             c.PathString());
     }
   }
   std::vector<col::Array> columns;
-  columns.reserve(projection.fields.size());
-  for (const auto& node : projection.fields) {
+  columns.reserve(projection_.fields.size());
+  for (const auto& node : projection_.fields) {
     auto a = AssembleArray(node, leaves);
-    if (!a.ok()) return WithFile(std::move(a).status().WithContext("row group {}", index));
-    if (a->length() != rg.num_rows) {
-      return WithFile(Status::Corrupt("row group {}: a column assembles to {} rows, expected {}",
-                                      index, a->length(), rg.num_rows));
+    if (!a.ok()) return std::move(a).status().WithContext("row group {}", current_);
+    if (a->length() != rows) {
+      return Status::Corrupt("row group {}: a column assembles to {} rows, expected {}",
+                             current_, a->length(), rows);
     }
     columns.push_back(std::move(*a));
   }
-  auto schema = std::make_shared<col::Schema>(projection.schema->fields(), key_values_);
-  return col::RecordBatch(std::move(schema), rg.num_rows, std::move(columns));
+  rows_left_ -= rows;
+  return std::optional<col::RecordBatch>(col::RecordBatch(schema_, rows, std::move(columns)));
+}
+
+Result<bool> FileReader::RowGroupMayMatch(int row_group,
+                                          std::span<const ColumnPredicate> conjuncts) const {
+  if (row_group < 0 || row_group >= num_row_groups()) {
+    return Status::InvalidArgument("row group {} out of range", row_group);
+  }
+  const RowGroup& rg = metadata_.row_groups[static_cast<size_t>(row_group)];
+  for (const ColumnPredicate& p : conjuncts) {
+    if (p.leaf < 0 || p.leaf >= schema_->num_leaves()) {
+      return Status::InvalidArgument("predicate on column {} out of range", p.leaf);
+    }
+    const ColumnDescriptor& c = schema_->leaf(p.leaf);
+    const ColumnChunk& chunk = rg.columns[static_cast<size_t>(p.leaf)];
+    if (!chunk.meta_data) continue;
+    if (!ChunkMayMatch(c, TrustedStatistics(c, *chunk.meta_data, metadata_), p)) return false;
+    if (p.op == ColumnPredicate::Op::kEq && ValidStatValue(c, p.value) &&
+        c.physical_type != Type::kBoolean) {
+      FLOE_ASSIGN_OR_RETURN(auto filter, ReadBloomFilter(row_group, p.leaf));
+      if (filter && !filter->Check(BloomHash(std::string_view(p.value)))) return false;
+    }
+  }
+  return true;
 }
 
 Result<std::optional<BloomFilter>> FileReader::ReadBloomFilter(int row_group, int leaf) const {

@@ -11,9 +11,11 @@
 
 #include "floe/base/status.h"
 #include "floe/columnar/array.h"
+#include "floe/format/parquet/column_reader.h"
 #include "floe/format/parquet/encoding/bloom_filter.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/schema.h"
+#include "floe/format/parquet/statistics.h"
 #include "floe/io/file_io.h"
 
 namespace floe::format::parquet {
@@ -27,6 +29,35 @@ struct ReaderOptions {
   // hostile sizes; see column_reader.h).
   int64_t max_page_bytes = int64_t{1} << 30;
   int64_t max_decoded_bytes = int64_t{2} << 30;
+};
+
+class FileReader;
+class ColumnChunkReader;
+
+// Reads row groups of a file as batches of at most a given number of rows: memory is
+// bounded by the batch, whatever the row group size.
+class BatchReader {
+ public:
+  ~BatchReader();
+  // Returns the next batch, or nullopt after the last. Errors name the file.
+  Result<std::optional<columnar::RecordBatch>> Next();
+
+ private:
+  friend class FileReader;
+  BatchReader(const FileReader& reader, SchemaDescriptor::Projection projection,
+              int64_t batch_rows, std::vector<int> row_groups);
+  Result<std::optional<columnar::RecordBatch>> NextImpl();
+  Status OpenRowGroup(int index);
+
+  const FileReader& reader_;
+  SchemaDescriptor::Projection projection_;
+  columnar::SchemaPtr schema_;
+  int64_t batch_rows_;
+  std::vector<int> row_groups_;
+  size_t next_row_group_ = 0;
+  int current_ = -1;
+  int64_t rows_left_ = 0;
+  std::vector<std::unique_ptr<ColumnChunkReader>> columns_;  // by leaf index
 };
 
 class FileReader {
@@ -50,6 +81,17 @@ class FileReader {
   Result<columnar::RecordBatch> ReadRowGroup(int index,
                                              const SchemaDescriptor::Projection& projection) const;
 
+  // Reads the row groups in `row_groups` (all when empty), in order, as batches of at
+  // most `batch_rows` rows of the columns of `projection`. The reader must outlive it.
+  Result<std::unique_ptr<BatchReader>> ReadBatches(SchemaDescriptor::Projection projection,
+                                                   int64_t batch_rows,
+                                                   std::vector<int> row_groups = {}) const;
+
+  // Row-group skipping: false only when the statistics of the row group, or for
+  // equalities its Bloom filters, prove that no row satisfies every predicate.
+  Result<bool> RowGroupMayMatch(int row_group,
+                                std::span<const ColumnPredicate> conjuncts) const;
+
   // Reads the Bloom filter of (row group, leaf), or nullopt if the writer stored none.
   Result<std::optional<BloomFilter>> ReadBloomFilter(int row_group, int leaf) const;
 
@@ -57,8 +99,8 @@ class FileReader {
   FileReader(std::unique_ptr<io::InputFile> file, ReaderOptions options)
       : file_(std::move(file)), options_(options) {}
   Status ReadFooter();
-  Result<columnar::RecordBatch> ReadRowGroupImpl(int index,
-                                                 const SchemaDescriptor::Projection& p) const;
+  friend class BatchReader;
+  ColumnReadOptions ColumnOptions() const;
   Status WithFile(Status s) const;
 
   std::unique_ptr<io::InputFile> file_;

@@ -113,6 +113,15 @@ TEST(FileReaderTest, PyarrowNestedProjectionAndBloomFilter) {
       }
     }
   }
+  // RowGroupMayMatch keeps id = 10 in the first row group (10..20) and skips the second
+  // (30..40).
+  for (int rg = 0; rg < 2; ++rg) {
+    int64_t v = 10;
+    ColumnPredicate eq{0, ColumnPredicate::Op::kEq, std::string(reinterpret_cast<char*>(&v), 8)};
+    auto m = r->RowGroupMayMatch(rg, {&eq, 1});
+    ASSERT_TRUE(m.ok());
+    EXPECT_EQ(*m, rg == 0);
+  }
   // Row group statistics prune id = 30 from the first group, not from the second.
   const ColumnDescriptor& id = r->schema().leaf(0);
   for (int rg = 0; rg < 2; ++rg) {
@@ -338,6 +347,53 @@ INSTANTIATE_TEST_SUITE_P(
                       WriterCase{CompressionKind::kGzip, 2, false, 1 << 20, 20000},
                       WriterCase{CompressionKind::kLz4Raw, 1, true, 512, 1 << 20},
                       WriterCase{CompressionKind::kLz4Hadoop, 2, true, 1 << 20, 1 << 20}));
+
+// Batches of any size cut row groups at record boundaries: concatenated they equal the
+// whole row groups (nested and repeated columns included).
+TEST(FileReaderTest, BatchesOfAnySizeMatchWholeRowGroups) {
+  col::RecordBatch batch = AllTypesBatch(3000);
+  auto schema = SchemaDescriptor::FromColumnar(*batch.schema());
+  std::shared_ptr<const SchemaDescriptor> shared = std::move(*schema);
+  io::MemoryFileIO fio;
+  WriterOptions options;
+  options.page_bytes = 700;  // many pages per chunk
+  options.row_group_bytes = 60000;
+  auto writer = FileWriter::Make(*fio.CreateOutput("mem://b", true), shared, options);
+  ASSERT_TRUE((*writer)->Write(batch).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+  auto reader = FileReader::Open(*fio.OpenInput("mem://b"));
+  ASSERT_TRUE(reader.ok());
+  ASSERT_GT((*reader)->num_row_groups(), 1);
+  for (int64_t size : {1, 7, 256, 1000, 100000}) {
+    auto batches = (*reader)->ReadBatches((*reader)->schema().ProjectAll(), size);
+    ASSERT_TRUE(batches.ok());
+    int64_t row = 0;
+    for (;;) {
+      auto next = (*batches)->Next();
+      ASSERT_TRUE(next.ok()) << next.status().ToString();
+      if (!next->has_value()) break;
+      const col::RecordBatch& b = **next;
+      ASSERT_TRUE(b.Validate().ok());
+      ASSERT_LE(b.num_rows(), size);
+      ASSERT_TRUE(b.Equals(batch.Slice(row, b.num_rows()))) << "size " << size << " row " << row;
+      row += b.num_rows();
+    }
+    EXPECT_EQ(row, 3000) << size;
+  }
+  // The pyarrow nested file, two rows per row group, one row per batch.
+  auto r = Open("pyarrow_nested_zstd.parquet");
+  auto one = r->ReadBatches(r->schema().ProjectAll(), 1);
+  ASSERT_TRUE(one.ok());
+  int rows = 0;
+  for (;;) {
+    auto next = (*one)->Next();
+    ASSERT_TRUE(next.ok());
+    if (!next->has_value()) break;
+    EXPECT_EQ((*next)->num_rows(), 1);
+    ++rows;
+  }
+  EXPECT_EQ(rows, 4);
+}
 
 TEST(FileReaderTest, DamagedFilesAreCorrupt) {
   io::LocalFileIO local;
