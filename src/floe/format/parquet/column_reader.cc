@@ -1,6 +1,7 @@
 #include "floe/format/parquet/column_reader.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cstring>
 
 #include "floe/base/bytes.h"
@@ -107,6 +108,26 @@ Result<int64_t> DeltaByteArrayOutputBytes(std::span<const uint8_t> data, size_t 
     done += k;
   }
   return total;
+}
+
+// parquet-mr before 1.8.0 wrote DELTA_BYTE_ARRAY pages whose first value continues the
+// previous page's last one (PARQUET-246).
+bool CarriesDeltaPrefixAcrossPages(const std::string& created_by) {
+  constexpr std::string_view kPrefix = "parquet-mr version ";
+  if (!created_by.starts_with(kPrefix)) return false;
+  int major = 0, minor = 0;
+  size_t i = kPrefix.size();
+  while (i < created_by.size() && std::isdigit(static_cast<unsigned char>(created_by[i]))) {
+    major = major * 10 + (created_by[i++] - '0');
+    if (major > 1000) return false;
+  }
+  if (i >= created_by.size() || created_by[i] != '.') return false;
+  ++i;
+  while (i < created_by.size() && std::isdigit(static_cast<unsigned char>(created_by[i]))) {
+    minor = minor * 10 + (created_by[i++] - '0');
+    if (minor > 1000) return false;
+  }
+  return major < 1 || (major == 1 && minor < 8);
 }
 
 // parquet-cpp before 2.0.0 marked v2 pages uncompressed but compressed them (ARROW-10353).
@@ -579,9 +600,8 @@ class ChunkDecoder {
         break;
       case Encoding::kDeltaByteArray: {
         if (column_.physical_type != Type::kFixedLenByteArray) return Unsupported(encoding);
-        DeltaByteArrayDecoder d;
-        FLOE_RETURN_IF_ERROR(d.Reset(data));
-        FLOE_RETURN_IF_ERROR(d.DecodeFixed(n, physical_width_, raw));
+        FLOE_RETURN_IF_ERROR(delta_byte_array_.Reset(data, delta_pages_));
+        FLOE_RETURN_IF_ERROR(delta_byte_array_.DecodeFixed(n, physical_width_, raw));
         break;
       }
       case Encoding::kByteStreamSplit:
@@ -658,9 +678,8 @@ class ChunkDecoder {
         // length streams and charge it before decoding.
         FLOE_ASSIGN_OR_RETURN(int64_t total, DeltaByteArrayOutputBytes(data, n));
         FLOE_RETURN_IF_ERROR(Charge(total));
-        DeltaByteArrayDecoder d;
-        FLOE_RETURN_IF_ERROR(d.Reset(data));
-        FLOE_RETURN_IF_ERROR(d.Decode(n, ends, bytes));
+        FLOE_RETURN_IF_ERROR(delta_byte_array_.Reset(data, delta_pages_));
+        FLOE_RETURN_IF_ERROR(delta_byte_array_.Decode(n, ends, bytes));
         break;
       }
       default: return Unsupported(encoding);
@@ -802,6 +821,12 @@ class ChunkDecoder {
   Buffer scratch_offsets_;
   std::vector<uint32_t> index_scratch_;
   int64_t decoded_bytes_ = 0;
+  // Kept across pages: parquet-mr < 1.8.0 carried DELTA_BYTE_ARRAY's previous value from
+  // one page to the next (PARQUET-246).
+  DeltaByteArrayDecoder delta_byte_array_;
+  const DeltaByteArrayPages delta_pages_ = CarriesDeltaPrefixAcrossPages(options_.created_by)
+                                               ? DeltaByteArrayPages::kCarryOver
+                                               : DeltaByteArrayPages::kIndependent;
   bool has_dictionary_ = false;
   LeafData dictionary_;
   Buffer dict_bools_;

@@ -14,7 +14,18 @@ namespace floe::format::parquet {
 namespace {
 
 inline void UnpackDeltas(const uint8_t* in, int bit_width, uint32_t* out, size_t n) {
-  Unpack32(in, bit_width, out, n);
+  if (bit_width <= 32) {
+    Unpack32(in, bit_width, out, n);
+    return;
+  }
+  // INT32 deltas wider than 32 bits (DuckDB computes them in 64 bits): keep the low 32,
+  // which is exact in the stream's modulo-2^32 arithmetic.
+  uint64_t wide[32];
+  for (size_t done = 0; done < n; done += 32) {
+    const size_t k = std::min<size_t>(32, n - done);
+    Unpack64(in + PackedBytes(done, bit_width), bit_width, wide, k);
+    for (size_t i = 0; i < k; ++i) out[done + i] = static_cast<uint32_t>(wide[i]);
+  }
 }
 inline void UnpackDeltas(const uint8_t* in, int bit_width, uint64_t* out, size_t n) {
   Unpack64(in, bit_width, out, n);
@@ -104,9 +115,9 @@ Status DeltaBinaryPackedDecoder<T>::NextMiniblock() {
   // Only miniblocks that hold values get here, so the arbitrary widths of unused miniblocks
   // in the last block are never looked at.
   const int width = widths_[miniblock_index_++];
-  if (FLOE_PREDICT_FALSE(width > kTypeBits)) {
+  if (FLOE_PREDICT_FALSE(width > kMaxBits)) {
     return Status::Corrupt("DELTA_BINARY_PACKED miniblock bit width {} exceeds {}", width,
-                           kTypeBits);
+                           kMaxBits);
   }
   // values_per_miniblock_ is a multiple of 32, so the body is a whole number of bytes.
   FLOE_ASSIGN_OR_RETURN(
@@ -201,9 +212,9 @@ Result<size_t> DeltaBinaryPackedDecoder<T>::EncodedSize() const {
     FLOE_ASSIGN_OR_RETURN(std::span<const uint8_t> widths,
                           reader.Take(static_cast<size_t>(miniblocks_per_block_)));
     for (size_t m = 0; m < widths.size() && remaining > 0; ++m) {
-      if (widths[m] > kTypeBits) {
+      if (widths[m] > kMaxBits) {
         return Status::Corrupt("DELTA_BINARY_PACKED miniblock bit width {} exceeds {}",
-                               widths[m], kTypeBits);
+                               widths[m], kMaxBits);
       }
       FLOE_RETURN_IF_ERROR(reader.Skip(static_cast<size_t>(values_per_miniblock_ / 8 * widths[m])));
       remaining -= std::min(remaining, values_per_miniblock_);

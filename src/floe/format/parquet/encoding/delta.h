@@ -56,6 +56,9 @@ class DeltaBinaryPackedDecoder {
 
  private:
   static constexpr int kTypeBits = 8 * sizeof(T);
+  // INT32 streams accept up to 64-bit deltas: DuckDB computes INT32 deltas in 64 bits and
+  // writes 33-bit miniblocks, which decode exactly modulo 2^32.
+  static constexpr int kMaxBits = 64;
 
   Status NextMiniblock();
 

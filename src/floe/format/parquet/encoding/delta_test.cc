@@ -101,11 +101,15 @@ TEST(DeltaBinaryPackedTest, BitWidthsAtTypeLimits) {
   int64_t v64[2];
   ASSERT_TRUE(d64.Decode(v64, 2).ok());
   EXPECT_EQ(v64[1], int64_t{1} << 32);
+  // INT32 streams accept widths above 32 (DuckDB writes 33-bit miniblocks for INT32; the
+  // stream's arithmetic is modulo 2^32, so 0 + 2^32 decodes to 0).
   DeltaBinaryPackedDecoder<int32_t> d32;
   ASSERT_TRUE(d32.Reset(wide.span()).ok());
-  EXPECT_EQ(d32.EncodedSize().status().code(), StatusCode::kCorrupt);
+  EXPECT_EQ(*d32.EncodedSize(), 10u + 132u);
   int32_t v32[2];
-  EXPECT_EQ(d32.Decode(v32, 2).code(), StatusCode::kCorrupt);
+  ASSERT_TRUE(d32.Decode(v32, 2).ok());
+  EXPECT_EQ(v32[0], 0);
+  EXPECT_EQ(v32[1], 0);
   // Width 65 is corrupt for INT64.
   auto bytes65 = Hex(hex);
   bytes65[6] = 65;
