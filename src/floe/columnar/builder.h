@@ -194,10 +194,18 @@ class UnionBuilder final : public ArrayBuilder {
     offsets_.AppendValue<int32_t>(static_cast<int32_t>(members_[m]->length()));
     ++length_;
   }
-  // Appends a null of member 0.
+  // Appends a null of the first null-typed member, or of member 0 when there is none
+  // (dense unions have no validity bitmap of their own).
   void AppendNull() override {
-    AppendMember(0);
-    members_[0]->AppendNull();
+    int8_t m = 0;
+    for (size_t i = 0; i < members_.size(); ++i) {
+      if (members_[i]->type()->id() == TypeId::kNull) {
+        m = static_cast<int8_t>(i);
+        break;
+      }
+    }
+    AppendMember(m);
+    members_[static_cast<size_t>(m)]->AppendNull();
   }
   ArrayBuilder* member(size_t m) { return members_[m].get(); }
   Array Finish() override;

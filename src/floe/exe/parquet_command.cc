@@ -1,4 +1,5 @@
 // `floe parquet meta|schema|cat|rewrite`.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -63,7 +64,8 @@ Status Cat(const CatArgs& args) {
   }
   int64_t remaining = args.limit < 0 ? INT64_MAX : args.limit;
   FLOE_ASSIGN_OR_RETURN(auto batches,
-                        reader->ReadBatches(std::move(projection), std::min(remaining, kBatchRows)));
+                        reader->ReadBatches(std::move(projection),
+                                            std::clamp<int64_t>(remaining, 1, kBatchRows)));
   std::string out;
   while (remaining > 0) {
     FLOE_ASSIGN_OR_RETURN(auto batch, batches->Next());

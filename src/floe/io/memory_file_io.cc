@@ -17,7 +17,7 @@ class MemoryInputFile final : public InputFile {
       return Status::Corrupt("{}: read of {} bytes at offset {} is past the end ({} bytes)",
                              location_, n, offset, contents_->size());
     }
-    std::memcpy(out, contents_->data() + offset, n);
+    if (n > 0) std::memcpy(out, contents_->data() + offset, n);
     return Status::OK();
   }
 
