@@ -24,7 +24,8 @@ struct ReaderOptions {
   // Verify page CRCs where the writer stored them.
   bool verify_crc = true;
   // The largest footer accepted (a bound against hostile length fields).
-  uint64_t max_footer_bytes = uint64_t{256} << 20;
+  // (A parsed footer takes up to ~30x its encoded size in memory.)
+  uint64_t max_footer_bytes = uint64_t{64} << 20;
   // The largest uncompressed page, and decoded column chunk, accepted (bounds against
   // hostile sizes; see column_reader.h).
   int64_t max_page_bytes = int64_t{1} << 30;
