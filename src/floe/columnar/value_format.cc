@@ -56,6 +56,17 @@ int FractionDigits(TimeUnit unit) {
   return 0;
 }
 
+// Whole seconds (floored) and the non-negative fraction in `unit`s.
+void SplitSeconds(int64_t value, TimeUnit unit, int64_t* secs, int64_t* frac) {
+  const int64_t per = UnitsPerSecond(unit);
+  *secs = value / per;
+  *frac = value % per;
+  if (*frac < 0) {
+    *frac += per;
+    --*secs;
+  }
+}
+
 void AppendTimeOfDay(std::string* out, int64_t seconds_of_day, int64_t fraction, TimeUnit unit) {
   fmt::format_to(std::back_inserter(*out), "{:02d}:{:02d}:{:02d}", seconds_of_day / 3600,
                  seconds_of_day / 60 % 60, seconds_of_day % 60);
@@ -73,26 +84,16 @@ std::string FormatDate(int32_t days) {
 }
 
 std::string FormatTime(int64_t value, TimeUnit unit) {
-  int64_t per = UnitsPerSecond(unit);
-  int64_t secs = value / per;
-  int64_t frac = value % per;
-  if (frac < 0) {
-    frac += per;
-    --secs;
-  }
+  int64_t secs, frac;
+  SplitSeconds(value, unit, &secs, &frac);
   std::string out;
   AppendTimeOfDay(&out, ((secs % 86400) + 86400) % 86400, frac, unit);
   return out;
 }
 
 std::string FormatTimestamp(int64_t value, TimeUnit unit, bool utc_adjusted) {
-  int64_t per = UnitsPerSecond(unit);
-  int64_t secs = value / per;
-  int64_t frac = value % per;
-  if (frac < 0) {
-    frac += per;
-    --secs;
-  }
+  int64_t secs, frac;
+  SplitSeconds(value, unit, &secs, &frac);
   int64_t days = secs / 86400;
   int64_t sod = secs % 86400;
   if (sod < 0) {

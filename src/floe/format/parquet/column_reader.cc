@@ -1,7 +1,6 @@
 #include "floe/format/parquet/column_reader.h"
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 
 #include "floe/base/bytes.h"
@@ -14,6 +13,7 @@
 #include "floe/format/parquet/encoding/dictionary.h"
 #include "floe/format/parquet/encoding/levels.h"
 #include "floe/format/parquet/encoding/plain.h"
+#include "floe/format/parquet/writer_version.h"
 
 namespace floe::format::parquet {
 
@@ -66,19 +66,6 @@ Conversion ConversionFor(const ColumnDescriptor& c) {
   }
 }
 
-// Bytes per physical value (0 for BOOLEAN and BYTE_ARRAY).
-size_t PhysicalWidth(const ColumnDescriptor& c) {
-  switch (c.physical_type) {
-    case Type::kInt32:
-    case Type::kFloat: return 4;
-    case Type::kInt64:
-    case Type::kDouble: return 8;
-    case Type::kInt96: return 12;
-    case Type::kFixedLenByteArray: return static_cast<size_t>(c.type_length);
-    default: return 0;
-  }
-}
-
 // Sign-extends a big-endian two's complement integer of 1..16 bytes.
 __int128 BigEndianToInt128(const uint8_t* p, size_t n) {
   if (n == 0) return 0;
@@ -108,34 +95,6 @@ Result<int64_t> DeltaByteArrayOutputBytes(std::span<const uint8_t> data, size_t 
     done += k;
   }
   return total;
-}
-
-// parquet-mr before 1.8.0 wrote DELTA_BYTE_ARRAY pages whose first value continues the
-// previous page's last one (PARQUET-246).
-bool CarriesDeltaPrefixAcrossPages(const std::string& created_by) {
-  constexpr std::string_view kPrefix = "parquet-mr version ";
-  if (!created_by.starts_with(kPrefix)) return false;
-  int major = 0, minor = 0;
-  size_t i = kPrefix.size();
-  while (i < created_by.size() && std::isdigit(static_cast<unsigned char>(created_by[i]))) {
-    major = major * 10 + (created_by[i++] - '0');
-    if (major > 1000) return false;
-  }
-  if (i >= created_by.size() || created_by[i] != '.') return false;
-  ++i;
-  while (i < created_by.size() && std::isdigit(static_cast<unsigned char>(created_by[i]))) {
-    minor = minor * 10 + (created_by[i++] - '0');
-    if (minor > 1000) return false;
-  }
-  return major < 1 || (major == 1 && minor < 8);
-}
-
-// parquet-cpp before 2.0.0 marked v2 pages uncompressed but compressed them (ARROW-10353).
-bool WritesV2PagesCompressedAnyway(const std::string& created_by) {
-  constexpr std::string_view kPrefix = "parquet-cpp version ";
-  if (!created_by.starts_with(kPrefix)) return false;
-  return created_by.size() > kPrefix.size() && created_by[kPrefix.size()] < '2' &&
-         created_by[kPrefix.size()] >= '0';
 }
 
 }  // namespace
@@ -191,7 +150,7 @@ class ChunkDecoder {
         codec_(std::move(codec)),
         out_(&pending_),
         conversion_(ConversionFor(column)),
-        physical_width_(PhysicalWidth(column)),
+        physical_width_(column.physical_width()),
         columnar_width_(static_cast<size_t>(column.type->fixed_width())),
         is_null_type_(column.type->id() == col::TypeId::kNull),
         is_binary_(column.type->is_binary_like()),
@@ -523,7 +482,8 @@ class ChunkDecoder {
     }
     auto values = body.subspan(rep_len + def_len);
     const size_t values_size = static_cast<size_t>(header.uncompressed_page_size) - rep_len - def_len;
-    const bool compressed = dh.is_compressed || WritesV2PagesCompressedAnyway(options_.created_by);
+    // parquet-cpp before 2.0.0 marked v2 pages uncompressed but compressed them (ARROW-10353).
+    const bool compressed = dh.is_compressed || writer_.IsBefore("parquet-cpp", 2, 0, 0);
     std::span<const uint8_t> data = values;
     // An empty values area (an all-null page) is not decompressed (GH-31992).
     if (compressed && !values.empty()) {
@@ -824,7 +784,8 @@ class ChunkDecoder {
   // Kept across pages: parquet-mr < 1.8.0 carried DELTA_BYTE_ARRAY's previous value from
   // one page to the next (PARQUET-246).
   DeltaByteArrayDecoder delta_byte_array_;
-  const DeltaByteArrayPages delta_pages_ = CarriesDeltaPrefixAcrossPages(options_.created_by)
+  const WriterVersion writer_ = WriterVersion::Parse(options_.created_by);
+  const DeltaByteArrayPages delta_pages_ = writer_.IsBefore("parquet-mr", 1, 8, 0)
                                                ? DeltaByteArrayPages::kCarryOver
                                                : DeltaByteArrayPages::kIndependent;
   bool has_dictionary_ = false;

@@ -24,18 +24,6 @@ namespace col = floe::columnar;
 
 namespace {
 
-size_t PhysicalWidthOf(const ColumnDescriptor& c) {
-  switch (c.physical_type) {
-    case Type::kInt32:
-    case Type::kFloat: return 4;
-    case Type::kInt64:
-    case Type::kDouble: return 8;
-    case Type::kInt96: return 12;
-    case Type::kFixedLenByteArray: return static_cast<size_t>(c.type_length);
-    default: return 0;
-  }
-}
-
 inline uint64_t Mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
@@ -191,7 +179,7 @@ ColumnWriter::ColumnWriter(const ColumnDescriptor& column, const WriterOptions& 
     : column_(column),
       options_(options),
       codec_(codec),
-      width_(PhysicalWidthOf(column)),
+      width_(column.physical_width()),
       is_binary_(column.physical_type == Type::kByteArray),
       is_bool_(column.physical_type == Type::kBoolean),
       is_float_(column.physical_type == Type::kFloat || column.physical_type == Type::kDouble),

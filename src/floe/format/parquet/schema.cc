@@ -346,6 +346,18 @@ std::string ColumnDescriptor::PathString() const {
   return s;
 }
 
+size_t ColumnDescriptor::physical_width() const {
+  switch (physical_type) {
+    case Type::kInt32:
+    case Type::kFloat: return 4;
+    case Type::kInt64:
+    case Type::kDouble: return 8;
+    case Type::kInt96: return 12;
+    case Type::kFixedLenByteArray: return static_cast<size_t>(type_length);
+    default: return 0;
+  }
+}
+
 Result<std::unique_ptr<SchemaDescriptor>> SchemaDescriptor::Make(
     std::vector<SchemaElement> elements) {
   std::unique_ptr<SchemaDescriptor> d(new SchemaDescriptor());

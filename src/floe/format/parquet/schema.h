@@ -44,6 +44,8 @@ struct ColumnDescriptor {
 
   // "a.b.c"
   std::string PathString() const;
+  // Bytes per PLAIN value of the physical type (0 for BOOLEAN and BYTE_ARRAY).
+  size_t physical_width() const;
 };
 
 class SchemaDescriptor {

@@ -5,6 +5,7 @@
 
 #include "floe/base/bytes.h"
 #include "floe/columnar/value_format.h"
+#include "floe/format/parquet/writer_version.h"
 
 namespace floe::format::parquet {
 
@@ -149,43 +150,6 @@ int CompareStatValues(const ColumnDescriptor& c, std::string_view a, std::string
 
 namespace {
 
-struct CreatedBy {
-  std::string app;
-  int major = 0, minor = 0, patch = 0;
-  bool parsed = false;
-};
-
-// "<app> version <major>.<minor>.<patch>[...] (build ...)"
-CreatedBy ParseCreatedBy(const std::string& s) {
-  CreatedBy c;
-  size_t v = s.find(" version ");
-  if (v == std::string::npos) return c;
-  c.app = s.substr(0, v);
-  int parts[3] = {0, 0, 0};
-  size_t i = v + 9;
-  for (int k = 0; k < 3; ++k) {
-    size_t start = i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
-      parts[k] = parts[k] * 10 + (s[i] - '0');
-      if (parts[k] > 100000) return c;
-      ++i;
-    }
-    if (i == start) break;
-    if (i < s.size() && s[i] == '.') ++i;
-  }
-  c.major = parts[0];
-  c.minor = parts[1];
-  c.patch = parts[2];
-  c.parsed = true;
-  return c;
-}
-
-bool VersionBefore(const CreatedBy& c, int major, int minor, int patch) {
-  if (c.major != major) return c.major < major;
-  if (c.minor != minor) return c.minor < minor;
-  return c.patch < patch;
-}
-
 }  // namespace
 
 ChunkStatistics TrustedStatistics(const ColumnDescriptor& c, const ColumnMetaData& meta,
@@ -218,12 +182,12 @@ ChunkStatistics TrustedStatistics(const ColumnDescriptor& c, const ColumnMetaDat
     min = s.min_value ? s.min_value : s.min;
     max = s.max_value ? s.max_value : s.max;
   }
-  const CreatedBy writer = ParseCreatedBy(file.created_by.value_or(""));
+  const WriterVersion writer = WriterVersion::Parse(file.created_by.value_or(""));
   const bool binary = c.physical_type == Type::kByteArray || c.physical_type == Type::kFixedLenByteArray;
   if (binary) {
     // PARQUET-251: parquet-mr before 1.8.0 (and writers that leave created_by empty, as
     // parquet-java assumes) could corrupt binary min/max.
-    if (!writer.parsed || (writer.app == "parquet-mr" && VersionBefore(writer, 1, 8, 0))) {
+    if (!writer.parsed || writer.IsBefore("parquet-mr", 1, 8, 0)) {
       if (!(type_order && s.min_value)) return out;
     }
   }
@@ -373,6 +337,30 @@ bool ChunkMayMatch(const ColumnDescriptor& c, const ChunkStatistics& s, const Co
     case Op::kGtEq: return !has_max || CompareStatValues(c, *s.max, p.value) >= 0;
     default: return true;
   }
+}
+
+WriterVersion WriterVersion::Parse(std::string_view s) {
+  WriterVersion w;
+  const size_t v = s.find(" version ");
+  if (v == std::string_view::npos) return w;
+  w.app = std::string(s.substr(0, v));
+  int parts[3] = {0, 0, 0};
+  size_t i = v + 9;
+  for (int k = 0; k < 3; ++k) {
+    const size_t start = i;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+      parts[k] = parts[k] * 10 + (s[i] - '0');
+      if (parts[k] > 100000) return WriterVersion();
+      ++i;
+    }
+    if (i == start) break;
+    if (i < s.size() && s[i] == '.') ++i;
+  }
+  w.major = parts[0];
+  w.minor = parts[1];
+  w.patch = parts[2];
+  w.parsed = true;
+  return w;
 }
 
 }  // namespace floe::format::parquet
