@@ -66,12 +66,16 @@ Conversion ConversionFor(const ColumnDescriptor& c) {
   }
 }
 
-// Sign-extends a big-endian two's complement integer of 1..16 bytes.
+// Sign-extends a big-endian two's complement integer of 1..16 bytes: the bytes land in the
+// high end of a 16-byte word, byte-swapped, then an arithmetic shift extends the sign.
 __int128 BigEndianToInt128(const uint8_t* p, size_t n) {
   if (n == 0) return 0;
-  unsigned __int128 v = (p[0] & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
-  for (size_t i = 0; i < n; ++i) v = (v << 8) | p[i];
-  return static_cast<__int128>(v);
+  uint8_t be[16] = {};
+  std::memcpy(be, p, n);
+  unsigned __int128 raw;
+  std::memcpy(&raw, be, 16);
+  const auto v = static_cast<__int128>(__builtin_bswap128(raw));
+  return v >> (8 * (16 - n));
 }
 
 // The bytes the first n values of a DELTA_BYTE_ARRAY section expand to: the sum of their
@@ -160,10 +164,10 @@ class ChunkDecoder {
   // which must be empty. Returns the number of records.
   Result<int64_t> ReadRecords(int64_t records, LeafData* dst) {
     if (is_binary_ && pending_.offsets.empty()) pending_.offsets.AppendValue<int64_t>(0);
+    Reserve(records);
     // Decode pages until `records` records are complete (the record after them has started,
     // or the chunk has ended: v1 pages may split a record).
     while (!AtEnd() && CompleteRecords(records) < records) {
-      if (pending_.num_entries == 0) Reserve(records);
       FLOE_RETURN_IF_ERROR(DecodeNextPage());
     }
     const int64_t taken = Split(records, dst);
@@ -173,11 +177,18 @@ class ChunkDecoder {
   bool AtEnd() const { return seen_ >= expected_values_; }
 
  private:
-  // Reserves the pending buffers for about `records` records of the chunk, within the
-  // decoding budget (the footer's counts are untrusted).
+  // Reserves the pending buffers for about `records` records, from what earlier batches
+  // held per record and per value (the footer's counts are untrusted: the estimate never
+  // exceeds the entries left in the chunk, and stays within the decoding budget).
   void Reserve(int64_t records) {
-    const int64_t entries_left = expected_values_ - seen_;
-    const int64_t entries = column_.max_rep > 0 ? entries_left : std::min(entries_left, records);
+    const int64_t per_record =
+        records_out_ > 0 ? std::max<int64_t>(1, (entries_out_ + records_out_ - 1) / records_out_) : 1;
+    const int64_t entries_left = expected_values_ - seen_ + pending_.num_entries;
+    // Decoding stops at the page that completes the batch: leave room for one more page.
+    const int64_t wanted = records > (entries_left - max_page_entries_) / per_record
+                               ? entries_left
+                               : records * per_record + max_page_entries_;
+    const int64_t entries = std::min(wanted, entries_left);
     const int64_t per_entry = (column_.max_def > 0 ? 2 : 0) + (column_.max_rep > 0 ? 2 : 0) +
                               static_cast<int64_t>(is_binary_ ? 8 : columnar_width_);
     if (per_entry == 0 || entries <= 0 || entries > options_.max_decoded_bytes / per_entry) return;
@@ -186,6 +197,12 @@ class ChunkDecoder {
     if (column_.max_rep > 0) pending_.rep_levels.Reserve(n * sizeof(int16_t));
     if (is_binary_) {
       pending_.offsets.Reserve((n + 1) * sizeof(int64_t));
+      if (values_out_ > 0) {
+        const int64_t bytes = bytes_out_ / values_out_ * entries;
+        if (bytes > 0 && bytes < options_.max_decoded_bytes) {
+          pending_.values.Reserve(static_cast<size_t>(bytes));
+        }
+      }
     } else if (columnar_width_ > 0) {
       pending_.values.Reserve(n * columnar_width_);
     }
@@ -274,6 +291,10 @@ class ChunkDecoder {
     }
     pending_.num_entries = entries;
     pending_.num_values = values;
+    records_out_ += taken;
+    entries_out_ += entries;
+    values_out_ += values;
+    if (is_binary_) bytes_out_ += static_cast<int64_t>(pending_.values.size());
     *dst = std::move(pending_);
     pending_ = std::move(tail);
     scan_pos_ = 0;
@@ -441,6 +462,7 @@ class ChunkDecoder {
     const int64_t non_null = CountNonNull(n);
     out_->num_entries += static_cast<int64_t>(n);
     *seen += static_cast<int64_t>(n);
+    max_page_entries_ = std::max<int64_t>(max_page_entries_, static_cast<int64_t>(n));
     return DecodeValues(dh.encoding, data, non_null, out_);
   }
 
@@ -491,6 +513,7 @@ class ChunkDecoder {
     }
     out_->num_entries += static_cast<int64_t>(n);
     *seen += static_cast<int64_t>(n);
+    max_page_entries_ = std::max<int64_t>(max_page_entries_, static_cast<int64_t>(n));
     return DecodeValues(dh.encoding, data, non_null, out_);
   }
 
@@ -770,6 +793,12 @@ class ChunkDecoder {
   int page_ = 0;
   int64_t scan_pos_ = 0;  // CompleteRecords' progress over pending_
   int64_t starts_ = 0;
+  int64_t max_page_entries_ = 0;  // the largest data page so far
+  // Handed out so far: sizes the next batch's buffers.
+  int64_t records_out_ = 0;
+  int64_t entries_out_ = 0;
+  int64_t values_out_ = 0;
+  int64_t bytes_out_ = 0;
   const Conversion conversion_;
   const size_t physical_width_;
   const size_t columnar_width_;

@@ -24,6 +24,17 @@ namespace col = floe::columnar;
 
 namespace {
 
+// A v1 level section of n copies of `level`: u32 LE length, then one RLE run (header
+// n << 1, the value in ceil(bit width / 8) bytes), as the RLE/bit-packing hybrid allows.
+void AppendConstantLevelsV1(int16_t level, size_t n, Buffer* out) {
+  uint8_t run[16];
+  size_t len = EncodeVarint64(static_cast<uint64_t>(n) << 1, run);
+  const int width = BitWidth(static_cast<uint64_t>(level));
+  for (int b = 0; b < (width + 7) / 8; ++b) run[len++] = static_cast<uint8_t>(level >> (8 * b));
+  out->AppendValue<uint32_t>(static_cast<uint32_t>(len));
+  out->Append(run, len);
+}
+
 inline uint64_t Mix64(uint64_t x) {
   x ^= x >> 33;
   x *= 0xff51afd7ed558ccdull;
@@ -297,11 +308,11 @@ Status ColumnWriter::GatherValues(const ShreddedLeaf& leaf) {
         } else if (column_.physical_type == Type::kInt64) {
           StoreLE<int64_t>(out, static_cast<int64_t>(v));
         } else {
-          auto u = static_cast<unsigned __int128>(v);
-          for (size_t k = width_; k-- > 0;) {
-            out[k] = static_cast<uint8_t>(u);
-            u = static_cast<unsigned __int128>(static_cast<__int128>(u) >> 8);
-          }
+          // The low `width_` bytes, big-endian: byte-swap and keep the tail.
+          const unsigned __int128 be = __builtin_bswap128(static_cast<unsigned __int128>(v));
+          uint8_t bytes[16];
+          std::memcpy(bytes, &be, 16);
+          std::memcpy(out, bytes + 16 - width_, width_);
         }
         out += width_;
       });
@@ -332,27 +343,33 @@ Status ColumnWriter::Write(const ShreddedLeaf& leaf) {
     int64_t e2 = e;
     size_t v2 = v;
     int64_t rows = 0;
-    int64_t bytes = 0;
     const int64_t fixed_bytes = static_cast<int64_t>(std::max<size_t>(width_, 1));
-    while (e2 < entries) {
-      const bool record_start = reps == nullptr || reps[e2] == 0;
-      if (record_start) {
-        if (rows >= rows_left || (rows > 0 && bytes >= bytes_left)) break;
-        ++rows;
+    if (reps == nullptr && !is_binary_) {
+      // Flat fixed-width column: one record per entry; take the whole run at once.
+      const int64_t take = std::max<int64_t>(
+          1, std::min<int64_t>({entries - e, rows_left, bytes_left / fixed_bytes + 1}));
+      e2 = e + take;
+      rows = take;
+      if (defs == nullptr) {
+        v2 = v + static_cast<size_t>(take);
+      } else {
+        size_t count = 0;
+        for (int64_t i = e; i < e2; ++i) count += defs[i] == max_def;
+        v2 = v + count;
       }
-      if (defs == nullptr || defs[e2] == max_def) {
-        bytes += is_binary_ ? static_cast<int64_t>(binary_[v2].size()) + 4 : fixed_bytes;
-        ++v2;
-      }
-      ++e2;
-      // Flat fixed-width columns: take the rest of the run in one step.
-      if (reps == nullptr && defs == nullptr && !is_binary_) {
-        int64_t take = std::min<int64_t>({entries - e2, rows_left - rows,
-                                          std::max<int64_t>(0, (bytes_left - bytes) / fixed_bytes)});
-        e2 += take;
-        v2 += static_cast<size_t>(take);
-        rows += take;
-        bytes += take * fixed_bytes;
+    } else {
+      int64_t bytes = 0;
+      while (e2 < entries) {
+        const bool record_start = reps == nullptr || reps[e2] == 0;
+        if (record_start) {
+          if (rows >= rows_left || (rows > 0 && bytes >= bytes_left)) break;
+          ++rows;
+        }
+        if (defs == nullptr || defs[e2] == max_def) {
+          bytes += is_binary_ ? static_cast<int64_t>(binary_[v2].size()) + 4 : fixed_bytes;
+          ++v2;
+        }
+        ++e2;
       }
     }
     FLOE_RETURN_IF_ERROR(AddEntries(leaf, e, e2, v, v2));
@@ -534,10 +551,13 @@ void ColumnWriter::UpdateStatistics(size_t begin, size_t end) {
         __int128 lo_v = 0, hi_v = 0;
         for (size_t i = begin; i < end; ++i) {
           std::string_view x = value(i);
-          if (x.size() > 16) continue;
-          unsigned __int128 u = (!x.empty() && (x[0] & 0x80)) ? ~static_cast<unsigned __int128>(0) : 0;
-          for (char c : x) u = (u << 8) | static_cast<uint8_t>(c);
-          const auto v = static_cast<__int128>(u);
+          if (x.empty() || x.size() > 16) continue;
+          // Big-endian bytes to a sign-extended int128: byte-swap, then shift arithmetically.
+          uint8_t be[16] = {};
+          std::memcpy(be, x.data(), x.size());
+          unsigned __int128 raw;
+          std::memcpy(&raw, be, 16);
+          const auto v = static_cast<__int128>(__builtin_bswap128(raw)) >> (8 * (16 - x.size()));
           if (mn == end || v < lo_v) lo_v = v, mn = i;
           if (mx == end || v > hi_v) hi_v = v, mx = i;
         }
@@ -657,7 +677,14 @@ Status ColumnWriter::FlushPage() {
     }
   } else {
     if (column_.max_rep > 0) EncodeLevelsV1(page_rep_.data_as<int16_t>(), n, column_.max_rep, &levels);
-    if (column_.max_def > 0) EncodeLevelsV1(page_def_.data_as<int16_t>(), n, column_.max_def, &levels);
+    if (column_.max_def > 0) {
+      if (page_nulls_ == 0 && column_.max_rep == 0) {
+        // Every entry defined (the common case): one RLE run, no per-level work.
+        AppendConstantLevelsV1(column_.max_def, n, &levels);
+      } else {
+        EncodeLevelsV1(page_def_.data_as<int16_t>(), n, column_.max_def, &levels);
+      }
+    }
   }
   Encoding encoding = Encoding::kPlain;
   if (page_is_dictionary_) {
