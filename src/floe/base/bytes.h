@@ -42,6 +42,13 @@ inline void StoreBE(void* p, T v) {
   StoreLE<T>(p, std::byteswap(v));
 }
 
+// Reverses the bytes of a 128-bit value (clang has no __builtin_bswap128).
+inline unsigned __int128 ByteSwap128(unsigned __int128 v) {
+  const auto lo = static_cast<uint64_t>(v);
+  const auto hi = static_cast<uint64_t>(v >> 64);
+  return (static_cast<unsigned __int128>(__builtin_bswap64(lo)) << 64) | __builtin_bswap64(hi);
+}
+
 inline uint32_t ZigZagEncode32(int32_t n) {
   return (static_cast<uint32_t>(n) << 1) ^ static_cast<uint32_t>(n >> 31);
 }

@@ -39,6 +39,15 @@ TEST(BytesTest, VarintRoundTripAndLimits) {
   EXPECT_TRUE(ByteReader(truncated, 1).ReadVarint32().status().IsCorrupt());
 }
 
+TEST(BytesTest, ByteSwap128) {
+  unsigned __int128 v = (static_cast<unsigned __int128>(0x0102030405060708ull) << 64) |
+                        0x090A0B0C0D0E0F10ull;
+  unsigned __int128 want = (static_cast<unsigned __int128>(0x100F0E0D0C0B0A09ull) << 64) |
+                           0x0807060504030201ull;
+  EXPECT_TRUE(ByteSwap128(v) == want);
+  EXPECT_TRUE(ByteSwap128(ByteSwap128(v)) == v);
+}
+
 TEST(BytesTest, ReaderNeverReadsPastEnd) {
   std::vector<uint8_t> data = {1, 2, 3};
   ByteReader r(data.data(), data.size());

@@ -74,7 +74,7 @@ __int128 BigEndianToInt128(const uint8_t* p, size_t n) {
   std::memcpy(be, p, n);
   unsigned __int128 raw;
   std::memcpy(&raw, be, 16);
-  const auto v = static_cast<__int128>(__builtin_bswap128(raw));
+  const auto v = static_cast<__int128>(ByteSwap128(raw));
   return v >> (8 * (16 - n));
 }
 

@@ -309,7 +309,7 @@ Status ColumnWriter::GatherValues(const ShreddedLeaf& leaf) {
           StoreLE<int64_t>(out, static_cast<int64_t>(v));
         } else {
           // The low `width_` bytes, big-endian: byte-swap and keep the tail.
-          const unsigned __int128 be = __builtin_bswap128(static_cast<unsigned __int128>(v));
+          const unsigned __int128 be = ByteSwap128(static_cast<unsigned __int128>(v));
           uint8_t bytes[16];
           std::memcpy(bytes, &be, 16);
           std::memcpy(out, bytes + 16 - width_, width_);
@@ -557,7 +557,7 @@ void ColumnWriter::UpdateStatistics(size_t begin, size_t end) {
           std::memcpy(be, x.data(), x.size());
           unsigned __int128 raw;
           std::memcpy(&raw, be, 16);
-          const auto v = static_cast<__int128>(__builtin_bswap128(raw)) >> (8 * (16 - x.size()));
+          const auto v = static_cast<__int128>(ByteSwap128(raw)) >> (8 * (16 - x.size()));
           if (mn == end || v < lo_v) lo_v = v, mn = i;
           if (mx == end || v > hi_v) hi_v = v, mx = i;
         }
