@@ -152,7 +152,6 @@ class ChunkDecoder {
         stream_(std::move(stream)),
         expected_values_(expected_values),
         codec_(std::move(codec)),
-        out_(&pending_),
         conversion_(ConversionFor(column)),
         physical_width_(column.physical_width()),
         columnar_width_(static_cast<size_t>(column.type->fixed_width())),
@@ -449,21 +448,21 @@ class ChunkDecoder {
       FLOE_ASSIGN_OR_RETURN(LevelEncoding enc, LevelEncodingOf(dh.repetition_level_encoding));
       LevelDecoder d;
       FLOE_RETURN_IF_ERROR(d.ResetV1(enc, column_.max_rep, static_cast<uint32_t>(n), data, &used));
-      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &out_->rep_levels));
+      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &pending_.rep_levels));
       data = data.subspan(used);
     }
     if (column_.max_def > 0) {
       FLOE_ASSIGN_OR_RETURN(LevelEncoding enc, LevelEncodingOf(dh.definition_level_encoding));
       LevelDecoder d;
       FLOE_RETURN_IF_ERROR(d.ResetV1(enc, column_.max_def, static_cast<uint32_t>(n), data, &used));
-      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &out_->def_levels));
+      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &pending_.def_levels));
       data = data.subspan(used);
     }
     const int64_t non_null = CountNonNull(n);
-    out_->num_entries += static_cast<int64_t>(n);
+    pending_.num_entries += static_cast<int64_t>(n);
     *seen += static_cast<int64_t>(n);
     max_page_entries_ = std::max<int64_t>(max_page_entries_, static_cast<int64_t>(n));
-    return DecodeValues(dh.encoding, data, non_null, out_);
+    return DecodeValues(dh.encoding, data, non_null, &pending_);
   }
 
   Status DataPageV2(const PageHeader& header, std::span<const uint8_t> body, int64_t* seen) {
@@ -490,12 +489,12 @@ class ChunkDecoder {
     if (column_.max_rep > 0) {
       LevelDecoder d;
       FLOE_RETURN_IF_ERROR(d.ResetV2(column_.max_rep, body.subspan(0, rep_len)));
-      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &out_->rep_levels));
+      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &pending_.rep_levels));
     }
     if (column_.max_def > 0) {
       LevelDecoder d;
       FLOE_RETURN_IF_ERROR(d.ResetV2(column_.max_def, body.subspan(rep_len, def_len)));
-      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &out_->def_levels));
+      FLOE_RETURN_IF_ERROR(DecodeLevels(d, n, &pending_.def_levels));
     }
     const int64_t non_null = CountNonNull(n);
     if (column_.max_def > 0 && non_null != dh.num_values - dh.num_nulls) {
@@ -511,10 +510,10 @@ class ChunkDecoder {
     if (compressed && !values.empty()) {
       FLOE_RETURN_IF_ERROR(Decompress(values, values_size, &data));
     }
-    out_->num_entries += static_cast<int64_t>(n);
+    pending_.num_entries += static_cast<int64_t>(n);
     *seen += static_cast<int64_t>(n);
     max_page_entries_ = std::max<int64_t>(max_page_entries_, static_cast<int64_t>(n));
-    return DecodeValues(dh.encoding, data, non_null, out_);
+    return DecodeValues(dh.encoding, data, non_null, &pending_);
   }
 
   static Result<LevelEncoding> LevelEncodingOf(Encoding e) {
@@ -531,7 +530,7 @@ class ChunkDecoder {
   // Non-null entries among the last n decoded definition levels.
   int64_t CountNonNull(size_t n) const {
     if (column_.max_def == 0) return static_cast<int64_t>(n);
-    const int16_t* d = out_->defs() + (out_->num_entries);
+    const int16_t* d = pending_.defs() + (pending_.num_entries);
     const int16_t max = column_.max_def;
     int64_t count = 0;
     for (size_t i = 0; i < n; ++i) count += d[i] == max;
@@ -547,7 +546,7 @@ class ChunkDecoder {
       dst->num_values += count;
       return Status::OK();
     }
-    if (dst == out_) FLOE_RETURN_IF_ERROR(Charge(EntryBytes(0, count)));
+    if (dst == &pending_) FLOE_RETURN_IF_ERROR(Charge(EntryBytes(0, count)));
     if (encoding == Encoding::kPlainDictionary || encoding == Encoding::kRleDictionary) {
       return DecodeDictionaryIndices(data, n, dst);
     }
@@ -788,7 +787,6 @@ class ChunkDecoder {
   const int64_t expected_values_;
   std::unique_ptr<Codec> codec_;
   LeafData pending_;  // decoded and not handed out yet
-  LeafData* out_;     // where pages decode to: pending_
   int64_t seen_ = 0;  // level entries decoded from data pages
   int page_ = 0;
   int64_t scan_pos_ = 0;  // CompleteRecords' progress over pending_
@@ -888,12 +886,5 @@ Result<int64_t> ColumnChunkReader::ReadRecords(int64_t records, LeafData* out) {
 }
 
 bool ColumnChunkReader::AtEnd() const { return decoder_->AtEnd(); }
-
-Status ReadColumnChunk(const io::InputFile& file, const ColumnDescriptor& column,
-                       const ColumnChunk& chunk, const ColumnReadOptions& options,
-                       LeafData* out) {
-  FLOE_ASSIGN_OR_RETURN(auto reader, ColumnChunkReader::Make(file, column, chunk, options));
-  return reader->ReadRecords(INT64_MAX, out).status();
-}
 
 }  // namespace floe::format::parquet

@@ -1,6 +1,6 @@
-// ReadColumnChunk: decodes every page of one column chunk (a leaf column within one row
-// group) into LeafData: levels plus dense values in the leaf's columnar layout
-// (schema.h). The chunk is read through a window of at most `window_bytes` (grown only
+// ColumnChunkReader: decodes the pages of one column chunk (a leaf column within one row
+// group) into LeafData, a batch of records at a time: levels plus dense values in the
+// leaf's columnar layout (schema.h). The chunk is read through a window of at most `window_bytes` (grown only
 // for a page larger than it), so input memory does not scale with the chunk; decoded
 // memory is bounded by `max_decoded_bytes`, checked before anything sized by the file is
 // allocated. Handles dictionary, data page v1 and v2, every encoding and codec of
@@ -39,7 +39,10 @@ class ChunkDecoder;
 // Reads a column chunk record by record: each call decodes just enough pages.
 class ColumnChunkReader {
  public:
-  // Checks the chunk's metadata. Errors as ReadColumnChunk. `file` must outlive the reader.
+  // Checks the chunk's metadata. `file` must outlive the reader.
+  // Errors (here and from ReadRecords): kCorrupt for malformed or inconsistent pages and
+  // metadata (naming the column), kUnimplemented for encrypted columns, external chunks
+  // (file_path) and unsupported codecs or encodings.
   static Result<std::unique_ptr<ColumnChunkReader>> Make(const io::InputFile& file,
                                                          const ColumnDescriptor& column,
                                                          const ColumnChunk& chunk,
@@ -57,12 +60,5 @@ class ColumnChunkReader {
   const ColumnDescriptor& column_;
   std::unique_ptr<ChunkDecoder> decoder_;
 };
-
-// Reads and decodes a whole column chunk into `out` (which is reset).
-// Errors: kCorrupt for malformed or inconsistent pages (naming the column), kUnimplemented
-// for encrypted columns, external chunks (file_path) and unsupported codecs or encodings.
-Status ReadColumnChunk(const io::InputFile& file, const ColumnDescriptor& column,
-                       const ColumnChunk& chunk, const ColumnReadOptions& options,
-                       LeafData* out);
 
 }  // namespace floe::format::parquet
