@@ -210,6 +210,11 @@ TEST(SchemaTest, MalformedSchemasAreCorrupt) {
   bare.name = "x";
   EXPECT_TRUE(
       SchemaDescriptor::Make({Group("schema", 1, std::nullopt), bare}).status().IsCorrupt());
+  // A decimal FIXED_LEN_BYTE_ARRAY with a negative length (found by fuzzing).
+  SchemaElement flba = Leaf("d", Type::kFixedLenByteArray, FieldRepetitionType::kOptional);
+  flba.type_length = -5;
+  flba.logical_type = LogicalType::Decimal(9, 2);
+  EXPECT_TRUE(SchemaDescriptor::Make({Group("schema", 1, std::nullopt), flba}).status().IsCorrupt());
   // Elements left over after the tree.
   EXPECT_TRUE(SchemaDescriptor::Make({Group("schema", 0, std::nullopt),
                                       Leaf("a", Type::kInt32, FieldRepetitionType::kRequired)})

@@ -714,7 +714,7 @@ class ChunkDecoder {
       for (size_t i = 0; i < n; ++i) {
         const int64_t begin = dict_offsets[index_scratch_[i]];
         const int64_t len = dict_offsets[index_scratch_[i] + 1] - begin;
-        std::memcpy(data, dict_data + begin, static_cast<size_t>(len));
+        if (len > 0) std::memcpy(data, dict_data + begin, static_cast<size_t>(len));
         data += len;
         end += len;
         ends[i] = end;

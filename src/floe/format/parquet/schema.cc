@@ -76,6 +76,9 @@ Result<col::DataTypePtr> LeafType(const SchemaElement& e, const std::optional<Lo
   using LK = LogicalType::Kind;
   const Type physical = *e.type;
   const LK kind = lt ? lt->kind : LK::kUnrecognized;
+  if (physical == Type::kFixedLenByteArray && e.type_length.value_or(-1) <= 0) {
+    return Status::Corrupt("column '{}': FIXED_LEN_BYTE_ARRAY without a positive length", e.name);
+  }
   if (kind == LK::kUnknown) return col::Null();
   if (kind == LK::kDecimal) {
     int32_t p = lt->decimal.precision;
@@ -138,11 +141,7 @@ Result<col::DataTypePtr> LeafType(const SchemaElement& e, const std::optional<Lo
       if (kind == LK::kString || kind == LK::kEnum || kind == LK::kJson) return col::String();
       return col::Binary();
     case Type::kFixedLenByteArray: {
-      int32_t len = e.type_length.value_or(-1);
-      if (len <= 0) {
-        return Status::Corrupt("column '{}': FIXED_LEN_BYTE_ARRAY without a positive length",
-                               e.name);
-      }
+      const int32_t len = *e.type_length;
       if (kind == LK::kUuid && len == 16) return col::Uuid();
       if (kind == LK::kFloat16 && len == 2) return col::Float16();
       return col::FixedBinary(len);
