@@ -14,9 +14,10 @@ for bin in "$dir"/fuzz_*; do
   if [ -d "$root/tests/fuzz/corpus/$name" ]; then
     cp -r "$root/tests/fuzz/corpus/$name/." "$work/"
   fi
+  mkdir -p "$root/build/fuzz-artifacts"
   echo "fuzz: $name for ${seconds}s"
   if ! "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
-       -print_final_stats=1 "$work" >"$work.log" 2>&1; then
+       -print_final_stats=1 -artifact_prefix="$root/build/fuzz-artifacts/$name-" "$work" >"$work.log" 2>&1; then
     echo "fuzz: $name FAILED"; tail -50 "$work.log"; status=1
   else
     grep -E 'stat::number_of_executed_units' "$work.log" || true

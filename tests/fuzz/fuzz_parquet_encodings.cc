@@ -235,7 +235,7 @@ void RoundTripRle(const Input& in) {
 template <typename T>
 void RoundTripDelta(const Input& in) {
   std::vector<T> values(in.data.size() / sizeof(T));
-  std::memcpy(values.data(), in.data.data(), values.size() * sizeof(T));
+  if (!values.empty()) std::memcpy(values.data(), in.data.data(), values.size() * sizeof(T));
   Buffer encoded;
   EncodeDeltaBinaryPacked(values.data(), values.size(), &encoded);
   DeltaBinaryPackedDecoder<T> decoder;
