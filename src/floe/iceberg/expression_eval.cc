@@ -9,7 +9,9 @@
 
 #include "floe/base/macros.h"
 #include "floe/columnar/bitmap.h"
+#include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
+#include "floe/iceberg/transform.h"
 
 namespace floe::iceberg {
 
@@ -869,6 +871,274 @@ bool FileMayMatch(const BoundExpression& row_filter, const FileMetricsRef& metri
   if (metrics.record_count == 0) return false;
   if (metrics.record_count < 0) return true;  // unknown (imported v1 files write -1)
   return MetricsEval{metrics}.MayMatch(row_filter);
+}
+
+// ---------------------------------------------------------------------------------------
+// Inclusive projection onto partition specs (Iceberg Java's ProjectionUtil, inclusive).
+
+namespace {
+
+// value + delta for the integer-like representations (int, date, long, time, timestamps,
+// decimal unscaled); std::nullopt on overflow or for other types.
+std::optional<Literal> Step(const Literal& v, int delta) {
+  const Literal::Value& x = v.value();
+  if (std::holds_alternative<int32_t>(x)) {
+    int64_t r = int64_t{std::get<int32_t>(x)} + delta;
+    if (r < std::numeric_limits<int32_t>::min() || r > std::numeric_limits<int32_t>::max()) {
+      return std::nullopt;
+    }
+    Result<Literal> l = Literal::Make(v.type(), static_cast<int32_t>(r));
+    return l.ok() ? std::optional<Literal>(std::move(*l)) : std::nullopt;
+  }
+  if (std::holds_alternative<int64_t>(x)) {
+    int64_t r;
+    if (__builtin_add_overflow(std::get<int64_t>(x), int64_t{delta}, &r)) return std::nullopt;
+    Result<Literal> l = Literal::Make(v.type(), r);
+    return l.ok() ? std::optional<Literal>(std::move(*l)) : std::nullopt;
+  }
+  if (std::holds_alternative<__int128>(x)) {
+    Result<Literal> l = Literal::Make(v.type(), std::get<__int128>(x) + delta);
+    return l.ok() ? std::optional<Literal>(std::move(*l)) : std::nullopt;
+  }
+  return std::nullopt;
+}
+
+// Applies the transform to each value; duplicates removed and sorted for set predicates.
+std::optional<std::vector<Literal>> ApplyAll(const Transform& t, const std::vector<Literal>& in) {
+  std::vector<Literal> out;
+  for (const Literal& v : in) {
+    Result<Literal> r = t.Apply(v);
+    if (!r.ok()) return std::nullopt;
+    out.push_back(std::move(*r));
+  }
+  std::sort(out.begin(), out.end(),
+            [](const Literal& a, const Literal& b) { return Compare(a, b) < 0; });
+  out.erase(std::unique(out.begin(), out.end(),
+                        [](const Literal& a, const Literal& b) { return Compare(a, b) == 0; }),
+            out.end());
+  return out;
+}
+
+size_t CodePoints(std::string_view s) {
+  size_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+// The projection of one predicate through one partition field; True when the transform
+// cannot narrow it.
+BoundExpressionPtr ProjectPredicate(const BoundExpression& pred, const Transform& t,
+                                    BoundTerm partition_term) {
+  using BE = BoundExpression;
+  Operation op = pred.op();
+  if (!t.is_known() || t.is_void()) return BE::True();
+  if (op == Operation::kIsNull || op == Operation::kNotNull) {
+    return BE::Predicate(op, std::move(partition_term));
+  }
+  if (t.kind() == TransformKind::kIdentity) {
+    return BE::Predicate(op, std::move(partition_term), pred.literals());
+  }
+  if (op == Operation::kIsNan || op == Operation::kNotNan) return BE::True();
+  const std::vector<Literal>& lits = pred.literals();
+  auto apply_one = [&](const Literal& v) -> std::optional<Literal> {
+    Result<Literal> r = t.Apply(v);
+    return r.ok() ? std::optional<Literal>(std::move(*r)) : std::nullopt;
+  };
+  auto make = [&](Operation new_op, std::optional<Literal> v) -> BoundExpressionPtr {
+    if (!v) return BE::True();
+    return BE::Predicate(new_op, partition_term, {std::move(*v)});
+  };
+  if (op == Operation::kIn) {
+    std::optional<std::vector<Literal>> values = ApplyAll(t, lits);
+    if (!values) return BE::True();
+    if (values->size() == 1) return BE::Predicate(Operation::kEq, partition_term, *values);
+    return BE::Predicate(Operation::kIn, partition_term, std::move(*values));
+  }
+  if (op == Operation::kEq) return make(Operation::kEq, apply_one(lits[0]));
+  if (t.kind() == TransformKind::kBucket) return BE::True();
+
+  TypeKind source = pred.term().type->kind();
+  bool array_like = source == TypeKind::kString || source == TypeKind::kBinary;
+  if (t.kind() == TransformKind::kTruncate && array_like) {
+    switch (op) {
+      case Operation::kLt:
+      case Operation::kLtEq: return make(Operation::kLtEq, apply_one(lits[0]));
+      case Operation::kGt:
+      case Operation::kGtEq: return make(Operation::kGtEq, apply_one(lits[0]));
+      case Operation::kStartsWith: return make(Operation::kStartsWith, apply_one(lits[0]));
+      case Operation::kNotStartsWith: {
+        // A value starts with a prefix shorter than the width exactly when its truncation
+        // does; longer prefixes say nothing about the truncated value.
+        const std::string& prefix = lits[0].string_value();
+        size_t len = source == TypeKind::kString ? CodePoints(prefix) : prefix.size();
+        if (len < static_cast<size_t>(t.param())) {
+          return BE::Predicate(Operation::kNotStartsWith, partition_term, lits);
+        }
+        return BE::True();
+      }
+      default: return BE::True();
+    }
+  }
+  // Order-preserving transforms over integer-like values (truncate of numbers, and the
+  // time transforms): a strict bound moves one unit inward before the transform.
+  if (t.kind() == TransformKind::kTruncate || t.is_time()) {
+    switch (op) {
+      case Operation::kLt: {
+        std::optional<Literal> v = Step(lits[0], -1);
+        return make(Operation::kLtEq, v ? apply_one(*v) : std::nullopt);
+      }
+      case Operation::kLtEq: return make(Operation::kLtEq, apply_one(lits[0]));
+      case Operation::kGt: {
+        std::optional<Literal> v = Step(lits[0], 1);
+        return make(Operation::kGtEq, v ? apply_one(*v) : std::nullopt);
+      }
+      case Operation::kGtEq: return make(Operation::kGtEq, apply_one(lits[0]));
+      default: return BE::True();
+    }
+  }
+  return BE::True();
+}
+
+Result<BoundExpressionPtr> ProjectNode(const BoundExpression& e, const PartitionSpec& spec,
+                                       const Type& partition_type) {
+  switch (e.op()) {
+    case Operation::kTrue:
+    case Operation::kFalse:
+      return e.op() == Operation::kTrue ? BoundExpression::True() : BoundExpression::False();
+    case Operation::kAnd:
+    case Operation::kOr: {
+      FLOE_ASSIGN_OR_RETURN(BoundExpressionPtr l, ProjectNode(*e.left(), spec, partition_type));
+      FLOE_ASSIGN_OR_RETURN(BoundExpressionPtr r, ProjectNode(*e.right(), spec, partition_type));
+      return e.op() == Operation::kAnd ? BoundExpression::And(std::move(l), std::move(r))
+                                       : BoundExpression::Or(std::move(l), std::move(r));
+    }
+    default: break;
+  }
+  BoundExpressionPtr result = BoundExpression::True();
+  const std::vector<PartitionField>& fields = spec.fields();
+  for (size_t i = 0; i < fields.size(); ++i) {
+    if (fields[i].source_id != e.term().field_id) continue;
+    const NestedField& pf = partition_type.fields()[i];
+    BoundTerm term{pf.id, pf.name, pf.type, false};
+    result = BoundExpression::And(std::move(result),
+                                  ProjectPredicate(e, fields[i].transform, std::move(term)));
+  }
+  return result;
+}
+
+}  // namespace
+
+Result<BoundExpressionPtr> ProjectInclusive(const BoundExpression& row_filter,
+                                            const Schema& schema, const PartitionSpec& spec) {
+  FLOE_ASSIGN_OR_RETURN(TypePtr partition_type, spec.PartitionType(schema));
+  if (partition_type->fields().size() != spec.fields().size()) {
+    return Status::Internal("partition type of spec {} has {} fields, the spec {}",
+                            spec.spec_id(), partition_type->fields().size(), spec.fields().size());
+  }
+  return ProjectNode(row_filter, spec, *partition_type);
+}
+
+bool EvaluatePartition(const BoundExpression& partition_expr, const PartitionSpec& spec,
+                       const std::vector<Literal>& partition) {
+  const std::vector<PartitionField>& fields = spec.fields();
+  return EvaluateStruct(partition_expr, [&](int32_t field_id) -> const Literal* {
+    for (size_t i = 0; i < fields.size() && i < partition.size(); ++i) {
+      if (fields[i].field_id == field_id) return &partition[i];
+    }
+    return nullptr;
+  });
+}
+
+// ---------------------------------------------------------------------------------------
+// Manifest pruning from partition field summaries (Iceberg Java's ManifestEvaluator).
+
+namespace {
+
+struct SummaryEval {
+  const PartitionSpec& spec;
+  const std::vector<FieldSummaryRef>& summaries;
+
+  const FieldSummaryRef* Find(int32_t field_id) const {
+    const std::vector<PartitionField>& fields = spec.fields();
+    for (size_t i = 0; i < fields.size() && i < summaries.size(); ++i) {
+      if (fields[i].field_id == field_id) return &summaries[i];
+    }
+    return nullptr;
+  }
+  static std::optional<Literal> Decode(const BoundTerm& t, std::optional<std::string_view> b) {
+    if (!b) return std::nullopt;
+    Result<Literal> l = Literal::FromBytes(t.type, *b);
+    if (!l.ok() || l->is_null() || IsNanLiteral(*l)) return std::nullopt;
+    return std::move(*l);
+  }
+
+  bool MayMatch(const BoundExpression& e) const {
+    switch (e.op()) {
+      case Operation::kTrue: return true;
+      case Operation::kFalse: return false;
+      case Operation::kAnd: return MayMatch(*e.left()) && MayMatch(*e.right());
+      case Operation::kOr: return MayMatch(*e.left()) || MayMatch(*e.right());
+      default: break;
+    }
+    const FieldSummaryRef* s = Find(e.term().field_id);
+    if (s == nullptr) return true;
+    // No lower bound although values exist: every value is null (or NaN).
+    bool all_null = s->contains_null && !s->lower_bound &&
+                    !(IsFloating(e.term().type->kind()) && s->contains_nan.value_or(true));
+    switch (e.op()) {
+      case Operation::kIsNull: return s->contains_null;
+      case Operation::kNotNull: return !all_null;
+      case Operation::kIsNan:
+        if (s->contains_nan.has_value() && !*s->contains_nan) return false;
+        return !all_null;
+      case Operation::kNotNan:
+      case Operation::kNotEq:
+      case Operation::kNotIn:
+      case Operation::kNotStartsWith:
+        return true;
+      default: break;
+    }
+    std::optional<Literal> lo = Decode(e.term(), s->lower_bound);
+    std::optional<Literal> hi = Decode(e.term(), s->upper_bound);
+    if (!s->lower_bound && !s->upper_bound) return !all_null;
+    const std::vector<Literal>& lits = e.literals();
+    switch (e.op()) {
+      case Operation::kLt: return !(lo && Compare(*lo, lits[0]) >= 0);
+      case Operation::kLtEq: return !(lo && Compare(*lo, lits[0]) > 0);
+      case Operation::kGt: return !(hi && Compare(*hi, lits[0]) <= 0);
+      case Operation::kGtEq: return !(hi && Compare(*hi, lits[0]) < 0);
+      case Operation::kEq:
+        return !((lo && Compare(*lo, lits[0]) > 0) || (hi && Compare(*hi, lits[0]) < 0));
+      case Operation::kIn: {
+        if (lits.size() > kInPredicateLimit) return true;
+        for (const Literal& l : lits) {
+          if ((!lo || Compare(*lo, l) <= 0) && (!hi || Compare(*hi, l) >= 0)) return true;
+        }
+        return false;
+      }
+      case Operation::kStartsWith: {
+        const std::string& prefix = lits[0].string_value();
+        if (lo) {
+          const std::string& v = lo->string_value();
+          if (v.compare(0, std::min(v.size(), prefix.size()), prefix) > 0) return false;
+        }
+        if (hi) {
+          const std::string& v = hi->string_value();
+          if (v.compare(0, std::min(v.size(), prefix.size()), prefix) < 0) return false;
+        }
+        return true;
+      }
+      default: return true;
+    }
+  }
+};
+
+}  // namespace
+
+bool ManifestMayMatch(const BoundExpression& partition_expr, const PartitionSpec& spec,
+                      const std::vector<FieldSummaryRef>& summaries) {
+  if (summaries.empty()) return true;
+  return SummaryEval{spec, summaries}.MayMatch(partition_expr);
 }
 
 }  // namespace floe::iceberg

@@ -129,7 +129,7 @@ struct FieldSummaryRef {
 // rows matching `partition_expr` (from ProjectInclusive for the manifest's spec)?
 // An empty `summaries` (not written) gives true.
 bool ManifestMayMatch(const BoundExpression& partition_expr, const PartitionSpec& spec,
-                      const Schema& schema, const std::vector<FieldSummaryRef>& summaries);
+                      const std::vector<FieldSummaryRef>& summaries);
 
 // A data file's column metrics, looked up by field id (std::nullopt = not recorded).
 struct FileMetricsRef {

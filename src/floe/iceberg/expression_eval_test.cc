@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include "floe/columnar/builder.h"
+#include "floe/iceberg/partition_spec.h"
+#include "floe/iceberg/schema.h"
 
 namespace floe::iceberg {
 namespace {
@@ -111,7 +113,7 @@ TEST(ExpressionEval, NullsFollowSqlSemantics) {
   EXPECT_EQ(Mask("name IS NULL"), "0100");
   EXPECT_EQ(Mask("name IS NOT NULL"), "1011");
   EXPECT_EQ(Mask("NOT name IS NULL"), "1011");
-  EXPECT_EQ(Mask("d < 0 OR d IS NULL"), "0110");
+  EXPECT_EQ(Mask("d < '1970-01-01' OR d IS NULL"), "0110");
 }
 
 TEST(ExpressionEval, StringsAndPrefixes) {
@@ -236,6 +238,105 @@ TEST(ExpressionEval, FileMetrics) {
   FileMetricsRef empty;
   empty.record_count = 0;
   EXPECT_FALSE(FileMayMatch(*MustBind("true"), empty));
+}
+
+}  // namespace
+}  // namespace floe::iceberg
+
+namespace floe::iceberg {
+namespace {
+
+Schema PartitionedSchema() {
+  return *Schema::Make({NestedField::Required(1, "id", LongType()),
+                        NestedField::Optional(2, "name", StringType()),
+                        NestedField::Optional(3, "ts", TimestampType()),
+                        NestedField::Optional(4, "region", StringType()),
+                        NestedField::Optional(5, "d", DateType())});
+}
+
+PartitionSpec Spec(const Schema& schema) {
+  Result<PartitionSpec> spec = PartitionSpecBuilder(schema, 0)
+                                   .Day("ts")
+                                   .Bucket("id", 16)
+                                   .Truncate("name", 3)
+                                   .Identity("region")
+                                   .Month("d")
+                                   .Build();
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  return *spec;
+}
+
+std::string Projected(std::string_view text) {
+  Schema schema = PartitionedSchema();
+  Result<ExpressionPtr> e = ParseExpression(text);
+  if (!e.ok()) return e.status().ToString();
+  Result<BoundExpressionPtr> b = Bind(schema, *e);
+  if (!b.ok()) return b.status().ToString();
+  Result<BoundExpressionPtr> p = ProjectInclusive(**b, schema, Spec(schema));
+  if (!p.ok()) return p.status().ToString();
+  return (*p)->ToString();
+}
+
+// Expected projections follow the spec's transform definitions: day(2017-11-16T00:00) is
+// 17486, bucket[16](34) = 3 (spec Appendix B), truncate[3]('abcdef') = 'abc'.
+TEST(ExpressionProjection, Inclusive) {
+  EXPECT_EQ(Projected("ts < timestamp '2017-11-16T00:00:00'"), "ts_day lt-eq 17485");
+  EXPECT_EQ(Projected("ts <= timestamp '2017-11-16T00:00:00'"), "ts_day lt-eq 17486");
+  EXPECT_EQ(Projected("ts > timestamp '2017-11-16T23:59:59.999999'"), "ts_day gt-eq 17487");
+  EXPECT_EQ(Projected("ts = timestamp '2017-11-16T22:31:08'"), "ts_day eq 17486");
+  EXPECT_EQ(Projected("id = 34"), "id_bucket eq 3");
+  EXPECT_EQ(Projected("id < 34"), "true");
+  EXPECT_EQ(Projected("id != 34"), "true");
+  EXPECT_EQ(Projected("name STARTS WITH 'abcdef'"), "name_trunc starts-with abc");
+  EXPECT_EQ(Projected("name NOT STARTS WITH 'ab'"), "name_trunc not-starts-with ab");
+  EXPECT_EQ(Projected("name NOT STARTS WITH 'abcd'"), "true");
+  EXPECT_EQ(Projected("name > 'abcdef'"), "name_trunc gt-eq abc");
+  EXPECT_EQ(Projected("region != 'eu'"), "region not-eq eu");
+  EXPECT_EQ(Projected("region IN ('eu', 'us') AND name IS NULL"),
+            "(region in eu, us AND name_trunc is-null)");
+  EXPECT_EQ(Projected("d < '1970-01-01'"), "d_month lt-eq -1");
+  EXPECT_EQ(Projected("id = 34 OR region = 'x'"), "(id_bucket eq 3 OR region eq x)");
+}
+
+TEST(ExpressionProjection, PartitionTuplesAndSummaries) {
+  Schema schema = PartitionedSchema();
+  PartitionSpec spec = Spec(schema);
+  auto partition_expr = [&](std::string_view text) {
+    Result<BoundExpressionPtr> b = Bind(schema, *ParseExpression(text));
+    EXPECT_TRUE(b.ok());
+    return *ProjectInclusive(**b, schema, spec);
+  };
+  std::vector<Literal> tuple = {Literal::Int(17486), Literal::Int(3), Literal::String("abc"),
+                                Literal::String("eu"), Literal::Null(IntType())};
+  EXPECT_TRUE(EvaluatePartition(*partition_expr("id = 34"), spec, tuple));
+  EXPECT_FALSE(EvaluatePartition(*partition_expr("id = 35"), spec, tuple));
+  EXPECT_TRUE(EvaluatePartition(*partition_expr("ts >= '2017-11-16T12:00:00'"), spec, tuple));
+  EXPECT_FALSE(EvaluatePartition(*partition_expr("ts >= '2017-11-17T00:00:00'"), spec, tuple));
+  EXPECT_FALSE(EvaluatePartition(*partition_expr("region = 'us'"), spec, tuple));
+  EXPECT_TRUE(EvaluatePartition(*partition_expr("d IS NULL"), spec, tuple));
+  EXPECT_FALSE(EvaluatePartition(*partition_expr("d IS NOT NULL"), spec, tuple));
+
+  // Summaries: ts_day in [17480, 17490], id_bucket in [0, 2], name_trunc all null,
+  // region in ['eu', 'eu'], d_month unknown.
+  std::string day_lo = *Literal::Int(17480).ToBytes(), day_hi = *Literal::Int(17490).ToBytes();
+  std::string b_lo = *Literal::Int(0).ToBytes(), b_hi = *Literal::Int(2).ToBytes();
+  std::vector<FieldSummaryRef> summaries(5);
+  summaries[0] = {false, std::nullopt, day_lo, day_hi};
+  summaries[1] = {false, std::nullopt, b_lo, b_hi};
+  summaries[2] = {true, std::nullopt, std::nullopt, std::nullopt};
+  summaries[3] = {false, std::nullopt, std::string_view("eu"), std::string_view("eu")};
+  summaries[4] = {true, std::nullopt, std::nullopt, std::nullopt};
+  auto may = [&](std::string_view text) {
+    return ManifestMayMatch(*partition_expr(text), spec, summaries);
+  };
+  EXPECT_FALSE(may("id = 34"));  // bucket 3 is outside [0, 2]
+  EXPECT_FALSE(may("ts < '2017-11-10T00:00:00'"));  // day 17480 is 2017-11-10
+  EXPECT_TRUE(may("ts < '2017-11-10T00:00:01'"));
+  EXPECT_FALSE(may("name = 'abc'"));  // every name_trunc is null
+  EXPECT_TRUE(may("name IS NULL"));
+  EXPECT_FALSE(may("region = 'us'"));
+  EXPECT_TRUE(may("region = 'eu' AND id != 1"));
+  EXPECT_TRUE(ManifestMayMatch(*partition_expr("id = 34"), spec, {}));
 }
 
 }  // namespace
