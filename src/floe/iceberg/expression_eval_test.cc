@@ -13,6 +13,11 @@ namespace {
 
 namespace col = floe::columnar;
 
+std::string Bytes(const Literal& l) {
+  Result<std::string> r = l.ToBytes();
+  return r.ok() ? std::move(*r) : std::string();
+}
+
 // id long required (1), name string (2), f double (3), d date (4), s struct<x int (6)> (5)
 TypePtr TableType() {
   return StructType({NestedField::Required(1, "id", LongType()),
@@ -180,10 +185,10 @@ TEST(ExpressionEval, StructEvaluation) {
 // [30, 79] with no nulls, `name` all null, `f` with some NaNs.
 FileMetricsRef Metrics(std::map<int32_t, std::string>* lower,
                        std::map<int32_t, std::string>* upper) {
-  (*lower)[1] = *Literal::Long(30).ToBytes();
-  (*upper)[1] = *Literal::Long(79).ToBytes();
-  (*lower)[3] = *Literal::Double(-1.0).ToBytes();
-  (*upper)[3] = *Literal::Double(2.0).ToBytes();
+  (*lower)[1] = Bytes(Literal::Long(30));
+  (*upper)[1] = Bytes(Literal::Long(79));
+  (*lower)[3] = Bytes(Literal::Double(-1.0));
+  (*upper)[3] = Bytes(Literal::Double(2.0));
   FileMetricsRef m;
   m.record_count = 50;
   std::map<int32_t, int64_t> values = {{1, 50}, {2, 50}, {3, 50}};
@@ -318,8 +323,8 @@ TEST(ExpressionProjection, PartitionTuplesAndSummaries) {
 
   // Summaries: ts_day in [17480, 17490], id_bucket in [0, 2], name_trunc all null,
   // region in ['eu', 'eu'], d_month unknown.
-  std::string day_lo = *Literal::Int(17480).ToBytes(), day_hi = *Literal::Int(17490).ToBytes();
-  std::string b_lo = *Literal::Int(0).ToBytes(), b_hi = *Literal::Int(2).ToBytes();
+  std::string day_lo = Bytes(Literal::Int(17480)), day_hi = Bytes(Literal::Int(17490));
+  std::string b_lo = Bytes(Literal::Int(0)), b_hi = Bytes(Literal::Int(2));
   std::vector<FieldSummaryRef> summaries(5);
   summaries[0] = {false, std::nullopt, day_lo, day_hi};
   summaries[1] = {false, std::nullopt, b_lo, b_hi};
