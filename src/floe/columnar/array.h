@@ -101,6 +101,28 @@ class Array {
   // Value-level equality (same type, same valid values at every position).
   bool Equals(const Array& other) const;
 
+  // The same buffers under another type of the same layout (string <-> binary, a wider
+  // decimal, fixed_binary[16] <-> uuid). REQUIRES: the layouts match.
+  Array WithType(DataTypePtr type) && {
+    type_ = std::move(type);
+    return std::move(*this);
+  }
+  // Everything the array holds, moved out, so that nested arrays can be rebuilt (a
+  // struct's children retyped) without copying buffers.
+  struct Parts {
+    DataTypePtr type;
+    int64_t length = 0;
+    int64_t null_count = 0;
+    Buffer validity;
+    Buffer values;
+    Buffer offsets;
+    std::vector<Array> children;
+  };
+  Parts Release() && {
+    return Parts{std::move(type_), length_, null_count_, std::move(validity_),
+                 std::move(values_), std::move(offsets_), std::move(children_)};
+  }
+
  private:
   DataTypePtr type_;
   int64_t length_ = 0;

@@ -301,6 +301,9 @@ Result<NestedField> FromColumnarField(const col::Field& f, int depth) {
 
 }  // namespace
 
+col::DataTypePtr ColumnarTypeOf(const Type& type) { return ToColumnarType(type); }
+col::Field ColumnarFieldOf(const NestedField& field) { return ToColumnarField(field); }
+
 col::Schema Schema::ToColumnar() const {
   std::vector<col::Field> fields;
   fields.reserve(this->fields().size());

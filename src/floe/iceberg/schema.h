@@ -91,6 +91,10 @@ class Schema {
   std::shared_ptr<const Index> index_;
 };
 
+// The columnar form of an Iceberg type / field (the mapping of Schema::ToColumnar).
+columnar::DataTypePtr ColumnarTypeOf(const Type& type);
+columnar::Field ColumnarFieldOf(const NestedField& field);
+
 // Schema JSON: {"type":"struct","schema-id":0,"identifier-field-ids":[...],"fields":[...]}.
 // "schema-id" is optional (v1; default 0). Errors are kInvalidArgument (kUnimplemented for
 // unsupported types). Never throws.
