@@ -30,5 +30,7 @@ void SetCommand(CLI::App* command, int* exit_code, std::function<Status()> body)
 void AddParquetCommands(CLI::App& app, int* exit_code);
 void AddAvroCommands(CLI::App& app, int* exit_code);
 void AddIcebergCommands(CLI::App& app, int* exit_code);
+// `floe iceberg metadata` (iceberg_metadata_command.cc), added under `floe iceberg`.
+void AddIcebergMetadataCommand(CLI::App* iceberg, int* exit_code);
 
 }  // namespace floe::exe

@@ -424,8 +424,10 @@ Status WriteManifestList(const WriteListArgs& a) {
 
 void AddIcebergCommands(CLI::App& app, int* exit_code) {
   auto* iceberg = app.add_subcommand(
-      "iceberg", "Iceberg metadata debugging tools (manifests and manifest lists as JSON)");
+      "iceberg", "Iceberg metadata debugging tools (table metadata, manifests and manifest "
+      "lists as JSON)");
   iceberg->require_subcommand(1);
+  AddIcebergMetadataCommand(iceberg, exit_code);
 
   auto m = std::make_shared<ManifestArgs>();
   auto* show = iceberg->add_subcommand("manifest", "Print a manifest or manifest list as JSON");

@@ -1,0 +1,44 @@
+// Private JSON helpers shared by table_metadata.cc and table_update.cc: the adapters to the
+// schema / partition spec / sort order JSON of the core model (converted to insertion-ordered
+// JSON in Java's member order) and the small metadata objects (statistics, encryption keys).
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include <nlohmann/json.hpp>
+
+#include "floe/base/status.h"
+#include "floe/iceberg/table_metadata.h"
+
+namespace floe::iceberg {
+
+using OJson = nlohmann::ordered_json;
+
+// Converts core JSON (sorted keys) to insertion-ordered JSON with members in the order
+// Java's SchemaParser / PartitionSpecParser / SortOrderParser write them.
+OJson ToJavaMemberOrder(const nlohmann::json& value);
+
+Result<Schema> ParseSchema(const OJson& json);
+OJson SchemaJson(const Schema& schema);
+// Specs and orders are not checked against a schema when read: like Java (bindUnchecked),
+// old specs may name dropped columns.
+Result<PartitionSpec> ParseSpec(const OJson& json);
+// The v1 metadata "partition-spec" member (fields only; spec id 0).
+Result<PartitionSpec> ParseV1SpecFields(const OJson& fields);
+OJson SpecJson(const PartitionSpec& spec);
+Result<SortOrder> ParseSortOrder(const OJson& json);
+OJson SortOrderJson(const SortOrder& order);
+
+Result<StatisticsFile> StatisticsFileFromJson(const OJson& json);
+OJson StatisticsFileToJson(const StatisticsFile& file);
+Result<PartitionStatisticsFile> PartitionStatisticsFileFromJson(const OJson& json);
+OJson PartitionStatisticsFileToJson(const PartitionStatisticsFile& file);
+Result<EncryptionKey> EncryptionKeyFromJson(const OJson& json);
+OJson EncryptionKeyToJson(const EncryptionKey& key);
+
+std::string Base64Encode(std::string_view bytes);
+// Strict RFC 4648 (padding required, like java.util.Base64.getDecoder()).
+Result<std::string> Base64Decode(std::string_view text);
+
+}  // namespace floe::iceberg
