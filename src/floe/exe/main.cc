@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   floe::exe::AddParquetCommands(app, &exit_code);
   floe::exe::AddAvroCommands(app, &exit_code);
   floe::exe::AddIcebergCommands(app, &exit_code);
+  floe::exe::AddPuffinCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
