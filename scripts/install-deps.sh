@@ -13,6 +13,8 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-venv python3-pip time
+  # a throwaway server for the SQL catalog's PostgreSQL tests (scripts/test-postgres.sh)
+  postgresql
 )
 
 missing=()
