@@ -78,6 +78,7 @@ import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
 import org.apache.iceberg.types.Types;
+import org.apache.iceberg.util.ContentFileUtil;
 import org.apache.iceberg.util.PartitionUtil;
 
 /**
@@ -135,6 +136,16 @@ public final class IcebergHarness {
   }
 
   private static void run(String[] argv, PrintStream out) throws IOException {
+    if (argv.length == 2 && argv[0].equals("batch")) {
+      // One JSON array of arguments per line, run in this JVM in order; stops at the first
+      // failure. Used to train the class-data-sharing archive over every code path.
+      for (String line : Files.readAllLines(Path.of(argv[1]), StandardCharsets.UTF_8)) {
+        if (!line.isBlank()) {
+          run(JSON.readValue(line, String[].class), out);
+        }
+      }
+      return;
+    }
     if (argv.length == 0 || !OPTIONS.containsKey(argv[0])) {
       throw new Args.UsageError("first argument must be one of " + new TreeMap<>(OPTIONS).keySet());
     }
@@ -743,6 +754,9 @@ public final class IcebergHarness {
     if (f instanceof DeleteFile) {
       DeleteFile d = (DeleteFile) f;
       o.put("referenced_data_file", d.referencedDataFile());
+      // Iceberg 1.10 leaves referenced_data_file null on v2 position-delete files; readers
+      // take a file-scoped file's target from equal file_path lower/upper bounds.
+      o.put("file_scoped_to", ContentFileUtil.referencedDataFileLocation(d));
       o.put("content_offset", d.contentOffset());
       o.put("content_size_in_bytes", d.contentSizeInBytes());
     } else {
