@@ -115,10 +115,11 @@ def _build_into(final: Path, timeout: float) -> None:
         staging.mkdir()
         shutil.copy2(project / "target" / JAR, staging / JAR)
         shutil.copytree(project / "target" / "lib", staging / "lib")
-        _train_cds(staging)
-        (staging / "ok").write_text("built\n")
         shutil.rmtree(final, ignore_errors=True)
         staging.rename(final)
+    # The archive records the class path, so it is trained in the final directory.
+    _train_cds(final)
+    (final / "ok").write_text("built\n")
 
 
 def _train_cds(home: Path) -> None:
