@@ -91,10 +91,6 @@ def catalogs(harness, tmp_path):
     return java, py
 
 
-def _float_text(v: float) -> str:
-    return ij.float_text(v)
-
-
 def _f32(v: float) -> float:
     return struct.unpack("<f", struct.pack("<f", v))[0]
 
@@ -126,8 +122,8 @@ def _all_types_rows(rng: random.Random, start: int, n: int) -> list[dict]:
             "ts": maybe(_ts_text(ts_us)),
             "tstz": maybe(_ts_text(rng.randrange(0, 4_000_000_000_000_000)) + "+00:00"),
             "i": maybe(rng.randrange(-2**31, 2**31)),
-            "f": maybe(_float_text(f)),
-            "d": maybe(_float_text(d)),
+            "f": maybe(ij.float_text(f)),
+            "d": maybe(ij.float_text(d)),
             "dec": maybe(dec),
             "day": maybe((dt.date(1900, 1, 1) + dt.timedelta(days=rng.randrange(0, 73000)))
                          .isoformat()),
@@ -182,6 +178,7 @@ def test_java_writes_pyiceberg_reads(catalogs):
     assert snaps["current_snapshot_id"] == table.current_snapshot().snapshot_id
     first = snaps["snapshots"][0]["snapshot_id"]
     ij.assert_same_rows(rows1, java.scan("ns.all_types", snapshot_id=first), "Java time travel")
+    ij.assert_same_rows(expected, java.scan("ns.all_types", ref="main"), "Java ref main")
 
 
 def _py_schema() -> Schema:
@@ -328,7 +325,12 @@ def test_java_upsert_many_commits(catalogs):
     eq = [f for f in files if f["content"] == "equality_deletes"]
     assert len(eq) == 10 and all(f["partition"] == {} for f in eq)
     assert out["snapshots"][-1]["summary"]["total-equality-deletes"] == "100"
-    ij.assert_same_rows(_last_write_wins(rows), java.scan("ns.many"))
+    final = _last_write_wins(rows)
+    ij.assert_same_rows(final, java.scan("ns.many"))
+    bench = java.bench_scan("ns.many", repeat=2)
+    assert (bench["rows"], bench["sum_column"], bench["sum"]) == \
+        (len(final), "id", sum(r["id"] for r in final))
+    assert len(bench["seconds"]) == 2
 
 
 DELETE_SCHEMA = {"type": "struct", "fields": [
