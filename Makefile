@@ -1,7 +1,7 @@
 # The two set-up commands of the README:
 #   make run    installs what is missing, builds, runs the main job
 #   make test   installs what is missing, builds, runs every suite that fits in CI
-# Other targets: build, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
+# Other targets: build, java-deps, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
 # bench, clean.
 
 JOBS ?= $(shell nproc)
@@ -10,11 +10,14 @@ VENV := .venv
 PY := $(VENV)/bin/python
 FLOE := build/release/src/floe/exe/floe
 
-.PHONY: run test deps venv build build-asan build-fuzz test-unit test-asan test-interop-ci \
+.PHONY: run test deps java-deps venv build build-asan build-fuzz test-unit test-asan test-interop-ci \
         test-fuzz test-interop bench clean
 
 deps:
 	@scripts/install-deps.sh
+
+java-deps:
+	@scripts/install-java.sh
 
 venv: deps
 	@scripts/python-env.sh
@@ -57,7 +60,7 @@ test: test-unit test-asan test-interop-ci test-fuzz
 	@echo "make test: all suites passed"
 
 # Heavier peer suites (Java/Spark, Kafka brokers): not part of CI's `make test`.
-test-interop: build venv
+test-interop: build venv java-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q tests/interop tests/corrupt tests/interop_heavy
 
 bench: build venv
