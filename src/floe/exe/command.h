@@ -32,6 +32,8 @@ void AddAvroCommands(CLI::App& app, int* exit_code);
 void AddIcebergCommands(CLI::App& app, int* exit_code);
 // `floe iceberg metadata` (iceberg_metadata_command.cc), added under `floe iceberg`.
 void AddIcebergMetadataCommand(CLI::App* iceberg, int* exit_code);
+// `floe iceberg scan` (iceberg_scan_command.cc).
+void AddIcebergScanCommand(CLI::App* iceberg, int* exit_code);
 void AddPuffinCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe

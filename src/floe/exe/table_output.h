@@ -1,0 +1,26 @@
+// Output of table rows for `floe table scan` and `floe iceberg scan`: JSON Lines (default,
+// the value forms of docs/cli.md), CSV or Parquet, to a file or standard output.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "floe/base/status.h"
+#include "floe/columnar/array.h"
+
+namespace floe::exe {
+
+class RowSink {
+ public:
+  virtual ~RowSink() = default;
+  virtual Status Write(const columnar::RecordBatch& batch) = 0;
+  virtual Status Close() = 0;
+};
+
+// `format` is "jsonl", "csv" or "parquet" (empty: from the output file's extension, else
+// jsonl). `output` empty or "-" is standard output (not for parquet).
+// `schema` is the columnar schema of the batches (field ids kept in Parquet output).
+Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format, const std::string& output,
+                                             const columnar::Schema& schema);
+
+}  // namespace floe::exe

@@ -1,0 +1,139 @@
+// Table scans: planning (which data files, with which delete files) and reading (the
+// live rows of those files as column batches).
+//
+// Planning follows the spec's "Scan Planning": the snapshot is chosen by id, ref or time
+// (snapshot log); manifests are pruned by their partition summaries, data files by their
+// partition tuple and column metrics, all through the inclusive projection of the row
+// filter; delete files are indexed and matched to data files by the sequence-number rules
+// (DESIGN.md §4 rule 3):
+//   - equality deletes apply to data files with a strictly smaller data sequence number,
+//     globally when the delete file's spec is unpartitioned, else in the same partition;
+//   - position deletes and deletion vectors apply to data files with a smaller or equal
+//     data sequence number in the same partition (file-scoped ones only to their file);
+//   - a deletion vector for a data file replaces that file's position delete files.
+// Reading applies position deletes (as a position bitmap), equality deletes (a hash set of
+// delete keys per equality field set; nulls match nulls) and the row filter, then keeps the
+// projected columns.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/base/status.h"
+#include "floe/columnar/array.h"
+#include "floe/iceberg/data_reader.h"
+#include "floe/iceberg/expression.h"
+#include "floe/iceberg/expression_eval.h"
+#include "floe/iceberg/manifest.h"
+#include "floe/iceberg/schema.h"
+#include "floe/iceberg/table_metadata.h"
+#include "floe/io/file_io.h"
+
+namespace floe::iceberg {
+
+// A content file with the sequence numbers its manifest entry carries (after inheritance).
+struct ScanFile {
+  DataFile file;
+  int64_t data_sequence_number = 0;
+  int64_t file_sequence_number = 0;
+};
+
+// One data file to read and the delete files that apply to it.
+struct FileScanTask {
+  std::shared_ptr<const ScanFile> data;
+  // Position delete files and at most one deletion vector (a DV replaces position files).
+  std::vector<std::shared_ptr<const ScanFile>> position_deletes;
+  std::vector<std::shared_ptr<const ScanFile>> equality_deletes;
+};
+
+struct ScanOptions {
+  // Which snapshot: at most one of these; none = the current snapshot of `main`.
+  std::optional<int64_t> snapshot_id;
+  std::optional<std::string> ref;
+  std::optional<int64_t> as_of_timestamp_ms;
+  // Row filter (unbound); null = all rows.
+  ExpressionPtr filter;
+  // Columns to return by name (dotted names select nested fields); empty = all.
+  std::vector<std::string> columns;
+  bool case_sensitive = true;
+  // Stop after this many rows (reading only).
+  std::optional<int64_t> limit;
+  DataReadOptions read;
+};
+
+struct ScanMetrics {
+  int64_t manifests_total = 0;
+  int64_t manifests_skipped = 0;
+  int64_t data_files_total = 0;
+  int64_t data_files_skipped = 0;
+  int64_t delete_files = 0;
+};
+
+class TableScan {
+ public:
+  // Resolves the snapshot and schema and binds the filter. Errors: kNotFound for an
+  // unknown snapshot id, ref or a time before the first snapshot; kInvalidArgument for a
+  // bad filter or unknown column.
+  static Result<std::unique_ptr<TableScan>> Make(TableMetadataPtr metadata, io::FileIO& io,
+                                                 ScanOptions options);
+
+  // The snapshot read (nullptr for a table without snapshots: nothing to read).
+  const Snapshot* snapshot() const { return snapshot_; }
+  // The schema rows are returned in (the projection of the scan schema).
+  const std::shared_ptr<const Schema>& projected_schema() const { return projected_; }
+  const Schema& scan_schema() const { return *schema_; }
+
+  // Plans the scan. Reads the manifest list and manifests of the snapshot.
+  Result<std::vector<FileScanTask>> PlanFiles();
+  const ScanMetrics& metrics() const { return metrics_; }
+
+  // Reads tasks as batches of projected_schema(), deletes and filter applied. Batches may
+  // be empty. Reads every task in order; stops after options.limit rows.
+  class Reader;
+  Result<std::unique_ptr<Reader>> Open(std::vector<FileScanTask> tasks);
+
+ private:
+  friend class Reader;
+  TableScan() = default;
+
+  TableMetadataPtr metadata_;
+  io::FileIO* io_ = nullptr;
+  ScanOptions options_;
+  const Snapshot* snapshot_ = nullptr;
+  std::shared_ptr<const Schema> schema_;
+  std::shared_ptr<const Schema> projected_;
+  BoundExpressionPtr filter_;  // bound to schema_
+  ScanMetrics metrics_;
+};
+
+class TableScan::Reader {
+ public:
+  ~Reader();
+  // The next batch, or nullopt at the end.
+  Result<std::optional<columnar::RecordBatch>> Next();
+  int64_t rows_returned() const { return rows_returned_; }
+
+ private:
+  friend class TableScan;
+  struct State;
+  Reader(TableScan* scan, std::vector<FileScanTask> tasks);
+  Status OpenTask();
+
+  TableScan* scan_;
+  std::vector<FileScanTask> tasks_;
+  size_t next_task_ = 0;
+  int64_t rows_returned_ = 0;
+  std::unique_ptr<State> state_;
+};
+
+// The fields of `schema` named by `columns` (dotted names select nested struct fields,
+// keeping their parents); all fields when `columns` is empty. kInvalidArgument for an
+// unknown name.
+Result<Schema> ProjectSchema(const Schema& schema, const std::vector<std::string>& columns,
+                             bool case_sensitive = true);
+
+}  // namespace floe::iceberg
