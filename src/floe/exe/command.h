@@ -29,5 +29,6 @@ void SetCommand(CLI::App* command, int* exit_code, std::function<Status()> body)
 
 void AddParquetCommands(CLI::App& app, int* exit_code);
 void AddAvroCommands(CLI::App& app, int* exit_code);
+void AddTextCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe

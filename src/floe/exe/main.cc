@@ -11,6 +11,7 @@ int main(int argc, char** argv) {
   int exit_code = floe::exe::kExitOk;
   floe::exe::AddParquetCommands(app, &exit_code);
   floe::exe::AddAvroCommands(app, &exit_code);
+  floe::exe::AddTextCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
