@@ -32,13 +32,13 @@ ICEBERG = {"type": "struct", "schema-id": 0, "fields": [
     {"id": 2, "name": "qty", "required": False, "type": "int"},
     {"id": 3, "name": "price", "required": False, "type": "double"},
     {"id": 4, "name": "amount", "required": False, "type": "decimal(12, 2)"},
-    {"id": 5, "name": "day", "required": False, "type": "date"},
+    {"id": 5, "name": "created", "required": False, "type": "timestamp"},
     {"id": 6, "name": "ts", "required": False, "type": "timestamptz"},
     {"id": 7, "name": "name", "required": False, "type": "string"},
     {"id": 8, "name": "flag", "required": False, "type": "boolean"},
 ]}
 ARROW = pa.schema([("id", pa.int64()), ("qty", pa.int32()), ("price", pa.float64()),
-                   ("amount", pa.decimal128(12, 2)), ("day", pa.date32()),
+                   ("amount", pa.decimal128(12, 2)), ("created", pa.timestamp("us")),
                    ("ts", pa.timestamp("us", tz="UTC")), ("name", pa.string()),
                    ("flag", pa.bool_())])
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"]
@@ -46,23 +46,24 @@ WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel
 
 def generate():
     DATA.mkdir(exist_ok=True)
-    jsonl, csv = DATA / f"text_{ROWS}.jsonl", DATA / f"text_{ROWS}.csv"
+    jsonl, csv = DATA / f"text2_{ROWS}.jsonl", DATA / f"text2_{ROWS}.csv"
     if jsonl.exists() and csv.exists():
         return jsonl, csv
     rnd = random.Random(7)
     with open(jsonl, "w") as fj, open(csv, "w") as fc:
-        fc.write("id,qty,price,amount,day,ts,name,flag\n")
+        fc.write("id,qty,price,amount,created,ts,name,flag\n")
         for i in range(ROWS):
             qty = rnd.randrange(1000) if rnd.random() > 0.05 else None
             price = round(rnd.uniform(0, 10000), 4)
             amount = f"{rnd.randrange(-10**9, 10**9) / 100:.2f}"
             day = f"20{rnd.randrange(10, 30)}-{rnd.randrange(1, 13):02d}-{rnd.randrange(1, 29):02d}"
+            created = f"{day} {rnd.randrange(24):02d}:{rnd.randrange(60):02d}:{rnd.randrange(60):02d}"
             ts = f"{day}T{rnd.randrange(24):02d}:{rnd.randrange(60):02d}:{rnd.randrange(60):02d}.{rnd.randrange(10**6):06d}+00:00"
             name = f"{rnd.choice(WORDS)} {rnd.randrange(100000)}"
             flag = rnd.random() < 0.5
-            fj.write(json.dumps({"id": i, "qty": qty, "price": price, "amount": amount, "day": day,
+            fj.write(json.dumps({"id": i, "qty": qty, "price": price, "amount": amount, "created": created,
                                  "ts": ts, "name": name, "flag": flag}) + "\n")
-            fc.write(f"{i},{'' if qty is None else qty},{price},{amount},{day},{ts},{name},"
+            fc.write(f"{i},{'' if qty is None else qty},{price},{amount},{created},{ts},{name},"
                      f"{'true' if flag else 'false'}\n")
     return jsonl, csv
 

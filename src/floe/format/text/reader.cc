@@ -104,6 +104,9 @@ Result<std::unique_ptr<CsvReader>> CsvReader::Open(std::unique_ptr<io::InputFile
 }
 
 Status CsvReader::ReadHeader() {
+  special_.fill(false);
+  special_[static_cast<unsigned char>(options_.delimiter)] = true;
+  special_['\n'] = special_['\r'] = true;
   const size_t columns = decoder_->schema().num_fields();
   if (!options_.header) {
     for (size_t c = 0; c < columns; ++c) column_of_cell_.push_back(static_cast<int>(c));
@@ -199,7 +202,7 @@ CsvReader::Scan CsvReader::ScanRecord(const char* b, const char* e, bool eof, si
     } else {
       const char* q = p;
       while (true) {
-        while (q < e && *q != delim && *q != '\n' && *q != '\r') ++q;
+        while (q < e && !special_[static_cast<unsigned char>(*q)]) ++q;
         if (q < e && *q == '\r' && q + 1 < e && q[1] != '\n') {
           ++q;  // a lone CR is data
           continue;

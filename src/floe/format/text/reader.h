@@ -16,6 +16,7 @@
 // Thread-safety: one reader per thread.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -103,6 +104,7 @@ class CsvReader {
   int64_t record_line_ = 0;
   int64_t next_line_ = 1;
   std::string unescaped_;
+  std::array<bool, 256> special_{};  // bytes that end an unquoted cell
   Status error_;
 };
 
