@@ -303,8 +303,13 @@ const char* ParseTimestamp(std::string_view s, TimeUnit unit, bool utc_adjusted,
     return form;
   }
   int64_t secs = days * 86400 + seconds - offset;
+  const int64_t per = UnitsPerSecond(unit);
+  if (secs < 0 && fraction > 0) {  // keeps the product in range near the type's minimum
+    secs += 1;
+    fraction -= per;
+  }
   int64_t v;
-  if (__builtin_mul_overflow(secs, UnitsPerSecond(unit), &v) ||
+  if (__builtin_mul_overflow(secs, per, &v) ||
       __builtin_add_overflow(v, fraction, &v)) {
     return "a timestamp within the type's range";
   }
