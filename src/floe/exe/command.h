@@ -35,5 +35,6 @@ void AddIcebergMetadataCommand(CLI::App* iceberg, int* exit_code);
 // `floe iceberg scan` (iceberg_scan_command.cc).
 void AddIcebergScanCommand(CLI::App* iceberg, int* exit_code);
 void AddPuffinCommands(CLI::App& app, int* exit_code);
+void AddTextCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe
