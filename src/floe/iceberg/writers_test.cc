@@ -369,6 +369,37 @@ TEST(DataWriter, RejectsNullsAndOutOfRangeValues) {
   EXPECT_TRUE(left->empty());
 }
 
+TEST(DataWriter, NoUpperBoundWhenARowGroupHasNone) {
+  // 0xFF bytes cannot be incremented (Java BinaryUtil.truncateBinaryMax gives null): a row
+  // group of such values leaves the file without an upper bound, even when another row group
+  // has one.
+  io::MemoryFileIO io;
+  auto schema = Schema::Make({NestedField::Required(1, "id", LongType()),
+                              NestedField::Optional(2, "raw", BinaryType())});
+  ASSERT_TRUE(schema.ok());
+  FileWriterOptions o = Options();
+  o.properties = {{"write.parquet.row-group-size-bytes", "1"}};
+  auto w = DataWriter::Make(&io, *schema, PartitionSpec(), SortOrder(), false, o);
+  ASSERT_TRUE(w.ok());
+  col::SchemaPtr cs = std::make_shared<col::Schema>(schema->ToColumnar());
+  for (const std::string& v : {std::string("a"), std::string(100, '\xff')}) {
+    col::FixedWidthBuilder<int64_t> id(cs->field(0).type);
+    col::BinaryBuilder raw(cs->field(1).type);
+    id.Append(1);
+    raw.Append(v);
+    std::vector<col::Array> cols;
+    cols.push_back(id.Finish());
+    cols.push_back(raw.Finish());
+    ASSERT_TRUE((*w)->Write(col::RecordBatch(cs, 1, std::move(cols))).ok());
+  }
+  auto files = (*w)->Close();
+  ASSERT_TRUE(files.ok());
+  const DataFile& f = files->at(0);
+  ASSERT_EQ(f.split_offsets->size(), 2u);
+  EXPECT_EQ(f.lower_bounds.at(2), "a");
+  EXPECT_FALSE(f.upper_bounds.contains(2));
+}
+
 TEST(DataWriter, DeclaredSortOrderIsRecorded) {
   io::MemoryFileIO io;
   Schema schema = TestSchema();
