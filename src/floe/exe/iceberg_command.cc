@@ -1,5 +1,6 @@
-// `floe iceberg manifest|write-manifest|write-manifest-list`: debugging tools that print
-// manifests and manifest lists as JSON and write them from JSON (docs/cli.md). The JSON
+// `floe iceberg manifest|write-manifest|write-manifest-list|write-data|write-deletes`:
+// debugging tools that print manifests and manifest lists as JSON, write them from JSON, and
+// drive the data and delete file writers (docs/cli.md). The JSON
 // shapes are floe's own, made for tests against other implementations; bytes (bounds,
 // key metadata) are hex, partition values the Iceberg JSON single-value form.
 #include <charconv>
@@ -13,6 +14,9 @@
 
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
+#include "floe/iceberg/data_reader.h"
+#include "floe/iceberg/data_writer.h"
+#include "floe/iceberg/delete_writer.h"
 #include "floe/iceberg/manifest_list.h"
 #include "floe/iceberg/manifest_reader.h"
 #include "floe/iceberg/manifest_writer.h"
@@ -420,6 +424,165 @@ Status WriteManifestList(const WriteListArgs& a) {
   return Print(Json{{"assigned_rows", writer->assigned_rows()}, {"manifests", written}});
 }
 
+struct WriteFilesArgs {
+  std::string schema_json;
+  std::string spec_json = R"({"spec-id":0,"fields":[]})";
+  std::string properties_json = "{}";
+  std::string sort_order_json;
+  bool sorted = false;
+  std::vector<std::string> inputs;
+  std::string location;
+  std::string operation_id = "00000000-0000-0000-0000-000000000000";
+  std::optional<int64_t> target_file_size;
+  int max_open_files = 64;
+  // write-deletes
+  std::string mode = "position";
+  std::string deletes_json;
+  std::vector<int32_t> equality_ids;
+};
+
+Result<FileWriterOptions> WriterOptionsFrom(const WriteFilesArgs& a) {
+  FileWriterOptions o;
+  o.table_location = a.location;
+  o.operation_id = a.operation_id;
+  o.target_file_size_bytes = a.target_file_size;
+  o.max_open_files = a.max_open_files;
+  Json props = Json::parse(a.properties_json, nullptr, false);
+  if (!props.is_object()) return Status::InvalidArgument("--properties-json is not a JSON object");
+  for (const auto& [k, v] : props.items()) {
+    if (!v.is_string()) return Status::InvalidArgument("property {} is not a string", k);
+    o.properties[k] = v.get<std::string>();
+  }
+  return o;
+}
+
+Json DataFilesJson(const std::vector<DataFile>& files) {
+  Json out = Json::array();
+  for (const DataFile& f : files) out.push_back(DataFileJson(f));
+  return out;
+}
+
+// Reads every input Parquet file by field id as batches of `schema`.
+template <typename Fn>
+Status ForEachInputBatch(io::FileIO& io, const WriteFilesArgs& a, const Schema& schema, Fn&& fn) {
+  auto read_schema = std::make_shared<const Schema>(schema);
+  for (const std::string& input : a.inputs) {
+    FLOE_ASSIGN_OR_RETURN(auto reader, DataFileReader::Open(io, input, read_schema, {}, nullptr));
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(std::optional<PositionedBatch> b, reader->Next());
+      if (!b) break;
+      FLOE_RETURN_IF_ERROR(fn(b->batch));
+    }
+  }
+  return Status::OK();
+}
+
+Status WriteData(const WriteFilesArgs& a) {
+  io::LocalFileIO io;
+  FLOE_ASSIGN_OR_RETURN(Schema schema, SchemaFromJson(a.schema_json));
+  FLOE_ASSIGN_OR_RETURN(PartitionSpec spec, PartitionSpecFromJson(a.spec_json));
+  SortOrder order;
+  if (!a.sort_order_json.empty()) {
+    FLOE_ASSIGN_OR_RETURN(order, SortOrderFromJson(a.sort_order_json));
+  }
+  FLOE_ASSIGN_OR_RETURN(FileWriterOptions options, WriterOptionsFrom(a));
+  FLOE_ASSIGN_OR_RETURN(auto writer, DataWriter::Make(&io, schema, spec, order, a.sorted, options));
+  Status s = ForEachInputBatch(io, a, schema, [&](const columnar::RecordBatch& b) { return writer->Write(b); });
+  if (!s.ok()) {
+    (void)writer->Abort();
+    return s;
+  }
+  FLOE_ASSIGN_OR_RETURN(std::vector<DataFile> files, writer->Close());
+  return Print(Json{{"data_files", DataFilesJson(files)}});
+}
+
+Json DeleteResultJson(const DeleteWriteResult& r) {
+  return Json{{"delete_files", DataFilesJson(r.delete_files)},
+              {"referenced_data_files", r.referenced_data_files},
+              {"rewritten_delete_files", DataFilesJson(r.rewritten_delete_files)}};
+}
+
+// --deletes-json: [{"file_path": P, "positions": [..], "partition": [JSON values],
+// "previous": [..positions merged into a deletion vector]}], partitions typed by the spec.
+Status WriteDeletes(const WriteFilesArgs& a) {
+  io::LocalFileIO io;
+  FLOE_ASSIGN_OR_RETURN(Schema schema, SchemaFromJson(a.schema_json));
+  FLOE_ASSIGN_OR_RETURN(PartitionSpec spec, PartitionSpecFromJson(a.spec_json));
+  FLOE_ASSIGN_OR_RETURN(FileWriterOptions options, WriterOptionsFrom(a));
+  if (a.mode == "equality") {
+    FLOE_ASSIGN_OR_RETURN(auto writer,
+                          EqualityDeleteWriter::Make(&io, schema, a.equality_ids, spec, options));
+    Status s = ForEachInputBatch(io, a, schema, [&](const columnar::RecordBatch& b) { return writer->Write(b); });
+    if (!s.ok()) {
+      (void)writer->Abort();
+      return s;
+    }
+    FLOE_ASSIGN_OR_RETURN(DeleteWriteResult r, writer->Close());
+    return Print(DeleteResultJson(r));
+  }
+  if (a.mode != "position" && a.mode != "dv") {
+    return Status::InvalidArgument("--mode must be position, equality or dv");
+  }
+  FLOE_ASSIGN_OR_RETURN(TypePtr partition_type, spec.PartitionType(schema));
+  FLOE_ASSIGN_OR_RETURN(Json deletes, ReadJsonFile(a.deletes_json));
+  if (!deletes.is_array()) return Status::InvalidArgument("--deletes-json must hold an array");
+  std::unique_ptr<PositionDeleteWriter> pos;
+  std::unique_ptr<DeletionVectorWriter> dv;
+  if (a.mode == "position") {
+    FLOE_ASSIGN_OR_RETURN(pos, PositionDeleteWriter::Make(&io, options));
+  } else {
+    FLOE_ASSIGN_OR_RETURN(dv, DeletionVectorWriter::Make(&io, options));
+  }
+  for (const Json& d : deletes) {
+    if (!d.is_object() || !d.contains("file_path") || !d["file_path"].is_string()) {
+      return Status::InvalidArgument("each delete needs a file_path");
+    }
+    const std::string path = d["file_path"].get<std::string>();
+    std::vector<int64_t> positions;
+    for (const Json& p : d.value("positions", Json::array())) {
+      if (!p.is_number_integer()) return Status::InvalidArgument("positions must be integers");
+      positions.push_back(p.get<int64_t>());
+    }
+    std::vector<Literal> partition;
+    Json values = d.value("partition", Json::array());
+    if (!values.is_array() || values.size() != partition_type->fields().size()) {
+      return Status::InvalidArgument("partition of {} must have {} values", path,
+                                     partition_type->fields().size());
+    }
+    for (size_t i = 0; i < values.size(); ++i) {
+      FLOE_ASSIGN_OR_RETURN(Literal v, Literal::FromJson(partition_type->fields()[i].type, values[i].dump()));
+      partition.push_back(std::move(v));
+    }
+    if (pos) {
+      FLOE_RETURN_IF_ERROR(pos->Delete(path, positions, spec, partition));
+    } else {
+      FLOE_RETURN_IF_ERROR(dv->Delete(path, positions, spec, partition));
+      if (d.contains("previous")) {
+        format::puffin::PositionBitmap previous;
+        for (const Json& p : d["previous"]) {
+          if (!p.is_number_integer() || p.get<int64_t>() < 0) {
+            return Status::InvalidArgument("previous positions must be non-negative integers");
+          }
+          FLOE_RETURN_IF_ERROR(previous.Add(p.get<uint64_t>()));
+        }
+        FLOE_RETURN_IF_ERROR(dv->MergePrevious(path, previous, {}));
+      }
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(DeleteWriteResult r, pos ? pos->Close() : dv->Close());
+  return Print(DeleteResultJson(r));
+}
+
+void AddWriterOptions(CLI::App* c, WriteFilesArgs* a) {
+  c->add_option("--schema-json", a->schema_json, "Table schema JSON")->required();
+  c->add_option("--spec-json", a->spec_json, "Partition spec JSON (default unpartitioned)");
+  c->add_option("--properties-json", a->properties_json, "Table properties as a JSON object");
+  c->add_option("--location", a->location, "Table location")->required();
+  c->add_option("--operation-id", a->operation_id, "Operation id in file names (a UUID)");
+  c->add_option("--target-file-size", a->target_file_size, "Target file size in bytes");
+  c->add_option("--max-open-files", a->max_open_files, "Files open at once");
+}
+
 }  // namespace
 
 void AddIcebergCommands(CLI::App& app, int* exit_code) {
@@ -472,6 +635,27 @@ void AddIcebergCommands(CLI::App& app, int* exit_code) {
   write_list->add_option("--sequence-number", l->sequence_number, "Commit sequence number");
   write_list->add_option("--first-row-id", l->first_row_id, "Snapshot first-row-id (v3)");
   SetCommand(write_list, exit_code, [l] { return WriteManifestList(*l); });
+
+  auto d = std::make_shared<WriteFilesArgs>();
+  auto* write_data = iceberg->add_subcommand(
+      "write-data", "Write Parquet input rows as table data files; print the DataFiles as JSON");
+  AddWriterOptions(write_data, d.get());
+  write_data->add_option("--input", d->inputs, "Parquet files with the rows (read by field id)")
+      ->required();
+  write_data->add_option("--sort-order-json", d->sort_order_json, "The table's sort order JSON");
+  write_data->add_flag("--sorted", d->sorted, "The input is sorted by the sort order");
+  SetCommand(write_data, exit_code, [d] { return WriteData(*d); });
+
+  auto x = std::make_shared<WriteFilesArgs>();
+  auto* write_deletes = iceberg->add_subcommand(
+      "write-deletes", "Write position, equality or deletion-vector delete files; print them");
+  AddWriterOptions(write_deletes, x.get());
+  write_deletes->add_option("--mode", x->mode, "position, equality or dv");
+  write_deletes->add_option("--deletes-json", x->deletes_json,
+                            "position/dv: file with [{file_path, positions, partition, previous}]");
+  write_deletes->add_option("--input", x->inputs, "equality: Parquet files with the delete rows");
+  write_deletes->add_option("--equality-ids", x->equality_ids, "equality: field ids");
+  SetCommand(write_deletes, exit_code, [x] { return WriteDeletes(*x); });
 }
 
 }  // namespace floe::exe

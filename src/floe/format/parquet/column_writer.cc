@@ -804,7 +804,13 @@ void ColumnWriter::FinishStatistics(ColumnMetaData* meta) {
       metrics_.min = mn;
       metrics_.min_exact = min_exact;
     }
-    if (mx && (!metrics_.max || CompareStatValues(column_, *mx, *metrics_.max) > 0)) {
+    // A chunk without an upper bound (a long value of 0xFF bytes) leaves the file without
+    // one: keeping another chunk's maximum would understate the file's.
+    if (!mx) {
+      max_unbounded_ = true;
+      metrics_.max.reset();
+    } else if (!max_unbounded_ &&
+               (!metrics_.max || CompareStatValues(column_, *mx, *metrics_.max) > 0)) {
       metrics_.max = *mx;
       metrics_.max_exact = max_exact;
     }

@@ -120,6 +120,7 @@ class ColumnWriter {
 
   std::vector<std::optional<BloomFilter>> bloom_filters_;
   ColumnMetrics metrics_;
+  bool max_unbounded_ = false;  // some chunk had no upper bound: the file has none
 };
 
 }  // namespace floe::format::parquet

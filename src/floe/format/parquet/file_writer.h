@@ -58,7 +58,7 @@ struct ColumnMetrics {
   int64_t null_count = 0;
   std::optional<int64_t> nan_count;  // float/double only
   std::optional<std::string> min;    // PLAIN bytes of the physical type
-  std::optional<std::string> max;
+  std::optional<std::string> max;    // absent when some row group had no upper bound
   bool min_exact = true;
   bool max_exact = true;
 };
