@@ -9,6 +9,8 @@
 #include "floe/format/avro/columnar_schema.h"
 #include "floe/iceberg/manifest_avro.h"
 #include "floe/iceberg/manifest_internal.h"
+#include "floe/iceberg/partition_spec.h"
+#include "floe/iceberg/schema.h"
 
 namespace floe::iceberg {
 
@@ -234,6 +236,32 @@ Result<std::optional<std::vector<T>>> ReadList(const Array* a, int64_t row) {
   return std::optional<std::vector<T>>(std::move(out));
 }
 
+// The partition type of the spec and schema in the manifest's metadata (what Java's reader
+// uses when it is not given the table's specs), or null when they are absent, do not
+// parse, or disagree with the file's partition record on field ids or type kinds (the
+// record is what the writer actually wrote).
+TypePtr SpecPartitionType(const avro::ContainerReader& header, int32_t spec_id,
+                          const Type& avro_type) {
+  const std::string* schema_json = header.FindMetadata("schema");
+  const std::string* fields_json = header.FindMetadata("partition-spec");
+  if (schema_json == nullptr || fields_json == nullptr) return nullptr;
+  auto fields = nlohmann::json::parse(*fields_json, nullptr, false);
+  if (fields.is_discarded() || !fields.is_array()) return nullptr;
+  auto schema = SchemaFromJson(*schema_json);
+  if (!schema) return nullptr;
+  auto spec = PartitionSpecFromJsonValue(nlohmann::json{{"spec-id", spec_id}, {"fields", fields}});
+  if (!spec) return nullptr;
+  auto type = spec->PartitionType(*schema);
+  if (!type) return nullptr;
+  const auto& a = (*type)->fields();
+  const auto& b = avro_type.fields();
+  if (a.size() != b.size()) return nullptr;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (a[i].id != b[i].id || a[i].type->kind() != b[i].type->kind()) return nullptr;
+  }
+  return *type;
+}
+
 }  // namespace
 
 ManifestReader::~ManifestReader() = default;
@@ -295,10 +323,12 @@ Result<std::unique_ptr<ManifestReader>> ManifestReader::Open(const io::InputFile
                            file.location());
   }
 
+  FLOE_ASSIGN_OR_RETURN(TypePtr avro_type, PartitionTypeOf(Unwrap(partition->type())));
   if (options.partition_type) {
     r->partition_type_ = options.partition_type;
   } else {
-    FLOE_ASSIGN_OR_RETURN(r->partition_type_, PartitionTypeOf(Unwrap(partition->type())));
+    r->partition_type_ = SpecPartitionType(*header, r->spec_id_, *avro_type);
+    if (!r->partition_type_) r->partition_type_ = std::move(avro_type);
   }
 
   FLOE_ASSIGN_OR_RETURN(std::string read_json,

@@ -41,9 +41,11 @@ struct ManifestReaderOptions {
   // false: the six metrics maps (column sizes, value/null/NaN counts, bounds) are skipped
   // without decoding and come back empty. Planning without metrics is much faster.
   bool read_stats = true;
-  // The partition type of the manifest's spec (PartitionSpec::PartitionType). When null,
-  // it is derived from the Avro partition record of the file (Java's TypeToSchema mapping
-  // in reverse), which gives the same type for files written by Java, pyiceberg and floe.
+  // The partition type of the manifest's spec (PartitionSpec::PartitionType of the table's
+  // spec with the manifest's id). When null: the type of the spec and schema in the file's
+  // metadata, else (absent, unparsable, or not matching the partition record's field ids
+  // and type kinds)
+  // the type derived from the Avro partition record (TypeToSchema in reverse).
   TypePtr partition_type;
   uint64_t max_file_bytes = uint64_t{1} << 30;
   int64_t batch_rows = 4096;

@@ -3,6 +3,8 @@
 #include <cmath>
 #include <cstring>
 
+#include <nlohmann/json.hpp>
+
 #include "floe/base/macros.h"
 #include "floe/format/avro/binary.h"
 #include "floe/iceberg/manifest_avro.h"
@@ -165,6 +167,22 @@ bool IsNaN(const Literal& v) {
 }
 
 }  // namespace
+
+Result<ManifestWriterOptions> MakeManifestWriterOptions(int format_version,
+                                                        const PartitionSpec& spec,
+                                                        const Schema& schema,
+                                                        int64_t snapshot_id,
+                                                        ManifestContent content) {
+  ManifestWriterOptions o;
+  o.format_version = format_version;
+  o.content = content;
+  o.spec_id = spec.spec_id();
+  FLOE_ASSIGN_OR_RETURN(o.partition_type, spec.PartitionType(schema));
+  o.schema_json = SchemaToJson(schema);
+  o.partition_spec_json = PartitionFieldsToJsonValue(spec).dump();
+  o.snapshot_id = snapshot_id;
+  return o;
+}
 
 ManifestWriter::~ManifestWriter() = default;
 

@@ -16,6 +16,8 @@
 #include "floe/base/status.h"
 #include "floe/format/avro/container.h"
 #include "floe/iceberg/manifest.h"
+#include "floe/iceberg/partition_spec.h"
+#include "floe/iceberg/schema.h"
 #include "floe/iceberg/type.h"
 #include "floe/io/file_io.h"
 
@@ -46,6 +48,13 @@ struct ManifestWriterOptions {
   // Tests: a fixed sync marker.
   std::optional<format::avro::SyncMarker> sync_marker;
 };
+
+// Options for a manifest of `spec` over the table `schema`: the partition type, spec id and
+// the metadata JSON (schema, spec fields) filled in as Java's ManifestWriter does.
+// kInvalidArgument when the spec does not apply to the schema.
+Result<ManifestWriterOptions> MakeManifestWriterOptions(
+    int format_version, const PartitionSpec& spec, const Schema& schema, int64_t snapshot_id,
+    ManifestContent content = ManifestContent::kData);
 
 class ManifestWriter {
  public:
