@@ -32,6 +32,8 @@ void AddAvroCommands(CLI::App& app, int* exit_code);
 void AddIcebergCommands(CLI::App& app, int* exit_code);
 // `floe iceberg metadata` (iceberg_metadata_command.cc), added under `floe iceberg`.
 void AddIcebergMetadataCommand(CLI::App* iceberg, int* exit_code);
+// `floe iceberg commit-test` (iceberg_commit_command.cc).
+void AddIcebergCommitTestCommand(CLI::App* iceberg, int* exit_code);
 void AddPuffinCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe
