@@ -242,6 +242,42 @@ TEST_F(TableTest, RowDeltaAddsDeletesAsDeleteOperation) {
   EXPECT_EQ(table_->metadata()->current_snapshot()->operation, "append");
 }
 
+TEST_F(TableTest, RowDeltaValidatesReferencedDataFilesExist) {
+  Init(2, true);
+  Append(*table_, {Data("mem://d/a.parquet", 10, "x")});
+  const int64_t start = table_->metadata()->current_snapshot()->snapshot_id;
+  auto other = Other();
+  auto del = other->NewDelete();
+  del->DeleteFile("mem://d/a.parquet");
+  ASSERT_TRUE(del->Commit().ok());
+  // Java BaseRowDelta.validateDataFilesExist: the position delete's data file was removed
+  // after the starting snapshot.
+  auto rd = table_->NewRowDelta();
+  rd->AddDeletes(PosDelete("mem://d/pos.parquet", 1, "x", "mem://d/a.parquet"))
+      .ValidateFromSnapshot(start)
+      .ValidateDataFilesExist({"mem://d/a.parquet"})
+      .ValidateDeletedFiles();
+  Status st = rd->Commit();
+  EXPECT_EQ(st.code(), StatusCode::kConflict) << st.ToString();
+  EXPECT_NE(st.message().find("missing data files"), std::string_view::npos) << st.ToString();
+  // validateNoConflictingDeleteFiles: a delete file added since the start conflicts.
+  auto rd2 = other->NewRowDelta();
+  rd2->AddDeletes(EqDelete("mem://d/eq.parquet", 1, "x"));
+  ASSERT_TRUE(rd2->Commit().ok());
+  auto rd3 = table_->NewRowDelta();
+  rd3->AddRows(Data("mem://d/b.parquet", 1, "x"))
+      .ValidateFromSnapshot(start)
+      .ConflictDetectionFilter(*ParseExpression("category = 'x'"))
+      .ValidateNoConflictingDeleteFiles();
+  EXPECT_EQ(rd3->Commit().code(), StatusCode::kConflict);
+  auto rd4 = table_->NewRowDelta();
+  rd4->AddRows(Data("mem://d/b.parquet", 1, "x"))
+      .ValidateFromSnapshot(start)
+      .ConflictDetectionFilter(*ParseExpression("category = 'y'"))
+      .ValidateNoConflictingDeleteFiles();
+  EXPECT_TRUE(rd4->Commit().ok());
+}
+
 TEST_F(TableTest, DeletesAreRejectedInV1) {
   Init(1, false);
   Append(*table_, {Data("mem://d/a.parquet", 10, std::nullopt)});
@@ -359,6 +395,14 @@ TEST_F(TableTest, RetryAfterConcurrentAppendKeepsBothCommits) {
   ASSERT_EQ(lists->size(), 1u);
   EXPECT_EQ((*lists)[0].location, s->manifest_list);
   EXPECT_NE(s->manifest_list.find("-2-"), std::string::npos);  // attempt 2
+  // The retry reused the manifest the first attempt wrote: one manifest per append.
+  int manifests = 0;
+  auto listing = io_.List("mem://wh/db/t/metadata/");
+  ASSERT_TRUE(listing.ok());
+  for (const auto& f : *listing) {
+    if (f.location.find("-m") != std::string::npos && f.location.ends_with(".avro")) ++manifests;
+  }
+  EXPECT_EQ(manifests, 3);
 }
 
 TEST_F(TableTest, UnknownCommitOutcomeDeletesNothing) {
