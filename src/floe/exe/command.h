@@ -34,6 +34,8 @@ void AddIcebergCommands(CLI::App& app, int* exit_code);
 void AddIcebergMetadataCommand(CLI::App* iceberg, int* exit_code);
 // `floe iceberg scan` (iceberg_scan_command.cc).
 void AddIcebergScanCommand(CLI::App* iceberg, int* exit_code);
+// `floe iceberg commit-test` (iceberg_commit_command.cc).
+void AddIcebergCommitTestCommand(CLI::App* iceberg, int* exit_code);
 void AddPuffinCommands(CLI::App& app, int* exit_code);
 void AddTextCommands(CLI::App& app, int* exit_code);
 

@@ -592,6 +592,7 @@ void AddIcebergCommands(CLI::App& app, int* exit_code) {
   iceberg->require_subcommand(1);
   AddIcebergMetadataCommand(iceberg, exit_code);
   AddIcebergScanCommand(iceberg, exit_code);
+  AddIcebergCommitTestCommand(iceberg, exit_code);
 
   auto m = std::make_shared<ManifestArgs>();
   auto* show = iceberg->add_subcommand("manifest", "Print a manifest or manifest list as JSON");

@@ -1,0 +1,57 @@
+// FileFilter: may / must a content file's rows match a row filter? Used by deletes by row
+// filter (Java ManifestFilterManager.PartitionAndMetricsEvaluator) and by commit conflict
+// detection.
+//
+//   MayMatch   the inclusive projection onto the file's spec accepts its partition and the
+//              column metrics allow a match (InclusiveMetricsEvaluator).
+//   MustMatch  every row matches: predicates on identity-partitioned columns are decided by
+//              the partition value, the rest by a strict metrics evaluation (Java
+//              StrictMetricsEvaluator, conservative: anything unknown -> false).
+//
+// Not thread-safe (caches per spec).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+
+#include "floe/base/status.h"
+#include "floe/iceberg/expression.h"
+#include "floe/iceberg/expression_eval.h"
+#include "floe/iceberg/manifest.h"
+#include "floe/iceberg/table_metadata.h"
+
+namespace floe::iceberg {
+
+class FileFilter {
+ public:
+  // `expr` null or true matches everything. kInvalidArgument when `expr` does not bind to
+  // the current schema of `metadata`.
+  static Result<FileFilter> Make(const TableMetadata& metadata, const ExpressionPtr& expr,
+                                 bool case_sensitive = true);
+
+  bool matches_all() const { return bound_ == nullptr; }
+  Result<bool> ManifestMayMatch(const ManifestFile& manifest);
+  Result<bool> MayMatch(const DataFile& file);
+  Result<bool> MustMatch(const DataFile& file);
+
+  std::string ToString() const;
+
+ private:
+  FileFilter() = default;
+  struct SpecState {
+    const PartitionSpec* spec = nullptr;
+    BoundExpressionPtr projection;  // inclusive, over the partition type
+  };
+  Result<SpecState*> StateFor(int32_t spec_id);
+
+  const TableMetadata* metadata_ = nullptr;
+  const Schema* schema_ = nullptr;
+  BoundExpressionPtr bound_;
+  std::map<int32_t, SpecState> specs_;
+};
+
+// Metrics of a content file for the expression evaluators.
+FileMetricsRef MetricsOf(const DataFile& file);
+
+}  // namespace floe::iceberg
