@@ -156,7 +156,7 @@ class CatalogTest : public ::testing::TestWithParam<Backend> {
   }
 
   static std::vector<iceberg::TableUpdate> SetProps(Properties props) {
-    return {iceberg::SetProperties{std::move(props)}};
+    return {iceberg::update::SetProperties{std::move(props)}};
   }
 
   fs::path dir_;
@@ -205,8 +205,9 @@ TEST_P(CatalogTest, Namespaces) {
   FLOE_ASSERT_OK(catalog_->DropNamespace(Ns("a.b")));
   FLOE_ASSERT_OK(catalog_->DropNamespace(Ns("a")));
   FLOE_EXPECT_CODE(catalog_->DropNamespace(Ns("a")), kNotFound);
-  EXPECT_THAT(*catalog_->ListNamespaces({}), sql() ? ElementsAre(Ns("c"), Ns("p"))
-                                                   : ElementsAre(Ns("c")));
+  std::vector<Namespace> left = {Ns("c")};
+  if (sql()) left.push_back(Ns("p"));
+  EXPECT_EQ(*catalog_->ListNamespaces({}), left);
 }
 
 TEST_P(CatalogTest, CreateLoadListDropTables) {
@@ -228,9 +229,9 @@ TEST_P(CatalogTest, CreateLoadListDropTables) {
         << md;
   } else {
     EXPECT_EQ(md, warehouse_ + "/db/sub/orders/metadata/v1.metadata.json");
-    EXPECT_EQ(*io::LocalFileIO().ReadFile(warehouse_ + "/db/sub/orders/metadata/version-hint.text")
-                   ->ToString(),
-              "1");
+    auto hint = io::LocalFileIO().ReadFile(warehouse_ + "/db/sub/orders/metadata/version-hint.text");
+    FLOE_ASSERT_OK(hint);
+    EXPECT_EQ(hint->view(), "1");
   }
   FLOE_EXPECT_CODE(catalog_->CreateTable(Id("db.sub.orders"), Request()), kAlreadyExists);
   EXPECT_TRUE(*catalog_->TableExists(Id("db.sub.orders")));
@@ -315,18 +316,18 @@ TEST_P(CatalogTest, CommitChecksRequirements) {
 
   // Stale table uuid (the table was replaced): nothing committed.
   FLOE_EXPECT_CODE(
-      ops->Commit({iceberg::AssertTableUuid{"00000000-0000-4000-8000-000000000000"}},
+      ops->Commit({iceberg::requirement::AssertTableUuid{"00000000-0000-4000-8000-000000000000"}},
                   SetProps({{"a", "1"}})),
       kConflict);
   // Stale ref: the client thinks main is at a snapshot, the table has none.
-  FLOE_EXPECT_CODE(ops->Commit({iceberg::AssertRefSnapshotId{"main", 123}},
+  FLOE_EXPECT_CODE(ops->Commit({iceberg::requirement::AssertRefSnapshotId{"main", 123}},
                                SetProps({{"a", "1"}})),
                    kConflict);
   EXPECT_EQ(CountMetadataJson(created->location), 1u);
 
-  auto committed = ops->Commit({iceberg::AssertTableUuid{*created->table_uuid},
-                                iceberg::AssertRefSnapshotId{"main", std::nullopt},
-                                iceberg::AssertCurrentSchemaId{0}},
+  auto committed = ops->Commit({iceberg::requirement::AssertTableUuid{*created->table_uuid},
+                                iceberg::requirement::AssertRefSnapshotId{"main", std::nullopt},
+                                iceberg::requirement::AssertCurrentSchemaId{0}},
                                SetProps({{"a", "1"}}));
   FLOE_ASSERT_OK(committed);
   EXPECT_EQ((*committed)->properties.at("a"), "1");
@@ -344,14 +345,15 @@ TEST_P(CatalogTest, CommitChecksRequirements) {
   ASSERT_NE(fresh, nullptr);
   EXPECT_EQ((*fresh->Refresh())->properties.at("a"), "1");
 
-  // A no-op commit writes nothing.
-  auto same = ops->Commit({}, SetProps({{"a", "1"}}));
+  // A commit without changes writes nothing. (Setting a property to its value is a change
+  // for Java's TableMetadata.Builder, which records every SetProperties.)
+  auto same = ops->Commit({iceberg::requirement::AssertCurrentSchemaId{0}}, {});
   FLOE_ASSERT_OK(same);
   EXPECT_EQ((*same)->metadata_file_location, (*committed)->metadata_file_location);
   EXPECT_EQ(CountMetadataJson(created->location), 2u);
 
   // Invalid updates are the client's error, not a conflict.
-  FLOE_EXPECT_CODE(ops->Commit({}, {iceberg::SetCurrentSchema{42}}), kInvalidArgument);
+  FLOE_EXPECT_CODE(ops->Commit({}, {iceberg::update::SetCurrentSchema{42}}), kInvalidArgument);
 
   // Gzip metadata when the table asks for it (Java: .gz.metadata.json).
   auto gz = ops->Commit({}, SetProps({{"write.metadata.compression-codec", "gzip"}}));
@@ -379,8 +381,8 @@ TEST_P(CatalogTest, ServerSideRetryOnUnrelatedConcurrentCommit) {
     ASSERT_NE(their_ops, nullptr);
     FLOE_ASSERT_OK(their_ops->Commit({}, SetProps({{"theirs", "1"}})));
   };
-  auto committed = ops->Commit({iceberg::AssertTableUuid{*created->table_uuid},
-                                iceberg::AssertCurrentSchemaId{0}},
+  auto committed = ops->Commit({iceberg::requirement::AssertTableUuid{*created->table_uuid},
+                                iceberg::requirement::AssertCurrentSchemaId{0}},
                                SetProps({{"mine", "1"}}));
   FLOE_ASSERT_OK(committed);
   EXPECT_EQ((*committed)->properties.at("theirs"), "1");
@@ -405,9 +407,9 @@ TEST_P(CatalogTest, ConflictWhenAConcurrentCommitBreaksARequirement) {
     auto their_ops = Load(*other, "db.t");
     ASSERT_NE(their_ops, nullptr);
     auto schema = *iceberg::ParseSchemaText("id long not null, name string, ts timestamptz, x int");
-    FLOE_ASSERT_OK(their_ops->Commit({}, {iceberg::AddSchema{schema}, iceberg::SetCurrentSchema{}}));
+    FLOE_ASSERT_OK(their_ops->Commit({}, {iceberg::update::AddSchema{schema}, iceberg::update::SetCurrentSchema{}}));
   };
-  FLOE_EXPECT_CODE(ops->Commit({iceberg::AssertCurrentSchemaId{0}}, SetProps({{"mine", "1"}})),
+  FLOE_EXPECT_CODE(ops->Commit({iceberg::requirement::AssertCurrentSchemaId{0}}, SetProps({{"mine", "1"}})),
                    kConflict);
   auto now = *Load(*other, "db.t")->Refresh();
   EXPECT_FALSE(now->properties.contains("mine"));
@@ -460,10 +462,11 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
     f.file_path = dir + "/data/f-" + std::to_string(snapshot_id) + "-" + std::to_string(i) +
                   ".parquet";
     EXPECT_TRUE(ops.io().WriteFile(f.file_path, "not really parquet", false).ok());
-    f.partition = {iceberg::Literal::Int(i), iceberg::Literal::Date(19000)};
+    f.partition = {iceberg::Literal::Int(i), iceberg::Literal::Int(19000)};
     f.record_count = 1;
     f.file_size_in_bytes = 18;
-    EXPECT_TRUE(writer->Add(f).ok());
+    Status added = writer->Add(f);
+    EXPECT_TRUE(added.ok()) << added.ToString();
     files.push_back(f.file_path);
   }
   auto manifest = *writer->Close();
@@ -488,9 +491,9 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
   snapshot.operation = "append";
   snapshot.schema_id = schema.schema_id();
   auto committed = ops.Commit(
-      {iceberg::AssertRefSnapshotId{"main", base->current_snapshot_id}},
-      {iceberg::AddSnapshot{snapshot},
-       iceberg::SetSnapshotRef{"main", iceberg::SnapshotRef::Branch(snapshot_id)}});
+      {iceberg::requirement::AssertRefSnapshotId{"main", base->current_snapshot_id}},
+      {iceberg::update::AddSnapshot{snapshot},
+       iceberg::update::SetSnapshotRef{"main", iceberg::SnapshotRef::Branch(snapshot_id)}});
   EXPECT_TRUE(committed.ok()) << committed.status().ToString();
   return files;
 }
@@ -547,7 +550,7 @@ TEST_P(CatalogTest, ConcurrentWritersLoseNoUpdate) {
       for (int k = 0; k < kCommitsEach; ++k) {
         std::string key = "w" + std::to_string(w) + "-" + std::to_string(k);
         for (int attempt = 0; attempt < 5; ++attempt) {
-          auto r = (*ops)->Commit({iceberg::AssertTableUuid{*created->table_uuid}},
+          auto r = (*ops)->Commit({iceberg::requirement::AssertTableUuid{*created->table_uuid}},
                                   SetProps({{key, "1"}}));
           if (r.ok()) {
             committed_keys[w].push_back(key);

@@ -33,5 +33,7 @@ void AddIcebergCommands(CLI::App& app, int* exit_code);
 // `floe iceberg metadata` (iceberg_metadata_command.cc), added under `floe iceberg`.
 void AddIcebergMetadataCommand(CLI::App* iceberg, int* exit_code);
 void AddPuffinCommands(CLI::App& app, int* exit_code);
+// `floe namespace ...` and `floe table ...` (table_command.cc).
+void AddTableCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe

@@ -13,6 +13,7 @@ int main(int argc, char** argv) {
   floe::exe::AddAvroCommands(app, &exit_code);
   floe::exe::AddIcebergCommands(app, &exit_code);
   floe::exe::AddPuffinCommands(app, &exit_code);
+  floe::exe::AddTableCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
