@@ -38,5 +38,7 @@ void AddIcebergScanCommand(CLI::App* iceberg, int* exit_code);
 void AddIcebergCommitTestCommand(CLI::App* iceberg, int* exit_code);
 void AddPuffinCommands(CLI::App& app, int* exit_code);
 void AddTextCommands(CLI::App& app, int* exit_code);
+// `floe namespace ...` and `floe table ...` (table_command.cc).
+void AddTableCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe

@@ -22,4 +22,9 @@ Status FileIO::WriteFile(std::string_view location, std::string_view contents,
   return out->Close();
 }
 
+Status FileIO::RenameNoReplace(std::string_view from, std::string_view to) {
+  return Status::Unimplemented("rename {} to {}: this FileIO cannot rename without replacing",
+                               from, to);
+}
+
 }  // namespace floe::io

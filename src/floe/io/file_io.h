@@ -66,6 +66,11 @@ class FileIO {
   virtual Result<bool> Exists(std::string_view location) = 0;
   // Lists files whose location starts with `prefix` (recursively).
   virtual Result<std::vector<FileInfo>> List(std::string_view prefix) = 0;
+  // Renames `from` to `to` atomically without ever replacing an existing `to`
+  // (kAlreadyExists then, and `from` stays). Optional: object stores cannot promise it and
+  // return kUnimplemented (this default); commits that rely on it (the filesystem catalog)
+  // need a FileIO that has it.
+  virtual Status RenameNoReplace(std::string_view from, std::string_view to);
 
   // Reads a whole file.
   Result<Buffer> ReadFile(std::string_view location);

@@ -1,6 +1,7 @@
 #include "floe/io/local_file_io.h"
 
 #include <fcntl.h>
+#include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -161,6 +162,25 @@ Result<std::unique_ptr<OutputStream>> LocalFileIO::CreateOutput(std::string_view
 Status LocalFileIO::Delete(std::string_view location) {
   std::string path = ToPath(location);
   if (::unlink(path.c_str()) != 0) return ErrnoStatus(errno, "delete", path);
+  return Status::OK();
+}
+
+Status LocalFileIO::RenameNoReplace(std::string_view from, std::string_view to) {
+  std::string from_path = ToPath(from);
+  std::string to_path = ToPath(to);
+  if (::renameat2(AT_FDCWD, from_path.c_str(), AT_FDCWD, to_path.c_str(), RENAME_NOREPLACE) ==
+      0) {
+    return Status::OK();
+  }
+  if (errno != EINVAL && errno != ENOSYS) {
+    return ErrnoStatus(errno, "rename to " + to_path, from_path);
+  }
+  // Filesystems without RENAME_NOREPLACE: link() never replaces either (Hadoop's
+  // HadoopTableOperations relies on the same exclusivity of rename on HDFS).
+  if (::link(from_path.c_str(), to_path.c_str()) != 0) {
+    return ErrnoStatus(errno, "link to " + to_path, from_path);
+  }
+  if (::unlink(from_path.c_str()) != 0) return ErrnoStatus(errno, "unlink", from_path);
   return Status::OK();
 }
 

@@ -14,6 +14,7 @@ class LocalFileIO final : public FileIO {
   Status Delete(std::string_view location) override;
   Result<bool> Exists(std::string_view location) override;
   Result<std::vector<FileInfo>> List(std::string_view prefix) override;
+  Status RenameNoReplace(std::string_view from, std::string_view to) override;
 
   // Strips a file: scheme; returns the path unchanged otherwise.
   static std::string ToPath(std::string_view location);

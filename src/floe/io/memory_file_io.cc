@@ -83,6 +83,17 @@ Status MemoryFileIO::Delete(std::string_view location) {
   return Status::OK();
 }
 
+Status MemoryFileIO::RenameNoReplace(std::string_view from, std::string_view to) {
+  std::lock_guard lock(mu_);
+  auto it = files_.find(from);
+  if (it == files_.end()) return Status::NotFound("{} does not exist", from);
+  if (files_.contains(to)) return Status::AlreadyExists("{} exists", to);
+  File file = std::move(it->second);
+  files_.erase(it);
+  files_.emplace(std::string(to), std::move(file));
+  return Status::OK();
+}
+
 Result<bool> MemoryFileIO::Exists(std::string_view location) {
   std::lock_guard lock(mu_);
   return files_.contains(location);

@@ -16,6 +16,7 @@ class MemoryFileIO final : public FileIO {
   Status Delete(std::string_view location) override;
   Result<bool> Exists(std::string_view location) override;
   Result<std::vector<FileInfo>> List(std::string_view prefix) override;
+  Status RenameNoReplace(std::string_view from, std::string_view to) override;
 
   // Stores a file directly.
   void Put(std::string location, std::string contents);

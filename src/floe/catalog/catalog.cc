@@ -1,0 +1,129 @@
+#include "floe/catalog/catalog.h"
+
+#include <set>
+
+#include "floe/base/macros.h"
+#include "floe/catalog/filesystem_catalog.h"
+#include "floe/catalog/sql_catalog.h"
+#include "floe/iceberg/manifest_list.h"
+#include "floe/iceberg/manifest_reader.h"
+
+namespace floe::catalog {
+
+Result<Namespace> ParseNamespace(std::string_view dotted) {
+  Namespace ns = Namespace::FromString(dotted);
+  for (const std::string& level : ns.levels) {
+    if (level.empty()) return Status::InvalidArgument("invalid namespace '{}'", dotted);
+  }
+  return ns;
+}
+
+Result<TableIdentifier> TableIdentifier::Parse(std::string_view dotted) {
+  size_t dot = dotted.rfind('.');
+  if (dot == std::string_view::npos) {
+    return Status::InvalidArgument("table name '{}' has no namespace (expected ns.table)",
+                                   dotted);
+  }
+  TableIdentifier id;
+  FLOE_ASSIGN_OR_RETURN(id.ns, ParseNamespace(dotted.substr(0, dot)));
+  id.name = std::string(dotted.substr(dot + 1));
+  if (id.name.empty() || id.ns.empty()) {
+    return Status::InvalidArgument("invalid table name '{}'", dotted);
+  }
+  return id;
+}
+
+std::string TableIdentifier::ToString() const {
+  std::string out = ns.ToString();
+  if (!out.empty()) out += '.';
+  out += name;
+  return out;
+}
+
+namespace {
+
+// Deletes `location`, keeping the first real error in *first (a missing file is fine: the
+// purge may be re-run, and files of expired snapshots may be gone already).
+void DeleteOne(io::FileIO& io, const std::string& location, Status* first) {
+  Status s = io.Delete(location);
+  if (!s.ok() && s.code() != StatusCode::kNotFound && first->ok()) *first = std::move(s);
+}
+
+}  // namespace
+
+Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata) {
+  Status first;
+  std::set<std::string> manifest_lists;
+  std::map<std::string, iceberg::ManifestFile> manifests;
+  for (const iceberg::Snapshot& snapshot : metadata.snapshots) {
+    if (!snapshot.manifest_list.empty()) {
+      manifest_lists.insert(snapshot.manifest_list);
+      auto file = io.OpenInput(snapshot.manifest_list);
+      if (!file.ok()) {
+        if (file.status().code() != StatusCode::kNotFound && first.ok()) first = file.status();
+        continue;
+      }
+      auto list = iceberg::ReadManifestList(**file);
+      if (!list.ok()) {
+        if (first.ok()) first = list.status();
+        continue;
+      }
+      for (iceberg::ManifestFile& m : *list) manifests.emplace(m.manifest_path, std::move(m));
+    }
+    for (const std::string& path : snapshot.v1_manifests) {
+      iceberg::ManifestFile m;
+      m.manifest_path = path;
+      manifests.emplace(path, std::move(m));
+    }
+  }
+  // Data and delete files only when no other table may share them (Java: gc.enabled).
+  bool gc_enabled = true;
+  if (auto it = metadata.properties.find("gc.enabled"); it != metadata.properties.end()) {
+    gc_enabled = it->second != "false" && it->second != "FALSE" && it->second != "False";
+  }
+  if (gc_enabled) {
+    std::set<std::string> content_files;  // deletion vectors share Puffin files
+    iceberg::ManifestReaderOptions options;
+    options.read_stats = false;
+    for (const auto& [path, manifest] : manifests) {
+      auto file = io.OpenInput(path);
+      if (!file.ok()) {
+        if (file.status().code() != StatusCode::kNotFound && first.ok()) first = file.status();
+        continue;
+      }
+      auto entries = iceberg::ReadManifest(**file, manifest, options);
+      if (!entries.ok()) {
+        if (first.ok()) first = entries.status();
+        continue;
+      }
+      for (const iceberg::ManifestEntry& entry : *entries) {
+        content_files.insert(entry.data_file.file_path);
+      }
+    }
+    for (const std::string& path : content_files) DeleteOne(io, path, &first);
+  }
+  for (const auto& [path, manifest] : manifests) DeleteOne(io, path, &first);
+  for (const std::string& path : manifest_lists) DeleteOne(io, path, &first);
+  for (const iceberg::MetadataLogEntry& entry : metadata.metadata_log) {
+    DeleteOne(io, entry.metadata_file, &first);
+  }
+  for (const iceberg::StatisticsFile& f : metadata.statistics) DeleteOne(io, f.path, &first);
+  for (const iceberg::PartitionStatisticsFile& f : metadata.partition_statistics) {
+    DeleteOne(io, f.path, &first);
+  }
+  if (!metadata.metadata_file_location.empty()) {
+    DeleteOne(io, metadata.metadata_file_location, &first);
+  }
+  return first;
+}
+
+Result<std::unique_ptr<Catalog>> OpenCatalog(std::string_view uri, CatalogOptions options) {
+  if (uri.starts_with("file:")) {
+    FLOE_ASSIGN_OR_RETURN(auto catalog, FileSystemCatalog::Open(uri, std::move(options)));
+    return std::unique_ptr<Catalog>(std::move(catalog));
+  }
+  FLOE_ASSIGN_OR_RETURN(auto catalog, SqlCatalog::Open(uri, std::move(options)));
+  return std::unique_ptr<Catalog>(std::move(catalog));
+}
+
+}  // namespace floe::catalog

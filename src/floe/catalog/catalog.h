@@ -1,0 +1,147 @@
+// Catalog: namespaces and tables of one Iceberg catalog, whatever keeps the pointers — the
+// SQL catalog (sql_catalog.h: the JDBC catalog schema shared with Iceberg Java's JdbcCatalog
+// and pyiceberg's SqlCatalog), the filesystem catalog (filesystem_catalog.h: Java's
+// HadoopCatalog layout), later REST and floe's internal catalogs. A table is handed out as an
+// iceberg::TableOperations, so the table layer never knows which catalog it is in.
+//
+// Errors, the same on every catalog: kNotFound (namespace or table), kAlreadyExists,
+// kFailedPrecondition (namespace not empty), kInvalidArgument (bad names, properties,
+// schemas), kUnimplemented (what a catalog cannot do, e.g. renames in the filesystem
+// catalog), kConflict (commits: nothing was committed, refresh and retry), and the storage's
+// own (kUnavailable, kIOError, ...).
+//
+// Thread-safety: a Catalog and the TableOperations it hands out are not thread-safe and
+// share its connection; use one catalog per thread. REQUIRES: the catalog outlives them.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/base/status.h"
+#include "floe/catalog/namespace.h"
+#include "floe/iceberg/partition_spec.h"
+#include "floe/iceberg/schema.h"
+#include "floe/iceberg/sort_order.h"
+#include "floe/iceberg/table_metadata.h"
+#include "floe/iceberg/table_operations.h"
+#include "floe/io/file_io.h"
+
+namespace floe::catalog {
+
+using Properties = std::map<std::string, std::string>;
+
+// A table's name: its namespace and its own name, "sales.eu.orders".
+struct TableIdentifier {
+  Namespace ns;
+  std::string name;
+
+  // Splits on '.'; the last part is the table. kInvalidArgument for an empty part or a name
+  // without a namespace ("orders").
+  static Result<TableIdentifier> Parse(std::string_view dotted);
+  std::string ToString() const;
+
+  friend auto operator<=>(const TableIdentifier&, const TableIdentifier&) = default;
+  friend bool operator==(const TableIdentifier&, const TableIdentifier&) = default;
+};
+
+// Parses "a.b" (kInvalidArgument for empty levels; "" is the root).
+Result<Namespace> ParseNamespace(std::string_view dotted);
+
+// What UpdateNamespaceProperties did, in the REST catalog's terms.
+struct NamespacePropertiesUpdate {
+  std::vector<std::string> updated;
+  std::vector<std::string> removed;
+  std::vector<std::string> missing;
+};
+
+struct CreateTableRequest {
+  // Field ids are reassigned (1..n) like Java's newTableMetadata; spec and sort order are
+  // rebound by column name.
+  iceberg::Schema schema;
+  iceberg::PartitionSpec spec = iceberg::PartitionSpec::Unpartitioned();
+  iceberg::SortOrder sort_order = iceberg::SortOrder::Unsorted();
+  // Default: the catalog's default location for the identifier.
+  std::optional<std::string> location;
+  Properties properties;
+  int32_t format_version = iceberg::kDefaultFormatVersion;
+};
+
+class Catalog {
+ public:
+  virtual ~Catalog() = default;
+
+  // The catalog's name (the SQL catalog's catalog_name).
+  virtual const std::string& name() const = 0;
+  virtual io::FileIO& io() = 0;
+  virtual iceberg::CommitEnvironment& env() = 0;
+
+  // Namespaces.
+  // The namespaces directly below `parent` (top level for the root), sorted.
+  virtual Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) = 0;
+  virtual Status CreateNamespace(const Namespace& ns, const Properties& properties) = 0;
+  virtual Result<bool> NamespaceExists(const Namespace& ns) = 0;
+  // The properties as the REST API presents them (no reserved markers; a `location`).
+  virtual Result<Properties> LoadNamespaceProperties(const Namespace& ns) = 0;
+  virtual Result<NamespacePropertiesUpdate> UpdateNamespaceProperties(
+      const Namespace& ns, const std::vector<std::string>& removals,
+      const Properties& updates) = 0;
+  // kFailedPrecondition when it holds tables, views or namespaces.
+  virtual Status DropNamespace(const Namespace& ns) = 0;
+
+  // Tables.
+  virtual Result<std::vector<TableIdentifier>> ListTables(const Namespace& ns) = 0;
+  // Creates the table: metadata by TableMetadataBuilder::NewTable, written as the first
+  // metadata file, then the pointer. Returns the committed metadata (metadata_file_location
+  // set). Errors: kNotFound (namespace, where the catalog requires one), kAlreadyExists.
+  virtual Result<iceberg::TableMetadataPtr> CreateTable(const TableIdentifier& id,
+                                                        const CreateTableRequest& request) = 0;
+  // The table's operations, refreshed once (kNotFound when there is no such table).
+  virtual Result<std::unique_ptr<iceberg::TableOperations>> LoadTable(
+      const TableIdentifier& id) = 0;
+  virtual Result<bool> TableExists(const TableIdentifier& id) = 0;
+  // Drops the table; with `purge`, then deletes every file its last metadata reaches (data
+  // and delete files, manifests, manifest lists, statistics, metadata files).
+  virtual Status DropTable(const TableIdentifier& id, bool purge) = 0;
+  virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
+  // Adds a table whose metadata file exists already. Returns its metadata.
+  virtual Result<iceberg::TableMetadataPtr> RegisterTable(const TableIdentifier& id,
+                                                          std::string_view metadata_location) = 0;
+
+  // The location a new table gets without an explicit one.
+  virtual Result<std::string> DefaultTableLocation(const TableIdentifier& id) = 0;
+};
+
+struct CatalogOptions {
+  // The SQL catalog's catalog_name. floe's CLI uses "default", the name pyiceberg gives
+  // `load_catalog()` without a name; a Java JdbcCatalog must be initialised with the same
+  // name to see the same tables (it uses "jdbc" when given none).
+  std::string name = "default";
+  // Where tables go by default (SQL catalogs); the filesystem catalog's root.
+  std::string warehouse;
+  // Default: LocalFileIO.
+  std::unique_ptr<io::FileIO> io;
+  // Default: MakeSystemCommitEnvironment().
+  std::unique_ptr<iceberg::CommitEnvironment> env;
+};
+
+// Opens a catalog from a URI:
+//   sqlite:PATH, sqlite:///abs/path, jdbc:sqlite:PATH    SQL catalog on SQLite
+//   postgresql://user:pass@host:port/db, postgres://...  SQL catalog on PostgreSQL
+//   file:PATH, file:///abs/path                          filesystem catalog rooted at PATH
+//                                                        (options.warehouse ignored)
+// Errors: kInvalidArgument (unknown scheme, missing warehouse for a SQL catalog is allowed
+// but tables then need explicit locations), the backend's connection errors.
+Result<std::unique_ptr<Catalog>> OpenCatalog(std::string_view uri, CatalogOptions options);
+
+// Deletes every file reachable from `metadata` (Java CatalogUtil.dropTableData): the data
+// and delete files of every manifest of every snapshot, the manifests, the manifest lists,
+// statistics files, then the metadata-log files and the current metadata file. Files that
+// are already gone are skipped. Returns the first error after trying every file.
+Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata);
+
+}  // namespace floe::catalog

@@ -1,0 +1,238 @@
+#include "floe/catalog/sql_catalog.h"
+
+#include <functional>
+#include <utility>
+
+#include "floe/base/macros.h"
+#include "floe/catalog/catalog_internal.h"
+#include "floe/io/local_file_io.h"
+
+namespace floe::catalog {
+
+namespace {
+
+bool CommitOutcomeKnown(StatusCode code) {
+  // The swap statement ran and reported: nobody moved the pointer to our file.
+  return code == StatusCode::kConflict || code == StatusCode::kNotFound;
+}
+
+class SqlTableOperations final : public iceberg::TableOperations {
+ public:
+  SqlTableOperations(SqlCatalog* catalog, TableIdentifier id)
+      : catalog_(catalog), id_(std::move(id)), name_(id_.ToString()) {}
+
+  const std::string& name() const override { return name_; }
+  io::FileIO& io() override { return catalog_->io(); }
+  iceberg::CommitEnvironment& env() override { return catalog_->env(); }
+
+  Result<iceberg::TableMetadataPtr> Refresh() override {
+    FLOE_ASSIGN_OR_RETURN(TablePointer pointer, catalog_->store().LoadTable(id_.ns, id_.name));
+    if (current_ && current_->metadata_file_location == pointer.metadata_location) {
+      return current_;
+    }
+    FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
+                          iceberg::ReadTableMetadata(io(), pointer.metadata_location));
+    current_ = std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
+    return current_;
+  }
+
+  // The reference server's commit (Java CatalogHandlers.commit): each attempt re-reads the
+  // base and re-validates the requirements; only a lost pointer swap is retried here.
+  Result<iceberg::TableMetadataPtr> Commit(
+      const std::vector<iceberg::TableRequirement>& requirements,
+      const std::vector<iceberg::TableUpdate>& updates) override {
+    for (int attempt = 0;; ++attempt) {
+      FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadataPtr base, Refresh());
+      FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadataPtr updated,
+                            internal::ApplyCommit(base, requirements, updates, env().NowMillis()));
+      if (updated == base) return base;
+
+      int32_t version = iceberg::NextMetadataVersion(base->metadata_file_location);
+      std::string location = iceberg::NewMetadataLocation(*updated, version, env().NewUuid());
+      auto committed = std::make_shared<iceberg::TableMetadata>(*updated);
+      committed->metadata_file_location = location;
+      FLOE_RETURN_IF_ERROR(iceberg::WriteTableMetadata(io(), location, *committed));
+
+      Status swapped = catalog_->store().CompareAndSwap(
+          id_.ns, id_.name, base->metadata_file_location, location);
+      if (swapped.ok()) {
+        internal::DeleteRemovedMetadataFiles(io(), *base, *committed);
+        current_ = committed;
+        return current_;
+      }
+      // Unknown outcome (the swap may have happened): keep the file the table may now
+      // point at, and report the error as is.
+      if (!CommitOutcomeKnown(swapped.code())) return swapped;
+      (void)io().Delete(location);
+      if (swapped.code() == StatusCode::kNotFound) return swapped;
+      internal::RetryPolicy policy = internal::RetryPolicy::For(*base);
+      if (attempt >= policy.num_retries) {
+        return Status::Conflict("commit of {} failed after {} attempts: {}", name_,
+                                attempt + 1, swapped.message());
+      }
+      policy.Wait(attempt + 1, std::hash<std::string>{}(location));
+    }
+  }
+
+ private:
+  SqlCatalog* catalog_;
+  TableIdentifier id_;
+  std::string name_;
+  iceberg::TableMetadataPtr current_;
+};
+
+}  // namespace
+
+SqlCatalog::SqlCatalog(std::unique_ptr<SqlCatalogStore> store, CatalogOptions options)
+    : store_(std::move(store)),
+      warehouse_(internal::StripTrailingSlash(std::move(options.warehouse))),
+      io_(options.io ? std::move(options.io) : std::make_unique<io::LocalFileIO>()),
+      env_(options.env ? std::move(options.env) : iceberg::MakeSystemCommitEnvironment()) {}
+
+Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string_view uri,
+                                                     CatalogOptions options) {
+  FLOE_ASSIGN_OR_RETURN(auto store, SqlCatalogStore::Open(uri, options.name));
+  return Open(std::move(store), std::move(options));
+}
+
+Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::unique_ptr<SqlCatalogStore> store,
+                                                     CatalogOptions options) {
+  return std::unique_ptr<SqlCatalog>(new SqlCatalog(std::move(store), std::move(options)));
+}
+
+Result<std::vector<Namespace>> SqlCatalog::ListNamespaces(const Namespace& parent) {
+  return store_->ListNamespaces(parent);
+}
+
+Status SqlCatalog::CreateNamespace(const Namespace& ns, const Properties& properties) {
+  return store_->CreateNamespace(ns, properties);
+}
+
+Result<bool> SqlCatalog::NamespaceExists(const Namespace& ns) {
+  return store_->NamespaceExists(ns);
+}
+
+Result<Properties> SqlCatalog::LoadNamespaceProperties(const Namespace& ns) {
+  FLOE_ASSIGN_OR_RETURN(Properties properties, store_->LoadNamespaceProperties(ns));
+  properties.erase(std::string(SqlCatalogStore::kExistsProperty));
+  if (!properties.contains("location") && !warehouse_.empty()) {
+    std::string location = warehouse_;
+    for (const std::string& level : ns.levels) location += "/" + level;
+    properties.emplace("location", std::move(location));
+  }
+  return properties;
+}
+
+Result<NamespacePropertiesUpdate> SqlCatalog::UpdateNamespaceProperties(
+    const Namespace& ns, const std::vector<std::string>& removals, const Properties& updates) {
+  FLOE_ASSIGN_OR_RETURN(NamespacePropertiesChange change,
+                        store_->UpdateNamespaceProperties(ns, removals, updates));
+  return NamespacePropertiesUpdate{std::move(change.updated), std::move(change.removed),
+                                   std::move(change.missing)};
+}
+
+Status SqlCatalog::DropNamespace(const Namespace& ns) { return store_->DropNamespace(ns); }
+
+Result<std::vector<TableIdentifier>> SqlCatalog::ListTables(const Namespace& ns) {
+  FLOE_ASSIGN_OR_RETURN(std::vector<std::string> names, store_->ListTables(ns));
+  std::vector<TableIdentifier> out;
+  out.reserve(names.size());
+  for (std::string& name : names) out.push_back(TableIdentifier{ns, std::move(name)});
+  return out;
+}
+
+Result<std::string> SqlCatalog::DefaultTableLocation(const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(Properties properties, store_->LoadNamespaceProperties(id.ns));
+  if (auto it = properties.find("location"); it != properties.end() && !it->second.empty()) {
+    return internal::StripTrailingSlash(it->second) + "/" + id.name;
+  }
+  if (warehouse_.empty()) {
+    return Status::InvalidArgument(
+        "cannot place table {}: the catalog has no warehouse and the namespace no location",
+        id.ToString());
+  }
+  std::string location = warehouse_;
+  for (const std::string& level : id.ns.levels) location += "/" + level;
+  return location + "/" + id.name;
+}
+
+Result<iceberg::TableMetadataPtr> SqlCatalog::CreateTable(const TableIdentifier& id,
+                                                          const CreateTableRequest& request) {
+  // Fail before writing anything when the name is taken or the namespace missing.
+  FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
+  if (exists) return Status::AlreadyExists("table {} already exists", id.ToString());
+  std::string location;
+  if (request.location && !request.location->empty()) {
+    location = internal::StripTrailingSlash(*request.location);
+  } else {
+    FLOE_ASSIGN_OR_RETURN(location, DefaultTableLocation(id));
+  }
+  FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
+                        internal::NewTableMetadata(request, std::move(location), *env_));
+  metadata.metadata_file_location = iceberg::NewMetadataLocation(metadata, 0, env_->NewUuid());
+  FLOE_RETURN_IF_ERROR(
+      iceberg::WriteTableMetadata(*io_, metadata.metadata_file_location, metadata));
+  Status created = store_->CreateTable(id.ns, id.name, metadata.metadata_file_location);
+  if (!created.ok()) {
+    if (created.code() == StatusCode::kAlreadyExists || created.code() == StatusCode::kNotFound ||
+        created.code() == StatusCode::kInvalidArgument) {
+      (void)io_->Delete(metadata.metadata_file_location);
+    }
+    return created;
+  }
+  return std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
+}
+
+Result<std::unique_ptr<iceberg::TableOperations>> SqlCatalog::LoadTable(
+    const TableIdentifier& id) {
+  auto ops = std::make_unique<SqlTableOperations>(this, id);
+  FLOE_RETURN_IF_ERROR(ops->Refresh());
+  return std::unique_ptr<iceberg::TableOperations>(std::move(ops));
+}
+
+Result<bool> SqlCatalog::TableExists(const TableIdentifier& id) {
+  auto pointer = store_->LoadTable(id.ns, id.name);
+  if (pointer.ok()) return true;
+  if (pointer.status().code() == StatusCode::kNotFound) {
+    // A missing namespace is its own error (callers creating a table want to know).
+    FLOE_ASSIGN_OR_RETURN(bool ns_exists, store_->NamespaceExists(id.ns));
+    if (!ns_exists) return Status::NotFound("namespace {} does not exist", id.ns.ToString());
+    return false;
+  }
+  return pointer.status();
+}
+
+Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
+  iceberg::TableMetadataPtr last;
+  if (purge) {
+    SqlTableOperations ops(this, id);
+    auto refreshed = ops.Refresh();
+    if (refreshed.ok()) {
+      last = *refreshed;
+    } else if (refreshed.status().code() == StatusCode::kNotFound) {
+      // Either no table (reported by the drop below) or a missing metadata file: Java then
+      // drops without purging.
+    } else if (refreshed.status().code() != StatusCode::kCorrupt) {
+      return refreshed.status();
+    }
+  }
+  FLOE_RETURN_IF_ERROR(store_->DropTable(id.ns, id.name));
+  if (last) return DeleteTableFiles(*io_, *last);
+  return Status::OK();
+}
+
+Status SqlCatalog::RenameTable(const TableIdentifier& from, const TableIdentifier& to) {
+  return store_->RenameTable(from.ns, from.name, to.ns, to.name);
+}
+
+Result<iceberg::TableMetadataPtr> SqlCatalog::RegisterTable(const TableIdentifier& id,
+                                                            std::string_view metadata_location) {
+  FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
+  if (exists) return Status::AlreadyExists("table {} already exists", id.ToString());
+  FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
+                        iceberg::ReadTableMetadata(*io_, metadata_location));
+  FLOE_RETURN_IF_ERROR(store_->CreateTable(id.ns, id.name, metadata_location));
+  return std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
+}
+
+}  // namespace floe::catalog
