@@ -17,6 +17,8 @@ TEST(ParseSqlUriTest, Sqlite) {
   for (const Case& c : {Case{"sqlite:catalog.db", "catalog.db"},
                         Case{"sqlite:/var/lib/floe/catalog.db", "/var/lib/floe/catalog.db"},
                         Case{"sqlite:///var/lib/floe/catalog.db", "/var/lib/floe/catalog.db"},
+                        // SQLAlchemy's absolute form: POSIX reads "//var" as "/var".
+                        Case{"sqlite:////var/lib/floe/catalog.db", "//var/lib/floe/catalog.db"},
                         Case{"jdbc:sqlite:/tmp/c.db", "/tmp/c.db"},
                         Case{"SQLite:x.db", "x.db"},
                         Case{"sqlite::memory:", ":memory:"}}) {
