@@ -12,9 +12,11 @@
 
 #include "floe/base/macros.h"
 #include "floe/catalog/catalog.h"
+#include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
+#include "floe/iceberg/schema_update.h"
 #include "floe/iceberg/sort_order.h"
 
 namespace floe::exe {
@@ -24,36 +26,6 @@ namespace {
 using catalog::Catalog;
 using catalog::Namespace;
 using catalog::TableIdentifier;
-
-struct CatalogFlags {
-  std::string uri;
-  std::string warehouse;
-  std::string name = "default";
-  bool json = false;
-};
-
-void AddCatalogFlags(CLI::App* command, CatalogFlags* flags) {
-  command->add_option("--catalog", flags->uri,
-                      "Catalog URI: sqlite:PATH, postgresql://user:pass@host:port/db, file:PATH")
-      ->envname("FLOE_CATALOG");
-  command->add_option("--warehouse", flags->warehouse,
-                      "Root of new tables' default locations (SQL catalogs)")
-      ->envname("FLOE_WAREHOUSE");
-  command->add_option("--catalog-name", flags->name,
-                      "The SQL catalog's catalog_name (default: default, pyiceberg's default)")
-      ->envname("FLOE_CATALOG_NAME");
-  command->add_flag("--json", flags->json, "Print JSON");
-}
-
-Result<std::unique_ptr<Catalog>> OpenFromFlags(const CatalogFlags& flags) {
-  if (flags.uri.empty()) {
-    return Status::InvalidArgument("no catalog: pass --catalog URI or set FLOE_CATALOG");
-  }
-  catalog::CatalogOptions options;
-  options.name = flags.name;
-  options.warehouse = flags.warehouse;
-  return catalog::OpenCatalog(flags.uri, std::move(options));
-}
 
 Result<std::map<std::string, std::string>> ParseProperties(
     const std::vector<std::string>& pairs) {
@@ -181,6 +153,7 @@ struct TableArgs {
   int format_version = iceberg::kDefaultFormatVersion;
   std::vector<std::string> properties;
   std::vector<std::string> unset;
+  std::vector<std::string> identifier;
   bool purge = false;
 };
 
@@ -188,6 +161,19 @@ Status TableCreate(const TableArgs& a) {
   FLOE_ASSIGN_OR_RETURN(TableIdentifier id, TableIdentifier::Parse(a.id));
   catalog::CreateTableRequest request;
   FLOE_ASSIGN_OR_RETURN(request.schema, iceberg::ParseSchemaText(a.schema));
+  if (!a.identifier.empty()) {
+    std::vector<int32_t> ids;
+    for (const std::string& name : a.identifier) {
+      const iceberg::NestedField* f = request.schema.FindFieldByName(name);
+      if (f == nullptr) return Status::InvalidArgument("unknown identifier column '{}'", name);
+      ids.push_back(f->id);
+    }
+    FLOE_ASSIGN_OR_RETURN(request.schema, iceberg::Schema::Make(request.schema.fields(),
+                                                                request.schema.schema_id(), ids));
+    for (int32_t id : ids) {
+      FLOE_RETURN_IF_ERROR(iceberg::ValidateIdentifierField(request.schema, id));
+    }
+  }
   if (!a.partition.empty()) {
     FLOE_ASSIGN_OR_RETURN(request.spec, iceberg::ParsePartitionText(request.schema, a.partition));
   }
@@ -259,6 +245,29 @@ Status TableSetProperty(const TableArgs& a) {
 
 }  // namespace
 
+void AddCatalogFlags(CLI::App* command, CatalogFlags* flags) {
+  command->add_option("--catalog", flags->uri,
+                      "Catalog URI: sqlite:PATH, postgresql://user:pass@host:port/db, file:PATH")
+      ->envname("FLOE_CATALOG");
+  command->add_option("--warehouse", flags->warehouse,
+                      "Root of new tables' default locations (SQL catalogs)")
+      ->envname("FLOE_WAREHOUSE");
+  command->add_option("--catalog-name", flags->name,
+                      "The SQL catalog's catalog_name (default: default, pyiceberg's default)")
+      ->envname("FLOE_CATALOG_NAME");
+  command->add_flag("--json", flags->json, "Print JSON");
+}
+
+Result<std::unique_ptr<Catalog>> OpenFromFlags(const CatalogFlags& flags) {
+  if (flags.uri.empty()) {
+    return Status::InvalidArgument("no catalog: pass --catalog URI or set FLOE_CATALOG");
+  }
+  catalog::CatalogOptions options;
+  options.name = flags.name;
+  options.warehouse = flags.warehouse;
+  return catalog::OpenCatalog(flags.uri, std::move(options));
+}
+
 void AddTableCommands(CLI::App& app, int* exit_code) {
   auto* ns = app.add_subcommand("namespace", "Catalog namespaces");
   ns->require_subcommand(1);
@@ -302,11 +311,13 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     c->add_option("--schema", a->schema,
                   "Schema text: \"id long not null, name string, ts timestamptz\"")
         ->required();
-    c->add_option("--partition", a->partition, "Partition text: \"bucket(16, id), day(ts)\"");
-    c->add_option("--sort", a->sort, "Sort text: \"id desc nulls last\"");
+    c->add_option("--partition-by,--partition", a->partition, "Partition text: \"bucket(16, id), day(ts)\"");
+    c->add_option("--sort-by,--sort", a->sort, "Sort text: \"id desc nulls last\"");
     c->add_option("--location", a->location, "Table location (default: the catalog's)");
     c->add_option("--property", a->properties, "KEY=VALUE (repeatable)");
     c->add_option("--format-version", a->format_version, "1, 2 or 3 (default 2)");
+    c->add_option("--identifier", a->identifier, "Identifier (primary key) columns: id,region")
+        ->delimiter(',');
     SetCommand(c, exit_code, [a] { return TableCreate(*a); });
   }
   {
@@ -348,6 +359,7 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     c->add_option("--unset", a->unset, "KEY to remove (repeatable)");
     SetCommand(c, exit_code, [a] { return TableSetProperty(*a); });
   }
+  AddTableDataCommands(table, exit_code);
 }
 
 }  // namespace floe::exe

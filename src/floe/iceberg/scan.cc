@@ -701,6 +701,58 @@ Status TableScan::Reader::OpenTask() {
   return Status::OK();
 }
 
+Result<std::optional<TableScan::Reader::Matches>> TableScan::Reader::NextMatches() {
+  State& s = *state_;
+  while (true) {
+    if (!s.reader) {
+      if (next_task_ >= tasks_.size()) return std::nullopt;
+      FLOE_RETURN_IF_ERROR(OpenTask());
+    }
+    FLOE_ASSIGN_OR_RETURN(std::optional<PositionedBatch> pb, s.reader->Next());
+    if (!pb) {
+      s.reader.reset();
+      continue;
+    }
+    FLOE_RETURN_IF_ERROR(ComputeKeep(*pb));
+    Matches m;
+    m.task = &tasks_[next_task_ - 1];
+    for (int64_t i = 0; i < pb->batch.num_rows(); ++i) {
+      if (s.keep[i]) m.positions.push_back(pb->first_position + i);
+    }
+    if (m.positions.empty()) continue;
+    return m;
+  }
+}
+
+// keep[i] = 1 for the batch's rows that are live (no delete applies) and match the filter.
+Status TableScan::Reader::ComputeKeep(const PositionedBatch& pb) {
+  State& s = *state_;
+  const col::RecordBatch& batch = pb.batch;
+  const int64_t n = batch.num_rows();
+  s.keep.assign(static_cast<size_t>(n), 1);
+  if (!s.positions.empty()) {
+    std::vector<uint8_t> bits(static_cast<size_t>(col::BytesForBits(n)));
+    s.positions.FillKeepBitmap(static_cast<uint64_t>(pb.first_position),
+                               static_cast<uint64_t>(n), bits.data());
+    for (int64_t i = 0; i < n; ++i) s.keep[i] = col::GetBit(bits.data(), i) ? 1 : 0;
+  }
+  for (const auto& set : s.equality) {
+    FLOE_ASSIGN_OR_RETURN(std::vector<Located> cols, LocateAll(batch, set->field_ids));
+    for (int64_t i = 0; i < n; ++i) {
+      if (!s.keep[i]) continue;
+      s.key.clear();
+      AppendKey(cols, i, &s.key);
+      if (set->keys.count(s.key)) s.keep[i] = 0;
+    }
+  }
+  if (scan_->filter_->op() != Operation::kTrue) {
+    std::vector<uint8_t> match;
+    FLOE_RETURN_IF_ERROR(EvaluateBatch(*scan_->filter_, batch, &match));
+    for (int64_t i = 0; i < n; ++i) s.keep[i] &= match[i];
+  }
+  return Status::OK();
+}
+
 Result<std::optional<col::RecordBatch>> TableScan::Reader::Next() {
   State& s = *state_;
   const std::optional<int64_t>& limit = scan_->options_.limit;
@@ -715,29 +767,9 @@ Result<std::optional<col::RecordBatch>> TableScan::Reader::Next() {
       s.reader.reset();
       continue;
     }
+    FLOE_RETURN_IF_ERROR(ComputeKeep(*pb));
     col::RecordBatch& batch = pb->batch;
     const int64_t n = batch.num_rows();
-    s.keep.assign(static_cast<size_t>(n), 1);
-    if (!s.positions.empty()) {
-      std::vector<uint8_t> bits(static_cast<size_t>(col::BytesForBits(n)));
-      s.positions.FillKeepBitmap(static_cast<uint64_t>(pb->first_position),
-                                 static_cast<uint64_t>(n), bits.data());
-      for (int64_t i = 0; i < n; ++i) s.keep[i] = col::GetBit(bits.data(), i) ? 1 : 0;
-    }
-    for (const auto& set : s.equality) {
-      FLOE_ASSIGN_OR_RETURN(std::vector<Located> cols, LocateAll(batch, set->field_ids));
-      for (int64_t i = 0; i < n; ++i) {
-        if (!s.keep[i]) continue;
-        s.key.clear();
-        AppendKey(cols, i, &s.key);
-        if (set->keys.count(s.key)) s.keep[i] = 0;
-      }
-    }
-    if (scan_->filter_->op() != Operation::kTrue) {
-      std::vector<uint8_t> match;
-      FLOE_RETURN_IF_ERROR(EvaluateBatch(*scan_->filter_, batch, &match));
-      for (int64_t i = 0; i < n; ++i) s.keep[i] &= match[i];
-    }
     int64_t selected = col::CountSelected(s.keep.data(), n);
     if (limit && rows_returned_ + selected > *limit) {
       int64_t allowed = *limit - rows_returned_;

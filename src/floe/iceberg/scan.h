@@ -115,6 +115,15 @@ class TableScan::Reader {
   ~Reader();
   // The next batch, or nullopt at the end.
   Result<std::optional<columnar::RecordBatch>> Next();
+
+  // For row-level deletes: the file positions of the next batch's live rows that match the
+  // filter, and the task they belong to (positions ascend within a task). nullopt at the
+  // end. Use either Next() or NextMatches() on one reader, not both.
+  struct Matches {
+    const FileScanTask* task = nullptr;
+    std::vector<int64_t> positions;
+  };
+  Result<std::optional<Matches>> NextMatches();
   int64_t rows_returned() const { return rows_returned_; }
 
  private:
@@ -122,6 +131,7 @@ class TableScan::Reader {
   struct State;
   Reader(TableScan* scan, std::vector<FileScanTask> tasks);
   Status OpenTask();
+  Status ComputeKeep(const PositionedBatch& batch);
 
   TableScan* scan_;
   std::vector<FileScanTask> tasks_;

@@ -1,0 +1,29 @@
+// Flags shared by the catalog commands (`floe namespace …`, `floe table …`): --catalog URI
+// (env FLOE_CATALOG), --warehouse, --catalog-name, --json.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "floe/base/status.h"
+#include "floe/catalog/catalog.h"
+
+namespace floe::exe {
+
+struct CatalogFlags {
+  std::string uri;
+  std::string warehouse;
+  std::string name = "default";
+  bool json = false;
+};
+
+void AddCatalogFlags(CLI::App* command, CatalogFlags* flags);
+Result<std::unique_ptr<catalog::Catalog>> OpenFromFlags(const CatalogFlags& flags);
+
+// `floe table scan|append|delete|upsert|files|snapshots|history|refs|expire-snapshots|
+// rollback` (table_data_command.cc), added under `floe table`.
+void AddTableDataCommands(CLI::App* table, int* exit_code);
+
+}  // namespace floe::exe
