@@ -50,7 +50,7 @@ test-asan: build-asan
 	cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-test-interop-ci: build venv
+test-interop-ci: build venv java-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q tests/interop tests/corrupt
 
 test-fuzz: build-fuzz
