@@ -3,6 +3,7 @@
 // writing iceberg/data_writer.h + delete_writer.h, committing iceberg/table.h; this file
 // parses flags, moves batches between them and prints.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdio>
 #include <map>
@@ -66,7 +67,12 @@ Status Print(const std::string& text) {
 // "2024-01-01T00:00:00Z", "2024-01-01" or milliseconds since the epoch.
 Result<int64_t> ParseTimeMs(const std::string& text) {
   if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) {
-    return std::stoll(text);
+    int64_t ms = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), ms);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      return Status::InvalidArgument("'{}' is out of range for milliseconds", text);
+    }
+    return ms;
   }
   Result<iceberg::Literal> ts = iceberg::Literal::Parse(iceberg::TimestampTzType(), text);
   if (!ts.ok()) {
