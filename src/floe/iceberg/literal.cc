@@ -321,7 +321,7 @@ Result<Literal> ParseText(const TypePtr& type, std::string_view text, bool stric
 
 }  // namespace
 
-Literal Literal::Null(TypePtr type) { return Literal(std::move(type), std::monostate()); }
+Literal Literal::Null(TypePtr type) { return Literal(std::move(type)); }
 Literal Literal::Boolean(bool v) { return Literal(BooleanType(), v); }
 Literal Literal::Int(int32_t v) { return Literal(IntType(), v); }
 Literal Literal::Long(int64_t v) { return Literal(LongType(), v); }

@@ -115,6 +115,8 @@ class Literal {
 
  private:
   Literal(TypePtr type, Value value) : type_(std::move(type)), value_(std::move(value)) {}
+  // A null (value_ default-constructs to monostate).
+  explicit Literal(TypePtr type) : type_(std::move(type)) {}
 
   TypePtr type_;
   Value value_;
