@@ -23,7 +23,9 @@ constexpr int64_t kT0 = 1700000000000;
 
 std::string LongBytes(int64_t v) {
   std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF);
+  for (int i = 0; i < 8; ++i) {
+    out[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF);
+  }
   return out;
 }
 
@@ -233,7 +235,8 @@ TEST_F(TableTest, RowDeltaAddsDeletesAsDeleteOperation) {
 
   // Adding rows and deletes together is an overwrite; adding rows only is an append.
   auto rd2 = table_->NewRowDelta();
-  rd2->AddRows(Data("mem://d/b.parquet", 1, "x")).AddDeletes(EqDelete("mem://d/eq2.parquet", 1, "x"));
+  rd2->AddRows(Data("mem://d/b.parquet", 1, "x"))
+      .AddDeletes(EqDelete("mem://d/eq2.parquet", 1, "x"));
   ASSERT_TRUE(rd2->Commit().ok());
   EXPECT_EQ(table_->metadata()->current_snapshot()->operation, "overwrite");
   auto rd3 = table_->NewRowDelta();
@@ -821,8 +824,9 @@ TEST_F(TableTest, PartitionEvolutionReusesFieldIds) {
   // requirements: assert-last-assigned-partition-id + assert-default-spec-id.
   const auto& reqs = ops_->last_requirements();
   ASSERT_EQ(reqs.size(), 3u);
-  EXPECT_EQ(std::get<requirement::AssertLastAssignedPartitionId>(reqs[1]).last_assigned_partition_id,
-            1000);
+  EXPECT_EQ(
+      std::get<requirement::AssertLastAssignedPartitionId>(reqs[1]).last_assigned_partition_id,
+      1000);
   EXPECT_EQ(std::get<requirement::AssertDefaultSpecId>(reqs[2]).default_spec_id, 0);
 
   auto rm = table_->NewUpdateSpec();
