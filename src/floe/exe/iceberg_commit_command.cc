@@ -60,7 +60,8 @@ Status CommitTest(const CommitTestOptions& o) {
       Schema schema, Schema::Make({NestedField::Required(1, "id", LongType()),
                                    NestedField::Optional(2, "data", StringType()),
                                    NestedField::Optional(3, "category", StringType())}));
-  FLOE_ASSIGN_OR_RETURN(PartitionSpec spec, PartitionSpecBuilder(schema).Identity("category").Build());
+  FLOE_ASSIGN_OR_RETURN(PartitionSpec spec,
+                        PartitionSpecBuilder(schema).Identity("category").Build());
   FLOE_ASSIGN_OR_RETURN(
       TableMetadata md,
       TableMetadataBuilder::NewTable(schema, spec, SortOrder::Unsorted(), o.dir,

@@ -20,8 +20,9 @@ Status ExpireSnapshots::Apply(const TableMetadata& base, TableOperations& ops,
   const int64_t default_max_ref_age =
       base.PropertyAsInt(kPropertyMaxRefAgeMs, std::numeric_limits<int64_t>::max());
   const int64_t default_expire_older_than =
-      older_than_ms_ ? *older_than_ms_
-                     : now - base.PropertyAsInt(kPropertyMaxSnapshotAgeMs, kDefaultMaxSnapshotAgeMs);
+      older_than_ms_
+          ? *older_than_ms_
+          : now - base.PropertyAsInt(kPropertyMaxSnapshotAgeMs, kDefaultMaxSnapshotAgeMs);
   const int64_t default_min_snapshots =
       retain_last_ ? *retain_last_ : base.PropertyAsInt(kPropertyMinSnapshotsToKeep, 1);
 

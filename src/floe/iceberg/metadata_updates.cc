@@ -52,7 +52,8 @@ UpdateSchema& UpdateSchema::RenameColumn(std::string name, std::string new_name)
   return *this;
 }
 UpdateSchema& UpdateSchema::UpdateColumn(std::string name, TypePtr new_type) {
-  changes_.push_back({Change::Kind::kType, std::move(name), {}, std::move(new_type), {}, false, {}});
+  changes_.push_back(
+      {Change::Kind::kType, std::move(name), {}, std::move(new_type), {}, false, {}});
   return *this;
 }
 UpdateSchema& UpdateSchema::UpdateColumnDoc(std::string name, std::string doc) {

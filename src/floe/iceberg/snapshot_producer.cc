@@ -218,7 +218,7 @@ std::string SnapshotProducer::NextManifestPath(const TableMetadata& base) {
 
 Result<ManifestFile> SnapshotProducer::WriteManifest(
     const TableMetadata& base, int32_t spec_id, ManifestContent content,
-    const std::vector<std::pair<DataFile, std::optional<int64_t>>>& files, TableOperations& ops) {
+    const FilesWithSequence& files, TableOperations& ops) {
   const PartitionSpec* spec = base.spec_by_id(spec_id);
   const Schema* schema = base.current_schema();
   if (spec == nullptr) {
@@ -580,8 +580,9 @@ Status SnapshotProducer::Apply(const TableMetadata& base, TableOperations& ops,
       return 0;
     };
     if (get("added-records") > get("deleted-records")) {
-      return Status::InvalidArgument("Invalid REPLACE operation: {} added records > {} replaced records",
-                                     get("added-records"), get("deleted-records"));
+      return Status::InvalidArgument(
+          "Invalid REPLACE operation: {} added records > {} replaced records",
+          get("added-records"), get("deleted-records"));
     }
   }
   const Snapshot* previous_head = ref != nullptr ? base.snapshot_by_id(ref->snapshot_id) : nullptr;
@@ -639,14 +640,16 @@ Status SnapshotProducer::ValidateAddedDataFiles(const TableMetadata& base,
                                                 const ExpressionPtr& filter,
                                                 const Snapshot* parent, TableOperations& ops) {
   if (parent == nullptr) return Status::OK();
-  FLOE_ASSIGN_OR_RETURN(History h, ValidationHistory(base, starting, {kOperationAppend, kOperationOverwrite},
-                                                     ManifestContent::kData, parent, ops.io()));
+  FLOE_ASSIGN_OR_RETURN(
+      History h, ValidationHistory(base, starting, {kOperationAppend, kOperationOverwrite},
+                                   ManifestContent::kData, parent, ops.io()));
   FLOE_ASSIGN_OR_RETURN(FileFilter ff, FileFilter::Make(base, filter, case_sensitive_));
   std::vector<std::string> conflicts;
   for (const ManifestFile& m : h.manifests) {
     FLOE_ASSIGN_OR_RETURN(bool may, ff.ManifestMayMatch(m));
     if (!may) continue;
-    FLOE_ASSIGN_OR_RETURN(auto entries, ReadEntries(base, m, ops.io(), ManifestEntryFilter::kAdded));
+    FLOE_ASSIGN_OR_RETURN(auto entries,
+                          ReadEntries(base, m, ops.io(), ManifestEntryFilter::kAdded));
     for (const ManifestEntry& e : entries) {
       if (!e.snapshot_id || h.snapshot_ids.count(*e.snapshot_id) == 0) continue;
       FLOE_ASSIGN_OR_RETURN(bool match, ff.MayMatch(e.data_file));
@@ -674,8 +677,9 @@ Result<std::vector<AddedDelete>> AddedDeleteFiles(const TableMetadata& base,
                                                   io::FileIO& io) {
   std::vector<AddedDelete> out;
   if (parent == nullptr || base.format_version < 2) return out;
-  FLOE_ASSIGN_OR_RETURN(History h, ValidationHistory(base, starting, {kOperationOverwrite, kOperationDelete},
-                                                     ManifestContent::kDeletes, parent, io));
+  FLOE_ASSIGN_OR_RETURN(
+      History h, ValidationHistory(base, starting, {kOperationOverwrite, kOperationDelete},
+                                   ManifestContent::kDeletes, parent, io));
   int64_t starting_seq = 0;
   if (starting) {
     if (const Snapshot* s = base.snapshot_by_id(*starting)) starting_seq = s->sequence_number;
@@ -878,8 +882,10 @@ Status OverwriteFiles::Validate(const TableMetadata& base, const Snapshot* paren
   if (validate_new_deletes_) {
     if (row_filter_) {
       ExpressionPtr filter = conflict_filter_ ? conflict_filter_ : row_filter_;
-      FLOE_RETURN_IF_ERROR(ValidateNoNewDeleteFiles(base, starting_snapshot_id_, filter, parent, ops));
-      FLOE_RETURN_IF_ERROR(ValidateDeletedDataFiles(base, starting_snapshot_id_, filter, parent, ops));
+      FLOE_RETURN_IF_ERROR(
+          ValidateNoNewDeleteFiles(base, starting_snapshot_id_, filter, parent, ops));
+      FLOE_RETURN_IF_ERROR(
+          ValidateDeletedDataFiles(base, starting_snapshot_id_, filter, parent, ops));
     }
     if (!deleted_data_files_.empty()) {
       FLOE_RETURN_IF_ERROR(ValidateNoNewDeletesForDataFiles(base, starting_snapshot_id_,

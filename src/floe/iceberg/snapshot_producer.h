@@ -138,9 +138,9 @@ class SnapshotProducer : public PendingUpdate {
                                                      TableOperations& ops);
   Result<std::vector<ManifestFile>> NewDeleteManifests(const TableMetadata& base,
                                                        TableOperations& ops);
+  using FilesWithSequence = std::vector<std::pair<DataFile, std::optional<int64_t>>>;
   Result<ManifestFile> WriteManifest(const TableMetadata& base, int32_t spec_id,
-                                     ManifestContent content,
-                                     const std::vector<std::pair<DataFile, std::optional<int64_t>>>& files,
+                                     ManifestContent content, const FilesWithSequence& files,
                                      TableOperations& ops);
   std::string NextManifestPath(const TableMetadata& base);
 

@@ -215,8 +215,12 @@ T& Transaction::Attach(std::unique_ptr<T> update) {
   return ref;
 }
 
-AppendFiles& Transaction::NewAppend() { return Attach(std::unique_ptr<AppendFiles>(new AppendFiles())); }
-DeleteFiles& Transaction::NewDelete() { return Attach(std::unique_ptr<DeleteFiles>(new DeleteFiles())); }
+AppendFiles& Transaction::NewAppend() {
+  return Attach(std::unique_ptr<AppendFiles>(new AppendFiles()));
+}
+DeleteFiles& Transaction::NewDelete() {
+  return Attach(std::unique_ptr<DeleteFiles>(new DeleteFiles()));
+}
 OverwriteFiles& Transaction::NewOverwrite() {
   return Attach(std::unique_ptr<OverwriteFiles>(new OverwriteFiles()));
 }

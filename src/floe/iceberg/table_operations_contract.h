@@ -28,7 +28,9 @@ inline DataFile ContractDataFile(const std::string& path, const TableMetadata& m
   if (const PartitionSpec* spec = md.default_spec(); spec != nullptr) {
     Result<TypePtr> pt = spec->PartitionType(*md.current_schema());
     if (pt.ok()) {
-      for (const NestedField& field : (*pt)->fields()) f.partition.push_back(Literal::Null(field.type));
+      for (const NestedField& field : (*pt)->fields()) {
+        f.partition.push_back(Literal::Null(field.type));
+      }
     }
   }
   return f;
@@ -80,7 +82,8 @@ inline void CheckTableOperationsContract(TableOperations& ops) {
   auto a1 = (*w1)->NewAppend();
   a1->AppendFile(ContractDataFile("contract/b.parquet", **md1));
   auto a2 = (*w2)->NewTransaction();
-  ASSERT_TRUE(a2->NewAppend().AppendFile(ContractDataFile("contract/c.parquet", **md1)).Commit().ok());
+  ASSERT_TRUE(
+      a2->NewAppend().AppendFile(ContractDataFile("contract/c.parquet", **md1)).Commit().ok());
   ASSERT_TRUE(a1->Commit().ok());
   st = a2->Commit();
   ASSERT_TRUE(st.ok()) << st.ToString();

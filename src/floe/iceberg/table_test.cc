@@ -23,7 +23,9 @@ constexpr int64_t kT0 = 1700000000000;
 
 std::string LongBytes(int64_t v) {
   std::string out(8, '\0');
-  for (int i = 0; i < 8; ++i) out[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF);
+  for (int i = 0; i < 8; ++i) {
+    out[i] = static_cast<char>((static_cast<uint64_t>(v) >> (8 * i)) & 0xFF);
+  }
   return out;
 }
 
@@ -233,7 +235,8 @@ TEST_F(TableTest, RowDeltaAddsDeletesAsDeleteOperation) {
 
   // Adding rows and deletes together is an overwrite; adding rows only is an append.
   auto rd2 = table_->NewRowDelta();
-  rd2->AddRows(Data("mem://d/b.parquet", 1, "x")).AddDeletes(EqDelete("mem://d/eq2.parquet", 1, "x"));
+  rd2->AddRows(Data("mem://d/b.parquet", 1, "x"))
+      .AddDeletes(EqDelete("mem://d/eq2.parquet", 1, "x"));
   ASSERT_TRUE(rd2->Commit().ok());
   EXPECT_EQ(table_->metadata()->current_snapshot()->operation, "overwrite");
   auto rd3 = table_->NewRowDelta();
@@ -334,6 +337,32 @@ TEST_F(TableTest, RewriteKeepsStartingSequenceNumberAndConcurrentEqualityDeletes
   EXPECT_TRUE(eq->is_live());
   // Equality deletes apply to strictly lower data sequence numbers: 2 > 1.
   EXPECT_GT(*eq->data_sequence_number, *ab->data_sequence_number);
+}
+
+// Java's MergingSnapshotProducer drops delete files older than the smallest data sequence
+// number of the remaining data manifests, ignoring the rewrite's new files that keep an
+// older number (open upstream: apache/iceberg#10962). Here eq (2) is older than b (3), but
+// still applies to ab (1): it must stay.
+TEST_F(TableTest, RewriteKeepsEqualityDeletesNeededByItsOwnNewFiles) {
+  Init(2, true);
+  Append(*table_, {Data("mem://d/a.parquet", 10, "x")});
+  const int64_t start = table_->metadata()->current_snapshot()->snapshot_id;
+  auto other = Other();
+  auto rd = other->NewRowDelta();
+  rd->AddDeletes(EqDelete("mem://d/eq.parquet", 1, "x"));
+  ASSERT_TRUE(rd->Commit().ok());
+  Append(*other, {Data("mem://d/b.parquet", 10, "x")});
+  auto rw = table_->NewRewrite();
+  rw->DeleteFile(Data("mem://d/a.parquet", 10, "x"))
+      .AddFile(Data("mem://d/ab.parquet", 10, "x"))
+      .ValidateFromSnapshot(start);
+  Status st = rw->Commit();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const Snapshot s = *table_->metadata()->current_snapshot();
+  auto es = Entries(s, ManifestEntryFilter::kLive);
+  ASSERT_NE(Find(es, "mem://d/eq.parquet"), nullptr);
+  EXPECT_EQ(Find(es, "mem://d/ab.parquet")->data_sequence_number, 1);
+  EXPECT_EQ(Summary(s, "total-delete-files"), "1");
 }
 
 TEST_F(TableTest, RewriteFailsOnConcurrentPositionDeletesAndCleansUp) {
@@ -795,8 +824,9 @@ TEST_F(TableTest, PartitionEvolutionReusesFieldIds) {
   // requirements: assert-last-assigned-partition-id + assert-default-spec-id.
   const auto& reqs = ops_->last_requirements();
   ASSERT_EQ(reqs.size(), 3u);
-  EXPECT_EQ(std::get<requirement::AssertLastAssignedPartitionId>(reqs[1]).last_assigned_partition_id,
-            1000);
+  EXPECT_EQ(
+      std::get<requirement::AssertLastAssignedPartitionId>(reqs[1]).last_assigned_partition_id,
+      1000);
   EXPECT_EQ(std::get<requirement::AssertDefaultSpecId>(reqs[2]).default_spec_id, 0);
 
   auto rm = table_->NewUpdateSpec();
