@@ -31,8 +31,10 @@ build: deps build/release/build.ninja
 build/asan/build.ninja: CMakeLists.txt CMakePresets.json | deps
 	cmake --preset asan >/dev/null
 
+# The asan preset (clang, ASan+UBSan) builds the unit tests and the libFuzzer targets in
+# one tree, so CI compiles the code twice (release and sanitized), not three times.
 build-asan: deps build/asan/build.ninja
-	cmake --build --preset asan -j $(JOBS)
+	cmake --build --preset asan -j $(JOBS) --target floe_unit_tests floe_fuzz_targets
 
 build/fuzz/build.ninja: CMakeLists.txt CMakePresets.json | deps
 	cmake --preset fuzz >/dev/null
@@ -51,17 +53,17 @@ test-asan: build-asan
 	  ctest --output-on-failure -j $(JOBS)
 
 test-interop-ci: build venv java-deps
-	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q tests/interop tests/corrupt
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt
 
-test-fuzz: build-fuzz
-	@scripts/run-fuzz.sh build/fuzz/tests/fuzz $(FUZZ_SECONDS)
+test-fuzz: build-asan
+	@scripts/run-fuzz.sh build/asan/tests/fuzz $(FUZZ_SECONDS)
 
 test: test-unit test-asan test-interop-ci test-fuzz
 	@echo "make test: all suites passed"
 
 # Heavier peer suites (Java/Spark, Kafka brokers): not part of CI's `make test`.
 test-interop: build venv java-deps
-	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q tests/interop tests/corrupt tests/interop_heavy
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt tests/interop_heavy
 
 bench: build venv
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/run.py

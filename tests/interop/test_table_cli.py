@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 import pytest
 from pyiceberg.catalog.sql import SqlCatalog
 
-from floe_runner import EXIT_NOT_FOUND, ERROR_EXITS
+from floe_runner import EXIT_NOT_FOUND, EXIT_USAGE, ERROR_EXITS
 import iceberg_java as ij
 
 SCHEMA_TEXT = ("id long not null, name string, amount decimal(10, 2), ts timestamp, "
@@ -240,3 +240,83 @@ def test_errors_are_one_line(env):
     assert r.rc in ERROR_EXITS or r.rc == 2, r.describe()
     r = env.run("table", "append", "e.t", env.jsonl("bad.jsonl", [{"id": "x"}]), ok=False)
     assert r.rc != 0 and "line 1" in r.stderr, r.describe()
+
+
+def test_evolve_matches_pyiceberg(env):
+    """`floe table evolve` against pyiceberg's UpdateSchema / UpdateSpec / sort order
+    replacement on twin tables: the same evolved schema (field ids, types, order, identifier
+    fields), partition spec and sort order; then rows appended after the evolution and before
+    it read back through pyiceberg with old files mapped by field id."""
+    from pyiceberg.transforms import BucketTransform, DayTransform, IdentityTransform
+    from pyiceberg.types import DoubleType, LongType, StringType
+    from pyiceberg.table.sorting import NullOrder
+
+    schema = ("id long not null, name string, qty int, price float, "
+              "info struct<a string>, ts timestamp")
+    for t in ("ns.f", "ns.p"):
+        if t == "ns.f":
+            env.run("namespace", "create", "ns")
+        env.run("table", "create", t, "--schema", schema, "--partition-by", "bucket(4, id)",
+                "--identifier", "id")
+    rows = [{"id": k, "name": f"n{k}", "qty": k * 10, "price": k / 4, "info": {"a": f"a{k}"},
+             "ts": f"2024-03-0{1 + k % 5}T10:00:00"} for k in range(1, 7)]
+    env.run("table", "append", "ns.f", env.jsonl("before.jsonl", rows))
+
+    cat = env.pyiceberg()
+    p = cat.load_table("ns.p")
+    with p.transaction() as tx:
+        with tx.update_schema() as u:
+            u.add_column("note", StringType(), doc="free text")
+            u.add_column(("info", "b"), LongType())
+            u.rename_column("name", "full_name")
+            u.update_column("qty", LongType())
+            u.update_column("price", DoubleType())
+            u.move_after("note", "id")
+        with tx.update_spec() as s:
+            s.remove_field("id_bucket")
+            s.add_field("ts", DayTransform())
+            s.add_field("note", BucketTransform(8), "note_b")
+        with tx.update_sort_order() as so:
+            so.desc("ts", IdentityTransform(), NullOrder.NULLS_LAST)
+            # floe's text defaults are Java's (asc nulls first); pyiceberg's API defaults
+            # to nulls last, so say it.
+            so.asc("id", IdentityTransform(), NullOrder.NULLS_FIRST)
+
+    env.run("table", "evolve", "ns.f",
+            "--add-column", "note string comment 'free text'",
+            "--add-column", "info.b long",
+            "--rename-column", "name=full_name",
+            "--widen-column", "qty=long", "--widen-column", "price=double",
+            "--move", "note after id",
+            "--drop-partition", "id_bucket",
+            "--add-partition", "day(ts)", "--add-partition", "bucket(8, note) as note_b",
+            "--sort-by", "ts desc nulls last, id")
+
+    f = cat.load_table("ns.f")
+    p = cat.load_table("ns.p")
+    assert f.schema().model_dump() == p.schema().model_dump()
+    assert f.schema().identifier_field_ids == p.schema().identifier_field_ids
+    assert f.spec().model_dump() == p.spec().model_dump()
+    assert f.metadata.last_partition_id == p.metadata.last_partition_id
+    assert f.metadata.last_column_id == p.metadata.last_column_id
+    assert f.sort_order().model_dump() == p.sort_order().model_dump()
+
+    after = [{"id": 10, "note": "x", "full_name": "m", "qty": 2**40, "price": 0.1,
+              "info": {"a": "z", "b": 7}, "ts": "2024-04-01T00:00:00"}]
+    env.run("table", "append", "ns.f", env.jsonl("after.jsonl", after))
+    got = ij.canonical_rows(cat.load_table("ns.f").scan().to_arrow())
+    expected = [{"id": r["id"], "note": None, "full_name": r["name"], "qty": r["qty"],
+                 "price": repr(float(r["price"])), "info": {"a": r["info"]["a"], "b": None},
+                 "ts": r["ts"] + ".000000"} for r in rows]
+    expected += [{**after[0], "price": repr(0.1), "ts": "2024-04-01T00:00:00.000000"}]
+    ij.assert_same_rows(got, expected)
+    ij.assert_same_rows(env.scan("ns.f"), got)
+
+    # Each change is checked the way Java checks it: a clear one-line error, no commit.
+    before = cat.load_table("ns.f").metadata_location
+    # An invalid change is the caller's mistake: exit 2 (docs/cli.md), like a bad flag.
+    r = env.run("table", "evolve", "ns.f", "--widen-column", "qty=int", ok=False)
+    assert r.rc == EXIT_USAGE and r.stderr.count("\n") == 1, r.describe()
+    r = env.run("table", "evolve", "ns.f", "--require", "note", ok=False)
+    assert r.rc == EXIT_USAGE and "nullability" in r.stderr, r.describe()
+    assert cat.load_table("ns.f").metadata_location == before

@@ -1,10 +1,12 @@
 // `floe namespace ...` and `floe table ...`: catalog operations against --catalog URI
 // (sqlite:PATH, postgresql://..., file:PATH; env FLOE_CATALOG). The work is the catalog
 // layer's (floe/catalog/catalog.h); this file parses flags and prints.
+#include <cctype>
 #include <cstdio>
 #include <cstdlib>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,10 +16,12 @@
 #include "floe/catalog/catalog.h"
 #include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
+#include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
 #include "floe/iceberg/schema_update.h"
 #include "floe/iceberg/sort_order.h"
+#include "floe/iceberg/table.h"
 
 namespace floe::exe {
 
@@ -243,6 +247,203 @@ Status TableSetProperty(const TableArgs& a) {
   return Status::OK();
 }
 
+// --- evolve ---
+
+struct EvolveArgs {
+  CatalogFlags flags;
+  std::string id;
+  std::vector<std::string> add_columns;
+  std::vector<std::string> drop_columns;
+  std::vector<std::string> renames;
+  std::vector<std::string> widens;
+  std::vector<std::string> make_optional;
+  std::vector<std::string> require;
+  std::vector<std::string> moves;
+  std::vector<std::string> identifier;
+  bool clear_identifier = false;
+  std::vector<std::string> add_partitions;
+  std::vector<std::string> drop_partitions;
+  std::vector<std::string> rename_partitions;
+  std::string sort;
+  bool allow_incompatible = false;
+};
+
+std::string_view Trim(std::string_view s) {
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
+  while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
+  return s;
+}
+
+// "OLD=NEW" -> {OLD, NEW}.
+Result<std::pair<std::string, std::string>> ParsePair(std::string_view flag,
+                                                      std::string_view text) {
+  size_t eq = text.find('=');
+  std::string_view left = Trim(text.substr(0, eq));
+  std::string_view right = eq == std::string_view::npos ? "" : Trim(text.substr(eq + 1));
+  if (eq == std::string_view::npos || left.empty() || right.empty()) {
+    return Status::InvalidArgument("{} '{}' is not OLD=NEW", flag, text);
+  }
+  return std::pair{std::string(left), std::string(right)};
+}
+
+// "--add-column 'address.zip string not null comment ...'": the column's full name (a
+// struct's fields after a dot; backticks quote a name with dots or spaces), then its type
+// in the schema text syntax of `table create`.
+Status AddColumnFromText(iceberg::UpdateSchema& update, std::string_view text) {
+  text = Trim(text);
+  std::string full;
+  std::string_view rest;
+  if (!text.empty() && text.front() == '`') {
+    size_t close = text.find('`', 1);
+    if (close == std::string_view::npos) {
+      return Status::InvalidArgument("--add-column '{}': unterminated `", text);
+    }
+    full = std::string(text.substr(1, close - 1));
+    rest = text.substr(close + 1);
+  } else {
+    size_t space = text.find_first_of(" \t");
+    if (space == std::string_view::npos) {
+      return Status::InvalidArgument("--add-column '{}' needs a name and a type", text);
+    }
+    full = std::string(text.substr(0, space));
+    rest = text.substr(space);
+  }
+  if (full.empty() || Trim(rest).empty()) {
+    return Status::InvalidArgument("--add-column '{}' needs a name and a type", text);
+  }
+  // A quoted name is one level; an unquoted dotted one names a field of a struct column.
+  std::string parent;
+  std::string leaf = full;
+  if (text.front() != '`') {
+    size_t dot = full.rfind('.');
+    if (dot != std::string::npos) {
+      parent = full.substr(0, dot);
+      leaf = full.substr(dot + 1);
+    }
+  }
+  auto parsed = iceberg::ParseSchemaText("`x` " + std::string(Trim(rest)));
+  if (!parsed.ok()) {
+    return Status::InvalidArgument("--add-column '{}': {}", text, parsed.status().message());
+  }
+  const iceberg::NestedField& f = parsed->fields().front();
+  update.AddColumn(parent, leaf, f.type, f.doc, f.required);
+  return Status::OK();
+}
+
+// "--move 'NAME first'", "'NAME before OTHER'", "'NAME after OTHER'".
+Status MoveFromText(iceberg::UpdateSchema& update, std::string_view text) {
+  std::vector<std::string> words;
+  std::string_view t = Trim(text);
+  while (!t.empty()) {
+    size_t space = t.find_first_of(" \t");
+    words.emplace_back(t.substr(0, space));
+    t = space == std::string_view::npos ? std::string_view() : Trim(t.substr(space));
+  }
+  if (words.size() == 2 && words[1] == "first") {
+    update.MoveFirst(words[0]);
+  } else if (words.size() == 3 && words[1] == "before") {
+    update.MoveBefore(words[0], words[2]);
+  } else if (words.size() == 3 && words[1] == "after") {
+    update.MoveAfter(words[0], words[2]);
+  } else {
+    return Status::InvalidArgument(
+        "--move '{}' is not 'NAME first', 'NAME before OTHER' or 'NAME after OTHER'", text);
+  }
+  return Status::OK();
+}
+
+bool HasSchemaChanges(const EvolveArgs& a) {
+  return !a.add_columns.empty() || !a.drop_columns.empty() || !a.renames.empty() ||
+         !a.widens.empty() || !a.make_optional.empty() || !a.require.empty() ||
+         !a.moves.empty() || !a.identifier.empty() || a.clear_identifier;
+}
+
+Status StageSchemaChanges(const EvolveArgs& a, iceberg::UpdateSchema& update) {
+  if (a.allow_incompatible) update.AllowIncompatibleChanges();
+  for (const std::string& text : a.add_columns) FLOE_RETURN_IF_ERROR(AddColumnFromText(update, text));
+  for (const std::string& name : a.drop_columns) update.DeleteColumn(name);
+  for (const std::string& text : a.renames) {
+    FLOE_ASSIGN_OR_RETURN(auto pair, ParsePair("--rename-column", text));
+    update.RenameColumn(pair.first, pair.second);
+  }
+  for (const std::string& text : a.widens) {
+    FLOE_ASSIGN_OR_RETURN(auto pair, ParsePair("--widen-column", text));
+    auto type = iceberg::ParseTypeText(pair.second);
+    if (!type.ok()) {
+      return Status::InvalidArgument("--widen-column '{}': {}", text, type.status().message());
+    }
+    update.UpdateColumn(pair.first, *type);
+  }
+  for (const std::string& name : a.make_optional) update.MakeColumnOptional(name);
+  for (const std::string& name : a.require) update.RequireColumn(name);
+  for (const std::string& text : a.moves) FLOE_RETURN_IF_ERROR(MoveFromText(update, text));
+  if (!a.identifier.empty() || a.clear_identifier) update.SetIdentifierFields(a.identifier);
+  return update.Commit();
+}
+
+// Each --add-partition is partition text for one field ("bucket(16, id)", "day(ts) as d"),
+// resolved against the schema the transaction has so far (so it may use a column added in
+// the same command).
+Status StageSpecChanges(const EvolveArgs& a, const iceberg::Schema& schema,
+                        iceberg::UpdatePartitionSpec& update) {
+  for (const std::string& text : a.add_partitions) {
+    FLOE_ASSIGN_OR_RETURN(iceberg::PartitionSpec one, iceberg::ParsePartitionText(schema, text));
+    if (one.fields().size() != 1) {
+      return Status::InvalidArgument("--add-partition '{}' must name one partition field", text);
+    }
+    const iceberg::PartitionField& f = one.fields().front();
+    std::optional<std::string> source = schema.FindColumnName(f.source_id);
+    if (!source) return Status::InvalidArgument("--add-partition '{}': no source column", text);
+    // Java picks the default name itself (and resolves clashes with removed fields); pass a
+    // name only when the text gave one.
+    const bool named = text.find(" as ") != std::string::npos;
+    update.AddField(*source, f.transform, named ? f.name : std::string());
+  }
+  for (const std::string& name : a.drop_partitions) update.RemoveField(name);
+  for (const std::string& text : a.rename_partitions) {
+    FLOE_ASSIGN_OR_RETURN(auto pair, ParsePair("--rename-partition", text));
+    update.RenameField(pair.first, pair.second);
+  }
+  return update.Commit();
+}
+
+Status StageSortOrder(const std::string& text, const iceberg::Schema& schema,
+                      iceberg::ReplaceSortOrder& update) {
+  FLOE_ASSIGN_OR_RETURN(iceberg::SortOrder order, iceberg::ParseSortText(schema, text));
+  for (const iceberg::SortField& f : order.fields()) {
+    std::optional<std::string> source = schema.FindColumnName(f.source_id);
+    if (!source) return Status::InvalidArgument("--sort-by '{}': no source column", text);
+    update.Add(*source, f.transform, f.direction, f.null_order);
+  }
+  return update.Commit();
+}
+
+// Schema, partition spec and sort order changes in one atomic commit, with Iceberg Java's
+// rules (metadata_updates.h); the new metadata is printed like `table describe`.
+Status TableEvolve(const EvolveArgs& a) {
+  const bool spec_changes =
+      !a.add_partitions.empty() || !a.drop_partitions.empty() || !a.rename_partitions.empty();
+  if (!HasSchemaChanges(a) && !spec_changes && a.sort.empty()) {
+    return Status::InvalidArgument("nothing to change: see `floe table evolve --help`");
+  }
+  FLOE_ASSIGN_OR_RETURN(TableIdentifier id, TableIdentifier::Parse(a.id));
+  FLOE_ASSIGN_OR_RETURN(auto cat, OpenFromFlags(a.flags));
+  FLOE_ASSIGN_OR_RETURN(auto ops, cat->LoadTable(id));
+  FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(*ops));
+  auto txn = table->NewTransaction();
+  if (HasSchemaChanges(a)) FLOE_RETURN_IF_ERROR(StageSchemaChanges(a, txn->NewUpdateSchema()));
+  if (spec_changes) {
+    FLOE_RETURN_IF_ERROR(StageSpecChanges(a, *txn->current()->current_schema(),
+                                          txn->NewUpdateSpec()));
+  }
+  if (!a.sort.empty()) {
+    FLOE_RETURN_IF_ERROR(StageSortOrder(a.sort, *txn->current()->current_schema(),
+                                        txn->NewReplaceSortOrder()));
+  }
+  FLOE_RETURN_IF_ERROR(txn->Commit());
+  return PrintDescribe(a.flags, id, *table->metadata());
+}
+
 }  // namespace
 
 void AddCatalogFlags(CLI::App* command, CatalogFlags* flags) {
@@ -358,6 +559,35 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     c->add_option("properties", a->properties, "KEY=VALUE ...");
     c->add_option("--unset", a->unset, "KEY to remove (repeatable)");
     SetCommand(c, exit_code, [a] { return TableSetProperty(*a); });
+  }
+  {
+    auto a = std::make_shared<EvolveArgs>();
+    auto* c = table->add_subcommand(
+        "evolve", "Evolve the schema, partition spec and sort order (one atomic commit)");
+    AddCatalogFlags(c, &a->flags);
+    c->add_option("table", a->id, "NS.TABLE")->required();
+    c->add_option("--add-column", a->add_columns,
+                  "\"NAME TYPE [not null] [comment '...']\"; NAME may be struct.field (repeatable)");
+    c->add_option("--drop-column", a->drop_columns, "Column to drop (repeatable)");
+    c->add_option("--rename-column", a->renames, "OLD=NEW (repeatable)");
+    c->add_option("--widen-column", a->widens,
+                  "NAME=TYPE: int->long, float->double, wider decimal, v3 date->timestamp")
+        ->type_name("NAME=TYPE");
+    c->add_option("--make-optional", a->make_optional, "Make a required column optional");
+    c->add_option("--require", a->require,
+                  "Make an optional column required (needs --allow-incompatible)");
+    c->add_option("--move", a->moves, "\"NAME first\", \"NAME before X\" or \"NAME after X\"");
+    c->add_option("--identifier", a->identifier, "New identifier columns: id,region")
+        ->delimiter(',');
+    c->add_flag("--clear-identifier", a->clear_identifier, "Remove the identifier columns");
+    c->add_option("--add-partition", a->add_partitions,
+                  "Partition field: \"bucket(16, id)\", \"day(ts) as d\" (repeatable)");
+    c->add_option("--drop-partition", a->drop_partitions, "Partition field name to remove");
+    c->add_option("--rename-partition", a->rename_partitions, "OLD=NEW partition field name");
+    c->add_option("--sort-by,--sort", a->sort, "New sort order: \"id desc nulls last\"");
+    c->add_flag("--allow-incompatible", a->allow_incompatible,
+                "Allow changes that old readers or writers cannot handle (required columns)");
+    SetCommand(c, exit_code, [a] { return TableEvolve(*a); });
   }
   AddTableDataCommands(table, exit_code);
 }

@@ -41,6 +41,13 @@ bool IsDV(const DataFile& f) {
   return f.content == FileContent::kPositionDeletes && f.file_format == FileFormat::kPuffin;
 }
 
+// What identifies a delete file, as Java's DeleteFileSet does: its path, and for a deletion
+// vector also its blob's offset (one Puffin file holds the vectors of many data files).
+std::string DeleteFileKey(const DataFile& f) {
+  if (!IsDV(f)) return f.file_path;
+  return f.file_path + "#" + std::to_string(f.content_offset.value_or(-1));
+}
+
 SummaryFile ToSummaryFile(const DataFile& f, const PartitionSpec* spec) {
   SummaryFile s;
   s.content = f.content == FileContent::kData              ? SummaryFile::Content::kData
@@ -200,12 +207,12 @@ void SnapshotProducer::AddDataFile(const DataFile& file) {
 
 void SnapshotProducer::AddDeleteFile(const DataFile& file,
                                      std::optional<int64_t> data_sequence_number) {
-  if (!new_delete_paths_.insert(file.file_path + "#" +
-                                std::to_string(file.content_offset.value_or(-1)))
-           .second) {
-    return;
-  }
+  if (!new_delete_paths_.insert(DeleteFileKey(file)).second) return;
   new_delete_files_.emplace_back(file, data_sequence_number);
+}
+
+void SnapshotProducer::DeleteDeleteFile(const DataFile& file) {
+  delete_delete_paths_.insert(DeleteFileKey(file));
 }
 
 void SnapshotProducer::DeleteDataFile(const DataFile& file) {
@@ -370,16 +377,14 @@ Result<SnapshotProducer::Written> SnapshotProducer::ApplyManifests(const TableMe
           const DataFile& f = e.data_file;
           bool marked;
           if (is_delete) {
-            marked = delete_delete_paths_.count(f.file_path) > 0;
+            marked = delete_delete_paths_.count(DeleteFileKey(f)) > 0;
             int64_t seq = e.data_sequence_number.value_or(0);
             marked = marked || (seq > 0 && seq < min_data_seq);
             if (IsDV(f) && f.referenced_data_file) {
               // Dangling DVs of removed data files; in v3 a new DV replaces the old one.
               marked = marked || removed_data_paths.count(*f.referenced_data_file) > 0 ||
                        (replace_previous_dvs_ && new_dvs.count(*f.referenced_data_file) > 0 &&
-                        new_delete_paths_.count(f.file_path + "#" +
-                                                std::to_string(f.content_offset.value_or(-1))) ==
-                            0);
+                        new_delete_paths_.count(DeleteFileKey(f)) == 0);
             }
           } else {
             marked = delete_data_paths_.count(f.file_path) > 0;
@@ -418,7 +423,9 @@ Result<SnapshotProducer::Written> SnapshotProducer::ApplyManifests(const TableMe
           for (size_t i = 0; i < entries.size(); ++i) {
             if (remove[i]) {
               FLOE_RETURN_IF_ERROR(writer->Delete(entries[i]));
-              if (seen.insert(entries[i].data_file.file_path).second) {
+              if (seen.insert(is_delete ? DeleteFileKey(entries[i].data_file)
+                                        : entries[i].data_file.file_path)
+                      .second) {
                 result->deleted.push_back(entries[i].data_file);
               } else {
                 ++result->duplicates;
@@ -465,7 +472,7 @@ Result<SnapshotProducer::Written> SnapshotProducer::ApplyManifests(const TableMe
       for (const DataFile& d : f->deleted) found_data.insert(d.file_path);
     }
     for (const Filtered* f : delete_filtered) {
-      for (const DataFile& d : f->deleted) found_deletes.insert(d.file_path);
+      for (const DataFile& d : f->deleted) found_deletes.insert(DeleteFileKey(d));
     }
     if (fail_missing_delete_paths_) {
       std::vector<std::string> missing;
@@ -843,7 +850,7 @@ Status SnapshotProducer::ValidateRemovedDeletesUnneeded(const TableMetadata& bas
     FLOE_ASSIGN_OR_RETURN(auto entries, ReadEntries(base, m, ops.io(), ManifestEntryFilter::kLive));
     for (ManifestEntry& e : entries) {
       if (m.content == ManifestContent::kDeletes) {
-        if (delete_delete_paths_.count(e.data_file.file_path) > 0) {
+        if (delete_delete_paths_.count(DeleteFileKey(e.data_file)) > 0) {
           removed.push_back({std::move(e.data_file), e.data_sequence_number.value_or(0)});
         }
       } else if (delete_data_paths_.count(e.data_file.file_path) == 0) {

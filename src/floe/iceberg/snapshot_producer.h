@@ -76,7 +76,9 @@ class SnapshotProducer : public PendingUpdate {
   void AddDeleteFile(const DataFile& file, std::optional<int64_t> data_sequence_number);
   void DeleteDataFile(const DataFile& file);
   void DeleteDataPath(std::string path) { delete_data_paths_.insert(std::move(path)); }
-  void DeleteDeleteFile(const DataFile& file) { delete_delete_paths_.insert(file.file_path); }
+  // Removes one delete file; a deletion vector is one blob of its Puffin file (others in the
+  // same file stay).
+  void DeleteDeleteFile(const DataFile& file);
   void DeleteByRowFilter(ExpressionPtr expr) { delete_expr_ = std::move(expr); }
   void FailMissingDeletePaths() { fail_missing_delete_paths_ = true; }
 
@@ -149,9 +151,9 @@ class SnapshotProducer : public PendingUpdate {
   std::map<int32_t, std::vector<DataFile>> new_data_files_;  // by spec id
   std::set<std::string> new_data_paths_;
   std::vector<std::pair<DataFile, std::optional<int64_t>>> new_delete_files_;
-  std::set<std::string> new_delete_paths_;
+  std::set<std::string> new_delete_paths_;  // DeleteFileKey()s
   std::set<std::string> delete_data_paths_;
-  std::set<std::string> delete_delete_paths_;
+  std::set<std::string> delete_delete_paths_;  // DeleteFileKey()s
   ExpressionPtr delete_expr_;
   bool fail_missing_delete_paths_ = false;
 

@@ -3,6 +3,10 @@
 // operation names, requirements, validations); see the comments at each expectation.
 #include "floe/iceberg/table.h"
 
+#include <set>
+#include <string>
+#include <utility>
+
 #include <gtest/gtest.h>
 
 #include "floe/iceberg/expire_snapshots.h"
@@ -585,6 +589,43 @@ TEST_F(TableTest, V3DeletionVectorReplacesPreviousAndRowLineage) {
   auto rd5 = table_->NewRowDelta();
   rd5->AddDeletes(PosDelete("mem://d/p.parquet", 1, std::nullopt, "mem://d/b.parquet"));
   EXPECT_EQ(rd5->Commit().code(), StatusCode::kInvalidArgument);
+}
+
+// One Puffin file holds the DVs of several data files; removing one of them (floe table
+// delete merging a data file's previous DV) must leave the others live (Java's
+// DeleteFileSet tells DVs apart by path and offset). Found by Iceberg Java reading a floe
+// table whose earlier deletes came back.
+TEST_F(TableTest, RemovingOneDeletionVectorKeepsItsPuffinNeighbours) {
+  Init(3, false);
+  Append(*table_, {Data("mem://d/a.parquet", 10, std::nullopt),
+                   Data("mem://d/b.parquet", 5, std::nullopt)});
+  const DataFile dv_a = DV("mem://d/dv1.puffin", 1, std::nullopt, "mem://d/a.parquet", 4);
+  const DataFile dv_b = DV("mem://d/dv1.puffin", 1, std::nullopt, "mem://d/b.parquet", 46);
+  auto rd = table_->NewRowDelta();
+  rd->AddDeletes(dv_a).AddDeletes(dv_b);
+  ASSERT_TRUE(rd->Commit().ok());
+  const Snapshot& s1 = *table_->metadata()->current_snapshot();
+  EXPECT_EQ(Summary(s1, "added-dvs"), "2");
+
+  auto rd2 = table_->NewRowDelta();
+  rd2->RemoveDeletes(dv_a)
+      .AddDeletes(DV("mem://d/dv2.puffin", 2, std::nullopt, "mem://d/a.parquet", 4))
+      .ValidateFromSnapshot(s1.snapshot_id);
+  Status st = rd2->Commit();
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  const Snapshot& s = *table_->metadata()->current_snapshot();
+  EXPECT_EQ(Summary(s, "removed-dvs"), "1");
+  EXPECT_EQ(Summary(s, "deleted-duplicate-files"), "<none>");
+  EXPECT_EQ(Summary(s, "total-delete-files"), "2");
+  EXPECT_EQ(Summary(s, "total-position-deletes"), "3");
+  auto live = Entries(s, ManifestEntryFilter::kLive, ManifestContent::kDeletes);
+  ASSERT_EQ(live.size(), 2u);
+  std::set<std::pair<std::string, int64_t>> dvs;
+  for (const auto& e : live) {
+    dvs.insert({*e.data_file.referenced_data_file, e.data_file.record_count});
+  }
+  EXPECT_EQ(dvs, (std::set<std::pair<std::string, int64_t>>{{"mem://d/a.parquet", 2},
+                                                             {"mem://d/b.parquet", 1}}));
 }
 
 TEST_F(TableTest, RewriteNeverDropsDeletesStillNeeded) {

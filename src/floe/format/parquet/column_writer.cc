@@ -604,7 +604,7 @@ void ColumnWriter::CollectBloomHashes(size_t begin, size_t end) {
 }
 
 Result<ColumnWriter::EncodedPage> ColumnWriter::MakePage(PageType type, Buffer levels,
-                                                         Buffer values, bool compress,
+                                                         Buffer& values, bool compress,
                                                          PageHeader header) {
   EncodedPage page;
   const size_t uncompressed = levels.size() + values.size();
@@ -696,14 +696,12 @@ Status ColumnWriter::FlushPage() {
     EncodePlainBooleans(page_values_.data(), page_values_.size(), &values);
     ++plain_pages_;
   } else {
-    // The page's PLAIN values move into the page; the next page starts a fresh buffer
-    // sized like this one.
-    const size_t capacity = page_values_.capacity();
+    // PLAIN values are page_values_ itself: a compressed page only reads them (and the
+    // buffer, already faulted in, serves the next page); an uncompressed one takes them.
     values = std::move(page_values_);
-    page_values_ = Buffer();
-    page_values_.Reserve(capacity);
     ++plain_pages_;
   }
+  const bool values_are_plain = !page_is_dictionary_ && !is_bool_;
   PageHeader header;
   EncodedPage page;
   if (v2) {
@@ -716,8 +714,8 @@ Status ColumnWriter::FlushPage() {
     dh.repetition_levels_byte_length = rep_len;
     dh.is_compressed = codec_->kind() != CompressionKind::kUncompressed && !values.empty();
     header.data_page_header_v2 = dh;
-    FLOE_ASSIGN_OR_RETURN(page, MakePage(PageType::kDataPageV2, std::move(levels),
-                                         std::move(values), dh.is_compressed, header));
+    FLOE_ASSIGN_OR_RETURN(page, MakePage(PageType::kDataPageV2, std::move(levels), values,
+                                         dh.is_compressed, header));
   } else {
     DataPageHeader dh;
     dh.num_values = static_cast<int32_t>(page_entries_);
@@ -726,8 +724,8 @@ Status ColumnWriter::FlushPage() {
     dh.repetition_level_encoding = Encoding::kRle;
     header.data_page_header = dh;
     if (codec_->kind() == CompressionKind::kUncompressed) {
-      FLOE_ASSIGN_OR_RETURN(page, MakePage(PageType::kDataPage, std::move(levels),
-                                           std::move(values), false, header));
+      FLOE_ASSIGN_OR_RETURN(page, MakePage(PageType::kDataPage, std::move(levels), values,
+                                           false, header));
     } else {
       // v1 compresses levels and values as one stream; the codec reads both pieces.
       EncodedPage p;
@@ -747,6 +745,13 @@ Status ColumnWriter::FlushPage() {
       Serialize(header, &p.header);
       chunk_uncompressed_ += static_cast<int64_t>(p.header.size() + uncompressed);
       page = std::move(p);
+    }
+  }
+  if (values_are_plain) {
+    if (values.capacity() > 0) {
+      page_values_ = std::move(values);  // not taken by the page: reuse it
+    } else {
+      page_values_.Reserve(page.body.size());  // taken: the next page starts sized alike
     }
   }
   chunk_page_bytes_ += static_cast<int64_t>(page.size());
@@ -845,7 +850,7 @@ Status ColumnWriter::Flush(io::OutputStream* out, ColumnChunk* chunk) {
     dh.num_values = static_cast<int32_t>(dictionary_->size());
     dh.encoding = Encoding::kPlain;
     header.dictionary_page_header = dh;
-    FLOE_ASSIGN_OR_RETURN(dict_page, MakePage(PageType::kDictionaryPage, Buffer(), std::move(body),
+    FLOE_ASSIGN_OR_RETURN(dict_page, MakePage(PageType::kDictionaryPage, Buffer(), body,
                                               true, header));
     meta.dictionary_page_offset = start;
     meta.encodings = {Encoding::kPlain, Encoding::kRle, Encoding::kRleDictionary};

@@ -68,8 +68,9 @@ class ColumnWriter {
     size_t size() const { return header.size() + levels.size() + body.size(); }
   };
   // Builds a page: `levels` are stored uncompressed (v2 level sections); `values` are
-  // compressed with the chunk codec unless `compress` is false. Takes the buffers.
-  Result<EncodedPage> MakePage(PageType type, Buffer levels, Buffer values, bool compress,
+  // compressed with the chunk codec unless `compress` is false. Takes `levels`, and takes
+  // `values` only when it stores them uncompressed (else the caller keeps the buffer).
+  Result<EncodedPage> MakePage(PageType type, Buffer levels, Buffer& values, bool compress,
                                PageHeader header);
   void FinishStatistics(ColumnMetaData* meta);
 

@@ -1,0 +1,1 @@
+// The translation unit that compiles the shared precompiled headers (cmake/FloeHelpers.cmake).
