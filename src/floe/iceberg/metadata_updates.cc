@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "floe/base/macros.h"
+#include "floe/iceberg/schema_update.h"
 
 namespace floe::iceberg {
 
@@ -96,25 +97,6 @@ UpdateSchema& UpdateSchema::CaseSensitive(bool v) {
 }
 
 namespace {
-
-// Iceberg spec "Schema Evolution", type promotion.
-bool CanPromote(const Type& from, const Type& to, int32_t format_version) {
-  if (from.Equals(to)) return true;
-  switch (from.kind()) {
-    case TypeKind::kInt:
-      return to.kind() == TypeKind::kLong;
-    case TypeKind::kFloat:
-      return to.kind() == TypeKind::kDouble;
-    case TypeKind::kDecimal:
-      return to.kind() == TypeKind::kDecimal && to.scale() == from.scale() &&
-             to.precision() >= from.precision();
-    case TypeKind::kDate:
-      return format_version >= 3 &&
-             (to.kind() == TypeKind::kTimestamp || to.kind() == TypeKind::kTimestampNs);
-    default:
-      return false;
-  }
-}
 
 constexpr int32_t kRoot = -1;
 
@@ -242,7 +224,7 @@ Result<Schema> UpdateSchema::ApplySchema(const TableMetadata& base) const {
         if (!f->type->is_primitive() || c.type == nullptr || !c.type->is_primitive()) {
           return Status::InvalidArgument("Cannot update non-primitive column: {}", c.name);
         }
-        if (!CanPromote(*f->type, *c.type, base.format_version)) {
+        if (!IsPromotionAllowed(*f->type, *c.type, base.format_version)) {
           return Status::InvalidArgument("Cannot change column type: {}: {} -> {}", c.name,
                                          f->type->ToString(), c.type->ToString());
         }
