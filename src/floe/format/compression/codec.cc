@@ -14,6 +14,7 @@
 
 #include "floe/base/bytes.h"
 #include "floe/base/macros.h"
+#include "floe/format/compression/snappy_block.h"
 
 namespace floe::format {
 
@@ -177,26 +178,24 @@ class SnappyCodec final : public Codec {
   }
   Status Decompress(std::span<const uint8_t> in, uint8_t* out, size_t out_size) override {
     size_t n = 0;
-    const char* src = reinterpret_cast<const char*>(in.data());
-    if (!snappy::GetUncompressedLength(src, in.size(), &n)) {
+    size_t preamble = 0;
+    if (!SnappyUncompressedLength(in, &n, &preamble)) {
       return Status::Corrupt("snappy: malformed length header");
     }
     if (n != out_size) return SizeMismatch(kind(), n, out_size);
-    if (!snappy::RawUncompress(src, in.size(), reinterpret_cast<char*>(out))) {
-      return Status::Corrupt("snappy: malformed data");
-    }
+    if (!SnappyDecompress(in, out, out_size)) return Status::Corrupt("snappy: malformed data");
     return Status::OK();
   }
   Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out,
                                size_t max_size) override {
     size_t n = 0;
-    const char* src = reinterpret_cast<const char*>(in.data());
-    if (!snappy::GetUncompressedLength(src, in.size(), &n)) {
+    size_t preamble = 0;
+    if (!SnappyUncompressedLength(in, &n, &preamble)) {
       return Status::Corrupt("snappy: malformed length header");
     }
     if (n > max_size) return Status::Corrupt("snappy block expands to {} bytes", n);
     uint8_t* dst = out->AppendUninitialized(n);
-    if (!snappy::RawUncompress(src, in.size(), reinterpret_cast<char*>(dst))) {
+    if (!SnappyDecompress(in, dst, n)) {
       out->Resize(out->size() - n);
       return Status::Corrupt("snappy: malformed data");
     }
