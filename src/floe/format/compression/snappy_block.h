@@ -4,8 +4,9 @@
 // literals and short copies. libsnappy 1.1.9 hands every literal longer than 16 bytes to
 // memcpy, and those calls were a third of its decompression time on such pages. Here a
 // literal of up to 64 bytes, or a copy from 16+ bytes back, is a few fixed-size 16-byte
-// moves whenever the buffers have room for the overshoot; measured on 1 MiB pages of the
-// `make bench` inputs this decodes 1.3x (hex strings) and 1.15x (mixed columns) as fast.
+// moves whenever the buffers have room for the overshoot. Decoding the `make bench` inputs
+// in 1 MiB pages, best of 7, it ran 1.2-1.4x as fast as libsnappy on the hex strings and
+// 1.2-1.5x on the mixed columns (ranges over runs on a noisy 2-core VM).
 //
 // The format is google/snappy's format_description.txt: a varint of the uncompressed
 // length (at most 2^32 - 1), then elements whose tag's low two bits say literal (length in

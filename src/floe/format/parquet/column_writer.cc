@@ -98,26 +98,15 @@ class ColumnWriter::Dictionary {
   size_t size() const { return count_; }
   int64_t plain_bytes() const { return plain_bytes_; }
 
-  uint32_t InsertFixed(const uint8_t* v, bool* inserted) {
-    const uint64_t h = HashFixed(v);
-    size_t pos = h & mask_;
-    for (;;) {
-      const int32_t idx = slots_[pos];
-      if (idx < 0) break;
-      if (hashes_[idx] == h && std::memcmp(values_.data() + width_ * idx, v, width_) == 0) {
-        *inserted = false;
-        return static_cast<uint32_t>(idx);
-      }
-      pos = (pos + 1) & mask_;
+  // Inserts the `n` values of `width_` bytes at `values`, appending their indices. One
+  // width dispatch per batch, so the probe loop compares and hashes at a constant width.
+  void InsertFixedBatch(const uint8_t* values, size_t n, std::vector<uint32_t>* indices) {
+    switch (width_) {
+      case 4: return InsertFixedBatchOf<4>(values, n, indices);
+      case 8: return InsertFixedBatchOf<8>(values, n, indices);
+      case 16: return InsertFixedBatchOf<16>(values, n, indices);
+      default: return InsertFixedBatchOf<0>(values, n, indices);
     }
-    const auto idx = static_cast<uint32_t>(count_++);
-    slots_[pos] = static_cast<int32_t>(idx);
-    hashes_.push_back(h);
-    values_.Append(v, width_);
-    plain_bytes_ += static_cast<int64_t>(width_);
-    *inserted = true;
-    if (count_ * 2 > slots_.size()) Rehash(slots_.size() * 2);
-    return idx;
   }
 
   uint32_t InsertBinary(std::string_view v, bool* inserted) {
@@ -159,10 +148,54 @@ class ColumnWriter::Dictionary {
   }
 
  private:
-  uint64_t HashFixed(const uint8_t* v) const {
-    if (width_ == 4) return Mix64(LoadLE<uint32_t>(v));
-    if (width_ == 8) return Mix64(LoadLE<uint64_t>(v));
-    return XXH3_64bits(v, width_);
+  template <size_t W>  // W = 0: width_ bytes, known only at run time
+  uint64_t HashFixedOf(const uint8_t* v) const {
+    if constexpr (W == 4) return Mix64(LoadLE<uint32_t>(v));
+    if constexpr (W == 8) return Mix64(LoadLE<uint64_t>(v));
+    return XXH3_64bits(v, W == 0 ? width_ : W);
+  }
+
+  template <size_t W>
+  bool EqualFixed(const uint8_t* a, const uint8_t* b) const {
+    if constexpr (W == 0) {
+      return std::memcmp(a, b, width_) == 0;
+    } else {
+      return std::memcmp(a, b, W) == 0;  // a constant size: inlined loads and compares
+    }
+  }
+
+  template <size_t W>
+  uint32_t InsertFixedOf(const uint8_t* v, bool* inserted) {
+    const size_t width = W == 0 ? width_ : W;
+    const uint64_t h = HashFixedOf<W>(v);
+    size_t pos = h & mask_;
+    for (;;) {
+      const int32_t idx = slots_[pos];
+      if (idx < 0) break;
+      if (hashes_[idx] == h && EqualFixed<W>(values_.data() + width * idx, v)) {
+        *inserted = false;
+        return static_cast<uint32_t>(idx);
+      }
+      pos = (pos + 1) & mask_;
+    }
+    const auto idx = static_cast<uint32_t>(count_++);
+    slots_[pos] = static_cast<int32_t>(idx);
+    hashes_.push_back(h);
+    values_.Append(v, width);
+    plain_bytes_ += static_cast<int64_t>(width);
+    *inserted = true;
+    if (count_ * 2 > slots_.size()) Rehash(slots_.size() * 2);
+    return idx;
+  }
+
+  template <size_t W>
+  void InsertFixedBatchOf(const uint8_t* values, size_t n, std::vector<uint32_t>* indices) {
+    const size_t width = W == 0 ? width_ : W;
+    bool inserted = false;
+    const size_t base = indices->size();
+    indices->resize(base + n);
+    uint32_t* out = indices->data() + base;
+    for (size_t i = 0; i < n; ++i) out[i] = InsertFixedOf<W>(values + width * i, &inserted);
   }
 
   void Rehash(size_t capacity) {
@@ -431,9 +464,7 @@ Status ColumnWriter::AddValuesDictionary(size_t begin, size_t end) {
       page_plain_bytes_ += 4 + static_cast<int64_t>(binary_[i].size());
     }
   } else {
-    for (size_t i = begin; i < end; ++i) {
-      page_indices_.push_back(dictionary_->InsertFixed(fixed_values_ + width_ * i, &inserted));
-    }
+    dictionary_->InsertFixedBatch(fixed_values_ + width_ * begin, end - begin, &page_indices_);
     page_plain_bytes_ += static_cast<int64_t>((end - begin) * width_);
   }
   // Statistics and Bloom hashes need each distinct value once: the new entries.
