@@ -4,8 +4,9 @@
 #include <cstring>
 #include <set>
 #include <unordered_map>
-#include <unordered_set>
 #include <utility>
+
+#include <xxhash.h>
 
 #include "floe/base/macros.h"
 #include "floe/columnar/bitmap.h"
@@ -483,10 +484,102 @@ void AppendKey(const std::vector<Located>& cols, int64_t i, std::string* key) {
   }
 }
 
-// Equality delete keys of one set of equality field ids.
-struct EqualityDeleteSet {
-  std::vector<int32_t> field_ids;
-  std::unordered_set<std::string> keys;
+// The encoded keys (AppendKey) of equality deletes: an open-addressing table of (hash,
+// entry) slots over one arena of key bytes. A lookup touches one slot and, only when the
+// 64-bit hashes agree, the key bytes: a data row whose key is not deleted costs one cache
+// miss, where a node-based map costs a bucket, a node and a string.
+class EqualityKeyTable {
+ public:
+  static constexpr uint32_t kAbsent = UINT32_MAX;
+
+  static uint64_t Hash(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
+
+  size_t size() const { return ends_.size(); }
+
+  // The entry of `key`, added (with *added = true) when absent.
+  uint32_t FindOrAdd(std::string_view key, uint64_t hash, bool* added) {
+    if ((ends_.size() + 1) * 2 > slots_.size()) Grow();
+    size_t pos = hash & mask_;
+    const auto tag = static_cast<uint32_t>(hash >> 32);
+    for (;; pos = (pos + 1) & mask_) {
+      Slot& slot = slots_[pos];
+      if (slot.entry == kAbsent) break;
+      if (slot.tag == tag && Key(slot.entry) == key) {
+        *added = false;
+        return slot.entry;
+      }
+    }
+    const auto entry = static_cast<uint32_t>(ends_.size());
+    arena_.append(key);
+    ends_.push_back(arena_.size());
+    slots_[pos] = Slot{tag, entry};
+    *added = true;
+    return entry;
+  }
+
+  uint32_t Find(std::string_view key, uint64_t hash) const {
+    if (slots_.empty()) return kAbsent;
+    const auto tag = static_cast<uint32_t>(hash >> 32);
+    for (size_t pos = hash & mask_;; pos = (pos + 1) & mask_) {
+      const Slot& slot = slots_[pos];
+      if (slot.entry == kAbsent) return kAbsent;
+      if (slot.tag == tag && Key(slot.entry) == key) return slot.entry;
+    }
+  }
+
+  // Starts loading the slot a later Find(…, hash) reads first.
+  void Prefetch(uint64_t hash) const {
+    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
+  }
+
+ private:
+  // 8 bytes: the low hash bits pick the slot, the high 32 are kept to skip most key
+  // compares. Grow() cannot recompute the position from them, so it rehashes the keys.
+  struct Slot {
+    uint32_t tag = 0;
+    uint32_t entry = kAbsent;
+  };
+
+  std::string_view Key(uint32_t entry) const {
+    const size_t begin = entry == 0 ? 0 : ends_[entry - 1];
+    return std::string_view(arena_).substr(begin, ends_[entry] - begin);
+  }
+
+  void Grow() {
+    std::vector<Slot> old = std::move(slots_);
+    slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
+    mask_ = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.entry == kAbsent) continue;
+      size_t pos = Hash(Key(slot.entry)) & mask_;
+      while (slots_[pos].entry != kAbsent) pos = (pos + 1) & mask_;
+      slots_[pos] = slot;
+    }
+  }
+
+  std::vector<Slot> slots_;
+  size_t mask_ = 0;
+  std::string arena_;
+  std::vector<size_t> ends_;  // by entry: end of its key in arena_
+};
+
+// The keys of every equality delete file loaded so far that deletes by one set of field
+// ids, each key with the files holding it. Data files see different subsets of the delete
+// files (the sequence-number and partition rules), so the index is built once per scan and
+// each data file marks which loaded files apply to it: a row is deleted when its key is held
+// by one of those. Every delete file is read once per scan, however many data files it
+// applies to.
+struct EqualityDeleteIndex {
+  struct Holders {
+    uint32_t first;               // index of the first file holding the key
+    std::vector<uint32_t> more;   // further files (rare: the same key deleted again)
+  };
+  std::vector<int32_t> field_ids;  // sorted
+  std::shared_ptr<const Schema> key_schema;
+  EqualityKeyTable keys;
+  std::vector<Holders> holders;  // by key entry
+  std::unordered_map<std::string, uint32_t> files;  // delete file path -> index
+  std::vector<uint8_t> applies;  // by file index: applies to the current data file
 };
 
 }  // namespace
@@ -495,13 +588,16 @@ struct TableScan::Reader::State {
   // Per data file.
   std::unique_ptr<DataFileReader> reader;
   puffin::PositionBitmap positions;
-  std::vector<std::shared_ptr<const EqualityDeleteSet>> equality;
+  std::vector<EqualityDeleteIndex*> equality;  // the indexes the current data file uses
   std::vector<uint8_t> keep;
-  std::string key;
+  std::string key;  // one encoded key, or a batch's keys back to back (ends in key_ends)
+  std::vector<size_t> key_ends;
+  std::vector<int64_t> key_rows;     // batch row of each key
+  std::vector<uint64_t> key_hashes;
   // Shared across files.
   std::unordered_map<std::string, std::shared_ptr<std::unordered_map<std::string, puffin::PositionBitmap>>>
       position_files;  // delete file path -> data file path -> positions
-  std::map<std::string, std::shared_ptr<const EqualityDeleteSet>> equality_sets;  // by file list
+  std::map<std::vector<int32_t>, EqualityDeleteIndex> equality_indexes;  // by field ids
 };
 
 TableScan::Reader::Reader(TableScan* scan, std::vector<FileScanTask> tasks)
@@ -633,42 +729,55 @@ Status TableScan::Reader::OpenTask() {
     groups[ids].push_back(d.get());
   }
   for (auto& [ids, files] : groups) {
-    std::string cache_key;
-    for (int32_t id : ids) cache_key += std::to_string(id) + ",";
-    cache_key += "|";
-    for (const ScanFile* f : files) cache_key += f->file.file_path + "\n";
-    auto cached = s.equality_sets.find(cache_key);
-    if (cached != s.equality_sets.end()) {
-      s.equality.push_back(cached->second);
-      continue;
+    EqualityDeleteIndex& index = s.equality_indexes[ids];
+    if (index.key_schema == nullptr) {
+      index.field_ids = ids;
+      std::vector<NestedField> key_fields;
+      for (int32_t id : ids) {
+        const NestedField* f = FindAnyField(md, *scan_->schema_, id);
+        if (f == nullptr) {
+          return Status::Corrupt("equality field {} is in no schema of the table", id);
+        }
+        key_fields.push_back(*f);
+      }
+      FLOE_ASSIGN_OR_RETURN(Schema key_schema, Schema::Make(key_fields));
+      index.key_schema = std::make_shared<const Schema>(std::move(key_schema));
     }
-    auto set = std::make_shared<EqualityDeleteSet>();
-    set->field_ids = ids;
-    std::vector<NestedField> key_fields;
-    for (int32_t id : ids) {
-      const NestedField* f = FindAnyField(md, *scan_->schema_, id);
-      if (f == nullptr) return Status::Corrupt("equality field {} is in no schema of the table", id);
-      key_fields.push_back(*f);
-    }
-    FLOE_ASSIGN_OR_RETURN(Schema key_schema, Schema::Make(key_fields));
-    auto key_schema_ptr = std::make_shared<const Schema>(std::move(key_schema));
+    std::fill(index.applies.begin(), index.applies.end(), 0);
     for (const ScanFile* f : files) {
-      FLOE_ASSIGN_OR_RETURN(std::unique_ptr<DataFileReader> r,
-                            DataFileReader::Open(*scan_->io_, f->file.file_path, key_schema_ptr,
-                                                 {}, nullptr, scan_->options_.read));
-      while (true) {
-        FLOE_ASSIGN_OR_RETURN(std::optional<PositionedBatch> b, r->Next());
-        if (!b) break;
-        FLOE_ASSIGN_OR_RETURN(std::vector<Located> cols, LocateAll(b->batch, ids));
-        for (int64_t i = 0; i < b->batch.num_rows(); ++i) {
-          s.key.clear();
-          AppendKey(cols, i, &s.key);
-          set->keys.insert(s.key);
+      auto [it, added] = index.files.emplace(f->file.file_path,
+                                             static_cast<uint32_t>(index.files.size()));
+      const uint32_t file_index = it->second;
+      if (added) {
+        index.applies.push_back(0);
+        FLOE_ASSIGN_OR_RETURN(std::unique_ptr<DataFileReader> r,
+                              DataFileReader::Open(*scan_->io_, f->file.file_path,
+                                                   index.key_schema, {}, nullptr,
+                                                   scan_->options_.read));
+        while (true) {
+          FLOE_ASSIGN_OR_RETURN(std::optional<PositionedBatch> b, r->Next());
+          if (!b) break;
+          FLOE_ASSIGN_OR_RETURN(std::vector<Located> cols, LocateAll(b->batch, ids));
+          for (int64_t i = 0; i < b->batch.num_rows(); ++i) {
+            s.key.clear();
+            AppendKey(cols, i, &s.key);
+            bool fresh = false;
+            const uint32_t entry =
+                index.keys.FindOrAdd(s.key, EqualityKeyTable::Hash(s.key), &fresh);
+            if (fresh) {
+              index.holders.push_back({file_index, {}});
+              continue;
+            }
+            EqualityDeleteIndex::Holders& h = index.holders[entry];
+            if (h.first != file_index && (h.more.empty() || h.more.back() != file_index)) {
+              h.more.push_back(file_index);
+            }
+          }
         }
       }
+      index.applies[file_index] = 1;
     }
-    s.equality_sets.emplace(cache_key, set);
-    s.equality.push_back(std::move(set));
+    s.equality.push_back(&index);
   }
 
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<const Schema> read_schema,
@@ -736,13 +845,41 @@ Status TableScan::Reader::ComputeKeep(const PositionedBatch& pb) {
                                static_cast<uint64_t>(n), bits.data());
     for (int64_t i = 0; i < n; ++i) s.keep[i] = col::GetBit(bits.data(), i) ? 1 : 0;
   }
-  for (const auto& set : s.equality) {
-    FLOE_ASSIGN_OR_RETURN(std::vector<Located> cols, LocateAll(batch, set->field_ids));
+  for (const EqualityDeleteIndex* index : s.equality) {
+    FLOE_ASSIGN_OR_RETURN(std::vector<Located> cols, LocateAll(batch, index->field_ids));
+    // Encode and hash the live rows' keys first, then probe with the slots of rows a few
+    // steps ahead already loading: the table is larger than the caches, and independent
+    // misses overlap where one-at-a-time probes would wait for each.
+    s.key.clear();
+    s.key_ends.clear();
+    s.key_rows.clear();
     for (int64_t i = 0; i < n; ++i) {
       if (!s.keep[i]) continue;
-      s.key.clear();
       AppendKey(cols, i, &s.key);
-      if (set->keys.count(s.key)) s.keep[i] = 0;
+      s.key_ends.push_back(s.key.size());
+      s.key_rows.push_back(i);
+    }
+    const size_t m = s.key_rows.size();
+    auto key_at = [&s](size_t j) {
+      const size_t begin = j == 0 ? 0 : s.key_ends[j - 1];
+      return std::string_view(s.key).substr(begin, s.key_ends[j] - begin);
+    };
+    s.key_hashes.resize(m);
+    for (size_t j = 0; j < m; ++j) {
+      s.key_hashes[j] = EqualityKeyTable::Hash(key_at(j));
+    }
+    constexpr size_t kAhead = 16;
+    for (size_t j = 0; j < m && j < kAhead; ++j) index->keys.Prefetch(s.key_hashes[j]);
+    for (size_t j = 0; j < m; ++j) {
+      if (j + kAhead < m) index->keys.Prefetch(s.key_hashes[j + kAhead]);
+      const uint32_t entry = index->keys.Find(key_at(j), s.key_hashes[j]);
+      if (entry == EqualityKeyTable::kAbsent) continue;
+      const EqualityDeleteIndex::Holders& h = index->holders[entry];
+      bool deleted = index->applies[h.first] != 0;
+      for (size_t k = 0; !deleted && k < h.more.size(); ++k) {
+        deleted = index->applies[h.more[k]] != 0;
+      }
+      if (deleted) s.keep[s.key_rows[j]] = 0;
     }
   }
   if (scan_->filter_->op() != Operation::kTrue) {
