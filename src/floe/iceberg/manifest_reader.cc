@@ -274,8 +274,10 @@ Result<std::unique_ptr<ManifestReader>> ManifestReader::Open(const io::InputFile
                                                              const ManifestFile& manifest,
                                                              ManifestReaderOptions options) {
   FLOE_ASSIGN_OR_RETURN(auto bytes, internal::ReadAllBytes(file, options.max_file_bytes));
+  ManifestSchemaCache* cache = options.schema_cache;
   avro::ContainerReaderOptions header_options;
   header_options.metadata_only = true;
+  header_options.schema_cache = cache != nullptr ? &cache->avro : nullptr;
   FLOE_ASSIGN_OR_RETURN(
       auto header, avro::ContainerReader::Open(
                        std::make_unique<internal::BytesInputFile>(file.location(), bytes),
@@ -313,14 +315,30 @@ Result<std::unique_ptr<ManifestReader>> ManifestReader::Open(const io::InputFile
     return Status::Corrupt("{} is not a manifest: no data_file.partition record",
                            file.location());
   }
-  auto json = nlohmann::json::parse(writer.ToJson(), nullptr, false);
-  nlohmann::json* jdf = json.is_discarded() ? nullptr : JsonFieldById(json, 2);
-  nlohmann::json* jdf_type = jdf ? UnwrapJson((*jdf)["type"]) : nullptr;
-  nlohmann::json* jpart = jdf_type ? JsonFieldById(*jdf_type, 102) : nullptr;
-  nlohmann::json* jpart_type = jpart ? UnwrapJson((*jpart)["type"]) : nullptr;
-  if (jpart_type == nullptr || !jpart_type->is_object()) {
-    return Status::Corrupt("{}: the partition record is not defined in place",
-                           file.location());
+  // The partition record's JSON, as the reader schema embeds it verbatim.
+  const std::string* writer_json = header->FindMetadata("avro.schema");
+  const std::string* cached_partition = nullptr;
+  if (cache != nullptr && writer_json != nullptr) {
+    auto it = cache->partition_json.find(*writer_json);
+    if (it != cache->partition_json.end()) cached_partition = &it->second;
+  }
+  std::string partition_json;
+  if (cached_partition != nullptr) {
+    partition_json = *cached_partition;
+  } else {
+    auto json = nlohmann::json::parse(writer.ToJson(), nullptr, false);
+    nlohmann::json* jdf = json.is_discarded() ? nullptr : JsonFieldById(json, 2);
+    nlohmann::json* jdf_type = jdf ? UnwrapJson((*jdf)["type"]) : nullptr;
+    nlohmann::json* jpart = jdf_type ? JsonFieldById(*jdf_type, 102) : nullptr;
+    nlohmann::json* jpart_type = jpart ? UnwrapJson((*jpart)["type"]) : nullptr;
+    if (jpart_type == nullptr || !jpart_type->is_object()) {
+      return Status::Corrupt("{}: the partition record is not defined in place",
+                             file.location());
+    }
+    partition_json = jpart_type->dump();
+    if (cache != nullptr && writer_json != nullptr) {
+      cache->partition_json.emplace(*writer_json, partition_json);
+    }
   }
 
   FLOE_ASSIGN_OR_RETURN(TypePtr avro_type, PartitionTypeOf(Unwrap(partition->type())));
@@ -331,14 +349,23 @@ Result<std::unique_ptr<ManifestReader>> ManifestReader::Open(const io::InputFile
     if (!r->partition_type_) r->partition_type_ = std::move(avro_type);
   }
 
-  FLOE_ASSIGN_OR_RETURN(std::string read_json,
-                        ManifestEntryReadSchema(jpart_type->dump(), options.read_stats));
-  auto read_schema = avro::Schema::Parse(read_json, {.validate_names = false});
-  if (!read_schema) {
-    return Status::Corrupt("{}: {}", file.location(), read_schema.error().message());
+  const std::string read_key = (options.read_stats ? "1" : "0") + partition_json;
+  avro::SchemaPtr read_schema;
+  if (cache != nullptr) {
+    auto it = cache->read_schemas.find(read_key);
+    if (it != cache->read_schemas.end()) read_schema = it->second;
+  }
+  if (read_schema == nullptr) {
+    FLOE_ASSIGN_OR_RETURN(std::string read_json,
+                          ManifestEntryReadSchema(partition_json, options.read_stats));
+    auto parsed = avro::Schema::Parse(read_json, {.validate_names = false});
+    if (!parsed) return Status::Corrupt("{}: {}", file.location(), parsed.error().message());
+    read_schema = std::move(*parsed);
+    if (cache != nullptr) cache->read_schemas.emplace(read_key, read_schema);
   }
   avro::ContainerReaderOptions ropts;
-  ropts.reader_schema = std::move(*read_schema);
+  ropts.schema_cache = header_options.schema_cache;
+  ropts.reader_schema = std::move(read_schema);
   ropts.batch_rows = options.batch_rows;
   auto opened = avro::ContainerReader::Open(
       std::make_unique<internal::BytesInputFile>(file.location(), bytes), std::move(ropts));

@@ -20,6 +20,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "floe/base/status.h"
@@ -36,7 +37,17 @@ enum class ManifestEntryFilter : uint8_t {
   kAdded,  // ADDED only
 };
 
+// What manifests written alike share: their parsed writer schemas, partition records and
+// read schemas. A scan opens hundreds of manifests with a handful of distinct schemas; this
+// parses each once. Not thread-safe: one per reading thread, outliving the readers.
+struct ManifestSchemaCache {
+  format::avro::SchemaCache avro;
+  std::unordered_map<std::string, std::string> partition_json;    // by writer schema text
+  std::unordered_map<std::string, format::avro::SchemaPtr> read_schemas;  // by stats flag + partition
+};
+
 struct ManifestReaderOptions {
+  ManifestSchemaCache* schema_cache = nullptr;  // optional
   ManifestEntryFilter filter = ManifestEntryFilter::kAll;
   // false: the six metrics maps (column sizes, value/null/NaN counts, bounds) are skipped
   // without decoding and come back empty. Planning without metrics is much faster.

@@ -339,10 +339,12 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
     return &specs.emplace(spec_id, std::move(info)).first->second;
   };
 
+  ManifestSchemaCache schema_cache;
   auto read_manifest = [&](const ManifestFile& m, bool stats) -> Result<std::vector<ManifestEntry>> {
     FLOE_ASSIGN_OR_RETURN(const SpecInfo* info, spec_info(m.partition_spec_id));
     FLOE_ASSIGN_OR_RETURN(std::unique_ptr<io::InputFile> f, io_->OpenInput(m.manifest_path));
     ManifestReaderOptions opts;
+    opts.schema_cache = &schema_cache;
     opts.filter = ManifestEntryFilter::kLive;
     opts.read_stats = stats;
     opts.partition_type = info->partition_type;

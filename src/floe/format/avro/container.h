@@ -22,6 +22,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -52,7 +53,21 @@ using FileMetadata = std::vector<std::pair<std::string, std::string>>;
 inline constexpr std::string_view kSchemaKey = "avro.schema";
 inline constexpr std::string_view kCodecKey = "avro.codec";
 
+// Parsed writer schemas by their JSON text, for readers of many files written alike
+// (manifests: every manifest of a table spec carries the same few-KB schema). Not
+// thread-safe: one per reading thread.
+class SchemaCache {
+ public:
+  // Schema::Parse(json, {.validate_names = false}), parsed once per distinct text.
+  Result<SchemaPtr> Parse(const std::string& json);
+
+ private:
+  std::unordered_map<std::string, SchemaPtr> parsed_;
+};
+
 struct ContainerReaderOptions {
+  // Where the writer schema is parsed; null: parsed for this file alone.
+  SchemaCache* schema_cache = nullptr;
   // Read the data as this schema (spec, "Schema Resolution"); null: as written.
   SchemaPtr reader_schema;
   // Top-level fields to produce (empty: all).

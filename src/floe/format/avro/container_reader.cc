@@ -37,6 +37,13 @@ Result<AvroCodec> ParseAvroCodec(std::string_view name) {
   return Status::Unimplemented("avro codec '{}' is not supported", name);
 }
 
+Result<SchemaPtr> SchemaCache::Parse(const std::string& json) {
+  if (auto it = parsed_.find(json); it != parsed_.end()) return it->second;
+  FLOE_ASSIGN_OR_RETURN(SchemaPtr schema, Schema::Parse(json, {.validate_names = false}));
+  parsed_.emplace(json, schema);
+  return schema;
+}
+
 ContainerReader::~ContainerReader() = default;
 
 Result<std::unique_ptr<ContainerReader>> ContainerReader::Open(std::unique_ptr<io::InputFile> file,
@@ -109,9 +116,9 @@ Status ContainerReader::ReadHeader() {
   if (schema_json == nullptr) return Status::Corrupt("avro file header has no avro.schema");
   // Like Java's file reader, accept names that the spec's grammar would reject: the file
   // exists and its schema still describes its bytes.
-  ParseOptions po;
-  po.validate_names = false;
-  Result<SchemaPtr> schema = Schema::Parse(*schema_json, po);
+  Result<SchemaPtr> schema = options_.schema_cache != nullptr
+                                 ? options_.schema_cache->Parse(*schema_json)
+                                 : Schema::Parse(*schema_json, {.validate_names = false});
   if (!schema.ok()) {
     return Status::Corrupt("invalid avro.schema: {}", schema.status().message());
   }
