@@ -65,8 +65,9 @@ test: test-unit test-asan test-interop-ci test-fuzz
 test-interop: build venv java-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt tests/interop_heavy
 
-bench: build venv
+bench: build venv java-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/run.py
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/scan.py
 
 clean:
 	rm -rf build
