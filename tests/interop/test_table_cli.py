@@ -320,3 +320,102 @@ def test_evolve_matches_pyiceberg(env):
     r = env.run("table", "evolve", "ns.f", "--require", "note", ok=False)
     assert r.rc == EXIT_USAGE and "nullability" in r.stderr, r.describe()
     assert cat.load_table("ns.f").metadata_location == before
+
+
+def _partition_record(manifest_path: str) -> list[tuple]:
+    """(name, field-id, Avro type) of the data_file.partition record of a manifest."""
+    import fastavro
+    with open(manifest_path.removeprefix("file://"), "rb") as fh:
+        schema = fastavro.reader(fh).writer_schema
+    data_file = next(f for f in schema["fields"] if f["name"] == "data_file")["type"]
+    partition = next(f for f in data_file["fields"] if f["name"] == "partition")["type"]
+
+    def plain(t):
+        if isinstance(t, list):
+            return [plain(b) for b in t]
+        if isinstance(t, dict):
+            return {k: v for k, v in t.items() if k in ("type", "logicalType")}
+        return t
+
+    return [(f["name"], f.get("field-id"), plain(f["type"])) for f in partition["fields"]]
+
+
+def test_time_partition_types_in_manifests_match_pyiceberg(env):
+    """day() partitions are dates in the manifests (Java's Days.getResultType, pyiceberg's
+    DayTransform.result_type); year, month and hour are ints."""
+    env.run("namespace", "create", "tp")
+    spec_text = "day(ts), month(d), year(t2), hour(t3)"
+    schema_text = "id long not null, ts timestamptz, d date, t2 timestamp, t3 timestamptz"
+    env.run("table", "create", "tp.floe", "--schema", schema_text, "--partition-by", spec_text)
+    env.run("table", "create", "tp.py", "--schema", schema_text, "--partition-by", spec_text)
+    row = {"id": 1, "ts": "2024-03-05T10:11:12+00:00", "d": "2024-03-05",
+           "t2": "2024-03-05T10:11:12", "t3": "2024-03-05T10:11:12+00:00"}
+    env.run("table", "append", "tp.floe", env.jsonl("tp.jsonl", [row]))
+    catalog = env.pyiceberg()
+    py_table = catalog.load_table("tp.py")
+    arrow_schema = py_table.schema().as_arrow()
+    py_table.append(pa.Table.from_pylist([{
+        "id": 1,
+        "ts": dt.datetime(2024, 3, 5, 10, 11, 12, tzinfo=dt.timezone.utc),
+        "d": dt.date(2024, 3, 5),
+        "t2": dt.datetime(2024, 3, 5, 10, 11, 12),
+        "t3": dt.datetime(2024, 3, 5, 10, 11, 12, tzinfo=dt.timezone.utc)}], schema=arrow_schema))
+    floe_table = catalog.load_table("tp.floe")
+    ours = _partition_record(floe_table.current_snapshot().manifests(floe_table.io)[0].manifest_path)
+    theirs = _partition_record(py_table.current_snapshot().manifests(py_table.io)[0].manifest_path)
+    assert ours == theirs
+    day_type = ours[0][2]
+    assert {"type": "int", "logicalType": "date"} in (day_type if isinstance(day_type, list) else [day_type])
+    # And pyiceberg reads floe's day partition value back as the date.
+    files = floe_table.inspect.files()
+    assert files.column("partition")[0].as_py()["ts_day"] == dt.date(2024, 3, 5)
+
+
+def _run_with_tty_stderr(argv, extra_env=None):
+    """Runs argv with stderr on a pseudo-terminal; returns (exit code, what the terminal got)."""
+    import os
+    import pty
+    import subprocess
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run(argv, stdout=subprocess.PIPE, stderr=slave, timeout=300,
+                              env={**os.environ, **(extra_env or {})})
+        os.close(slave)
+        slave = -1
+        chunks = []
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:  # EIO: the terminal has no writer left
+                break
+            if not data:
+                break
+            chunks.append(data)
+        return proc.returncode, b"".join(chunks).decode("utf-8", "replace")
+    finally:
+        if slave >= 0:
+            os.close(slave)
+        os.close(master)
+
+
+def test_progress_bar_only_on_a_terminal(env):
+    env.run("namespace", "create", "pg")
+    env.run("table", "create", "pg.t", "--schema", "id long not null, name string")
+    files = [env.jsonl(f"p{i}.jsonl", [{"id": i * 100 + j, "name": "x"} for j in range(100)])
+             for i in range(3)]
+    argv = [str(env.floe.path), "table", "append", "pg.t", *map(str, files), *env.flags]
+    rc, tty = _run_with_tty_stderr(argv)
+    assert rc == 0, tty
+    # The final frame (all files, all rows), then the line is erased.
+    assert "append [" in tty and "100% 3/3 files, 300 rows" in tty, repr(tty)
+    assert tty.endswith("\r\x1b[K"), repr(tty)
+    out = env.root / "all.jsonl"
+    n = len(json.loads(env.run("table", "files", "pg.t", "--json").stdout))
+    rc, tty = _run_with_tty_stderr([str(env.floe.path), "table", "scan", "pg.t", "--output",
+                                    str(out), *env.flags])
+    assert rc == 0 and "scan [" in tty and f"100% {n}/{n} files, 300 rows" in tty, repr(tty)
+    # Off with FLOE_NO_PROGRESS, and never when stderr is not a terminal.
+    rc, tty = _run_with_tty_stderr(argv, {"FLOE_NO_PROGRESS": "1"})
+    assert rc == 0 and tty == "", repr(tty)
+    r = env.run("table", "scan", "pg.t", "--output", str(out))
+    assert "\r" not in r.stderr and "%" not in r.stderr, r.stderr

@@ -462,7 +462,7 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
     f.file_path = dir + "/data/f-" + std::to_string(snapshot_id) + "-" + std::to_string(i) +
                   ".parquet";
     EXPECT_TRUE(ops.io().WriteFile(f.file_path, "not really parquet", false).ok());
-    f.partition = {iceberg::Literal::Int(i), iceberg::Literal::Int(19000)};
+    f.partition = {iceberg::Literal::Int(i), iceberg::Literal::Date(19000)};
     f.record_count = 1;
     f.file_size_in_bytes = 18;
     Status added = writer->Add(f);

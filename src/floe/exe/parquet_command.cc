@@ -7,6 +7,7 @@
 #include "floe/base/macros.h"
 #include "floe/columnar/json.h"
 #include "floe/exe/command.h"
+#include "floe/exe/progress.h"
 #include "floe/format/parquet/file_reader.h"
 #include "floe/format/parquet/file_writer.h"
 #include "floe/format/parquet/metadata_json.h"
@@ -164,12 +165,17 @@ Status Rewrite(const RewriteArgs& args) {
   FLOE_ASSIGN_OR_RETURN(auto out, fio.CreateOutput(args.out, /*overwrite=*/true));
   FLOE_ASSIGN_OR_RETURN(auto writer, pq::FileWriter::Make(std::move(out), schema, options));
   FLOE_ASSIGN_OR_RETURN(auto batches, reader->ReadBatches(reader->schema().ProjectAll(), kBatchRows));
+  ProgressBar progress = ProgressBar::OnTerminal("rewrite", reader->metadata().num_rows, "rows");
+  int64_t rows = 0;
   for (;;) {
     FLOE_ASSIGN_OR_RETURN(auto batch, batches->Next());
     if (!batch) break;
     Status s = writer->Write(*batch);
     if (!s.ok()) return s.WithContext("{}", args.out);
+    rows += batch->num_rows();
+    progress.Update(rows);
   }
+  progress.Finish();
   auto result = writer->Close();
   if (!result.ok()) return std::move(result).status().WithContext("{}", args.out);
   return Status::OK();

@@ -21,6 +21,7 @@
 #include "floe/columnar/value_format.h"
 #include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
+#include "floe/exe/progress.h"
 #include "floe/exe/table_output.h"
 #include "floe/format/puffin/deletion_vector.h"
 #include "floe/format/text/reader.h"
@@ -207,11 +208,15 @@ Status Scan(const ScanArgs& a) {
   FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(std::move(tasks)));
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RowSink> sink,
                         OpenRowSink(a.format, a.output, scan->projected_schema()->ToColumnar()));
+  ProgressBar progress = ProgressBar::OnTerminal(
+      "scan", static_cast<int64_t>(reader->task_count()), "files");
   while (true) {
     FLOE_ASSIGN_OR_RETURN(std::optional<col::RecordBatch> batch, reader->Next());
     if (!batch) break;
     FLOE_RETURN_IF_ERROR(sink->Write(*batch));
+    progress.Update(static_cast<int64_t>(reader->tasks_opened()), reader->rows_returned());
   }
+  progress.Finish();
   return sink->Close();
 }
 
@@ -230,18 +235,23 @@ Status Append(const WriteArgs& a) {
   iceberg::Table& table = *l.table;
   FLOE_ASSIGN_OR_RETURN(auto writer, MakeDataWriter(table));
   int64_t rows = 0;
-  for (const std::string& f : a.files) {
-    Status st = ReadInput(table.io(), f, *table.metadata()->current_schema(),
+  ProgressBar progress =
+      ProgressBar::OnTerminal("append", static_cast<int64_t>(a.files.size()), "files");
+  for (size_t i = 0; i < a.files.size(); ++i) {
+    Status st = ReadInput(table.io(), a.files[i], *table.metadata()->current_schema(),
                           [&](col::RecordBatch b) {
                             rows += b.num_rows();
+                            progress.Update(static_cast<int64_t>(i), rows);
                             return writer->Write(b);
                           });
     if (!st.ok()) {
       (void)writer->Abort();
       return st;
     }
+    progress.Update(static_cast<int64_t>(i + 1), rows);
   }
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> files, writer->Close());
+  progress.Finish();
   std::unique_ptr<iceberg::AppendFiles> append = table.NewAppend();
   for (const iceberg::DataFile& f : files) append->AppendFile(f);
   FLOE_RETURN_IF_ERROR(append->Commit());
@@ -278,8 +288,11 @@ Status Delete(const WriteArgs& a) {
   int64_t deleted = 0;
   std::set<const iceberg::FileScanTask*> touched;
   std::vector<std::string> referenced;
+  ProgressBar progress = ProgressBar::OnTerminal(
+      "delete: scanning", static_cast<int64_t>(reader->task_count()), "files");
   while (true) {
     FLOE_ASSIGN_OR_RETURN(std::optional<iceberg::TableScan::Reader::Matches> m, reader->NextMatches());
+    progress.Update(static_cast<int64_t>(reader->tasks_opened()));
     if (!m) break;
     const iceberg::DataFile& data = m->task->data->file;
     const iceberg::PartitionSpec* spec = md.spec_by_id(data.spec_id);
@@ -370,11 +383,19 @@ Status Upsert(const WriteArgs& a) {
   }
   // The whole input, last row per key wins (one commit holds each key once).
   std::vector<col::RecordBatch> batches;
-  for (const std::string& f : a.files) {
-    FLOE_RETURN_IF_ERROR(ReadInput(table.io(), f, schema, [&](col::RecordBatch b) {
-      batches.push_back(std::move(b));
-      return Status::OK();
-    }));
+  {
+    ProgressBar progress = ProgressBar::OnTerminal(
+        "upsert: reading", static_cast<int64_t>(a.files.size()), "files");
+    int64_t rows_read = 0;
+    for (size_t i = 0; i < a.files.size(); ++i) {
+      FLOE_RETURN_IF_ERROR(ReadInput(table.io(), a.files[i], schema, [&](col::RecordBatch b) {
+        rows_read += b.num_rows();
+        progress.Update(static_cast<int64_t>(i), rows_read);
+        batches.push_back(std::move(b));
+        return Status::OK();
+      }));
+      progress.Update(static_cast<int64_t>(i + 1), rows_read);
+    }
   }
   std::vector<size_t> top_level;  // key columns by position (top-level only)
   for (int32_t id : key_ids) {

@@ -283,12 +283,13 @@ std::string Projected(std::string_view text) {
 }
 
 // Expected projections follow the spec's transform definitions: day(2017-11-16T00:00) is
-// 17486, bucket[16](34) = 3 (spec Appendix B), truncate[3]('abcdef') = 'abc'.
+// 17486 = 2017-11-16 (a date, as Java's Days.getResultType types it), bucket[16](34) = 3
+// (spec Appendix B), truncate[3]('abcdef') = 'abc'.
 TEST(ExpressionProjection, Inclusive) {
-  EXPECT_EQ(Projected("ts < timestamp '2017-11-16T00:00:00'"), "ts_day lt-eq 17485");
-  EXPECT_EQ(Projected("ts <= timestamp '2017-11-16T00:00:00'"), "ts_day lt-eq 17486");
-  EXPECT_EQ(Projected("ts > timestamp '2017-11-16T23:59:59.999999'"), "ts_day gt-eq 17487");
-  EXPECT_EQ(Projected("ts = timestamp '2017-11-16T22:31:08'"), "ts_day eq 17486");
+  EXPECT_EQ(Projected("ts < timestamp '2017-11-16T00:00:00'"), "ts_day lt-eq 2017-11-15");
+  EXPECT_EQ(Projected("ts <= timestamp '2017-11-16T00:00:00'"), "ts_day lt-eq 2017-11-16");
+  EXPECT_EQ(Projected("ts > timestamp '2017-11-16T23:59:59.999999'"), "ts_day gt-eq 2017-11-17");
+  EXPECT_EQ(Projected("ts = timestamp '2017-11-16T22:31:08'"), "ts_day eq 2017-11-16");
   EXPECT_EQ(Projected("id = 34"), "id_bucket eq 3");
   EXPECT_EQ(Projected("id < 34"), "true");
   EXPECT_EQ(Projected("id != 34"), "true");
@@ -311,7 +312,7 @@ TEST(ExpressionProjection, PartitionTuplesAndSummaries) {
     EXPECT_TRUE(b.ok());
     return *ProjectInclusive(**b, schema, spec);
   };
-  std::vector<Literal> tuple = {Literal::Int(17486), Literal::Int(3), Literal::String("abc"),
+  std::vector<Literal> tuple = {Literal::Date(17486), Literal::Int(3), Literal::String("abc"),
                                 Literal::String("eu"), Literal::Null(IntType())};
   EXPECT_TRUE(EvaluatePartition(*partition_expr("id = 34"), spec, tuple));
   EXPECT_FALSE(EvaluatePartition(*partition_expr("id = 35"), spec, tuple));
@@ -323,7 +324,7 @@ TEST(ExpressionProjection, PartitionTuplesAndSummaries) {
 
   // Summaries: ts_day in [17480, 17490], id_bucket in [0, 2], name_trunc all null,
   // region in ['eu', 'eu'], d_month unknown.
-  std::string day_lo = Bytes(Literal::Int(17480)), day_hi = Bytes(Literal::Int(17490));
+  std::string day_lo = Bytes(Literal::Date(17480)), day_hi = Bytes(Literal::Date(17490));
   std::string b_lo = Bytes(Literal::Int(0)), b_hi = Bytes(Literal::Int(2));
   std::vector<FieldSummaryRef> summaries(5);
   summaries[0] = {false, std::nullopt, day_lo, day_hi};

@@ -45,7 +45,7 @@ TEST(PartitionSpecTest, BuilderUsesJavaDefaultNames) {
   auto type = spec->PartitionType(s);
   ASSERT_TRUE(type.ok());
   EXPECT_EQ((*type)->fields()[0].id, 1000);
-  EXPECT_EQ((*type)->fields()[0].type->kind(), TypeKind::kInt);
+  EXPECT_EQ((*type)->fields()[0].type->kind(), TypeKind::kDate);  // ts_day, as in Java
   EXPECT_FALSE((*type)->fields()[0].required);
   EXPECT_EQ((*type)->fields()[2].type->kind(), TypeKind::kString);
   EXPECT_EQ((*type)->fields()[4].type->ToString(), "decimal(9, 2)");
@@ -68,7 +68,7 @@ TEST(PartitionSpecTest, PartitionPathEscapesLikeJavaUrlEncoder) {
   Schema s = TestSchema();
   auto spec = PartitionSpecBuilder(s).Day("ts").Bucket("id", 16).Identity("name").Build();
   ASSERT_TRUE(spec.ok());
-  auto path = spec->PartitionPath({Literal::Int(17486), Literal::Int(3), Literal::String("a b/c=d&é")});
+  auto path = spec->PartitionPath({Literal::Date(17486), Literal::Int(3), Literal::String("a b/c=d&é")});
   ASSERT_TRUE(path.ok());
   // URLEncoder: space -> '+', '/' %2F, '=' %3D, '&' %26, é = C3 A9.
   EXPECT_EQ(*path, "ts_day=2017-11-16/id_bucket=3/name=a+b%2Fc%3Dd%26%C3%A9");

@@ -125,6 +125,9 @@ class TableScan::Reader {
   };
   Result<std::optional<Matches>> NextMatches();
   int64_t rows_returned() const { return rows_returned_; }
+  // Data files opened so far (the current one included) and in all: scan progress.
+  size_t tasks_opened() const { return next_task_; }
+  size_t task_count() const { return tasks_.size(); }
 
  private:
   friend class TableScan;

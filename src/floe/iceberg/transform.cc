@@ -260,6 +260,10 @@ Result<TypePtr> Transform::ResultType(const Type& source) const {
     case TransformKind::kIdentity:
     case TransformKind::kTruncate:
     case TransformKind::kVoid: return std::make_shared<const Type>(source);
+    // Iceberg Java (Days.getResultType) and pyiceberg (DayTransform.result_type) type day
+    // partitions as date, so manifests carry {"type": "int", "logicalType": "date"}; the
+    // spec's table says int, which is the same 4-byte value.
+    case TransformKind::kDay: return DateType();
     default: return IntType();
   }
 }
@@ -310,9 +314,12 @@ Result<Literal> Transform::Apply(const Literal& value) const {
     case TransformKind::kMonth:
     case TransformKind::kDay:
     case TransformKind::kHour: {
-      if (k == TypeKind::kDate) return Literal::Int(TimeApply(kind_, true, value.int_value()));
-      int64_t micros = IsNanos(k) ? FloorDiv(value.long_value(), 1000) : value.long_value();
-      return Literal::Int(TimeApply(kind_, false, micros));
+      const int32_t v =
+          k == TypeKind::kDate
+              ? TimeApply(kind_, true, value.int_value())
+              : TimeApply(kind_, false,
+                          IsNanos(k) ? FloorDiv(value.long_value(), 1000) : value.long_value());
+      return kind_ == TransformKind::kDay ? Literal::Date(v) : Literal::Int(v);
     }
     default: break;
   }
@@ -349,14 +356,14 @@ bool MatchesColumnar(const col::Array& a, const Type& t) {
 
 // An int32 result column with the source's validity.
 template <typename F>
-col::Array MapToInt32(const col::Array& src, F&& f) {
+col::Array MapToInt32(const col::Array& src, F&& f, col::DataTypePtr type = col::Int32()) {
   const int64_t n = src.length();
   Buffer values(static_cast<size_t>(n) * sizeof(int32_t));
   auto* out = values.data_as<int32_t>();
   for (int64_t i = 0; i < n; ++i) out[i] = src.IsValid(i) ? f(i) : 0;
   Buffer validity = src.null_count() > 0 ? src.validity().Clone() : Buffer();
-  return col::Array(col::Int32(), n, src.null_count(), std::move(validity), std::move(values),
-                    Buffer(), {});
+  return col::Array(std::move(type), n, src.null_count(), std::move(validity),
+                    std::move(values), Buffer(), {});
 }
 
 // A fixed-width result column of the source's type.
@@ -477,16 +484,17 @@ Result<col::Array> Transform::ApplyToArray(const col::Array& src, const Type& so
     case TransformKind::kDay:
     case TransformKind::kHour: {
       TransformKind kind = kind_;
+      col::DataTypePtr out = kind == TransformKind::kDay ? col::Date32() : col::Int32();
       if (k == TypeKind::kDate) {
         const int32_t* v = src.data<int32_t>();
-        return MapToInt32(src, [&](int64_t i) { return TimeApply(kind, true, v[i]); });
+        return MapToInt32(src, [&](int64_t i) { return TimeApply(kind, true, v[i]); }, out);
       }
       const int64_t* v = src.data<int64_t>();
       if (IsNanos(k)) {
         return MapToInt32(
-            src, [&](int64_t i) { return TimeApply(kind, false, FloorDiv(v[i], 1000)); });
+            src, [&](int64_t i) { return TimeApply(kind, false, FloorDiv(v[i], 1000)); }, out);
       }
-      return MapToInt32(src, [&](int64_t i) { return TimeApply(kind, false, v[i]); });
+      return MapToInt32(src, [&](int64_t i) { return TimeApply(kind, false, v[i]); }, out);
     }
     default: break;
   }

@@ -110,7 +110,12 @@ TEST(TransformTest, ParseAndToString) {
 }
 
 TEST(TransformTest, ResultTypesAndApplicability) {
-  EXPECT_EQ((*Transform::Day().ResultType(*TimestampType()))->kind(), TypeKind::kInt);
+  // Java's Days.getResultType and pyiceberg's DayTransform.result_type: date; year, month
+  // and hour: int.
+  EXPECT_EQ((*Transform::Day().ResultType(*TimestampType()))->kind(), TypeKind::kDate);
+  EXPECT_EQ((*Transform::Day().ResultType(*DateType()))->kind(), TypeKind::kDate);
+  EXPECT_EQ((*Transform::Month().ResultType(*TimestampType()))->kind(), TypeKind::kInt);
+  EXPECT_EQ((*Transform::Hour().ResultType(*TimestampType()))->kind(), TypeKind::kInt);
   EXPECT_EQ((*Transform::Bucket(4).ResultType(*StringType()))->kind(), TypeKind::kInt);
   EXPECT_EQ((*Transform::Truncate(4).ResultType(*DecimalType(9, 2)))->ToString(),
             "decimal(9, 2)");

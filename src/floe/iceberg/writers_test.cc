@@ -46,7 +46,7 @@ TEST(Location, PartitionedPathIsTheSpecsPath) {
   auto spec = PartitionSpecBuilder(*schema).Day("ts").Bucket("id", 16).Build();
   ASSERT_TRUE(spec.ok());
   auto p = LocationProvider::Make("/w/t", {});
-  auto loc = p.NewDataLocation(*spec, {Literal::Int(17486), Literal::Int(3)}, "f.parquet");
+  auto loc = p.NewDataLocation(*spec, {Literal::Date(17486), Literal::Int(3)}, "f.parquet");
   ASSERT_TRUE(loc.ok()) << loc.status().ToString();
   // Spec "Partitioning" example path, day values printed as dates.
   EXPECT_EQ(*loc, "/w/t/data/ts_day=2017-11-16/id_bucket=3/f.parquet");
@@ -265,7 +265,7 @@ TEST(DataWriter, PartitionsRowsAndComputesMetrics) {
   EXPECT_EQ(b->file_path, "mem://wh/db/t/data/ts_day=2017-11-17/00000-0-op-00002.parquet");
   EXPECT_EQ(a->record_count, 2);
   EXPECT_EQ(b->record_count, 1);
-  EXPECT_EQ(a->partition, std::vector<Literal>{Literal::Int(17486)});
+  EXPECT_EQ(a->partition, std::vector<Literal>{Literal::Date(17486)});  // day: a date
   EXPECT_EQ(a->split_offsets, std::vector<int64_t>{4});
   EXPECT_FALSE(a->sort_order_id.has_value());
   auto size = io.OpenInput(a->file_path);
@@ -423,9 +423,9 @@ TEST(PositionDeleteWriter, SortsGroupsByPartitionAndNamesSingleFiles) {
   std::vector<int64_t> p1 = {5, 1, 5, 3};
   std::vector<int64_t> p2 = {0};
   std::vector<int64_t> p3 = {9, 2};
-  ASSERT_TRUE((*w)->Delete("mem://d/b.parquet", p1, *spec, {Literal::Int(17486)}).ok());
-  ASSERT_TRUE((*w)->Delete("mem://d/a.parquet", p2, *spec, {Literal::Int(17486)}).ok());
-  ASSERT_TRUE((*w)->Delete("mem://d/c.parquet", p3, *spec, {Literal::Int(17487)}).ok());
+  ASSERT_TRUE((*w)->Delete("mem://d/b.parquet", p1, *spec, {Literal::Date(17486)}).ok());
+  ASSERT_TRUE((*w)->Delete("mem://d/a.parquet", p2, *spec, {Literal::Date(17486)}).ok());
+  ASSERT_TRUE((*w)->Delete("mem://d/c.parquet", p3, *spec, {Literal::Date(17487)}).ok());
   EXPECT_FALSE((*w)->Delete("mem://d/c.parquet", std::vector<int64_t>{-1}, *spec, {Literal::Int(1)}).ok());
   auto r = (*w)->Close();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
@@ -492,8 +492,8 @@ TEST(DeletionVectorWriter, OneVectorPerDataFileMergedWithPrevious) {
   auto spec = PartitionSpecBuilder(schema, 2).Day("ts").Build();
   auto w = DeletionVectorWriter::Make(&io, Options());
   ASSERT_TRUE(w.ok());
-  ASSERT_TRUE((*w)->Delete("mem://d/a.parquet", std::vector<int64_t>{4, 1}, *spec, {Literal::Int(17486)}).ok());
-  ASSERT_TRUE((*w)->Delete("mem://d/b.parquet", std::vector<int64_t>{0}, *spec, {Literal::Int(17487)}).ok());
+  ASSERT_TRUE((*w)->Delete("mem://d/a.parquet", std::vector<int64_t>{4, 1}, *spec, {Literal::Date(17486)}).ok());
+  ASSERT_TRUE((*w)->Delete("mem://d/b.parquet", std::vector<int64_t>{0}, *spec, {Literal::Date(17487)}).ok());
   format::puffin::PositionBitmap prev;
   ASSERT_TRUE(prev.Add(7).ok());
   ASSERT_TRUE(prev.Add(1).ok());
@@ -514,7 +514,7 @@ TEST(DeletionVectorWriter, OneVectorPerDataFileMergedWithPrevious) {
   EXPECT_EQ(a.content, FileContent::kPositionDeletes);
   EXPECT_EQ(a.record_count, 3);  // {1, 4} + {1, 7}
   EXPECT_EQ(a.spec_id, 2);
-  EXPECT_EQ(a.partition, std::vector<Literal>{Literal::Int(17486)});
+  EXPECT_EQ(a.partition, std::vector<Literal>{Literal::Date(17486)});
   EXPECT_EQ(a.file_path, "mem://wh/db/t/data/00000-0-op-00001-deletes.puffin");
   EXPECT_EQ(r->delete_files[1].file_path, a.file_path);
   EXPECT_EQ(r->delete_files[1].record_count, 1);
