@@ -464,7 +464,7 @@ Status UpdatePartitionSpec::Apply(const TableMetadata& base, TableOperations& op
       return Status::InvalidArgument("Cannot add partition field, name already exists: {}",
                                      name);
     }
-    fields.push_back({source->id, 0, std::move(name), a.transform});
+    fields.push_back({source->id, 0, std::move(name), a.transform, {}});
   }
   int32_t new_spec_id = 0;
   for (const PartitionSpec& s : base.specs) new_spec_id = std::max(new_spec_id, s.spec_id() + 1);

@@ -174,15 +174,24 @@ std::string PartitionSpec::ToString() const {
 
 namespace {
 
-Result<int32_t> SourceIdFromJson(const Json& f) {
+// Reads "source-id", or v3's "source-ids" into pf (several ids: see PartitionField).
+Status SourceIdsFromJson(const Json& f, PartitionField* pf) {
   auto it = f.find("source-id");
-  if (it != f.end() && !it->is_null()) return internal::AsInt32(*it, "source-id");
+  if (it != f.end() && !it->is_null()) {
+    FLOE_ASSIGN_OR_RETURN(pf->source_id, internal::AsInt32(*it, "source-id"));
+    return Status::OK();
+  }
   auto ids = f.find("source-ids");
-  if (ids != f.end() && ids->is_array()) {
-    if (ids->size() != 1) {
-      return Status::Unimplemented("multi-argument transforms (source-ids) are not supported");
+  if (ids != f.end() && ids->is_array() && !ids->empty()) {
+    FLOE_ASSIGN_OR_RETURN(pf->source_id, internal::AsInt32((*ids)[0], "source-ids"));
+    if (ids->size() > 1) {
+      for (const Json& id : *ids) {
+        FLOE_ASSIGN_OR_RETURN(int32_t v, internal::AsInt32(id, "source-ids"));
+        pf->source_ids.push_back(v);
+      }
+      pf->transform = Transform::Unknown(pf->transform.ToString());
     }
-    return internal::AsInt32((*ids)[0], "source-ids");
+    return Status::OK();
   }
   return Status::InvalidArgument("missing 'source-id'");
 }
@@ -197,7 +206,7 @@ Result<std::vector<PartitionField>> FieldsFromJson(const Json& fields) {
     FLOE_ASSIGN_OR_RETURN(pf.name, internal::GetString(f, "name"));
     FLOE_ASSIGN_OR_RETURN(std::string transform, internal::GetString(f, "transform"));
     pf.transform = Transform::Parse(transform);
-    FLOE_ASSIGN_OR_RETURN(pf.source_id, SourceIdFromJson(f));
+    FLOE_RETURN_IF_ERROR(SourceIdsFromJson(f, &pf));
     FLOE_ASSIGN_OR_RETURN(auto id, internal::GetOptionalInt32(f, "field-id"));
     pf.field_id = id ? *id : next_id;
     next_id = std::max(next_id, pf.field_id + 1);
@@ -232,7 +241,11 @@ Json PartitionFieldsToJsonValue(const PartitionSpec& spec) {
     Json j = Json::object();
     j["name"] = f.name;
     j["transform"] = f.transform.ToString();
-    j["source-id"] = f.source_id;
+    if (f.source_ids.empty()) {
+      j["source-id"] = f.source_id;
+    } else {
+      j["source-ids"] = f.source_ids;  // Java writes the array only for several sources
+    }
     j["field-id"] = f.field_id;
     fields.push_back(std::move(j));
   }
@@ -352,7 +365,7 @@ PartitionSpecBuilder& PartitionSpecBuilder::AddById(int32_t source_id, Transform
   }
   if (field_id == 0) field_id = last_field_id_ + 1;
   last_field_id_ = std::max(last_field_id_, field_id);
-  fields_.push_back(PartitionField{source_id, field_id, std::move(name), std::move(t)});
+  fields_.push_back(PartitionField{source_id, field_id, std::move(name), std::move(t), {}});
   return *this;
 }
 

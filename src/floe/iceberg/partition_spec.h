@@ -18,10 +18,14 @@
 namespace floe::iceberg {
 
 struct PartitionField {
-  int32_t source_id = 0;
+  int32_t source_id = 0;  // with several sources: the first
   int32_t field_id = 0;
   std::string name;
   Transform transform;
+  // v3 multi-argument fields: every source id (empty for the usual single source). Such a
+  // field's transform is unknown to floe: it is kept and written back, scans do not prune
+  // on it, and writes to its spec fail (as in Iceberg Java).
+  std::vector<int32_t> source_ids = {};
 
   bool operator==(const PartitionField& other) const = default;
 };

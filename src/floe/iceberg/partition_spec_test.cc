@@ -102,9 +102,25 @@ TEST(PartitionSpecTest, JsonV2AndV1) {
 
   EXPECT_FALSE(PartitionSpecFromJson(R"({"fields": []})").ok());
   EXPECT_FALSE(PartitionSpecFromJson(R"({"spec-id": 0, "fields": [{"name": "x"}]})").ok());
-  EXPECT_EQ(PartitionSpecFromJson(R"({"spec-id": 0, "fields": [{"name": "x",
-      "transform": "bucket[4]", "source-ids": [1, 2], "field-id": 1000}]})").status().code(),
-            StatusCode::kUnimplemented);
+  // v3 fields over several sources: the spec defines no such transform, so the field is
+  // kept as an unknown transform (Java's UnknownTransform) and written back as it came; a
+  // single-element "source-ids" is an ordinary field.
+  auto multi = PartitionSpecFromJson(R"({"spec-id": 0, "fields": [{"name": "x",
+      "transform": "bucket[4]", "source-ids": [1, 2], "field-id": 1000}, {"name": "y",
+      "transform": "identity", "source-ids": [3], "field-id": 1001}]})");
+  ASSERT_TRUE(multi.ok()) << multi.status().ToString();
+  const PartitionField& x = multi->fields()[0];
+  EXPECT_FALSE(x.transform.is_known());
+  EXPECT_EQ(x.transform.ToString(), "bucket[4]");
+  EXPECT_EQ(x.source_id, 1);
+  EXPECT_EQ(x.source_ids, (std::vector<int32_t>{1, 2}));
+  EXPECT_FALSE(x.transform.Apply(Literal::Int(7)).ok());
+  EXPECT_TRUE(multi->fields()[1].transform.is_known());
+  EXPECT_EQ(multi->fields()[1].source_id, 3);
+  EXPECT_TRUE(multi->fields()[1].source_ids.empty());
+  const std::string back = PartitionFieldsToJsonValue(*multi).dump();
+  EXPECT_EQ(back, R"([{"field-id":1000,"name":"x","source-ids":[1,2],"transform":"bucket[4]"},)"
+                  R"({"field-id":1001,"name":"y","source-id":3,"transform":"identity"}])");
 }
 
 TEST(PartitionSpecTest, CliText) {

@@ -195,6 +195,12 @@ Result<int32_t> BucketHash(const Literal& value) {
   return static_cast<int32_t>(h);
 }
 
+Transform Transform::Unknown(std::string text) {
+  Transform t(TransformKind::kUnknown, 0);
+  t.text_ = std::move(text);
+  return t;
+}
+
 Transform Transform::Parse(std::string_view text) {
   std::string s = Lower(text);
   if (s == "identity") return Identity();

@@ -47,6 +47,10 @@ class Transform {
   // whitespace tolerated). Never fails: anything else, including "bucket[0]", is kUnknown
   // with the original text.
   static Transform Parse(std::string_view text);
+  // A transform floe does not apply, keeping its text: what Parse gives for unknown names,
+  // and what a field over several source columns (v3 "source-ids") is, since the spec
+  // defines no multi-argument transform yet (Java reads such fields as UnknownTransform).
+  static Transform Unknown(std::string text);
 
   TransformKind kind() const { return kind_; }
   // bucket: the number of buckets N; truncate: the width W; 0 otherwise.
@@ -68,7 +72,8 @@ class Transform {
   // void: any type; unknown: never).
   bool CanTransform(const Type& source) const;
   // The partition value type for `source`: identity/truncate -> source, bucket/year/month/
-  // day/hour -> int (day -> int as in Iceberg 1.11), void -> source, unknown -> string.
+  // hour -> int, day -> date (Java's Days.getResultType and pyiceberg: a date shows as one;
+  // the spec's table says int, the same 4-byte value), void -> source, unknown -> string.
   // kInvalidArgument when !CanTransform(source) (except unknown).
   Result<TypePtr> ResultType(const Type& source) const;
 
