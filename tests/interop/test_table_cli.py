@@ -419,3 +419,24 @@ def test_progress_bar_only_on_a_terminal(env):
     assert rc == 0 and tty == "", repr(tty)
     r = env.run("table", "scan", "pg.t", "--output", str(out))
     assert "\r" not in r.stderr and "%" not in r.stderr, r.stderr
+
+
+def test_scan_parquet_codec(env):
+    env.run("namespace", "create", "cd")
+    env.run("table", "create", "cd.t", "--schema", "id long not null, name string")
+    env.run("table", "append", "cd.t",
+            env.jsonl("rows.jsonl", [{"id": i, "name": f"n{i % 7}"} for i in range(500)]))
+    default_rows = env.scan("cd.t")
+    for codec, shown in (("snappy", "SNAPPY"), ("gzip", "GZIP"), ("none", "UNCOMPRESSED"),
+                         (None, "ZSTD")):
+        out = env.root / f"{codec}.parquet"
+        args = ["table", "scan", "cd.t", "--output", out] + (["--codec", codec] if codec else [])
+        env.run(*args)
+        meta = pq.ParquetFile(out).metadata  # pyarrow names the codec it finds
+        assert meta.row_group(0).column(0).compression == shown, (codec, meta)
+        assert ij.canonical_rows(pq.read_table(out)) == default_rows
+    bad = env.root / "bad.parquet"
+    r = env.run("table", "scan", "cd.t", "--output", bad, "--codec", "deflate", ok=False)
+    assert r.rc == EXIT_USAGE and "no deflate codec" in r.stderr and not bad.exists(), r.describe()
+    r = env.run("table", "scan", "cd.t", "--codec", "snappy", ok=False)  # JSON Lines output
+    assert r.rc == EXIT_USAGE and "--format parquet" in r.stderr, r.describe()

@@ -24,6 +24,7 @@ struct ScanArgs {
   std::optional<int64_t> as_of_ms;
   std::optional<int64_t> limit;
   std::string format;
+  std::string codec;
   std::string output;
 };
 
@@ -45,7 +46,7 @@ Status Scan(const ScanArgs& a) {
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
   FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(std::move(tasks)));
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RowSink> sink,
-                        OpenRowSink(a.format, a.output, scan->projected_schema()->ToColumnar()));
+                        OpenRowSink(a.format, a.output, scan->projected_schema()->ToColumnar(), a.codec));
   while (true) {
     FLOE_ASSIGN_OR_RETURN(std::optional<columnar::RecordBatch> batch, reader->Next());
     if (!batch) break;
@@ -68,6 +69,8 @@ void AddIcebergScanCommand(CLI::App* iceberg, int* exit_code) {
   scan->add_option("--as-of-ms", a->as_of_ms, "Read the snapshot current at this time (ms)");
   scan->add_option("--limit", a->limit, "Return at most N rows");
   scan->add_option("--format", a->format, "jsonl (default), csv or parquet");
+  scan->add_option("--codec", a->codec,
+                   "Parquet output compression: zstd (default), snappy, gzip, lz4, none");
   scan->add_option("--output", a->output, "Write to FILE instead of standard output");
   SetCommand(scan, exit_code, [a] { return Scan(*a).WithContext("{}", a->metadata); });
 }

@@ -186,6 +186,7 @@ struct ScanArgs {
   std::optional<std::string> ref;
   std::optional<int64_t> limit;
   std::string format;
+  std::string codec;
   std::string output;
 };
 
@@ -207,7 +208,7 @@ Status Scan(const ScanArgs& a) {
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
   FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(std::move(tasks)));
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RowSink> sink,
-                        OpenRowSink(a.format, a.output, scan->projected_schema()->ToColumnar()));
+                        OpenRowSink(a.format, a.output, scan->projected_schema()->ToColumnar(), a.codec));
   ProgressBar progress = ProgressBar::OnTerminal(
       "scan", static_cast<int64_t>(reader->task_count()), "files");
   while (true) {
@@ -649,6 +650,8 @@ void AddTableDataCommands(CLI::App* table, int* exit_code) {
     c->add_option("--ref", a->ref, "Read this branch or tag");
     c->add_option("--limit", a->limit, "Return at most N rows");
     c->add_option("--format", a->format, "jsonl (default), csv or parquet");
+    c->add_option("--codec", a->codec,
+                     "Parquet output compression: zstd (default), snappy, gzip, lz4, none");
     c->add_option("--output", a->output, "Write to FILE instead of standard output");
     SetCommand(c, exit_code, [a] { return Scan(*a).WithContext("{}", a->table); });
   }

@@ -61,11 +61,15 @@ class ParquetSink final : public RowSink {
 }  // namespace
 
 Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format_in, const std::string& output,
-                                             const columnar::Schema& schema) {
+                                             const columnar::Schema& schema,
+                                             const std::string& codec) {
   std::string format = format_in;
   bool to_stdout = output.empty() || output == "-";
   if (format.empty()) {
     format = EndsWith(output, ".parquet") ? "parquet" : EndsWith(output, ".csv") ? "csv" : "jsonl";
+  }
+  if (!codec.empty() && format != "parquet") {
+    return Status::InvalidArgument("--codec applies to --format parquet only");
   }
   io::LocalFileIO local_io;  // streams do not refer back to it
   if (format == "jsonl" || format == "json") {
@@ -77,13 +81,22 @@ Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format_in, const
   }
   if (format == "parquet") {
     if (to_stdout) return Status::InvalidArgument("--format parquet needs --output FILE");
+    format::parquet::WriterOptions options;
+    if (!codec.empty()) {
+      FLOE_ASSIGN_OR_RETURN(options.compression, format::ParseCompressionKind(codec));
+      // Checked before the output file is created, so a bad flag leaves no empty file.
+      if (options.compression == format::CompressionKind::kDeflate ||
+          options.compression == format::CompressionKind::kLz4Frame) {
+        return Status::InvalidArgument("Parquet has no {} codec", codec);
+      }
+    }
     FLOE_ASSIGN_OR_RETURN(auto out, local_io.CreateOutput(output, true));
     FLOE_ASSIGN_OR_RETURN(auto desc, format::parquet::SchemaDescriptor::FromColumnar(schema));
     FLOE_ASSIGN_OR_RETURN(auto writer,
                           format::parquet::FileWriter::Make(
                               std::move(out),
                               std::shared_ptr<const format::parquet::SchemaDescriptor>(std::move(desc)),
-                              format::parquet::WriterOptions{}));
+                              options));
     return std::unique_ptr<RowSink>(new ParquetSink(std::move(writer)));
   }
   return Status::InvalidArgument("unknown output format '{}' (jsonl, csv or parquet)", format);

@@ -20,7 +20,10 @@ class RowSink {
 // `format` is "jsonl", "csv" or "parquet" (empty: from the output file's extension, else
 // jsonl). `output` empty or "-" is standard output (not for parquet).
 // `schema` is the columnar schema of the batches (field ids kept in Parquet output).
+// `codec` names the Parquet compression (ParseCompressionKind: snappy, zstd, gzip, lz4,
+// none); empty: zstd, Iceberg's default. Other formats take no codec.
 Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format, const std::string& output,
-                                             const columnar::Schema& schema);
+                                             const columnar::Schema& schema,
+                                             const std::string& codec = "");
 
 }  // namespace floe::exe
