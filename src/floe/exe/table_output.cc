@@ -85,10 +85,7 @@ Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format_in, const
     if (!codec.empty()) {
       FLOE_ASSIGN_OR_RETURN(options.compression, format::ParseCompressionKind(codec));
       // Checked before the output file is created, so a bad flag leaves no empty file.
-      if (options.compression == format::CompressionKind::kDeflate ||
-          options.compression == format::CompressionKind::kLz4Frame) {
-        return Status::InvalidArgument("Parquet has no {} codec", codec);
-      }
+      FLOE_RETURN_IF_ERROR(format::parquet::CheckParquetCompression(options.compression));
     }
     FLOE_ASSIGN_OR_RETURN(auto out, local_io.CreateOutput(output, true));
     FLOE_ASSIGN_OR_RETURN(auto desc, format::parquet::SchemaDescriptor::FromColumnar(schema));

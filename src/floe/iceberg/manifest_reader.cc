@@ -315,17 +315,24 @@ Result<std::unique_ptr<ManifestReader>> ManifestReader::Open(const io::InputFile
     return Status::Corrupt("{} is not a manifest: no data_file.partition record",
                            file.location());
   }
-  // The partition record's JSON, as the reader schema embeds it verbatim.
-  const std::string* writer_json = header->FindMetadata("avro.schema");
-  const std::string* cached_partition = nullptr;
-  if (cache != nullptr && writer_json != nullptr) {
-    auto it = cache->partition_json.find(*writer_json);
-    if (it != cache->partition_json.end()) cached_partition = &it->second;
-  }
-  std::string partition_json;
-  if (cached_partition != nullptr) {
-    partition_json = *cached_partition;
+  FLOE_ASSIGN_OR_RETURN(TypePtr avro_type, PartitionTypeOf(Unwrap(partition->type())));
+  if (options.partition_type) {
+    r->partition_type_ = options.partition_type;
   } else {
+    r->partition_type_ = SpecPartitionType(*header, r->spec_id_, *avro_type);
+    if (!r->partition_type_) r->partition_type_ = std::move(avro_type);
+  }
+
+  // The read schema embeds the writer's partition record verbatim, so it follows from the
+  // writer schema's text (present: ContainerReader requires it) and the stats flag.
+  const std::string read_key =
+      (options.read_stats ? "1" : "0") + *header->FindMetadata("avro.schema");
+  avro::SchemaPtr read_schema;
+  if (cache != nullptr) {
+    auto it = cache->read_schemas.find(read_key);
+    if (it != cache->read_schemas.end()) read_schema = it->second;
+  }
+  if (read_schema == nullptr) {
     auto json = nlohmann::json::parse(writer.ToJson(), nullptr, false);
     nlohmann::json* jdf = json.is_discarded() ? nullptr : JsonFieldById(json, 2);
     nlohmann::json* jdf_type = jdf ? UnwrapJson((*jdf)["type"]) : nullptr;
@@ -335,29 +342,8 @@ Result<std::unique_ptr<ManifestReader>> ManifestReader::Open(const io::InputFile
       return Status::Corrupt("{}: the partition record is not defined in place",
                              file.location());
     }
-    partition_json = jpart_type->dump();
-    if (cache != nullptr && writer_json != nullptr) {
-      cache->partition_json.emplace(*writer_json, partition_json);
-    }
-  }
-
-  FLOE_ASSIGN_OR_RETURN(TypePtr avro_type, PartitionTypeOf(Unwrap(partition->type())));
-  if (options.partition_type) {
-    r->partition_type_ = options.partition_type;
-  } else {
-    r->partition_type_ = SpecPartitionType(*header, r->spec_id_, *avro_type);
-    if (!r->partition_type_) r->partition_type_ = std::move(avro_type);
-  }
-
-  const std::string read_key = (options.read_stats ? "1" : "0") + partition_json;
-  avro::SchemaPtr read_schema;
-  if (cache != nullptr) {
-    auto it = cache->read_schemas.find(read_key);
-    if (it != cache->read_schemas.end()) read_schema = it->second;
-  }
-  if (read_schema == nullptr) {
     FLOE_ASSIGN_OR_RETURN(std::string read_json,
-                          ManifestEntryReadSchema(partition_json, options.read_stats));
+                          ManifestEntryReadSchema(jpart_type->dump(), options.read_stats));
     auto parsed = avro::Schema::Parse(read_json, {.validate_names = false});
     if (!parsed) return Status::Corrupt("{}: {}", file.location(), parsed.error().message());
     read_schema = std::move(*parsed);

@@ -37,13 +37,12 @@ enum class ManifestEntryFilter : uint8_t {
   kAdded,  // ADDED only
 };
 
-// What manifests written alike share: their parsed writer schemas, partition records and
-// read schemas. A scan opens hundreds of manifests with a handful of distinct schemas; this
+// What manifests written alike share: their parsed writer and read schemas. A scan opens hundreds of manifests with a handful of distinct schemas; this
 // parses each once. Not thread-safe: one per reading thread, outliving the readers.
 struct ManifestSchemaCache {
   format::avro::SchemaCache avro;
-  std::unordered_map<std::string, std::string> partition_json;    // by writer schema text
-  std::unordered_map<std::string, format::avro::SchemaPtr> read_schemas;  // by stats flag + partition
+  // By stats flag + writer schema text.
+  std::unordered_map<std::string, format::avro::SchemaPtr> read_schemas;
 };
 
 struct ManifestReaderOptions {

@@ -496,8 +496,6 @@ class EqualityKeyTable {
 
   static uint64_t Hash(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
 
-  size_t size() const { return ends_.size(); }
-
   // The entry of `key`, added (with *added = true) when absent.
   uint32_t FindOrAdd(std::string_view key, uint64_t hash, bool* added) {
     if ((ends_.size() + 1) * 2 > slots_.size()) Grow();

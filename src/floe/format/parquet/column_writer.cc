@@ -109,14 +109,13 @@ class ColumnWriter::Dictionary {
     }
   }
 
-  uint32_t InsertBinary(std::string_view v, bool* inserted) {
+  uint32_t InsertBinary(std::string_view v) {
     const uint64_t h = XXH3_64bits(v.data(), v.size());
     size_t pos = h & mask_;
     for (;;) {
       const int32_t idx = slots_[pos];
       if (idx < 0) break;
       if (hashes_[idx] == h && Binary(static_cast<uint32_t>(idx)) == v) {
-        *inserted = false;
         return static_cast<uint32_t>(idx);
       }
       pos = (pos + 1) & mask_;
@@ -127,7 +126,6 @@ class ColumnWriter::Dictionary {
     values_.Append(v);
     offsets_.push_back(static_cast<int64_t>(values_.size()));
     plain_bytes_ += 4 + static_cast<int64_t>(v.size());
-    *inserted = true;
     if (count_ * 2 > slots_.size()) Rehash(slots_.size() * 2);
     return idx;
   }
@@ -157,15 +155,12 @@ class ColumnWriter::Dictionary {
 
   template <size_t W>
   bool EqualFixed(const uint8_t* a, const uint8_t* b) const {
-    if constexpr (W == 0) {
-      return std::memcmp(a, b, width_) == 0;
-    } else {
-      return std::memcmp(a, b, W) == 0;  // a constant size: inlined loads and compares
-    }
+    // With W a constant the compiler inlines the compare as loads.
+    return std::memcmp(a, b, W == 0 ? width_ : W) == 0;
   }
 
   template <size_t W>
-  uint32_t InsertFixedOf(const uint8_t* v, bool* inserted) {
+  uint32_t InsertFixedOf(const uint8_t* v) {
     const size_t width = W == 0 ? width_ : W;
     const uint64_t h = HashFixedOf<W>(v);
     size_t pos = h & mask_;
@@ -173,7 +168,6 @@ class ColumnWriter::Dictionary {
       const int32_t idx = slots_[pos];
       if (idx < 0) break;
       if (hashes_[idx] == h && EqualFixed<W>(values_.data() + width * idx, v)) {
-        *inserted = false;
         return static_cast<uint32_t>(idx);
       }
       pos = (pos + 1) & mask_;
@@ -183,7 +177,6 @@ class ColumnWriter::Dictionary {
     hashes_.push_back(h);
     values_.Append(v, width);
     plain_bytes_ += static_cast<int64_t>(width);
-    *inserted = true;
     if (count_ * 2 > slots_.size()) Rehash(slots_.size() * 2);
     return idx;
   }
@@ -191,11 +184,10 @@ class ColumnWriter::Dictionary {
   template <size_t W>
   void InsertFixedBatchOf(const uint8_t* values, size_t n, std::vector<uint32_t>* indices) {
     const size_t width = W == 0 ? width_ : W;
-    bool inserted = false;
     const size_t base = indices->size();
     indices->resize(base + n);
     uint32_t* out = indices->data() + base;
-    for (size_t i = 0; i < n; ++i) out[i] = InsertFixedOf<W>(values + width * i, &inserted);
+    for (size_t i = 0; i < n; ++i) out[i] = InsertFixedOf<W>(values + width * i);
   }
 
   void Rehash(size_t capacity) {
@@ -457,10 +449,9 @@ Status ColumnWriter::AddEntries(const ShreddedLeaf& leaf, int64_t entry_begin, i
 
 Status ColumnWriter::AddValuesDictionary(size_t begin, size_t end) {
   const size_t first_new = dictionary_->size();
-  bool inserted = false;
   if (is_binary_) {
     for (size_t i = begin; i < end; ++i) {
-      page_indices_.push_back(dictionary_->InsertBinary(binary_[i], &inserted));
+      page_indices_.push_back(dictionary_->InsertBinary(binary_[i]));
       page_plain_bytes_ += 4 + static_cast<int64_t>(binary_[i].size());
     }
   } else {

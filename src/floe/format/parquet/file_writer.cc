@@ -21,6 +21,13 @@ FileWriter::FileWriter(std::unique_ptr<io::OutputStream> out,
 
 FileWriter::~FileWriter() = default;
 
+Status CheckParquetCompression(CompressionKind kind) {
+  if (kind == CompressionKind::kDeflate || kind == CompressionKind::kLz4Frame) {
+    return Status::InvalidArgument("Parquet has no {} codec", CompressionKindName(kind));
+  }
+  return Status::OK();
+}
+
 Result<std::unique_ptr<FileWriter>> FileWriter::Make(
     std::unique_ptr<io::OutputStream> out, std::shared_ptr<const SchemaDescriptor> schema,
     WriterOptions options) {
@@ -39,11 +46,7 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Make(
       return Status::InvalidArgument("bloom filter column {} out of range", leaf);
     }
   }
-  if (options.compression == CompressionKind::kDeflate ||
-      options.compression == CompressionKind::kLz4Frame) {
-    return Status::InvalidArgument("Parquet has no {} codec",
-                                   CompressionKindName(options.compression));
-  }
+  FLOE_RETURN_IF_ERROR(CheckParquetCompression(options.compression));
   std::unique_ptr<FileWriter> w(new FileWriter(std::move(out), std::move(schema), std::move(options)));
   FLOE_ASSIGN_OR_RETURN(w->codec_, Codec::Make(w->options_.compression, w->options_.compression_level));
   for (const auto& leaf : w->schema_->leaves()) {

@@ -73,6 +73,10 @@ struct WriteResult {
 
 class ColumnWriter;
 
+// kInvalidArgument for block codecs Parquet has no code for (raw deflate, LZ4 frame);
+// FileWriter::Make checks it too, but callers can fail before creating the output.
+Status CheckParquetCompression(CompressionKind kind);
+
 class FileWriter {
  public:
   // Writes the leading magic. `schema` describes the file; batches must have its columnar
