@@ -1,0 +1,350 @@
+#include "floe/http/http_server.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cctype>
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include <boost/asio/bind_executor.hpp>
+#include <boost/asio/dispatch.hpp>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/strand.hpp>
+#include <boost/asio/thread_pool.hpp>
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <fmt/format.h>
+
+#include "floe/base/json_writer.h"
+
+namespace floe::http {
+
+namespace asio = boost::asio;
+namespace beast = boost::beast;
+namespace bhttp = boost::beast::http;
+using tcp = boost::asio::ip::tcp;
+
+class Session;
+
+struct HttpServer::Impl {
+  HttpServerOptions options;
+  HttpHandler handler;
+  asio::io_context ioc;
+  std::optional<asio::executor_work_guard<asio::io_context::executor_type>> work;
+  tcp::acceptor acceptor{ioc};
+  std::unique_ptr<asio::thread_pool> workers;
+  std::vector<std::thread> io_threads;
+  uint16_t bound_port = 0;
+
+  std::atomic<bool> stopping{false};
+  std::mutex mu;
+  std::condition_variable drained;
+  int64_t in_flight = 0;  // requests read and not yet answered
+  bool stopped = false;
+
+  void Accept();
+  void BeginRequest() {
+    std::lock_guard lock(mu);
+    ++in_flight;
+  }
+  void EndRequest() {
+    std::lock_guard lock(mu);
+    if (--in_flight == 0) drained.notify_all();
+  }
+};
+
+namespace {
+
+std::string ErrorBody(int status, std::string_view type, std::string_view message) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("error");
+  w.BeginObject();
+  w.Key("message");
+  w.String(message);
+  w.Key("type");
+  w.String(type);
+  w.Key("code");
+  w.Int(status);
+  w.EndObject();
+  w.EndObject();
+  return out;
+}
+
+}  // namespace
+
+class Session : public std::enable_shared_from_this<Session> {
+ public:
+  Session(tcp::socket socket, HttpServer::Impl* server)
+      : stream_(std::move(socket)), server_(server) {
+    beast::error_code ec;
+    auto endpoint = stream_.socket().remote_endpoint(ec);
+    if (!ec) remote_ = fmt::format("{}:{}", endpoint.address().to_string(), endpoint.port());
+  }
+
+  void Start() {
+    asio::dispatch(stream_.get_executor(),
+                   beast::bind_front_handler(&Session::ReadHeader, shared_from_this()));
+  }
+
+ private:
+  void ReadHeader() {
+    parser_.emplace();
+    parser_->header_limit(static_cast<uint32_t>(
+        std::min<size_t>(server_->options.max_header_bytes, UINT32_MAX)));
+    parser_->body_limit(server_->options.max_body_bytes);
+    stream_.expires_after(server_->options.idle_timeout);
+    bhttp::async_read_header(stream_, buffer_, *parser_,
+                             beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
+  }
+
+  void OnHeader(beast::error_code ec, size_t) {
+    if (ec) return OnReadError(ec);
+    started_ = std::chrono::steady_clock::now();
+    stream_.expires_after(server_->options.read_timeout);
+    bhttp::async_read(stream_, buffer_, *parser_,
+                      beast::bind_front_handler(&Session::OnRead, shared_from_this()));
+  }
+
+  void OnReadError(beast::error_code ec) {
+    // Only a malformed or oversized request gets an answer; a peer that left, went quiet
+    // or broke the connection (end of stream, partial message, timeout, reset) does not.
+    const beast::error_code parse_error_example = bhttp::error::bad_target;
+    bool parse_error = ec.category() == parse_error_example.category() &&
+                       ec != bhttp::error::end_of_stream && ec != bhttp::error::partial_message;
+    if (!parse_error) return Close();
+    int status = 400;
+    std::string_view type = "BadRequestException";
+    std::string message = fmt::format("malformed HTTP request: {}", ec.message());
+    if (ec == bhttp::error::body_limit) {
+      status = 413;
+      message = fmt::format("request body exceeds {} bytes", server_->options.max_body_bytes);
+    } else if (ec == bhttp::error::header_limit) {
+      status = 431;
+      message = fmt::format("request header exceeds {} bytes", server_->options.max_header_bytes);
+    }
+    method_ = "-";
+    path_ = "-";
+    head_ = false;
+    started_ = std::chrono::steady_clock::now();
+    server_->BeginRequest();
+    HttpResponse response = HttpResponse::Json(status, ErrorBody(status, type, message));
+    Write(std::move(response), /*keep_alive=*/false);
+  }
+
+  void OnRead(beast::error_code ec, size_t) {
+    if (ec) return OnReadError(ec);
+    bhttp::request<bhttp::string_body> message = parser_->release();
+    parser_.reset();
+
+    HttpRequest request;
+    request.method = std::string(message.method_string());
+    std::string_view target(message.target().data(), message.target().size());
+    size_t q = target.find('?');
+    request.path = std::string(target.substr(0, q));
+    if (q != std::string_view::npos) request.query = std::string(target.substr(q + 1));
+    for (const auto& field : message) {
+      std::string name(field.name_string());
+      std::transform(name.begin(), name.end(), name.begin(),
+                     [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+      request.headers.emplace_back(std::move(name), std::string(field.value()));
+    }
+    request.body = std::move(message.body());
+    request.remote = remote_;
+    method_ = request.method;
+    path_ = request.path;
+    head_ = message.method() == bhttp::verb::head;
+    bool keep_alive = message.keep_alive();
+
+    server_->BeginRequest();
+    if (server_->stopping.load()) {
+      Write(HttpResponse::Json(503, ErrorBody(503, "ServiceUnavailableException",
+                                              "the server is shutting down")),
+            false);
+      return;
+    }
+    asio::post(*server_->workers, [self = shared_from_this(), request = std::move(request),
+                                   keep_alive]() mutable {
+      HttpResponse response;
+      try {
+        response = self->server_->handler(request);
+      } catch (const std::exception& e) {
+        response = HttpResponse::Json(
+            500, ErrorBody(500, "InternalServerError", fmt::format("internal error: {}", e.what())));
+      } catch (...) {
+        response = HttpResponse::Json(500, ErrorBody(500, "InternalServerError", "internal error"));
+      }
+      asio::post(self->stream_.get_executor(),
+                 [self, response = std::move(response), keep_alive]() mutable {
+                   self->Write(std::move(response), keep_alive);
+                 });
+    });
+  }
+
+  void Write(HttpResponse response, bool keep_alive) {
+    response_.emplace();
+    auto& res = *response_;
+    res.version(11);
+    res.result(static_cast<unsigned>(response.status));
+    res.set(bhttp::field::server, "floe");
+    if (!response.content_type.empty() && response.status != 204 && response.status != 304) {
+      res.set(bhttp::field::content_type, response.content_type);
+    }
+    for (auto& [name, value] : response.headers) res.set(name, value);
+    bytes_ = response.body.size();
+    if (!head_ && response.status != 204 && response.status != 304) {
+      res.body() = std::move(response.body);
+    }
+    res.keep_alive(keep_alive && !server_->stopping.load());
+    res.prepare_payload();
+    status_ = response.status;
+    stream_.expires_after(server_->options.read_timeout);
+    bhttp::async_write(stream_, res,
+                       beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+  }
+
+  void OnWrite(beast::error_code ec, size_t) {
+    bool keep_alive = response_->keep_alive();
+    response_.reset();
+    Log();
+    server_->EndRequest();
+    if (ec || !keep_alive) return Close();
+    ReadHeader();
+  }
+
+  void Log() {
+    if (!server_->options.access_log) return;
+    auto micros = std::chrono::duration_cast<std::chrono::microseconds>(
+                      std::chrono::steady_clock::now() - started_)
+                      .count();
+    std::string line;
+    JsonWriter w(&line);
+    w.BeginObject();
+    w.Key("remote");
+    w.String(remote_);
+    w.Key("method");
+    w.String(method_);
+    w.Key("path");
+    w.String(path_);
+    w.Key("status");
+    w.Int(status_);
+    w.Key("bytes");
+    w.Int(static_cast<int64_t>(bytes_));
+    w.Key("micros");
+    w.Int(micros);
+    w.EndObject();
+    server_->options.access_log(line);
+  }
+
+  void Close() {
+    beast::error_code ec;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
+    stream_.socket().close(ec);
+  }
+
+  beast::tcp_stream stream_;
+  HttpServer::Impl* server_;
+  beast::flat_buffer buffer_;
+  std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
+  std::optional<bhttp::response<bhttp::string_body>> response_;
+  std::string remote_;
+  std::string method_;
+  std::string path_;
+  bool head_ = false;
+  int status_ = 0;
+  size_t bytes_ = 0;
+  std::chrono::steady_clock::time_point started_;
+};
+
+void HttpServer::Impl::Accept() {
+  acceptor.async_accept(asio::make_strand(ioc), [this](beast::error_code ec, tcp::socket socket) {
+    if (stopping.load() || !acceptor.is_open()) return;
+    if (!ec) {
+      beast::error_code ignored;
+      socket.set_option(tcp::no_delay(true), ignored);
+      std::make_shared<Session>(std::move(socket), this)->Start();
+    }
+    Accept();
+  });
+}
+
+HttpServer::HttpServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+HttpServer::~HttpServer() { Stop(); }
+
+uint16_t HttpServer::port() const { return impl_->bound_port; }
+
+Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
+                                                      HttpHandler handler) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->handler = std::move(handler);
+  beast::error_code ec;
+  asio::ip::address address = asio::ip::make_address(impl->options.host, ec);
+  if (ec) {
+    tcp::resolver resolver(impl->ioc);
+    auto results = resolver.resolve(impl->options.host, "", ec);
+    if (ec || results.empty()) {
+      return Status::InvalidArgument("cannot resolve listen host '{}': {}", impl->options.host,
+                                     ec ? ec.message() : "no address");
+    }
+    address = results.begin()->endpoint().address();
+  }
+  tcp::endpoint endpoint(address, impl->options.port);
+  impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status::Unavailable("cannot listen on {}:{}: {}", impl->options.host,
+                               impl->options.port, ec.message());
+  }
+  impl->bound_port = impl->acceptor.local_endpoint().port();
+
+  int workers = impl->options.worker_threads;
+  if (workers <= 0) {
+    workers = static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) * 4;
+  }
+  impl->workers = std::make_unique<asio::thread_pool>(static_cast<size_t>(workers));
+  impl->work.emplace(impl->ioc.get_executor());
+  impl->Accept();
+  int io_threads = std::max(1, impl->options.io_threads);
+  for (int i = 0; i < io_threads; ++i) {
+    impl->io_threads.emplace_back([raw = impl.get()] { raw->ioc.run(); });
+  }
+  return std::unique_ptr<HttpServer>(new HttpServer(std::move(impl)));
+}
+
+void HttpServer::Stop() {
+  Impl& s = *impl_;
+  {
+    std::lock_guard lock(s.mu);
+    if (s.stopped) return;
+    s.stopped = true;
+  }
+  s.stopping.store(true);
+  // Close the acceptor on its own thread: asio objects are not thread-safe.
+  asio::post(s.ioc, [&s] {
+    beast::error_code ec;
+    s.acceptor.close(ec);
+  });
+  {
+    std::unique_lock lock(s.mu);
+    s.drained.wait_for(lock, s.options.drain_timeout, [&s] { return s.in_flight == 0; });
+  }
+  s.work.reset();
+  s.ioc.stop();
+  for (std::thread& t : s.io_threads) t.join();
+  s.io_threads.clear();
+  s.workers->join();
+}
+
+}  // namespace floe::http
