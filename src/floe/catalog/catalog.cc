@@ -3,6 +3,7 @@
 #include <set>
 
 #include "floe/base/macros.h"
+#include "floe/catalog/catalog_internal.h"
 #include "floe/catalog/filesystem_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/iceberg/manifest_list.h"
@@ -124,6 +125,36 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(std::string_view uri, CatalogOption
   }
   FLOE_ASSIGN_OR_RETURN(auto catalog, SqlCatalog::Open(uri, std::move(options)));
   return std::unique_ptr<Catalog>(std::move(catalog));
+}
+
+Result<std::string> Catalog::LoadTableMetadataLocation(const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(auto ops, LoadTable(id));
+  FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadataPtr metadata, ops->Refresh());
+  return metadata->metadata_file_location;
+}
+
+Status Catalog::CommitTransaction(const std::vector<TableCommit>& commits) {
+  if (commits.empty()) return Status::OK();
+  if (commits.size() > 1) {
+    return Status::Unimplemented("catalog {} cannot commit several tables atomically", name());
+  }
+  FLOE_ASSIGN_OR_RETURN(auto ops, LoadTable(commits[0].id));
+  return ops->Commit(commits[0].requirements, commits[0].updates).status();
+}
+
+Result<iceberg::TableMetadataPtr> StageCreateTable(Catalog& catalog, const TableIdentifier& id,
+                                                   const CreateTableRequest& request) {
+  FLOE_ASSIGN_OR_RETURN(bool exists, catalog.TableExists(id));
+  if (exists) return Status::AlreadyExists("table {} already exists", id.ToString());
+  std::string location;
+  if (request.location && !request.location->empty()) {
+    location = internal::StripTrailingSlash(*request.location);
+  } else {
+    FLOE_ASSIGN_OR_RETURN(location, catalog.DefaultTableLocation(id));
+  }
+  FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
+                        internal::NewTableMetadata(request, std::move(location), catalog.env()));
+  return std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
 }
 
 }  // namespace floe::catalog

@@ -71,6 +71,13 @@ struct CreateTableRequest {
   int32_t format_version = iceberg::kDefaultFormatVersion;
 };
 
+// One table's part of a multi-table commit (REST POST /transactions/commit).
+struct TableCommit {
+  TableIdentifier id;
+  std::vector<iceberg::TableRequirement> requirements;
+  std::vector<iceberg::TableUpdate> updates;
+};
+
 class Catalog {
  public:
   virtual ~Catalog() = default;
@@ -112,9 +119,35 @@ class Catalog {
   virtual Result<iceberg::TableMetadataPtr> RegisterTable(const TableIdentifier& id,
                                                           std::string_view metadata_location) = 0;
 
+  // The table's current metadata file location, without reading the file. kNotFound when
+  // there is no such table. The default loads the table.
+  virtual Result<std::string> LoadTableMetadataLocation(const TableIdentifier& id);
+
   // The location a new table gets without an explicit one.
   virtual Result<std::string> DefaultTableLocation(const TableIdentifier& id) = 0;
+
+  // Creates a table from REST create updates (the commit of a staged create, requirement
+  // assert-create): TableMetadataBuilder::ApplyCreate, at the default location unless the
+  // updates set one. Errors as CreateTable; kUnimplemented where the catalog cannot.
+  virtual Result<iceberg::TableMetadataPtr> CreateTableFromUpdates(
+      const TableIdentifier& id, const std::vector<iceberg::TableUpdate>& updates) {
+    return Status::Unimplemented("catalog {} cannot create tables from updates", name());
+  }
+
+  // Commits changes to several tables atomically: all or none. Each table's requirements
+  // are checked and its updates applied as in TableOperations::Commit; kConflict when any
+  // requirement fails or a concurrent commit wins (nothing committed), kNotFound for a
+  // missing table, kInvalidArgument for a table named twice; other errors may leave the
+  // outcome unknown. The default handles one table; catalogs that can swap several
+  // pointers at once override it.
+  virtual Status CommitTransaction(const std::vector<TableCommit>& commits);
 };
+
+// The metadata a new table would get, written nowhere (REST staged create: the client
+// commits it later with CreateTableFromUpdates). Errors: kAlreadyExists, kNotFound (the
+// namespace), kInvalidArgument.
+Result<iceberg::TableMetadataPtr> StageCreateTable(Catalog& catalog, const TableIdentifier& id,
+                                                   const CreateTableRequest& request);
 
 struct CatalogOptions {
   // The SQL catalog's catalog_name. floe's CLI uses "default", the name pyiceberg gives

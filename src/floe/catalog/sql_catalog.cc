@@ -5,6 +5,7 @@
 
 #include "floe/base/macros.h"
 #include "floe/catalog/catalog_internal.h"
+#include "floe/iceberg/table_metadata_builder.h"
 #include "floe/io/local_file_io.h"
 
 namespace floe::catalog {
@@ -169,6 +170,11 @@ Result<iceberg::TableMetadataPtr> SqlCatalog::CreateTable(const TableIdentifier&
   }
   FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
                         internal::NewTableMetadata(request, std::move(location), *env_));
+  return CreateWithMetadata(id, std::move(metadata));
+}
+
+Result<iceberg::TableMetadataPtr> SqlCatalog::CreateWithMetadata(const TableIdentifier& id,
+                                                                 iceberg::TableMetadata metadata) {
   metadata.metadata_file_location = iceberg::NewMetadataLocation(metadata, 0, env_->NewUuid());
   FLOE_RETURN_IF_ERROR(
       iceberg::WriteTableMetadata(*io_, metadata.metadata_file_location, metadata));
@@ -183,11 +189,95 @@ Result<iceberg::TableMetadataPtr> SqlCatalog::CreateTable(const TableIdentifier&
   return std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
 }
 
+Result<iceberg::TableMetadataPtr> SqlCatalog::CreateTableFromUpdates(
+    const TableIdentifier& id, const std::vector<iceberg::TableUpdate>& updates) {
+  FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
+  if (exists) return Status::AlreadyExists("table {} already exists", id.ToString());
+  FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
+                        iceberg::TableMetadataBuilder::ApplyCreate(updates, env_->NewUuid(),
+                                                                   env_->NowMillis()));
+  if (metadata.location.empty()) {
+    FLOE_ASSIGN_OR_RETURN(metadata.location, DefaultTableLocation(id));
+  }
+  return CreateWithMetadata(id, std::move(metadata));
+}
+
+Status SqlCatalog::CommitTransaction(const std::vector<TableCommit>& commits) {
+  if (commits.empty()) return Status::OK();
+  for (size_t i = 0; i < commits.size(); ++i) {
+    for (size_t j = i + 1; j < commits.size(); ++j) {
+      if (commits[i].id == commits[j].id) {
+        return Status::InvalidArgument("table {} appears twice in one transaction",
+                                       commits[i].id.ToString());
+      }
+    }
+  }
+  for (int attempt = 0;; ++attempt) {
+    std::vector<SqlCatalogStore::PointerSwap> swaps;
+    std::vector<iceberg::TableMetadataPtr> bases;
+    std::vector<iceberg::TableMetadataPtr> written;
+    auto delete_written = [&] {
+      for (const auto& m : written) (void)io_->Delete(m->metadata_file_location);
+    };
+    for (const TableCommit& commit : commits) {
+      SqlTableOperations ops(this, commit.id);
+      auto base = ops.Refresh();
+      if (!base.ok()) {
+        delete_written();
+        return base.status();
+      }
+      auto updated = internal::ApplyCommit(*base, commit.requirements, commit.updates,
+                                           env_->NowMillis());
+      if (!updated.ok()) {
+        delete_written();
+        return updated.status();
+      }
+      if (*updated == *base) continue;
+      int32_t version = iceberg::NextMetadataVersion((*base)->metadata_file_location);
+      auto committed = std::make_shared<iceberg::TableMetadata>(**updated);
+      committed->metadata_file_location =
+          iceberg::NewMetadataLocation(*committed, version, env_->NewUuid());
+      Status wrote = iceberg::WriteTableMetadata(*io_, committed->metadata_file_location,
+                                                 *committed);
+      if (!wrote.ok()) {
+        delete_written();
+        return wrote;
+      }
+      swaps.push_back({commit.id.ns, commit.id.name, (*base)->metadata_file_location,
+                       committed->metadata_file_location});
+      bases.push_back(*base);
+      written.push_back(committed);
+    }
+    if (swaps.empty()) return Status::OK();
+    Status swapped = store_->CompareAndSwapAll(swaps);
+    if (swapped.ok()) {
+      for (size_t i = 0; i < bases.size(); ++i) {
+        internal::DeleteRemovedMetadataFiles(*io_, *bases[i], *written[i]);
+      }
+      return Status::OK();
+    }
+    if (!CommitOutcomeKnown(swapped.code())) return swapped;
+    delete_written();
+    if (swapped.code() == StatusCode::kNotFound) return swapped;
+    internal::RetryPolicy policy = internal::RetryPolicy::For(*bases[0]);
+    if (attempt >= policy.num_retries) {
+      return Status::Conflict("transaction failed after {} attempts: {}", attempt + 1,
+                              swapped.message());
+    }
+    policy.Wait(attempt + 1, std::hash<std::string>{}(written[0]->metadata_file_location));
+  }
+}
+
 Result<std::unique_ptr<iceberg::TableOperations>> SqlCatalog::LoadTable(
     const TableIdentifier& id) {
   auto ops = std::make_unique<SqlTableOperations>(this, id);
   FLOE_RETURN_IF_ERROR(ops->Refresh());
   return std::unique_ptr<iceberg::TableOperations>(std::move(ops));
+}
+
+Result<std::string> SqlCatalog::LoadTableMetadataLocation(const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(TablePointer pointer, store_->LoadTable(id.ns, id.name));
+  return std::move(pointer.metadata_location);
 }
 
 Result<bool> SqlCatalog::TableExists(const TableIdentifier& id) {

@@ -51,14 +51,24 @@ class SqlCatalog final : public Catalog {
                                                 const CreateTableRequest& request) override;
   Result<std::unique_ptr<iceberg::TableOperations>> LoadTable(const TableIdentifier& id) override;
   Result<bool> TableExists(const TableIdentifier& id) override;
+  Result<std::string> LoadTableMetadataLocation(const TableIdentifier& id) override;
   Status DropTable(const TableIdentifier& id, bool purge) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
   Result<iceberg::TableMetadataPtr> RegisterTable(const TableIdentifier& id,
                                                   std::string_view metadata_location) override;
   Result<std::string> DefaultTableLocation(const TableIdentifier& id) override;
+  Result<iceberg::TableMetadataPtr> CreateTableFromUpdates(
+      const TableIdentifier& id, const std::vector<iceberg::TableUpdate>& updates) override;
+  // Writes every table's new metadata file, then swaps all pointers in one database
+  // transaction; a lost swap deletes the files and retries from fresh bases (the first
+  // table's commit.retry.* properties), re-checking every requirement.
+  Status CommitTransaction(const std::vector<TableCommit>& commits) override;
 
  private:
   SqlCatalog(std::unique_ptr<SqlCatalogStore> store, CatalogOptions options);
+  // Writes `metadata` as the table's first metadata file and creates the pointer.
+  Result<iceberg::TableMetadataPtr> CreateWithMetadata(const TableIdentifier& id,
+                                                       iceberg::TableMetadata metadata);
 
   std::unique_ptr<SqlCatalogStore> store_;
   std::string warehouse_;  // without a trailing '/'

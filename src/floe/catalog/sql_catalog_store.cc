@@ -451,6 +451,38 @@ Status SqlCatalogStore::CompareAndSwap(const Namespace& ns, std::string_view nam
                           TableId(ns_name, name), current->metadata_location, expected_location);
 }
 
+Status SqlCatalogStore::CompareAndSwapAll(const std::vector<PointerSwap>& swaps) {
+  std::vector<std::string> ns_names;
+  ns_names.reserve(swaps.size());
+  for (const PointerSwap& swap : swaps) {
+    FLOE_ASSIGN_OR_RETURN(std::string ns_name, NamespaceString(swap.ns));
+    FLOE_RETURN_IF_ERROR(CheckTableName(swap.name));
+    FLOE_RETURN_IF_ERROR(CheckText("metadata location", swap.expected_location, kMaxLocationChars));
+    FLOE_RETURN_IF_ERROR(CheckText("metadata location", swap.new_location, kMaxLocationChars));
+    ns_names.push_back(std::move(ns_name));
+  }
+  FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
+  for (size_t i = 0; i < swaps.size(); ++i) {
+    const PointerSwap& swap = swaps[i];
+    FLOE_ASSIGN_OR_RETURN(auto result,
+                          conn_->Execute(kCompareAndSwapSql,
+                                         {swap.new_location, swap.expected_location,
+                                          catalog_name_, ns_names[i], swap.name,
+                                          swap.expected_location}));
+    if (result.affected_rows == 1) continue;
+    if (result.affected_rows > 1) {
+      return Status::Internal("compare-and-swap changed {} rows of {}", result.affected_rows,
+                              TableId(ns_names[i], swap.name));
+    }
+    auto current = LoadTable(swap.ns, swap.name);
+    if (!current.ok()) return current.status();
+    return Status::Conflict("table {} was updated concurrently: metadata location is {}, not {}",
+                            TableId(ns_names[i], swap.name), current->metadata_location,
+                            swap.expected_location);
+  }
+  return txn.Commit();
+}
+
 Status SqlCatalogStore::RenameTable(const Namespace& from_ns, std::string_view from_name,
                                     const Namespace& to_ns, std::string_view to_name) {
   FLOE_ASSIGN_OR_RETURN(std::string from, NamespaceString(from_ns));

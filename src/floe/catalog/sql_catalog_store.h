@@ -129,6 +129,18 @@ class SqlCatalogStore {
   Status CompareAndSwap(const Namespace& ns, std::string_view name,
                         std::string_view expected_location, std::string_view new_location);
 
+  // One pointer move of CompareAndSwapAll.
+  struct PointerSwap {
+    Namespace ns;
+    std::string name;
+    std::string expected_location;
+    std::string new_location;
+  };
+  // Moves every pointer in one database transaction: all or none. kConflict naming the
+  // first table whose location is not the expected one; kNotFound for a missing table.
+  // On kUnavailable or a failed commit the outcome may be unknown, as for CompareAndSwap.
+  Status CompareAndSwapAll(const std::vector<PointerSwap>& swaps);
+
   // Renames a table, possibly into another namespace. Renaming a table to itself is a no-op.
   // Errors: kNotFound (source table or destination namespace), kAlreadyExists (a table or a
   // view has the destination name).

@@ -40,5 +40,7 @@ void AddPuffinCommands(CLI::App& app, int* exit_code);
 void AddTextCommands(CLI::App& app, int* exit_code);
 // `floe namespace ...` and `floe table ...` (table_command.cc).
 void AddTableCommands(CLI::App& app, int* exit_code);
+// `floe server` and `floe catalog ...` (server_command.cc).
+void AddServerCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe

@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   floe::exe::AddPuffinCommands(app, &exit_code);
   floe::exe::AddTextCommands(app, &exit_code);
   floe::exe::AddTableCommands(app, &exit_code);
+  floe::exe::AddServerCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -1,0 +1,214 @@
+// `floe server`: the lakehouse service (server/server.h) in the foreground until SIGTERM or
+// SIGINT, which stop it gracefully (requests in flight, commits included, finish first).
+// `floe catalog list|create|drop`: the catalogs a server's metastore lists (a running server
+// sees changes at its next start).
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "floe/base/macros.h"
+#include "floe/exe/command.h"
+#include "floe/metastore/metastore.h"
+#include "floe/server/server.h"
+
+namespace floe::exe {
+
+namespace {
+
+struct ServerFlags {
+  std::string data_dir = "floe-data";
+  std::string metastore;
+  std::string warehouse;
+  std::string host = "127.0.0.1";
+  int port = 8181;
+  int workers = 0;
+  std::string access_log = "-";
+};
+
+std::string EnvOr(const char* name, std::string fallback) {
+  const char* value = std::getenv(name);
+  return value != nullptr && *value != '\0' ? std::string(value) : std::move(fallback);
+}
+
+Status RunServer(const ServerFlags& flags) {
+  if (flags.port < 0 || flags.port > 65535) {
+    return Status::InvalidArgument("--http-port {} is not a port", flags.port);
+  }
+  // Block the stop signals before any thread starts, so every thread inherits the mask and
+  // only sigwait below sees them.
+  sigset_t stop_signals;
+  sigemptyset(&stop_signals);
+  sigaddset(&stop_signals, SIGTERM);
+  sigaddset(&stop_signals, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
+
+  server::ServerConfig config;
+  config.data_dir = flags.data_dir;
+  config.metastore_uri = flags.metastore;
+  config.default_warehouse = flags.warehouse;
+  config.http_host = flags.host;
+  config.http_port = static_cast<uint16_t>(flags.port);
+  config.http_worker_threads = flags.workers;
+  FILE* log = nullptr;
+  if (flags.access_log == "-") {
+    log = stderr;
+  } else if (flags.access_log != "none" && !flags.access_log.empty()) {
+    log = std::fopen(flags.access_log.c_str(), "a");
+    if (log == nullptr) {
+      return Status::IOError("cannot open access log {}", flags.access_log);
+    }
+  }
+  auto log_mu = std::make_shared<std::mutex>();
+  if (log != nullptr) {
+    config.access_log = [log, log_mu](std::string_view line) {
+      std::lock_guard lock(*log_mu);
+      std::fwrite(line.data(), 1, line.size(), log);
+      std::fputc('\n', log);
+      std::fflush(log);
+    };
+  }
+  FLOE_ASSIGN_OR_RETURN(auto server, server::Server::Start(std::move(config)));
+  const server::ServerConfig& c = server->config();
+  std::string catalogs;
+  for (const std::string& name : server->catalog_names()) {
+    if (!catalogs.empty()) catalogs += ", ";
+    catalogs += name;
+  }
+  std::printf(
+      "floe server is running\n"
+      "  REST catalog:  http://%s:%u/v1  (catalogs: %s; default: %s)\n"
+      "  dashboard:     http://%s:%u/  (placeholder until the dashboard is built)\n"
+      "  data dir:      %s\n"
+      "  metastore:     %s\n"
+      "  warehouse:     %s\n"
+      "Stop with Ctrl-C or SIGTERM.\n",
+      c.http_host.c_str(), server->http_port(), catalogs.c_str(), c.default_catalog.c_str(),
+      c.http_host.c_str(), server->http_port(), c.data_dir.c_str(), c.metastore_uri.c_str(),
+      c.default_warehouse.c_str());
+  std::fflush(stdout);
+
+  int signal = 0;
+  sigwait(&stop_signals, &signal);
+  std::fprintf(stderr, "floe server: %s received, stopping after requests in flight\n",
+               signal == SIGTERM ? "SIGTERM" : "SIGINT");
+  server->Stop();
+  if (log != nullptr && log != stderr) std::fclose(log);
+  return Status::OK();
+}
+
+std::string MetastoreUri(const std::string& flag, const std::string& data_dir) {
+  if (!flag.empty()) return flag;
+  return "sqlite:" + data_dir + "/floe.db";
+}
+
+}  // namespace
+
+void AddServerCommands(CLI::App& app, int* exit_code) {
+  auto flags = std::make_shared<ServerFlags>();
+  CLI::App* server = app.add_subcommand("server", "Run the floe service (Iceberg REST catalog)");
+  server->add_option("--data-dir", flags->data_dir,
+                     "Embedded metastore and default warehouse (env FLOE_DATA_DIR)")
+      ->capture_default_str();
+  server->add_option("--metastore", flags->metastore,
+                     "sqlite:PATH or postgresql://... (default sqlite:<data-dir>/floe.db; "
+                     "env FLOE_METASTORE)");
+  server->add_option("--warehouse", flags->warehouse,
+                     "Warehouse of the default catalog on first start "
+                     "(default <data-dir>/warehouse)");
+  server->add_option("--http-host", flags->host, "Listen address")->capture_default_str();
+  server->add_option("--http-port", flags->port, "HTTP port (env FLOE_HTTP_PORT)")
+      ->capture_default_str();
+  server->add_option("--http-workers", flags->workers,
+                     "Request worker threads (default 4 per core)");
+  server->add_option("--access-log", flags->access_log,
+                     "Access log: '-' for stderr, a file path, or 'none'")
+      ->capture_default_str();
+  SetCommand(server, exit_code, [flags] {
+    ServerFlags f = *flags;
+    f.data_dir = EnvOr("FLOE_DATA_DIR", f.data_dir);
+    f.metastore = EnvOr("FLOE_METASTORE", f.metastore);
+    if (const char* port = std::getenv("FLOE_HTTP_PORT"); port != nullptr && flags->port == 8181) {
+      f.port = std::atoi(port);
+    }
+    return RunServer(f);
+  });
+
+  auto cat_flags = std::make_shared<std::pair<std::string, std::string>>("", "floe-data");
+  CLI::App* cat = app.add_subcommand("catalog", "Catalogs a floe server serves (its metastore)");
+  cat->require_subcommand(1);
+  auto add_metastore_flags = [cat_flags](CLI::App* c) {
+    c->add_option("--metastore", cat_flags->first,
+                  "Metastore URI (default sqlite:<data-dir>/floe.db; env FLOE_METASTORE)");
+    c->add_option("--data-dir", cat_flags->second, "The server's data dir")->capture_default_str();
+  };
+  auto open = [cat_flags]() {
+    return metastore::Metastore::Open(
+        MetastoreUri(EnvOr("FLOE_METASTORE", cat_flags->first), cat_flags->second));
+  };
+
+  CLI::App* list = cat->add_subcommand("list", "List catalogs (JSON)");
+  add_metastore_flags(list);
+  SetCommand(list, exit_code, [open]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(auto store, open());
+    FLOE_ASSIGN_OR_RETURN(auto records, store->ListCatalogs());
+    nlohmann::json out = nlohmann::json::array();
+    for (const auto& r : records) {
+      out.push_back({{"name", r.name},
+                     {"kind", metastore::CatalogKindName(r.kind)},
+                     {"uri", r.uri},
+                     {"warehouse", r.warehouse},
+                     {"properties", r.properties}});
+    }
+    std::string text = out.dump(2) + "\n";
+    std::fwrite(text.data(), 1, text.size(), stdout);
+    return Status::OK();
+  });
+
+  auto record = std::make_shared<metastore::CatalogRecord>();
+  auto kind = std::make_shared<std::string>("internal");
+  auto props = std::make_shared<std::vector<std::string>>();
+  CLI::App* create = cat->add_subcommand(
+      "create", "Create an internal catalog or attach an external one (sql, filesystem, rest)");
+  add_metastore_flags(create);
+  create->add_option("name", record->name, "Catalog name (the REST prefix)")->required();
+  create->add_option("--kind", *kind, "internal, sql, filesystem or rest")->capture_default_str();
+  create->add_option("--uri", record->uri, "sql: the catalog database URI; rest: rest:http://...");
+  create->add_option("--warehouse", record->warehouse, "Where new tables go / filesystem root");
+  create->add_option("--property", *props, "KEY=VALUE (sql: catalog-name=NAME in its database)");
+  SetCommand(create, exit_code, [open, record, kind, props]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(record->kind, metastore::ParseCatalogKind(*kind));
+    for (const std::string& p : *props) {
+      size_t eq = p.find('=');
+      if (eq == std::string::npos || eq == 0) {
+        return Status::InvalidArgument("property '{}' is not KEY=VALUE", p);
+      }
+      record->properties[p.substr(0, eq)] = p.substr(eq + 1);
+    }
+    if ((record->kind == metastore::CatalogKind::kSql ||
+         record->kind == metastore::CatalogKind::kRest) && record->uri.empty()) {
+      return Status::InvalidArgument("a {} catalog needs --uri", *kind);
+    }
+    if ((record->kind == metastore::CatalogKind::kInternal ||
+         record->kind == metastore::CatalogKind::kFilesystem) && record->warehouse.empty()) {
+      return Status::InvalidArgument("a {} catalog needs --warehouse", *kind);
+    }
+    FLOE_ASSIGN_OR_RETURN(auto store, open());
+    return store->CreateCatalog(*record);
+  });
+
+  auto drop_name = std::make_shared<std::string>();
+  CLI::App* drop = cat->add_subcommand("drop", "Forget a catalog (its tables stay where they are)");
+  add_metastore_flags(drop);
+  drop->add_option("name", *drop_name, "Catalog name")->required();
+  SetCommand(drop, exit_code, [open, drop_name]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(auto store, open());
+    return store->DropCatalog(*drop_name);
+  });
+}
+
+}  // namespace floe::exe

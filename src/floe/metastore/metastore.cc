@@ -1,0 +1,224 @@
+#include "floe/metastore/metastore.h"
+
+#include <chrono>
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+#include "floe/base/macros.h"
+
+namespace floe::metastore {
+
+namespace {
+
+using catalog::SqlTransaction;
+using catalog::SqlTransactionMode;
+
+constexpr std::string_view kCreateVersionTableSql =
+    "CREATE TABLE IF NOT EXISTS floe_schema_version ("
+    "version INTEGER NOT NULL PRIMARY KEY, "
+    "description VARCHAR(255) NOT NULL, "
+    "applied_at_ms BIGINT NOT NULL)";
+constexpr std::string_view kMaxVersionSql = "SELECT MAX(version) FROM floe_schema_version";
+constexpr std::string_view kRecordVersionSql =
+    "INSERT INTO floe_schema_version (version, description, applied_at_ms) VALUES (?, ?, ?)";
+
+struct Migration {
+  int version;
+  std::string_view description;
+  std::vector<std::string_view> statements;  // the same SQL on SQLite and PostgreSQL
+};
+
+// Append only: a released migration never changes; later changes are new versions.
+const std::vector<Migration>& Migrations() {
+  static const std::vector<Migration> kMigrations = {
+      {1,
+       "catalogs served by the server",
+       {"CREATE TABLE IF NOT EXISTS floe_catalogs ("
+        "name VARCHAR(255) NOT NULL PRIMARY KEY, "
+        "catalog_kind VARCHAR(32) NOT NULL, "
+        "uri VARCHAR(1000), "
+        "warehouse VARCHAR(1000), "
+        "properties TEXT NOT NULL, "
+        "created_at_ms BIGINT NOT NULL)"}},
+  };
+  return kMigrations;
+}
+
+constexpr std::string_view kListCatalogsSql =
+    "SELECT name, catalog_kind, uri, warehouse, properties, created_at_ms FROM floe_catalogs "
+    "ORDER BY name";
+constexpr std::string_view kLoadCatalogSql =
+    "SELECT name, catalog_kind, uri, warehouse, properties, created_at_ms FROM floe_catalogs "
+    "WHERE name = ?";
+constexpr std::string_view kInsertCatalogSql =
+    "INSERT INTO floe_catalogs (name, catalog_kind, uri, warehouse, properties, created_at_ms) "
+    "VALUES (?, ?, ?, ?, ?, ?)";
+constexpr std::string_view kDeleteCatalogSql = "DELETE FROM floe_catalogs WHERE name = ?";
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+Result<int64_t> ParseInt(const std::optional<std::string>& text, std::string_view what) {
+  if (!text) return int64_t{0};
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text->data(), text->data() + text->size(), value);
+  if (ec != std::errc() || ptr != text->data() + text->size()) {
+    return Status::Corrupt("metastore: {} is not an integer: '{}'", what, *text);
+  }
+  return value;
+}
+
+Result<CatalogRecord> RecordFromRow(const catalog::SqlRow& row) {
+  if (row.size() != 6 || !row[0] || !row[1]) return Status::Corrupt("metastore: bad catalog row");
+  CatalogRecord record;
+  record.name = *row[0];
+  FLOE_ASSIGN_OR_RETURN(record.kind, ParseCatalogKind(*row[1]));
+  record.uri = row[2].value_or("");
+  record.warehouse = row[3].value_or("");
+  auto props = nlohmann::json::parse(row[4].value_or("{}"), nullptr, false);
+  if (props.is_discarded() || !props.is_object()) {
+    return Status::Corrupt("metastore: properties of catalog {} are not a JSON object",
+                           record.name);
+  }
+  for (const auto& [k, v] : props.items()) {
+    if (v.is_string()) record.properties[k] = v.get<std::string>();
+  }
+  FLOE_ASSIGN_OR_RETURN(record.created_at_ms, ParseInt(row[5], "created_at_ms"));
+  return record;
+}
+
+Status CheckCatalogName(std::string_view name) {
+  if (name.empty() || name.size() > 255) {
+    return Status::InvalidArgument("catalog name must have 1 to 255 characters");
+  }
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.';
+    if (!ok) {
+      return Status::InvalidArgument(
+          "catalog name '{}' may only hold letters, digits, '_', '-' and '.'", name);
+    }
+  }
+  // Unprefixed REST routes start with these words (rest_catalog_service.cc).
+  for (std::string_view reserved : {"namespaces", "tables", "transactions", "views", "config",
+                                    "oauth"}) {
+    if (name == reserved) return Status::InvalidArgument("catalog name '{}' is reserved", name);
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string_view CatalogKindName(CatalogKind kind) {
+  switch (kind) {
+    case CatalogKind::kInternal: return "internal";
+    case CatalogKind::kSql: return "sql";
+    case CatalogKind::kFilesystem: return "filesystem";
+    case CatalogKind::kRest: return "rest";
+  }
+  return "internal";
+}
+
+Result<CatalogKind> ParseCatalogKind(std::string_view name) {
+  if (name == "internal") return CatalogKind::kInternal;
+  if (name == "sql") return CatalogKind::kSql;
+  if (name == "filesystem") return CatalogKind::kFilesystem;
+  if (name == "rest") return CatalogKind::kRest;
+  return Status::InvalidArgument("unknown catalog kind '{}' (internal, sql, filesystem, rest)",
+                                 name);
+}
+
+Result<std::unique_ptr<Metastore>> Metastore::Open(std::string_view uri) {
+  FLOE_ASSIGN_OR_RETURN(auto conn, catalog::SqlConnection::Open(uri));
+  std::unique_ptr<Metastore> store(new Metastore(std::move(conn), std::string(uri)));
+  FLOE_RETURN_IF_ERROR(store->Migrate());
+  return store;
+}
+
+Status Metastore::Migrate() {
+  Status status;
+  // Servers starting together race on the DDL and the version rows: the loser sees a
+  // unique violation or a serialization failure and simply looks again.
+  for (int attempt = 0; attempt < 5; ++attempt) {
+    status = [&]() -> Status {
+      FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
+      FLOE_RETURN_IF_ERROR(conn_->Execute(kCreateVersionTableSql));
+      FLOE_ASSIGN_OR_RETURN(auto max, conn_->Execute(kMaxVersionSql));
+      FLOE_ASSIGN_OR_RETURN(int64_t current,
+                            ParseInt(max.rows.empty() ? std::nullopt : max.rows[0][0], "version"));
+      if (current > kSchemaVersion) {
+        return Status::FailedPrecondition(
+            "the metastore has schema version {}; this floe knows up to {}: upgrade floe",
+            current, kSchemaVersion);
+      }
+      for (const Migration& m : Migrations()) {
+        if (m.version <= current) continue;
+        for (std::string_view sql : m.statements) FLOE_RETURN_IF_ERROR(conn_->Execute(sql));
+        FLOE_RETURN_IF_ERROR(conn_->Execute(
+            kRecordVersionSql, {int64_t{m.version}, m.description, NowMs()}));
+      }
+      return txn.Commit();
+    }();
+    if (status.ok()) return status;
+    if (status.code() != StatusCode::kAlreadyExists && status.code() != StatusCode::kUnavailable) {
+      return status;
+    }
+  }
+  return status;
+}
+
+Result<int> Metastore::SchemaVersion() {
+  FLOE_ASSIGN_OR_RETURN(auto max, conn_->Execute(kMaxVersionSql));
+  FLOE_ASSIGN_OR_RETURN(int64_t v,
+                        ParseInt(max.rows.empty() ? std::nullopt : max.rows[0][0], "version"));
+  return static_cast<int>(v);
+}
+
+Result<std::vector<CatalogRecord>> Metastore::ListCatalogs() {
+  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kListCatalogsSql));
+  std::vector<CatalogRecord> out;
+  for (const auto& row : result.rows) {
+    FLOE_ASSIGN_OR_RETURN(CatalogRecord record, RecordFromRow(row));
+    out.push_back(std::move(record));
+  }
+  return out;
+}
+
+Result<CatalogRecord> Metastore::LoadCatalog(std::string_view name) {
+  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kLoadCatalogSql, {name}));
+  if (result.rows.empty()) return Status::NotFound("no catalog named '{}'", name);
+  return RecordFromRow(result.rows[0]);
+}
+
+Status Metastore::CreateCatalog(const CatalogRecord& record) {
+  FLOE_RETURN_IF_ERROR(CheckCatalogName(record.name));
+  nlohmann::json props = nlohmann::json::object();
+  for (const auto& [k, v] : record.properties) props[k] = v;
+  int64_t created = record.created_at_ms > 0 ? record.created_at_ms : NowMs();
+  std::optional<std::string> uri;
+  if (!record.uri.empty()) uri = record.uri;
+  std::optional<std::string> warehouse;
+  if (!record.warehouse.empty()) warehouse = record.warehouse;
+  auto inserted = conn_->Execute(kInsertCatalogSql,
+                                 {record.name, CatalogKindName(record.kind), uri, warehouse,
+                                  props.dump(), created});
+  if (!inserted.ok()) {
+    if (inserted.status().code() == StatusCode::kAlreadyExists) {
+      return Status::AlreadyExists("catalog '{}' already exists", record.name);
+    }
+    return inserted.status();
+  }
+  return Status::OK();
+}
+
+Status Metastore::DropCatalog(std::string_view name) {
+  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kDeleteCatalogSql, {name}));
+  if (result.affected_rows == 0) return Status::NotFound("no catalog named '{}'", name);
+  return Status::OK();
+}
+
+}  // namespace floe::metastore

@@ -1,0 +1,77 @@
+// Metastore: floe's own durable state, in one SQL database (SQLite embedded by default, or
+// PostgreSQL shared by several servers). Its schema is versioned: migrations are numbered,
+// each applied once in its own transaction and recorded in floe_schema_version, so any
+// number of servers may start at once on one database.
+//
+// What it holds today: the catalogs a server serves (floe_catalogs). Internal catalogs keep
+// their namespaces and table pointers in the same database, in the JDBC catalog tables
+// (iceberg_tables, iceberg_namespace_properties) under their own catalog name, so a Java
+// JdbcCatalog or pyiceberg SqlCatalog pointed at the metastore sees them too.
+//
+// Thread-safety: not thread-safe (one connection); use one Metastore per thread.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/base/status.h"
+#include "floe/catalog/sql_connection.h"
+
+namespace floe::metastore {
+
+// How a catalog keeps its table pointers.
+enum class CatalogKind : uint8_t {
+  kInternal,    // in this metastore
+  kSql,         // an external Iceberg JDBC/SQL catalog database (uri)
+  kFilesystem,  // a Hadoop-layout warehouse (warehouse)
+  kRest,        // another REST catalog (uri)
+};
+
+std::string_view CatalogKindName(CatalogKind kind);
+Result<CatalogKind> ParseCatalogKind(std::string_view name);
+
+struct CatalogRecord {
+  std::string name;
+  CatalogKind kind = CatalogKind::kInternal;
+  std::string uri;        // external sql and rest catalogs
+  std::string warehouse;  // where new tables go (internal, sql) / the root (filesystem)
+  std::map<std::string, std::string> properties;
+  int64_t created_at_ms = 0;
+};
+
+class Metastore {
+ public:
+  // The newest schema version this build knows.
+  static constexpr int kSchemaVersion = 1;
+
+  // Connects to `uri` (sqlite:PATH or postgresql://...) and applies missing migrations.
+  // kFailedPrecondition when the database was migrated by a newer floe.
+  static Result<std::unique_ptr<Metastore>> Open(std::string_view uri);
+
+  const std::string& uri() const { return uri_; }
+  Result<int> SchemaVersion();
+
+  // Sorted by name.
+  Result<std::vector<CatalogRecord>> ListCatalogs();
+  // kNotFound.
+  Result<CatalogRecord> LoadCatalog(std::string_view name);
+  // kAlreadyExists; kInvalidArgument for a bad name (1-255 characters of letters, digits,
+  // '_', '-', '.'; not a REST route word such as "namespaces").
+  Status CreateCatalog(const CatalogRecord& record);
+  // kNotFound.
+  Status DropCatalog(std::string_view name);
+
+ private:
+  Metastore(std::unique_ptr<catalog::SqlConnection> conn, std::string uri)
+      : conn_(std::move(conn)), uri_(std::move(uri)) {}
+  Status Migrate();
+
+  std::unique_ptr<catalog::SqlConnection> conn_;
+  std::string uri_;
+};
+
+}  // namespace floe::metastore

@@ -1,0 +1,865 @@
+#include "floe/rest/rest_catalog_service.h"
+
+#include <algorithm>
+#include <charconv>
+#include <chrono>
+#include <optional>
+#include <set>
+#include <utility>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "floe/base/macros.h"
+#include "floe/iceberg/partition_spec.h"
+#include "floe/iceberg/schema.h"
+#include "floe/iceberg/sort_order.h"
+#include "floe/iceberg/table_metadata.h"
+#include "floe/iceberg/table_update.h"
+
+namespace floe::rest {
+
+namespace {
+
+using OJson = nlohmann::ordered_json;
+using catalog::Namespace;
+using catalog::TableIdentifier;
+using http::HttpRequest;
+using http::HttpResponse;
+
+constexpr char kNamespaceSeparator = '\x1f';
+
+// What a failing call was about: picks the exception name of a 404 or 409.
+enum class Subject : uint8_t { kNamespace, kTable, kCommit, kOther };
+
+HttpResponse Error(int code, std::string_view type, std::string_view message) {
+  OJson body = {{"error", {{"message", message}, {"type", type}, {"code", code}}}};
+  return HttpResponse::Json(code, body.dump(-1, ' ', false, OJson::error_handler_t::replace));
+}
+
+// `name` is the namespace or table the call was about; with it, the messages of the common
+// cases are the texts Java's catalogs use, which Java clients and the REST compatibility
+// kit match on ("Table does not exist: ns.tbl").
+HttpResponse FromStatus(const Status& status, Subject subject, std::string_view name = {}) {
+  std::string message(status.message());
+  switch (status.code()) {
+    case StatusCode::kNotFound:
+      switch (subject) {
+        case Subject::kNamespace:
+          if (!name.empty()) message = fmt::format("Namespace does not exist: {}", name);
+          return Error(404, "NoSuchNamespaceException", message);
+        case Subject::kTable:
+        case Subject::kCommit:
+          if (!name.empty()) message = fmt::format("Table does not exist: {}", name);
+          return Error(404, "NoSuchTableException", message);
+        case Subject::kOther: return Error(404, "NotFoundException", message);
+      }
+      break;
+    case StatusCode::kAlreadyExists:
+      if (!name.empty() && subject == Subject::kNamespace) {
+        message = fmt::format("Namespace already exists: {}", name);
+      } else if (!name.empty() && subject == Subject::kTable) {
+        message = fmt::format("Table already exists: {}", name);
+      }
+      return Error(409, "AlreadyExistsException", message);
+    case StatusCode::kConflict: return Error(409, "CommitFailedException", message);
+    case StatusCode::kFailedPrecondition:
+      if (subject == Subject::kNamespace) {
+        if (!name.empty()) message = fmt::format("Namespace {} is not empty: {}", name, message);
+        return Error(409, "NamespaceNotEmptyException", message);
+      }
+      return Error(400, "ValidationException", message);
+    case StatusCode::kInvalidArgument:
+      return Error(400, subject == Subject::kCommit ? "ValidationException" : "BadRequestException",
+                   message);
+    case StatusCode::kUnimplemented: return Error(406, "UnsupportedOperationException", message);
+    case StatusCode::kUnauthenticated: return Error(401, "NotAuthorizedException", message);
+    case StatusCode::kPermissionDenied: return Error(403, "ForbiddenException", message);
+    default: break;
+  }
+  // The commit may have happened (the pointer swap's answer was lost, the metadata file
+  // write failed half-way...): the client must not clean up its files.
+  if (subject == Subject::kCommit) return Error(500, "CommitStateUnknownException", message);
+  if (status.code() == StatusCode::kUnavailable) {
+    return Error(503, "ServiceUnavailableException", message);
+  }
+  return Error(500, "ServerErrorException", message);
+}
+
+HttpResponse BadRequest(std::string_view message) {
+  return Error(400, "BadRequestException", message);
+}
+
+HttpResponse JsonOk(const OJson& body) {
+  return HttpResponse::Json(200, body.dump(-1, ' ', false, OJson::error_handler_t::replace));
+}
+
+Result<OJson> ParseBody(const HttpRequest& request) {
+  OJson body = OJson::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded()) return Status::InvalidArgument("malformed JSON request body");
+  if (!body.is_object()) return Status::InvalidArgument("request body must be a JSON object");
+  return body;
+}
+
+Result<std::string> GetString(const OJson& object, std::string_view key) {
+  auto it = object.find(key);
+  if (it == object.end() || !it->is_string()) {
+    return Status::InvalidArgument("missing or non-string field '{}'", key);
+  }
+  return it->get<std::string>();
+}
+
+Result<std::optional<std::string>> GetOptionalString(const OJson& object, std::string_view key) {
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return std::optional<std::string>();
+  if (!it->is_string()) return Status::InvalidArgument("field '{}' must be a string", key);
+  return std::optional<std::string>(it->get<std::string>());
+}
+
+Result<std::map<std::string, std::string>> GetStringMap(const OJson& object, std::string_view key) {
+  std::map<std::string, std::string> out;
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return out;
+  if (!it->is_object()) return Status::InvalidArgument("field '{}' must be an object", key);
+  for (const auto& [k, v] : it->items()) {
+    if (!v.is_string()) {
+      return Status::InvalidArgument("value of '{}' in '{}' must be a string", k, key);
+    }
+    out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+Result<std::vector<std::string>> GetStringList(const OJson& object, std::string_view key) {
+  std::vector<std::string> out;
+  auto it = object.find(key);
+  if (it == object.end() || it->is_null()) return out;
+  if (!it->is_array()) return Status::InvalidArgument("field '{}' must be an array", key);
+  for (const auto& v : *it) {
+    if (!v.is_string()) return Status::InvalidArgument("'{}' must hold strings", key);
+    out.push_back(v.get<std::string>());
+  }
+  return out;
+}
+
+Status CheckLevels(const Namespace& ns) {
+  if (ns.empty()) return Status::InvalidArgument("empty namespace");
+  for (const std::string& level : ns.levels) {
+    if (level.empty()) return Status::InvalidArgument("namespace '{}' has an empty level",
+                                                      ns.ToString());
+  }
+  return Status::OK();
+}
+
+Result<Namespace> NamespaceFromJson(const OJson& value) {
+  if (!value.is_array()) return Status::InvalidArgument("namespace must be an array of strings");
+  Namespace ns;
+  for (const auto& level : value) {
+    if (!level.is_string()) return Status::InvalidArgument("namespace levels must be strings");
+    ns.levels.push_back(level.get<std::string>());
+  }
+  FLOE_RETURN_IF_ERROR(CheckLevels(ns));
+  return ns;
+}
+
+// A namespace in a path or `parent` parameter: levels joined by 0x1F.
+Result<Namespace> NamespaceFromPath(std::string_view text) {
+  Namespace ns;
+  size_t start = 0;
+  while (true) {
+    size_t sep = text.find(kNamespaceSeparator, start);
+    ns.levels.emplace_back(text.substr(start, sep - start));
+    if (sep == std::string_view::npos) break;
+    start = sep + 1;
+  }
+  FLOE_RETURN_IF_ERROR(CheckLevels(ns));
+  return ns;
+}
+
+OJson NamespaceJson(const Namespace& ns) {
+  OJson out = OJson::array();
+  for (const std::string& level : ns.levels) out.push_back(level);
+  return out;
+}
+
+Result<TableIdentifier> IdentifierFromJson(const OJson& value) {
+  if (!value.is_object()) return Status::InvalidArgument("table identifier must be an object");
+  TableIdentifier id;
+  auto ns = value.find("namespace");
+  if (ns == value.end()) return Status::InvalidArgument("table identifier without namespace");
+  FLOE_ASSIGN_OR_RETURN(id.ns, NamespaceFromJson(*ns));
+  FLOE_ASSIGN_OR_RETURN(id.name, GetString(value, "name"));
+  if (id.name.empty()) return Status::InvalidArgument("empty table name");
+  return id;
+}
+
+OJson IdentifierJson(const TableIdentifier& id) {
+  return OJson{{"namespace", NamespaceJson(id.ns)}, {"name", id.name}};
+}
+
+// 64-bit FNV-1a: a stable ETag for the same metadata file and representation on every
+// server sharing the metastore.
+uint64_t Fnv1a(std::string_view text) {
+  uint64_t hash = 14695981039346656037ull;
+  for (char c : text) {
+    hash ^= static_cast<unsigned char>(c);
+    hash *= 1099511628211ull;
+  }
+  return hash;
+}
+
+std::string ETagFor(std::string_view metadata_location, std::string_view mode) {
+  return fmt::format("\"{:016x}\"", Fnv1a(fmt::format("{}|{}", metadata_location, mode)));
+}
+
+// Keeps only the snapshots a branch or tag points at (`snapshots=refs`).
+iceberg::TableMetadataPtr OnlyReferencedSnapshots(const iceberg::TableMetadataPtr& metadata) {
+  std::set<int64_t> referenced;
+  for (const auto& [name, ref] : metadata->refs) referenced.insert(ref.snapshot_id);
+  if (referenced.size() == metadata->snapshots.size()) return metadata;
+  auto copy = std::make_shared<iceberg::TableMetadata>(*metadata);
+  std::erase_if(copy->snapshots, [&](const iceberg::Snapshot& snapshot) {
+    return !referenced.contains(snapshot.snapshot_id);
+  });
+  return copy;
+}
+
+std::string LoadResultJson(const iceberg::TableMetadata& metadata, bool with_location,
+                           bool with_config) {
+  std::string out = "{\"metadata-location\":";
+  if (with_location && !metadata.metadata_file_location.empty()) {
+    out += OJson(metadata.metadata_file_location).dump();
+  } else {
+    out += "null";
+  }
+  out += ",\"metadata\":";
+  out += iceberg::TableMetadataToJson(metadata);
+  if (with_config) out += ",\"config\":{}";
+  out += '}';
+  return out;
+}
+
+// Sorted keys -> the page the request asks for. Without a pageToken parameter everything
+// is returned and no next-page-token is written (the spec's rule for paging servers).
+struct Page {
+  size_t begin = 0;
+  size_t end = 0;
+  bool paging = false;
+  std::optional<std::string> next;
+};
+
+Result<Page> Paginate(const std::vector<std::string>& keys, const std::string* token,
+                      const std::string* size_text) {
+  Page page;
+  page.end = keys.size();
+  if (token == nullptr) return page;
+  page.paging = true;
+  if (!token->empty()) {
+    page.begin = static_cast<size_t>(std::upper_bound(keys.begin(), keys.end(), *token) -
+                                     keys.begin());
+  }
+  if (size_text != nullptr && !size_text->empty()) {
+    int64_t size = 0;
+    auto [ptr, ec] = std::from_chars(size_text->data(), size_text->data() + size_text->size(), size);
+    if (ec != std::errc() || ptr != size_text->data() + size_text->size() || size <= 0) {
+      return Status::InvalidArgument("pageSize must be a positive integer, got '{}'", *size_text);
+    }
+    page.end = std::min(keys.size(), page.begin + static_cast<size_t>(size));
+  }
+  if (page.end < keys.size()) page.next = keys[page.end - 1];
+  page.begin = std::min(page.begin, page.end);
+  return page;
+}
+
+void AddPageToken(OJson& body, const Page& page) {
+  if (!page.paging) return;
+  body["next-page-token"] = page.next ? OJson(*page.next) : OJson(nullptr);
+}
+
+// Partition specs and sort orders in a create request may leave out their ids (they are
+// assigned on create); the model's parsers want them.
+OJson WithSpecDefaults(OJson spec) {
+  if (!spec.contains("spec-id")) spec["spec-id"] = 0;
+  if (auto fields = spec.find("fields"); fields != spec.end() && fields->is_array()) {
+    int32_t next_id = 1000;
+    for (auto& field : *fields) {
+      if (field.is_object() && !field.contains("field-id")) field["field-id"] = next_id;
+      ++next_id;
+    }
+  }
+  return spec;
+}
+
+OJson WithOrderDefaults(OJson order) {
+  if (!order.contains("order-id")) {
+    auto fields = order.find("fields");
+    bool unsorted = fields == order.end() || (fields->is_array() && fields->empty());
+    order["order-id"] = unsorted ? 0 : 1;
+  }
+  return order;
+}
+
+const std::vector<std::string>& Endpoints() {
+  static const std::vector<std::string> kEndpoints = {
+      "GET /v1/{prefix}/namespaces",
+      "POST /v1/{prefix}/namespaces",
+      "GET /v1/{prefix}/namespaces/{namespace}",
+      "HEAD /v1/{prefix}/namespaces/{namespace}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}",
+      "POST /v1/{prefix}/namespaces/{namespace}/properties",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
+      "POST /v1/{prefix}/namespaces/{namespace}/register",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+      "POST /v1/{prefix}/tables/rename",
+      "POST /v1/{prefix}/transactions/commit",
+  };
+  return kEndpoints;
+}
+
+bool IsReservedPrefix(std::string_view segment) {
+  return segment == "namespaces" || segment == "tables" || segment == "transactions" ||
+         segment == "views";
+}
+
+}  // namespace
+
+struct RestCatalogService::Call {
+  const HttpRequest& request;
+  std::vector<std::string> segments;  // after /v1/{prefix}
+  std::vector<std::pair<std::string, std::string>> query;
+  std::shared_ptr<catalog::CatalogPool> pool;
+
+  const std::string* Query(std::string_view name) const {
+    for (const auto& [k, v] : query) {
+      if (k == name) return &v;
+    }
+    return nullptr;
+  }
+  bool Is(std::string_view method) const { return request.method == method; }
+};
+
+RestCatalogService::RestCatalogService(std::shared_ptr<catalog::CatalogRegistry> registry,
+                                       RestCatalogOptions options)
+    : registry_(std::move(registry)), options_(std::move(options)) {
+  if (!options_.now_ms) {
+    options_.now_ms = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+}
+
+HttpResponse RestCatalogService::Handle(const HttpRequest& request) {
+  const std::string* key = request.Header("idempotency-key");
+  if (key == nullptr || key->empty() || request.method == "GET" || request.method == "HEAD") {
+    return Dispatch(request);
+  }
+  std::string fingerprint = request.method + ' ' + request.path + '\n' + request.body;
+  int64_t now = options_.now_ms();
+  {
+    std::lock_guard lock(idempotency_mu_);
+    if (auto it = idempotent_.find(*key); it != idempotent_.end()) {
+      if (it->second.expires_ms > now) {
+        if (it->second.fingerprint != fingerprint) {
+          return Error(422, "UnprocessableEntityException",
+                       "the Idempotency-Key was used for a different request");
+        }
+        return it->second.response;
+      }
+      idempotent_.erase(it);
+    }
+    if (auto it = in_progress_.find(*key); it != in_progress_.end()) {
+      return Error(503, "ServiceUnavailableException",
+                   "a request with this Idempotency-Key is in progress; retry later");
+    }
+    in_progress_.emplace(*key, fingerprint);
+  }
+  HttpResponse response = Dispatch(request);
+  std::lock_guard lock(idempotency_mu_);
+  in_progress_.erase(*key);
+  // 5xx answers are never replayed: the retry must run again.
+  if (response.status >= 500) return response;
+  if (idempotent_.size() >= options_.idempotency_max_entries) {
+    std::erase_if(idempotent_, [&](const auto& entry) { return entry.second.expires_ms <= now; });
+  }
+  if (idempotent_.size() < options_.idempotency_max_entries) {
+    idempotent_[*key] =
+        StoredResponse{now + options_.idempotency_lifetime_ms, std::move(fingerprint), response};
+  }
+  return response;
+}
+
+HttpResponse RestCatalogService::Dispatch(const HttpRequest& request) {
+  auto segments = http::SplitPath(request.path);
+  if (!segments.ok()) return BadRequest(segments.status().message());
+  auto query = http::ParseQuery(request.query);
+  if (!query.ok()) return BadRequest(query.status().message());
+  std::vector<std::string>& segs = *segments;
+  if (segs.empty() || segs[0] != "v1") return Error(404, "NotFoundException", "no such route");
+
+  if (segs.size() == 2 && segs[1] == "config") {
+    if (request.method != "GET") return Error(405, "BadRequestException", "use GET /v1/config");
+    std::string name = options_.default_catalog;
+    for (const auto& [k, v] : *query) {
+      if (k == "warehouse" && !v.empty()) name = v;
+    }
+    if (!registry_->Contains(name)) {
+      return Error(404, "NotFoundException", fmt::format("no catalog (warehouse) named '{}'", name));
+    }
+    OJson defaults = OJson::object();
+    for (const auto& [k, v] : options_.config_defaults) defaults[k] = v;
+    OJson overrides = OJson::object();
+    for (const auto& [k, v] : options_.config_overrides) overrides[k] = v;
+    overrides["prefix"] = name;
+    OJson body = {{"defaults", defaults},
+                  {"overrides", overrides},
+                  {"endpoints", Endpoints()},
+                  {"idempotency-key-lifetime",
+                   fmt::format("PT{}S", options_.idempotency_lifetime_ms / 1000)}};
+    return JsonOk(body);
+  }
+  if (segs.size() >= 2 && segs[1] == "oauth") {
+    return Error(400, "BadRequestException",
+                 "authentication is off on this server: no token is needed");
+  }
+
+  size_t first = 2;
+  std::string catalog_name;
+  if (segs.size() >= 2 && IsReservedPrefix(segs[1])) {
+    catalog_name = options_.default_catalog;
+    first = 1;
+  } else if (segs.size() >= 3) {
+    catalog_name = segs[1];
+  } else {
+    return Error(404, "NotFoundException", "no such route");
+  }
+  auto pool = registry_->Get(catalog_name);
+  if (!pool.ok()) return FromStatus(pool.status(), Subject::kOther);
+  Call call{request, {}, std::move(*query), std::move(*pool)};
+  call.segments.assign(segs.begin() + static_cast<std::ptrdiff_t>(first), segs.end());
+  return Route(call);
+}
+
+HttpResponse RestCatalogService::Route(Call& call) {
+  auto lease_or = call.pool->Acquire();
+  if (!lease_or.ok()) return FromStatus(lease_or.status(), Subject::kOther);
+  catalog::CatalogLease lease = std::move(*lease_or);
+  catalog::Catalog& cat = *lease;
+  const std::vector<std::string>& s = call.segments;
+  const std::string& method = call.request.method;
+  auto no_method = [&] {
+    return Error(405, "BadRequestException",
+                 fmt::format("method {} is not allowed on {}", method, call.request.path));
+  };
+
+  // /namespaces
+  if (s.size() == 1 && s[0] == "namespaces") {
+    if (call.Is("GET")) {
+      Namespace parent;
+      if (const std::string* p = call.Query("parent"); p != nullptr && !p->empty()) {
+        auto parsed = NamespaceFromPath(*p);
+        if (!parsed.ok()) return BadRequest(parsed.status().message());
+        parent = std::move(*parsed);
+      }
+      auto list = cat.ListNamespaces(parent);
+      if (!list.ok()) return FromStatus(list.status(), Subject::kNamespace, parent.ToString());
+      std::vector<std::string> keys;
+      keys.reserve(list->size());
+      for (const Namespace& ns : *list) {
+        std::string key;
+        for (size_t i = 0; i < ns.levels.size(); ++i) {
+          if (i > 0) key += kNamespaceSeparator;
+          key += ns.levels[i];
+        }
+        keys.push_back(std::move(key));
+      }
+      // ListNamespaces sorts by levels; keys of one depth sort the same way.
+      auto page = Paginate(keys, call.Query("pageToken"), call.Query("pageSize"));
+      if (!page.ok()) return BadRequest(page.status().message());
+      OJson names = OJson::array();
+      for (size_t i = page->begin; i < page->end; ++i) names.push_back(NamespaceJson((*list)[i]));
+      OJson body = {{"namespaces", std::move(names)}};
+      AddPageToken(body, *page);
+      return JsonOk(body);
+    }
+    if (call.Is("POST")) {
+      auto body = ParseBody(call.request);
+      if (!body.ok()) return BadRequest(body.status().message());
+      auto ns_json = body->find("namespace");
+      if (ns_json == body->end()) return BadRequest("missing field 'namespace'");
+      auto ns = NamespaceFromJson(*ns_json);
+      if (!ns.ok()) return BadRequest(ns.status().message());
+      auto properties = GetStringMap(*body, "properties");
+      if (!properties.ok()) return BadRequest(properties.status().message());
+      Status created = cat.CreateNamespace(*ns, *properties);
+      if (!created.ok()) return FromStatus(created, Subject::kNamespace, ns->ToString());
+      OJson props = OJson::object();
+      for (const auto& [k, v] : *properties) props[k] = v;
+      return JsonOk(OJson{{"namespace", NamespaceJson(*ns)}, {"properties", props}});
+    }
+    return no_method();
+  }
+
+  // /namespaces/{ns}[/...]
+  if (s.size() >= 2 && s[0] == "namespaces") {
+    auto ns_or = NamespaceFromPath(s[1]);
+    if (!ns_or.ok()) return BadRequest(ns_or.status().message());
+    const Namespace& ns = *ns_or;
+
+    if (s.size() == 2) {
+      if (call.Is("GET")) {
+        auto props = cat.LoadNamespaceProperties(ns);
+        if (!props.ok()) return FromStatus(props.status(), Subject::kNamespace, ns.ToString());
+        OJson p = OJson::object();
+        for (const auto& [k, v] : *props) p[k] = v;
+        return JsonOk(OJson{{"namespace", NamespaceJson(ns)}, {"properties", p}});
+      }
+      if (call.Is("HEAD")) {
+        auto exists = cat.NamespaceExists(ns);
+        if (!exists.ok()) return FromStatus(exists.status(), Subject::kNamespace);
+        if (!*exists) {
+          return Error(404, "NoSuchNamespaceException",
+                       fmt::format("Namespace does not exist: {}", ns.ToString()));
+        }
+        return HttpResponse::NoContent();
+      }
+      if (call.Is("DELETE")) {
+        Status dropped = cat.DropNamespace(ns);
+        if (!dropped.ok()) return FromStatus(dropped, Subject::kNamespace, ns.ToString());
+        return HttpResponse::NoContent();
+      }
+      return no_method();
+    }
+
+    if (s.size() == 3 && s[2] == "properties") {
+      if (!call.Is("POST")) return no_method();
+      auto body = ParseBody(call.request);
+      if (!body.ok()) return BadRequest(body.status().message());
+      auto removals = GetStringList(*body, "removals");
+      if (!removals.ok()) return BadRequest(removals.status().message());
+      auto updates = GetStringMap(*body, "updates");
+      if (!updates.ok()) return BadRequest(updates.status().message());
+      for (const std::string& key : *removals) {
+        if (updates->contains(key)) {
+          return Error(422, "UnprocessableEntityException",
+                       fmt::format("property '{}' is both removed and updated", key));
+        }
+      }
+      auto change = cat.UpdateNamespaceProperties(ns, *removals, *updates);
+      if (!change.ok()) return FromStatus(change.status(), Subject::kNamespace, ns.ToString());
+      return JsonOk(OJson{{"updated", change->updated},
+                          {"removed", change->removed},
+                          {"missing", change->missing}});
+    }
+
+    if (s.size() == 3 && s[2] == "tables") {
+      if (call.Is("GET")) {
+        auto tables = cat.ListTables(ns);
+        if (!tables.ok()) return FromStatus(tables.status(), Subject::kNamespace, ns.ToString());
+        std::vector<std::string> keys;
+        keys.reserve(tables->size());
+        for (const TableIdentifier& id : *tables) keys.push_back(id.name);
+        auto page = Paginate(keys, call.Query("pageToken"), call.Query("pageSize"));
+        if (!page.ok()) return BadRequest(page.status().message());
+        OJson ids = OJson::array();
+        for (size_t i = page->begin; i < page->end; ++i) ids.push_back(IdentifierJson((*tables)[i]));
+        OJson body = {{"identifiers", std::move(ids)}};
+        AddPageToken(body, *page);
+        return JsonOk(body);
+      }
+      if (call.Is("POST")) {
+        auto body = ParseBody(call.request);
+        if (!body.ok()) return BadRequest(body.status().message());
+        auto name = GetString(*body, "name");
+        if (!name.ok()) return BadRequest(name.status().message());
+        if (name->empty()) return BadRequest("empty table name");
+        TableIdentifier id{ns, *name};
+        catalog::CreateTableRequest create;
+        auto schema_json = body->find("schema");
+        if (schema_json == body->end()) return BadRequest("missing field 'schema'");
+        auto schema = iceberg::SchemaFromJsonValue(nlohmann::json(*schema_json));
+        if (!schema.ok()) return BadRequest(schema.status().message());
+        create.schema = std::move(*schema);
+        if (auto spec = body->find("partition-spec"); spec != body->end() && !spec->is_null()) {
+          auto parsed = iceberg::PartitionSpecFromJsonValue(nlohmann::json(WithSpecDefaults(*spec)));
+          if (!parsed.ok()) return BadRequest(parsed.status().message());
+          create.spec = std::move(*parsed);
+        }
+        if (auto order = body->find("write-order"); order != body->end() && !order->is_null()) {
+          auto parsed = iceberg::SortOrderFromJsonValue(nlohmann::json(WithOrderDefaults(*order)));
+          if (!parsed.ok()) return BadRequest(parsed.status().message());
+          create.sort_order = std::move(*parsed);
+        }
+        auto location = GetOptionalString(*body, "location");
+        if (!location.ok()) return BadRequest(location.status().message());
+        create.location = std::move(*location);
+        auto properties = GetStringMap(*body, "properties");
+        if (!properties.ok()) return BadRequest(properties.status().message());
+        create.properties = std::move(*properties);
+        bool stage = false;
+        if (auto it = body->find("stage-create"); it != body->end() && it->is_boolean()) {
+          stage = it->get<bool>();
+        }
+        auto ns_exists = cat.NamespaceExists(ns);
+        if (!ns_exists.ok()) return FromStatus(ns_exists.status(), Subject::kNamespace);
+        if (!*ns_exists) {
+          return Error(404, "NoSuchNamespaceException",
+                       fmt::format("Namespace does not exist: {}", ns.ToString()));
+        }
+        auto metadata = stage ? catalog::StageCreateTable(cat, id, create)
+                              : cat.CreateTable(id, create);
+        if (!metadata.ok()) {
+          if (metadata.status().code() == StatusCode::kNotFound) {
+            return FromStatus(metadata.status(), Subject::kNamespace, ns.ToString());
+          }
+          return FromStatus(metadata.status(), Subject::kTable, id.ToString());
+        }
+        HttpResponse response =
+            HttpResponse::Json(200, LoadResultJson(**metadata, !stage, /*with_config=*/true));
+        if (!stage) {
+          response.headers.emplace_back("ETag",
+                                        ETagFor((*metadata)->metadata_file_location, "all"));
+        }
+        return response;
+      }
+      return no_method();
+    }
+
+    if (s.size() == 3 && s[2] == "register") {
+      if (!call.Is("POST")) return no_method();
+      auto body = ParseBody(call.request);
+      if (!body.ok()) return BadRequest(body.status().message());
+      auto name = GetString(*body, "name");
+      if (!name.ok()) return BadRequest(name.status().message());
+      auto location = GetString(*body, "metadata-location");
+      if (!location.ok()) return BadRequest(location.status().message());
+      bool overwrite = false;
+      if (auto it = body->find("overwrite"); it != body->end() && it->is_boolean()) {
+        overwrite = it->get<bool>();
+      }
+      TableIdentifier id{ns, *name};
+      if (overwrite) {
+        auto exists = cat.TableExists(id);
+        if (!exists.ok()) return FromStatus(exists.status(), Subject::kNamespace);
+        if (*exists) {
+          Status dropped = cat.DropTable(id, /*purge=*/false);
+          if (!dropped.ok()) return FromStatus(dropped, Subject::kTable);
+        }
+      }
+      auto metadata = cat.RegisterTable(id, *location);
+      if (!metadata.ok()) {
+        if (metadata.status().code() == StatusCode::kAlreadyExists) {
+          return FromStatus(metadata.status(), Subject::kTable, id.ToString());
+        }
+        return FromStatus(metadata.status(), Subject::kOther);
+      }
+      auto copy = std::make_shared<iceberg::TableMetadata>(**metadata);
+      copy->metadata_file_location = *location;
+      HttpResponse response = HttpResponse::Json(200, LoadResultJson(*copy, true, true));
+      response.headers.emplace_back("ETag", ETagFor(*location, "all"));
+      return response;
+    }
+
+    // /namespaces/{ns}/tables/{table}[/...]
+    if (s.size() >= 4 && s[2] == "tables") {
+      TableIdentifier id{ns, s[3]};
+      if (id.name.empty()) return BadRequest("empty table name");
+      if (s.size() == 4) {
+        if (call.Is("GET")) {
+          std::string mode = "all";
+          if (const std::string* m = call.Query("snapshots"); m != nullptr && !m->empty()) {
+            if (*m != "all" && *m != "refs") {
+              return BadRequest(fmt::format("snapshots must be 'all' or 'refs', not '{}'", *m));
+            }
+            mode = *m;
+          }
+          auto ops = cat.LoadTable(id);
+          if (!ops.ok()) {
+            if (ops.status().code() == StatusCode::kNotFound) {
+              // The pointer may exist with its metadata file gone: that is Java's
+              // NotFoundException, not a missing table.
+              auto location = cat.LoadTableMetadataLocation(id);
+              if (location.ok()) {
+                return Error(404, "NotFoundException",
+                             fmt::format("Failed to open input stream for file: {}", *location));
+              }
+            }
+            return FromStatus(ops.status(), Subject::kTable, id.ToString());
+          }
+          auto metadata = (*ops)->Refresh();
+          if (!metadata.ok()) return FromStatus(metadata.status(), Subject::kTable, id.ToString());
+          std::string etag = ETagFor((*metadata)->metadata_file_location, mode);
+          if (const std::string* match = call.request.Header("if-none-match");
+              match != nullptr && *match == etag) {
+            HttpResponse not_modified;
+            not_modified.status = 304;
+            not_modified.content_type.clear();
+            not_modified.headers.emplace_back("ETag", etag);
+            return not_modified;
+          }
+          iceberg::TableMetadataPtr shown =
+              mode == "refs" ? OnlyReferencedSnapshots(*metadata) : *metadata;
+          HttpResponse response = HttpResponse::Json(200, LoadResultJson(*shown, true, true));
+          response.headers.emplace_back("ETag", std::move(etag));
+          return response;
+        }
+        if (call.Is("HEAD")) {
+          auto exists = cat.TableExists(id);
+          if (!exists.ok()) {
+            if (exists.status().code() == StatusCode::kNotFound) {
+              return Error(404, "NoSuchTableException", exists.status().message());
+            }
+            return FromStatus(exists.status(), Subject::kTable);
+          }
+          if (!*exists) {
+            return Error(404, "NoSuchTableException",
+                         fmt::format("Table does not exist: {}", id.ToString()));
+          }
+          return HttpResponse::NoContent();
+        }
+        if (call.Is("DELETE")) {
+          bool purge = false;
+          if (const std::string* p = call.Query("purgeRequested"); p != nullptr) {
+            purge = *p == "true" || *p == "True" || *p == "TRUE";
+          }
+          Status dropped = cat.DropTable(id, purge);
+          if (!dropped.ok()) return FromStatus(dropped, Subject::kTable, id.ToString());
+          return HttpResponse::NoContent();
+        }
+        if (call.Is("POST")) {
+          auto request = iceberg::CommitTableRequestFromJson(call.request.body);
+          if (!request.ok()) return BadRequest(request.status().message());
+          bool create = std::any_of(request->requirements.begin(), request->requirements.end(),
+                                    [](const iceberg::TableRequirement& r) {
+                                      return std::holds_alternative<
+                                          iceberg::requirement::AssertCreate>(r);
+                                    });
+          iceberg::TableMetadataPtr committed;
+          if (create) {
+            auto ns_exists = cat.NamespaceExists(ns);
+            if (!ns_exists.ok()) return FromStatus(ns_exists.status(), Subject::kNamespace);
+            if (!*ns_exists) {
+              return Error(404, "NoSuchNamespaceException",
+                           fmt::format("Namespace does not exist: {}", ns.ToString()));
+            }
+            auto created = cat.CreateTableFromUpdates(id, request->updates);
+            if (!created.ok()) {
+              if (created.status().code() == StatusCode::kNotFound) {
+                return FromStatus(created.status(), Subject::kNamespace, ns.ToString());
+              }
+              if (created.status().code() == StatusCode::kAlreadyExists) {
+                // The requirement assert-create failed (Java's text), nothing was written.
+                return Error(409, "CommitFailedException",
+                             "Requirement failed: table already exists");
+              }
+              return FromStatus(created.status(), Subject::kCommit);
+            }
+            committed = *created;
+          } else {
+            auto ops = cat.LoadTable(id);
+            if (!ops.ok()) return FromStatus(ops.status(), Subject::kTable, id.ToString());
+            auto result = (*ops)->Commit(request->requirements, request->updates);
+            if (!result.ok()) return FromStatus(result.status(), Subject::kCommit);
+            committed = *result;
+          }
+          HttpResponse response = HttpResponse::Json(200, LoadResultJson(*committed, true, false));
+          response.headers.emplace_back("ETag",
+                                        ETagFor(committed->metadata_file_location, "all"));
+          return response;
+        }
+        return no_method();
+      }
+      if (s.size() == 5 && s[4] == "metrics") {
+        if (!call.Is("POST")) return no_method();
+        auto body = ParseBody(call.request);
+        if (!body.ok()) return BadRequest(body.status().message());
+        // Accepted and not stored (the spec makes storing optional).
+        return HttpResponse::NoContent();
+      }
+      if (s.size() == 5 && s[4] == "credentials") {
+        if (!call.Is("GET")) return no_method();
+        auto exists = cat.TableExists(id);
+        if (!exists.ok()) return FromStatus(exists.status(), Subject::kTable);
+        if (!*exists) {
+          return Error(404, "NoSuchTableException",
+                       fmt::format("Table does not exist: {}", id.ToString()));
+        }
+        return JsonOk(OJson{{"storage-credentials", OJson::array()}});
+      }
+    }
+    return Error(404, "NotFoundException", fmt::format("no route for {}", call.request.path));
+  }
+
+  if (s.size() == 2 && s[0] == "tables" && s[1] == "rename") {
+    if (!call.Is("POST")) return no_method();
+    auto body = ParseBody(call.request);
+    if (!body.ok()) return BadRequest(body.status().message());
+    auto source_json = body->find("source");
+    auto dest_json = body->find("destination");
+    if (source_json == body->end() || dest_json == body->end()) {
+      return BadRequest("rename needs 'source' and 'destination'");
+    }
+    auto source = IdentifierFromJson(*source_json);
+    if (!source.ok()) return BadRequest(source.status().message());
+    auto dest = IdentifierFromJson(*dest_json);
+    if (!dest.ok()) return BadRequest(dest.status().message());
+    auto source_exists = cat.TableExists(*source);
+    if (!source_exists.ok() || !*source_exists) {
+      if (!source_exists.ok() && source_exists.status().code() != StatusCode::kNotFound) {
+        return FromStatus(source_exists.status(), Subject::kTable);
+      }
+      return Error(404, "NoSuchTableException",
+                   fmt::format("Table does not exist: {}", source->ToString()));
+    }
+    auto dest_ns = cat.NamespaceExists(dest->ns);
+    if (!dest_ns.ok()) return FromStatus(dest_ns.status(), Subject::kNamespace);
+    if (!*dest_ns) {
+      return Error(404, "NoSuchNamespaceException",
+                   fmt::format("Namespace does not exist: {}", dest->ns.ToString()));
+    }
+    Status renamed = cat.RenameTable(*source, *dest);
+    if (!renamed.ok()) {
+      if (renamed.code() == StatusCode::kAlreadyExists) {
+        return FromStatus(renamed, Subject::kTable, dest->ToString());
+      }
+      return FromStatus(renamed, Subject::kTable, source->ToString());
+    }
+    return HttpResponse::NoContent();
+  }
+
+  if (s.size() == 2 && s[0] == "transactions" && s[1] == "commit") {
+    if (!call.Is("POST")) return no_method();
+    auto body = ParseBody(call.request);
+    if (!body.ok()) return BadRequest(body.status().message());
+    auto changes = body->find("table-changes");
+    if (changes == body->end() || !changes->is_array()) {
+      return BadRequest("missing array 'table-changes'");
+    }
+    std::vector<catalog::TableCommit> commits;
+    for (const OJson& change : *changes) {
+      if (!change.is_object()) return BadRequest("table-changes must hold objects");
+      auto identifier = change.find("identifier");
+      if (identifier == change.end()) return BadRequest("a table change needs an identifier");
+      auto id = IdentifierFromJson(*identifier);
+      if (!id.ok()) return BadRequest(id.status().message());
+      auto parsed = iceberg::CommitTableRequestFromJson(change.dump());
+      if (!parsed.ok()) return BadRequest(parsed.status().message());
+      commits.push_back({std::move(*id), std::move(parsed->requirements),
+                         std::move(parsed->updates)});
+    }
+    Status committed = cat.CommitTransaction(commits);
+    if (!committed.ok()) return FromStatus(committed, Subject::kCommit);
+    return HttpResponse::NoContent();
+  }
+
+  return Error(404, "NotFoundException", fmt::format("no route for {}", call.request.path));
+}
+
+}  // namespace floe::rest

@@ -1,0 +1,69 @@
+// RestCatalogService: the Iceberg REST Catalog API (open-api/rest-catalog-open-api.yaml,
+// Iceberg 1.11) over floe's catalogs. Every `{prefix}` is a catalog name of the registry
+// (GET /v1/config?warehouse=NAME returns it as the `prefix` override); routes without a
+// prefix go to the default catalog.
+//
+// Errors follow the REST error model with the Java exception names clients branch on
+// (NoSuchNamespaceException, NoSuchTableException, AlreadyExistsException,
+// NamespaceNotEmptyException, CommitFailedException, ...). A commit answers 409 only when
+// nothing was committed and 500 (CommitStateUnknownException) when the outcome is unknown.
+// Mutations carrying an Idempotency-Key replay their first 2xx/4xx answer for
+// `idempotency_lifetime_ms`.
+//
+// Thread-safety: Handle may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "floe/catalog/catalog_pool.h"
+#include "floe/http/http.h"
+
+namespace floe::rest {
+
+struct RestCatalogOptions {
+  // The catalog of unprefixed routes and of /v1/config without `warehouse`.
+  std::string default_catalog = "default";
+  // Returned by /v1/config as `defaults` (merged under the client's own properties).
+  std::map<std::string, std::string> config_defaults;
+  // Returned by /v1/config as `overrides` besides `prefix`.
+  std::map<std::string, std::string> config_overrides;
+  int64_t idempotency_lifetime_ms = 30 * 60 * 1000;
+  size_t idempotency_max_entries = 100'000;
+  // Milliseconds since the epoch (injected for tests).
+  std::function<int64_t()> now_ms;
+};
+
+class RestCatalogService {
+ public:
+  RestCatalogService(std::shared_ptr<catalog::CatalogRegistry> registry,
+                     RestCatalogOptions options);
+
+  // Answers a request whose path starts with /v1/.
+  http::HttpResponse Handle(const http::HttpRequest& request);
+
+  struct Call;
+
+ private:
+  http::HttpResponse Dispatch(const http::HttpRequest& request);
+  http::HttpResponse Route(Call& call);
+
+  std::shared_ptr<catalog::CatalogRegistry> registry_;
+  RestCatalogOptions options_;
+
+  struct StoredResponse {
+    int64_t expires_ms;
+    std::string fingerprint;  // method + path + body: a reused key must name the same call
+    http::HttpResponse response;
+  };
+  std::mutex idempotency_mu_;
+  std::map<std::string, StoredResponse> idempotent_;
+  std::map<std::string, std::string> in_progress_;  // key -> fingerprint
+};
+
+}  // namespace floe::rest

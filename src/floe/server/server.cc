@@ -1,0 +1,129 @@
+#include "floe/server/server.h"
+
+#include <filesystem>
+#include <system_error>
+#include <utility>
+
+#include "floe/base/macros.h"
+#include "floe/catalog/sql_catalog.h"
+
+namespace floe::server {
+
+namespace {
+
+constexpr std::string_view kLandingPage =
+    "<!doctype html><html><head><meta charset=\"utf-8\"><title>floe</title></head><body>"
+    "<h1>floe</h1><p>The Iceberg REST catalog is served under <code>/v1/</code> "
+    "(<a href=\"/v1/config\">/v1/config</a>). The dashboard is not built yet.</p>"
+    "</body></html>";
+
+}  // namespace
+
+Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(const metastore::CatalogRecord& record,
+                                                        std::string_view metastore_uri) {
+  catalog::CatalogOptions options;
+  options.name = record.name;
+  options.warehouse = record.warehouse;
+  switch (record.kind) {
+    case metastore::CatalogKind::kInternal: {
+      FLOE_ASSIGN_OR_RETURN(auto cat, catalog::SqlCatalog::Open(metastore_uri, std::move(options)));
+      return std::unique_ptr<catalog::Catalog>(std::move(cat));
+    }
+    case metastore::CatalogKind::kSql: {
+      // The external catalog's own name in its database (catalog_name column).
+      if (auto it = record.properties.find("catalog-name"); it != record.properties.end()) {
+        options.name = it->second;
+      }
+      return catalog::OpenCatalog(record.uri, std::move(options));
+    }
+    case metastore::CatalogKind::kFilesystem:
+      return catalog::OpenCatalog("file:" + record.warehouse, std::move(options));
+    case metastore::CatalogKind::kRest:
+      return catalog::OpenCatalog(record.uri, std::move(options));
+  }
+  return Status::Internal("unknown catalog kind");
+}
+
+Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
+  std::error_code ec;
+  std::filesystem::create_directories(config.data_dir, ec);
+  if (ec) {
+    return Status::IOError("cannot create data dir {}: {}", config.data_dir, ec.message());
+  }
+  std::filesystem::path data_dir = std::filesystem::absolute(config.data_dir, ec);
+  if (config.metastore_uri.empty()) {
+    config.metastore_uri = "sqlite:" + (data_dir / "floe.db").string();
+  }
+  if (config.default_warehouse.empty()) {
+    config.default_warehouse = (data_dir / "warehouse").string();
+  }
+
+  FLOE_ASSIGN_OR_RETURN(auto metastore, metastore::Metastore::Open(config.metastore_uri));
+  FLOE_ASSIGN_OR_RETURN(auto records, metastore->ListCatalogs());
+  bool has_default = false;
+  for (const auto& record : records) has_default |= record.name == config.default_catalog;
+  if (!has_default) {
+    metastore::CatalogRecord record;
+    record.name = config.default_catalog;
+    record.kind = metastore::CatalogKind::kInternal;
+    record.warehouse = config.default_warehouse;
+    Status created = metastore->CreateCatalog(record);
+    // Another server sharing the metastore may have created it first.
+    if (!created.ok() && created.code() != StatusCode::kAlreadyExists) return created;
+    FLOE_ASSIGN_OR_RETURN(records, metastore->ListCatalogs());
+  }
+
+  std::unique_ptr<Server> server(new Server());
+  server->registry_ = std::make_shared<catalog::CatalogRegistry>();
+  for (const auto& record : records) {
+    // Open one catalog now so that a bad record fails the start, not the first request.
+    FLOE_ASSIGN_OR_RETURN(auto first, OpenCatalogFor(record, config.metastore_uri));
+    auto pool = std::make_shared<catalog::CatalogPool>(
+        record.name, [record, uri = config.metastore_uri] { return OpenCatalogFor(record, uri); });
+    { auto lease = catalog::CatalogLease(pool.get(), std::move(first)); }
+    server->registry_->Put(std::move(pool));
+  }
+
+  rest::RestCatalogOptions rest_options;
+  rest_options.default_catalog = config.default_catalog;
+  server->rest_ = std::make_unique<rest::RestCatalogService>(server->registry_, rest_options);
+
+  http::HttpServerOptions http_options;
+  http_options.host = config.http_host;
+  http_options.port = config.http_port;
+  http_options.worker_threads = config.http_worker_threads;
+  http_options.max_body_bytes = config.max_request_body_bytes;
+  http_options.access_log = config.access_log;
+  server->config_ = std::move(config);
+  Server* raw = server.get();
+  FLOE_ASSIGN_OR_RETURN(server->http_,
+                        http::HttpServer::Start(std::move(http_options),
+                                                [raw](const http::HttpRequest& request) {
+                                                  return raw->Handle(request);
+                                                }));
+  return server;
+}
+
+Server::~Server() { Stop(); }
+
+void Server::Stop() {
+  if (http_) http_->Stop();
+}
+
+http::HttpResponse Server::Handle(const http::HttpRequest& request) {
+  std::string_view path = request.path;
+  if (path.starts_with("/v1/")) return rest_->Handle(request);
+  if (path == "/health" || path == "/healthz") {
+    return http::HttpResponse::Json(200, "{\"status\":\"ok\"}");
+  }
+  if (path == "/" || path == "/index.html") {
+    http::HttpResponse page;
+    page.content_type = "text/html; charset=utf-8";
+    page.body = std::string(kLandingPage);
+    return page;
+  }
+  return http::HttpResponse::Json(
+      404, R"({"error":{"message":"no such route","type":"NotFoundException","code":404}})");
+}
+
+}  // namespace floe::server

@@ -1,0 +1,68 @@
+// Server: the wiring of `floe server`. Opens the metastore (running its migrations),
+// registers every catalog it lists (creating the internal catalog `default` on first
+// start), and serves them over HTTP: the Iceberg REST catalog under /v1/, a health check at
+// /health, and a landing page at / until the dashboard exists.
+//
+// Thread-safety: Start/Stop from one thread.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "floe/base/status.h"
+#include "floe/catalog/catalog_pool.h"
+#include "floe/http/http_server.h"
+#include "floe/metastore/metastore.h"
+#include "floe/rest/rest_catalog_service.h"
+
+namespace floe::server {
+
+struct ServerConfig {
+  // Where the embedded metastore and the default warehouse live.
+  std::string data_dir = "floe-data";
+  // Default: sqlite:<data_dir>/floe.db.
+  std::string metastore_uri;
+  // Warehouse of the internal catalog created on first start.
+  // Default: <absolute data_dir>/warehouse.
+  std::string default_warehouse;
+  std::string default_catalog = "default";
+  std::string http_host = "127.0.0.1";
+  uint16_t http_port = 8181;
+  int http_worker_threads = 0;
+  size_t max_request_body_bytes = 16 * 1024 * 1024;
+  // Access-log lines (JSON); none when empty.
+  std::function<void(std::string_view)> access_log;
+};
+
+class Server {
+ public:
+  // Errors: the metastore's (connection, migrations), a catalog that cannot be opened,
+  // the HTTP listener's.
+  static Result<std::unique_ptr<Server>> Start(ServerConfig config);
+  ~Server();
+
+  uint16_t http_port() const { return http_->port(); }
+  const ServerConfig& config() const { return config_; }
+  std::vector<std::string> catalog_names() const { return registry_->Names(); }
+
+  // Graceful: stops accepting, finishes requests in flight, closes.
+  void Stop();
+
+ private:
+  Server() = default;
+  http::HttpResponse Handle(const http::HttpRequest& request);
+
+  ServerConfig config_;
+  std::shared_ptr<catalog::CatalogRegistry> registry_;
+  std::unique_ptr<rest::RestCatalogService> rest_;
+  std::unique_ptr<http::HttpServer> http_;
+};
+
+// Opens the catalog a metastore record describes (a factory for the record's pool).
+Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(const metastore::CatalogRecord& record,
+                                                        std::string_view metastore_uri);
+
+}  // namespace floe::server
