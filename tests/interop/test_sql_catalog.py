@@ -9,9 +9,7 @@ scripts/test-postgres.sh starts; if it cannot start, these tests error (they nev
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
-import tempfile
 import uuid
 from pathlib import Path
 
@@ -23,7 +21,6 @@ from pyiceberg.schema import Schema
 from pyiceberg.types import LongType, NestedField, StringType
 
 ROOT = Path(__file__).resolve().parents[2]
-PG_SCRIPT = ROOT / "scripts" / "test-postgres.sh"
 
 # Java's V0 DDL (JdbcUtil.V0_CREATE_CATALOG_SQL and CREATE_NAMESPACE_PROPERTIES_TABLE_SQL).
 JAVA_V0_DDL = [
@@ -92,23 +89,6 @@ class Backend:
 
     def floe(self, catalog: str) -> FloeStore:
         return FloeStore(self.floe_uri, catalog)
-
-
-@pytest.fixture(scope="session")
-def postgres_server():
-    # Not under pytest's tmp dirs: the server runs as the `postgres` user, which must reach it.
-    parent = Path(tempfile.mkdtemp(prefix="floe-pg."))
-    parent.chmod(0o755)
-    directory = parent / "server"
-    proc = subprocess.run([str(PG_SCRIPT), "start", str(directory)], capture_output=True,
-                          text=True, timeout=180)
-    if proc.returncode != 0:
-        raise RuntimeError(f"cannot start PostgreSQL for the SQL catalog tests: {proc.stderr}")
-    try:
-        yield proc.stdout.strip()
-    finally:
-        subprocess.run([str(PG_SCRIPT), "stop", str(directory)], timeout=120)
-        shutil.rmtree(parent, ignore_errors=True)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

@@ -134,6 +134,9 @@ class Session : public std::enable_shared_from_this<Session> {
     method_ = "-";
     path_ = "-";
     head_ = false;
+    // The client may still be sending the body we refused: read and drop it after the
+    // answer, or its write fails (broken pipe) before it reads the 413.
+    linger_ = true;
     started_ = std::chrono::steady_clock::now();
     server_->BeginRequest();
     HttpResponse response = HttpResponse::Json(status, ErrorBody(status, type, message));
@@ -216,8 +219,27 @@ class Session : public std::enable_shared_from_this<Session> {
     response_.reset();
     Log();
     server_->EndRequest();
+    if (!ec && linger_) return Linger();
     if (ec || !keep_alive) return Close();
     ReadHeader();
+  }
+
+  // A lingering close: stop sending, discard what the peer still sends (bounded in bytes
+  // and time), then close.
+  void Linger() {
+    beast::error_code ignored;
+    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
+    stream_.expires_after(std::chrono::seconds(5));
+    scratch_.resize(64 * 1024);
+    stream_.async_read_some(asio::buffer(scratch_),
+                            beast::bind_front_handler(&Session::OnLinger, shared_from_this()));
+  }
+
+  void OnLinger(beast::error_code ec, size_t n) {
+    lingered_ += n;
+    if (ec || lingered_ > 2 * server_->options.max_body_bytes + (1u << 20)) return Close();
+    stream_.async_read_some(asio::buffer(scratch_),
+                            beast::bind_front_handler(&Session::OnLinger, shared_from_this()));
   }
 
   void Log() {
@@ -259,6 +281,9 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string method_;
   std::string path_;
   bool head_ = false;
+  bool linger_ = false;
+  size_t lingered_ = 0;
+  std::vector<char> scratch_;
   int status_ = 0;
   size_t bytes_ = 0;
   std::chrono::steady_clock::time_point started_;

@@ -1,0 +1,130 @@
+"""`floe server` as a test fixture: a process on a free loopback port with its own data dir
+(SQLite metastore by default, or a PostgreSQL metastore URI), ready once GET /v1/config
+answers, stopped with SIGTERM (a graceful stop must exit 0).
+
+    with FloeServer(floe_bin, tmp_path / "data") as server:
+        server.uri            # "http://127.0.0.1:PORT"
+        server.warehouse      # the default catalog's warehouse directory
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+START_SECONDS = 30
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class FloeServer:
+    def __init__(self, floe_bin, data_dir: Path, metastore: str | None = None,
+                 extra_args: list[str] | None = None):
+        self.floe_bin = str(floe_bin)
+        self.data_dir = Path(data_dir)
+        self.metastore = metastore
+        self.extra_args = extra_args or []
+        self.port = 0
+        self.proc: subprocess.Popen | None = None
+        self.exit_code: int | None = None
+
+    @property
+    def uri(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def warehouse(self) -> Path:
+        return self.data_dir / "warehouse"
+
+    def start(self) -> "FloeServer":
+        self.data_dir.mkdir(parents=True, exist_ok=True)
+        # Another process may take the probed port before the server binds it: try again.
+        for _ in range(5):
+            self.port = free_port()
+            argv = [self.floe_bin, "server", "--data-dir", str(self.data_dir),
+                    "--http-port", str(self.port),
+                    "--access-log", str(self.data_dir / "access.log"), *self.extra_args]
+            if self.metastore:
+                argv += ["--metastore", self.metastore]
+            log = open(self.data_dir / "server.log", "ab")
+            self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+            log.close()
+            deadline = time.monotonic() + START_SECONDS
+            while time.monotonic() < deadline:
+                if self.proc.poll() is not None:
+                    break
+                try:
+                    with urllib.request.urlopen(self.uri + "/v1/config", timeout=2) as r:
+                        if r.status == 200:
+                            return self
+                except (urllib.error.URLError, ConnectionError, OSError):
+                    time.sleep(0.05)
+            if self.proc.poll() is None:
+                self.proc.kill()
+                self.proc.wait()
+                raise RuntimeError(f"floe server did not answer within {START_SECONDS}s: "
+                                   f"{self.log_text()}")
+            if "cannot listen" not in self.log_text():
+                raise RuntimeError(f"floe server exited {self.proc.returncode}: {self.log_text()}")
+        raise RuntimeError(f"floe server could not bind a port: {self.log_text()}")
+
+    def log_text(self) -> str:
+        p = self.data_dir / "server.log"
+        return p.read_text(errors="replace")[-4000:] if p.exists() else ""
+
+    def stop(self) -> int:
+        if self.proc is None:
+            return self.exit_code or 0
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.exit_code = self.proc.returncode
+        self.proc = None
+        return self.exit_code
+
+    def __enter__(self) -> "FloeServer":
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+    # Raw HTTP, for error-model checks.
+    def request(self, method: str, path: str, body: bytes | str | dict | None = None,
+                headers: dict[str, str] | None = None):
+        """Returns (status, parsed JSON body or None, headers)."""
+        data = None
+        if isinstance(body, dict):
+            data = json.dumps(body).encode()
+        elif isinstance(body, str):
+            data = body.encode()
+        else:
+            data = body
+        req = urllib.request.Request(self.uri + path, data=data, method=method,
+                                     headers={"Content-Type": "application/json",
+                                              **(headers or {})})
+        try:
+            with urllib.request.urlopen(req, timeout=60) as r:
+                raw = r.read()
+                return r.status, (json.loads(raw) if raw else None), dict(r.headers)
+        except urllib.error.HTTPError as e:
+            raw = e.read()
+            try:
+                parsed = json.loads(raw) if raw else None
+            except ValueError:
+                parsed = raw
+            return e.code, parsed, dict(e.headers)
