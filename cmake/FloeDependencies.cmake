@@ -11,6 +11,8 @@ pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 # The SQL catalog's two backends (catalog/sql_connection.h).
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
+# floe.yaml (server/config.h).
+pkg_check_modules(YAML_CPP REQUIRED IMPORTED_TARGET yaml-cpp)
 find_library(SNAPPY_LIBRARY NAMES snappy REQUIRED)
 find_path(SNAPPY_INCLUDE_DIR NAMES snappy.h REQUIRED)
 add_library(floe_snappy INTERFACE)

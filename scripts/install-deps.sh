@@ -10,7 +10,7 @@ packages=(
   # product dependencies
   libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libdeflate-dev libxxhash-dev
   libboost-dev libboost-system-dev libsqlite3-dev libpq-dev
-  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev
+  libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-venv python3-pip time
   # a throwaway server for the SQL catalog's PostgreSQL tests (scripts/test-postgres.sh)

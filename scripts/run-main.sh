@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
-# The main job of `make run`. Until `floe server` exists, the most useful thing floe can
-# do is inspect and rewrite Parquet and Avro files: show the commands and run them on
-# FILE if one is given (FLOE_RUN_FILE=path make run).
+# The main job of `make run`: `floe server` with embedded defaults — an SQLite metastore and
+# a local warehouse under ./floe-data, the Iceberg REST catalog on http://127.0.0.1:8181/v1.
+# Override with FLOE_DATA_DIR, FLOE_HTTP_PORT or FLOE_METASTORE=postgresql://...
+# Stops gracefully on Ctrl-C or SIGTERM.
 set -euo pipefail
 floe="$1"
-"$floe" --help
-if [ -n "${FLOE_RUN_FILE:-}" ]; then
-  "$floe" parquet meta "$FLOE_RUN_FILE"
-fi
+exec "$floe" server

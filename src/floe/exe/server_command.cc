@@ -14,6 +14,7 @@
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
 #include "floe/metastore/metastore.h"
+#include "floe/server/config.h"
 #include "floe/server/server.h"
 
 namespace floe::exe {
@@ -21,13 +22,22 @@ namespace floe::exe {
 namespace {
 
 struct ServerFlags {
-  std::string data_dir = "floe-data";
+  std::string config_file;
+  std::string data_dir;
   std::string metastore;
   std::string warehouse;
-  std::string host = "127.0.0.1";
-  int port = 8181;
+  std::string host;
+  int port = 0;
   int workers = 0;
-  std::string access_log = "-";
+  std::string access_log;
+  // Set only for flags given on the command line (they override floe.yaml and env).
+  CLI::Option* data_dir_opt = nullptr;
+  CLI::Option* metastore_opt = nullptr;
+  CLI::Option* warehouse_opt = nullptr;
+  CLI::Option* host_opt = nullptr;
+  CLI::Option* port_opt = nullptr;
+  CLI::Option* workers_opt = nullptr;
+  CLI::Option* access_log_opt = nullptr;
 };
 
 std::string EnvOr(const char* name, std::string fallback) {
@@ -35,10 +45,30 @@ std::string EnvOr(const char* name, std::string fallback) {
   return value != nullptr && *value != '\0' ? std::string(value) : std::move(fallback);
 }
 
-Status RunServer(const ServerFlags& flags) {
-  if (flags.port < 0 || flags.port > 65535) {
-    return Status::InvalidArgument("--http-port {} is not a port", flags.port);
+// Defaults, then floe.yaml, then the environment, then the flags given.
+Result<server::ServerConfig> ConfigFrom(const ServerFlags& flags) {
+  server::ServerConfig config;
+  std::string file = flags.config_file.empty() ? EnvOr("FLOE_CONFIG", "") : flags.config_file;
+  if (!file.empty()) FLOE_RETURN_IF_ERROR(server::LoadServerConfig(file, &config));
+  FLOE_RETURN_IF_ERROR(server::ApplyServerEnvironment(
+      [](const char* name) { return std::getenv(name); }, &config));
+  if (flags.data_dir_opt->count() > 0) config.data_dir = flags.data_dir;
+  if (flags.metastore_opt->count() > 0) config.metastore_uri = flags.metastore;
+  if (flags.warehouse_opt->count() > 0) config.default_warehouse = flags.warehouse;
+  if (flags.host_opt->count() > 0) config.http_host = flags.host;
+  if (flags.port_opt->count() > 0) {
+    if (flags.port < 0 || flags.port > 65535) {
+      return Status::InvalidArgument("--http-port {} is not a port", flags.port);
+    }
+    config.http_port = static_cast<uint16_t>(flags.port);
   }
+  if (flags.workers_opt->count() > 0) config.http_worker_threads = flags.workers;
+  if (flags.access_log_opt->count() > 0) config.access_log_path = flags.access_log;
+  return config;
+}
+
+Status RunServer(const ServerFlags& flags) {
+  FLOE_ASSIGN_OR_RETURN(server::ServerConfig config, ConfigFrom(flags));
   // Block the stop signals before any thread starts, so every thread inherits the mask and
   // only sigwait below sees them.
   sigset_t stop_signals;
@@ -47,20 +77,13 @@ Status RunServer(const ServerFlags& flags) {
   sigaddset(&stop_signals, SIGINT);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
-  server::ServerConfig config;
-  config.data_dir = flags.data_dir;
-  config.metastore_uri = flags.metastore;
-  config.default_warehouse = flags.warehouse;
-  config.http_host = flags.host;
-  config.http_port = static_cast<uint16_t>(flags.port);
-  config.http_worker_threads = flags.workers;
   FILE* log = nullptr;
-  if (flags.access_log == "-") {
+  if (config.access_log_path == "-") {
     log = stderr;
-  } else if (flags.access_log != "none" && !flags.access_log.empty()) {
-    log = std::fopen(flags.access_log.c_str(), "a");
+  } else if (config.access_log_path != "none" && !config.access_log_path.empty()) {
+    log = std::fopen(config.access_log_path.c_str(), "a");
     if (log == nullptr) {
-      return Status::IOError("cannot open access log {}", flags.access_log);
+      return Status::IOError("cannot open access log {}", config.access_log_path);
     }
   }
   auto log_mu = std::make_shared<std::mutex>();
@@ -111,32 +134,27 @@ std::string MetastoreUri(const std::string& flag, const std::string& data_dir) {
 void AddServerCommands(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<ServerFlags>();
   CLI::App* server = app.add_subcommand("server", "Run the floe service (Iceberg REST catalog)");
-  server->add_option("--data-dir", flags->data_dir,
-                     "Embedded metastore and default warehouse (env FLOE_DATA_DIR)")
-      ->capture_default_str();
-  server->add_option("--metastore", flags->metastore,
-                     "sqlite:PATH or postgresql://... (default sqlite:<data-dir>/floe.db; "
-                     "env FLOE_METASTORE)");
-  server->add_option("--warehouse", flags->warehouse,
-                     "Warehouse of the default catalog on first start "
-                     "(default <data-dir>/warehouse)");
-  server->add_option("--http-host", flags->host, "Listen address")->capture_default_str();
-  server->add_option("--http-port", flags->port, "HTTP port (env FLOE_HTTP_PORT)")
-      ->capture_default_str();
-  server->add_option("--http-workers", flags->workers,
-                     "Request worker threads (default 4 per core)");
-  server->add_option("--access-log", flags->access_log,
-                     "Access log: '-' for stderr, a file path, or 'none'")
-      ->capture_default_str();
-  SetCommand(server, exit_code, [flags] {
-    ServerFlags f = *flags;
-    f.data_dir = EnvOr("FLOE_DATA_DIR", f.data_dir);
-    f.metastore = EnvOr("FLOE_METASTORE", f.metastore);
-    if (const char* port = std::getenv("FLOE_HTTP_PORT"); port != nullptr && flags->port == 8181) {
-      f.port = std::atoi(port);
-    }
-    return RunServer(f);
-  });
+  server->add_option("--config", flags->config_file,
+                     "floe.yaml (docs/server.md; env FLOE_CONFIG)");
+  flags->data_dir_opt = server->add_option(
+      "--data-dir", flags->data_dir,
+      "Embedded metastore and default warehouse (default ./floe-data; env FLOE_DATA_DIR)");
+  flags->metastore_opt = server->add_option(
+      "--metastore", flags->metastore,
+      "sqlite:PATH or postgresql://... (default sqlite:<data-dir>/floe.db; env FLOE_METASTORE)");
+  flags->warehouse_opt = server->add_option(
+      "--warehouse", flags->warehouse,
+      "Warehouse of the default catalog on first start (default <data-dir>/warehouse)");
+  flags->host_opt = server->add_option("--http-host", flags->host,
+                                       "Listen address (default 127.0.0.1; env FLOE_HTTP_HOST)");
+  flags->port_opt = server->add_option("--http-port", flags->port,
+                                       "HTTP port (default 8181; env FLOE_HTTP_PORT)");
+  flags->workers_opt = server->add_option("--http-workers", flags->workers,
+                                          "Request worker threads (default 4 per core)");
+  flags->access_log_opt = server->add_option(
+      "--access-log", flags->access_log,
+      "Access log: '-' for stderr (default), a file path, or 'none' (env FLOE_ACCESS_LOG)");
+  SetCommand(server, exit_code, [flags] { return RunServer(*flags); });
 
   auto cat_flags = std::make_shared<std::pair<std::string, std::string>>("", "floe-data");
   CLI::App* cat = app.add_subcommand("catalog", "Catalogs a floe server serves (its metastore)");

@@ -59,6 +59,21 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   }
 
   FLOE_ASSIGN_OR_RETURN(auto metastore, metastore::Metastore::Open(config.metastore_uri));
+  for (const metastore::CatalogRecord& wanted : config.catalogs) {
+    auto existing = metastore->LoadCatalog(wanted.name);
+    if (existing.ok()) {
+      if (existing->kind == wanted.kind && existing->uri == wanted.uri &&
+          existing->warehouse == wanted.warehouse &&
+          existing->properties == wanted.properties) {
+        continue;
+      }
+      FLOE_RETURN_IF_ERROR(metastore->DropCatalog(wanted.name));
+    } else if (existing.status().code() != StatusCode::kNotFound) {
+      return existing.status();
+    }
+    Status created = metastore->CreateCatalog(wanted);
+    if (!created.ok() && created.code() != StatusCode::kAlreadyExists) return created;
+  }
   FLOE_ASSIGN_OR_RETURN(auto records, metastore->ListCatalogs());
   bool has_default = false;
   for (const auto& record : records) has_default |= record.name == config.default_catalog;

@@ -11,6 +11,7 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
@@ -33,8 +34,13 @@ struct ServerConfig {
   uint16_t http_port = 8181;
   int http_worker_threads = 0;
   size_t max_request_body_bytes = 16 * 1024 * 1024;
+  // "-" (stderr), a file path, or "none"; the exe turns it into `access_log`.
+  std::string access_log_path = "-";
   // Access-log lines (JSON); none when empty.
   std::function<void(std::string_view)> access_log;
+  // Catalogs to create in the metastore at start, or to update when their definition
+  // changed (floe.yaml `catalogs`).
+  std::vector<metastore::CatalogRecord> catalogs;
 };
 
 class Server {

@@ -1,0 +1,170 @@
+#include "floe/server/config.h"
+
+#include <charconv>
+#include <fstream>
+#include <sstream>
+
+#include <yaml-cpp/yaml.h>
+
+#include "floe/base/macros.h"
+
+namespace floe::server {
+
+namespace {
+
+Status CheckKeys(const YAML::Node& map, std::string_view where,
+                 std::initializer_list<std::string_view> known) {
+  if (!map.IsMap()) return Status::InvalidArgument("{} must be a mapping", where);
+  for (const auto& entry : map) {
+    std::string key = entry.first.as<std::string>();
+    bool ok = false;
+    for (std::string_view k : known) ok |= key == k;
+    if (!ok) return Status::InvalidArgument("unknown key '{}' in {}", key, where);
+  }
+  return Status::OK();
+}
+
+Result<std::string> Scalar(const YAML::Node& node, std::string_view key) {
+  if (!node.IsScalar()) return Status::InvalidArgument("'{}' must be a scalar value", key);
+  return node.as<std::string>();
+}
+
+Result<int64_t> Integer(const YAML::Node& node, std::string_view key, int64_t min, int64_t max) {
+  FLOE_ASSIGN_OR_RETURN(std::string text, Scalar(node, key));
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || ptr != text.data() + text.size() || value < min || value > max) {
+    return Status::InvalidArgument("'{}' must be an integer in [{}, {}], not '{}'", key, min, max,
+                                   text);
+  }
+  return value;
+}
+
+Status ParseCatalogs(const YAML::Node& node, ServerConfig* config) {
+  if (!node.IsMap()) return Status::InvalidArgument("'catalogs' must map names to catalogs");
+  for (const auto& entry : node) {
+    metastore::CatalogRecord record;
+    record.name = entry.first.as<std::string>();
+    const YAML::Node& c = entry.second;
+    std::string where = "catalogs." + record.name;
+    if (c.IsNull()) return Status::InvalidArgument("{} needs at least a warehouse", where);
+    FLOE_RETURN_IF_ERROR(CheckKeys(c, where, {"kind", "uri", "warehouse", "properties"}));
+    if (c["kind"]) {
+      FLOE_ASSIGN_OR_RETURN(std::string kind, Scalar(c["kind"], where + ".kind"));
+      FLOE_ASSIGN_OR_RETURN(record.kind, metastore::ParseCatalogKind(kind));
+    }
+    if (c["uri"]) {
+      FLOE_ASSIGN_OR_RETURN(record.uri, Scalar(c["uri"], where + ".uri"));
+    }
+    if (c["warehouse"]) {
+      FLOE_ASSIGN_OR_RETURN(record.warehouse, Scalar(c["warehouse"], where + ".warehouse"));
+    }
+    if (const YAML::Node& props = c["properties"]; props) {
+      if (!props.IsMap()) return Status::InvalidArgument("{}.properties must be a mapping", where);
+      for (const auto& p : props) {
+        FLOE_ASSIGN_OR_RETURN(record.properties[p.first.as<std::string>()],
+                              Scalar(p.second, where + ".properties"));
+      }
+    }
+    bool needs_uri = record.kind == metastore::CatalogKind::kSql ||
+                     record.kind == metastore::CatalogKind::kRest;
+    if (needs_uri && record.uri.empty()) return Status::InvalidArgument("{} needs a uri", where);
+    if (!needs_uri && record.warehouse.empty()) {
+      return Status::InvalidArgument("{} needs a warehouse", where);
+    }
+    config->catalogs.push_back(std::move(record));
+  }
+  return Status::OK();
+}
+
+Status ParseNode(const YAML::Node& root, ServerConfig* config) {
+  if (root.IsNull()) return Status::OK();  // an empty file: every default
+  FLOE_RETURN_IF_ERROR(CheckKeys(root, "floe.yaml", {"data-dir", "metastore", "default-catalog",
+                                                     "warehouse", "http", "catalogs"}));
+  if (root["data-dir"]) {
+    FLOE_ASSIGN_OR_RETURN(config->data_dir, Scalar(root["data-dir"], "data-dir"));
+  }
+  if (root["metastore"]) {
+    FLOE_ASSIGN_OR_RETURN(config->metastore_uri, Scalar(root["metastore"], "metastore"));
+  }
+  if (root["default-catalog"]) {
+    FLOE_ASSIGN_OR_RETURN(config->default_catalog,
+                          Scalar(root["default-catalog"], "default-catalog"));
+  }
+  if (root["warehouse"]) {
+    FLOE_ASSIGN_OR_RETURN(config->default_warehouse, Scalar(root["warehouse"], "warehouse"));
+  }
+  if (const YAML::Node& http = root["http"]; http) {
+    FLOE_RETURN_IF_ERROR(CheckKeys(http, "http", {"host", "port", "workers", "max-request-bytes",
+                                                  "access-log"}));
+    if (http["host"]) {
+      FLOE_ASSIGN_OR_RETURN(config->http_host, Scalar(http["host"], "http.host"));
+    }
+    if (http["port"]) {
+      FLOE_ASSIGN_OR_RETURN(int64_t port, Integer(http["port"], "http.port", 0, 65535));
+      config->http_port = static_cast<uint16_t>(port);
+    }
+    if (http["workers"]) {
+      FLOE_ASSIGN_OR_RETURN(int64_t workers, Integer(http["workers"], "http.workers", 0, 4096));
+      config->http_worker_threads = static_cast<int>(workers);
+    }
+    if (http["max-request-bytes"]) {
+      FLOE_ASSIGN_OR_RETURN(int64_t bytes, Integer(http["max-request-bytes"],
+                                                   "http.max-request-bytes", 1024, int64_t{1} << 32));
+      config->max_request_body_bytes = static_cast<size_t>(bytes);
+    }
+    if (http["access-log"]) {
+      FLOE_ASSIGN_OR_RETURN(config->access_log_path, Scalar(http["access-log"], "http.access-log"));
+    }
+  }
+  if (const YAML::Node& catalogs = root["catalogs"]; catalogs) {
+    FLOE_RETURN_IF_ERROR(ParseCatalogs(catalogs, config));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ParseServerConfig(std::string_view yaml_text, ServerConfig* config) {
+  try {
+    YAML::Node root = YAML::Load(std::string(yaml_text));
+    return ParseNode(root, config);
+  } catch (const YAML::Exception& e) {
+    return Status::InvalidArgument("floe.yaml: {}", e.what());
+  }
+}
+
+Status LoadServerConfig(const std::string& path, ServerConfig* config) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("cannot open config file {}", path);
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::IOError("cannot read config file {}", path);
+  Status parsed = ParseServerConfig(text.str(), config);
+  if (!parsed.ok()) return Status(parsed.code(), fmt::format("{}: {}", path, parsed.message()));
+  return parsed;
+}
+
+Status ApplyServerEnvironment(const std::function<const char*(const char*)>& getenv,
+                              ServerConfig* config) {
+  auto value = [&](const char* name) -> const char* {
+    const char* v = getenv(name);
+    return v != nullptr && *v != '\0' ? v : nullptr;
+  };
+  if (const char* v = value("FLOE_DATA_DIR")) config->data_dir = v;
+  if (const char* v = value("FLOE_METASTORE")) config->metastore_uri = v;
+  if (const char* v = value("FLOE_HTTP_HOST")) config->http_host = v;
+  if (const char* v = value("FLOE_ACCESS_LOG")) config->access_log_path = v;
+  if (const char* v = value("FLOE_HTTP_PORT")) {
+    std::string_view text(v);
+    int port = -1;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+    if (ec != std::errc() || ptr != text.data() + text.size() || port < 0 || port > 65535) {
+      return Status::InvalidArgument("FLOE_HTTP_PORT '{}' is not a port", text);
+    }
+    config->http_port = static_cast<uint16_t>(port);
+  }
+  return Status::OK();
+}
+
+}  // namespace floe::server

@@ -1,0 +1,45 @@
+// floe.yaml: the server's configuration file. Every key has a default (ServerConfig);
+// environment variables override the file and command-line flags override both (exe/).
+//
+//   data-dir: ./floe-data                 # embedded metastore and default warehouse
+//   metastore: postgresql://u:p@h/floe     # default sqlite:<data-dir>/floe.db
+//   default-catalog: default               # REST routes without a prefix
+//   warehouse: /data/warehouse             # the default catalog's, on first start
+//   http:
+//     host: 127.0.0.1
+//     port: 8181
+//     workers: 0                           # 0 = 4 per core
+//     max-request-bytes: 16777216
+//     access-log: "-"                      # "-" stderr, a path, or "none"
+//   catalogs:                              # created or updated in the metastore at start
+//     lake:                                # internal: pointers in the metastore
+//       warehouse: /data/lake
+//     legacy:                              # attach an Iceberg JDBC/SQL catalog
+//       kind: sql
+//       uri: postgresql://u:p@h/iceberg
+//       warehouse: /data/legacy
+//       properties: {catalog-name: prod}
+//
+// Unknown keys are errors, so a typo does not silently fall back to a default.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "floe/base/status.h"
+#include "floe/server/server.h"
+
+namespace floe::server {
+
+// Parses YAML text into `config` (keys absent from the text keep their values).
+// kInvalidArgument naming the key for bad YAML, unknown keys and wrong value types.
+Status ParseServerConfig(std::string_view yaml_text, ServerConfig* config);
+// Reads and parses a file (kNotFound / kIOError for the file).
+Status LoadServerConfig(const std::string& path, ServerConfig* config);
+
+// FLOE_DATA_DIR, FLOE_METASTORE, FLOE_HTTP_HOST, FLOE_HTTP_PORT, FLOE_ACCESS_LOG.
+// `getenv` is injected for tests.
+Status ApplyServerEnvironment(const std::function<const char*(const char*)>& getenv,
+                              ServerConfig* config);
+
+}  // namespace floe::server
