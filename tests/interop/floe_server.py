@@ -30,11 +30,12 @@ def free_port() -> int:
 
 class FloeServer:
     def __init__(self, floe_bin, data_dir: Path, metastore: str | None = None,
-                 extra_args: list[str] | None = None):
+                 extra_args: list[str] | None = None, access_log: bool = True):
         self.floe_bin = str(floe_bin)
         self.data_dir = Path(data_dir)
         self.metastore = metastore
         self.extra_args = extra_args or []
+        self.access_log = access_log
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self.exit_code: int | None = None
@@ -54,7 +55,9 @@ class FloeServer:
             self.port = free_port()
             argv = [self.floe_bin, "server", "--data-dir", str(self.data_dir),
                     "--http-port", str(self.port),
-                    "--access-log", str(self.data_dir / "access.log"), *self.extra_args]
+                    "--access-log",
+                    str(self.data_dir / "access.log") if self.access_log else "none",
+                    *self.extra_args]
             if self.metastore:
                 argv += ["--metastore", self.metastore]
             log = open(self.data_dir / "server.log", "ab")
