@@ -817,7 +817,8 @@ TEST_P(CatalogTest, ViewCommitRetriesOnConcurrentCommit) {
     FLOE_ASSERT_OK(other->CommitView(Id("db.v"), {}, ReplaceQuery("select theirs", "trino")));
   };
   auto committed =
-      mine->CommitView(Id("db.v"), {iceberg::requirement::AssertViewUuid{created->metadata->view_uuid}},
+      mine->CommitView(Id("db.v"),
+                       {iceberg::requirement::AssertViewUuid{created->metadata->view_uuid}},
                        ReplaceQuery("select mine"));
   FLOE_ASSERT_OK(committed);
   const iceberg::ViewMetadata& md = *committed->metadata;

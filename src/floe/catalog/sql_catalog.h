@@ -2,8 +2,8 @@
 // PostgreSQL), sharing its tables with Iceberg Java's JdbcCatalog and pyiceberg's SqlCatalog
 // of the same catalog name.
 //
-// Tables (and views, below): metadata files `<NNNNN>-<uuid>.metadata.json` (Java's naming, honouring
-// write.metadata.path and write.metadata.compression-codec), the pointer swapped by
+// Tables (and views, below): metadata files `<NNNNN>-<uuid>.metadata.json` (Java's naming,
+// honouring write.metadata.path and write.metadata.compression-codec), the pointer swapped by
 // compare-and-swap. Commit is the reference REST server's algorithm (Java
 // CatalogHandlers.commit): re-read the base, validate the requirements, apply the updates,
 // write the file, swap; when the swap loses, delete the file and retry on the new base

@@ -609,7 +609,8 @@ Status SqlCatalogStore::RenameView(const Namespace& from_ns, std::string_view fr
   // Java's renameView order: destination namespace, source view, destination table or view.
   FLOE_ASSIGN_OR_RETURN(bool exists, Exists(to));
   if (!exists) return Status::NotFound("Namespace does not exist: {}", to);
-  FLOE_ASSIGN_OR_RETURN(auto source, conn_->Execute(kLoadViewSql, {catalog_name_, from, from_name}));
+  FLOE_ASSIGN_OR_RETURN(auto source,
+                        conn_->Execute(kLoadViewSql, {catalog_name_, from, from_name}));
   if (source.rows.empty()) {
     return Status::NotFound("View does not exist: {}", TableId(from, from_name));
   }

@@ -1,6 +1,7 @@
-// Private JSON helpers shared by table_metadata.cc, table_update.cc and view_metadata.cc: the adapters to the
-// schema / partition spec / sort order JSON of the core model (converted to insertion-ordered
-// JSON in Java's member order) and the small metadata objects (statistics, encryption keys).
+// Private JSON helpers shared by table_metadata.cc, table_update.cc and view_metadata.cc: the
+// adapters to the schema / partition spec / sort order JSON of the core model (converted to
+// insertion-ordered JSON in Java's member order), the small metadata objects (statistics,
+// encryption keys) and metadata-file reading and writing.
 #pragma once
 
 #include <string>

@@ -102,7 +102,9 @@ OJson ViewRepresentationToJson(const ViewRepresentation& r) {
 }
 
 Result<ViewVersion> ViewVersionFromJson(const OJson& json) {
-  if (!json.is_object()) return Status::InvalidArgument("Cannot parse view version from a non-object");
+  if (!json.is_object()) {
+    return Status::InvalidArgument("Cannot parse view version from a non-object");
+  }
   ViewVersion v;
   FLOE_ASSIGN_OR_RETURN(v.version_id, ojson::GetInt(json, "version-id"));
   FLOE_ASSIGN_OR_RETURN(v.schema_id, ojson::GetInt(json, "schema-id"));
@@ -130,7 +132,9 @@ OJson ViewVersionToJson(const ViewVersion& v) {
   if (v.default_catalog) j["default-catalog"] = *v.default_catalog;
   j["default-namespace"] = v.default_namespace;
   OJson reprs = OJson::array();
-  for (const ViewRepresentation& r : v.representations) reprs.push_back(ViewRepresentationToJson(r));
+  for (const ViewRepresentation& r : v.representations) {
+    reprs.push_back(ViewRepresentationToJson(r));
+  }
   j["representations"] = std::move(reprs);
   return j;
 }

@@ -208,14 +208,17 @@ TEST(ViewMetadataFiles, WriteReadAndNames) {
   io::MemoryFileIO io;
   ViewMetadataPtr md = NewView(MakeSchema("x long"), SqlVersion(1, 10, 0, {{"spark", "select 1"}}));
   // Java BaseViewOperations: gzip by default, `none` for plain JSON, write.metadata.path.
-  EXPECT_EQ(NewViewMetadataLocation(*md, 3, "u"), "s3://bucket/view/metadata/00003-u.gz.metadata.json");
+  EXPECT_EQ(NewViewMetadataLocation(*md, 3, "u"),
+            "s3://bucket/view/metadata/00003-u.gz.metadata.json");
   ViewMetadata plain = *md;
   plain.properties["write.metadata.compression-codec"] = "NONE";
-  EXPECT_EQ(NewViewMetadataLocation(plain, 0, "u"), "s3://bucket/view/metadata/00000-u.metadata.json");
+  EXPECT_EQ(NewViewMetadataLocation(plain, 0, "u"),
+            "s3://bucket/view/metadata/00000-u.metadata.json");
   plain.properties["write.metadata.path"] = "s3://other/meta/";
   EXPECT_EQ(NewViewMetadataLocation(plain, 0, "u"), "s3://other/meta/00000-u.metadata.json");
 
-  for (std::string location : {"mem://v/00001-a.gz.metadata.json", "mem://v/00001-a.metadata.json"}) {
+  for (std::string location :
+       {"mem://v/00001-a.gz.metadata.json", "mem://v/00001-a.metadata.json"}) {
     ASSERT_TRUE(WriteViewMetadata(io, location, *md).ok());
     EXPECT_EQ(WriteViewMetadata(io, location, *md).code(), StatusCode::kAlreadyExists);
     auto read = ReadViewMetadata(io, location);
@@ -246,7 +249,8 @@ TEST(ViewUpdateJson, ParsesAndWritesRestUpdates) {
   EXPECT_EQ(ViewUpdateAction(*add), "add-view-version");
   EXPECT_EQ(std::get<update::AddViewVersion>(*add).view_version.schema_id, -1);
 
-  auto snapshot = ViewUpdateFromJson(OJson::parse(R"({"action":"remove-snapshot-ref","ref-name":"main"})"));
+  auto snapshot =
+      ViewUpdateFromJson(OJson::parse(R"({"action":"remove-snapshot-ref","ref-name":"main"})"));
   EXPECT_EQ(snapshot.status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(ViewUpdateFromJson(OJson::parse(R"({"action":"add-view-version"})")).status().code(),
             StatusCode::kInvalidArgument);
@@ -452,14 +456,16 @@ TEST(ViewMetadataBuilder, HistoryIsTrimmed) {
 
   ViewMetadataBuilder bad = ViewMetadataBuilder::From(md);
   ASSERT_TRUE(bad.SetProperties({{"version.history.num-entries", "0"}}).ok());
-  EXPECT_EQ(bad.Build(1).status().message(), "version.history.num-entries must be positive but was 0");
+  EXPECT_EQ(bad.Build(1).status().message(),
+            "version.history.num-entries must be positive but was 0");
 }
 
 // The changes Java records (what a REST client sends for a replace).
 TEST(ViewMetadataBuilder, ChangesUseLastAddedIds) {
   ViewMetadataPtr base = NewView(MakeSchema("id int"), SqlVersion(1, 1, 0, {{"spark", "a"}}));
   ViewMetadataBuilder b = ViewMetadataBuilder::From(base);
-  ASSERT_TRUE(b.SetCurrentVersion(SqlVersion(2, 2, 0, {{"spark", "b"}}), MakeSchema("x long")).ok());
+  ASSERT_TRUE(
+      b.SetCurrentVersion(SqlVersion(2, 2, 0, {{"spark", "b"}}), MakeSchema("x long")).ok());
   ASSERT_EQ(b.changes().size(), 3u);
   EXPECT_EQ(ViewUpdateToJson(b.changes()[1])["view-version"]["schema-id"], -1);
   EXPECT_EQ(ViewUpdateToJson(b.changes()[2]).dump(),
