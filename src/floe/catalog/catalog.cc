@@ -157,4 +157,29 @@ Result<iceberg::TableMetadataPtr> StageCreateTable(Catalog& catalog, const Table
   return std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
 }
 
+namespace {
+Status NoViews(const Catalog& catalog) {
+  return Status::Unimplemented("catalog {} does not support views", catalog.name());
+}
+}  // namespace
+
+Result<std::vector<TableIdentifier>> Catalog::ListViews(const Namespace&) { return NoViews(*this); }
+Result<LoadedView> Catalog::LoadView(const TableIdentifier&) { return NoViews(*this); }
+Result<bool> Catalog::ViewExists(const TableIdentifier&) { return NoViews(*this); }
+Result<LoadedView> Catalog::CreateView(const TableIdentifier&, const CreateViewRequest&) {
+  return NoViews(*this);
+}
+Result<LoadedView> Catalog::CommitView(const TableIdentifier&,
+                                       const std::vector<iceberg::ViewRequirement>&,
+                                       const std::vector<iceberg::ViewUpdate>&) {
+  return NoViews(*this);
+}
+Status Catalog::DropView(const TableIdentifier&) { return NoViews(*this); }
+Status Catalog::RenameView(const TableIdentifier&, const TableIdentifier&) {
+  return NoViews(*this);
+}
+Result<LoadedView> Catalog::RegisterView(const TableIdentifier&, std::string_view) {
+  return NoViews(*this);
+}
+
 }  // namespace floe::catalog

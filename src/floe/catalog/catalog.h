@@ -29,6 +29,7 @@
 #include "floe/iceberg/sort_order.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/table_operations.h"
+#include "floe/iceberg/view_metadata.h"
 #include "floe/io/file_io.h"
 
 namespace floe::catalog {
@@ -76,6 +77,28 @@ struct TableCommit {
   TableIdentifier id;
   std::vector<iceberg::TableRequirement> requirements;
   std::vector<iceberg::TableUpdate> updates;
+};
+
+// A REST CreateViewRequest: the first version's content. The catalog assigns version id 1,
+// the timestamp and the schema id (0), as Java's BaseMetastoreViewCatalog does.
+struct CreateViewRequest {
+  iceberg::Schema schema;
+  // Only SQL representations (kInvalidArgument otherwise); at least one.
+  std::vector<iceberg::ViewRepresentation> representations;
+  std::optional<std::string> default_catalog;
+  Namespace default_namespace;
+  // The version summary, kept as given (Java's server replaces it by its own
+  // EnvironmentContext).
+  std::map<std::string, std::string> summary;
+  // Default: the catalog's default location for the identifier (as for tables).
+  std::optional<std::string> location;
+  Properties properties;
+};
+
+// A view as the REST LoadViewResult carries it.
+struct LoadedView {
+  std::string metadata_location;
+  iceberg::ViewMetadataPtr metadata;  // metadata_file_location == metadata_location
 };
 
 class Catalog {
@@ -141,6 +164,41 @@ class Catalog {
   // outcome unknown. The default handles one table; catalogs that can swap several
   // pointers at once override it.
   virtual Status CommitTransaction(const std::vector<TableCommit>& commits);
+
+  // Views (Iceberg view spec; Java ViewCatalog). Tables and views share one name space:
+  // creating, renaming or registering onto a name a table has is kAlreadyExists, and the
+  // table methods do not see views. Catalogs without views return kUnimplemented.
+  // Messages follow Java's ("View does not exist: ns.v", "View already exists: ns.v",
+  // "Table with same name already exists: ns.t"), which REST clients check.
+
+  // The views in `ns`, sorted. Errors: kNotFound (namespace).
+  virtual Result<std::vector<TableIdentifier>> ListViews(const Namespace& ns);
+  // Errors: kNotFound (no such view), the metadata file's read errors.
+  virtual Result<LoadedView> LoadView(const TableIdentifier& id);
+  // False for a missing view or namespace.
+  virtual Result<bool> ViewExists(const TableIdentifier& id);
+  // Creates the view: version 1 from `request`, the first metadata file, then the pointer.
+  // Errors: kNotFound (namespace), kAlreadyExists (a view or table has the name),
+  // kInvalidArgument (no or non-SQL representations, one dialect twice, bad properties).
+  virtual Result<LoadedView> CreateView(const TableIdentifier& id,
+                                        const CreateViewRequest& request);
+  // The REST replaceView / commit: validates `requirements` on the current metadata, applies
+  // `updates` (ViewMetadataBuilder), writes the next metadata file and swaps the pointer,
+  // retrying a lost swap on the new base like table commits. Returns the committed view (the
+  // current one when nothing changed). Errors: kNotFound (view), kConflict (a requirement
+  // failed, or retries ran out), kInvalidArgument / kFailedPrecondition (invalid updates).
+  virtual Result<LoadedView> CommitView(const TableIdentifier& id,
+                                        const std::vector<iceberg::ViewRequirement>& requirements,
+                                        const std::vector<iceberg::ViewUpdate>& updates);
+  // Deletes the pointer and, unless gc.enabled is false, the current metadata file (Java
+  // CatalogUtil.dropViewMetadata). Errors: kNotFound.
+  virtual Status DropView(const TableIdentifier& id);
+  // Errors: kNotFound (destination namespace, source view), kAlreadyExists.
+  virtual Status RenameView(const TableIdentifier& from, const TableIdentifier& to);
+  // Adds a view whose metadata file exists. Errors: kAlreadyExists (view or table),
+  // kNotFound (namespace), the file's read errors.
+  virtual Result<LoadedView> RegisterView(const TableIdentifier& id,
+                                          std::string_view metadata_location);
 };
 
 // The metadata a new table would get, written nowhere (REST staged create: the client

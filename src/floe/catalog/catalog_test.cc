@@ -588,6 +588,302 @@ TEST_P(CatalogTest, ConcurrentWritersLoseNoUpdate) {
   EXPECT_EQ(CountMetadataJson(created->location), static_cast<size_t>(succeeded.load()) + 1);
 }
 
+// ---- Views (Java JdbcCatalog view support; ViewCatalogTests' expectations)
+
+CreateViewRequest ViewRequest(std::vector<std::pair<std::string, std::string>> queries = {
+                                  {"spark", "select * from db.t"}}) {
+  CreateViewRequest request;
+  request.schema = *iceberg::ParseSchemaText("id long not null, name string");
+  for (auto& [dialect, sql] : queries) {
+    request.representations.push_back(iceberg::ViewRepresentation{"sql", sql, dialect});
+  }
+  request.default_namespace = Ns("db");
+  request.default_catalog = "contract";
+  request.summary = {{"engine-name", "spark"}};
+  request.properties = {{"comment", "a view"}};
+  return request;
+}
+
+std::vector<iceberg::ViewUpdate> ReplaceQuery(std::string sql, std::string dialect = "spark") {
+  iceberg::ViewVersion version;
+  version.version_id = 0;  // the builder makes it the highest id + 1
+  version.timestamp_ms = 5555;
+  version.schema_id = 0;
+  version.default_namespace = {"db"};
+  version.representations.push_back(iceberg::ViewRepresentation{"sql", sql, dialect});
+  return {iceberg::update::AddViewVersion{std::move(version)},
+          iceberg::update::SetCurrentViewVersion{iceberg::update::kLastAdded}};
+}
+
+TEST_P(CatalogTest, CreateLoadListDropViews) {
+  if (!sql()) {
+    FLOE_EXPECT_CODE(catalog_->ListViews(Ns("db")), kUnimplemented);
+    FLOE_EXPECT_CODE(catalog_->CreateView(Id("db.v"), ViewRequest()), kUnimplemented);
+    FLOE_EXPECT_CODE(catalog_->LoadView(Id("db.v")), kUnimplemented);
+    return;
+  }
+  FLOE_EXPECT_CODE(catalog_->CreateView(Id("db.v"), ViewRequest()), kNotFound);
+  FLOE_EXPECT_CODE(catalog_->ListViews(Ns("db")), kNotFound);
+  FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
+  EXPECT_FALSE(*catalog_->ViewExists(Id("db.v")));
+  EXPECT_FALSE(*catalog_->ViewExists(Id("nope.v")));
+
+  auto created = catalog_->CreateView(Id("db.v"), ViewRequest());
+  FLOE_ASSERT_OK(created);
+  const iceberg::ViewMetadata& md = *created->metadata;
+  EXPECT_EQ(md.location, warehouse_ + "/db/v");
+  EXPECT_EQ(md.properties, (Properties{{"comment", "a view"}}));
+  EXPECT_EQ(md.current_version_id, 1);
+  ASSERT_EQ(md.schemas.size(), 1u);
+  EXPECT_EQ(md.schemas[0].schema_id(), 0);
+  const iceberg::ViewVersion* version = md.current_version();
+  ASSERT_NE(version, nullptr);
+  EXPECT_EQ(version->operation(), "create");
+  EXPECT_EQ(version->default_namespace, std::vector<std::string>{"db"});
+  EXPECT_EQ(version->default_catalog, "contract");
+  EXPECT_EQ(version->summary.at("engine-name"), "spark");
+  ASSERT_EQ(md.version_log.size(), 1u);
+  EXPECT_EQ(md.version_log[0].version_id, 1);
+  EXPECT_EQ(md.version_log[0].timestamp_ms, version->timestamp_ms);
+  // Java BaseViewOperations' file names: version 0, gzip by default.
+  const std::string prefix = md.location + "/metadata/00000-";
+  ASSERT_TRUE(created->metadata_location.starts_with(prefix)) << created->metadata_location;
+  EXPECT_TRUE(std::regex_match(created->metadata_location.substr(prefix.size()),
+                               std::regex("[0-9a-f-]{36}\\.gz\\.metadata\\.json")))
+      << created->metadata_location;
+  EXPECT_EQ(md.metadata_file_location, created->metadata_location);
+  EXPECT_TRUE(fs::exists(created->metadata_location));
+
+  // The row is Java's: iceberg_type 'VIEW'.
+  auto& store = static_cast<SqlCatalog&>(*catalog_).store();
+  auto rows = store.connection()->Execute(
+      "SELECT iceberg_type, metadata_location FROM iceberg_tables WHERE table_name = 'v'");
+  FLOE_ASSERT_OK(rows);
+  ASSERT_EQ(rows->rows.size(), 1u);
+  EXPECT_EQ(rows->rows[0][0], "VIEW");
+  EXPECT_EQ(rows->rows[0][1], created->metadata_location);
+
+  auto loaded = catalog_->LoadView(Id("db.v"));
+  FLOE_ASSERT_OK(loaded);
+  EXPECT_EQ(loaded->metadata_location, created->metadata_location);
+  EXPECT_EQ(iceberg::ViewMetadataToJson(*loaded->metadata), iceberg::ViewMetadataToJson(md));
+  EXPECT_TRUE(*catalog_->ViewExists(Id("db.v")));
+  EXPECT_THAT(*catalog_->ListViews(Ns("db")), ElementsAre(Id("db.v")));
+  EXPECT_THAT(*catalog_->ListTables(Ns("db")), IsEmpty());
+
+  // One name space for tables and views.
+  Status again = catalog_->CreateView(Id("db.v"), ViewRequest()).status();
+  EXPECT_EQ(again.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(again.message(), "View already exists: db.v");
+  ASSERT_NE(Create("db.t"), nullptr);
+  Status over_table = catalog_->CreateView(Id("db.t"), ViewRequest()).status();
+  EXPECT_EQ(over_table.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(over_table.message(), "Table with same name already exists: db.t");
+  Status table_over_view = catalog_->CreateTable(Id("db.v"), Request()).status();
+  EXPECT_EQ(table_over_view.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(table_over_view.message(), "View with same name already exists: db.v");
+  FLOE_EXPECT_CODE(catalog_->LoadTable(Id("db.v")), kNotFound);
+  FLOE_EXPECT_CODE(catalog_->LoadView(Id("db.t")), kNotFound);
+  EXPECT_FALSE(*catalog_->ViewExists(Id("db.t")));
+  EXPECT_THAT(*catalog_->ListViews(Ns("db")), ElementsAre(Id("db.v")));
+  FLOE_ASSERT_OK(catalog_->DropTable(Id("db.t"), false));
+
+  // A namespace holding a view is not empty.
+  Status drop_ns = catalog_->DropNamespace(Ns("db"));
+  EXPECT_EQ(drop_ns.code(), StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(drop_ns.message()), ::testing::HasSubstr("is not empty"));
+
+  // Bad requests.
+  FLOE_EXPECT_CODE(catalog_->CreateView(Id("db.w"), ViewRequest({})), kInvalidArgument);
+  FLOE_EXPECT_CODE(
+      catalog_->CreateView(Id("db.w"), ViewRequest({{"trino", "a"}, {"TRINO", "b"}})),
+      kInvalidArgument);
+  CreateViewRequest other_type = ViewRequest();
+  other_type.representations[0].type = "substrait";
+  FLOE_EXPECT_CODE(catalog_->CreateView(Id("db.w"), other_type), kInvalidArgument);
+  EXPECT_FALSE(*catalog_->ViewExists(Id("db.w")));
+
+  // Drop deletes the pointer and the current metadata file (Java dropViewMetadata).
+  FLOE_ASSERT_OK(catalog_->DropView(Id("db.v")));
+  EXPECT_FALSE(*catalog_->ViewExists(Id("db.v")));
+  EXPECT_FALSE(fs::exists(created->metadata_location));
+  Status dropped = catalog_->DropView(Id("db.v"));
+  EXPECT_EQ(dropped.code(), StatusCode::kNotFound);
+  EXPECT_EQ(dropped.message(), "View does not exist: db.v");
+  FLOE_EXPECT_CODE(catalog_->LoadView(Id("db.v")), kNotFound);
+  FLOE_ASSERT_OK(catalog_->DropNamespace(Ns("db")));
+}
+
+TEST_P(CatalogTest, CreateViewWithLocationAndMetadataPath) {
+  if (!sql()) GTEST_SKIP() << "the filesystem catalog has no views";
+  FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
+  CreateViewRequest request = ViewRequest();
+  request.location = (dir_ / "elsewhere").string();
+  request.properties["write.metadata.path"] = (dir_ / "custom").string();
+  request.properties["write.metadata.compression-codec"] = "none";
+  auto created = catalog_->CreateView(Id("db.v"), request);
+  FLOE_ASSERT_OK(created);
+  EXPECT_EQ(created->metadata->location, (dir_ / "elsewhere").string());
+  EXPECT_TRUE(created->metadata_location.starts_with((dir_ / "custom/00000-").string()));
+  EXPECT_TRUE(created->metadata_location.ends_with(".metadata.json"));
+  EXPECT_FALSE(created->metadata_location.ends_with(".gz.metadata.json"));
+  EXPECT_TRUE(fs::exists(created->metadata_location));
+}
+
+TEST_P(CatalogTest, CommitViews) {
+  if (!sql()) {
+    FLOE_EXPECT_CODE(catalog_->CommitView(Id("db.v"), {}, {}), kUnimplemented);
+    return;
+  }
+  FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
+  auto created = catalog_->CreateView(Id("db.v"), ViewRequest());
+  FLOE_ASSERT_OK(created);
+  const std::string uuid = created->metadata->view_uuid;
+
+  // What Java's RESTViewBuilder.replace sends: a new schema and version, made current.
+  iceberg::ViewVersion v2;
+  v2.version_id = 2;
+  v2.timestamp_ms = 7777;
+  v2.schema_id = iceberg::update::kLastAdded;
+  v2.default_namespace = {"db"};
+  v2.representations.push_back(iceberg::ViewRepresentation{"sql", "select 2", "spark"});
+  auto replaced = catalog_->CommitView(
+      Id("db.v"), {iceberg::requirement::AssertViewUuid{uuid}},
+      {iceberg::update::AddSchema{*iceberg::ParseSchemaText("id long, extra string")},
+       iceberg::update::AddViewVersion{v2},
+       iceberg::update::SetCurrentViewVersion{iceberg::update::kLastAdded}});
+  FLOE_ASSERT_OK(replaced);
+  const iceberg::ViewMetadata& md = *replaced->metadata;
+  EXPECT_EQ(md.current_version_id, 2);
+  EXPECT_EQ(md.current_version()->schema_id, 1);
+  EXPECT_EQ(md.current_version()->operation(), "replace");
+  EXPECT_EQ(md.schemas.size(), 2u);
+  EXPECT_EQ(md.version_log.size(), 2u);
+  EXPECT_NE(replaced->metadata_location.find("/metadata/00001-"), std::string::npos);
+  EXPECT_TRUE(fs::exists(created->metadata_location));  // earlier versions stay
+  EXPECT_EQ(catalog_->LoadView(Id("db.v"))->metadata_location, replaced->metadata_location);
+
+  // Nothing to change: no new file.
+  auto same = catalog_->CommitView(Id("db.v"), {}, {iceberg::update::SetProperties{{}}});
+  FLOE_ASSERT_OK(same);
+  EXPECT_EQ(same->metadata_location, replaced->metadata_location);
+
+  // A failed requirement or invalid update commits nothing.
+  FLOE_EXPECT_CODE(catalog_->CommitView(Id("db.v"), {iceberg::requirement::AssertViewUuid{"x"}},
+                                        ReplaceQuery("select 3")),
+                   kConflict);
+  FLOE_EXPECT_CODE(
+      catalog_->CommitView(Id("db.v"), {}, {iceberg::update::SetCurrentViewVersion{42}}),
+      kInvalidArgument);
+  // Dropping the spark dialect needs replace.drop-dialect.allowed.
+  FLOE_EXPECT_CODE(catalog_->CommitView(Id("db.v"), {}, ReplaceQuery("select 3", "trino")),
+                   kFailedPrecondition);
+  EXPECT_EQ(catalog_->LoadView(Id("db.v"))->metadata_location, replaced->metadata_location);
+  FLOE_EXPECT_CODE(catalog_->CommitView(Id("db.missing"), {}, ReplaceQuery("select 3")),
+                   kNotFound);
+
+  // version.history.num-entries bounds the versions kept.
+  FLOE_ASSERT_OK(catalog_->CommitView(
+      Id("db.v"), {}, {iceberg::update::SetProperties{{{"version.history.num-entries", "2"}}}}));
+  for (int i = 3; i <= 5; ++i) {
+    FLOE_ASSERT_OK(
+        catalog_->CommitView(Id("db.v"), {}, ReplaceQuery("select " + std::to_string(i))));
+  }
+  auto trimmed = catalog_->LoadView(Id("db.v"));
+  FLOE_ASSERT_OK(trimmed);
+  EXPECT_EQ(trimmed->metadata->current_version_id, 5);
+  ASSERT_EQ(trimmed->metadata->versions.size(), 2u);
+  EXPECT_EQ(trimmed->metadata->versions[1].version_id, 4);
+  EXPECT_NE(trimmed->metadata_location.find("/metadata/00005-"), std::string::npos);
+}
+
+// Java CatalogHandlers.commit (ViewCatalogTests.concurrentReplaceViewVersion with server-side
+// retry): a commit that loses the swap to an unrelated one is re-applied on the new base.
+TEST_P(CatalogTest, ViewCommitRetriesOnConcurrentCommit) {
+  if (!sql()) GTEST_SKIP() << "the filesystem catalog has no views";
+  FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
+  auto created = catalog_->CreateView(
+      Id("db.v"), [] {
+        CreateViewRequest r = ViewRequest();
+        r.properties["replace.drop-dialect.allowed"] = "true";
+        return r;
+      }());
+  FLOE_ASSERT_OK(created);
+  auto hook_io = std::make_unique<HookFileIO>();
+  HookFileIO* hook = hook_io.get();
+  auto mine = Open(std::move(hook_io));
+  auto other = Open();
+  hook->before_metadata_write = [&](std::string_view) {
+    FLOE_ASSERT_OK(other->CommitView(Id("db.v"), {}, ReplaceQuery("select theirs", "trino")));
+  };
+  auto committed =
+      mine->CommitView(Id("db.v"),
+                       {iceberg::requirement::AssertViewUuid{created->metadata->view_uuid}},
+                       ReplaceQuery("select mine"));
+  FLOE_ASSERT_OK(committed);
+  const iceberg::ViewMetadata& md = *committed->metadata;
+  EXPECT_EQ(md.current_version_id, 3);
+  EXPECT_EQ(md.versions.size(), 3u);
+  EXPECT_EQ(md.version_by_id(2)->representations[0].sql, "select theirs");
+  EXPECT_EQ(md.current_version()->representations[0].sql, "select mine");
+  // create + theirs + mine: the losing attempt's file is gone.
+  EXPECT_EQ(CountMetadataJson(md.location), 3u);
+}
+
+TEST_P(CatalogTest, RenameAndRegisterViews) {
+  if (!sql()) {
+    FLOE_EXPECT_CODE(catalog_->RenameView(Id("a.v"), Id("a.w")), kUnimplemented);
+    FLOE_EXPECT_CODE(catalog_->RegisterView(Id("a.v"), "x"), kUnimplemented);
+    return;
+  }
+  FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
+  FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("other"), {}));
+  auto created = catalog_->CreateView(Id("db.v"), ViewRequest());
+  FLOE_ASSERT_OK(created);
+  FLOE_ASSERT_OK(catalog_->CreateView(Id("db.w"), ViewRequest()));
+  ASSERT_NE(Create("db.t"), nullptr);
+
+  FLOE_ASSERT_OK(catalog_->RenameView(Id("db.v"), Id("db.v")));  // no-op
+  FLOE_ASSERT_OK(catalog_->RenameView(Id("db.v"), Id("other.v2")));
+  EXPECT_FALSE(*catalog_->ViewExists(Id("db.v")));
+  auto moved = catalog_->LoadView(Id("other.v2"));
+  FLOE_ASSERT_OK(moved);
+  EXPECT_EQ(moved->metadata->view_uuid, created->metadata->view_uuid);
+
+  Status missing_ns = catalog_->RenameView(Id("other.v2"), Id("non_existing.v"));
+  EXPECT_EQ(missing_ns.code(), StatusCode::kNotFound);
+  EXPECT_EQ(missing_ns.message(), "Namespace does not exist: non_existing");
+  Status missing = catalog_->RenameView(Id("db.v"), Id("db.x"));
+  EXPECT_EQ(missing.code(), StatusCode::kNotFound);
+  EXPECT_THAT(std::string(missing.message()), ::testing::HasSubstr("View does not exist"));
+  Status onto_view = catalog_->RenameView(Id("other.v2"), Id("db.w"));
+  EXPECT_EQ(onto_view.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(onto_view.message(), "Cannot rename other.v2 to db.w. View already exists");
+  Status onto_table = catalog_->RenameView(Id("other.v2"), Id("db.t"));
+  EXPECT_EQ(onto_table.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(onto_table.message(), "Cannot rename other.v2 to db.t. Table already exists");
+  Status table_onto_view = catalog_->RenameTable(Id("db.t"), Id("db.w"));
+  EXPECT_EQ(table_onto_view.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(table_onto_view.message(), "Cannot rename db.t to db.w. View already exists");
+  FLOE_EXPECT_CODE(catalog_->RenameView(Id("db.t"), Id("db.x")), kNotFound);  // not a view
+
+  // Register an existing metadata file under a new name, as is (no new file).
+  auto registered = catalog_->RegisterView(Id("db.r"), created->metadata_location);
+  FLOE_ASSERT_OK(registered);
+  EXPECT_EQ(registered->metadata_location, created->metadata_location);
+  EXPECT_EQ(registered->metadata->view_uuid, created->metadata->view_uuid);
+  EXPECT_EQ(catalog_->LoadView(Id("db.r"))->metadata_location, created->metadata_location);
+  Status twice = catalog_->RegisterView(Id("db.r"), created->metadata_location).status();
+  EXPECT_EQ(twice.code(), StatusCode::kAlreadyExists);
+  EXPECT_EQ(twice.message(), "View already exists: db.r");
+  Status over_table = catalog_->RegisterView(Id("db.t"), created->metadata_location).status();
+  EXPECT_EQ(over_table.message(), "Table with same name already exists: db.t");
+  FLOE_EXPECT_CODE(catalog_->RegisterView(Id("nope.r"), created->metadata_location), kNotFound);
+  FLOE_EXPECT_CODE(catalog_->RegisterView(Id("db.s"), (dir_ / "missing.metadata.json").string()),
+                   kNotFound);
+  EXPECT_FALSE(*catalog_->ViewExists(Id("db.s")));
+}
+
 INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogTest, ::testing::Values(Backend::kSqlite), BackendName);
 INSTANTIATE_TEST_SUITE_P(Postgres, CatalogTest, ::testing::Values(Backend::kPostgres),
                          BackendName);

@@ -1,7 +1,11 @@
 #include "floe/catalog/sql_catalog.h"
 
 #include <functional>
+#include <set>
 #include <utility>
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "floe/base/macros.h"
 #include "floe/catalog/catalog_internal.h"
@@ -323,6 +327,159 @@ Result<iceberg::TableMetadataPtr> SqlCatalog::RegisterTable(const TableIdentifie
                         iceberg::ReadTableMetadata(*io_, metadata_location));
   FLOE_RETURN_IF_ERROR(store_->CreateTable(id.ns, id.name, metadata_location));
   return std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
+}
+
+// ---- Views (Java JdbcCatalog, JdbcViewOperations, BaseMetastoreViewCatalog)
+
+Result<std::vector<TableIdentifier>> SqlCatalog::ListViews(const Namespace& ns) {
+  FLOE_ASSIGN_OR_RETURN(std::vector<std::string> names, store_->ListViews(ns));
+  std::vector<TableIdentifier> out;
+  out.reserve(names.size());
+  for (std::string& name : names) out.push_back(TableIdentifier{ns, std::move(name)});
+  return out;
+}
+
+Result<LoadedView> SqlCatalog::LoadView(const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(TablePointer pointer, store_->LoadView(id.ns, id.name));
+  FLOE_ASSIGN_OR_RETURN(iceberg::ViewMetadata metadata,
+                        iceberg::ReadViewMetadata(*io_, pointer.metadata_location));
+  return LoadedView{pointer.metadata_location,
+                    std::make_shared<const iceberg::ViewMetadata>(std::move(metadata))};
+}
+
+Result<bool> SqlCatalog::ViewExists(const TableIdentifier& id) {
+  auto pointer = store_->LoadView(id.ns, id.name);
+  if (pointer.ok()) return true;
+  if (pointer.status().code() == StatusCode::kNotFound) return false;
+  return pointer.status();
+}
+
+Status SqlCatalog::CheckViewNameFree(const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(bool view, ViewExists(id));
+  if (view) return Status::AlreadyExists("View already exists: {}", id.ToString());
+  // TableExists reports a missing namespace as kNotFound.
+  FLOE_ASSIGN_OR_RETURN(bool table, TableExists(id));
+  if (table) return Status::AlreadyExists("Table with same name already exists: {}", id.ToString());
+  return Status::OK();
+}
+
+Result<LoadedView> SqlCatalog::CreateView(const TableIdentifier& id,
+                                          const CreateViewRequest& request) {
+  // Java checks the name before the request (BaseViewBuilder.create).
+  FLOE_RETURN_IF_ERROR(CheckViewNameFree(id));
+  if (request.representations.empty()) {
+    return Status::InvalidArgument("Cannot create view without specifying a query");
+  }
+  std::set<std::string> unsupported;
+  for (const iceberg::ViewRepresentation& r : request.representations) {
+    if (!r.is_sql()) unsupported.insert(r.type);
+  }
+  if (!unsupported.empty()) {
+    return Status::InvalidArgument("Found unsupported view representations: [{}]",
+                                   fmt::join(unsupported, ", "));
+  }
+  std::string location;
+  if (request.location && !request.location->empty()) {
+    location = *request.location;
+  } else {
+    FLOE_ASSIGN_OR_RETURN(location, DefaultTableLocation(id));
+  }
+  const int64_t now_ms = env_->NowMillis();
+  iceberg::ViewVersion version;
+  version.version_id = 1;
+  version.timestamp_ms = now_ms;
+  version.schema_id = request.schema.schema_id();
+  version.summary = request.summary;
+  version.representations = request.representations;
+  version.default_catalog = request.default_catalog;
+  version.default_namespace = request.default_namespace.levels;
+
+  iceberg::ViewMetadataBuilder builder = iceberg::ViewMetadataBuilder::New(env_->NewUuid());
+  FLOE_RETURN_IF_ERROR(builder.SetProperties(request.properties));
+  FLOE_RETURN_IF_ERROR(builder.SetLocation(location));
+  FLOE_RETURN_IF_ERROR(builder.SetCurrentVersion(version, request.schema));
+  FLOE_ASSIGN_OR_RETURN(iceberg::ViewMetadataPtr built, builder.Build(now_ms));
+
+  auto metadata = std::make_shared<iceberg::ViewMetadata>(*built);
+  metadata->metadata_file_location =
+      iceberg::NewViewMetadataLocation(*metadata, 0, env_->NewUuid());
+  FLOE_RETURN_IF_ERROR(
+      iceberg::WriteViewMetadata(*io_, metadata->metadata_file_location, *metadata));
+  Status created = store_->CreateView(id.ns, id.name, metadata->metadata_file_location);
+  if (!created.ok()) {
+    if (created.code() == StatusCode::kAlreadyExists || created.code() == StatusCode::kNotFound ||
+        created.code() == StatusCode::kInvalidArgument) {
+      (void)io_->Delete(metadata->metadata_file_location);
+    }
+    return created;
+  }
+  return LoadedView{metadata->metadata_file_location, std::move(metadata)};
+}
+
+// Java CatalogHandlers.commit for views: each attempt re-reads the base and re-validates the
+// requirements; a lost pointer swap is retried with the commit.retry defaults.
+Result<LoadedView> SqlCatalog::CommitView(
+    const TableIdentifier& id, const std::vector<iceberg::ViewRequirement>& requirements,
+    const std::vector<iceberg::ViewUpdate>& updates) {
+  const internal::RetryPolicy policy;
+  for (int attempt = 0;; ++attempt) {
+    FLOE_ASSIGN_OR_RETURN(LoadedView base, LoadView(id));
+    FLOE_ASSIGN_OR_RETURN(
+        iceberg::ViewMetadataPtr updated,
+        iceberg::ApplyViewCommit(base.metadata, requirements, updates, env_->NowMillis()));
+    if (updated == base.metadata) return base;
+
+    int32_t version = iceberg::NextMetadataVersion(base.metadata_location);
+    auto committed = std::make_shared<iceberg::ViewMetadata>(*updated);
+    committed->metadata_file_location =
+        iceberg::NewViewMetadataLocation(*committed, version, env_->NewUuid());
+    const std::string& location = committed->metadata_file_location;
+    FLOE_RETURN_IF_ERROR(iceberg::WriteViewMetadata(*io_, location, *committed));
+
+    Status swapped =
+        store_->CompareAndSwapView(id.ns, id.name, base.metadata_location, location);
+    if (swapped.ok()) return LoadedView{location, std::move(committed)};
+    // Unknown outcome (the swap may have happened): keep the file, report the error.
+    if (!CommitOutcomeKnown(swapped.code())) return swapped;
+    (void)io_->Delete(location);
+    if (swapped.code() == StatusCode::kNotFound) return swapped;
+    if (attempt >= policy.num_retries) {
+      return Status::Conflict("commit of view {} failed after {} attempts: {}", id.ToString(),
+                              attempt + 1, swapped.message());
+    }
+    policy.Wait(attempt + 1, std::hash<std::string>{}(location));
+  }
+}
+
+Status SqlCatalog::DropView(const TableIdentifier& id) {
+  // Java reads the last metadata first and drops without it if it cannot be read.
+  iceberg::ViewMetadataPtr last;
+  if (auto loaded = LoadView(id); loaded.ok()) last = loaded->metadata;
+  FLOE_RETURN_IF_ERROR(store_->DropView(id.ns, id.name));
+  if (last) {
+    auto gc = last->properties.find("gc.enabled");
+    if (gc == last->properties.end() || gc->second != "false") {
+      (void)io_->Delete(last->metadata_file_location);
+    }
+  }
+  return Status::OK();
+}
+
+Status SqlCatalog::RenameView(const TableIdentifier& from, const TableIdentifier& to) {
+  return store_->RenameView(from.ns, from.name, to.ns, to.name);
+}
+
+Result<LoadedView> SqlCatalog::RegisterView(const TableIdentifier& id,
+                                            std::string_view metadata_location) {
+  if (metadata_location.empty()) {
+    return Status::InvalidArgument("Cannot register an empty metadata file location as a view");
+  }
+  FLOE_RETURN_IF_ERROR(CheckViewNameFree(id));
+  FLOE_ASSIGN_OR_RETURN(iceberg::ViewMetadata metadata,
+                        iceberg::ReadViewMetadata(*io_, metadata_location));
+  FLOE_RETURN_IF_ERROR(store_->CreateView(id.ns, id.name, metadata_location));
+  return LoadedView{std::string(metadata_location),
+                    std::make_shared<const iceberg::ViewMetadata>(std::move(metadata))};
 }
 
 }  // namespace floe::catalog

@@ -2,8 +2,8 @@
 // PostgreSQL), sharing its tables with Iceberg Java's JdbcCatalog and pyiceberg's SqlCatalog
 // of the same catalog name.
 //
-// Tables: metadata files `<NNNNN>-<uuid>.metadata.json` (Java's naming, honouring
-// write.metadata.path and write.metadata.compression-codec), the pointer swapped by
+// Tables (and views, below): metadata files `<NNNNN>-<uuid>.metadata.json` (Java's naming,
+// honouring write.metadata.path and write.metadata.compression-codec), the pointer swapped by
 // compare-and-swap. Commit is the reference REST server's algorithm (Java
 // CatalogHandlers.commit): re-read the base, validate the requirements, apply the updates,
 // write the file, swap; when the swap loses, delete the file and retry on the new base
@@ -64,7 +64,25 @@ class SqlCatalog final : public Catalog {
   // table's commit.retry.* properties), re-checking every requirement.
   Status CommitTransaction(const std::vector<TableCommit>& commits) override;
 
+  // Views: 'VIEW' rows, the metadata files of Java's BaseViewOperations
+  // (`<NNNNN>-<uuid>.gz.metadata.json`: views default to gzip), commits as for tables.
+  Result<std::vector<TableIdentifier>> ListViews(const Namespace& ns) override;
+  Result<LoadedView> LoadView(const TableIdentifier& id) override;
+  Result<bool> ViewExists(const TableIdentifier& id) override;
+  Result<LoadedView> CreateView(const TableIdentifier& id,
+                                const CreateViewRequest& request) override;
+  Result<LoadedView> CommitView(const TableIdentifier& id,
+                                const std::vector<iceberg::ViewRequirement>& requirements,
+                                const std::vector<iceberg::ViewUpdate>& updates) override;
+  Status DropView(const TableIdentifier& id) override;
+  Status RenameView(const TableIdentifier& from, const TableIdentifier& to) override;
+  Result<LoadedView> RegisterView(const TableIdentifier& id,
+                                  std::string_view metadata_location) override;
+
  private:
+  // Fails with kAlreadyExists when a view or a table has the name (Java's messages).
+  Status CheckViewNameFree(const TableIdentifier& id);
+
   SqlCatalog(std::unique_ptr<SqlCatalogStore> store, CatalogOptions options);
   // Writes `metadata` as the table's first metadata file and creates the pointer.
   Result<iceberg::TableMetadataPtr> CreateWithMetadata(const TableIdentifier& id,

@@ -108,6 +108,27 @@ constexpr std::string_view kListTablesSql =
     "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? "
     "AND (iceberg_type = 'TABLE' OR iceberg_type IS NULL)";
 
+// Java's view statements (JdbcUtil *_VIEW_SQL): only 'VIEW' rows are views.
+constexpr std::string_view kInsertViewSql =
+    "INSERT INTO iceberg_tables (catalog_name, table_namespace, table_name, metadata_location, "
+    "previous_metadata_location, iceberg_type) VALUES (?, ?, ?, ?, NULL, 'VIEW')";
+constexpr std::string_view kLoadViewSql =
+    "SELECT metadata_location, previous_metadata_location FROM iceberg_tables "
+    "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND iceberg_type = 'VIEW'";
+constexpr std::string_view kCompareAndSwapViewSql =
+    "UPDATE iceberg_tables SET metadata_location = ?, previous_metadata_location = ? "
+    "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? "
+    "AND metadata_location = ? AND iceberg_type = 'VIEW'";
+constexpr std::string_view kRenameViewSql =
+    "UPDATE iceberg_tables SET table_namespace = ?, table_name = ? "
+    "WHERE catalog_name = ? AND table_namespace = ? AND table_name = ? AND iceberg_type = 'VIEW'";
+constexpr std::string_view kDropViewSql =
+    "DELETE FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? "
+    "AND table_name = ? AND iceberg_type = 'VIEW'";
+constexpr std::string_view kListViewsSql =
+    "SELECT table_name FROM iceberg_tables WHERE catalog_name = ? AND table_namespace = ? "
+    "AND iceberg_type = 'VIEW'";
+
 constexpr std::string_view kViewType = "VIEW";
 constexpr size_t kMaxNameChars = 255;      // VARCHAR(255) columns
 constexpr size_t kMaxLocationChars = 1000;  // VARCHAR(1000) columns
@@ -363,7 +384,8 @@ Status SqlCatalogStore::DropNamespace(const Namespace& ns) {
   for (const SqlRow& row : children.rows) {
     // LIKE ignores ASCII case on SQLite: count only exact children, as Java does.
     if (!row.empty() && row[0].has_value() && row[0]->starts_with(name + ".")) {
-      return Status::FailedPrecondition("namespace not empty: {} has child namespace {}", name,
+      // Java's "Namespace %s is not empty", which REST clients check for.
+      return Status::FailedPrecondition("Namespace {} is not empty: child namespace {}", name,
                                         *row[0]);
     }
   }
@@ -372,7 +394,7 @@ Status SqlCatalogStore::DropNamespace(const Namespace& ns) {
     size_t views = std::count_if(rows.rows.begin(), rows.rows.end(), [](const SqlRow& row) {
       return !row.empty() && row[0].has_value() && *row[0] == kViewType;
     });
-    return Status::FailedPrecondition("namespace not empty: {} holds {} table(s) and {} view(s)",
+    return Status::FailedPrecondition("Namespace {} is not empty: {} table(s) and {} view(s)",
                                       name, rows.rows.size() - views, views);
   }
   FLOE_RETURN_IF_ERROR(conn_->Execute(kDeleteNamespaceSql, {catalog_name_, name}));
@@ -400,7 +422,9 @@ Status SqlCatalogStore::CreateTable(const Namespace& ns, std::string_view name,
   FLOE_ASSIGN_OR_RETURN(auto type, RowType(ns_name, name));
   if (type.has_value()) {
     if (*type == kViewType) {
-      return Status::AlreadyExists("a view with the same name exists: {}", TableId(ns_name, name));
+      // Java's wording (BaseMetastoreViewCatalog), which REST clients test for.
+      return Status::AlreadyExists("View with same name already exists: {}",
+                                   TableId(ns_name, name));
     }
     return Status::AlreadyExists("table already exists: {}", TableId(ns_name, name));
   }
@@ -500,9 +524,10 @@ Status SqlCatalogStore::RenameTable(const Namespace& from_ns, std::string_view f
   if (!exists) return Status::NotFound("namespace does not exist: {}", to);
   FLOE_ASSIGN_OR_RETURN(auto type, RowType(to, to_name));
   if (type.has_value()) {
-    return Status::AlreadyExists("cannot rename {} to {}: a {} with that name exists",
+    // Java's wording (JdbcCatalog.renameTable / renameView).
+    return Status::AlreadyExists("Cannot rename {} to {}. {} already exists",
                                  TableId(from, from_name), TableId(to, to_name),
-                                 *type == kViewType ? "view" : "table");
+                                 *type == kViewType ? "View" : "Table");
   }
   auto result = conn_->Execute(kRenameTableSql, {to, to_name, catalog_name_, from, from_name});
   if (!result.ok()) {
@@ -533,6 +558,130 @@ Result<std::vector<std::string>> SqlCatalogStore::ListTables(const Namespace& ns
   FLOE_ASSIGN_OR_RETURN(bool exists, Exists(ns_name));
   if (!exists) return Status::NotFound("namespace does not exist: {}", ns_name);
   FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kListTablesSql, {catalog_name_, ns_name}));
+  FLOE_RETURN_IF_ERROR(txn.Commit());
+  std::vector<std::string> names;
+  for (SqlRow& row : result.rows) {
+    if (!row.empty() && row[0].has_value()) names.push_back(std::move(*row[0]));
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+// Views: Java JdbcViewOperations / JdbcCatalog view methods, with the same checks as tables.
+
+Status SqlCatalogStore::CreateView(const Namespace& ns, std::string_view name,
+                                   std::string_view metadata_location) {
+  FLOE_ASSIGN_OR_RETURN(std::string ns_name, NamespaceString(ns));
+  FLOE_RETURN_IF_ERROR(CheckTableName(name));
+  FLOE_RETURN_IF_ERROR(CheckText("metadata location", metadata_location, kMaxLocationChars));
+  FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
+  FLOE_ASSIGN_OR_RETURN(bool exists, Exists(ns_name));
+  if (!exists) return Status::NotFound("Namespace does not exist: {}", ns_name);
+  FLOE_ASSIGN_OR_RETURN(auto type, RowType(ns_name, name));
+  if (type.has_value()) {
+    if (*type == kViewType) {
+      return Status::AlreadyExists("View already exists: {}", TableId(ns_name, name));
+    }
+    return Status::AlreadyExists("Table with same name already exists: {}",
+                                 TableId(ns_name, name));
+  }
+  Status status =
+      conn_->Execute(kInsertViewSql, {catalog_name_, ns_name, name, metadata_location}).status();
+  if (status.code() == StatusCode::kAlreadyExists) {
+    return Status::AlreadyExists("View already exists: {}", TableId(ns_name, name));
+  }
+  FLOE_RETURN_IF_ERROR(status);
+  return txn.Commit();
+}
+
+Result<TablePointer> SqlCatalogStore::LoadView(const Namespace& ns, std::string_view name) {
+  FLOE_ASSIGN_OR_RETURN(std::string ns_name, NamespaceString(ns));
+  FLOE_RETURN_IF_ERROR(CheckTableName(name));
+  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kLoadViewSql, {catalog_name_, ns_name, name}));
+  if (result.rows.empty()) {
+    return Status::NotFound("View does not exist: {}", TableId(ns_name, name));
+  }
+  SqlRow& row = result.rows[0];
+  if (row.size() != 2 || !row[0].has_value()) {
+    return Status::Corrupt("view {} has no metadata location", TableId(ns_name, name));
+  }
+  return TablePointer{std::move(*row[0]), std::move(row[1])};
+}
+
+Status SqlCatalogStore::CompareAndSwapView(const Namespace& ns, std::string_view name,
+                                           std::string_view expected_location,
+                                           std::string_view new_location) {
+  FLOE_ASSIGN_OR_RETURN(std::string ns_name, NamespaceString(ns));
+  FLOE_RETURN_IF_ERROR(CheckTableName(name));
+  FLOE_RETURN_IF_ERROR(CheckText("metadata location", expected_location, kMaxLocationChars));
+  FLOE_RETURN_IF_ERROR(CheckText("metadata location", new_location, kMaxLocationChars));
+  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kCompareAndSwapViewSql,
+                                                    {new_location, expected_location,
+                                                     catalog_name_, ns_name, name,
+                                                     expected_location}));
+  if (result.affected_rows == 1) return Status::OK();
+  if (result.affected_rows > 1) {
+    return Status::Internal("compare-and-swap changed {} rows of {}", result.affected_rows,
+                            TableId(ns_name, name));
+  }
+  auto current = LoadView(ns, name);
+  if (!current.ok()) return current.status();
+  return Status::Conflict("Cannot commit {}: metadata location {} has changed from {}",
+                          TableId(ns_name, name), expected_location, current->metadata_location);
+}
+
+Status SqlCatalogStore::RenameView(const Namespace& from_ns, std::string_view from_name,
+                                   const Namespace& to_ns, std::string_view to_name) {
+  FLOE_ASSIGN_OR_RETURN(std::string from, NamespaceString(from_ns));
+  FLOE_ASSIGN_OR_RETURN(std::string to, NamespaceString(to_ns));
+  FLOE_RETURN_IF_ERROR(CheckTableName(from_name));
+  FLOE_RETURN_IF_ERROR(CheckTableName(to_name));
+  if (from == to && from_name == to_name) return Status::OK();
+  FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
+  // Java's renameView order: destination namespace, source view, destination table or view.
+  FLOE_ASSIGN_OR_RETURN(bool exists, Exists(to));
+  if (!exists) return Status::NotFound("Namespace does not exist: {}", to);
+  FLOE_ASSIGN_OR_RETURN(auto source,
+                        conn_->Execute(kLoadViewSql, {catalog_name_, from, from_name}));
+  if (source.rows.empty()) {
+    return Status::NotFound("View does not exist: {}", TableId(from, from_name));
+  }
+  FLOE_ASSIGN_OR_RETURN(auto type, RowType(to, to_name));
+  if (type.has_value()) {
+    return Status::AlreadyExists("Cannot rename {} to {}. {} already exists",
+                                 TableId(from, from_name), TableId(to, to_name),
+                                 *type == kViewType ? "View" : "Table");
+  }
+  auto result = conn_->Execute(kRenameViewSql, {to, to_name, catalog_name_, from, from_name});
+  if (!result.ok()) {
+    if (result.status().code() == StatusCode::kAlreadyExists) {
+      return Status::AlreadyExists("Cannot rename {} to {}. View already exists",
+                                   TableId(from, from_name), TableId(to, to_name));
+    }
+    return result.status();
+  }
+  if (result->affected_rows != 1) {
+    return Status::NotFound("View does not exist: {}", TableId(from, from_name));
+  }
+  return txn.Commit();
+}
+
+Status SqlCatalogStore::DropView(const Namespace& ns, std::string_view name) {
+  FLOE_ASSIGN_OR_RETURN(std::string ns_name, NamespaceString(ns));
+  FLOE_RETURN_IF_ERROR(CheckTableName(name));
+  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kDropViewSql, {catalog_name_, ns_name, name}));
+  if (result.affected_rows == 0) {
+    return Status::NotFound("View does not exist: {}", TableId(ns_name, name));
+  }
+  return Status::OK();
+}
+
+Result<std::vector<std::string>> SqlCatalogStore::ListViews(const Namespace& ns) {
+  FLOE_ASSIGN_OR_RETURN(std::string ns_name, NamespaceString(ns));
+  FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kRead));
+  FLOE_ASSIGN_OR_RETURN(bool exists, Exists(ns_name));
+  if (!exists) return Status::NotFound("Namespace does not exist: {}", ns_name);
+  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kListViewsSql, {catalog_name_, ns_name}));
   FLOE_RETURN_IF_ERROR(txn.Commit());
   std::vector<std::string> names;
   for (SqlRow& row : result.rows) {

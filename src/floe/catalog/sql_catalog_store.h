@@ -11,13 +11,13 @@
 // one floe follows):
 //  - A namespace exists when any row of either table has it, or a child of it, as its
 //    namespace; creating one writes the marker property `exists` = `true`.
-//  - Rows whose iceberg_type is 'TABLE' or NULL are tables; 'VIEW' rows are views, which this
-//    store does not manage but counts where the peers do (names are shared with tables;
-//    a namespace holding a view is not empty).
+//  - Rows whose iceberg_type is 'TABLE' or NULL are tables; 'VIEW' rows are views (Java's
+//    JdbcCatalog supports views only on this V1 schema). Tables and views share names; a
+//    namespace holding a view is not empty.
 //  - A table commit is a compare-and-swap of metadata_location.
 //
-// The store knows nothing of table metadata: the table half of the catalog reads and writes
-// metadata files and uses this store for the pointer.
+// The store knows nothing of table or view metadata: the catalog reads and writes metadata
+// files and uses this store for the pointers.
 //
 // Thread-safety: not thread-safe (it owns one SqlConnection). Use one store per thread; any
 // number of stores, in any number of processes, and the peers may share one database.
@@ -152,6 +152,26 @@ class SqlCatalogStore {
 
   // Lists the table names in `ns` (not views), sorted. Errors: kNotFound (namespace).
   Result<std::vector<std::string>> ListTables(const Namespace& ns);
+
+  // View pointers: rows with iceberg_type 'VIEW', the same rules as tables. Messages are
+  // Java's (JdbcCatalog, BaseMetastoreViewCatalog), which REST clients check.
+
+  // Errors: kNotFound (namespace), kAlreadyExists (a view or a table has the name).
+  Status CreateView(const Namespace& ns, std::string_view name,
+                    std::string_view metadata_location);
+  // Errors: kNotFound (no such view; tables are not views), kCorrupt (row without location).
+  Result<TablePointer> LoadView(const Namespace& ns, std::string_view name);
+  // As CompareAndSwap, for a view.
+  Status CompareAndSwapView(const Namespace& ns, std::string_view name,
+                            std::string_view expected_location, std::string_view new_location);
+  // Renaming a view to itself is a no-op. Errors: kNotFound (destination namespace, source
+  // view), kAlreadyExists (a table or a view has the destination name).
+  Status RenameView(const Namespace& from_ns, std::string_view from_name, const Namespace& to_ns,
+                    std::string_view to_name);
+  // Deletes the pointer. Errors: kNotFound.
+  Status DropView(const Namespace& ns, std::string_view name);
+  // Lists the view names in `ns`, sorted. Errors: kNotFound (namespace).
+  Result<std::vector<std::string>> ListViews(const Namespace& ns);
 
  private:
   SqlCatalogStore(std::unique_ptr<SqlConnection> conn, std::string catalog_name)

@@ -279,6 +279,53 @@ TEST_P(SqlCatalogStoreTest, DropAndListTables) {
   EXPECT_THAT(*store_->ListTables(Ns("db")), ElementsAre("alpha", "legacy"));
 }
 
+// View pointers: Java JdbcUtil's view statements ('VIEW' rows only); tables' rows (including
+// NULL-typed ones from older peers) are never touched by them.
+TEST_P(SqlCatalogStoreTest, ViewPointers) {
+  FLOE_EXPECT_CODE(store_->CreateView(Ns("db"), "v", "s3://b/v1.json"), kNotFound);
+  FLOE_ASSERT_OK(store_->CreateNamespace(Ns("db")));
+  FLOE_ASSERT_OK(store_->CreateNamespace(Ns("other")));
+  FLOE_ASSERT_OK(store_->CreateView(Ns("db"), "v", "s3://b/v1.json"));
+  auto rows = Query("SELECT catalog_name, table_namespace, table_name, iceberg_type, "
+                    "previous_metadata_location FROM iceberg_tables");
+  ASSERT_EQ(rows.size(), 1u);
+  EXPECT_EQ(rows[0], (SqlRow{"cat", "db", "v", "VIEW", std::nullopt}));
+  EXPECT_EQ(store_->LoadView(Ns("db"), "v")->metadata_location, "s3://b/v1.json");
+  FLOE_EXPECT_CODE(store_->LoadTable(Ns("db"), "v"), kNotFound);
+
+  FLOE_EXPECT_CODE(store_->CreateView(Ns("db"), "v", "s3://b/x.json"), kAlreadyExists);
+  FLOE_ASSERT_OK(store_->CreateTable(Ns("db"), "t", "s3://b/t.json"));
+  InsertRow("db", "legacy", std::nullopt);
+  FLOE_EXPECT_CODE(store_->CreateView(Ns("db"), "t", "s3://b/x.json"), kAlreadyExists);
+  FLOE_EXPECT_CODE(store_->CreateView(Ns("db"), "legacy", "s3://b/x.json"), kAlreadyExists);
+  FLOE_EXPECT_CODE(store_->LoadView(Ns("db"), "t"), kNotFound);
+  EXPECT_THAT(*store_->ListViews(Ns("db")), ElementsAre("v"));
+  EXPECT_THAT(*store_->ListTables(Ns("db")), ElementsAre("legacy", "t"));
+  FLOE_EXPECT_CODE(store_->ListViews(Ns("nope")), kNotFound);
+
+  FLOE_ASSERT_OK(store_->CompareAndSwapView(Ns("db"), "v", "s3://b/v1.json", "s3://b/v2.json"));
+  auto pointer = store_->LoadView(Ns("db"), "v");
+  EXPECT_EQ(pointer->metadata_location, "s3://b/v2.json");
+  EXPECT_EQ(pointer->previous_metadata_location, "s3://b/v1.json");
+  FLOE_EXPECT_CODE(store_->CompareAndSwapView(Ns("db"), "v", "s3://b/v1.json", "s3://b/v3.json"),
+                   kConflict);
+  FLOE_EXPECT_CODE(store_->CompareAndSwapView(Ns("db"), "t", "s3://b/t.json", "s3://b/v3.json"),
+                   kNotFound);
+  EXPECT_EQ(store_->LoadTable(Ns("db"), "t")->metadata_location, "s3://b/t.json");
+
+  FLOE_EXPECT_CODE(store_->RenameView(Ns("db"), "v", Ns("db"), "t"), kAlreadyExists);
+  FLOE_EXPECT_CODE(store_->RenameView(Ns("db"), "v", Ns("nope"), "v"), kNotFound);
+  FLOE_EXPECT_CODE(store_->RenameView(Ns("db"), "t", Ns("other"), "t"), kNotFound);
+  FLOE_ASSERT_OK(store_->RenameView(Ns("db"), "v", Ns("other"), "w"));
+  EXPECT_THAT(*store_->ListViews(Ns("db")), ::testing::IsEmpty());
+  EXPECT_THAT(*store_->ListViews(Ns("other")), ElementsAre("w"));
+
+  FLOE_EXPECT_CODE(store_->DropView(Ns("db"), "t"), kNotFound);
+  FLOE_ASSERT_OK(store_->DropView(Ns("other"), "w"));
+  FLOE_EXPECT_CODE(store_->DropView(Ns("other"), "w"), kNotFound);
+  EXPECT_EQ(Query("SELECT COUNT(*) FROM iceberg_tables")[0][0], "2");
+}
+
 TEST_P(SqlCatalogStoreTest, CatalogsShareTablesButNotRows) {
   auto other = Open("other");
   ASSERT_NE(other, nullptr);

@@ -5,6 +5,8 @@
 #include <vector>
 
 #include "floe/base/macros.h"
+#include "floe/format/compression/codec.h"
+#include "floe/io/file_io.h"
 #include "floe/iceberg/ojson_util.h"
 
 namespace floe::iceberg {
@@ -218,6 +220,46 @@ Result<std::string> Base64Decode(std::string_view text) {
     if (pad < 1) out.push_back(static_cast<char>(n & 0xFF));
   }
   return out;
+}
+
+namespace {
+
+bool EndsWith(std::string_view s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
+}
+
+// Metadata files are JSON text; a bound against decompression bombs.
+constexpr size_t kMaxMetadataBytes = size_t{1} << 31;
+
+}  // namespace
+
+// Java TableMetadataParser.Codec.fromFileName.
+bool IsGzipMetadataName(std::string_view location) {
+  return EndsWith(location, ".metadata.json.gz") || EndsWith(location, ".gz.metadata.json");
+}
+
+Result<std::string> ReadMetadataText(io::FileIO& io, std::string_view location) {
+  FLOE_ASSIGN_OR_RETURN(Buffer raw, io.ReadFile(location));
+  if (!IsGzipMetadataName(location)) {
+    return std::string(reinterpret_cast<const char*>(raw.data()), raw.size());
+  }
+  FLOE_ASSIGN_OR_RETURN(auto codec, format::Codec::Make(format::CompressionKind::kGzip));
+  Buffer inflated;
+  Status s = codec->DecompressUnknownSize(std::span<const uint8_t>(raw.data(), raw.size()),
+                                          &inflated, kMaxMetadataBytes);
+  if (!s.ok()) return s.WithContext("{}", location);
+  return std::string(reinterpret_cast<const char*>(inflated.data()), inflated.size());
+}
+
+Status WriteMetadataText(io::FileIO& io, std::string_view location, std::string_view text) {
+  if (!IsGzipMetadataName(location)) return io.WriteFile(location, text, /*overwrite=*/false);
+  FLOE_ASSIGN_OR_RETURN(auto codec, format::Codec::Make(format::CompressionKind::kGzip));
+  Buffer gz;
+  FLOE_RETURN_IF_ERROR(codec->Compress(
+      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()), &gz));
+  return io.WriteFile(location,
+                      std::string_view(reinterpret_cast<const char*>(gz.data()), gz.size()),
+                      /*overwrite=*/false);
 }
 
 }  // namespace floe::iceberg

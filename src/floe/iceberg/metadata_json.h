@@ -1,6 +1,7 @@
-// Private JSON helpers shared by table_metadata.cc and table_update.cc: the adapters to the
-// schema / partition spec / sort order JSON of the core model (converted to insertion-ordered
-// JSON in Java's member order) and the small metadata objects (statistics, encryption keys).
+// Private JSON helpers shared by table_metadata.cc, table_update.cc and view_metadata.cc: the
+// adapters to the schema / partition spec / sort order JSON of the core model (converted to
+// insertion-ordered JSON in Java's member order), the small metadata objects (statistics,
+// encryption keys) and metadata-file reading and writing.
 #pragma once
 
 #include <string>
@@ -10,6 +11,10 @@
 
 #include "floe/base/status.h"
 #include "floe/iceberg/table_metadata.h"
+
+namespace floe::io {
+class FileIO;
+}
 
 namespace floe::iceberg {
 
@@ -40,5 +45,12 @@ OJson EncryptionKeyToJson(const EncryptionKey& key);
 std::string Base64Encode(std::string_view bytes);
 // Strict RFC 4648 (padding required, like java.util.Base64.getDecoder()).
 Result<std::string> Base64Decode(std::string_view text);
+
+// Metadata files (tables and views): `.gz.metadata.json` and `.metadata.json.gz` names are
+// gzipped (Java TableMetadataParser.Codec.fromFileName). Reading inflates them (bounded);
+// writing never overwrites (kAlreadyExists).
+bool IsGzipMetadataName(std::string_view location);
+Result<std::string> ReadMetadataText(io::FileIO& io, std::string_view location);
+Status WriteMetadataText(io::FileIO& io, std::string_view location, std::string_view text);
 
 }  // namespace floe::iceberg

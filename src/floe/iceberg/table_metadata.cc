@@ -373,34 +373,8 @@ std::string TableMetadataToJson(const TableMetadata& md, bool pretty) {
   return ToJavaJson(j, pretty);
 }
 
-namespace {
-
-bool EndsWith(std::string_view s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.substr(s.size() - suffix.size()) == suffix;
-}
-
-// Java TableMetadataParser.Codec.fromFileName.
-bool IsGzipName(std::string_view location) {
-  if (EndsWith(location, ".metadata.json.gz")) return true;
-  return EndsWith(location, ".gz.metadata.json");
-}
-
-// Metadata files are JSON text; a bound against decompression bombs.
-constexpr size_t kMaxMetadataBytes = size_t{1} << 31;
-
-}  // namespace
-
 Result<TableMetadata> ReadTableMetadata(io::FileIO& io, std::string_view location) {
-  FLOE_ASSIGN_OR_RETURN(Buffer raw, io.ReadFile(location));
-  std::string_view text(reinterpret_cast<const char*>(raw.data()), raw.size());
-  Buffer inflated;
-  if (IsGzipName(location)) {
-    FLOE_ASSIGN_OR_RETURN(auto codec, format::Codec::Make(format::CompressionKind::kGzip));
-    Status s = codec->DecompressUnknownSize(std::span<const uint8_t>(raw.data(), raw.size()),
-                                            &inflated, kMaxMetadataBytes);
-    if (!s.ok()) return s.WithContext("{}", location);
-    text = std::string_view(reinterpret_cast<const char*>(inflated.data()), inflated.size());
-  }
+  FLOE_ASSIGN_OR_RETURN(std::string text, ReadMetadataText(io, location));
   auto md = TableMetadataFromJson(text);
   if (!md.ok()) return md.status().WithContext("{}", location);
   md->metadata_file_location = std::string(location);
@@ -409,15 +383,7 @@ Result<TableMetadata> ReadTableMetadata(io::FileIO& io, std::string_view locatio
 
 Status WriteTableMetadata(io::FileIO& io, std::string_view location,
                           const TableMetadata& metadata) {
-  std::string text = TableMetadataToJson(metadata);
-  if (!IsGzipName(location)) return io.WriteFile(location, text, /*overwrite=*/false);
-  FLOE_ASSIGN_OR_RETURN(auto codec, format::Codec::Make(format::CompressionKind::kGzip));
-  Buffer gz;
-  FLOE_RETURN_IF_ERROR(codec->Compress(
-      std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(text.data()), text.size()), &gz));
-  return io.WriteFile(location,
-                      std::string_view(reinterpret_cast<const char*>(gz.data()), gz.size()),
-                      /*overwrite=*/false);
+  return WriteMetadataText(io, location, TableMetadataToJson(metadata));
 }
 
 std::optional<int32_t> ParseMetadataFileVersion(std::string_view location) {
