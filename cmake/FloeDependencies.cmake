@@ -11,6 +11,8 @@ pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
 # The SQL catalog's two backends (catalog/sql_connection.h).
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
+# HTTP for the REST catalog client (catalog/http_client.h).
+pkg_check_modules(LIBCURL REQUIRED IMPORTED_TARGET libcurl)
 find_library(SNAPPY_LIBRARY NAMES snappy REQUIRED)
 find_path(SNAPPY_INCLUDE_DIR NAMES snappy.h REQUIRED)
 add_library(floe_snappy INTERFACE)
