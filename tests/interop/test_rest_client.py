@@ -5,14 +5,22 @@ the same server.
 Every `floe namespace` / `floe table` command runs with `--catalog rest:http://127.0.0.1:PORT`:
 namespaces (create with properties, nested, list, describe, drop, not-empty refusal), tables
 (create, append, scan, delete, upsert, list with paging, rename, drop), commits that lose a
-race (409 -> retry), tables pyiceberg writes, the error model (404, 409) and the OAuth2
-client_credentials exchange. One JVM per module: it takes seconds to start.
+race (409 -> retry), tables pyiceberg writes, the error model (404, 409), the OAuth2
+client_credentials exchange and bearer tokens, and a commit answered 5xx after the server
+committed (unknown outcome: floe must keep its files). A recording proxy in front of the
+server shows the requests and injects the faults. One JVM per module: it takes seconds to
+start.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import http.client
 import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -33,6 +41,80 @@ def server(tmp_path_factory):
         yield s
 
 
+class Proxy:
+    """A forwarding HTTP/1.1 proxy in front of the server: records every request (method, path
+    with query, headers, body, the server's ETag) and answers the next request matching
+    `fault` = (method, path suffix, status, body, forward) with that status instead of the
+    server's answer, after forwarding it when `forward` (the server did the work) or without."""
+
+    def __init__(self, backend: str):
+        self.backend = urlsplit(backend)
+        self.requests: list[dict] = []
+        self.fault: tuple | None = None
+        self.lock = threading.Lock()
+        proxy = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def handle_one(self):
+                n = int(self.headers.get("Content-Length") or 0)
+                body = self.rfile.read(n) if n else b""
+                record = {"method": self.command, "path": self.path,
+                          "headers": {k.lower(): v for k, v in self.headers.items()},
+                          "body": body}
+                with proxy.lock:
+                    proxy.requests.append(record)
+                    fault = proxy.fault
+                    if fault and not (fault[0] == self.command
+                                      and self.path.split("?")[0].endswith(fault[1])):
+                        fault = None
+                    if fault:
+                        proxy.fault = None
+                status, data, etag = None, b"", None
+                if fault is None or fault[4]:
+                    conn = http.client.HTTPConnection(proxy.backend.hostname,
+                                                      proxy.backend.port, timeout=120)
+                    headers = {k: v for k, v in self.headers.items()
+                               if k.lower() not in ("host", "accept-encoding", "connection")}
+                    conn.request(self.command, self.path, body=body or None, headers=headers)
+                    resp = conn.getresponse()
+                    status, data, etag = resp.status, resp.read(), resp.getheader("ETag")
+                    conn.close()
+                    record["etag"] = etag
+                if fault:
+                    status, data, etag = fault[2], fault[3].encode(), None
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                if etag:
+                    self.send_header("ETag", etag)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                if self.command != "HEAD":
+                    self.wfile.write(data)
+
+            do_GET = do_POST = do_DELETE = do_HEAD = handle_one
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self.thread.start()
+        self.uri = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+
+    def close(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def proxy(server):
+    p = Proxy(server.uri)
+    yield p
+    p.close()
+
+
 class Env:
     def __init__(self, floe, server, root, query: str = ""):
         self.floe = floe
@@ -40,8 +122,12 @@ class Env:
         self.root = root
         self.flags = ["--catalog", f"rest:{server.uri}{query}"]
 
-    def run(self, *args, ok=True, query: str | None = None):
-        flags = self.flags if query is None else ["--catalog", f"rest:{self.server.uri}{query}"]
+    def run(self, *args, ok=True, query: str | None = None, catalog: str | None = None):
+        flags = self.flags
+        if query is not None:
+            flags = ["--catalog", f"rest:{self.server.uri}{query}"]
+        if catalog is not None:
+            flags = ["--catalog", catalog]
         r = self.floe.run(*args, *flags, timeout=300)
         if ok:
             assert r.rc == 0, r.describe()
@@ -160,8 +246,13 @@ def test_table_lifecycle(env, version):
     r = env.run("table", "scan", t, ok=False)
     assert r.rc == EXIT_NOT_FOUND, r.describe()
 
-    env.run("table", "drop", f"{ns}.renamed")
+    # --purge: the server deletes the files (purgeRequested=true).
+    files = [Path(t.file.file_path.removeprefix("file:"))
+             for t in env.pyiceberg().load_table(f"{ns}.renamed").scan().plan_files()]
+    assert files and all(f.exists() for f in files)
+    env.run("table", "drop", f"{ns}.renamed", "--purge")
     assert not env.pyiceberg().table_exists(f"{ns}.renamed")
+    assert not any(f.exists() for f in files), files
     env.run("namespace", "drop", ns)
 
 
@@ -247,3 +338,78 @@ def test_credential_and_token(env):
     assert r.rc == EXIT_ERROR and "token request" in r.stderr, r.describe()
     assert "s3cret" not in r.stderr
     env.run("namespace", "drop", "authns")
+
+
+def test_requests_on_the_wire(env, proxy, monkeypatch):
+    """The credential exchange (Java OAuth2Util: form-encoded client_credentials, scope
+    catalog), the bearer token on every later request, /v1/config with the catalog name as
+    warehouse, and conditional refreshes when the server sends ETags."""
+    env.run("namespace", "list", catalog=f"rest:{proxy.uri}?credential=floe-client:s3cret")
+    token, config, *rest = proxy.requests
+    assert (token["method"], token["path"]) == ("POST", "/v1/oauth/tokens")
+    assert token["headers"]["content-type"] == "application/x-www-form-urlencoded"
+    form = {k: v[0] for k, v in parse_qs(token["body"].decode()).items()}
+    assert form == {"grant_type": "client_credentials", "client_id": "floe-client",
+                    "client_secret": "s3cret", "scope": "catalog"}
+    assert config["path"] == "/v1/config?warehouse=default"
+    for r in [config, *rest]:
+        assert r["headers"]["authorization"] == "Bearer client-credentials-token:sub=floe-client"
+
+    proxy.requests.clear()
+    env.run("namespace", "list", catalog=f"rest:{proxy.uri}?token=static-token")
+    assert {r["headers"]["authorization"] for r in proxy.requests} == {"Bearer static-token"}
+    proxy.requests.clear()
+    monkeypatch.setenv("FLOE_REST_TOKEN", "env-token")
+    env.run("namespace", "create", "wire", "--catalog-name", "wh2", catalog=f"rest:{proxy.uri}")
+    assert {r["headers"]["authorization"] for r in proxy.requests} == {"Bearer env-token"}
+    assert proxy.requests[0]["path"] == "/v1/config?warehouse=wh2"
+    monkeypatch.delenv("FLOE_REST_TOKEN")
+
+    env.run("table", "create", "wire.t", "--schema", "id long", catalog=f"rest:{proxy.uri}")
+    proxy.requests.clear()
+    env.run("table", "describe", "wire.t", catalog=f"rest:{proxy.uri}")
+    loads = [r for r in proxy.requests if r["method"] == "GET" and "/tables/" in r["path"]]
+    # describe loads, then refreshes: the refresh is conditional on the server's ETag (the
+    # reference server sends them and answers 304).
+    assert len(loads) == 2 and loads[0]["etag"], proxy.requests
+    assert loads[1]["headers"].get("if-none-match") == loads[0]["etag"]
+
+
+def error_body(type_: str, code: int, message: str) -> str:
+    return json.dumps({"error": {"message": message, "type": type_, "code": code}})
+
+
+def test_commit_conflict_is_retried(env, proxy):
+    """A 409 CommitFailedException (nothing committed) makes floe refresh and commit again."""
+    env.run("namespace", "create", "conf")
+    env.run("table", "create", "conf.t", "--schema", "id long not null")
+    proxy.fault = ("POST", "/namespaces/conf/tables/t", 409,
+                   error_body("CommitFailedException", 409, "Requirement failed: injected"), False)
+    env.run("table", "append", "conf.t", env.jsonl("a.jsonl", [{"id": 1}, {"id": 2}]),
+            catalog=f"rest:{proxy.uri}")
+    commits = [r for r in proxy.requests
+               if r["method"] == "POST" and r["path"].endswith("/namespaces/conf/tables/t")]
+    assert len(commits) == 2, [r["path"] for r in proxy.requests]
+    assert sorted(r["id"] for r in env.py_rows("conf.t")) == [1, 2]
+    assert len(env.pyiceberg().load_table("conf.t").snapshots()) == 1
+
+
+@pytest.mark.parametrize("status", [500, 503, 504])
+def test_commit_answered_5xx_keeps_its_files(env, proxy, status):
+    """The server commits but the client sees 5xx (Java: CommitStateUnknownException): floe
+    reports an unknown outcome, does not retry, and deletes nothing the commit may use."""
+    ns = f"unk{status}"
+    env.run("namespace", "create", ns)
+    env.run("table", "create", f"{ns}.t", "--schema", "id long not null")
+    proxy.fault = ("POST", f"/namespaces/{ns}/tables/t", status,
+                   error_body("CommitStateUnknownException", status, "injected"), True)
+    r = env.run("table", "append", f"{ns}.t", env.jsonl("a.jsonl", [{"id": 7}, {"id": 8}]),
+                ok=False, catalog=f"rest:{proxy.uri}")
+    assert r.rc == EXIT_ERROR and "commit state unknown" in r.stderr, r.describe()
+    assert r.stderr.count("\n") <= 1, r.stderr
+    commits = [q for q in proxy.requests
+               if q["method"] == "POST" and q["path"].endswith(f"/namespaces/{ns}/tables/t")]
+    assert len(commits) == 1
+    # The commit happened: its data and metadata files are all there.
+    assert sorted(row["id"] for row in env.py_rows(f"{ns}.t")) == [7, 8]
+    assert sorted(row["id"] for row in env.scan(f"{ns}.t")) == [7, 8]
