@@ -171,6 +171,9 @@ std::optional<std::string> Find(const Properties& properties, const std::string&
   return it->second;
 }
 
+}  // namespace
+
+// A table of the catalog: Refresh is a (conditional) GET, Commit one POST.
 class RestTableOperations final : public iceberg::TableOperations {
  public:
   RestTableOperations(RestCatalog* catalog, TableIdentifier id, iceberg::TableMetadataPtr current,
@@ -226,11 +229,10 @@ class RestTableOperations final : public iceberg::TableOperations {
   std::string etag_;
 };
 
-}  // namespace
 
 Result<RestUri> ParseRestUri(std::string_view uri) {
   if (!uri.starts_with("rest:")) {
-    return Status::InvalidArgument("not a REST catalog URI (rest:http://host:port): {}", uri);
+    return Status::InvalidArgument("not a REST catalog URI (rest:http://host:port)");
   }
   std::string_view rest = uri.substr(5);
   size_t scheme_end = rest.find("://");

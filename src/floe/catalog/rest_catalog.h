@@ -73,18 +73,23 @@ class RestCatalog final : public Catalog {
   // server decides).
   Result<std::string> DefaultTableLocation(const TableIdentifier& id) override;
 
-  // One REST call: sends `body` (JSON unless `content_type` says otherwise) with the
-  // catalog's headers; a non-2xx answer becomes RestError(context). For the table operations.
+  // What a REST answer is for, where the error model differs: commits (409 = kConflict, 5xx =
+  // unknown outcome) and everything else.
   enum class ErrorContext { kDefault, kCommit };
+
+ private:
+  friend class RestTableOperations;
+
+  RestCatalog(std::string base_url, CatalogOptions options, std::unique_ptr<HttpClient> http);
+
+  // One REST call with the catalog's headers (a non-empty `body` is sent as JSON); 2xx and 304
+  // are results, anything else RestError(context).
   Result<HttpResponse> Call(std::string_view method, const std::string& url, std::string body,
                             ErrorContext context, const HttpHeaders& extra_headers = {});
   // The URL of route `path` below /v1/{prefix}/ ("namespaces/a%1Fb/tables/t").
   std::string Url(std::string_view path) const;
   // The path of a table: namespaces/<ns>/tables/<name>.
   std::string TablePath(const TableIdentifier& id) const;
-
- private:
-  RestCatalog(std::string base_url, CatalogOptions options, std::unique_ptr<HttpClient> http);
 
   Status Authenticate(const Properties& client);
   Status FetchConfig(const Properties& client);
