@@ -11,6 +11,8 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <thread>
+
 namespace floe::catalog {
 namespace {
 
@@ -149,6 +151,153 @@ TEST(HttpClientTest, RefusedConnectionIsUnavailable) {
   ASSERT_FALSE(response.ok());
   EXPECT_EQ(response.status().code(), StatusCode::kUnavailable) << response.status().ToString();
   EXPECT_EQ(response.status().message().find("top-secret"), std::string_view::npos);
+}
+
+// A loopback server (port 0): reads requests and answers each with the next of `responses`
+// (raw HTTP; "" answers nothing); after the last it waits for the client to close.
+class CannedServer {
+ public:
+  explicit CannedServer(std::vector<std::string> responses) {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr));
+    socklen_t len = sizeof(addr);
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    listen(listen_fd_, 4);
+    thread_ = std::thread([this, responses = std::move(responses)] { Serve(responses); });
+  }
+  ~CannedServer() {
+    shutdown(listen_fd_, SHUT_RDWR);  // unblocks accept() when a test ends early
+    Join();
+    close(listen_fd_);
+  }
+  // Waits until the client closed after the last response.
+  void Join() {
+    if (thread_.joinable()) thread_.join();
+  }
+
+  std::string url(std::string_view path) const {
+    return fmt::format("http://127.0.0.1:{}{}", port_, path);
+  }
+  // Every request received, raw (after Join()).
+  const std::vector<std::string>& requests() const { return requests_; }
+  int connections() const { return connections_; }
+
+ private:
+  void Serve(const std::vector<std::string>& responses) {
+    size_t next = 0;
+    while (next < responses.size()) {
+      int fd = accept(listen_fd_, nullptr, nullptr);
+      if (fd < 0) return;
+      ++connections_;
+      std::string buffer;
+      char chunk[4096];
+      while (true) {
+        size_t end = buffer.find("\r\n\r\n");
+        if (end != std::string::npos) {
+          // Requests here carry no body unless Content-Length says so.
+          size_t body = 0;
+          if (size_t cl = buffer.find("Content-Length: "); cl != std::string::npos && cl < end) {
+            body = std::stoul(buffer.substr(cl + 16));
+          }
+          if (buffer.size() >= end + 4 + body) {
+            requests_.push_back(buffer.substr(0, end + 4 + body));
+            buffer.erase(0, end + 4 + body);
+            if (next < responses.size()) {
+              const std::string& r = responses[next++];
+              if (!r.empty()) (void)!write(fd, r.data(), r.size());
+            }
+            continue;
+          }
+        }
+        ssize_t n = read(fd, chunk, sizeof(chunk));
+        if (n <= 0) break;
+        buffer.append(chunk, static_cast<size_t>(n));
+      }
+      close(fd);
+    }
+  }
+
+  int listen_fd_ = -1;
+  int port_ = 0;
+  int connections_ = 0;
+  std::vector<std::string> requests_;
+  std::thread thread_;
+};
+
+TEST(HttpClientTest, StatusHeadersBodyAndKeepAlive) {
+  {
+    CannedServer server({
+        "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nETag: \"v1\"\r\nX-Two: a\r\n\r\nhello",
+        "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}",
+    });
+    auto made = HttpClient::Make();  // destroyed before the server: closes the connection
+    ASSERT_TRUE(made.ok());
+    std::unique_ptr<HttpClient>& client = *made;
+    HttpRequest get;
+    get.url = server.url("/v1/config?warehouse=w");
+    get.headers = {{"Authorization", "Bearer t"}};
+    auto first = client->Send(get);
+    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    EXPECT_EQ(first->status, 200);
+    EXPECT_EQ(first->body, "hello");
+    EXPECT_EQ(first->Header("etag"), "\"v1\"");
+    EXPECT_EQ(first->Header("x-two"), "a");
+    EXPECT_EQ(first->Header("missing"), std::nullopt);
+
+    HttpRequest post;
+    post.method = "POST";
+    post.url = server.url("/v1/namespaces");
+    post.body = R"({"namespace":["a"]})";
+    post.headers = {{"Content-Type", "application/json"}};
+    auto second = client->Send(post);
+    ASSERT_TRUE(second.ok()) << second.status().ToString();
+    EXPECT_EQ(second->status, 404);  // any status is a result
+    EXPECT_EQ(second->body, "{}");
+    client.reset();  // closes the connection; the server thread ends
+    server.Join();
+
+    ASSERT_EQ(server.requests().size(), 2u);
+    EXPECT_EQ(server.connections(), 1);  // the second request reused the connection
+    EXPECT_TRUE(server.requests()[0].starts_with("GET /v1/config?warehouse=w HTTP/1.1\r\n"));
+    EXPECT_NE(server.requests()[0].find("Authorization: Bearer t\r\n"), std::string::npos);
+    EXPECT_TRUE(server.requests()[1].starts_with("POST /v1/namespaces HTTP/1.1\r\n"));
+    EXPECT_TRUE(server.requests()[1].ends_with("\r\n\r\n{\"namespace\":[\"a\"]}"));
+    EXPECT_EQ(server.requests()[1].find("Expect:"), std::string::npos);
+  }
+}
+
+TEST(HttpClientTest, ResponseSizeCapAndTimeout) {
+  {
+    CannedServer server({"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789"});
+    HttpClientOptions options;
+    options.max_response_bytes = 4;
+    auto client = HttpClient::Make(options);
+    ASSERT_TRUE(client.ok());
+    HttpRequest get;
+    get.url = server.url("/big");
+    auto response = (*client)->Send(get);
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.status().code(), StatusCode::kIOError) << response.status().ToString();
+    client->reset();
+  }
+  {
+    CannedServer server({""});  // reads the request, never answers
+    HttpClientOptions options;
+    options.request_timeout_ms = 200;
+    auto client = HttpClient::Make(options);
+    ASSERT_TRUE(client.ok());
+    HttpRequest get;
+    get.url = server.url("/slow");
+    auto response = (*client)->Send(get);
+    ASSERT_FALSE(response.ok());
+    EXPECT_EQ(response.status().code(), StatusCode::kDeadlineExceeded)
+        << response.status().ToString();
+    client->reset();
+  }
 }
 
 TEST(HttpClientTest, OtherSchemesAreRefused) {
