@@ -39,6 +39,11 @@ bool DefaultEndpoint(std::string_view method, std::string_view route) {
   return false;
 }
 
+// Compact JSON text; invalid UTF-8 (from a user's argument) is replaced, never thrown on.
+std::string Dump(const Json& json) {
+  return json.dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace);
+}
+
 const Json* Member(const Json& obj, const std::string& key) {
   if (!obj.is_object()) return nullptr;
   auto it = obj.find(key);
@@ -119,8 +124,7 @@ Result<iceberg::TableMetadataPtr> MetadataFromLoadResult(const HttpResponse& res
   if (metadata == nullptr || !metadata->is_object()) {
     return Status::Corrupt("REST {}: the response has no table metadata", what);
   }
-  auto parsed = iceberg::TableMetadataFromJson(
-      metadata->dump(-1, ' ', false, nlohmann::detail::error_handler_t::replace));
+  auto parsed = iceberg::TableMetadataFromJson(Dump(*metadata));
   if (!parsed.ok()) return parsed.status().WithContext("REST {}", what);
   if (const Json* location = Member(json, "metadata-location"); location && location->is_string()) {
     parsed->metadata_file_location = location->get<std::string>();
@@ -543,7 +547,7 @@ Status RestCatalog::CreateNamespace(const Namespace& ns, const Properties& prope
   Json body = Json::object();
   body["namespace"] = ns.levels;
   body["properties"] = properties;
-  return Call("POST", Url(kNamespaces), body.dump(), ErrorContext::kDefault).status();
+  return Call("POST", Url(kNamespaces), Dump(body), ErrorContext::kDefault).status();
 }
 
 Result<bool> RestCatalog::NamespaceExists(const Namespace& ns) {
@@ -570,7 +574,7 @@ Result<NamespacePropertiesUpdate> RestCatalog::UpdateNamespaceProperties(
   body["removals"] = removals;
   body["updates"] = updates;
   FLOE_ASSIGN_OR_RETURN(HttpResponse response,
-                        Call("POST", Url(NamespacePath(ns) + "/properties"), body.dump(),
+                        Call("POST", Url(NamespacePath(ns) + "/properties"), Dump(body),
                              ErrorContext::kDefault));
   FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, "update namespace properties"));
   NamespacePropertiesUpdate out;
@@ -644,7 +648,7 @@ Result<iceberg::TableMetadataPtr> RestCatalog::CreateTable(const TableIdentifier
   properties.try_emplace("format-version", std::to_string(request.format_version));
   body["properties"] = properties;
   FLOE_ASSIGN_OR_RETURN(HttpResponse response, Call("POST", Url(NamespacePath(id.ns) + "/tables"),
-                                                    body.dump(), ErrorContext::kDefault));
+                                                    Dump(body), ErrorContext::kDefault));
   return MetadataFromLoadResult(response, "create table " + id.ToString());
 }
 
@@ -681,7 +685,7 @@ Status RestCatalog::RenameTable(const TableIdentifier& from, const TableIdentifi
   Json body = Json::object();
   body["source"] = IdentifierJson(from);
   body["destination"] = IdentifierJson(to);
-  return Call("POST", Url(kRename), body.dump(), ErrorContext::kDefault).status();
+  return Call("POST", Url(kRename), Dump(body), ErrorContext::kDefault).status();
 }
 
 Result<iceberg::TableMetadataPtr> RestCatalog::RegisterTable(const TableIdentifier& id,
@@ -691,7 +695,7 @@ Result<iceberg::TableMetadataPtr> RestCatalog::RegisterTable(const TableIdentifi
   body["name"] = id.name;
   body["metadata-location"] = std::string(metadata_location);
   FLOE_ASSIGN_OR_RETURN(HttpResponse response,
-                        Call("POST", Url(NamespacePath(id.ns) + "/register"), body.dump(),
+                        Call("POST", Url(NamespacePath(id.ns) + "/register"), Dump(body),
                              ErrorContext::kDefault));
   return MetadataFromLoadResult(response, "register table " + id.ToString());
 }
