@@ -5,6 +5,7 @@
 #include "floe/base/macros.h"
 #include "floe/catalog/catalog_internal.h"
 #include "floe/catalog/filesystem_catalog.h"
+#include "floe/catalog/rest_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/iceberg/manifest_list.h"
 #include "floe/iceberg/manifest_reader.h"
@@ -119,6 +120,10 @@ Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata) 
 }
 
 Result<std::unique_ptr<Catalog>> OpenCatalog(std::string_view uri, CatalogOptions options) {
+  if (uri.starts_with("rest:")) {
+    FLOE_ASSIGN_OR_RETURN(auto catalog, RestCatalog::Open(uri, std::move(options)));
+    return std::unique_ptr<Catalog>(std::move(catalog));
+  }
   if (uri.starts_with("file:")) {
     FLOE_ASSIGN_OR_RETURN(auto catalog, FileSystemCatalog::Open(uri, std::move(options)));
     return std::unique_ptr<Catalog>(std::move(catalog));

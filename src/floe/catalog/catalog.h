@@ -1,8 +1,9 @@
 // Catalog: namespaces and tables of one Iceberg catalog, whatever keeps the pointers — the
 // SQL catalog (sql_catalog.h: the JDBC catalog schema shared with Iceberg Java's JdbcCatalog
 // and pyiceberg's SqlCatalog), the filesystem catalog (filesystem_catalog.h: Java's
-// HadoopCatalog layout), later REST and floe's internal catalogs. A table is handed out as an
-// iceberg::TableOperations, so the table layer never knows which catalog it is in.
+// HadoopCatalog layout), a REST catalog server (rest_catalog.h), later floe's internal
+// catalog. A table is handed out as an iceberg::TableOperations, so the table layer never
+// knows which catalog it is in.
 //
 // Errors, the same on every catalog: kNotFound (namespace or table), kAlreadyExists,
 // kFailedPrecondition (namespace not empty), kInvalidArgument (bad names, properties,
@@ -225,6 +226,9 @@ struct CatalogOptions {
 //   postgresql://user:pass@host:port/db, postgres://...  SQL catalog on PostgreSQL
 //   file:PATH, file:///abs/path                          filesystem catalog rooted at PATH
 //                                                        (options.warehouse ignored)
+//   rest:http://host:port[/base][?k=v&...], rest:https:  REST catalog client (rest_catalog.h;
+//                                                        options.name is the `warehouse`,
+//                                                        options.warehouse ignored)
 // Errors: kInvalidArgument (unknown scheme, missing warehouse for a SQL catalog is allowed
 // but tables then need explicit locations), the backend's connection errors.
 Result<std::unique_ptr<Catalog>> OpenCatalog(std::string_view uri, CatalogOptions options);

@@ -448,13 +448,15 @@ Status TableEvolve(const EvolveArgs& a) {
 
 void AddCatalogFlags(CLI::App* command, CatalogFlags* flags) {
   command->add_option("--catalog", flags->uri,
-                      "Catalog URI: sqlite:PATH, postgresql://user:pass@host:port/db, file:PATH")
+                      "Catalog URI: sqlite:PATH, postgresql://user:pass@host:port/db, file:PATH, "
+                      "rest:http://host:port[/base][?token=T|credential=ID:SECRET]")
       ->envname("FLOE_CATALOG");
   command->add_option("--warehouse", flags->warehouse,
                       "Root of new tables' default locations (SQL catalogs)")
       ->envname("FLOE_WAREHOUSE");
   command->add_option("--catalog-name", flags->name,
-                      "The SQL catalog's catalog_name (default: default, pyiceberg's default)")
+                      "The SQL catalog's catalog_name, a REST catalog's warehouse "
+                      "(default: default, pyiceberg's default)")
       ->envname("FLOE_CATALOG_NAME");
   command->add_flag("--json", flags->json, "Print JSON");
 }
