@@ -117,7 +117,7 @@ Json IdentifierJson(const TableIdentifier& id) {
 }
 
 // The metadata of a LoadTableResult ({metadata-location, metadata, config?}).
-Result<iceberg::TableMetadataPtr> MetadataFromLoadResult(const HttpResponse& response,
+Result<iceberg::TableMetadataPtr> MetadataFromLoadResult(const http::ClientResponse& response,
                                                          std::string_view what) {
   FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, what));
   const Json* metadata = Member(json, "metadata");
@@ -193,9 +193,9 @@ class RestTableOperations final : public iceberg::TableOperations {
   iceberg::CommitEnvironment& env() override { return catalog_->env(); }
 
   Result<iceberg::TableMetadataPtr> Refresh() override {
-    HttpHeaders conditional;
+    http::HttpHeaders conditional;
     if (current_ && !etag_.empty()) conditional.emplace_back("If-None-Match", etag_);
-    FLOE_ASSIGN_OR_RETURN(HttpResponse response,
+    FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
                           catalog_->Call("GET", catalog_->Url(catalog_->TablePath(id_)), "",
                                          ErrorContext::kDefault, conditional));
     if (response.status == 304 && current_) return current_;
@@ -283,7 +283,7 @@ std::string EncodeNamespace(const Namespace& ns, std::string_view separator) {
   std::string out;
   for (size_t i = 0; i < ns.levels.size(); ++i) {
     if (i > 0) out += separator;
-    out += PercentEncode(ns.levels[i]);
+    out += http::PercentEncode(ns.levels[i]);
   }
   return out;
 }
@@ -360,7 +360,7 @@ Status RestError(int http_status, std::string_view body, ErrorContext context) {
 }
 
 RestCatalog::RestCatalog(std::string base_url, CatalogOptions options,
-                         std::unique_ptr<HttpClient> http)
+                         std::unique_ptr<http::HttpClient> http)
     : name_(std::move(options.name)),
       base_url_(std::move(base_url)),
       io_(options.io ? std::move(options.io) : std::make_unique<io::LocalFileIO>()),
@@ -381,7 +381,7 @@ Result<std::unique_ptr<RestCatalog>> RestCatalog::Open(std::string_view uri,
     }
   }
   if (!client.contains("warehouse") && !options.name.empty()) client["warehouse"] = options.name;
-  FLOE_ASSIGN_OR_RETURN(auto http, HttpClient::Make());
+  FLOE_ASSIGN_OR_RETURN(auto http, http::HttpClient::Make());
   auto catalog = std::unique_ptr<RestCatalog>(
       new RestCatalog(std::move(parsed.base_url), std::move(options), std::move(http)));
   FLOE_RETURN_IF_ERROR(catalog->Authenticate(client));
@@ -409,13 +409,13 @@ Status RestCatalog::Authenticate(const Properties& client) {
     form.emplace_back("client_secret", *credential);
   }
   form.emplace_back("scope", Find(client, "scope").value_or("catalog"));
-  HttpRequest request;
+  http::ClientRequest request;
   request.method = "POST";
   request.url = Find(client, "oauth2-server-uri").value_or(base_url_ + "/v1/oauth/tokens");
   request.headers = headers_;
   request.headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
   request.headers.emplace_back("Accept", "application/json");
-  request.body = FormEncode(form);
+  request.body = http::FormEncode(form);
   auto response = http_->Send(request);
   if (!response.ok()) return response.status().WithContext("REST token request");
   if (response->status < 200 || response->status >= 300) {
@@ -435,9 +435,9 @@ Status RestCatalog::Authenticate(const Properties& client) {
 Status RestCatalog::FetchConfig(const Properties& client) {
   std::string url = base_url_ + "/v1/config";
   if (auto warehouse = Find(client, "warehouse")) {
-    AppendQuery(url, "warehouse", PercentEncode(*warehouse));
+    AppendQuery(url, "warehouse", http::PercentEncode(*warehouse));
   }
-  FLOE_ASSIGN_OR_RETURN(HttpResponse response, Call("GET", url, "", ErrorContext::kDefault));
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, Call("GET", url, "", ErrorContext::kDefault));
   FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, "config"));
   FLOE_ASSIGN_OR_RETURN(Properties defaults, StringMap(json, "defaults", "config"));
   FLOE_ASSIGN_OR_RETURN(Properties overrides, StringMap(json, "overrides", "config"));
@@ -472,10 +472,10 @@ Status RestCatalog::FetchConfig(const Properties& client) {
   return Status::OK();
 }
 
-Result<HttpResponse> RestCatalog::Call(std::string_view method, const std::string& url,
+Result<http::ClientResponse> RestCatalog::Call(std::string_view method, const std::string& url,
                                        std::string body, ErrorContext context,
-                                       const HttpHeaders& extra_headers) {
-  HttpRequest request;
+                                       const http::HttpHeaders& extra_headers) {
+  http::ClientRequest request;
   request.method = std::string(method);
   request.url = url;
   request.headers = headers_;
@@ -483,7 +483,7 @@ Result<HttpResponse> RestCatalog::Call(std::string_view method, const std::strin
   request.headers.emplace_back("Accept", "application/json");
   if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
   request.body = std::move(body);
-  FLOE_ASSIGN_OR_RETURN(HttpResponse response, http_->Send(request));
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, http_->Send(request));
   if ((response.status >= 200 && response.status < 300) || response.status == 304) {
     return response;
   }
@@ -499,7 +499,7 @@ std::string RestCatalog::NamespacePath(const Namespace& ns) const {
 }
 
 std::string RestCatalog::TablePath(const TableIdentifier& id) const {
-  return NamespacePath(id.ns) + "/tables/" + PercentEncode(id.name);
+  return NamespacePath(id.ns) + "/tables/" + http::PercentEncode(id.name);
 }
 
 bool RestCatalog::Supports(std::string_view method, std::string_view route) const {
@@ -520,9 +520,9 @@ Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespace& pare
   while (true) {
     std::string url = Url(kNamespaces);
     if (!parent.empty()) AppendQuery(url, "parent", EncodeNamespace(parent, separator_));
-    AppendQuery(url, "pageToken", PercentEncode(token));
-    if (!page_size_.empty()) AppendQuery(url, "pageSize", PercentEncode(page_size_));
-    FLOE_ASSIGN_OR_RETURN(HttpResponse response, Call("GET", url, "", ErrorContext::kDefault));
+    AppendQuery(url, "pageToken", http::PercentEncode(token));
+    if (!page_size_.empty()) AppendQuery(url, "pageSize", http::PercentEncode(page_size_));
+    FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, Call("GET", url, "", ErrorContext::kDefault));
     FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, "list namespaces"));
     if (const Json* list = Member(json, "namespaces")) {
       if (!list->is_array()) return Status::Corrupt("REST list namespaces: not a list");
@@ -561,7 +561,7 @@ Result<bool> RestCatalog::NamespaceExists(const Namespace& ns) {
 
 Result<Properties> RestCatalog::LoadNamespaceProperties(const Namespace& ns) {
   FLOE_RETURN_IF_ERROR(Require("GET", kNamespace));
-  FLOE_ASSIGN_OR_RETURN(HttpResponse response,
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
                         Call("GET", Url(NamespacePath(ns)), "", ErrorContext::kDefault));
   FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, "load namespace"));
   return StringMap(json, "properties", "load namespace");
@@ -573,7 +573,7 @@ Result<NamespacePropertiesUpdate> RestCatalog::UpdateNamespaceProperties(
   Json body = Json::object();
   body["removals"] = removals;
   body["updates"] = updates;
-  FLOE_ASSIGN_OR_RETURN(HttpResponse response,
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
                         Call("POST", Url(NamespacePath(ns) + "/properties"), Dump(body),
                              ErrorContext::kDefault));
   FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, "update namespace properties"));
@@ -601,9 +601,9 @@ Result<std::vector<TableIdentifier>> RestCatalog::ListTables(const Namespace& ns
   std::string token;
   while (true) {
     std::string url = Url(NamespacePath(ns) + "/tables");
-    AppendQuery(url, "pageToken", PercentEncode(token));
-    if (!page_size_.empty()) AppendQuery(url, "pageSize", PercentEncode(page_size_));
-    FLOE_ASSIGN_OR_RETURN(HttpResponse response, Call("GET", url, "", ErrorContext::kDefault));
+    AppendQuery(url, "pageToken", http::PercentEncode(token));
+    if (!page_size_.empty()) AppendQuery(url, "pageSize", http::PercentEncode(page_size_));
+    FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, Call("GET", url, "", ErrorContext::kDefault));
     FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, "list tables"));
     if (const Json* list = Member(json, "identifiers")) {
       if (!list->is_array()) return Status::Corrupt("REST list tables: not a list");
@@ -647,7 +647,7 @@ Result<iceberg::TableMetadataPtr> RestCatalog::CreateTable(const TableIdentifier
   Properties properties = request.properties;
   properties.try_emplace("format-version", std::to_string(request.format_version));
   body["properties"] = properties;
-  FLOE_ASSIGN_OR_RETURN(HttpResponse response, Call("POST", Url(NamespacePath(id.ns) + "/tables"),
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, Call("POST", Url(NamespacePath(id.ns) + "/tables"),
                                                     Dump(body), ErrorContext::kDefault));
   return MetadataFromLoadResult(response, "create table " + id.ToString());
 }
@@ -655,7 +655,7 @@ Result<iceberg::TableMetadataPtr> RestCatalog::CreateTable(const TableIdentifier
 Result<std::unique_ptr<iceberg::TableOperations>> RestCatalog::LoadTable(
     const TableIdentifier& id) {
   FLOE_RETURN_IF_ERROR(Require("GET", kTable));
-  FLOE_ASSIGN_OR_RETURN(HttpResponse response,
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
                         Call("GET", Url(TablePath(id)), "", ErrorContext::kDefault));
   FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadataPtr metadata,
                         MetadataFromLoadResult(response, "load table " + id.ToString()));
@@ -694,7 +694,7 @@ Result<iceberg::TableMetadataPtr> RestCatalog::RegisterTable(const TableIdentifi
   Json body = Json::object();
   body["name"] = id.name;
   body["metadata-location"] = std::string(metadata_location);
-  FLOE_ASSIGN_OR_RETURN(HttpResponse response,
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
                         Call("POST", Url(NamespacePath(id.ns) + "/register"), Dump(body),
                              ErrorContext::kDefault));
   return MetadataFromLoadResult(response, "register table " + id.ToString());

@@ -20,7 +20,7 @@
 // kUnimplemented, and exists checks fall back from HEAD to GET.
 //
 // Errors: the REST error model mapped to Status (RestError below), transport errors of
-// HttpClient. A commit answered 500/502/503/504, or lost in transport after sending, has an
+// http::HttpClient. A commit answered 500/502/503/504, or lost in transport after sending, has an
 // unknown outcome: kUnavailable / kDeadlineExceeded, and callers must not delete its files.
 //
 // Thread-safety: not thread-safe (one HTTP connection); the TableOperations it hands out
@@ -33,7 +33,8 @@
 #include <string_view>
 
 #include "floe/catalog/catalog.h"
-#include "floe/catalog/http_client.h"
+#include "floe/http/http.h"
+#include "floe/http/http_client.h"
 
 namespace floe::catalog {
 
@@ -80,12 +81,12 @@ class RestCatalog final : public Catalog {
  private:
   friend class RestTableOperations;
 
-  RestCatalog(std::string base_url, CatalogOptions options, std::unique_ptr<HttpClient> http);
+  RestCatalog(std::string base_url, CatalogOptions options, std::unique_ptr<http::HttpClient> http);
 
   // One REST call with the catalog's headers (a non-empty `body` is sent as JSON); 2xx and 304
   // are results, anything else RestError(context).
-  Result<HttpResponse> Call(std::string_view method, const std::string& url, std::string body,
-                            ErrorContext context, const HttpHeaders& extra_headers = {});
+  Result<http::ClientResponse> Call(std::string_view method, const std::string& url, std::string body,
+                            ErrorContext context, const http::HttpHeaders& extra_headers = {});
   // The URL of route `path` below /v1/{prefix}/ ("namespaces/a%1Fb/tables/t").
   std::string Url(std::string_view path) const;
   // The path of a table: namespaces/<ns>/tables/<name>.
@@ -103,9 +104,9 @@ class RestCatalog final : public Catalog {
   std::string base_url_;  // scheme://host:port[/base], no trailing '/'
   std::unique_ptr<io::FileIO> io_;
   std::unique_ptr<iceberg::CommitEnvironment> env_;
-  std::unique_ptr<HttpClient> http_;
+  std::unique_ptr<http::HttpClient> http_;
   Properties properties_;
-  HttpHeaders headers_;  // Authorization, header.* properties
+  http::HttpHeaders headers_;  // Authorization, header.* properties
   std::string prefix_;   // "" or "<prefix>/"
   std::string separator_ = "%1F";
   std::string page_size_;

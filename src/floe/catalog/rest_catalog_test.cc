@@ -43,11 +43,11 @@ TEST(RestUriTest, Rejects) {
 }
 
 TEST(RestEncodingTest, PercentEncodeKeepsOnlyUnreserved) {
-  EXPECT_EQ(PercentEncode("AZaz09-._~"), "AZaz09-._~");
-  EXPECT_EQ(PercentEncode("a b/c?d&e=f%g+h"), "a%20b%2Fc%3Fd%26e%3Df%25g%2Bh");
-  EXPECT_EQ(PercentEncode("\x1f"), "%1F");
-  EXPECT_EQ(PercentEncode("\xc3\xa9"), "%C3%A9");  // é, UTF-8 bytes
-  EXPECT_EQ(PercentEncode(""), "");
+  EXPECT_EQ(http::PercentEncode("AZaz09-._~"), "AZaz09-._~");
+  EXPECT_EQ(http::PercentEncode("a b/c?d&e=f%g+h"), "a%20b%2Fc%3Fd%26e%3Df%25g%2Bh");
+  EXPECT_EQ(http::PercentEncode("\x1f"), "%1F");
+  EXPECT_EQ(http::PercentEncode("\xc3\xa9"), "%C3%A9");  // é, UTF-8 bytes
+  EXPECT_EQ(http::PercentEncode(""), "");
 }
 
 TEST(RestEncodingTest, NamespaceLevelsJoinedBySeparator) {
@@ -60,7 +60,7 @@ TEST(RestEncodingTest, NamespaceLevelsJoinedBySeparator) {
 }
 
 TEST(RestEncodingTest, FormEncode) {
-  EXPECT_EQ(FormEncode({{"grant_type", "client_credentials"}, {"client_secret", "s&=x y"}}),
+  EXPECT_EQ(http::FormEncode({{"grant_type", "client_credentials"}, {"client_secret", "s&=x y"}}),
             "grant_type=client_credentials&client_secret=s%26%3Dx%20y");
 }
 
@@ -142,9 +142,9 @@ TEST(HttpClientTest, RefusedConnectionIsUnavailable) {
   ASSERT_EQ(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len), 0);
   close(fd);
 
-  auto client = HttpClient::Make();
+  auto client = http::HttpClient::Make();
   ASSERT_TRUE(client.ok());
-  HttpRequest request;
+  http::ClientRequest request;
   request.url = fmt::format("http://127.0.0.1:{}/v1/config", ntohs(addr.sin_port));
   request.headers = {{"Authorization", "Bearer top-secret"}};
   auto response = (*client)->Send(request);
@@ -234,10 +234,10 @@ TEST(HttpClientTest, StatusHeadersBodyAndKeepAlive) {
         "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nETag: \"v1\"\r\nX-Two: a\r\n\r\nhello",
         "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}",
     });
-    auto made = HttpClient::Make();  // destroyed before the server: closes the connection
+    auto made = http::HttpClient::Make();  // destroyed before the server: closes the connection
     ASSERT_TRUE(made.ok());
-    std::unique_ptr<HttpClient>& client = *made;
-    HttpRequest get;
+    std::unique_ptr<http::HttpClient>& client = *made;
+    http::ClientRequest get;
     get.url = server.url("/v1/config?warehouse=w");
     get.headers = {{"Authorization", "Bearer t"}};
     auto first = client->Send(get);
@@ -248,7 +248,7 @@ TEST(HttpClientTest, StatusHeadersBodyAndKeepAlive) {
     EXPECT_EQ(first->Header("x-two"), "a");
     EXPECT_EQ(first->Header("missing"), std::nullopt);
 
-    HttpRequest post;
+    http::ClientRequest post;
     post.method = "POST";
     post.url = server.url("/v1/namespaces");
     post.body = R"({"namespace":["a"]})";
@@ -273,11 +273,11 @@ TEST(HttpClientTest, StatusHeadersBodyAndKeepAlive) {
 TEST(HttpClientTest, ResponseSizeCapAndTimeout) {
   {
     CannedServer server({"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789"});
-    HttpClientOptions options;
+    http::HttpClientOptions options;
     options.max_response_bytes = 4;
-    auto client = HttpClient::Make(options);
+    auto client = http::HttpClient::Make(options);
     ASSERT_TRUE(client.ok());
-    HttpRequest get;
+    http::ClientRequest get;
     get.url = server.url("/big");
     auto response = (*client)->Send(get);
     ASSERT_FALSE(response.ok());
@@ -286,11 +286,11 @@ TEST(HttpClientTest, ResponseSizeCapAndTimeout) {
   }
   {
     CannedServer server({""});  // reads the request, never answers
-    HttpClientOptions options;
+    http::HttpClientOptions options;
     options.request_timeout_ms = 200;
-    auto client = HttpClient::Make(options);
+    auto client = http::HttpClient::Make(options);
     ASSERT_TRUE(client.ok());
-    HttpRequest get;
+    http::ClientRequest get;
     get.url = server.url("/slow");
     auto response = (*client)->Send(get);
     ASSERT_FALSE(response.ok());
@@ -301,9 +301,9 @@ TEST(HttpClientTest, ResponseSizeCapAndTimeout) {
 }
 
 TEST(HttpClientTest, OtherSchemesAreRefused) {
-  auto client = HttpClient::Make();
+  auto client = http::HttpClient::Make();
   ASSERT_TRUE(client.ok());
-  HttpRequest request;
+  http::ClientRequest request;
   request.url = "file:///etc/passwd";
   auto response = (*client)->Send(request);
   ASSERT_FALSE(response.ok());

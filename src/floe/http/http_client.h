@@ -21,7 +21,7 @@
 
 #include "floe/base/status.h"
 
-namespace floe::catalog {
+namespace floe::http {
 
 struct HttpClientOptions {
   int64_t connect_timeout_ms = 10'000;
@@ -33,14 +33,14 @@ struct HttpClientOptions {
 
 using HttpHeaders = std::vector<std::pair<std::string, std::string>>;
 
-struct HttpRequest {
+struct ClientRequest {
   std::string method = "GET";  // GET, HEAD, POST, DELETE, PUT
   std::string url;
   HttpHeaders headers;
   std::string body;  // sent when non-empty or when the method is POST / PUT
 };
 
-struct HttpResponse {
+struct ClientResponse {
   int status = 0;
   HttpHeaders headers;  // names lowercased, in arrival order (last response of redirects)
   std::string body;
@@ -58,7 +58,7 @@ class HttpClient {
   HttpClient& operator=(const HttpClient&) = delete;
 
   // Sends `request` and reads the whole response. Redirects are not followed.
-  Result<HttpResponse> Send(const HttpRequest& request);
+  Result<ClientResponse> Send(const ClientRequest& request);
 
  private:
   HttpClient(HttpClientOptions options, void* curl);
@@ -67,11 +67,8 @@ class HttpClient {
   void* curl_;  // CURL*, owned
 };
 
-// Percent-encodes every byte except RFC 3986 unreserved characters (A-Z a-z 0-9 - . _ ~):
-// safe for a path segment, a query value and a form value.
-std::string PercentEncode(std::string_view s);
-
-// application/x-www-form-urlencoded body from pairs (values percent-encoded as above).
+// application/x-www-form-urlencoded body from pairs (each part percent-encoded by
+// PercentEncode, http.h).
 std::string FormEncode(const std::vector<std::pair<std::string, std::string>>& fields);
 
-}  // namespace floe::catalog
+}  // namespace floe::http

@@ -1,4 +1,6 @@
-#include "floe/catalog/http_client.h"
+#include "floe/http/http_client.h"
+
+#include "floe/http/http.h"
 
 #include <curl/curl.h>
 
@@ -6,12 +8,12 @@
 #include <cctype>
 #include <mutex>
 
-namespace floe::catalog {
+namespace floe::http {
 
 namespace {
 
 struct Collector {
-  HttpResponse* response;
+  ClientResponse* response;
   int64_t max_bytes;
   bool too_large = false;
 };
@@ -51,7 +53,7 @@ size_t OnHeader(char* data, size_t size, size_t count, void* user) {
   return n;
 }
 
-Status TransportError(CURLcode code, const char* detail, const HttpRequest& request) {
+Status TransportError(CURLcode code, const char* detail, const ClientRequest& request) {
   std::string what = detail[0] != '\0' ? detail : curl_easy_strerror(code);
   switch (code) {
     case CURLE_OPERATION_TIMEDOUT:
@@ -87,7 +89,7 @@ struct HeaderList {
 
 }  // namespace
 
-std::optional<std::string_view> HttpResponse::Header(std::string_view name) const {
+std::optional<std::string_view> ClientResponse::Header(std::string_view name) const {
   for (const auto& [key, value] : headers) {
     if (key == name) return std::string_view(value);
   }
@@ -113,12 +115,12 @@ HttpClient::HttpClient(HttpClientOptions options, void* curl)
 
 HttpClient::~HttpClient() { curl_easy_cleanup(static_cast<CURL*>(curl_)); }
 
-Result<HttpResponse> HttpClient::Send(const HttpRequest& request) {
+Result<ClientResponse> HttpClient::Send(const ClientRequest& request) {
   CURL* curl = static_cast<CURL*>(curl_);
   // Reset clears the previous request's options but keeps the connection cache (keep-alive).
   curl_easy_reset(curl);
 
-  HttpResponse response;
+  ClientResponse response;
   Collector collector{&response, options_.max_response_bytes};
   char error[CURL_ERROR_SIZE] = {0};
   HeaderList headers;
@@ -174,24 +176,6 @@ Result<HttpResponse> HttpClient::Send(const HttpRequest& request) {
   return response;
 }
 
-std::string PercentEncode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  out.reserve(s.size());
-  for (unsigned char c : s) {
-    bool unreserved = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                      c == '-' || c == '.' || c == '_' || c == '~';
-    if (unreserved) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
-
 std::string FormEncode(const std::vector<std::pair<std::string, std::string>>& fields) {
   std::string out;
   for (const auto& [key, value] : fields) {
@@ -203,4 +187,4 @@ std::string FormEncode(const std::vector<std::pair<std::string, std::string>>& f
   return out;
 }
 
-}  // namespace floe::catalog
+}  // namespace floe::http
