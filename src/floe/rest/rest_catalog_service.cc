@@ -16,6 +16,7 @@
 #include "floe/iceberg/sort_order.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/table_update.h"
+#include "floe/iceberg/view_metadata.h"
 
 namespace floe::rest {
 
@@ -30,7 +31,7 @@ using http::HttpResponse;
 constexpr char kNamespaceSeparator = '\x1f';
 
 // What a failing call was about: picks the exception name of a 404 or 409.
-enum class Subject : uint8_t { kNamespace, kTable, kCommit, kOther };
+enum class Subject : uint8_t { kNamespace, kTable, kView, kCommit, kOther };
 
 HttpResponse Error(int code, std::string_view type, std::string_view message) {
   OJson body = {{"error", {{"message", message}, {"type", type}, {"code", code}}}};
@@ -52,13 +53,18 @@ HttpResponse FromStatus(const Status& status, Subject subject, std::string_view 
         case Subject::kCommit:
           if (!name.empty()) message = fmt::format("Table does not exist: {}", name);
           return Error(404, "NoSuchTableException", message);
+        case Subject::kView:
+          // The catalogs word missing views as Java does ("View does not exist: ns.v").
+          return Error(404, "NoSuchViewException", message);
         case Subject::kOther: return Error(404, "NotFoundException", message);
       }
       break;
     case StatusCode::kAlreadyExists:
+      // Clashes with views come worded as Java's already ("View with same name already
+      // exists: ns.v"); floe's own lower-case table and namespace messages are replaced.
       if (!name.empty() && subject == Subject::kNamespace) {
         message = fmt::format("Namespace already exists: {}", name);
-      } else if (!name.empty() && subject == Subject::kTable) {
+      } else if (!name.empty() && subject == Subject::kTable && message.starts_with("table ")) {
         message = fmt::format("Table already exists: {}", name);
       }
       return Error(409, "AlreadyExistsException", message);
@@ -70,7 +76,10 @@ HttpResponse FromStatus(const Status& status, Subject subject, std::string_view 
       }
       return Error(400, "ValidationException", message);
     case StatusCode::kInvalidArgument:
-      return Error(400, subject == Subject::kCommit ? "ValidationException" : "BadRequestException",
+      // The catalog refused valid JSON (Java: IllegalArgumentException, which Java clients
+      // rethrow as such; malformed requests are BadRequestException, see BadRequest).
+      return Error(400,
+                   subject == Subject::kCommit ? "ValidationException" : "IllegalArgumentException",
                    message);
     case StatusCode::kUnimplemented: return Error(406, "UnsupportedOperationException", message);
     case StatusCode::kUnauthenticated: return Error(401, "NotAuthorizedException", message);
@@ -239,6 +248,30 @@ std::string LoadResultJson(const iceberg::TableMetadata& metadata, bool with_loc
   return out;
 }
 
+std::string LoadViewResultJson(const catalog::LoadedView& view) {
+  OJson body = {{"metadata-location", view.metadata_location},
+                {"metadata", iceberg::ViewMetadataToJsonValue(*view.metadata)},
+                {"config", OJson::object()}};
+  return body.dump(-1, ' ', false, OJson::error_handler_t::replace);
+}
+
+Result<catalog::CreateViewRequest> CreateViewRequestFromJson(const OJson& body) {
+  catalog::CreateViewRequest request;
+  auto schema = body.find("schema");
+  if (schema == body.end()) return Status::InvalidArgument("missing field 'schema'");
+  FLOE_ASSIGN_OR_RETURN(request.schema, iceberg::SchemaFromJsonValue(nlohmann::json(*schema)));
+  auto version_json = body.find("view-version");
+  if (version_json == body.end()) return Status::InvalidArgument("missing field 'view-version'");
+  FLOE_ASSIGN_OR_RETURN(iceberg::ViewVersion version, iceberg::ViewVersionFromJson(*version_json));
+  request.representations = std::move(version.representations);
+  request.default_catalog = std::move(version.default_catalog);
+  request.default_namespace.levels = std::move(version.default_namespace);
+  request.summary = std::move(version.summary);
+  FLOE_ASSIGN_OR_RETURN(request.location, GetOptionalString(body, "location"));
+  FLOE_ASSIGN_OR_RETURN(request.properties, GetStringMap(body, "properties"));
+  return request;
+}
+
 // Sorted keys -> the page the request asks for. Without a pageToken parameter everything
 // is returned and no next-page-token is written (the spec's rule for paging servers).
 struct Page {
@@ -318,6 +351,14 @@ const std::vector<std::string>& Endpoints() {
       "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
       "POST /v1/{prefix}/tables/rename",
       "POST /v1/{prefix}/transactions/commit",
+      "GET /v1/{prefix}/namespaces/{namespace}/views",
+      "POST /v1/{prefix}/namespaces/{namespace}/views",
+      "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
+      "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
+      "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
+      "POST /v1/{prefix}/namespaces/{namespace}/register-view",
+      "POST /v1/{prefix}/views/rename",
   };
   return kEndpoints;
 }
@@ -667,6 +708,102 @@ HttpResponse RestCatalogService::Route(Call& call) {
       return response;
     }
 
+    if (s.size() == 3 && s[2] == "views") {
+      if (call.Is("GET")) {
+        auto views = cat.ListViews(ns);
+        if (!views.ok()) return FromStatus(views.status(), Subject::kNamespace, ns.ToString());
+        std::vector<std::string> keys;
+        keys.reserve(views->size());
+        for (const TableIdentifier& id : *views) keys.push_back(id.name);
+        auto page = Paginate(keys, call.Query("pageToken"), call.Query("pageSize"));
+        if (!page.ok()) return BadRequest(page.status().message());
+        OJson ids = OJson::array();
+        for (size_t i = page->begin; i < page->end; ++i) ids.push_back(IdentifierJson((*views)[i]));
+        OJson body = {{"identifiers", std::move(ids)}};
+        AddPageToken(body, *page);
+        return JsonOk(body);
+      }
+      if (call.Is("POST")) {
+        auto body = ParseBody(call.request);
+        if (!body.ok()) return BadRequest(body.status().message());
+        auto name = GetString(*body, "name");
+        if (!name.ok()) return BadRequest(name.status().message());
+        if (name->empty()) return BadRequest("empty view name");
+        auto request = CreateViewRequestFromJson(*body);
+        if (!request.ok()) return BadRequest(request.status().message());
+        auto ns_exists = cat.NamespaceExists(ns);
+        if (!ns_exists.ok()) return FromStatus(ns_exists.status(), Subject::kNamespace);
+        if (!*ns_exists) {
+          return Error(404, "NoSuchNamespaceException",
+                       fmt::format("Namespace does not exist: {}", ns.ToString()));
+        }
+        auto view = cat.CreateView(TableIdentifier{ns, *name}, *request);
+        if (!view.ok()) {
+          if (view.status().code() == StatusCode::kNotFound) {
+            return FromStatus(view.status(), Subject::kNamespace, ns.ToString());
+          }
+          return FromStatus(view.status(), Subject::kView);
+        }
+        return HttpResponse::Json(200, LoadViewResultJson(*view));
+      }
+      return no_method();
+    }
+
+    if (s.size() == 3 && s[2] == "register-view") {
+      if (!call.Is("POST")) return no_method();
+      auto body = ParseBody(call.request);
+      if (!body.ok()) return BadRequest(body.status().message());
+      auto name = GetString(*body, "name");
+      if (!name.ok()) return BadRequest(name.status().message());
+      auto location = GetString(*body, "metadata-location");
+      if (!location.ok()) return BadRequest(location.status().message());
+      auto view = cat.RegisterView(TableIdentifier{ns, *name}, *location);
+      if (!view.ok()) {
+        if (view.status().code() == StatusCode::kNotFound) {
+          return FromStatus(view.status(), Subject::kNamespace, ns.ToString());
+        }
+        return FromStatus(view.status(), Subject::kView);
+      }
+      return HttpResponse::Json(200, LoadViewResultJson(*view));
+    }
+
+    if (s.size() == 4 && s[2] == "views") {
+      TableIdentifier id{ns, s[3]};
+      if (id.name.empty()) return BadRequest("empty view name");
+      if (call.Is("GET")) {
+        auto view = cat.LoadView(id);
+        if (!view.ok()) return FromStatus(view.status(), Subject::kView);
+        return HttpResponse::Json(200, LoadViewResultJson(*view));
+      }
+      if (call.Is("HEAD")) {
+        auto exists = cat.ViewExists(id);
+        if (!exists.ok()) return FromStatus(exists.status(), Subject::kView);
+        if (!*exists) {
+          return Error(404, "NoSuchViewException",
+                       fmt::format("View does not exist: {}", id.ToString()));
+        }
+        return HttpResponse::NoContent();
+      }
+      if (call.Is("DELETE")) {
+        Status dropped = cat.DropView(id);
+        if (!dropped.ok()) return FromStatus(dropped, Subject::kView);
+        return HttpResponse::NoContent();
+      }
+      if (call.Is("POST")) {
+        auto request = iceberg::CommitViewRequestFromJson(call.request.body);
+        if (!request.ok()) return BadRequest(request.status().message());
+        auto view = cat.CommitView(id, request->requirements, request->updates);
+        if (!view.ok()) {
+          if (view.status().code() == StatusCode::kNotFound) {
+            return FromStatus(view.status(), Subject::kView);
+          }
+          return FromStatus(view.status(), Subject::kCommit);
+        }
+        return HttpResponse::Json(200, LoadViewResultJson(*view));
+      }
+      return no_method();
+    }
+
     // /namespaces/{ns}/tables/{table}[/...]
     if (s.size() >= 4 && s[2] == "tables") {
       TableIdentifier id{ns, s[3]};
@@ -755,6 +892,10 @@ HttpResponse RestCatalogService::Route(Call& call) {
                 return FromStatus(created.status(), Subject::kNamespace, ns.ToString());
               }
               if (created.status().code() == StatusCode::kAlreadyExists) {
+                // A view has the name: the catalog's message says so (Java's text).
+                if (created.status().message().starts_with("View")) {
+                  return Error(409, "AlreadyExistsException", created.status().message());
+                }
                 // The requirement assert-create failed (Java's text), nothing was written.
                 return Error(409, "CommitFailedException",
                              "Requirement failed: table already exists");
@@ -831,6 +972,36 @@ HttpResponse RestCatalogService::Route(Call& call) {
       }
       return FromStatus(renamed, Subject::kTable, source->ToString());
     }
+    return HttpResponse::NoContent();
+  }
+
+  if (s.size() == 2 && s[0] == "views" && s[1] == "rename") {
+    if (!call.Is("POST")) return no_method();
+    auto body = ParseBody(call.request);
+    if (!body.ok()) return BadRequest(body.status().message());
+    auto source_json = body->find("source");
+    auto dest_json = body->find("destination");
+    if (source_json == body->end() || dest_json == body->end()) {
+      return BadRequest("rename needs 'source' and 'destination'");
+    }
+    auto source = IdentifierFromJson(*source_json);
+    if (!source.ok()) return BadRequest(source.status().message());
+    auto dest = IdentifierFromJson(*dest_json);
+    if (!dest.ok()) return BadRequest(dest.status().message());
+    auto source_exists = cat.ViewExists(*source);
+    if (!source_exists.ok()) return FromStatus(source_exists.status(), Subject::kView);
+    if (!*source_exists) {
+      return Error(404, "NoSuchViewException",
+                   fmt::format("View does not exist: {}", source->ToString()));
+    }
+    auto dest_ns = cat.NamespaceExists(dest->ns);
+    if (!dest_ns.ok()) return FromStatus(dest_ns.status(), Subject::kNamespace);
+    if (!*dest_ns) {
+      return Error(404, "NoSuchNamespaceException",
+                   fmt::format("Namespace does not exist: {}", dest->ns.ToString()));
+    }
+    Status renamed = cat.RenameView(*source, *dest);
+    if (!renamed.ok()) return FromStatus(renamed, Subject::kView);
     return HttpResponse::NoContent();
   }
 
