@@ -47,10 +47,10 @@ constexpr std::string_view kPostgresHasColumnSql =
 // JdbcUtil.namespaceExists, pyiceberg SqlCatalog.namespace_exists), tables and views alike.
 constexpr std::string_view kNamespaceExistsSql =
     "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? "
-    "AND (table_namespace = ? OR table_namespace LIKE ? ESCAPE '!') "
+    "AND (table_namespace = ? OR substr(table_namespace, 1, CAST(? AS INTEGER)) = ?) "
     "UNION ALL "
     "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? "
-    "AND (namespace = ? OR namespace LIKE ? ESCAPE '!') "
+    "AND (namespace = ? OR substr(namespace, 1, CAST(? AS INTEGER)) = ?) "
     "LIMIT 1";
 constexpr std::string_view kAllNamespacesSql =
     "SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ? "
@@ -242,11 +242,15 @@ Status SqlCatalogStore::EnsureSchemaOnce(const SqlCatalogStoreOptions& options) 
   return txn.Commit();
 }
 
+// The hottest statement of a server (every table list checks its namespace): a prefix test
+// with substr rather than LIKE, because SQLite re-prepares a statement whose LIKE pattern
+// is a bound parameter each time the binding changes, and its LIKE ignores ASCII case.
 Result<bool> SqlCatalogStore::Exists(const std::string& ns) {
-  std::string pattern = ChildrenPattern(ns);
+  std::string prefix = ns + ".";
+  auto prefix_chars = static_cast<int64_t>(CharCount(prefix));
   FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kNamespaceExistsSql,
-                                                    {catalog_name_, ns, pattern, catalog_name_,
-                                                     ns, pattern}));
+                                                    {catalog_name_, ns, prefix_chars, prefix,
+                                                     catalog_name_, ns, prefix_chars, prefix}));
   return !result.rows.empty();
 }
 
