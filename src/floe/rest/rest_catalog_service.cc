@@ -397,6 +397,36 @@ RestCatalogService::RestCatalogService(std::shared_ptr<catalog::CatalogRegistry>
   }
 }
 
+std::shared_ptr<const RestCatalogService::CachedLoad> RestCatalogService::CachedLoadFor(
+    const std::string& location) {
+  std::lock_guard lock(load_cache_mu_);
+  auto it = load_cache_.find(location);
+  return it == load_cache_.end() ? nullptr : it->second;
+}
+
+std::shared_ptr<const RestCatalogService::CachedLoad> RestCatalogService::CacheLoad(
+    const iceberg::TableMetadataPtr& metadata) {
+  auto entry = std::make_shared<CachedLoad>();
+  entry->all = LoadResultJson(*metadata, true, true);
+  iceberg::TableMetadataPtr refs = OnlyReferencedSnapshots(metadata);
+  entry->refs = refs == metadata ? entry->all : LoadResultJson(*refs, true, true);
+  entry->bytes = entry->all.size() + entry->refs.size();
+  if (entry->bytes > options_.load_cache_bytes / 4) return entry;  // too big to be worth keeping
+  std::lock_guard lock(load_cache_mu_);
+  auto [it, inserted] = load_cache_.emplace(metadata->metadata_file_location, entry);
+  if (!inserted) return it->second;
+  load_cache_order_.push_back(metadata->metadata_file_location);
+  load_cache_bytes_ += entry->bytes;
+  while (load_cache_bytes_ > options_.load_cache_bytes && !load_cache_order_.empty()) {
+    auto old = load_cache_.find(load_cache_order_.front());
+    load_cache_order_.pop_front();
+    if (old == load_cache_.end()) continue;
+    load_cache_bytes_ -= old->second->bytes;
+    load_cache_.erase(old);
+  }
+  return entry;
+}
+
 HttpResponse RestCatalogService::Handle(const HttpRequest& request) {
   const std::string* key = request.Header("idempotency-key");
   if (key == nullptr || key->empty() || request.method == "GET" || request.method == "HEAD") {
@@ -817,33 +847,52 @@ HttpResponse RestCatalogService::Route(Call& call) {
             }
             mode = *m;
           }
-          auto ops = cat.LoadTable(id);
-          if (!ops.ok()) {
-            if (ops.status().code() == StatusCode::kNotFound) {
-              // The pointer may exist with its metadata file gone: that is Java's
-              // NotFoundException, not a missing table.
-              auto location = cat.LoadTableMetadataLocation(id);
-              if (location.ok()) {
-                return Error(404, "NotFoundException",
-                             fmt::format("Failed to open input stream for file: {}", *location));
-              }
-            }
-            return FromStatus(ops.status(), Subject::kTable, id.ToString());
+          auto location = cat.LoadTableMetadataLocation(id);
+          if (!location.ok()) return FromStatus(location.status(), Subject::kTable, id.ToString());
+          std::string etag = ETagFor(*location, mode);
+          auto missing_file = [&] {
+            // The pointer exists but its metadata file is gone: Java's NotFoundException,
+            // not a missing table.
+            return Error(404, "NotFoundException",
+                         fmt::format("Failed to open input stream for file: {}", *location));
+          };
+          std::shared_ptr<const CachedLoad> cached = CachedLoadFor(*location);
+          const std::string* match = call.request.Header("if-none-match");
+          if (cached || (match != nullptr && *match == etag)) {
+            // Neither a cached body nor a 304 may outlive the file (it may have been deleted).
+            auto exists = cat.io().Exists(*location);
+            if (!exists.ok()) return FromStatus(exists.status(), Subject::kTable, id.ToString());
+            if (!*exists) return missing_file();
           }
-          auto metadata = (*ops)->Refresh();
-          if (!metadata.ok()) return FromStatus(metadata.status(), Subject::kTable, id.ToString());
-          std::string etag = ETagFor((*metadata)->metadata_file_location, mode);
-          if (const std::string* match = call.request.Header("if-none-match");
-              match != nullptr && *match == etag) {
+          if (match != nullptr && *match == etag) {
             HttpResponse not_modified;
             not_modified.status = 304;
             not_modified.content_type.clear();
             not_modified.headers.emplace_back("ETag", etag);
             return not_modified;
           }
-          iceberg::TableMetadataPtr shown =
-              mode == "refs" ? OnlyReferencedSnapshots(*metadata) : *metadata;
-          HttpResponse response = HttpResponse::Json(200, LoadResultJson(*shown, true, true));
+          if (!cached) {
+            auto ops = cat.LoadTable(id);
+            if (!ops.ok()) {
+              if (ops.status().code() == StatusCode::kNotFound) {
+                auto still = cat.LoadTableMetadataLocation(id);
+                if (still.ok() && *still == *location) return missing_file();
+              }
+              return FromStatus(ops.status(), Subject::kTable, id.ToString());
+            }
+            auto metadata = (*ops)->Refresh();
+            if (!metadata.ok()) {
+              return FromStatus(metadata.status(), Subject::kTable, id.ToString());
+            }
+            // A commit may have landed between the two reads: describe what was loaded.
+            if ((*metadata)->metadata_file_location != *location) {
+              *location = (*metadata)->metadata_file_location;
+              etag = ETagFor(*location, mode);
+            }
+            cached = CacheLoad(*metadata);
+          }
+          HttpResponse response =
+              HttpResponse::Json(200, mode == "refs" ? cached->refs : cached->all);
           response.headers.emplace_back("ETag", std::move(etag));
           return response;
         }

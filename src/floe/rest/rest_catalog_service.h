@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -23,6 +24,7 @@
 
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http.h"
+#include "floe/iceberg/table_metadata.h"
 
 namespace floe::rest {
 
@@ -35,6 +37,8 @@ struct RestCatalogOptions {
   std::map<std::string, std::string> config_overrides;
   int64_t idempotency_lifetime_ms = 30 * 60 * 1000;
   size_t idempotency_max_entries = 100'000;
+  // Bytes of LoadTableResult bodies kept for repeated loads.
+  size_t load_cache_bytes = 256 << 20;
   // Milliseconds since the epoch (injected for tests).
   std::function<int64_t()> now_ms;
 };
@@ -61,6 +65,21 @@ class RestCatalogService {
     std::string fingerprint;  // method + path + body: a reused key must name the same call
     http::HttpResponse response;
   };
+  // LoadTableResult bodies by metadata file location (files are immutable, so a location
+  // names one content forever): a load is then one pointer lookup and a stat. Bounded by
+  // bytes, oldest out first.
+  struct CachedLoad {
+    std::string all;   // snapshots=all
+    std::string refs;  // snapshots=refs
+    size_t bytes = 0;
+  };
+  std::shared_ptr<const CachedLoad> CachedLoadFor(const std::string& location);
+  std::shared_ptr<const CachedLoad> CacheLoad(const iceberg::TableMetadataPtr& metadata);
+  std::mutex load_cache_mu_;
+  std::map<std::string, std::shared_ptr<const CachedLoad>> load_cache_;
+  std::deque<std::string> load_cache_order_;
+  size_t load_cache_bytes_ = 0;
+
   std::mutex idempotency_mu_;
   std::map<std::string, StoredResponse> idempotent_;
   std::map<std::string, std::string> in_progress_;  // key -> fingerprint
