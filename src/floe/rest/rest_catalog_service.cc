@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json_writer.h"
 #include "floe/base/macros.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
@@ -202,10 +203,6 @@ Result<TableIdentifier> IdentifierFromJson(const OJson& value) {
   return id;
 }
 
-OJson IdentifierJson(const TableIdentifier& id) {
-  return OJson{{"namespace", NamespaceJson(id.ns)}, {"name", id.name}};
-}
-
 // 64-bit FNV-1a: a stable ETag for the same metadata file and representation on every
 // server sharing the metastore.
 uint64_t Fnv1a(std::string_view text) {
@@ -302,6 +299,38 @@ Result<Page> Paginate(const std::vector<std::string>& keys, const std::string* t
   if (page.end < keys.size()) page.next = keys[page.end - 1];
   page.begin = std::min(page.begin, page.end);
   return page;
+}
+
+// {"identifiers": [...], "next-page-token": ...} written directly: table lists are the
+// most frequent large answers.
+std::string IdentifiersJson(const std::vector<TableIdentifier>& ids, const Page& page) {
+  std::string out;
+  out.reserve(64 + (page.end - page.begin) * 48);
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("identifiers");
+  w.BeginArray();
+  for (size_t i = page.begin; i < page.end; ++i) {
+    w.BeginObject();
+    w.Key("namespace");
+    w.BeginArray();
+    for (const std::string& level : ids[i].ns.levels) w.String(level);
+    w.EndArray();
+    w.Key("name");
+    w.String(ids[i].name);
+    w.EndObject();
+  }
+  w.EndArray();
+  if (page.paging) {
+    w.Key("next-page-token");
+    if (page.next) {
+      w.String(*page.next);
+    } else {
+      w.Null();
+    }
+  }
+  w.EndObject();
+  return out;
 }
 
 void AddPageToken(OJson& body, const Page& page) {
@@ -425,6 +454,22 @@ std::shared_ptr<const RestCatalogService::CachedLoad> RestCatalogService::CacheL
     load_cache_.erase(old);
   }
   return entry;
+}
+
+std::shared_ptr<std::mutex> RestCatalogService::TableCommitLock(const std::string& catalog,
+                                                                const std::string& table) {
+  std::string key = catalog + '\x1f' + table;
+  std::lock_guard lock(commit_locks_mu_);
+  if (auto it = commit_locks_.find(key); it != commit_locks_.end()) {
+    if (auto existing = it->second.lock()) return existing;
+  }
+  // Drop the entries of tables nobody is committing to, so the map stays small.
+  if (commit_locks_.size() > 4096) {
+    std::erase_if(commit_locks_, [](const auto& entry) { return entry.second.expired(); });
+  }
+  auto created = std::make_shared<std::mutex>();
+  commit_locks_[key] = created;
+  return created;
 }
 
 HttpResponse RestCatalogService::Handle(const HttpRequest& request) {
@@ -639,11 +684,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
         for (const TableIdentifier& id : *tables) keys.push_back(id.name);
         auto page = Paginate(keys, call.Query("pageToken"), call.Query("pageSize"));
         if (!page.ok()) return BadRequest(page.status().message());
-        OJson ids = OJson::array();
-        for (size_t i = page->begin; i < page->end; ++i) ids.push_back(IdentifierJson((*tables)[i]));
-        OJson body = {{"identifiers", std::move(ids)}};
-        AddPageToken(body, *page);
-        return JsonOk(body);
+        return HttpResponse::Json(200, IdentifiersJson(*tables, *page));
       }
       if (call.Is("POST")) {
         auto body = ParseBody(call.request);
@@ -747,11 +788,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
         for (const TableIdentifier& id : *views) keys.push_back(id.name);
         auto page = Paginate(keys, call.Query("pageToken"), call.Query("pageSize"));
         if (!page.ok()) return BadRequest(page.status().message());
-        OJson ids = OJson::array();
-        for (size_t i = page->begin; i < page->end; ++i) ids.push_back(IdentifierJson((*views)[i]));
-        OJson body = {{"identifiers", std::move(ids)}};
-        AddPageToken(body, *page);
-        return JsonOk(body);
+        return HttpResponse::Json(200, IdentifiersJson(*views, *page));
       }
       if (call.Is("POST")) {
         auto body = ParseBody(call.request);
@@ -955,6 +992,9 @@ HttpResponse RestCatalogService::Route(Call& call) {
           } else {
             auto ops = cat.LoadTable(id);
             if (!ops.ok()) return FromStatus(ops.status(), Subject::kTable, id.ToString());
+            std::shared_ptr<std::mutex> table_lock =
+                TableCommitLock(call.pool->name(), id.ToString());
+            std::lock_guard serialized(*table_lock);
             auto result = (*ops)->Commit(request->requirements, request->updates);
             if (!result.ok()) return FromStatus(result.status(), Subject::kCommit);
             committed = *result;

@@ -80,6 +80,14 @@ class RestCatalogService {
   std::deque<std::string> load_cache_order_;
   size_t load_cache_bytes_ = 0;
 
+  // Commits to one table are serialized inside the server (DESIGN §5): concurrent
+  // committers queue instead of losing the pointer swap and sleeping through retries.
+  // Across servers sharing a metastore the swap stays optimistic.
+  std::shared_ptr<std::mutex> TableCommitLock(const std::string& catalog,
+                                              const std::string& table);
+  std::mutex commit_locks_mu_;
+  std::map<std::string, std::weak_ptr<std::mutex>> commit_locks_;
+
   std::mutex idempotency_mu_;
   std::map<std::string, StoredResponse> idempotent_;
   std::map<std::string, std::string> in_progress_;  // key -> fingerprint
