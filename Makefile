@@ -68,6 +68,7 @@ test-interop: build venv java-deps
 bench: build venv java-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/run.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/scan.py
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/rest.py
 
 clean:
 	rm -rf build

@@ -12,7 +12,7 @@ packages=(
   libboost-dev libboost-system-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   # tests and benchmarks
-  libgtest-dev libgmock-dev libbenchmark-dev python3 python3-venv python3-pip time
+  libgtest-dev libgmock-dev libbenchmark-dev python3 python3-venv python3-pip time wrk
   # a throwaway server for the SQL catalog's PostgreSQL tests (scripts/test-postgres.sh)
   postgresql
 )
