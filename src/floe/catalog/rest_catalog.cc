@@ -139,36 +139,6 @@ void AppendQuery(std::string& url, std::string_view key, std::string_view encode
   url += encoded_value;
 }
 
-int HexValue(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-Result<std::string> PercentDecode(std::string_view s) {
-  std::string out;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '+') {
-      out += ' ';
-    } else if (s[i] == '%') {
-      if (i + 2 >= s.size()) {
-        return Status::InvalidArgument("bad percent escape in catalog URI query");
-      }
-      int hi = HexValue(s[i + 1]);
-      int lo = HexValue(s[i + 2]);
-      if (hi < 0 || lo < 0) {
-        return Status::InvalidArgument("bad percent escape in catalog URI query");
-      }
-      out += static_cast<char>(hi * 16 + lo);
-      i += 2;
-    } else {
-      out += s[i];
-    }
-  }
-  return out;
-}
-
 std::optional<std::string> Find(const Properties& properties, const std::string& key) {
   auto it = properties.find(key);
   if (it == properties.end() || it->second.empty()) return std::nullopt;
@@ -263,19 +233,18 @@ Result<RestUri> ParseRestUri(std::string_view uri) {
   }
   while (rest.ends_with('/')) rest.remove_suffix(1);
   out.base_url = std::string(rest);
-  while (!query.empty()) {
-    size_t amp = query.find('&');
-    std::string_view pair = query.substr(0, amp);
-    query = amp == std::string_view::npos ? std::string_view() : query.substr(amp + 1);
-    if (pair.empty()) continue;
-    size_t eq = pair.find('=');
-    if (eq == std::string_view::npos || eq == 0) {
+  for (std::string_view pair = query; !pair.empty();) {
+    std::string_view part = pair.substr(0, pair.find('&'));
+    pair = part.size() == pair.size() ? std::string_view() : pair.substr(part.size() + 1);
+    if (!part.empty() && (part.find('=') == std::string_view::npos || part.front() == '=')) {
       return Status::InvalidArgument("REST catalog URI: query parameter without a key=value");
     }
-    FLOE_ASSIGN_OR_RETURN(std::string key, PercentDecode(pair.substr(0, eq)));
-    FLOE_ASSIGN_OR_RETURN(std::string value, PercentDecode(pair.substr(eq + 1)));
-    out.properties[std::move(key)] = std::move(value);
   }
+  auto parsed = http::ParseQuery(query);
+  if (!parsed.ok()) {
+    return Status::InvalidArgument("bad percent escape in catalog URI query");
+  }
+  for (auto& [key, value] : *parsed) out.properties[std::move(key)] = std::move(value);
   return out;
 }
 

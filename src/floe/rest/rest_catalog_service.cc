@@ -333,6 +333,32 @@ std::string IdentifiersJson(const std::vector<TableIdentifier>& ids, const Page&
   return out;
 }
 
+// A ListTablesResponse / ListViewsResponse page of `listed` (names sorted).
+template <typename CallT>
+HttpResponse ListResponse(const Result<std::vector<TableIdentifier>>& listed, const Namespace& ns,
+                          const CallT& call) {
+  if (!listed.ok()) return FromStatus(listed.status(), Subject::kNamespace, ns.ToString());
+  std::vector<std::string> keys;
+  keys.reserve(listed->size());
+  for (const TableIdentifier& id : *listed) keys.push_back(id.name);
+  auto page = Paginate(keys, call.Query("pageToken"), call.Query("pageSize"));
+  if (!page.ok()) return BadRequest(page.status().message());
+  return HttpResponse::Json(200, IdentifiersJson(*listed, *page));
+}
+
+// A RenameTableRequest body: {source, destination}.
+Result<std::pair<TableIdentifier, TableIdentifier>> RenameFromJson(const HttpRequest& request) {
+  FLOE_ASSIGN_OR_RETURN(OJson body, ParseBody(request));
+  auto source = body.find("source");
+  auto dest = body.find("destination");
+  if (source == body.end() || dest == body.end()) {
+    return Status::InvalidArgument("rename needs 'source' and 'destination'");
+  }
+  FLOE_ASSIGN_OR_RETURN(TableIdentifier from, IdentifierFromJson(*source));
+  FLOE_ASSIGN_OR_RETURN(TableIdentifier to, IdentifierFromJson(*dest));
+  return std::make_pair(std::move(from), std::move(to));
+}
+
 void AddPageToken(OJson& body, const Page& page) {
   if (!page.paging) return;
   body["next-page-token"] = page.next ? OJson(*page.next) : OJson(nullptr);
@@ -677,14 +703,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
 
     if (s.size() == 3 && s[2] == "tables") {
       if (call.Is("GET")) {
-        auto tables = cat.ListTables(ns);
-        if (!tables.ok()) return FromStatus(tables.status(), Subject::kNamespace, ns.ToString());
-        std::vector<std::string> keys;
-        keys.reserve(tables->size());
-        for (const TableIdentifier& id : *tables) keys.push_back(id.name);
-        auto page = Paginate(keys, call.Query("pageToken"), call.Query("pageSize"));
-        if (!page.ok()) return BadRequest(page.status().message());
-        return HttpResponse::Json(200, IdentifiersJson(*tables, *page));
+        return ListResponse(cat.ListTables(ns), ns, call);
       }
       if (call.Is("POST")) {
         auto body = ParseBody(call.request);
@@ -781,14 +800,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
 
     if (s.size() == 3 && s[2] == "views") {
       if (call.Is("GET")) {
-        auto views = cat.ListViews(ns);
-        if (!views.ok()) return FromStatus(views.status(), Subject::kNamespace, ns.ToString());
-        std::vector<std::string> keys;
-        keys.reserve(views->size());
-        for (const TableIdentifier& id : *views) keys.push_back(id.name);
-        auto page = Paginate(keys, call.Query("pageToken"), call.Query("pageSize"));
-        if (!page.ok()) return BadRequest(page.status().message());
-        return HttpResponse::Json(200, IdentifiersJson(*views, *page));
+        return ListResponse(cat.ListViews(ns), ns, call);
       }
       if (call.Is("POST")) {
         auto body = ParseBody(call.request);
@@ -1029,17 +1041,10 @@ HttpResponse RestCatalogService::Route(Call& call) {
 
   if (s.size() == 2 && s[0] == "tables" && s[1] == "rename") {
     if (!call.Is("POST")) return no_method();
-    auto body = ParseBody(call.request);
-    if (!body.ok()) return BadRequest(body.status().message());
-    auto source_json = body->find("source");
-    auto dest_json = body->find("destination");
-    if (source_json == body->end() || dest_json == body->end()) {
-      return BadRequest("rename needs 'source' and 'destination'");
-    }
-    auto source = IdentifierFromJson(*source_json);
-    if (!source.ok()) return BadRequest(source.status().message());
-    auto dest = IdentifierFromJson(*dest_json);
-    if (!dest.ok()) return BadRequest(dest.status().message());
+    auto rename = RenameFromJson(call.request);
+    if (!rename.ok()) return BadRequest(rename.status().message());
+    const TableIdentifier* source = &rename->first;
+    const TableIdentifier* dest = &rename->second;
     auto source_exists = cat.TableExists(*source);
     if (!source_exists.ok() || !*source_exists) {
       if (!source_exists.ok() && source_exists.status().code() != StatusCode::kNotFound) {
@@ -1066,17 +1071,10 @@ HttpResponse RestCatalogService::Route(Call& call) {
 
   if (s.size() == 2 && s[0] == "views" && s[1] == "rename") {
     if (!call.Is("POST")) return no_method();
-    auto body = ParseBody(call.request);
-    if (!body.ok()) return BadRequest(body.status().message());
-    auto source_json = body->find("source");
-    auto dest_json = body->find("destination");
-    if (source_json == body->end() || dest_json == body->end()) {
-      return BadRequest("rename needs 'source' and 'destination'");
-    }
-    auto source = IdentifierFromJson(*source_json);
-    if (!source.ok()) return BadRequest(source.status().message());
-    auto dest = IdentifierFromJson(*dest_json);
-    if (!dest.ok()) return BadRequest(dest.status().message());
+    auto rename = RenameFromJson(call.request);
+    if (!rename.ok()) return BadRequest(rename.status().message());
+    const TableIdentifier* source = &rename->first;
+    const TableIdentifier* dest = &rename->second;
     auto source_exists = cat.ViewExists(*source);
     if (!source_exists.ok()) return FromStatus(source_exists.status(), Subject::kView);
     if (!*source_exists) {
