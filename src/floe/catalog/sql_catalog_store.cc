@@ -52,6 +52,16 @@ constexpr std::string_view kNamespaceExistsSql =
     "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? "
     "AND (namespace = ? OR substr(namespace, 1, CAST(? AS INTEGER)) = ?) "
     "LIMIT 1";
+// SQLite's LIKE, which the peers use, ignores ASCII case (and so does SQLite's lower()):
+// the same prefix test, case-folded, keeps their answers.
+constexpr std::string_view kSqliteNamespaceExistsSql =
+    "SELECT 1 FROM iceberg_tables WHERE catalog_name = ? "
+    "AND (table_namespace = ? OR lower(substr(table_namespace, 1, CAST(? AS INTEGER))) = "
+    "lower(?)) "
+    "UNION ALL "
+    "SELECT 1 FROM iceberg_namespace_properties WHERE catalog_name = ? "
+    "AND (namespace = ? OR lower(substr(namespace, 1, CAST(? AS INTEGER))) = lower(?)) "
+    "LIMIT 1";
 constexpr std::string_view kAllNamespacesSql =
     "SELECT table_namespace FROM iceberg_tables WHERE catalog_name = ? "
     "UNION "
@@ -243,14 +253,18 @@ Status SqlCatalogStore::EnsureSchemaOnce(const SqlCatalogStoreOptions& options) 
 }
 
 // The hottest statement of a server (every table list checks its namespace): a prefix test
-// with substr rather than LIKE, because SQLite re-prepares a statement whose LIKE pattern
-// is a bound parameter each time the binding changes, and its LIKE ignores ASCII case.
+// with substr rather than the peers' LIKE, because SQLite re-prepares a statement whose LIKE
+// pattern is a bound parameter each time the binding changes. The answers stay the peers'
+// (case-folded on SQLite, where their LIKE ignores ASCII case).
 Result<bool> SqlCatalogStore::Exists(const std::string& ns) {
   std::string prefix = ns + ".";
   auto prefix_chars = static_cast<int64_t>(CharCount(prefix));
-  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kNamespaceExistsSql,
-                                                    {catalog_name_, ns, prefix_chars, prefix,
-                                                     catalog_name_, ns, prefix_chars, prefix}));
+  FLOE_ASSIGN_OR_RETURN(auto result,
+                        conn_->Execute(conn_->dialect() == SqlDialect::kSqlite
+                                           ? kSqliteNamespaceExistsSql
+                                           : kNamespaceExistsSql,
+                                       {catalog_name_, ns, prefix_chars, prefix, catalog_name_,
+                                        ns, prefix_chars, prefix}));
   return !result.rows.empty();
 }
 
