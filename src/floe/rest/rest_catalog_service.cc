@@ -346,6 +346,15 @@ HttpResponse ListResponse(const Result<std::vector<TableIdentifier>>& listed, co
   return HttpResponse::Json(200, IdentifiersJson(*listed, *page));
 }
 
+// The 404 (or lookup error) to answer when `ns` does not exist; nothing when it does.
+std::optional<HttpResponse> MissingNamespace(catalog::Catalog& cat, const Namespace& ns) {
+  auto exists = cat.NamespaceExists(ns);
+  if (!exists.ok()) return FromStatus(exists.status(), Subject::kNamespace);
+  if (*exists) return std::nullopt;
+  return Error(404, "NoSuchNamespaceException",
+               fmt::format("Namespace does not exist: {}", ns.ToString()));
+}
+
 // A RenameTableRequest body: {source, destination}.
 Result<std::pair<TableIdentifier, TableIdentifier>> RenameFromJson(const HttpRequest& request) {
   FLOE_ASSIGN_OR_RETURN(OJson body, ParseBody(request));
@@ -664,12 +673,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
         return JsonOk(OJson{{"namespace", NamespaceJson(ns)}, {"properties", p}});
       }
       if (call.Is("HEAD")) {
-        auto exists = cat.NamespaceExists(ns);
-        if (!exists.ok()) return FromStatus(exists.status(), Subject::kNamespace);
-        if (!*exists) {
-          return Error(404, "NoSuchNamespaceException",
-                       fmt::format("Namespace does not exist: {}", ns.ToString()));
-        }
+        if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
         return HttpResponse::NoContent();
       }
       if (call.Is("DELETE")) {
@@ -738,12 +742,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
         if (auto it = body->find("stage-create"); it != body->end() && it->is_boolean()) {
           stage = it->get<bool>();
         }
-        auto ns_exists = cat.NamespaceExists(ns);
-        if (!ns_exists.ok()) return FromStatus(ns_exists.status(), Subject::kNamespace);
-        if (!*ns_exists) {
-          return Error(404, "NoSuchNamespaceException",
-                       fmt::format("Namespace does not exist: {}", ns.ToString()));
-        }
+        if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
         auto metadata = stage ? catalog::StageCreateTable(cat, id, create)
                               : cat.CreateTable(id, create);
         if (!metadata.ok()) {
@@ -810,12 +809,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
         if (name->empty()) return BadRequest("empty view name");
         auto request = CreateViewRequestFromJson(*body);
         if (!request.ok()) return BadRequest(request.status().message());
-        auto ns_exists = cat.NamespaceExists(ns);
-        if (!ns_exists.ok()) return FromStatus(ns_exists.status(), Subject::kNamespace);
-        if (!*ns_exists) {
-          return Error(404, "NoSuchNamespaceException",
-                       fmt::format("Namespace does not exist: {}", ns.ToString()));
-        }
+        if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
         auto view = cat.CreateView(TableIdentifier{ns, *name}, *request);
         if (!view.ok()) {
           if (view.status().code() == StatusCode::kNotFound) {
@@ -978,12 +972,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
                                     });
           iceberg::TableMetadataPtr committed;
           if (create) {
-            auto ns_exists = cat.NamespaceExists(ns);
-            if (!ns_exists.ok()) return FromStatus(ns_exists.status(), Subject::kNamespace);
-            if (!*ns_exists) {
-              return Error(404, "NoSuchNamespaceException",
-                           fmt::format("Namespace does not exist: {}", ns.ToString()));
-            }
+            if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
             auto created = cat.CreateTableFromUpdates(id, request->updates);
             if (!created.ok()) {
               if (created.status().code() == StatusCode::kNotFound) {
@@ -1053,12 +1042,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
       return Error(404, "NoSuchTableException",
                    fmt::format("Table does not exist: {}", source->ToString()));
     }
-    auto dest_ns = cat.NamespaceExists(dest->ns);
-    if (!dest_ns.ok()) return FromStatus(dest_ns.status(), Subject::kNamespace);
-    if (!*dest_ns) {
-      return Error(404, "NoSuchNamespaceException",
-                   fmt::format("Namespace does not exist: {}", dest->ns.ToString()));
-    }
+    if (auto missing = MissingNamespace(cat, dest->ns)) return std::move(*missing);
     Status renamed = cat.RenameTable(*source, *dest);
     if (!renamed.ok()) {
       if (renamed.code() == StatusCode::kAlreadyExists) {
@@ -1081,12 +1065,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
       return Error(404, "NoSuchViewException",
                    fmt::format("View does not exist: {}", source->ToString()));
     }
-    auto dest_ns = cat.NamespaceExists(dest->ns);
-    if (!dest_ns.ok()) return FromStatus(dest_ns.status(), Subject::kNamespace);
-    if (!*dest_ns) {
-      return Error(404, "NoSuchNamespaceException",
-                   fmt::format("Namespace does not exist: {}", dest->ns.ToString()));
-    }
+    if (auto missing = MissingNamespace(cat, dest->ns)) return std::move(*missing);
     Status renamed = cat.RenameView(*source, *dest);
     if (!renamed.ok()) return FromStatus(renamed, Subject::kView);
     return HttpResponse::NoContent();
