@@ -75,9 +75,11 @@ bool SnappyDecompress(std::span<const uint8_t> in, uint8_t* out, size_t out_size
         if (len > 60) {
           const size_t bytes = len - 60;
           if (static_cast<size_t>(ip_end - ip) < bytes) return false;
-          len = 0;
-          for (size_t i = 0; i < bytes; ++i) len |= size_t{ip[i]} << (8 * i);
-          len += 1;
+          uint32_t encoded = 0;
+          for (size_t i = 0; i < bytes; ++i) encoded |= uint32_t{ip[i]} << (8 * i);
+          // 32-bit arithmetic as libsnappy (the reference) does: 0xffffffff + 1 wraps to
+          // an empty literal, which it accepts.
+          len = static_cast<uint32_t>(encoded + 1u);
           ip += bytes;
         }
         if (static_cast<size_t>(ip_end - ip) < len || static_cast<size_t>(op_end - op) < len) {

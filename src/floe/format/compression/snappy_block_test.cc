@@ -205,5 +205,15 @@ TEST(SnappyBlockTest, PreambleLimits) {
   EXPECT_FALSE(SnappyDecompress(zero_offset, out, 6));
 }
 
+// A 4-byte literal length of 0xffffffff: libsnappy adds one in 32 bits, reads an empty
+// literal and accepts the block (found by fuzz_snappy). Both must agree.
+TEST(SnappyBlock, LiteralLengthWrapsAs32Bits) {
+  const std::string block("\x01\x00\x01\xfc\xff\xff\xff\xff", 8);
+  const auto reference = Reference(block);
+  ASSERT_TRUE(reference.has_value());
+  EXPECT_EQ(Ours(block), reference);
+  EXPECT_EQ(*reference, std::string("\x01", 1));
+}
+
 }  // namespace
 }  // namespace floe::format
