@@ -571,13 +571,24 @@ Status SqlCatalogStore::DropTable(const Namespace& ns, std::string_view name) {
 }
 
 Result<std::vector<std::string>> SqlCatalogStore::ListTables(const Namespace& ns) {
+  return ListNames(ns, kListTablesSql, "namespace does not exist: {}");
+}
+
+// The names `list_sql` selects in `ns`, sorted. A row in the namespace is one of the things
+// that make it exist (Exists), so only an empty listing needs the separate check.
+Result<std::vector<std::string>> SqlCatalogStore::ListNames(
+    const Namespace& ns, std::string_view list_sql,
+    fmt::format_string<const std::string&> missing_namespace) {
   FLOE_ASSIGN_OR_RETURN(std::string ns_name, NamespaceString(ns));
   FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kRead));
-  FLOE_ASSIGN_OR_RETURN(bool exists, Exists(ns_name));
-  if (!exists) return Status::NotFound("namespace does not exist: {}", ns_name);
-  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kListTablesSql, {catalog_name_, ns_name}));
+  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(list_sql, {catalog_name_, ns_name}));
+  if (result.rows.empty()) {
+    FLOE_ASSIGN_OR_RETURN(bool exists, Exists(ns_name));
+    if (!exists) return Status::NotFound(missing_namespace, std::as_const(ns_name));
+  }
   FLOE_RETURN_IF_ERROR(txn.Commit());
   std::vector<std::string> names;
+  names.reserve(result.rows.size());
   for (SqlRow& row : result.rows) {
     if (!row.empty() && row[0].has_value()) names.push_back(std::move(*row[0]));
   }
@@ -695,18 +706,7 @@ Status SqlCatalogStore::DropView(const Namespace& ns, std::string_view name) {
 }
 
 Result<std::vector<std::string>> SqlCatalogStore::ListViews(const Namespace& ns) {
-  FLOE_ASSIGN_OR_RETURN(std::string ns_name, NamespaceString(ns));
-  FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kRead));
-  FLOE_ASSIGN_OR_RETURN(bool exists, Exists(ns_name));
-  if (!exists) return Status::NotFound("Namespace does not exist: {}", ns_name);
-  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kListViewsSql, {catalog_name_, ns_name}));
-  FLOE_RETURN_IF_ERROR(txn.Commit());
-  std::vector<std::string> names;
-  for (SqlRow& row : result.rows) {
-    if (!row.empty() && row[0].has_value()) names.push_back(std::move(*row[0]));
-  }
-  std::sort(names.begin(), names.end());
-  return names;
+  return ListNames(ns, kListViewsSql, "Namespace does not exist: {}");
 }
 
 }  // namespace floe::catalog

@@ -180,6 +180,9 @@ class SqlCatalogStore {
   Status EnsureSchema(const SqlCatalogStoreOptions& options);
   Status EnsureSchemaOnce(const SqlCatalogStoreOptions& options);
   Result<bool> Exists(const std::string& ns);
+  Result<std::vector<std::string>> ListNames(
+      const Namespace& ns, std::string_view list_sql,
+      fmt::format_string<const std::string&> missing_namespace);
   Result<std::optional<std::optional<std::string>>> RowType(const std::string& ns,
                                                             std::string_view name);
 
