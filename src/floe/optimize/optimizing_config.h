@@ -1,0 +1,68 @@
+// OptimizingConfig: a table's self-optimizing settings, read from its properties with
+// Apache Amoro's keys and defaults (so an Amoro user's tables behave the same here):
+//
+//   self-optimizing.enabled                        true
+//   self-optimizing.group                          default
+//   self-optimizing.quota                          0.5   (> 1: threads; <= 1: share of the group)
+//   self-optimizing.execute.num-retries            5
+//   self-optimizing.allow-partial-commit           false
+//   self-optimizing.target-size                    134217728 (128 MiB)
+//   self-optimizing.max-task-size-bytes            134217728
+//   self-optimizing.fragment-ratio                 8     (fragment: size <= target / 8)
+//   self-optimizing.min-target-size-ratio          0.75  (undersized: size <= target * 0.75)
+//   self-optimizing.minor.trigger.file-count       12
+//   self-optimizing.minor.trigger.interval         3600000 ms
+//   self-optimizing.major.trigger.duplicate-ratio  0.1
+//   self-optimizing.full.trigger.interval          -1 ms (off)
+//   self-optimizing.full.rewrite-all-files         true
+//   self-optimizing.filter                         (none; a predicate on the table's columns)
+//   self-optimizing.min-plan-interval              60000 ms
+//   read.split.open-file-cost                      4194304 (a file's fixed cost in planning)
+//
+// A value that does not parse, or is out of range, is an error naming the key: the table's
+// optimizing status then shows it instead of silently using a default.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+
+#include "floe/base/status.h"
+
+namespace floe::optimize {
+
+struct OptimizingConfig {
+  bool enabled = true;
+  std::string group = "default";
+  double quota = 0.5;
+  int32_t execute_num_retries = 5;
+  bool allow_partial_commit = false;
+  int64_t target_size = 134217728;
+  int64_t max_task_size = 134217728;
+  int64_t fragment_ratio = 8;
+  double min_target_size_ratio = 0.75;
+  int32_t minor_trigger_file_count = 12;
+  int64_t minor_trigger_interval_ms = 3600000;
+  double major_duplicate_ratio = 0.1;
+  int64_t full_trigger_interval_ms = -1;
+  bool full_rewrite_all_files = true;
+  std::string filter;
+  int64_t min_plan_interval_ms = 60000;
+  int64_t open_file_cost = 4194304;
+
+  // Files at most this size are fragments.
+  int64_t fragment_size() const { return target_size / fragment_ratio; }
+  // Files above fragment_size() and at most this size are undersized segments.
+  int64_t min_target_size() const {
+    return static_cast<int64_t>(static_cast<double>(target_size) * min_target_size_ratio);
+  }
+  // A task's input bound: Amoro packs to max(target-size, max-task-size-bytes).
+  int64_t task_size() const { return std::max(target_size, max_task_size); }
+
+  // Reads the keys above from table properties; absent keys keep their defaults.
+  // kInvalidArgument naming the key for a value that does not parse or is out of range.
+  static Result<OptimizingConfig> FromProperties(
+      const std::map<std::string, std::string>& properties);
+};
+
+}  // namespace floe::optimize

@@ -1,0 +1,487 @@
+#include "floe/optimize/planner.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+
+#include <fmt/format.h>
+
+#include "floe/iceberg/manifest.h"
+
+namespace floe::optimize {
+
+using iceberg::DataFile;
+using iceberg::FileContent;
+using FilePtr = std::shared_ptr<const iceberg::ScanFile>;
+
+std::string_view OptimizingTypeName(OptimizingType type) {
+  switch (type) {
+    case OptimizingType::kMinor: return "minor";
+    case OptimizingType::kMajor: return "major";
+    case OptimizingType::kFull: return "full";
+  }
+  return "minor";
+}
+
+namespace {
+
+// Amoro keeps the two smallest undersized sizes starting from Integer.MAX_VALUE, so one
+// undersized file alone never looks mergeable.
+constexpr int64_t kNoSegment = 2147483647;
+
+struct Entry {
+  FilePtr data;
+  std::vector<FilePtr> deletes;  // position deletes (or the DV) then equality deletes
+};
+
+std::string_view FileName(std::string_view path) {
+  size_t slash = path.find_last_of('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+// A position delete file made by converting a data file's deletes is named
+// "<data file name without extension>-delete-..." next to it (Amoro's naming, which floe
+// keeps, so either's output is recognised).
+bool IsConvertedPositionDelete(const DataFile& data, const DataFile& deletes) {
+  std::string_view name = FileName(data.file_path);
+  if (size_t dot = name.find('.'); dot != std::string_view::npos) name = name.substr(0, dot);
+  std::string_view del = FileName(deletes.file_path);
+  return del.size() > name.size() + 7 && del.substr(0, name.size()) == name &&
+         del.substr(name.size(), 7) == "-delete";
+}
+
+bool IsDeletionVector(const DataFile& file) {
+  return file.content == FileContent::kPositionDeletes &&
+         file.file_format == iceberg::FileFormat::kPuffin;
+}
+
+std::string PartitionKeyOf(const DataFile& file) {
+  std::string key = fmt::format("{}/[", file.spec_id);
+  for (size_t i = 0; i < file.partition.size(); ++i) {
+    if (i > 0) key += ',';
+    key += file.partition[i].ToJson();
+  }
+  key += ']';
+  return key;
+}
+
+double NormalizedRatio(double numerator, double denominator) {
+  if (denominator <= 0) return 0;
+  return std::min(numerator, denominator) / denominator;
+}
+
+// One partition: Amoro's CommonPartitionEvaluator (counts and triggers) and
+// AbstractPartitionPlan (which files go where).
+class PartitionPlan {
+ public:
+  PartitionPlan(const OptimizingConfig& config, const PlanOptions& options, bool reach_full)
+      : config_(config), options_(options), reach_full_(reach_full) {}
+
+  PartitionEvaluation eval;
+  std::vector<Entry> rewrite_data;
+  std::vector<Entry> undersized;
+  std::vector<Entry> rewrite_pos;
+
+  void AddFile(Entry entry) {
+    const DataFile& data = entry.data->file;
+    bool added = true;
+    if (IsFragment(data)) {
+      Count(&eval.fragments, data);
+      AddDeletes(entry.deletes);
+    } else if (IsUndersized(data)) {
+      // Counted now; whether its deletes are converted is settled when packing.
+      AddDeletes(entry.deletes);
+      if (ShouldRewrite(entry)) {
+        Count(&eval.rewrite_segments, data);
+      } else {
+        int64_t size = data.file_size_in_bytes;
+        if (size < min1_) {
+          min2_ = min1_;
+          min1_ = size;
+        } else if (size < min2_) {
+          min2_ = size;
+        }
+        Count(&eval.undersized_segments, data);
+      }
+    } else if (ShouldRewrite(entry)) {
+      Count(&eval.rewrite_segments, data);
+      AddDeletes(entry.deletes);
+    } else if (ShouldRewritePos(entry, /*count_combine=*/true)) {
+      Count(&eval.rewrite_pos_segments, data);
+      AddDeletes(entry.deletes);
+    } else {
+      added = false;
+    }
+    if (!added) return;
+    if (ShouldRewrite(entry)) {
+      rewrite_data.push_back(std::move(entry));
+    } else if (IsUndersized(data)) {
+      undersized.push_back(std::move(entry));
+    } else {
+      rewrite_pos.push_back(std::move(entry));
+    }
+  }
+
+  // Necessity, type, cost, reason and health, once every file is added.
+  void Finish() {
+    eval.type = FullNecessary()    ? OptimizingType::kFull
+                : MajorNecessary() ? OptimizingType::kMajor
+                                   : OptimizingType::kMinor;
+    if (!config_.enabled) {
+      eval.necessary = false;
+    } else if (reach_full_) {
+      eval.necessary = FullNecessary();
+    } else {
+      eval.necessary = MajorNecessary() || MinorNecessary();
+    }
+    const PartitionEvaluation& e = eval;
+    eval.cost = (e.fragments.bytes + e.rewrite_segments.bytes + e.undersized_segments.bytes) * 2 +
+                e.rewrite_pos_segments.bytes / 10 + e.position_deletes.bytes +
+                e.equality_deletes.bytes +
+                (e.fragments.count + e.rewrite_segments.count + e.undersized_segments.count +
+                 e.rewrite_pos_segments.count + e.position_deletes.count +
+                 e.equality_deletes.count) *
+                    config_.open_file_cost;
+    eval.health = Health();
+  }
+
+  // Packs the partition's files into tasks (Amoro's BinPackingTaskSplitter and
+  // IcebergPartitionPlan's filter). `weight` is a data file's sizing weight.
+  template <typename WeightFn>
+  std::vector<RewriteTask> Split(const WeightFn& weight) {
+    std::vector<RewriteTask> tasks;
+    // Pass 1: undersized segments with each other; a bin of one is no merge.
+    for (std::vector<const Entry*>& bin : Pack(Pointers(undersized), weight)) {
+      if (bin.size() > 1) {
+        tasks.push_back(MakeTask(bin, {}));
+      } else if (ShouldRewritePos(*bin[0], /*count_combine=*/false)) {
+        rewrite_pos.push_back(*bin[0]);
+      }
+    }
+    // Pass 2: files to rewrite together with files whose deletes are converted.
+    std::vector<const Entry*> items = Pointers(rewrite_data);
+    std::vector<const Entry*> pos = Pointers(rewrite_pos);
+    items.insert(items.end(), pos.begin(), pos.end());
+    std::set<const Entry*> pos_set(pos.begin(), pos.end());
+    for (std::vector<const Entry*>& bin : Pack(items, weight)) {
+      std::vector<const Entry*> rewrite;
+      std::vector<const Entry*> convert;
+      for (const Entry* e : bin) (pos_set.contains(e) ? convert : rewrite).push_back(e);
+      RewriteTask task = MakeTask(rewrite, convert);
+      // One data file without deletes rewritten alone gains nothing.
+      bool only_one_file = task.rewrite_data.size() == 1 && task.rewrite_pos_data.empty() &&
+                           task.rewritten_deletes.empty();
+      if (!only_one_file) tasks.push_back(std::move(task));
+    }
+    return tasks;
+  }
+
+ private:
+  bool IsFragment(const DataFile& f) const {
+    return f.file_size_in_bytes <= config_.fragment_size();
+  }
+  bool IsUndersized(const DataFile& f) const {
+    return f.file_size_in_bytes > config_.fragment_size() &&
+           f.file_size_in_bytes <= config_.min_target_size();
+  }
+
+  static void Count(FileStats* stats, const DataFile& f) {
+    ++stats->count;
+    stats->bytes += f.file_size_in_bytes;
+    stats->records += f.record_count;
+  }
+
+  void AddDeletes(const std::vector<FilePtr>& deletes) {
+    for (const FilePtr& d : deletes) {
+      if (!seen_deletes_.insert(d->file.file_path).second) continue;
+      Count(d->file.content == FileContent::kEqualityDeletes ? &eval.equality_deletes
+                                                             : &eval.position_deletes,
+            d->file);
+    }
+  }
+
+  // Amoro's fileShouldRewrite.
+  bool ShouldRewrite(const Entry& entry) const {
+    const DataFile& data = entry.data->file;
+    if (reach_full_) {
+      return config_.full_rewrite_all_files || !entry.deletes.empty() || IsFragment(data) ||
+             IsUndersized(data);
+    }
+    if (IsFragment(data)) return true;
+    // Equality deletes are left out: minor optimizing converts them to position deletes,
+    // and an upsert stream's equality deletes say little about how much of a file is dead.
+    int64_t position_deleted = 0;
+    for (const FilePtr& d : entry.deletes) {
+      if (d->file.content == FileContent::kPositionDeletes) position_deleted += d->file.record_count;
+    }
+    return static_cast<double>(position_deleted) >
+           static_cast<double>(data.record_count) * config_.major_duplicate_ratio;
+  }
+
+  // Amoro's segmentShouldRewritePos, plus: a lone deletion vector is already per-file.
+  bool ShouldRewritePos(const Entry& entry, bool count_combine) {
+    int equality = 0;
+    int position = 0;
+    for (const FilePtr& d : entry.deletes) {
+      if (d->file.content == FileContent::kEqualityDeletes) {
+        ++equality;
+      } else {
+        ++position;
+      }
+    }
+    if (position > 1) {
+      if (count_combine) ++eval.combine_pos_segment_count;
+      return true;
+    }
+    if (equality > 0) return true;
+    if (position == 1) {
+      const DataFile& only = entry.deletes[0]->file;
+      return !IsDeletionVector(only) && !IsConvertedPositionDelete(entry.data->file, only);
+    }
+    return false;
+  }
+
+  bool ReachMinorInterval() const {
+    return config_.minor_trigger_interval_ms >= 0 &&
+           options_.now_ms - options_.history.last_minor_ms > config_.minor_trigger_interval_ms;
+  }
+  bool EnoughContent() const {
+    return eval.undersized_segments.bytes >= config_.target_size &&
+           min1_ + min2_ <= config_.target_size;
+  }
+  bool MinorNecessary() {
+    int64_t small = eval.fragments.count + eval.equality_deletes.count;
+    if (small >= config_.minor_trigger_file_count) {
+      return Because(fmt::format("minor: {} fragment and equality-delete files >= {}", small,
+                                 config_.minor_trigger_file_count));
+    }
+    if (small > 1 && ReachMinorInterval()) {
+      return Because(fmt::format("minor: {} fragment and equality-delete files and {} ms since "
+                                 "the last minor optimizing",
+                                 small, options_.now_ms - options_.history.last_minor_ms));
+    }
+    if (eval.combine_pos_segment_count > 0) {
+      return Because(fmt::format("minor: {} segments with several position delete files",
+                                 eval.combine_pos_segment_count));
+    }
+    return false;
+  }
+  bool MajorNecessary() {
+    if (EnoughContent()) {
+      return Because(fmt::format("major: {} undersized segments of {} bytes",
+                                 eval.undersized_segments.count, eval.undersized_segments.bytes));
+    }
+    if (eval.rewrite_segments.count > 0) {
+      return Because(fmt::format("major: {} segments with position-deleted rows over {}",
+                                 eval.rewrite_segments.count, config_.major_duplicate_ratio));
+    }
+    return false;
+  }
+  bool FullNecessary() {
+    if (!reach_full_) return false;
+    const PartitionEvaluation& e = eval;
+    if (e.equality_deletes.count > 0 || e.position_deletes.count > 0 || e.fragments.count >= 2 ||
+        e.undersized_segments.count >= 2 || e.rewrite_segments.count > 0 ||
+        e.rewrite_pos_segments.count > 0) {
+      return Because("full: the full optimizing interval has passed");
+    }
+    return false;
+  }
+  bool Because(std::string reason) {
+    if (eval.reason.empty()) eval.reason = std::move(reason);
+    return true;
+  }
+
+  HealthScore Health() const {
+    const PartitionEvaluation& e = eval;
+    int64_t files = e.fragments.count + e.rewrite_segments.count + e.undersized_segments.count +
+                    e.rewrite_pos_segments.count;
+    if (files == 0) return HealthScore{};
+    int64_t bytes = e.fragments.bytes + e.rewrite_segments.bytes + e.undersized_segments.bytes +
+                    e.rewrite_pos_segments.bytes;
+    int64_t records = e.fragments.records + e.rewrite_segments.records +
+                      e.undersized_segments.records + e.rewrite_pos_segments.records;
+    // Amoro divides the sizes as integers.
+    auto average_size = static_cast<double>(bytes / files);
+    double min_target = static_cast<double>(config_.min_target_size());
+    double table_penalty =
+        files <= 1 ? 0
+                   : NormalizedRatio(static_cast<double>(files), config_.minor_trigger_file_count) *
+                         NormalizedRatio(static_cast<double>(bytes), min_target);
+    double eq_ratio = NormalizedRatio(static_cast<double>(e.equality_deletes.records),
+                                      static_cast<double>(records));
+    double pos_ratio = NormalizedRatio(static_cast<double>(e.position_deletes.records),
+                                       static_cast<double>(records));
+    HealthScore h;
+    h.small_files = static_cast<int>(
+        std::ceil(40 - table_penalty * 40 * (1 - NormalizedRatio(average_size, min_target))));
+    h.equality_deletes = static_cast<int>(std::ceil(
+        40 - table_penalty * 40 * NormalizedRatio(eq_ratio, config_.major_duplicate_ratio)));
+    h.position_deletes = static_cast<int>(std::ceil(
+        20 - table_penalty * 20 * NormalizedRatio(pos_ratio, config_.major_duplicate_ratio * 2)));
+    return h;
+  }
+
+  static std::vector<const Entry*> Pointers(const std::vector<Entry>& entries) {
+    std::vector<const Entry*> out;
+    out.reserve(entries.size());
+    for (const Entry& e : entries) out.push_back(&e);
+    return out;
+  }
+
+  // First-fit decreasing into bins of at most task_size() weight (a heavier file gets a bin
+  // of its own).
+  template <typename WeightFn>
+  std::vector<std::vector<const Entry*>> Pack(std::vector<const Entry*> items,
+                                              const WeightFn& weight) const {
+    std::vector<std::pair<int64_t, const Entry*>> weighted;
+    weighted.reserve(items.size());
+    for (const Entry* e : items) weighted.emplace_back(weight(*e), e);
+    std::sort(weighted.begin(), weighted.end(), [](const auto& a, const auto& b) {
+      if (a.first != b.first) return a.first > b.first;
+      return a.second->data->file.file_path < b.second->data->file.file_path;
+    });
+    std::vector<std::vector<const Entry*>> bins;
+    std::vector<int64_t> loads;
+    const int64_t limit = config_.task_size();
+    for (const auto& [w, e] : weighted) {
+      size_t b = 0;
+      while (b < bins.size() && loads[b] + w > limit) ++b;
+      if (b == bins.size()) {
+        bins.emplace_back();
+        loads.push_back(0);
+      }
+      bins[b].push_back(e);
+      loads[b] += w;
+    }
+    return bins;
+  }
+
+  RewriteTask MakeTask(const std::vector<const Entry*>& rewrite,
+                       const std::vector<const Entry*>& convert) const {
+    RewriteTask task;
+    task.spec_id = eval.spec_id;
+    task.partition = eval.partition;
+    task.partition_key = eval.key;
+    std::set<std::string> seen;
+    auto take = [&](const Entry* e, std::vector<FilePtr>* out) {
+      out->push_back(e->data);
+      task.input_bytes += e->data->file.file_size_in_bytes;
+      for (const FilePtr& d : e->deletes) {
+        if (!seen.insert(d->file.file_path).second) continue;
+        // Sorted into read-only and rewritten once the whole plan is known.
+        task.rewritten_deletes.push_back(d);
+        task.input_bytes += d->file.file_size_in_bytes;
+      }
+    };
+    for (const Entry* e : rewrite) take(e, &task.rewrite_data);
+    for (const Entry* e : convert) take(e, &task.rewrite_pos_data);
+    return task;
+  }
+
+  const OptimizingConfig& config_;
+  const PlanOptions& options_;
+  bool reach_full_;
+  std::unordered_set<std::string> seen_deletes_;
+  int64_t min1_ = kNoSegment;
+  int64_t min2_ = kNoSegment;
+};
+
+}  // namespace
+
+OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
+                              const OptimizingConfig& config, const PlanOptions& options) {
+  const bool forced_full = options.forced == OptimizingType::kFull;
+  const bool reach_full =
+      forced_full || (config.full_trigger_interval_ms >= 0 &&
+                      options.now_ms - options.history.last_full_ms > config.full_trigger_interval_ms);
+
+  // Which data files each delete file applies to, across the whole snapshot.
+  std::unordered_map<std::string, int64_t> delete_refs;
+  for (const iceberg::FileScanTask& t : files) {
+    for (const FilePtr& d : t.position_deletes) ++delete_refs[d->file.file_path];
+    for (const FilePtr& d : t.equality_deletes) ++delete_refs[d->file.file_path];
+  }
+
+  std::map<std::string, PartitionPlan> partitions;
+  for (const iceberg::FileScanTask& t : files) {
+    std::string key = PartitionKeyOf(t.data->file);
+    auto it = partitions.find(key);
+    if (it == partitions.end()) {
+      it = partitions.try_emplace(key, config, options, reach_full).first;
+      it->second.eval.spec_id = t.data->file.spec_id;
+      it->second.eval.partition = t.data->file.partition;
+      it->second.eval.key = key;
+    }
+    Entry entry{t.data, t.position_deletes};
+    entry.deletes.insert(entry.deletes.end(), t.equality_deletes.begin(), t.equality_deletes.end());
+    it->second.AddFile(std::move(entry));
+  }
+  for (auto& [key, p] : partitions) p.Finish();
+
+  // Costliest first (Amoro: so that big partitions do not starve), up to the input budget;
+  // more partitions are taken while the chosen ones yield no task.
+  std::vector<PartitionPlan*> candidates;
+  for (auto& [key, p] : partitions) {
+    if (p.eval.necessary || options.forced.has_value()) candidates.push_back(&p);
+  }
+  std::stable_sort(candidates.begin(), candidates.end(),
+                   [](const PartitionPlan* a, const PartitionPlan* b) {
+                     return a->eval.cost > b->eval.cost;
+                   });
+  // A data file's sizing weight: its bytes plus its share of each delete file it needs
+  // (a delete file's bytes split evenly among the data files it applies to).
+  auto weight = [&delete_refs](const Entry& e) {
+    int64_t w = e.data->file.file_size_in_bytes;
+    for (const FilePtr& d : e.deletes) {
+      w += d->file.file_size_in_bytes / std::max<int64_t>(1, delete_refs[d->file.file_path]);
+    }
+    return w;
+  };
+  const double budget = static_cast<double>(options.max_input_size_per_thread) *
+                        std::max(1, options.available_threads);
+  OptimizingPlan plan;
+  double planned_cost = 0;
+  std::optional<OptimizingType> type;
+  for (PartitionPlan* p : candidates) {
+    if (!plan.tasks.empty() && planned_cost > budget) break;
+    std::vector<RewriteTask> tasks = p->Split(weight);
+    planned_cost += static_cast<double>(p->eval.cost);
+    if (tasks.empty()) continue;
+    if (!type || static_cast<int>(p->eval.type) > static_cast<int>(*type)) type = p->eval.type;
+    for (RewriteTask& t : tasks) plan.tasks.push_back(std::move(t));
+  }
+  if (!plan.tasks.empty()) plan.type = type;
+
+  // A delete file leaves the table only when every data file it applies to is in the plan.
+  std::unordered_map<std::string, int64_t> planned_refs;
+  std::unordered_set<std::string> planned_data;
+  for (const RewriteTask& t : plan.tasks) {
+    for (const FilePtr& f : t.rewrite_data) planned_data.insert(f->file.file_path);
+    for (const FilePtr& f : t.rewrite_pos_data) planned_data.insert(f->file.file_path);
+  }
+  for (const iceberg::FileScanTask& t : files) {
+    if (!planned_data.contains(t.data->file.file_path)) continue;
+    for (const FilePtr& d : t.position_deletes) ++planned_refs[d->file.file_path];
+    for (const FilePtr& d : t.equality_deletes) ++planned_refs[d->file.file_path];
+  }
+  for (RewriteTask& t : plan.tasks) {
+    std::vector<FilePtr> all = std::move(t.rewritten_deletes);
+    t.rewritten_deletes.clear();
+    for (FilePtr& d : all) {
+      const std::string& path = d->file.file_path;
+      (planned_refs[path] == delete_refs[path] ? t.rewritten_deletes : t.read_only_deletes)
+          .push_back(std::move(d));
+    }
+  }
+
+  plan.partitions.reserve(partitions.size());
+  for (auto& [key, p] : partitions) plan.partitions.push_back(std::move(p.eval));
+  return plan;
+}
+
+}  // namespace floe::optimize

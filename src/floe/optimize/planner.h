@@ -1,0 +1,149 @@
+// The self-optimizing evaluator and planner: from a snapshot's files (every data file with
+// the delete files that apply to it, as scan planning returns them) to the partitions that
+// need optimizing and the rewrite tasks that fix them.
+//
+// The rules are Apache Amoro's (CommonPartitionEvaluator, AbstractPartitionPlan,
+// AbstractOptimizingPlanner), so a table behaves as under Amoro with the same properties.
+// Per partition (spec id + partition tuple), with fragment = target / fragment-ratio and
+// min-target = target * min-target-size-ratio:
+//   - a data file of size <= fragment is a fragment: always rewritten;
+//   - a file in (fragment, min-target] is an undersized segment: rewritten when it has more
+//     position-deleted rows than duplicate-ratio * its rows, else packed with other
+//     undersized segments (a bin of two or more is rewritten; a lone one only gets its
+//     deletes converted if needed);
+//   - a larger file is a target-size segment: rewritten when its position-deleted rows
+//     exceed duplicate-ratio * its rows; kept but its deletes converted to one position
+//     delete file (v2) or deletion vector (v3) when it has equality deletes or more than one
+//     position delete file, or one that is not already the converted per-file form;
+//   - in full optimizing (full.trigger.interval reached) every file is rewritten when
+//     full.rewrite-all-files, else every file with deletes, fragments and undersized ones.
+// Triggers: minor when fragments + equality-delete files >= minor.trigger.file-count, or
+// more than one of them and minor.trigger.interval has passed since the last minor run, or
+// a segment has several position delete files; major when undersized segments add up to a
+// target file and the two smallest fit in one, or a segment must be rewritten; full when
+// the interval has passed and there is anything to improve. The process type is the
+// highest of its partitions' (full > major > minor).
+//
+// floe's departures, each because Amoro's behaviour hurts its users:
+//   - Tasks are sized by data bytes plus the bytes of the distinct delete files the task
+//     must read (Amoro weighs data only, so a 128 MB task could carry gigabytes of equality
+//     deletes and run out of memory). Files are packed largest first (first-fit
+//     decreasing), deterministically, where Amoro packs in hash-map order.
+//   - A delete file is removed by the commit only when every data file of the snapshot it
+//     applies to is in the plan, across partitions (an unpartitioned equality delete
+//     applies to every partition); Amoro decides per partition (DESIGN.md §4 rule 2).
+//   - A lone deletion vector is already the per-file form: it needs no conversion.
+//
+// Pure computation: no I/O, no clock (the plan time comes in).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/iceberg/literal.h"
+#include "floe/iceberg/scan.h"
+#include "floe/optimize/optimizing_config.h"
+
+namespace floe::optimize {
+
+enum class OptimizingType { kMinor, kMajor, kFull };
+// "minor", "major", "full".
+std::string_view OptimizingTypeName(OptimizingType type);
+
+// When the table was last optimized, per type (milliseconds since the epoch; 0 = never).
+struct OptimizingHistory {
+  int64_t last_minor_ms = 0;
+  int64_t last_major_ms = 0;
+  int64_t last_full_ms = 0;
+};
+
+// Amoro's health score: 40 for file sizes, 40 for equality deletes, 20 for position
+// deletes; 100 is perfectly healthy.
+struct HealthScore {
+  int small_files = 40;
+  int equality_deletes = 40;
+  int position_deletes = 20;
+  int total() const { return small_files + equality_deletes + position_deletes; }
+};
+
+struct FileStats {
+  int64_t count = 0;
+  int64_t bytes = 0;
+  int64_t records = 0;
+};
+
+// What the evaluator found in one partition. The file counts cover the files that take
+// part in optimizing (a target-size file without deletes does not).
+struct PartitionEvaluation {
+  int32_t spec_id = 0;
+  std::vector<iceberg::Literal> partition;
+  std::string key;  // "<spec id>/<partition values as JSON>", unique per partition
+
+  FileStats fragments;
+  FileStats rewrite_segments;      // segments rewritten for their position deletes
+  FileStats undersized_segments;
+  FileStats rewrite_pos_segments;  // segments whose deletes are converted
+  int64_t combine_pos_segment_count = 0;  // segments with several position delete files
+  FileStats equality_deletes;      // distinct files
+  FileStats position_deletes;      // distinct files (deletion vectors included)
+
+  bool necessary = false;
+  OptimizingType type = OptimizingType::kMinor;
+  // Amoro's cost: (fragment + rewrite + undersized bytes) * 2 + converted segment bytes / 10
+  // + delete bytes + files * open-file-cost. Partitions are planned costliest first.
+  int64_t cost = 0;
+  // The trigger that made the partition necessary ("minor: 14 fragment and equality-delete
+  // files >= 12", ...), empty when it is not.
+  std::string reason;
+  HealthScore health;
+};
+
+// One unit of work for an optimizer: files of one partition.
+struct RewriteTask {
+  int32_t spec_id = 0;
+  std::vector<iceberg::Literal> partition;
+  std::string partition_key;
+  // Read with their deletes applied; their live rows go to new data files.
+  std::vector<std::shared_ptr<const iceberg::ScanFile>> rewrite_data;
+  // Stay in the table; the rows their deletes remove become one position delete file (v2)
+  // or deletion vector (v3) per data file.
+  std::vector<std::shared_ptr<const iceberg::ScanFile>> rewrite_pos_data;
+  // Delete files the task reads that stay in the table (other files still need them).
+  std::vector<std::shared_ptr<const iceberg::ScanFile>> read_only_deletes;
+  // Delete files the task reads that the commit removes.
+  std::vector<std::shared_ptr<const iceberg::ScanFile>> rewritten_deletes;
+  // Data bytes plus the bytes of the distinct delete files: what the task reads.
+  int64_t input_bytes = 0;
+};
+
+struct PlanOptions {
+  int64_t now_ms = 0;
+  OptimizingHistory history;
+  // Optimizer threads registered in the table's group (at least 1 is assumed): the plan
+  // takes partitions, costliest first, until their cost passes threads * per-thread input.
+  int32_t available_threads = 1;
+  int64_t max_input_size_per_thread = 512LL << 20;  // Amoro's max-input-file-size-per-thread
+  // A manual run (`floe optimize --mode`): full treats the full interval as reached; any
+  // forced run plans every partition that yields a task, triggers or not.
+  std::optional<OptimizingType> forced;
+};
+
+struct OptimizingPlan {
+  // nullopt: nothing to do.
+  std::optional<OptimizingType> type;
+  // Every partition that has data files, ordered by key.
+  std::vector<PartitionEvaluation> partitions;
+  std::vector<RewriteTask> tasks;
+};
+
+// Evaluates the partitions of `files` and plans the tasks of one optimizing process.
+// `files` is one snapshot's scan plan (iceberg::TableScan::PlanFiles without a filter, or
+// with the table's self-optimizing.filter).
+OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
+                              const OptimizingConfig& config, const PlanOptions& options);
+
+}  // namespace floe::optimize
