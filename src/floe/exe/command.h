@@ -42,5 +42,7 @@ void AddTextCommands(CLI::App& app, int* exit_code);
 void AddTableCommands(CLI::App& app, int* exit_code);
 // `floe server` and `floe catalog ...` (server_command.cc).
 void AddServerCommands(CLI::App& app, int* exit_code);
+// `floe optimize` (optimize_command.cc).
+void AddOptimizeCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe

@@ -846,6 +846,16 @@ Status SnapshotProducer::ValidateRemovedDeletesUnneeded(const TableMetadata& bas
   FLOE_ASSIGN_OR_RETURN(std::vector<ManifestFile> manifests, ReadManifests(*parent, ops.io()));
   std::vector<AddedDelete> removed;
   std::vector<std::pair<DataFile, int64_t>> live_data;
+  // Data files this commit gives a file-scoped delete (a deletion vector or a position
+  // delete file naming only them): the caller built it from every delete that applied to
+  // the file at its starting snapshot (minor optimizing's conversion, a merged DV), so
+  // the removed deletes no longer need to apply to them.
+  std::set<std::string> rescoped;
+  for (const auto& [file, seq] : new_delete_files_) {
+    if (file.content == FileContent::kPositionDeletes && file.referenced_data_file) {
+      rescoped.insert(*file.referenced_data_file);
+    }
+  }
   for (const ManifestFile& m : manifests) {
     FLOE_ASSIGN_OR_RETURN(auto entries, ReadEntries(base, m, ops.io(), ManifestEntryFilter::kLive));
     for (ManifestEntry& e : entries) {
@@ -853,7 +863,8 @@ Status SnapshotProducer::ValidateRemovedDeletesUnneeded(const TableMetadata& bas
         if (delete_delete_paths_.count(DeleteFileKey(e.data_file)) > 0) {
           removed.push_back({std::move(e.data_file), e.data_sequence_number.value_or(0)});
         }
-      } else if (delete_data_paths_.count(e.data_file.file_path) == 0) {
+      } else if (delete_data_paths_.count(e.data_file.file_path) == 0 &&
+                 rescoped.count(e.data_file.file_path) == 0) {
         live_data.emplace_back(std::move(e.data_file), e.data_sequence_number.value_or(0));
       }
     }

@@ -112,7 +112,8 @@ class SnapshotProducer : public PendingUpdate {
                           const ExpressionPtr& filter, const Snapshot* parent,
                           TableOperations& ops);
   // DESIGN.md §4 rule 2: every removed delete file must no longer apply to a data file that
-  // stays live. kConflict otherwise.
+  // stays live, unless this commit adds a file-scoped delete for that data file (which
+  // must then carry the removed deletes' rows). kConflict otherwise.
   Status ValidateRemovedDeletesUnneeded(const TableMetadata& base, const Snapshot* parent,
                                         TableOperations& ops);
 

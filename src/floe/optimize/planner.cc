@@ -34,8 +34,9 @@ namespace {
 constexpr int64_t kNoSegment = 2147483647;
 
 struct Entry {
-  FilePtr data;
-  std::vector<FilePtr> deletes;  // position deletes (or the DV) then equality deletes
+  iceberg::FileScanTask task;
+  FilePtr data;                  // task.data
+  std::vector<FilePtr> deletes;  // the task's position deletes (or DV), then equality deletes
 };
 
 std::string_view FileName(std::string_view path) {
@@ -222,7 +223,9 @@ class PartitionPlan {
            static_cast<double>(data.record_count) * config_.major_duplicate_ratio;
   }
 
-  // Amoro's segmentShouldRewritePos, plus: a lone deletion vector is already per-file.
+  // Amoro's segmentShouldRewritePos, plus: a lone deletion vector, or a lone position
+  // delete file that names only this data file (what floe's conversion writes), is already
+  // the per-file form.
   bool ShouldRewritePos(const Entry& entry, bool count_combine) {
     int equality = 0;
     int position = 0;
@@ -240,7 +243,10 @@ class PartitionPlan {
     if (equality > 0) return true;
     if (position == 1) {
       const DataFile& only = entry.deletes[0]->file;
-      return !IsDeletionVector(only) && !IsConvertedPositionDelete(entry.data->file, only);
+      bool file_scoped =
+          only.referenced_data_file && *only.referenced_data_file == entry.data->file.file_path;
+      return !IsDeletionVector(only) && !file_scoped &&
+             !IsConvertedPositionDelete(entry.data->file, only);
     }
     return false;
   }
@@ -368,8 +374,8 @@ class PartitionPlan {
     task.partition = eval.partition;
     task.partition_key = eval.key;
     std::set<std::string> seen;
-    auto take = [&](const Entry* e, std::vector<FilePtr>* out) {
-      out->push_back(e->data);
+    auto take = [&](const Entry* e, std::vector<iceberg::FileScanTask>* out) {
+      out->push_back(e->task);
       task.input_bytes += e->data->file.file_size_in_bytes;
       for (const FilePtr& d : e->deletes) {
         if (!seen.insert(d->file.file_path).second) continue;
@@ -417,7 +423,7 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
       it->second.eval.partition = t.data->file.partition;
       it->second.eval.key = key;
     }
-    Entry entry{t.data, t.position_deletes};
+    Entry entry{t, t.data, t.position_deletes};
     entry.deletes.insert(entry.deletes.end(), t.equality_deletes.begin(), t.equality_deletes.end());
     it->second.AddFile(std::move(entry));
   }
@@ -461,8 +467,8 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
   std::unordered_map<std::string, int64_t> planned_refs;
   std::unordered_set<std::string> planned_data;
   for (const RewriteTask& t : plan.tasks) {
-    for (const FilePtr& f : t.rewrite_data) planned_data.insert(f->file.file_path);
-    for (const FilePtr& f : t.rewrite_pos_data) planned_data.insert(f->file.file_path);
+    for (const auto& f : t.rewrite_data) planned_data.insert(f.data->file.file_path);
+    for (const auto& f : t.rewrite_pos_data) planned_data.insert(f.data->file.file_path);
   }
   for (const iceberg::FileScanTask& t : files) {
     if (!planned_data.contains(t.data->file.file_path)) continue;

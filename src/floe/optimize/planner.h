@@ -108,10 +108,10 @@ struct RewriteTask {
   std::vector<iceberg::Literal> partition;
   std::string partition_key;
   // Read with their deletes applied; their live rows go to new data files.
-  std::vector<std::shared_ptr<const iceberg::ScanFile>> rewrite_data;
+  std::vector<iceberg::FileScanTask> rewrite_data;
   // Stay in the table; the rows their deletes remove become one position delete file (v2)
   // or deletion vector (v3) per data file.
-  std::vector<std::shared_ptr<const iceberg::ScanFile>> rewrite_pos_data;
+  std::vector<iceberg::FileScanTask> rewrite_pos_data;
   // Delete files the task reads that stay in the table (other files still need them).
   std::vector<std::shared_ptr<const iceberg::ScanFile>> read_only_deletes;
   // Delete files the task reads that the commit removes.

@@ -47,6 +47,9 @@ std::vector<FileScanTask> Files(const Json& c) {
     }
     f->file.file_size_in_bytes = d.at("size").get<int64_t>();
     f->file.record_count = d.at("records").get<int64_t>();
+    if (d.contains("referenced_data_file")) {
+      f->file.referenced_data_file = d["referenced_data_file"].get<std::string>();
+    }
     deletes[f->file.file_path] = f;
   }
   std::vector<FileScanTask> tasks;
@@ -74,6 +77,12 @@ std::vector<FileScanTask> Files(const Json& c) {
 std::set<std::string> Paths(const std::vector<std::shared_ptr<const ScanFile>>& files) {
   std::set<std::string> out;
   for (const auto& f : files) out.insert(f->file.file_path);
+  return out;
+}
+
+std::set<std::string> Paths(const std::vector<FileScanTask>& tasks) {
+  std::set<std::string> out;
+  for (const auto& t : tasks) out.insert(t.data->file.file_path);
   return out;
 }
 
