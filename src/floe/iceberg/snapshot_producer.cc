@@ -989,6 +989,11 @@ Status RewriteFiles::Validate(const TableMetadata& base, const Snapshot* parent,
         base, starting_snapshot_id_, nullptr, replaced_data_files_,
         new_data_sequence_number_.has_value(), parent, ops));
   }
+  // A rewrite that converts deletes into a data file's deletion vector must not race a
+  // writer that gave the same file a new vector: the table keeps one DV per data file.
+  if (starting_snapshot_id_) {
+    FLOE_RETURN_IF_ERROR(ValidateAddedDVs(base, starting_snapshot_id_, nullptr, parent, ops));
+  }
   return ValidateRemovedDeletesUnneeded(base, parent, ops);
 }
 

@@ -1,0 +1,284 @@
+// Optimizing runs on real Parquet files in memory: the planned, executed and committed
+// rewrite keeps every row's latest value (the model), also when a writer commits between
+// planning and commit (DESIGN.md §4 rules 1 and 2), and refuses to commit when the
+// concurrent commit makes it unsafe.
+#include "floe/optimize/rewrite.h"
+
+#include <gtest/gtest.h>
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "floe/columnar/builder.h"
+#include "floe/iceberg/data_writer.h"
+#include "floe/iceberg/delete_writer.h"
+#include "floe/iceberg/in_memory_table_operations.h"
+#include "floe/iceberg/scan.h"
+#include "floe/iceberg/snapshot_producer.h"
+#include "floe/iceberg/table_metadata_builder.h"
+#include "floe/io/memory_file_io.h"
+
+namespace floe::optimize {
+namespace {
+
+namespace col = floe::columnar;
+using iceberg::DataFile;
+using iceberg::testing::FixedCommitEnvironment;
+using iceberg::testing::InMemoryTableOperations;
+
+using Model = std::map<int64_t, std::string>;
+
+class RewriteTest : public ::testing::TestWithParam<int> {
+ protected:
+  void SetUp() override {
+    schema_ = *iceberg::Schema::Make({iceberg::NestedField::Required(1, "id", iceberg::LongType()),
+                                      iceberg::NestedField::Optional(2, "v", iceberg::StringType())});
+    auto md = iceberg::TableMetadataBuilder::NewTable(
+        schema_, iceberg::PartitionSpec::Unpartitioned(), iceberg::SortOrder::Unsorted(),
+        "mem://wh/db/t",
+        {{"format-version", std::to_string(GetParam())},
+         // The base file (~10 KB) is a target-size segment, upserts' files are fragments.
+         {"self-optimizing.target-size", "8192"},
+         {"self-optimizing.max-task-size-bytes", "8192"}},
+        "9c12d441-03fe-4693-9a96-a0705ddf69c1", 1700000000000);
+    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    auto ops = InMemoryTableOperations::Create("db.t", io_, env_, *md);
+    ASSERT_TRUE(ops.ok());
+    ops_ = std::move(*ops);
+    table_ = Load();
+  }
+
+  std::unique_ptr<iceberg::Table> Load() {
+    auto t = iceberg::Table::Load(*ops_);
+    EXPECT_TRUE(t.ok());
+    return std::move(*t);
+  }
+
+  col::RecordBatch Batch(const Model& rows) {
+    col::SchemaPtr cs = std::make_shared<col::Schema>(schema_.ToColumnar());
+    col::FixedWidthBuilder<int64_t> id(cs->field(0).type);
+    col::BinaryBuilder v(cs->field(1).type);
+    for (const auto& [k, value] : rows) {
+      id.Append(k);
+      v.Append(value);
+    }
+    std::vector<col::Array> cols;
+    cols.push_back(id.Finish());
+    cols.push_back(v.Finish());
+    return col::RecordBatch(cs, static_cast<int64_t>(rows.size()), std::move(cols));
+  }
+
+  iceberg::FileWriterOptions Options(iceberg::Table& t) {
+    iceberg::FileWriterOptions o;
+    o.table_location = t.metadata()->location;
+    o.properties = t.metadata()->properties;
+    o.operation_id = env_.NewUuid();
+    return o;
+  }
+
+  std::vector<DataFile> WriteData(iceberg::Table& t, const Model& rows) {
+    auto w = iceberg::DataWriter::Make(&io_, schema_, iceberg::PartitionSpec::Unpartitioned(),
+                                       iceberg::SortOrder::Unsorted(), false, Options(t));
+    EXPECT_TRUE(w.ok());
+    EXPECT_TRUE((*w)->Write(Batch(rows)).ok());
+    auto files = (*w)->Close();
+    EXPECT_TRUE(files.ok());
+    return *files;
+  }
+
+  void Append(const Model& rows) {
+    auto op = table_->NewAppend();
+    for (const DataFile& f : WriteData(*table_, rows)) op->AppendFile(f);
+    ASSERT_TRUE(op->Commit().ok());
+    for (const auto& [k, v] : rows) model_[k] = v;
+  }
+
+  // Equality deletes of the keys plus the new rows, in one commit (a Flink upsert).
+  void Upsert(iceberg::Table& t, const Model& rows) {
+    auto eq = iceberg::EqualityDeleteWriter::Make(&io_, schema_, {1},
+                                                  iceberg::PartitionSpec::Unpartitioned(),
+                                                  Options(t));
+    ASSERT_TRUE(eq.ok());
+    ASSERT_TRUE((*eq)->Write(Batch(rows)).ok());
+    auto deletes = (*eq)->Close();
+    ASSERT_TRUE(deletes.ok());
+    auto delta = t.NewRowDelta();
+    for (const DataFile& f : deletes->delete_files) delta->AddDeletes(f);
+    for (const DataFile& f : WriteData(t, rows)) delta->AddRows(f);
+    Status st = delta->Commit();
+    ASSERT_TRUE(st.ok()) << st.ToString();
+    for (const auto& [k, v] : rows) model_[k] = v;
+  }
+
+  Model Scan() {
+    Model out;
+    EXPECT_TRUE(table_->Refresh().ok());
+    auto scan = iceberg::TableScan::Make(table_->metadata(), io_, {});
+    EXPECT_TRUE(scan.ok());
+    auto tasks = (*scan)->PlanFiles();
+    EXPECT_TRUE(tasks.ok());
+    auto reader = (*scan)->Open(*tasks);
+    EXPECT_TRUE(reader.ok());
+    while (true) {
+      auto b = (*reader)->Next();
+      EXPECT_TRUE(b.ok()) << b.status().ToString();
+      if (!b.ok() || !b->has_value()) break;
+      const col::RecordBatch& batch = **b;
+      for (int64_t i = 0; i < batch.num_rows(); ++i) {
+        int64_t id = batch.column(0).Value<int64_t>(i);
+        EXPECT_FALSE(out.contains(id)) << "duplicate key " << id;
+        out[id] = std::string(batch.column(1).BinaryValue(i));
+      }
+    }
+    return out;
+  }
+
+  int CountContent(iceberg::FileContent content) {
+    auto scan = iceberg::TableScan::Make(table_->metadata(), io_, {});
+    auto tasks = (*scan)->PlanFiles();
+    std::set<std::string> paths;
+    for (const auto& t : *tasks) {
+      if (content == iceberg::FileContent::kData) paths.insert(t.data->file.file_path);
+      for (const auto* list : {&t.position_deletes, &t.equality_deletes}) {
+        for (const auto& d : *list) {
+          if (d->file.content == content) paths.insert(d->file.file_path);
+        }
+      }
+    }
+    return static_cast<int>(paths.size());
+  }
+
+  // The base file and three upserts touching it and each other.
+  void Populate() {
+    Model base;
+    for (int64_t k = 0; k < 1000; ++k) base[k] = "base-" + std::to_string(k * 7919 % 100003);
+    Append(base);
+    Upsert(*table_, {{3, "u1"}, {400, "u1"}, {1001, "u1"}});
+    Upsert(*table_, {{3, "u2"}, {401, "u2"}});
+    Upsert(*table_, {{1001, "u3"}, {999, "u3"}});
+  }
+
+  struct Executed {
+    OptimizingPlan plan;
+    int64_t snapshot_id = 0;
+    std::vector<TaskOutput> outputs;
+  };
+
+  Executed PlanAndExecute() {
+    Executed e;
+    EXPECT_TRUE(table_->Refresh().ok());
+    auto md = table_->metadata();
+    e.snapshot_id = md->current_snapshot()->snapshot_id;
+    auto config = OptimizingConfig::FromProperties(md->properties);
+    EXPECT_TRUE(config.ok());
+    auto scan = iceberg::TableScan::Make(md, io_, {});
+    auto files = (*scan)->PlanFiles();
+    EXPECT_TRUE(files.ok());
+    PlanOptions options;
+    options.forced = OptimizingType::kMinor;
+    e.plan = PlanOptimizing(*files, *config, options);
+    ExecuteOptions exec;
+    exec.operation_id = env_.NewUuid();
+    for (const RewriteTask& task : e.plan.tasks) {
+      auto out = ExecuteRewriteTask(md, e.snapshot_id, io_, task, *config, exec);
+      EXPECT_TRUE(out.ok()) << out.status().ToString();
+      e.outputs.push_back(*out);
+      ++exec.task_id;
+    }
+    return e;
+  }
+
+  iceberg::Schema schema_;
+  io::MemoryFileIO io_;
+  FixedCommitEnvironment env_;
+  std::unique_ptr<InMemoryTableOperations> ops_;
+  std::unique_ptr<iceberg::Table> table_;
+  Model model_;
+};
+
+TEST_P(RewriteTest, MinorRemovesEqualityDeletesAndKeepsRows) {
+  Populate();
+  ASSERT_EQ(CountContent(iceberg::FileContent::kEqualityDeletes), 3);
+  Executed e = PlanAndExecute();
+  ASSERT_EQ(e.plan.type, OptimizingType::kMinor);
+  auto committed = CommitRewrite(*table_, e.snapshot_id, e.plan, e.outputs);
+  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  ASSERT_TRUE(committed->has_value());
+  EXPECT_EQ(Scan(), model_);
+  EXPECT_EQ(CountContent(iceberg::FileContent::kEqualityDeletes), 0);
+  // The base file stays, with one per-file delete; the fragments became one file.
+  EXPECT_EQ(CountContent(iceberg::FileContent::kPositionDeletes), 1);
+  EXPECT_EQ(CountContent(iceberg::FileContent::kData), 2);
+  const iceberg::Snapshot* s = table_->metadata()->current_snapshot();
+  EXPECT_EQ(s->operation, "replace");
+  EXPECT_EQ(*s->SummaryValue("snapshot-producer"), "OPTIMIZE");
+}
+
+// Rule 1: an upsert committed while the rewrite runs deletes rows the rewrite copied; the
+// copies keep the planned snapshot's sequence number, so the upsert's deletes still apply.
+TEST_P(RewriteTest, ConcurrentUpsertStillApplies) {
+  Populate();
+  Executed e = PlanAndExecute();
+  auto writer = Load();
+  Upsert(*writer, {{3, "late"}, {1001, "late"}, {500, "late"}, {401, "late"}});
+  auto committed = CommitRewrite(*table_, e.snapshot_id, e.plan, e.outputs);
+  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  EXPECT_EQ(Scan(), model_);
+  // Only the concurrent upsert's equality delete is left.
+  EXPECT_EQ(CountContent(iceberg::FileContent::kEqualityDeletes), 1);
+}
+
+// A row deleted by position in a file the rewrite copies would come back: the commit is
+// refused and its files are deleted; the table keeps the delete.
+TEST_P(RewriteTest, ConcurrentPositionDeleteOnRewrittenFileConflicts) {
+  Populate();
+  Executed e = PlanAndExecute();
+  ASSERT_FALSE(e.plan.tasks.empty());
+  ASSERT_FALSE(e.plan.tasks[0].rewrite_data.empty());
+  // The newest upsert's data file: its rows (999, 1001) are live.
+  const iceberg::ScanFile* newest = nullptr;
+  for (const auto& t : e.plan.tasks[0].rewrite_data) {
+    if (newest == nullptr || t.data->data_sequence_number > newest->data_sequence_number) {
+      newest = t.data.get();
+    }
+  }
+  const DataFile& victim = newest->file;
+
+  auto writer = Load();
+  const bool dv = GetParam() >= 3;
+  std::vector<DataFile> deletes;
+  std::vector<int64_t> positions;  // every row of the file: some of them are live
+  for (int64_t p = 0; p < victim.record_count; ++p) positions.push_back(p);
+  if (dv) {
+    auto w = iceberg::DeletionVectorWriter::Make(&io_, Options(*writer));
+    ASSERT_TRUE((*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(),
+                             {}).ok());
+    deletes = (*w)->Close()->delete_files;
+  } else {
+    auto w = iceberg::PositionDeleteWriter::Make(&io_, Options(*writer));
+    ASSERT_TRUE((*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(),
+                             {}).ok());
+    deletes = (*w)->Close()->delete_files;
+  }
+  auto delta = writer->NewRowDelta();
+  for (const DataFile& f : deletes) delta->AddDeletes(f);
+  ASSERT_TRUE(delta->Commit().ok());
+  Model before = Scan();
+  ASSERT_LT(before.size(), model_.size());
+
+  auto committed = CommitRewrite(*table_, e.snapshot_id, e.plan, e.outputs);
+  ASSERT_FALSE(committed.ok());
+  EXPECT_EQ(committed.status().code(), StatusCode::kConflict) << committed.status().ToString();
+  for (const TaskOutput& o : e.outputs) {
+    for (const DataFile& f : o.data_files) EXPECT_FALSE(*io_.Exists(f.file_path)) << f.file_path;
+  }
+  EXPECT_EQ(Scan(), before);
+}
+
+INSTANTIATE_TEST_SUITE_P(FormatVersions, RewriteTest, ::testing::Values(2, 3),
+                         [](const auto& info) { return "v" + std::to_string(info.param); });
+
+}  // namespace
+}  // namespace floe::optimize
