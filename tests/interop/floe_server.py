@@ -1,6 +1,7 @@
 """`floe server` as a test fixture: a process on a free loopback port with its own data dir
 (SQLite metastore by default, or a PostgreSQL metastore URI), ready once GET /v1/config
-answers, stopped with SIGTERM (a graceful stop must exit 0).
+answers, stopped with SIGTERM (a graceful stop must exit 0). Self-optimizing is off unless
+`optimizer=True`.
 
     with FloeServer(floe_bin, tmp_path / "data") as server:
         server.uri            # "http://127.0.0.1:PORT"
@@ -30,8 +31,12 @@ def free_port() -> int:
 
 class FloeServer:
     def __init__(self, floe_bin, data_dir: Path, metastore: str | None = None,
-                 extra_args: list[str] | None = None, access_log: bool = True):
+                 extra_args: list[str] | None = None, access_log: bool = True,
+                 optimizer: bool = False):
         self.floe_bin = str(floe_bin)
+        # Self-optimizing commits rewrites on its own schedule; suites about the catalog
+        # keep it off so that their snapshot counts are theirs alone.
+        self.optimizer = optimizer
         self.data_dir = Path(data_dir)
         self.metastore = metastore
         self.extra_args = extra_args or []
@@ -57,6 +62,7 @@ class FloeServer:
                     "--http-port", str(self.port),
                     "--access-log",
                     str(self.data_dir / "access.log") if self.access_log else "none",
+                    *([] if self.optimizer else ["--optimizer-threads", "0"]),
                     *self.extra_args]
             if self.metastore:
                 argv += ["--metastore", self.metastore]

@@ -30,6 +30,8 @@ struct ServerFlags {
   int port = 0;
   int workers = 0;
   std::string access_log;
+  int optimizer_threads = 1;
+  int64_t optimizer_refresh_ms = 0;
   // Set only for flags given on the command line (they override floe.yaml and env).
   CLI::Option* data_dir_opt = nullptr;
   CLI::Option* metastore_opt = nullptr;
@@ -38,6 +40,8 @@ struct ServerFlags {
   CLI::Option* port_opt = nullptr;
   CLI::Option* workers_opt = nullptr;
   CLI::Option* access_log_opt = nullptr;
+  CLI::Option* optimizer_threads_opt = nullptr;
+  CLI::Option* optimizer_refresh_opt = nullptr;
 };
 
 std::string EnvOr(const char* name, std::string fallback) {
@@ -64,6 +68,16 @@ Result<server::ServerConfig> ConfigFrom(const ServerFlags& flags) {
   }
   if (flags.workers_opt->count() > 0) config.http_worker_threads = flags.workers;
   if (flags.access_log_opt->count() > 0) config.access_log_path = flags.access_log;
+  if (flags.optimizer_threads_opt->count() > 0) {
+    if (flags.optimizer_threads < 0) return Status::InvalidArgument("--optimizer-threads < 0");
+    config.optimizer_threads = flags.optimizer_threads;
+  }
+  if (flags.optimizer_refresh_opt->count() > 0) {
+    if (flags.optimizer_refresh_ms < 100) {
+      return Status::InvalidArgument("--optimizer-refresh-ms must be >= 100");
+    }
+    config.optimizer_refresh_interval_ms = flags.optimizer_refresh_ms;
+  }
   return config;
 }
 
@@ -95,6 +109,13 @@ Status RunServer(const ServerFlags& flags) {
       std::fflush(log);
     };
   }
+  // The optimizer's events (one JSON line per process) go to stderr.
+  config.optimizer_log = [log_mu](std::string_view line) {
+    std::lock_guard lock(*log_mu);
+    std::fwrite(line.data(), 1, line.size(), stderr);
+    std::fputc('\n', stderr);
+    std::fflush(stderr);
+  };
   FLOE_ASSIGN_OR_RETURN(auto server, server::Server::Start(std::move(config)));
   const server::ServerConfig& c = server->config();
   std::string catalogs;
@@ -109,10 +130,12 @@ Status RunServer(const ServerFlags& flags) {
       "  data dir:      %s\n"
       "  metastore:     %s\n"
       "  warehouse:     %s\n"
+      "  optimizer:     %d local thread(s)%s\n"
       "Stop with Ctrl-C or SIGTERM.\n",
       c.http_host.c_str(), server->http_port(), catalogs.c_str(), c.default_catalog.c_str(),
       c.http_host.c_str(), server->http_port(), c.data_dir.c_str(), c.metastore_uri.c_str(),
-      c.default_warehouse.c_str());
+      c.default_warehouse.c_str(), c.optimizer_threads,
+      c.optimizer_threads > 0 ? "" : " (self-optimizing off)");
   std::fflush(stdout);
 
   int signal = 0;
@@ -154,6 +177,12 @@ void AddServerCommands(CLI::App& app, int* exit_code) {
   flags->access_log_opt = server->add_option(
       "--access-log", flags->access_log,
       "Access log: '-' for stderr (default), a file path, or 'none' (env FLOE_ACCESS_LOG)");
+  flags->optimizer_threads_opt = server->add_option(
+      "--optimizer-threads", flags->optimizer_threads,
+      "Threads of the local optimizer group (default 1; 0 turns self-optimizing off)");
+  flags->optimizer_refresh_opt = server->add_option(
+      "--optimizer-refresh-ms", flags->optimizer_refresh_ms,
+      "How often every table is evaluated besides commit events (default 60000)");
   SetCommand(server, exit_code, [flags] { return RunServer(*flags); });
 
   auto cat_flags = std::make_shared<std::pair<std::string, std::string>>("", "floe-data");

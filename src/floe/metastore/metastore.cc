@@ -41,6 +41,44 @@ const std::vector<Migration>& Migrations() {
         "warehouse VARCHAR(1000), "
         "properties TEXT NOT NULL, "
         "created_at_ms BIGINT NOT NULL)"}},
+      {2,
+       "self-optimizing state and history",
+       {"CREATE TABLE IF NOT EXISTS floe_table_runtime ("
+        "catalog_name VARCHAR(255) NOT NULL, "
+        "table_namespace VARCHAR(255) NOT NULL, "
+        "table_name VARCHAR(255) NOT NULL, "
+        "status VARCHAR(32) NOT NULL, "
+        "status_reason TEXT, "
+        "last_optimized_snapshot_id BIGINT, "
+        "last_minor_ms BIGINT NOT NULL, "
+        "last_major_ms BIGINT NOT NULL, "
+        "last_full_ms BIGINT NOT NULL, "
+        "last_plan_ms BIGINT NOT NULL, "
+        "updated_at_ms BIGINT NOT NULL, "
+        "PRIMARY KEY (catalog_name, table_namespace, table_name))",
+        "CREATE TABLE IF NOT EXISTS floe_optimizing_processes ("
+        "process_id BIGINT NOT NULL PRIMARY KEY, "
+        "catalog_name VARCHAR(255) NOT NULL, "
+        "table_namespace VARCHAR(255) NOT NULL, "
+        "table_name VARCHAR(255) NOT NULL, "
+        "optimizing_type VARCHAR(16) NOT NULL, "
+        "status VARCHAR(16) NOT NULL, "
+        "planned_snapshot_id BIGINT, "
+        "committed_snapshot_id BIGINT, "
+        "plan_time_ms BIGINT NOT NULL, "
+        "end_time_ms BIGINT NOT NULL, "
+        "task_count BIGINT NOT NULL, "
+        "rewritten_data_files BIGINT NOT NULL, "
+        "converted_data_files BIGINT NOT NULL, "
+        "removed_delete_files BIGINT NOT NULL, "
+        "new_data_files BIGINT NOT NULL, "
+        "new_delete_files BIGINT NOT NULL, "
+        "rows_rewritten BIGINT NOT NULL, "
+        "bytes_written BIGINT NOT NULL, "
+        "reason TEXT, "
+        "error TEXT)",
+        "CREATE INDEX IF NOT EXISTS floe_optimizing_processes_table ON floe_optimizing_processes "
+        "(catalog_name, table_namespace, table_name, process_id)"}},
   };
   return kMigrations;
 }
@@ -55,6 +93,27 @@ constexpr std::string_view kInsertCatalogSql =
     "INSERT INTO floe_catalogs (name, catalog_kind, uri, warehouse, properties, created_at_ms) "
     "VALUES (?, ?, ?, ?, ?, ?)";
 constexpr std::string_view kDeleteCatalogSql = "DELETE FROM floe_catalogs WHERE name = ?";
+
+constexpr std::string_view kListRuntimesSql =
+    "SELECT catalog_name, table_namespace, table_name, status, status_reason, "
+    "last_optimized_snapshot_id, last_minor_ms, last_major_ms, last_full_ms, last_plan_ms, "
+    "updated_at_ms FROM floe_table_runtime ORDER BY catalog_name, table_namespace, table_name";
+// SQLite (3.24+) and PostgreSQL both take this upsert.
+constexpr std::string_view kSaveRuntimeSql =
+    "INSERT INTO floe_table_runtime (catalog_name, table_namespace, table_name, status, "
+    "status_reason, last_optimized_snapshot_id, last_minor_ms, last_major_ms, last_full_ms, "
+    "last_plan_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "ON CONFLICT (catalog_name, table_namespace, table_name) DO UPDATE SET "
+    "status = excluded.status, status_reason = excluded.status_reason, "
+    "last_optimized_snapshot_id = excluded.last_optimized_snapshot_id, "
+    "last_minor_ms = excluded.last_minor_ms, last_major_ms = excluded.last_major_ms, "
+    "last_full_ms = excluded.last_full_ms, last_plan_ms = excluded.last_plan_ms, "
+    "updated_at_ms = excluded.updated_at_ms";
+constexpr std::string_view kProcessColumns =
+    "process_id, catalog_name, table_namespace, table_name, optimizing_type, status, "
+    "planned_snapshot_id, committed_snapshot_id, plan_time_ms, end_time_ms, task_count, "
+    "rewritten_data_files, converted_data_files, removed_delete_files, new_data_files, "
+    "new_delete_files, rows_rewritten, bytes_written, reason, error";
 
 int64_t NowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
@@ -89,6 +148,18 @@ Result<CatalogRecord> RecordFromRow(const catalog::SqlRow& row) {
   }
   FLOE_ASSIGN_OR_RETURN(record.created_at_ms, ParseInt(row[5], "created_at_ms"));
   return record;
+}
+
+catalog::SqlParam Nullable(const std::optional<int64_t>& v) {
+  if (v) return catalog::SqlParam(*v);
+  return catalog::SqlParam(std::optional<std::string>());
+}
+
+Result<std::optional<int64_t>> ParseNullable(const std::optional<std::string>& text,
+                                             std::string_view what) {
+  if (!text) return std::optional<int64_t>();
+  FLOE_ASSIGN_OR_RETURN(int64_t v, ParseInt(text, what));
+  return std::optional<int64_t>(v);
 }
 
 Status CheckCatalogName(std::string_view name) {
@@ -219,6 +290,107 @@ Status Metastore::DropCatalog(std::string_view name) {
   FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kDeleteCatalogSql, {name}));
   if (result.affected_rows == 0) return Status::NotFound("no catalog named '{}'", name);
   return Status::OK();
+}
+
+Result<std::vector<TableRuntimeRecord>> Metastore::ListTableRuntimes() {
+  FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kListRuntimesSql));
+  std::vector<TableRuntimeRecord> out;
+  for (const auto& row : result.rows) {
+    if (row.size() != 11 || !row[0] || !row[1] || !row[2] || !row[3]) {
+      return Status::Corrupt("metastore: bad floe_table_runtime row");
+    }
+    TableRuntimeRecord r;
+    r.catalog = *row[0];
+    r.table_namespace = *row[1];
+    r.table_name = *row[2];
+    r.status = *row[3];
+    r.status_reason = row[4].value_or("");
+    FLOE_ASSIGN_OR_RETURN(r.last_optimized_snapshot_id,
+                          ParseNullable(row[5], "last_optimized_snapshot_id"));
+    FLOE_ASSIGN_OR_RETURN(r.last_minor_ms, ParseInt(row[6], "last_minor_ms"));
+    FLOE_ASSIGN_OR_RETURN(r.last_major_ms, ParseInt(row[7], "last_major_ms"));
+    FLOE_ASSIGN_OR_RETURN(r.last_full_ms, ParseInt(row[8], "last_full_ms"));
+    FLOE_ASSIGN_OR_RETURN(r.last_plan_ms, ParseInt(row[9], "last_plan_ms"));
+    FLOE_ASSIGN_OR_RETURN(r.updated_at_ms, ParseInt(row[10], "updated_at_ms"));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Status Metastore::SaveTableRuntime(const TableRuntimeRecord& r) {
+  std::optional<std::string> reason;
+  if (!r.status_reason.empty()) reason = r.status_reason;
+  int64_t updated = r.updated_at_ms > 0 ? r.updated_at_ms : NowMs();
+  return conn_
+      ->Execute(kSaveRuntimeSql,
+                {r.catalog, r.table_namespace, r.table_name, r.status, reason,
+                 Nullable(r.last_optimized_snapshot_id), r.last_minor_ms, r.last_major_ms,
+                 r.last_full_ms, r.last_plan_ms, updated})
+      .status();
+}
+
+Status Metastore::SaveProcess(const OptimizingProcessRecord& r) {
+  std::optional<std::string> reason;
+  if (!r.reason.empty()) reason = r.reason;
+  std::optional<std::string> error;
+  if (!r.error.empty()) error = r.error;
+  FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
+  FLOE_RETURN_IF_ERROR(
+      conn_->Execute("DELETE FROM floe_optimizing_processes WHERE process_id = ?",
+                     {r.process_id})
+          .status());
+  FLOE_RETURN_IF_ERROR(
+      conn_
+          ->Execute(fmt::format("INSERT INTO floe_optimizing_processes ({}) VALUES "
+                                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                kProcessColumns),
+                    {r.process_id, r.catalog, r.table_namespace, r.table_name,
+                     r.optimizing_type, r.status, Nullable(r.planned_snapshot_id),
+                     Nullable(r.committed_snapshot_id), r.plan_time_ms, r.end_time_ms,
+                     r.task_count, r.rewritten_data_files, r.converted_data_files,
+                     r.removed_delete_files, r.new_data_files, r.new_delete_files,
+                     r.rows_rewritten, r.bytes_written, reason, error})
+          .status());
+  return txn.Commit();
+}
+
+Result<std::vector<OptimizingProcessRecord>> Metastore::ListProcesses(
+    std::string_view catalog, std::string_view table_namespace, std::string_view table_name,
+    int64_t limit) {
+  FLOE_ASSIGN_OR_RETURN(
+      auto result,
+      conn_->Execute(fmt::format("SELECT {} FROM floe_optimizing_processes WHERE catalog_name = ? "
+                                 "AND table_namespace = ? AND table_name = ? "
+                                 "ORDER BY process_id DESC LIMIT ?",
+                                 kProcessColumns),
+                     {catalog, table_namespace, table_name, limit}));
+  std::vector<OptimizingProcessRecord> out;
+  for (const auto& row : result.rows) {
+    if (row.size() != 20 || !row[0] || !row[1] || !row[2] || !row[3] || !row[4] || !row[5]) {
+      return Status::Corrupt("metastore: bad floe_optimizing_processes row");
+    }
+    OptimizingProcessRecord r;
+    FLOE_ASSIGN_OR_RETURN(r.process_id, ParseInt(row[0], "process_id"));
+    r.catalog = *row[1];
+    r.table_namespace = *row[2];
+    r.table_name = *row[3];
+    r.optimizing_type = *row[4];
+    r.status = *row[5];
+    FLOE_ASSIGN_OR_RETURN(r.planned_snapshot_id, ParseNullable(row[6], "planned_snapshot_id"));
+    FLOE_ASSIGN_OR_RETURN(r.committed_snapshot_id,
+                          ParseNullable(row[7], "committed_snapshot_id"));
+    int64_t* numbers[] = {&r.plan_time_ms,         &r.end_time_ms,          &r.task_count,
+                          &r.rewritten_data_files, &r.converted_data_files, &r.removed_delete_files,
+                          &r.new_data_files,       &r.new_delete_files,     &r.rows_rewritten,
+                          &r.bytes_written};
+    for (size_t i = 0; i < std::size(numbers); ++i) {
+      FLOE_ASSIGN_OR_RETURN(*numbers[i], ParseInt(row[8 + i], "process figure"));
+    }
+    r.reason = row[18].value_or("");
+    r.error = row[19].value_or("");
+    out.push_back(std::move(r));
+  }
+  return out;
 }
 
 }  // namespace floe::metastore

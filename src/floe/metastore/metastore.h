@@ -3,7 +3,9 @@
 // each applied once in its own transaction and recorded in floe_schema_version, so any
 // number of servers may start at once on one database.
 //
-// What it holds today: the catalogs a server serves (floe_catalogs). Internal catalogs keep
+// What it holds today: the catalogs a server serves (floe_catalogs), each table's
+// self-optimizing state (floe_table_runtime) and its optimizing processes
+// (floe_optimizing_processes). Internal catalogs keep
 // their namespaces and table pointers in the same database, in the JDBC catalog tables
 // (iceberg_tables, iceberg_namespace_properties) under their own catalog name, so a Java
 // JdbcCatalog or pyiceberg SqlCatalog pointed at the metastore sees them too.
@@ -43,10 +45,49 @@ struct CatalogRecord {
   int64_t created_at_ms = 0;
 };
 
+// A table's self-optimizing state (optimize/service.h), kept across restarts.
+struct TableRuntimeRecord {
+  std::string catalog;
+  std::string table_namespace;  // dotted, as in iceberg_tables
+  std::string table_name;
+  std::string status = "idle";  // idle, pending, planning, minor, major, full, committing
+  std::string status_reason;
+  std::optional<int64_t> last_optimized_snapshot_id;
+  int64_t last_minor_ms = 0;
+  int64_t last_major_ms = 0;
+  int64_t last_full_ms = 0;
+  int64_t last_plan_ms = 0;
+  int64_t updated_at_ms = 0;
+};
+
+// One optimizing process of a table: its plan, outcome and figures.
+struct OptimizingProcessRecord {
+  int64_t process_id = 0;
+  std::string catalog;
+  std::string table_namespace;
+  std::string table_name;
+  std::string optimizing_type;  // minor, major, full
+  std::string status;           // running, success, failed
+  std::optional<int64_t> planned_snapshot_id;
+  std::optional<int64_t> committed_snapshot_id;
+  int64_t plan_time_ms = 0;
+  int64_t end_time_ms = 0;
+  int64_t task_count = 0;
+  int64_t rewritten_data_files = 0;
+  int64_t converted_data_files = 0;
+  int64_t removed_delete_files = 0;
+  int64_t new_data_files = 0;
+  int64_t new_delete_files = 0;
+  int64_t rows_rewritten = 0;
+  int64_t bytes_written = 0;
+  std::string reason;  // the triggers that chose it
+  std::string error;   // why it failed
+};
+
 class Metastore {
  public:
   // The newest schema version this build knows.
-  static constexpr int kSchemaVersion = 1;
+  static constexpr int kSchemaVersion = 2;
 
   // Connects to `uri` (sqlite:PATH or postgresql://...) and applies missing migrations.
   // kFailedPrecondition when the database was migrated by a newer floe.
@@ -64,6 +105,19 @@ class Metastore {
   Status CreateCatalog(const CatalogRecord& record);
   // kNotFound.
   Status DropCatalog(std::string_view name);
+
+  // Every table's optimizing state, by catalog, namespace and name.
+  Result<std::vector<TableRuntimeRecord>> ListTableRuntimes();
+  // Inserts or replaces the record of its table.
+  Status SaveTableRuntime(const TableRuntimeRecord& record);
+
+  // Inserts a process, or replaces the one with its id.
+  Status SaveProcess(const OptimizingProcessRecord& record);
+  // A table's processes, newest first, at most `limit`.
+  Result<std::vector<OptimizingProcessRecord>> ListProcesses(std::string_view catalog,
+                                                            std::string_view table_namespace,
+                                                            std::string_view table_name,
+                                                            int64_t limit);
 
  private:
   Metastore(std::unique_ptr<catalog::SqlConnection> conn, std::string uri)

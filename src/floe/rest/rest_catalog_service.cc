@@ -1000,6 +1000,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
             if (!result.ok()) return FromStatus(result.status(), Subject::kCommit);
             committed = *result;
           }
+          if (options_.on_table_changed) options_.on_table_changed(call.pool->name(), id);
           HttpResponse response = HttpResponse::Json(200, LoadResultJson(*committed, true, false));
           response.headers.emplace_back("ETag",
                                         ETagFor(committed->metadata_file_location, "all"));
@@ -1093,6 +1094,9 @@ HttpResponse RestCatalogService::Route(Call& call) {
     }
     Status committed = cat.CommitTransaction(commits);
     if (!committed.ok()) return FromStatus(committed, Subject::kCommit);
+    if (options_.on_table_changed) {
+      for (const auto& c : commits) options_.on_table_changed(call.pool->name(), c.id);
+    }
     return HttpResponse::NoContent();
   }
 

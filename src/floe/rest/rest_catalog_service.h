@@ -41,6 +41,8 @@ struct RestCatalogOptions {
   size_t load_cache_bytes = 256 << 20;
   // Milliseconds since the epoch (injected for tests).
   std::function<int64_t()> now_ms;
+  // Called after each successful table commit (catalog name, table): the optimizer's event.
+  std::function<void(const std::string&, const catalog::TableIdentifier&)> on_table_changed;
 };
 
 class RestCatalogService {

@@ -80,7 +80,7 @@ Status ParseCatalogs(const YAML::Node& node, ServerConfig* config) {
 Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (root.IsNull()) return Status::OK();  // an empty file: every default
   FLOE_RETURN_IF_ERROR(CheckKeys(root, "floe.yaml", {"data-dir", "metastore", "default-catalog",
-                                                     "warehouse", "http", "catalogs"}));
+                                                     "warehouse", "http", "optimizer", "catalogs"}));
   if (root["data-dir"]) {
     FLOE_ASSIGN_OR_RETURN(config->data_dir, Scalar(root["data-dir"], "data-dir"));
   }
@@ -93,6 +93,20 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   }
   if (root["warehouse"]) {
     FLOE_ASSIGN_OR_RETURN(config->default_warehouse, Scalar(root["warehouse"], "warehouse"));
+  }
+  if (const YAML::Node& optimizer = root["optimizer"]; optimizer) {
+    FLOE_RETURN_IF_ERROR(
+        CheckKeys(optimizer, "optimizer", {"threads", "refresh-interval-ms"}));
+    if (optimizer["threads"]) {
+      FLOE_ASSIGN_OR_RETURN(int64_t threads,
+                            Integer(optimizer["threads"], "optimizer.threads", 0, 1024));
+      config->optimizer_threads = static_cast<int>(threads);
+    }
+    if (optimizer["refresh-interval-ms"]) {
+      FLOE_ASSIGN_OR_RETURN(config->optimizer_refresh_interval_ms,
+                            Integer(optimizer["refresh-interval-ms"],
+                                    "optimizer.refresh-interval-ms", 100, int64_t{1} << 40));
+    }
   }
   if (const YAML::Node& http = root["http"]; http) {
     FLOE_RETURN_IF_ERROR(CheckKeys(http, "http", {"host", "port", "workers", "max-request-bytes",

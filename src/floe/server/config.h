@@ -11,6 +11,9 @@
 //     workers: 0                           # 0 = 4 per core
 //     max-request-bytes: 16777216
 //     access-log: "-"                      # "-" stderr, a path, or "none"
+//   optimizer:                             # self-optimizing on in-process threads
+//     threads: 1                           # 0 = off
+//     refresh-interval-ms: 60000           # every table looked at this often
 //   catalogs:                              # created or updated in the metastore at start
 //     lake:                                # internal: pointers in the metastore
 //       warehouse: /data/lake

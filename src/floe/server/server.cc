@@ -99,8 +99,26 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     server->registry_->Put(std::move(pool));
   }
 
+  if (config.optimizer_threads > 0) {
+    optimize::OptimizingServiceOptions optimizer_options;
+    optimizer_options.threads = config.optimizer_threads;
+    optimizer_options.refresh_interval =
+        std::chrono::milliseconds(config.optimizer_refresh_interval_ms);
+    optimizer_options.metastore_uri = config.metastore_uri;
+    optimizer_options.log = config.optimizer_log;
+    FLOE_ASSIGN_OR_RETURN(server->optimizer_, optimize::OptimizingService::Start(
+                                                  server->registry_, std::move(optimizer_options)));
+  }
+
   rest::RestCatalogOptions rest_options;
   rest_options.default_catalog = config.default_catalog;
+  if (server->optimizer_) {
+    rest_options.on_table_changed = [optimizer = server->optimizer_.get()](
+                                        const std::string& catalog,
+                                        const catalog::TableIdentifier& id) {
+      optimizer->NotifyTableChanged(catalog, id);
+    };
+  }
   server->rest_ = std::make_unique<rest::RestCatalogService>(server->registry_, rest_options);
 
   http::HttpServerOptions http_options;
@@ -123,6 +141,8 @@ Server::~Server() { Stop(); }
 
 void Server::Stop() {
   if (http_) http_->Stop();
+  // After the HTTP server: no request can report a commit to a stopped optimizer.
+  if (optimizer_) optimizer_->Stop();
 }
 
 http::HttpResponse Server::Handle(const http::HttpRequest& request) {

@@ -1,7 +1,8 @@
 // Server: the wiring of `floe server`. Opens the metastore (running its migrations),
 // registers every catalog it lists (creating the internal catalog `default` on first
 // start), and serves them over HTTP: the Iceberg REST catalog under /v1/, a health check at
-// /health, and a landing page at / until the dashboard exists.
+// /health, and a landing page at / until the dashboard exists; and it runs the
+// self-optimizing of every table on the local optimizer group (optimize/service.h).
 //
 // Thread-safety: Start/Stop from one thread.
 #pragma once
@@ -17,6 +18,7 @@
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http_server.h"
 #include "floe/metastore/metastore.h"
+#include "floe/optimize/service.h"
 #include "floe/rest/rest_catalog_service.h"
 
 namespace floe::server {
@@ -38,6 +40,11 @@ struct ServerConfig {
   std::string access_log_path = "-";
   // Access-log lines (JSON); none when empty.
   std::function<void(std::string_view)> access_log;
+  // The local optimizer group's threads (0: no self-optimizing) and its refresh period.
+  int optimizer_threads = 1;
+  int64_t optimizer_refresh_interval_ms = 60'000;
+  // The optimizer's log lines (JSON); none when empty.
+  std::function<void(std::string_view)> optimizer_log;
   // Catalogs to create in the metastore at start, or to update when their definition
   // changed (floe.yaml `catalogs`).
   std::vector<metastore::CatalogRecord> catalogs;
@@ -63,6 +70,7 @@ class Server {
 
   ServerConfig config_;
   std::shared_ptr<catalog::CatalogRegistry> registry_;
+  std::unique_ptr<optimize::OptimizingService> optimizer_;
   std::unique_ptr<rest::RestCatalogService> rest_;
   std::unique_ptr<http::HttpServer> http_;
 };

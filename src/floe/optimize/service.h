@@ -1,0 +1,114 @@
+// OptimizingService: the resident self-optimizing of `floe server`, running on the local
+// optimizer group (threads in the server process).
+//
+// Every table of every catalog is evaluated when it changes (the REST service reports each
+// commit: NotifyTableChanged) and on a periodic refresh (tables changed by other writers,
+// external catalogs). A table whose current snapshot was already evaluated is skipped. An
+// evaluation plans the current snapshot with the table's properties and its optimizing
+// history (planner.h); when there are tasks, it runs them on the evaluating thread and
+// commits (rewrite.h). A table is evaluated by one thread at a time, and not planned
+// again within self-optimizing.min-plan-interval of its last plan.
+//
+// State per table (idle, pending, planning, minor / major / full, committing, with a
+// reason when something is wrong) and every process (type, outcome, figures, error) are
+// kept in the metastore (floe_table_runtime, floe_optimizing_processes).
+//
+// Thread-safety: every method may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <tuple>
+#include <vector>
+
+#include "floe/base/status.h"
+#include "floe/catalog/catalog.h"
+#include "floe/catalog/catalog_pool.h"
+#include "floe/metastore/metastore.h"
+
+namespace floe::optimize {
+
+struct OptimizingServiceOptions {
+  // Threads of the local optimizer group: tables optimized at once.
+  int threads = 1;
+  // How often every table is looked at, besides the commit events.
+  std::chrono::milliseconds refresh_interval{60'000};
+  // The metastore holding the optimizing state (its own connection).
+  std::string metastore_uri;
+  // Milliseconds since the epoch; the system clock when empty.
+  std::function<int64_t()> now_ms;
+  // One JSON line per optimizing process that ends, and per evaluation error.
+  std::function<void(std::string_view)> log;
+};
+
+class OptimizingService {
+ public:
+  // Opens the metastore, loads the tables' saved state and starts the threads.
+  static Result<std::unique_ptr<OptimizingService>> Start(
+      std::shared_ptr<catalog::CatalogRegistry> registry, OptimizingServiceOptions options);
+  ~OptimizingService();
+
+  // Queues the table for evaluation (a commit changed it).
+  void NotifyTableChanged(const std::string& catalog, const catalog::TableIdentifier& id);
+  // Queues every table of every catalog (what the periodic refresh does).
+  void RefreshAll();
+
+  // Stops taking work; waits for the tables being optimized to finish (their commits
+  // complete or fail cleanly), then returns. Idempotent.
+  void Stop();
+
+  // The state of every table seen so far.
+  std::vector<metastore::TableRuntimeRecord> Tables() const;
+
+ private:
+  using Key = std::tuple<std::string, std::string, std::string>;  // catalog, ns, name
+  struct Item {
+    std::string catalog;
+    catalog::TableIdentifier id;
+  };
+
+  OptimizingService(std::shared_ptr<catalog::CatalogRegistry> registry,
+                    OptimizingServiceOptions options);
+  void Enqueue(Item item);
+  void Worker();
+  void Scheduler();
+  Status ListAll(std::vector<Item>* out);
+  Status Evaluate(const Item& item);
+  int64_t Now() const;
+  metastore::TableRuntimeRecord Runtime(const Key& key) const;
+  // Saves `record` in memory and in the metastore (errors are logged: the state in memory
+  // is what the service acts on).
+  void Save(metastore::TableRuntimeRecord record);
+  void SaveProcess(const metastore::OptimizingProcessRecord& record);
+  void Log(std::string_view line) const;
+
+  std::shared_ptr<catalog::CatalogRegistry> registry_;
+  OptimizingServiceOptions options_;
+
+  mutable std::mutex mu_;
+  std::condition_variable work_cv_;
+  std::condition_variable stop_cv_;
+  bool stopping_ = false;
+  std::deque<Item> queue_;
+  std::set<Key> queued_;
+  std::set<Key> running_;
+  std::map<Key, metastore::TableRuntimeRecord> runtimes_;
+  int64_t next_process_ = 0;
+
+  std::mutex store_mu_;  // the Metastore is not thread-safe
+  std::unique_ptr<metastore::Metastore> store_;
+
+  std::vector<std::thread> workers_;
+  std::thread scheduler_;
+};
+
+}  // namespace floe::optimize
