@@ -91,6 +91,14 @@ def spark(server, tmp_path_factory):
                .config("spark.driver.extraJavaOptions", f"-Djava.io.tmpdir={work}"))
     for k, v in spark_conf(server.uri).items():
         builder = builder.config(k, v)
+    # A second catalog on the same server, loading tables with `snapshots=refs` (the client
+    # fetches all snapshots when a query needs one outside the refs) and asking for vended
+    # credentials, which floe has none to give for a local warehouse.
+    for k, v in spark_conf(server.uri).items():
+        builder = builder.config(k.replace(f".{CATALOG}", f".{CATALOG}_refs", 1), v)
+    builder = (builder.config(f"spark.sql.catalog.{CATALOG}_refs.snapshot-loading-mode", "refs")
+               .config(f"spark.sql.catalog.{CATALOG}_refs.header.X-Iceberg-Access-Delegation",
+                       "vended-credentials"))
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
     try:
@@ -166,8 +174,9 @@ def assert_rows(expected: list[dict], actual: list[dict], what: str) -> None:
         assert a == e, f"{what}: id {e['id']}: expected {e}, got {a}"
 
 
-def spark_rows(spark, table: str, snapshot_id: int | None = None, ref: str | None = None):
-    source = f"{CATALOG}.{table}"
+def spark_rows(spark, table: str, snapshot_id: int | None = None, ref: str | None = None,
+               catalog: str = CATALOG):
+    source = f"{catalog}.{table}"
     if snapshot_id is not None:
         source += f" VERSION AS OF {snapshot_id}"
     elif ref is not None:
@@ -416,3 +425,160 @@ def test_row_level_commands_merge_on_read(spark, rest, floe, server, format_vers
     on_disk = {str(p) for p in (server.warehouse / ns / "orders" / "data").rglob("*")
                if p.is_file() and p.suffix in (".parquet", ".puffin")}
     assert on_disk == live, (sorted(on_disk - live)[:5], sorted(live - on_disk)[:5])
+
+
+def small_rows(ids, tag: str) -> list[dict]:
+    return [{"id": i, "kind": ["x", "y", "z"][i % 3], "label": f"{tag}{i}"} for i in ids]
+
+
+def insert_small(spark, table: str, rows: list[dict]) -> None:
+    sql(spark, f"INSERT INTO {CATALOG}.{table} VALUES "
+               f"{values_sql(rows, ['id', 'kind', 'label'])}")
+
+
+def test_staged_create_ctas_and_replace(spark, rest, floe, server):
+    """CTAS and RTAS go through the REST staged create (`stage-create`, then one commit with
+    assert-create or a replace of schema, spec and properties)."""
+    sql(spark, f"CREATE NAMESPACE {CATALOG}.staged")
+    sql(spark, f"CREATE TABLE {CATALOG}.staged.src (id bigint, kind string, label string) "
+               f"USING iceberg TBLPROPERTIES ('format-version'='2')")
+    src = small_rows(range(0, 60), "s")
+    insert_small(spark, "staged.src", src)
+
+    sql(spark, f"""CREATE TABLE {CATALOG}.staged.ctas USING iceberg PARTITIONED BY (kind)
+                   TBLPROPERTIES ('format-version'='2', 'team'='spark')
+                   AS SELECT id, kind, label FROM {CATALOG}.staged.src WHERE id < 40""")
+    first = [r for r in src if r["id"] < 40]
+    check_all_readers(spark, rest, floe, server, "staged.ctas", first, "CTAS")
+    t = rest.load_table("staged.ctas")
+    uuid, first_sid = t.metadata.table_uuid, t.metadata.current_snapshot_id
+    assert t.metadata.properties["team"] == "spark"
+    assert [f.name for f in t.spec().fields] == ["kind"]
+
+    sql(spark, f"""REPLACE TABLE {CATALOG}.staged.ctas USING iceberg
+                   PARTITIONED BY (bucket(2, id))
+                   AS SELECT id, upper(label) AS label FROM {CATALOG}.staged.src
+                   WHERE id >= 30""")
+    second = [{"id": r["id"], "label": r["label"].upper()} for r in src if r["id"] >= 30]
+    check_all_readers(spark, rest, floe, server, "staged.ctas", second, "REPLACE TABLE AS")
+    t = rest.load_table("staged.ctas")
+    assert t.metadata.table_uuid == uuid
+    assert [f.name for f in t.schema().fields] == ["id", "label"]
+    assert [str(f.transform) for f in t.spec().fields] == ["bucket[2]"]
+    # The replaced table keeps its history: the CTAS snapshot reads with its own schema.
+    assert first_sid in [s.snapshot_id for s in t.metadata.snapshots]
+    assert_rows(first, spark_rows(spark, "staged.ctas", first_sid), "Spark, CTAS snapshot")
+    assert_rows(first, floe_rows(floe, server, "staged.ctas", "--snapshot", first_sid),
+                "floe, CTAS snapshot")
+
+    # CREATE OR REPLACE on a table that does not exist yet is a staged create as well.
+    sql(spark, f"""CREATE OR REPLACE TABLE {CATALOG}.staged.fresh USING iceberg
+                   TBLPROPERTIES ('format-version'='3')
+                   AS SELECT * FROM {CATALOG}.staged.src WHERE kind = 'y'""")
+    check_all_readers(spark, rest, floe, server, "staged.fresh",
+                      [r for r in src if r["kind"] == "y"], "CREATE OR REPLACE AS (new)")
+    assert rest.load_table("staged.fresh").metadata.format_version == 3
+
+
+def test_sort_order_spec_evolution_branches_tags(spark, rest, floe, server):
+    sql(spark, f"CREATE NAMESPACE {CATALOG}.refs")
+    table = "refs.events"
+    sql(spark, f"CREATE TABLE {CATALOG}.{table} (id bigint, kind string, label string) "
+               f"USING iceberg TBLPROPERTIES ('format-version'='2')")
+    main = small_rows(range(0, 30), "a")
+    insert_small(spark, table, main)
+    first_sid = current_snapshot_id(rest, table)
+
+    sql(spark, f"ALTER TABLE {CATALOG}.{table} WRITE ORDERED BY id DESC NULLS LAST")
+    order = rest.load_table(table).sort_order()
+    assert [(f.direction.name, f.null_order.name) for f in order.fields] == [
+        ("DESC", "NULLS_LAST")], order
+    sql(spark, f"ALTER TABLE {CATALOG}.{table} ADD PARTITION FIELD kind")
+    assert [f.name for f in rest.load_table(table).spec().fields] == ["kind"]
+    more = small_rows(range(30, 50), "b")
+    insert_small(spark, table, more)
+    main += more
+    tagged = list(main)
+    second_sid = current_snapshot_id(rest, table)
+
+    sql(spark, f"ALTER TABLE {CATALOG}.{table} CREATE TAG t1")
+    sql(spark, f"ALTER TABLE {CATALOG}.{table} CREATE BRANCH dev")
+    dev_rows = small_rows(range(100, 110), "dev")
+    sql(spark, f"INSERT INTO {CATALOG}.{table}.branch_dev VALUES "
+               f"{values_sql(dev_rows, ['id', 'kind', 'label'])}")
+    sql(spark, f"DELETE FROM {CATALOG}.{table}.branch_dev WHERE id < 10")
+    dev = [r for r in tagged + dev_rows if r["id"] >= 10]
+    last = small_rows(range(50, 55), "c")
+    insert_small(spark, table, last)
+    main += last
+    third_sid = current_snapshot_id(rest, table)
+
+    t = rest.load_table(table)
+    refs = {name: ref.snapshot_id for name, ref in t.metadata.refs.items()}
+    assert refs["t1"] == second_sid and refs["main"] == third_sid
+    assert set(refs) == {"main", "t1", "dev"}
+    floe_refs = json.loads(floe.ok("table", "refs", table, "--catalog", f"rest:{server.uri}",
+                                   "--json").text)
+    assert {r["name"]: (r["type"], r["snapshot_id"]) for r in floe_refs} == {
+        "main": ("branch", third_sid), "t1": ("tag", second_sid),
+        "dev": ("branch", refs["dev"])}
+
+    check_all_readers(spark, rest, floe, server, table, main, "main")
+    for name, rows in (("dev", dev), ("t1", tagged)):
+        assert_rows(rows, spark_rows(spark, table, ref=name), f"Spark, {name}")
+        assert_rows(rows, pyiceberg_rows(rest, table, refs[name]), f"pyiceberg, {name}")
+        assert_rows(rows, floe_rows(floe, server, table, "--ref", name), f"floe, {name}")
+    # Through the catalog that loads only referenced snapshots: the refs read directly, and
+    # the first snapshot (on no ref) makes the client fetch the rest.
+    assert_rows(dev, spark_rows(spark, table, ref="dev", catalog=f"{CATALOG}_refs"),
+                "Spark (snapshots=refs), dev")
+    assert_rows(main[:30], spark_rows(spark, table, first_sid, catalog=f"{CATALOG}_refs"),
+                "Spark (snapshots=refs), first snapshot")
+    status, body, _ = server.request("GET", f"/v1/default/namespaces/refs/tables/events"
+                                            f"?snapshots=refs")
+    assert status == 200
+    assert {s["snapshot-id"] for s in body["metadata"]["snapshots"]} == set(refs.values())
+
+    # Rename through Spark, then every reader finds the table under its new name.
+    sql(spark, f"ALTER TABLE {CATALOG}.{table} RENAME TO refs.renamed")  # target: no catalog part
+    check_all_readers(spark, rest, floe, server, "refs.renamed", main, "after rename")
+
+
+def test_views(spark, rest, server):
+    sql(spark, f"CREATE NAMESPACE {CATALOG}.views")
+    sql(spark, f"CREATE TABLE {CATALOG}.views.base (id bigint, kind string, label string) "
+               f"USING iceberg")
+    rows = small_rows(range(0, 20), "v")
+    insert_small(spark, "views.base", rows)
+
+    sql(spark, f"CREATE VIEW {CATALOG}.views.v1 COMMENT 'small ids' AS "
+               f"SELECT id, label FROM {CATALOG}.views.base WHERE id < 8")
+    got = sql(spark, f"SELECT * FROM {CATALOG}.views.v1")
+    assert sorted((r["id"], r["label"]) for r in got) == [
+        (r["id"], r["label"]) for r in rows if r["id"] < 8]
+    def catalog_views():  # SHOW VIEWS also lists the session's temporary views
+        return {r["viewName"] for r in sql(spark, f"SHOW VIEWS IN {CATALOG}.views")
+                if not r["isTemporary"]}
+    assert catalog_views() == {"v1"}
+    status, body, _ = server.request("GET", "/v1/default/namespaces/views/views/v1")
+    assert status == 200, body
+    version = next(v for v in body["metadata"]["versions"]
+                   if v["version-id"] == body["metadata"]["current-version-id"])
+    assert [r["dialect"] for r in version["representations"]] == ["spark"]
+    assert "id < 8" in version["representations"][0]["sql"]
+
+    sql(spark, f"CREATE OR REPLACE VIEW {CATALOG}.views.v1 AS "
+               f"SELECT id, kind FROM {CATALOG}.views.base WHERE kind = 'z'")
+    got = sql(spark, f"SELECT * FROM {CATALOG}.views.v1")
+    assert sorted((r["id"], r["kind"]) for r in got) == [
+        (r["id"], r["kind"]) for r in rows if r["kind"] == "z"]
+    status, body, _ = server.request("GET", "/v1/default/namespaces/views/views/v1")
+    assert len(body["metadata"]["versions"]) == 2
+
+    sql(spark, f"ALTER VIEW {CATALOG}.views.v1 SET TBLPROPERTIES ('team'='spark')")
+    status, body, _ = server.request("GET", "/v1/default/namespaces/views/views/v1")
+    assert body["metadata"]["properties"]["team"] == "spark"
+    sql(spark, f"DROP VIEW {CATALOG}.views.v1")
+    assert catalog_views() == set()
+    status, _, _ = server.request("GET", "/v1/default/namespaces/views/views/v1")
+    assert status == 404
