@@ -2,7 +2,7 @@
 #   make run    installs what is missing, builds, runs the main job
 #   make test   installs what is missing, builds, runs every suite that fits in CI
 # Other targets: build, java-deps, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
-# bench, clean.
+# heavy-deps, bench, clean.
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 30
@@ -10,8 +10,8 @@ VENV := .venv
 PY := $(VENV)/bin/python
 FLOE := build/release/src/floe/exe/floe
 
-.PHONY: run test deps java-deps venv build build-asan build-fuzz test-unit test-asan test-interop-ci \
-        test-fuzz test-interop bench clean
+.PHONY: run test deps java-deps venv heavy-deps build build-asan build-fuzz test-unit test-asan \
+        test-interop-ci test-fuzz test-interop bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -21,6 +21,12 @@ java-deps:
 
 venv: deps
 	@scripts/python-env.sh
+
+# What only the heavy suites need: pyspark (PyPI) and the Iceberg Spark runtime jar (Maven
+# Central, into the interop cache).
+heavy-deps: deps java-deps
+	@scripts/python-env.sh tests/interop_heavy/requirements.txt
+	@scripts/fetch-spark-runtime.sh >/dev/null
 
 build/release/build.ninja: CMakeLists.txt CMakePresets.json | deps
 	cmake --preset release >/dev/null
@@ -62,7 +68,7 @@ test: test-unit test-asan test-interop-ci test-fuzz
 	@echo "make test: all suites passed"
 
 # Heavier peer suites (Java/Spark, Kafka brokers): not part of CI's `make test`.
-test-interop: build venv java-deps
+test-interop: build venv java-deps heavy-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt tests/interop_heavy
 
 bench: build venv java-deps
