@@ -144,6 +144,30 @@ bool StrictEval(const BoundExpression& e, const PartitionSpec& spec, const DataF
 
 }  // namespace
 
+BoundExpressionPtr Residual(const BoundExpressionPtr& filter, const PartitionSpec& spec,
+                            const std::vector<Literal>& partition) {
+  switch (filter->op()) {
+    case Operation::kTrue:
+    case Operation::kFalse:
+      return filter;
+    case Operation::kAnd:
+      return BoundExpression::And(Residual(filter->left(), spec, partition),
+                                  Residual(filter->right(), spec, partition));
+    case Operation::kOr:
+      return BoundExpression::Or(Residual(filter->left(), spec, partition),
+                                 Residual(filter->right(), spec, partition));
+    default:
+      break;
+  }
+  std::optional<size_t> idx = IdentityIndex(spec, filter->term().field_id);
+  if (!idx || *idx >= partition.size()) return filter;
+  const Literal& value = partition[*idx];
+  bool match = EvaluateStruct(*filter, [&](int32_t) -> const Literal* {
+    return value.is_null() ? nullptr : &value;
+  });
+  return match ? BoundExpression::True() : BoundExpression::False();
+}
+
 Result<FileFilter> FileFilter::Make(const TableMetadata& metadata, const ExpressionPtr& expr,
                                     bool case_sensitive) {
   FileFilter f;

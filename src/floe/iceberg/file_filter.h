@@ -51,6 +51,13 @@ class FileFilter {
   std::map<int32_t, SpecState> specs_;
 };
 
+// What rows of a file in `partition` (values in the order of `spec`'s fields) must still
+// pass of `filter` (bound to the table schema): Java's ResidualEvaluator for identity
+// partition fields, whose value decides a predicate outright; predicates on other
+// transforms stay in (a larger residual is conservative, readers apply it to every row).
+BoundExpressionPtr Residual(const BoundExpressionPtr& filter, const PartitionSpec& spec,
+                            const std::vector<Literal>& partition);
+
 // Metrics of a content file for the expression evaluators.
 FileMetricsRef MetricsOf(const DataFile& file);
 

@@ -287,6 +287,20 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadataPtr metadata, io
     snapshot = md.current_snapshot();
   }
   if (schema == nullptr) return Status::Corrupt("table metadata has no current schema");
+  if (options.from_snapshot_id) {
+    if (snapshot == nullptr) return Status::InvalidArgument("an incremental scan needs an end snapshot");
+    if (md.snapshot_by_id(*options.from_snapshot_id) == nullptr) {
+      return Status::NotFound("snapshot {} not found", *options.from_snapshot_id);
+    }
+    bool ancestor = false;
+    for (const Snapshot* s : md.Ancestors(snapshot->snapshot_id)) {
+      if (s->snapshot_id == *options.from_snapshot_id) ancestor = true;
+    }
+    if (!ancestor) {
+      return Status::InvalidArgument("snapshot {} is not an ancestor of snapshot {}",
+                                     *options.from_snapshot_id, snapshot->snapshot_id);
+    }
+  }
   scan->metadata_ = std::move(metadata);
   scan->io_ = &io;
   scan->snapshot_ = snapshot;
@@ -356,9 +370,20 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
     return entries;
   };
 
+  // Incremental append scans read the files the append snapshots in the range added, and
+  // no deletes (Java IncrementalAppendScan).
+  std::set<int64_t> appended;
+  if (options_.from_snapshot_id) {
+    for (const Snapshot* s : md.Ancestors(snapshot_->snapshot_id)) {
+      if (s->snapshot_id == *options_.from_snapshot_id) break;
+      if (s->operation == "append") appended.insert(s->snapshot_id);
+    }
+  }
+  const bool incremental = options_.from_snapshot_id.has_value();
+
   DeleteIndex deletes(md);
   for (const ManifestFile& m : manifests) {
-    if (m.content != ManifestContent::kDeletes) continue;
+    if (m.content != ManifestContent::kDeletes || incremental) continue;
     FLOE_ASSIGN_OR_RETURN(const SpecInfo* info, spec_info(m.partition_spec_id));
     if (filtering && !ManifestMayMatch(*info->partition_filter, *info->spec, Summaries(m))) {
       ++metrics_.manifests_skipped;
@@ -376,15 +401,27 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
       deletes.Add(std::move(f));
     }
   }
-  for (const ManifestFile& m : manifests) {
+  for (size_t position = 0; position < manifests.size(); ++position) {
+    const ManifestFile& m = manifests[position];
     if (m.content != ManifestContent::kData) continue;
+    if (options_.manifest_range &&
+        (position < options_.manifest_range->first || position >= options_.manifest_range->second)) {
+      continue;
+    }
+    // An ADDED entry lives in a manifest its own snapshot wrote.
+    if (incremental && !appended.contains(m.added_snapshot_id)) continue;
     FLOE_ASSIGN_OR_RETURN(const SpecInfo* info, spec_info(m.partition_spec_id));
     if (filtering && !ManifestMayMatch(*info->partition_filter, *info->spec, Summaries(m))) {
       ++metrics_.manifests_skipped;
       continue;
     }
-    FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries, read_manifest(m, filtering));
+    FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries,
+                          read_manifest(m, filtering || options_.keep_stats));
     for (ManifestEntry& e : entries) {
+      if (incremental && (e.status != ManifestStatus::kAdded || !e.snapshot_id ||
+                          !appended.contains(*e.snapshot_id))) {
+        continue;
+      }
       ++metrics_.data_files_total;
       if (filtering &&
           (!EvaluatePartition(*info->partition_filter, *info->spec, e.data_file.partition) ||

@@ -21,6 +21,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "floe/base/status.h"
@@ -62,6 +63,15 @@ struct ScanOptions {
   bool case_sensitive = true;
   // Stop after this many rows (reading only).
   std::optional<int64_t> limit;
+  // Plan only the data manifests at positions [first, second) of the snapshot's manifest
+  // list (delete manifests are always read): a slice of a plan, for REST plan tasks.
+  std::optional<std::pair<size_t, size_t>> manifest_range;
+  // Keep the column metrics of planned data files even without a filter.
+  bool keep_stats = false;
+  // Incremental append scan (Java IncrementalAppendScan): only the data files added by
+  // `append` snapshots after this one (exclusive) up to the scan snapshot (inclusive), with
+  // no delete files. The snapshot must be an ancestor of the scan snapshot.
+  std::optional<int64_t> from_snapshot_id;
   DataReadOptions read;
 };
 
@@ -86,6 +96,8 @@ class TableScan {
   // The schema rows are returned in (the projection of the scan schema).
   const std::shared_ptr<const Schema>& projected_schema() const { return projected_; }
   const Schema& scan_schema() const { return *schema_; }
+  // The row filter bound to the scan schema (True() without a filter).
+  const BoundExpressionPtr& bound_filter() const { return filter_; }
 
   // Plans the scan. Reads the manifest list and manifests of the snapshot.
   Result<std::vector<FileScanTask>> PlanFiles();

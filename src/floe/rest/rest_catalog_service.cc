@@ -35,8 +35,7 @@ constexpr char kNamespaceSeparator = '\x1f';
 enum class Subject : uint8_t { kNamespace, kTable, kView, kCommit, kOther };
 
 HttpResponse Error(int code, std::string_view type, std::string_view message) {
-  OJson body = {{"error", {{"message", message}, {"type", type}, {"code", code}}}};
-  return HttpResponse::Json(code, body.dump(-1, ' ', false, OJson::error_handler_t::replace));
+  return RestError(code, type, message);
 }
 
 // `name` is the namespace or table the call was about; with it, the messages of the common
@@ -413,6 +412,10 @@ const std::vector<std::string>& Endpoints() {
       "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
       "POST /v1/{prefix}/namespaces/{namespace}/register",
       "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
+      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+      "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
+      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks",
       "POST /v1/{prefix}/tables/rename",
       "POST /v1/{prefix}/transactions/commit",
       "GET /v1/{prefix}/namespaces/{namespace}/views",
@@ -458,7 +461,7 @@ RestCatalogService::RestCatalogService(std::shared_ptr<catalog::CatalogRegistry>
                  std::chrono::system_clock::now().time_since_epoch())
           .count();
     };
-  }
+  }  scan_planner_ = std::make_unique<ScanPlanner>(options_.scan_planning, options_.now_ms);
 }
 
 std::shared_ptr<const RestCatalogService::CachedLoad> RestCatalogService::CachedLoadFor(
@@ -1014,6 +1017,10 @@ HttpResponse RestCatalogService::Route(Call& call) {
         if (!body.ok()) return BadRequest(body.status().message());
         // Accepted and not stored (the spec makes storing optional).
         return HttpResponse::NoContent();
+      }
+      if (s.size() >= 5 && (s[4] == "plan" || s[4] == "tasks")) {
+        return scan_planner_->Handle(cat, call.pool->name(), id, call.request,
+                                     {s.begin() + 4, s.end()});
       }
       if (s.size() == 5 && s[4] == "credentials") {
         if (!call.Is("GET")) return no_method();

@@ -25,6 +25,7 @@
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http.h"
 #include "floe/iceberg/table_metadata.h"
+#include "floe/rest/scan_planning.h"
 
 namespace floe::rest {
 
@@ -39,6 +40,8 @@ struct RestCatalogOptions {
   size_t idempotency_max_entries = 100'000;
   // Bytes of LoadTableResult bodies kept for repeated loads.
   size_t load_cache_bytes = 256 << 20;
+  // Server-side scan planning thresholds (scan_planning.h).
+  ScanPlanningOptions scan_planning;
   // Milliseconds since the epoch (injected for tests).
   std::function<int64_t()> now_ms;
   // Called after each successful table commit (catalog name, table): the optimizer's event.
@@ -61,6 +64,7 @@ class RestCatalogService {
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   RestCatalogOptions options_;
+  std::unique_ptr<ScanPlanner> scan_planner_;
 
   struct StoredResponse {
     int64_t expires_ms;
