@@ -200,15 +200,25 @@ TEST(HttpServer, StopLetsARequestInFlightFinish) {
   stopper.join();
 }
 
-TEST(HttpServer, AccessLogHasNoQueryString) {
+// Collects access-log lines; Options() listens on a free port.
+struct AccessLog {
   std::mutex mu;
   std::vector<std::string> lines;
-  HttpServerOptions options;
-  options.port = 0;
-  options.access_log = [&](std::string_view line) {
-    std::lock_guard lock(mu);
-    lines.emplace_back(line);
-  };
+  HttpServerOptions Options() {
+    HttpServerOptions options;
+    options.port = 0;
+    options.access_log = [this](std::string_view line) {
+      std::lock_guard lock(mu);
+      lines.emplace_back(line);
+    };
+    return options;
+  }
+};
+
+TEST(HttpServer, AccessLogHasNoQueryString) {
+  AccessLog log;
+  std::vector<std::string>& lines = log.lines;
+  HttpServerOptions options = log.Options();
   {
     auto server = HttpServer::Start(options, Echo);
     ASSERT_TRUE(server.ok());
@@ -225,14 +235,9 @@ TEST(HttpServer, AccessLogHasNoQueryString) {
 }
 
 TEST(HttpServer, AccessLogNamesThePrincipalOfTheResponse) {
-  std::mutex mu;
-  std::vector<std::string> lines;
-  HttpServerOptions options;
-  options.port = 0;
-  options.access_log = [&](std::string_view line) {
-    std::lock_guard lock(mu);
-    lines.emplace_back(line);
-  };
+  AccessLog log;
+  std::vector<std::string>& lines = log.lines;
+  HttpServerOptions options = log.Options();
   {
     auto server = HttpServer::Start(options, [](const HttpRequest& request) {
       HttpResponse response = HttpResponse::Json(200, "{}");
