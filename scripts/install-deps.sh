@@ -9,7 +9,7 @@ packages=(
   clang-16 libclang-rt-16-dev libfuzzer-16-dev
   # product dependencies
   libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libdeflate-dev libxxhash-dev
-  libboost-dev libboost-system-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev
+  libboost-dev libboost-system-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev libssl-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-venv python3-pip time wrk

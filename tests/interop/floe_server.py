@@ -1,11 +1,14 @@
 """`floe server` as a test fixture: a process on a free loopback port with its own data dir
-(SQLite metastore by default, or a PostgreSQL metastore URI), ready once GET /v1/config
+(SQLite metastore by default, or a PostgreSQL metastore URI), ready once GET /health
 answers, stopped with SIGTERM (a graceful stop must exit 0). Self-optimizing is off unless
 `optimizer=True`.
 
     with FloeServer(floe_bin, tmp_path / "data") as server:
         server.uri            # "http://127.0.0.1:PORT"
         server.warehouse      # the default catalog's warehouse directory
+
+`config` (a dict) is written to <data dir>/floe.yaml (as JSON, which YAML reads) and passed
+with --config, e.g. {"auth": {"enabled": True, "principals": {...}}}.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ def free_port() -> int:
 class FloeServer:
     def __init__(self, floe_bin, data_dir: Path, metastore: str | None = None,
                  extra_args: list[str] | None = None, access_log: bool = True,
-                 optimizer: bool = False):
+                 optimizer: bool = False, config: dict | None = None):
         self.floe_bin = str(floe_bin)
         # Self-optimizing commits rewrites on its own schedule; suites about the catalog
         # keep it off so that their snapshot counts are theirs alone.
@@ -41,6 +44,7 @@ class FloeServer:
         self.metastore = metastore
         self.extra_args = extra_args or []
         self.access_log = access_log
+        self.config = config
         self.port = 0
         self.proc: subprocess.Popen | None = None
         self.exit_code: int | None = None
@@ -66,6 +70,10 @@ class FloeServer:
                     *self.extra_args]
             if self.metastore:
                 argv += ["--metastore", self.metastore]
+            if self.config is not None:
+                config_path = self.data_dir / "floe.yaml"
+                config_path.write_text(json.dumps(self.config, indent=2))
+                argv += ["--config", str(config_path)]
             log = open(self.data_dir / "server.log", "ab")
             self.proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
             log.close()
@@ -74,7 +82,8 @@ class FloeServer:
                 if self.proc.poll() is not None:
                     break
                 try:
-                    with urllib.request.urlopen(self.uri + "/v1/config", timeout=2) as r:
+                    # /health: /v1/config may need a token.
+                    with urllib.request.urlopen(self.uri + "/health", timeout=2) as r:
                         if r.status == 200:
                             return self
                 except (urllib.error.URLError, ConnectionError, OSError):

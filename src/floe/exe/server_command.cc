@@ -136,6 +136,17 @@ Status RunServer(const ServerFlags& flags) {
       c.http_host.c_str(), server->http_port(), c.data_dir.c_str(), c.metastore_uri.c_str(),
       c.default_warehouse.c_str(), c.optimizer_threads,
       c.optimizer_threads > 0 ? "" : " (self-optimizing off)");
+  if (c.auth.enabled) {
+    std::printf("  auth:          on (%zu principals; tokens at http://%s:%u/v1/oauth/tokens)\n",
+                c.auth.principals.size(), c.http_host.c_str(), server->http_port());
+  } else if (!server::IsLoopbackHost(c.http_host)) {
+    // Not refused: a proxy in front may authenticate. But say it where operators look.
+    std::fprintf(stderr,
+                 "floe server: WARNING: listening on %s with authentication off: anyone who "
+                 "can reach this port can read and change every catalog. Enable auth in "
+                 "floe.yaml (docs/server.md) unless a proxy in front authenticates.\n",
+                 c.http_host.c_str());
+  }
   std::fflush(stdout);
 
   int signal = 0;

@@ -33,6 +33,8 @@ struct HttpResponse {
   std::string content_type = "application/json";
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
+  // The authenticated principal the request came from, for the access log; never sent.
+  std::string principal;
 
   static HttpResponse Json(int status, std::string body) {
     HttpResponse r;

@@ -209,6 +209,7 @@ class Session : public std::enable_shared_from_this<Session> {
     res.keep_alive(keep_alive && !server_->stopping.load());
     res.prepare_payload();
     status_ = response.status;
+    principal_ = std::move(response.principal);
     stream_.expires_after(server_->options.read_timeout);
     bhttp::async_write(stream_, res,
                        beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
@@ -262,6 +263,10 @@ class Session : public std::enable_shared_from_this<Session> {
     w.Int(static_cast<int64_t>(bytes_));
     w.Key("micros");
     w.Int(micros);
+    if (!principal_.empty()) {
+      w.Key("principal");
+      w.String(principal_);
+    }
     w.EndObject();
     server_->options.access_log(line);
   }
@@ -286,6 +291,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::vector<char> scratch_;
   int status_ = 0;
   size_t bytes_ = 0;
+  std::string principal_;
   std::chrono::steady_clock::time_point started_;
 };
 

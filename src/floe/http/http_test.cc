@@ -200,15 +200,25 @@ TEST(HttpServer, StopLetsARequestInFlightFinish) {
   stopper.join();
 }
 
-TEST(HttpServer, AccessLogHasNoQueryString) {
+// Collects access-log lines; Options() listens on a free port.
+struct AccessLog {
   std::mutex mu;
   std::vector<std::string> lines;
-  HttpServerOptions options;
-  options.port = 0;
-  options.access_log = [&](std::string_view line) {
-    std::lock_guard lock(mu);
-    lines.emplace_back(line);
-  };
+  HttpServerOptions Options() {
+    HttpServerOptions options;
+    options.port = 0;
+    options.access_log = [this](std::string_view line) {
+      std::lock_guard lock(mu);
+      lines.emplace_back(line);
+    };
+    return options;
+  }
+};
+
+TEST(HttpServer, AccessLogHasNoQueryString) {
+  AccessLog log;
+  std::vector<std::string>& lines = log.lines;
+  HttpServerOptions options = log.Options();
   {
     auto server = HttpServer::Start(options, Echo);
     ASSERT_TRUE(server.ok());
@@ -222,6 +232,31 @@ TEST(HttpServer, AccessLogHasNoQueryString) {
   EXPECT_NE(lines[0].find("\"status\":200"), std::string::npos) << lines[0];
   EXPECT_EQ(lines[0].find("secret"), std::string::npos) << lines[0];
   EXPECT_EQ(lines[0].find("s3cr3t"), std::string::npos) << lines[0];
+}
+
+TEST(HttpServer, AccessLogNamesThePrincipalOfTheResponse) {
+  AccessLog log;
+  std::vector<std::string>& lines = log.lines;
+  HttpServerOptions options = log.Options();
+  {
+    auto server = HttpServer::Start(options, [](const HttpRequest& request) {
+      HttpResponse response = HttpResponse::Json(200, "{}");
+      if (request.path == "/who") response.principal = "etl";
+      return response;
+    });
+    ASSERT_TRUE(server.ok());
+    RawClient client((*server)->port());
+    client.Send("GET /who HTTP/1.1\r\nHost: t\r\n\r\n");
+    EXPECT_EQ(client.ReadResponse().first, 200);
+    client.Send("GET /anonymous HTTP/1.1\r\nHost: t\r\n\r\n");
+    auto [status, body] = client.ReadResponse();
+    EXPECT_EQ(status, 200);
+    EXPECT_EQ(client.last_head().find("etl"), std::string::npos) << "the principal is not sent";
+    (*server)->Stop();
+  }
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_NE(lines[0].find("\"principal\":\"etl\""), std::string::npos) << lines[0];
+  EXPECT_EQ(lines[1].find("principal"), std::string::npos) << lines[1];
 }
 
 TEST(HttpServer, BusyPortIsUnavailable) {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <optional>
 #include <set>
+#include <span>
 #include <utility>
 
 #include <fmt/format.h>
@@ -435,7 +436,45 @@ bool IsReservedPrefix(std::string_view segment) {
          segment == "views";
 }
 
+// The catalog of GET /v1/config: `warehouse` names it.
+std::string ConfigCatalog(const std::vector<std::pair<std::string, std::string>>& query,
+                          const std::string& default_catalog) {
+  std::string name = default_catalog;
+  for (const auto& [k, v] : query) {
+    if (k == "warehouse" && !v.empty()) name = v;
+  }
+  return name;
+}
+
+// The catalog of a /v1/{prefix}/... or unprefixed /v1/namespaces/... route, and the index
+// of the first segment after the prefix; nullopt for other paths.
+struct CatalogRoute {
+  std::string catalog;
+  size_t first;
+};
+std::optional<CatalogRoute> RouteCatalog(const std::vector<std::string>& segs,
+                                         const std::string& default_catalog) {
+  if (segs.size() >= 2 && IsReservedPrefix(segs[1])) return CatalogRoute{default_catalog, 1};
+  if (segs.size() >= 3) return CatalogRoute{segs[1], 2};
+  return std::nullopt;
+}
+
+// Whether a call may change its catalog (`s`: the segments after the prefix). The POSTs of
+// readers are reads: a scan's metrics report (reportMetrics) and server-side scan planning
+// (planTableScan, fetchScanTasks; DELETE of a plan is cancelPlanning).
+bool Writes(std::string_view method, std::span<const std::string> s) {
+  if (method == "GET" || method == "HEAD") return false;
+  if (s.size() >= 5 && s[0] == "namespaces" && s[2] == "tables") {
+    return s[4] != "metrics" && s[4] != "plan" && s[4] != "tasks";
+  }
+  return true;
+}
+
 }  // namespace
+
+HttpResponse ErrorResponse(int code, std::string_view type, std::string_view message) {
+  return Error(code, type, message);
+}
 
 struct RestCatalogService::Call {
   const HttpRequest& request;
@@ -560,10 +599,7 @@ HttpResponse RestCatalogService::Dispatch(const HttpRequest& request) {
 
   if (segs.size() == 2 && segs[1] == "config") {
     if (request.method != "GET") return Error(405, "BadRequestException", "use GET /v1/config");
-    std::string name = options_.default_catalog;
-    for (const auto& [k, v] : *query) {
-      if (k == "warehouse" && !v.empty()) name = v;
-    }
+    std::string name = ConfigCatalog(*query, options_.default_catalog);
     if (!registry_->Contains(name)) {
       return Error(404, "NotFoundException", fmt::format("no catalog (warehouse) named '{}'", name));
     }
@@ -584,21 +620,30 @@ HttpResponse RestCatalogService::Dispatch(const HttpRequest& request) {
                  "authentication is off on this server: no token is needed");
   }
 
-  size_t first = 2;
-  std::string catalog_name;
-  if (segs.size() >= 2 && IsReservedPrefix(segs[1])) {
-    catalog_name = options_.default_catalog;
-    first = 1;
-  } else if (segs.size() >= 3) {
-    catalog_name = segs[1];
-  } else {
-    return Error(404, "NotFoundException", "no such route");
-  }
-  auto pool = registry_->Get(catalog_name);
+  std::optional<CatalogRoute> route = RouteCatalog(segs, options_.default_catalog);
+  if (!route) return Error(404, "NotFoundException", "no such route");
+  auto pool = registry_->Get(route->catalog);
   if (!pool.ok()) return FromStatus(pool.status(), Subject::kOther);
   Call call{request, {}, std::move(*query), std::move(*pool)};
-  call.segments.assign(segs.begin() + static_cast<std::ptrdiff_t>(first), segs.end());
+  call.segments.assign(segs.begin() + static_cast<std::ptrdiff_t>(route->first), segs.end());
   return Route(call);
+}
+
+std::optional<RouteTarget> RestCatalogService::Target(const HttpRequest& request) const {
+  auto segments = http::SplitPath(request.path);
+  auto query = http::ParseQuery(request.query);
+  if (!segments.ok() || !query.ok()) return std::nullopt;
+  const std::vector<std::string>& segs = *segments;
+  // The same order of checks as Dispatch.
+  if (segs.empty() || segs[0] != "v1") return std::nullopt;
+  if (segs.size() == 2 && segs[1] == "config") {
+    return RouteTarget{ConfigCatalog(*query, options_.default_catalog), false};
+  }
+  if (segs.size() >= 2 && segs[1] == "oauth") return std::nullopt;
+  std::optional<CatalogRoute> route = RouteCatalog(segs, options_.default_catalog);
+  if (!route) return std::nullopt;
+  return RouteTarget{route->catalog,
+                     Writes(request.method, std::span(segs).subspan(route->first))};
 }
 
 HttpResponse RestCatalogService::Route(Call& call) {

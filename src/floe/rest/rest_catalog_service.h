@@ -19,7 +19,9 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "floe/catalog/catalog_pool.h"
@@ -48,6 +50,16 @@ struct RestCatalogOptions {
   std::function<void(const std::string&, const catalog::TableIdentifier&)> on_table_changed;
 };
 
+// The catalog a request addresses and whether it may change anything there: what a
+// principal's access is checked against (server/server.h).
+struct RouteTarget {
+  std::string catalog;
+  bool writes = false;
+};
+
+// A response with the REST error body ({"error": {"message", "type", "code"}}).
+http::HttpResponse ErrorResponse(int code, std::string_view type, std::string_view message);
+
 class RestCatalogService {
  public:
   RestCatalogService(std::shared_ptr<catalog::CatalogRegistry> registry,
@@ -55,6 +67,12 @@ class RestCatalogService {
 
   // Answers a request whose path starts with /v1/.
   http::HttpResponse Handle(const http::HttpRequest& request);
+
+  // The catalog a /v1/ request addresses (the `{prefix}`, the default catalog for routes
+  // without one, the `warehouse` of /v1/config) and whether it writes: every method but GET
+  // and HEAD, except the POSTs that only read (a scan's metrics report, scan planning).
+  // nullopt outside the catalogs: /v1/oauth/tokens, unknown routes, malformed paths.
+  std::optional<RouteTarget> Target(const http::HttpRequest& request) const;
 
   struct Call;
 

@@ -2,10 +2,12 @@
 
 #include <charconv>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include <yaml-cpp/yaml.h>
 
+#include "floe/auth/crypto.h"
 #include "floe/base/macros.h"
 
 namespace floe::server {
@@ -38,6 +40,97 @@ Result<int64_t> Integer(const YAML::Node& node, std::string_view key, int64_t mi
                                    text);
   }
   return value;
+}
+
+// YAML's and the environment's spellings of a boolean.
+std::optional<bool> ParseBool(std::string_view text) {
+  for (std::string_view yes : {"true", "True", "TRUE", "yes", "on", "1"}) {
+    if (text == yes) return true;
+  }
+  for (std::string_view no : {"false", "False", "FALSE", "no", "off", "0"}) {
+    if (text == no) return false;
+  }
+  return std::nullopt;
+}
+
+Result<bool> Boolean(const YAML::Node& node, std::string_view key) {
+  FLOE_ASSIGN_OR_RETURN(std::string text, Scalar(node, key));
+  std::optional<bool> value = ParseBool(text);
+  if (!value) return Status::InvalidArgument("'{}' must be true or false, not '{}'", key, text);
+  return *value;
+}
+
+// A SHA-256 hash as 64 hex digits (what `sha256sum` prints), stored as its 32 bytes. The
+// error never repeats the value: someone may have pasted the secret itself.
+Result<std::string> Sha256Hex(const YAML::Node& node, const std::string& key) {
+  FLOE_ASSIGN_OR_RETURN(std::string text, Scalar(node, key));
+  auto bytes = auth::HexDecode(text);
+  if (!bytes.ok() || bytes->size() != auth::kSha256Bytes) {
+    return Status::InvalidArgument("'{}' must be a SHA-256 hash: 64 hex digits", key);
+  }
+  return std::move(*bytes);
+}
+
+Status ParsePrincipals(const YAML::Node& node, auth::AuthConfig* auth) {
+  if (!node.IsMap()) {
+    return Status::InvalidArgument("'auth.principals' must map names to principals");
+  }
+  for (const auto& entry : node) {
+    auth::Principal principal;
+    principal.name = entry.first.as<std::string>();
+    const YAML::Node& p = entry.second;
+    std::string where = "auth.principals." + principal.name;
+    FLOE_RETURN_IF_ERROR(CheckKeys(p, where, {"secret-sha256", "tokens-sha256", "catalogs"}));
+    if (p["secret-sha256"]) {
+      FLOE_ASSIGN_OR_RETURN(principal.secret_sha256,
+                            Sha256Hex(p["secret-sha256"], where + ".secret-sha256"));
+    }
+    if (const YAML::Node& tokens = p["tokens-sha256"]; tokens) {
+      if (!tokens.IsSequence()) {
+        return Status::InvalidArgument("{}.tokens-sha256 must be a list", where);
+      }
+      for (const auto& token : tokens) {
+        FLOE_ASSIGN_OR_RETURN(principal.token_sha256s.emplace_back(),
+                              Sha256Hex(token, where + ".tokens-sha256"));
+      }
+    }
+    if (principal.secret_sha256.empty() && principal.token_sha256s.empty()) {
+      return Status::InvalidArgument("{} needs secret-sha256 or tokens-sha256", where);
+    }
+    const YAML::Node& catalogs = p["catalogs"];
+    if (!catalogs || !catalogs.IsMap()) {
+      return Status::InvalidArgument(
+          "{}.catalogs must map catalog names (or \"*\") to read, write or none", where);
+    }
+    for (const auto& c : catalogs) {
+      std::string key = where + ".catalogs." + c.first.as<std::string>();
+      FLOE_ASSIGN_OR_RETURN(std::string access, Scalar(c.second, key));
+      auto parsed = auth::ParseAccess(access);
+      if (!parsed.ok()) return Status::InvalidArgument("{}: {}", key, parsed.status().message());
+      principal.catalogs[c.first.as<std::string>()] = *parsed;
+    }
+    auth->principals.push_back(std::move(principal));
+  }
+  return Status::OK();
+}
+
+Status ParseAuth(const YAML::Node& node, auth::AuthConfig* auth) {
+  FLOE_RETURN_IF_ERROR(CheckKeys(node, "auth", {"enabled", "token-lifetime-seconds",
+                                                "token-key-file", "principals"}));
+  if (node["enabled"]) {
+    FLOE_ASSIGN_OR_RETURN(auth->enabled, Boolean(node["enabled"], "auth.enabled"));
+  }
+  if (node["token-lifetime-seconds"]) {
+    FLOE_ASSIGN_OR_RETURN(auth->token_lifetime_seconds,
+                          Integer(node["token-lifetime-seconds"], "auth.token-lifetime-seconds",
+                                  1, 30 * 24 * 3600));
+  }
+  if (node["token-key-file"]) {
+    FLOE_ASSIGN_OR_RETURN(auth->token_key_file,
+                          Scalar(node["token-key-file"], "auth.token-key-file"));
+  }
+  if (node["principals"]) FLOE_RETURN_IF_ERROR(ParsePrincipals(node["principals"], auth));
+  return Status::OK();
 }
 
 Status ParseCatalogs(const YAML::Node& node, ServerConfig* config) {
@@ -80,7 +173,8 @@ Status ParseCatalogs(const YAML::Node& node, ServerConfig* config) {
 Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (root.IsNull()) return Status::OK();  // an empty file: every default
   FLOE_RETURN_IF_ERROR(CheckKeys(root, "floe.yaml", {"data-dir", "metastore", "default-catalog",
-                                                     "warehouse", "http", "optimizer", "catalogs"}));
+                                                     "warehouse", "http", "optimizer", "catalogs",
+                                                     "auth"}));
   if (root["data-dir"]) {
     FLOE_ASSIGN_OR_RETURN(config->data_dir, Scalar(root["data-dir"], "data-dir"));
   }
@@ -134,6 +228,9 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (const YAML::Node& catalogs = root["catalogs"]; catalogs) {
     FLOE_RETURN_IF_ERROR(ParseCatalogs(catalogs, config));
   }
+  if (const YAML::Node& auth = root["auth"]; auth) {
+    FLOE_RETURN_IF_ERROR(ParseAuth(auth, &config->auth));
+  }
   return Status::OK();
 }
 
@@ -177,6 +274,11 @@ Status ApplyServerEnvironment(const std::function<const char*(const char*)>& get
       return Status::InvalidArgument("FLOE_HTTP_PORT '{}' is not a port", text);
     }
     config->http_port = static_cast<uint16_t>(port);
+  }
+  if (const char* v = value("FLOE_AUTH_ENABLED")) {
+    std::optional<bool> enabled = ParseBool(v);
+    if (!enabled) return Status::InvalidArgument("FLOE_AUTH_ENABLED '{}' is not true or false", v);
+    config->auth.enabled = *enabled;
   }
   return Status::OK();
 }

@@ -22,6 +22,17 @@
 //       uri: postgresql://u:p@h/iceberg
 //       warehouse: /data/legacy
 //       properties: {catalog-name: prod}
+//   auth:                                  # off by default (a server on loopback)
+//     enabled: true                        # FLOE_AUTH_ENABLED
+//     token-lifetime-seconds: 3600
+//     token-key-file: /etc/floe/token.key  # default <data-dir>/auth-token.key
+//     principals:                          # name = OAuth2 client_id
+//       spark-etl:
+//         secret-sha256: 9f86d081884c7d65...  # sha256 of the client secret, 64 hex digits
+//         catalogs: {default: write, lake: read}
+//       dashboards:
+//         tokens-sha256: [2c26b46b68ffc68f...]  # static bearer tokens, hashed
+//         catalogs: {"*": read}
 //
 // Unknown keys are errors, so a typo does not silently fall back to a default.
 #pragma once
@@ -40,7 +51,8 @@ Status ParseServerConfig(std::string_view yaml_text, ServerConfig* config);
 // Reads and parses a file (kNotFound / kIOError for the file).
 Status LoadServerConfig(const std::string& path, ServerConfig* config);
 
-// FLOE_DATA_DIR, FLOE_METASTORE, FLOE_HTTP_HOST, FLOE_HTTP_PORT, FLOE_ACCESS_LOG.
+// FLOE_DATA_DIR, FLOE_METASTORE, FLOE_HTTP_HOST, FLOE_HTTP_PORT, FLOE_ACCESS_LOG,
+// FLOE_AUTH_ENABLED.
 // `getenv` is injected for tests.
 Status ApplyServerEnvironment(const std::function<const char*(const char*)>& getenv,
                               ServerConfig* config);

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/auth/crypto.h"
+
 namespace floe::server {
 namespace {
 
@@ -55,6 +57,43 @@ catalogs:
   EXPECT_EQ(config.catalogs[1].properties.at("catalog-name"), "prod");
 }
 
+// sha256("a") and sha256("b"), as `printf %s a | sha256sum` prints them.
+#define HASH_A "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"
+#define HASH_B "3e23e8160039594a33894f6564e1b1348bbd7a0088d42c4acb73eeaed59c009d"
+
+TEST(ServerConfig, AuthSection) {
+  ServerConfig config;
+  EXPECT_FALSE(config.auth.enabled);
+  Status s = ParseServerConfig(R"(
+auth:
+  enabled: true
+  token-lifetime-seconds: 600
+  token-key-file: /etc/floe/token.key
+  principals:
+    etl:
+      secret-sha256: )" HASH_A R"(
+      catalogs: {default: write, lake: read}
+    dashboards:
+      tokens-sha256: [)" HASH_B R"(]
+      catalogs: {"*": read, private: none}
+)", &config);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(config.auth.enabled);
+  EXPECT_EQ(config.auth.token_lifetime_seconds, 600);
+  EXPECT_EQ(config.auth.token_key_file, "/etc/floe/token.key");
+  ASSERT_EQ(config.auth.principals.size(), 2u);
+  const auth::Principal& etl = config.auth.principals[0];
+  EXPECT_EQ(etl.name, "etl");
+  EXPECT_EQ(etl.secret_sha256, auth::Sha256("a"));
+  EXPECT_EQ(etl.catalogs.at("default"), auth::Access::kWrite);
+  EXPECT_EQ(etl.catalogs.at("lake"), auth::Access::kRead);
+  const auth::Principal& dashboards = config.auth.principals[1];
+  EXPECT_TRUE(dashboards.secret_sha256.empty());
+  EXPECT_EQ(dashboards.token_sha256s, std::vector<std::string>{auth::Sha256("b")});
+  EXPECT_EQ(dashboards.catalogs.at("*"), auth::Access::kRead);
+  EXPECT_EQ(dashboards.catalogs.at("private"), auth::Access::kNone);
+}
+
 TEST(ServerConfig, MistakesNameTheKey) {
   struct Case {
     const char* yaml;
@@ -70,6 +109,24 @@ TEST(ServerConfig, MistakesNameTheKey) {
            Case{"catalogs:\n  x:\n", "catalogs.x needs at least a warehouse"},
            Case{"data-dir: [a, b]", "data-dir"},
            Case{"a: b: c", "floe.yaml"},
+           Case{"auth:\n  enable: true", "unknown key 'enable' in auth"},
+           Case{"auth:\n  enabled: maybe", "auth.enabled"},
+           Case{"auth:\n  token-lifetime-seconds: 0", "auth.token-lifetime-seconds"},
+           Case{"auth:\n  principals: [a]", "auth.principals"},
+           Case{"auth:\n  principals:\n    p:\n      catalogs: {x: read}",
+                "auth.principals.p needs secret-sha256 or tokens-sha256"},
+           Case{"auth:\n  principals:\n    p:\n      secret-sha256: my-plain-secret\n"
+                "      catalogs: {x: read}",
+                "auth.principals.p.secret-sha256"},
+           Case{"auth:\n  principals:\n    p:\n      tokens-sha256: abc\n",
+                "auth.principals.p.tokens-sha256 must be a list"},
+           Case{"auth:\n  principals:\n    p:\n      tokens-sha256: [" HASH_A "]\n",
+                "auth.principals.p.catalogs must map"},
+           Case{"auth:\n  principals:\n    p:\n      tokens-sha256: [" HASH_A "]\n"
+                "      catalogs: {x: admin}",
+                "auth.principals.p.catalogs.x"},
+           Case{"auth:\n  principals:\n    p:\n      secret: x\n",
+                "unknown key 'secret' in auth.principals.p"},
        }) {
     ServerConfig config;
     Status s = ParseServerConfig(c.yaml, &config);
@@ -95,6 +152,24 @@ TEST(ServerConfig, EnvironmentOverridesTheFile) {
   EXPECT_EQ(config.metastore_uri, "");  // empty variables are ignored
   env["FLOE_HTTP_PORT"] = "port";
   EXPECT_EQ(ApplyServerEnvironment(getenv, &config).code(), StatusCode::kInvalidArgument);
+  env["FLOE_HTTP_PORT"] = "9100";
+  env["FLOE_AUTH_ENABLED"] = "true";
+  ASSERT_TRUE(ApplyServerEnvironment(getenv, &config).ok());
+  EXPECT_TRUE(config.auth.enabled);
+  env["FLOE_AUTH_ENABLED"] = "0";
+  ASSERT_TRUE(ApplyServerEnvironment(getenv, &config).ok());
+  EXPECT_FALSE(config.auth.enabled);
+  env["FLOE_AUTH_ENABLED"] = "sometimes";
+  EXPECT_EQ(ApplyServerEnvironment(getenv, &config).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ServerConfig, HashErrorsDoNotRepeatTheValue) {
+  ServerConfig config;
+  Status s = ParseServerConfig(
+      "auth:\n  principals:\n    p:\n      secret-sha256: hunter2\n      catalogs: {x: read}",
+      &config);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.message().find("hunter2"), std::string::npos) << s.ToString();
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #include "floe/server/server.h"
 
+#include <chrono>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -18,6 +19,13 @@ constexpr std::string_view kLandingPage =
     "</body></html>";
 
 }  // namespace
+
+bool IsLoopbackHost(std::string_view host) {
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  return host == "localhost" || host == "::1" || host.starts_with("127.");
+}
 
 Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(const metastore::CatalogRecord& record,
                                                         std::string_view metastore_uri) {
@@ -57,6 +65,25 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   if (config.default_warehouse.empty()) {
     config.default_warehouse = (data_dir / "warehouse").string();
   }
+  if (!config.now_ms) {
+    config.now_ms = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+  std::unique_ptr<auth::Authenticator> authenticator;
+  if (config.auth.enabled) {
+    if (config.auth.principals.empty()) {
+      return Status::InvalidArgument("auth is enabled but auth.principals is empty");
+    }
+    if (config.auth.token_key_file.empty()) {
+      config.auth.token_key_file = (data_dir / "auth-token.key").string();
+    }
+    FLOE_ASSIGN_OR_RETURN(std::string key, auth::LoadOrCreateTokenKey(config.auth.token_key_file));
+    FLOE_ASSIGN_OR_RETURN(authenticator,
+                          auth::Authenticator::Make(config.auth, std::move(key), config.now_ms));
+  }
 
   FLOE_ASSIGN_OR_RETURN(auto metastore, metastore::Metastore::Open(config.metastore_uri));
   for (const metastore::CatalogRecord& wanted : config.catalogs) {
@@ -89,6 +116,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   }
 
   std::unique_ptr<Server> server(new Server());
+  server->auth_ = std::move(authenticator);
   server->registry_ = std::make_shared<catalog::CatalogRegistry>();
   for (const auto& record : records) {
     // Open one catalog now so that a bad record fails the start, not the first request.
@@ -119,6 +147,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
       optimizer->NotifyTableChanged(catalog, id);
     };
   }
+  rest_options.now_ms = config.now_ms;
   server->rest_ = std::make_unique<rest::RestCatalogService>(server->registry_, rest_options);
 
   http::HttpServerOptions http_options;
@@ -147,7 +176,7 @@ void Server::Stop() {
 
 http::HttpResponse Server::Handle(const http::HttpRequest& request) {
   std::string_view path = request.path;
-  if (path.starts_with("/v1/")) return rest_->Handle(request);
+  if (path.starts_with("/v1/")) return HandleCatalogRequest(request);
   if (path == "/health" || path == "/healthz") {
     return http::HttpResponse::Json(200, "{\"status\":\"ok\"}");
   }
@@ -157,8 +186,39 @@ http::HttpResponse Server::Handle(const http::HttpRequest& request) {
     page.body = std::string(kLandingPage);
     return page;
   }
-  return http::HttpResponse::Json(
-      404, R"({"error":{"message":"no such route","type":"NotFoundException","code":404}})");
+  return rest::ErrorResponse(404, "NotFoundException", "no such route");
+}
+
+http::HttpResponse Server::HandleCatalogRequest(const http::HttpRequest& request) {
+  if (!auth_) return rest_->Handle(request);
+  if (request.path == "/v1/oauth/tokens") return auth_->HandleTokenRequest(request);
+  // Authentication comes first, so that without a token nothing is learnt (not even which
+  // catalogs or routes exist).
+  auto principal = auth_->Authenticate(request);
+  if (!principal.ok()) {
+    http::HttpResponse response =
+        rest::ErrorResponse(401, "NotAuthorizedException", principal.status().message());
+    // RFC 6750 §3: the challenge; "invalid_token" when a token was sent but refused.
+    response.headers.emplace_back(
+        "WWW-Authenticate", request.Header("authorization") == nullptr
+                                ? "Bearer realm=\"floe\""
+                                : "Bearer realm=\"floe\", error=\"invalid_token\"");
+    return response;
+  }
+  http::HttpResponse response;
+  std::optional<rest::RouteTarget> target = rest_->Target(request);
+  Status allowed =
+      target ? auth::Authenticator::Authorize(
+                   **principal, target->catalog,
+                   target->writes ? auth::Access::kWrite : auth::Access::kRead)
+             : Status::OK();
+  if (allowed.ok()) {
+    response = rest_->Handle(request);
+  } else {
+    response = rest::ErrorResponse(403, "ForbiddenException", allowed.message());
+  }
+  response.principal = (*principal)->name;
+  return response;
 }
 
 }  // namespace floe::server

@@ -4,6 +4,11 @@
 // /health, and a landing page at / until the dashboard exists; and it runs the
 // self-optimizing of every table on the local optimizer group (optimize/service.h).
 //
+// With authentication enabled (auth/authenticator.h) every /v1/ request but the token
+// endpoint needs a bearer token (401 NotAuthorizedException otherwise) of a principal with
+// access to the catalog the route addresses (403 ForbiddenException otherwise); the access
+// log names the principal.
+//
 // Thread-safety: Start/Stop from one thread.
 #pragma once
 
@@ -14,6 +19,7 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/auth/authenticator.h"
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http_server.h"
@@ -48,6 +54,11 @@ struct ServerConfig {
   // Catalogs to create in the metastore at start, or to update when their definition
   // changed (floe.yaml `catalogs`).
   std::vector<metastore::CatalogRecord> catalogs;
+  // floe.yaml `auth`; off by default, for a server on loopback.
+  auth::AuthConfig auth;
+  // Milliseconds since the epoch, for token expiry (injected for tests; default: the system
+  // clock).
+  std::function<int64_t()> now_ms;
 };
 
 class Server {
@@ -68,12 +79,19 @@ class Server {
   Server() = default;
   http::HttpResponse Handle(const http::HttpRequest& request);
 
+  http::HttpResponse HandleCatalogRequest(const http::HttpRequest& request);
+
   ServerConfig config_;
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   std::unique_ptr<optimize::OptimizingService> optimizer_;
   std::unique_ptr<rest::RestCatalogService> rest_;
+  std::unique_ptr<auth::Authenticator> auth_;  // null when authentication is off
   std::unique_ptr<http::HttpServer> http_;
 };
+
+// Whether `host` (http.host) only accepts connections from this machine: localhost,
+// 127.0.0.0/8 or ::1.
+bool IsLoopbackHost(std::string_view host);
 
 // Opens the catalog a metastore record describes (a factory for the record's pool).
 Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(const metastore::CatalogRecord& record,

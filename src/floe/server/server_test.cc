@@ -1,10 +1,14 @@
 #include "floe/server/server.h"
 
 #include <filesystem>
+#include <mutex>
 #include <string>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include "floe/auth/crypto.h"
+#include "floe/http/http_client.h"
 #include "floe/metastore/metastore.h"
 
 namespace floe::server {
@@ -91,6 +95,102 @@ TEST_F(ServerTest, ReservedCatalogNamesAreRefused) {
   EXPECT_TRUE((*store)->CreateCatalog(record).ok());
   EXPECT_EQ((*store)->CreateCatalog(record).code(), StatusCode::kAlreadyExists);
   std::filesystem::remove(dir_.string() + ".db");
+}
+
+TEST(IsLoopbackHost, Hosts) {
+  for (const char* host : {"127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"}) {
+    EXPECT_TRUE(IsLoopbackHost(host)) << host;
+  }
+  for (const char* host : {"0.0.0.0", "::", "10.0.0.1", "example.com", "", "128.0.0.1"}) {
+    EXPECT_FALSE(IsLoopbackHost(host)) << host;
+  }
+}
+
+TEST_F(ServerTest, AuthenticationAndPerCatalogAccess) {
+  ServerConfig config = Config();
+  config.auth.enabled = true;
+  auth::Principal etl;
+  etl.name = "etl";
+  etl.secret_sha256 = auth::Sha256("etl-secret");
+  etl.catalogs = {{"default", auth::Access::kWrite}};
+  auth::Principal reader;
+  reader.name = "reader";
+  reader.token_sha256s = {auth::Sha256("reader-token")};
+  reader.catalogs = {{"default", auth::Access::kRead}};
+  config.auth.principals = {etl, reader};
+  std::mutex mu;
+  std::string log;
+  config.access_log = [&](std::string_view line) {
+    std::lock_guard lock(mu);
+    log.append(line).push_back('\n');
+  };
+  auto server = Server::Start(config);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto client = http::HttpClient::Make();
+  ASSERT_TRUE(client.ok());
+  std::string base = "http://127.0.0.1:" + std::to_string((*server)->http_port());
+  auto send = [&](std::string method, std::string path, std::string token = {},
+                  std::string body = {}) {
+    http::ClientRequest request;
+    request.method = std::move(method);
+    request.url = base + path;
+    if (!token.empty()) request.headers.emplace_back("Authorization", "Bearer " + token);
+    request.body = std::move(body);
+    auto response = (*client)->Send(request);
+    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    return response.ok() ? *response : http::ClientResponse{};
+  };
+  auto error_type = [](const http::ClientResponse& response) {
+    return nlohmann::json::parse(response.body)["error"].value("type", "");
+  };
+
+  http::ClientResponse anonymous = send("GET", "/v1/config");
+  EXPECT_EQ(anonymous.status, 401);
+  EXPECT_EQ(error_type(anonymous), "NotAuthorizedException");
+  EXPECT_EQ(anonymous.Header("www-authenticate").value_or(""), "Bearer realm=\"floe\"");
+  EXPECT_EQ(send("GET", "/v1/no/such/route").status, 401);
+  EXPECT_EQ(send("GET", "/v1/config", "forged").status, 401);
+  EXPECT_EQ(send("GET", "/health").status, 200);
+
+  http::ClientRequest token_request;
+  token_request.method = "POST";
+  token_request.url = base + "/v1/oauth/tokens";
+  token_request.headers.emplace_back("Content-Type", "application/x-www-form-urlencoded");
+  token_request.body = http::FormEncode({{"grant_type", "client_credentials"},
+                                         {"client_id", "etl"},
+                                         {"client_secret", "etl-secret"}});
+  auto issued = (*client)->Send(token_request);
+  ASSERT_TRUE(issued.ok());
+  ASSERT_EQ(issued->status, 200) << issued->body;
+  std::string token = nlohmann::json::parse(issued->body)["access_token"];
+
+  EXPECT_EQ(send("GET", "/v1/config?warehouse=default", token).status, 200);
+  EXPECT_EQ(send("POST", "/v1/namespaces", token, R"({"namespace":["ns"]})").status, 200);
+  EXPECT_EQ(send("GET", "/v1/default/namespaces", "reader-token").status, 200);
+  http::ClientResponse denied =
+      send("POST", "/v1/default/namespaces", "reader-token", R"({"namespace":["x"]})");
+  EXPECT_EQ(denied.status, 403);
+  EXPECT_EQ(error_type(denied), "ForbiddenException");
+  EXPECT_EQ(send("DELETE", "/v1/namespaces/ns", "reader-token").status, 403);
+  // A scan's metrics report is a read (the REST service accepts reports with 204).
+  EXPECT_EQ(send("POST", "/v1/namespaces/ns/tables/t/metrics", "reader-token", "{}").status, 204);
+  // Other catalogs, existing or not, are out of reach for both.
+  EXPECT_EQ(send("GET", "/v1/config?warehouse=other", token).status, 403);
+  EXPECT_EQ(send("GET", "/v1/other/namespaces", "reader-token").status, 403);
+  (*server)->Stop();
+
+  EXPECT_NE(log.find("\"principal\":\"etl\""), std::string::npos) << log;
+  EXPECT_NE(log.find("\"principal\":\"reader\""), std::string::npos) << log;
+  for (const std::string& secret : {std::string("etl-secret"), std::string("reader-token"), token}) {
+    EXPECT_EQ(log.find(secret), std::string::npos) << log;
+  }
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "auth-token.key"));
+}
+
+TEST_F(ServerTest, AuthWithoutPrincipalsIsRefused) {
+  ServerConfig config = Config();
+  config.auth.enabled = true;
+  EXPECT_EQ(Server::Start(config).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

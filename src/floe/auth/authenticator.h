@@ -1,0 +1,115 @@
+// Authenticator: who a request to `floe server` comes from, and what it may do there
+// (docs/server.md, "Authentication").
+//
+// Principals are configured in floe.yaml (server/config.h). A principal proves who it is with
+// a client secret, exchanged for a bearer token at POST /v1/oauth/tokens (OAuth2 client
+// credentials, as Iceberg's REST clients do with `credential=id:secret`), or with a static
+// bearer token. Secrets and static tokens are configured as SHA-256 hashes only, so floe.yaml
+// holds nothing a client could present. Each principal has a role per catalog: read (GET and
+// HEAD, plus the POSTs that only read: scan reports and scan planning) or write (everything).
+//
+// Issued tokens are self-contained and signed rather than kept in a table:
+//   floe1.<hex principal>.<expiry, unix seconds>.<hex HMAC-SHA256>
+// so nothing grows per token, tokens survive a restart, and every server reading the same key
+// file accepts them (several servers sharing one metastore, DESIGN.md §8). The MAC covers the
+// principal's secret hash too: changing a secret revokes the tokens issued under the old one,
+// and removing a principal from floe.yaml revokes its tokens once the server restarts.
+//
+// Never logged or echoed: secrets, tokens, form bodies. Error messages name no credential.
+//
+// Thread-safety: immutable after Make; every method may be called concurrently.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "floe/base/status.h"
+#include "floe/http/http.h"
+
+namespace floe::auth {
+
+// A principal's role on a catalog; each level includes the ones below it.
+enum class Access : uint8_t { kNone = 0, kRead = 1, kWrite = 2 };
+
+// "none", "read" or "write"; kInvalidArgument otherwise.
+Result<Access> ParseAccess(std::string_view text);
+
+struct Principal {
+  // The OAuth2 client_id, and the name the access log shows.
+  std::string name;
+  // SHA-256 of the client secret (32 bytes); empty: this principal has no client secret.
+  std::string secret_sha256;
+  // SHA-256 of each static bearer token (32 bytes each).
+  std::vector<std::string> token_sha256s;
+  // Role per catalog name; "*" stands for every catalog not listed.
+  std::map<std::string, Access> catalogs;
+};
+
+struct AuthConfig {
+  bool enabled = false;
+  int64_t token_lifetime_seconds = 3600;
+  // The token signing key (hex), created with a random key when missing.
+  // Default: <data-dir>/auth-token.key.
+  std::string token_key_file;
+  std::vector<Principal> principals;
+};
+
+class Authenticator {
+ public:
+  // `token_key`: the HMAC key, at least 32 bytes. `now_ms`: milliseconds since the epoch.
+  // kInvalidArgument for a principal without credentials or with a hash that is not 32
+  // bytes, a name or static token used twice, a short key or a lifetime under a second.
+  static Result<std::unique_ptr<Authenticator>> Make(AuthConfig config, std::string token_key,
+                                                     std::function<int64_t()> now_ms);
+
+  // Answers POST /v1/oauth/tokens (Iceberg REST OAuthTokenRequest): grant_type
+  // client_credentials (RFC 6749 §4.4; client_id and client_secret in the form body or as
+  // HTTP Basic credentials) and urn:ietf:params:oauth:grant-type:token-exchange (RFC 8693;
+  // a valid subject_token gets a fresh token, which is how Iceberg Java refreshes; with
+  // client credentials besides, an expired one of the same principal does too). Errors are
+  // OAuth error bodies (RFC 6749 §5.2): 401 invalid_client, 400 invalid_request,
+  // invalid_grant, unsupported_grant_type.
+  http::HttpResponse HandleTokenRequest(const http::HttpRequest& request) const;
+
+  // The principal whose token the request's `Authorization: Bearer` header carries.
+  // kUnauthenticated when the header is missing or the token malformed, unknown or expired.
+  // The pointer lives as long as the Authenticator.
+  Result<const Principal*> Authenticate(const http::HttpRequest& request) const;
+
+  // kPermissionDenied unless `principal` holds at least `needed` on `catalog`.
+  static Status Authorize(const Principal& principal, std::string_view catalog, Access needed);
+
+  // A signed token for `principal` (one of this Authenticator's), valid for the lifetime.
+  std::string IssueToken(const Principal& principal) const;
+  // The principal of an issued or static token. kUnauthenticated when it is unknown, forged,
+  // or (unless `allow_expired`) expired.
+  Result<const Principal*> VerifyToken(std::string_view token, bool allow_expired = false) const;
+
+  int64_t token_lifetime_seconds() const { return config_.token_lifetime_seconds; }
+
+ private:
+  Authenticator() = default;
+  Result<const Principal*> AuthenticateClient(const http::HttpRequest& request,
+                                              const std::map<std::string, std::string>& form,
+                                              bool* sent) const;
+  std::string Mac(std::string_view payload, const Principal& principal) const;
+
+  AuthConfig config_;
+  std::string key_;
+  std::function<int64_t()> now_ms_;
+  std::map<std::string, const Principal*, std::less<>> by_name_;
+  std::map<std::string, const Principal*, std::less<>> by_token_sha256_;
+};
+
+// The token signing key stored in `path` as hex. When the file does not exist, a random
+// 32-byte key is written there first (mode 0600; atomically, so servers starting together
+// agree on one key). kInvalidArgument for a file that is not at least 32 bytes of hex,
+// kIOError when it cannot be read or written.
+Result<std::string> LoadOrCreateTokenKey(const std::string& path);
+
+}  // namespace floe::auth
