@@ -400,7 +400,8 @@ class PartitionPlan {
 }  // namespace
 
 OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
-                              const OptimizingConfig& config, const PlanOptions& options) {
+                              const OptimizingConfig& config, const PlanOptions& options,
+                              const std::vector<iceberg::FileScanTask>* all_files) {
   const bool forced_full = options.forced == OptimizingType::kFull;
   const bool reach_full =
       forced_full || (config.full_trigger_interval_ms >= 0 &&
@@ -408,7 +409,7 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
 
   // Which data files each delete file applies to, across the whole snapshot.
   std::unordered_map<std::string, int64_t> delete_refs;
-  for (const iceberg::FileScanTask& t : files) {
+  for (const iceberg::FileScanTask& t : all_files != nullptr ? *all_files : files) {
     for (const FilePtr& d : t.position_deletes) ++delete_refs[d->file.file_path];
     for (const FilePtr& d : t.equality_deletes) ++delete_refs[d->file.file_path];
   }

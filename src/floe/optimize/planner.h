@@ -142,8 +142,11 @@ struct OptimizingPlan {
 
 // Evaluates the partitions of `files` and plans the tasks of one optimizing process.
 // `files` is one snapshot's scan plan (iceberg::TableScan::PlanFiles without a filter, or
-// with the table's self-optimizing.filter).
+// with the table's self-optimizing.filter). With a filter, `all_files` must be the same
+// snapshot's unfiltered plan: a delete file is removed only when no data file of the whole
+// snapshot still needs it, including the files the filter leaves out.
 OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
-                              const OptimizingConfig& config, const PlanOptions& options);
+                              const OptimizingConfig& config, const PlanOptions& options,
+                              const std::vector<iceberg::FileScanTask>* all_files = nullptr);
 
 }  // namespace floe::optimize

@@ -240,6 +240,36 @@ TEST(Planner, TaskInputCountsSharedDeletesOnce) {
   EXPECT_EQ(Paths(plan.tasks[0].rewritten_deletes), std::set<std::string>{"e"});
 }
 
+// With self-optimizing.filter only some files are planned; a delete file that a file left
+// out by the filter still needs must stay.
+TEST(Planner, FilteredPlanKeepsDeletesNeededOutsideTheFilter) {
+  auto eq = std::make_shared<ScanFile>();
+  eq->file.file_path = "e";
+  eq->file.content = iceberg::FileContent::kEqualityDeletes;
+  eq->file.file_size_in_bytes = 50;
+  std::vector<FileScanTask> all;
+  for (int i = 0; i < 3; ++i) {
+    auto d = std::make_shared<ScanFile>();
+    d->file.file_path = "f" + std::to_string(i);
+    d->file.file_size_in_bytes = 100;
+    d->file.record_count = 10;
+    all.push_back(FileScanTask{d, {}, {eq}});
+  }
+  std::vector<FileScanTask> matching(all.begin(), all.begin() + 2);
+  OptimizingConfig config;
+  config.target_size = 1000;
+  config.max_task_size = 1000;
+  config.minor_trigger_file_count = 2;
+  OptimizingPlan unfiltered = PlanOptimizing(matching, config, PlanOptions{});
+  ASSERT_EQ(unfiltered.tasks.size(), 1u);
+  EXPECT_EQ(Paths(unfiltered.tasks[0].rewritten_deletes), std::set<std::string>{"e"});
+  OptimizingPlan filtered = PlanOptimizing(matching, config, PlanOptions{}, &all);
+  ASSERT_EQ(filtered.tasks.size(), 1u);
+  EXPECT_EQ(Paths(filtered.tasks[0].rewrite_data), (std::set<std::string>{"f0", "f1"}));
+  EXPECT_TRUE(filtered.tasks[0].rewritten_deletes.empty());
+  EXPECT_EQ(Paths(filtered.tasks[0].read_only_deletes), std::set<std::string>{"e"});
+}
+
 TEST(Planner, NoFilesNoPlan) {
   OptimizingPlan plan = PlanOptimizing({}, OptimizingConfig{}, PlanOptions{});
   EXPECT_FALSE(plan.type.has_value());

@@ -234,6 +234,21 @@ Result<std::optional<int64_t>> CommitRewrite(iceberg::Table& table, int64_t plan
   return rewrite->snapshot_id();
 }
 
+Result<OptimizingPlan> PlanSnapshot(const iceberg::TableMetadataPtr& metadata, io::FileIO& io,
+                                    int64_t snapshot_id, const OptimizingConfig& config,
+                                    const PlanOptions& options) {
+  iceberg::ScanOptions scan_options;
+  scan_options.snapshot_id = snapshot_id;
+  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> all_files, scan->PlanFiles());
+  if (config.filter.empty()) return PlanOptimizing(all_files, config, options);
+  // Only the matching files are optimized, but every file decides which deletes can go.
+  FLOE_ASSIGN_OR_RETURN(scan_options.filter, iceberg::ParseExpression(config.filter));
+  FLOE_ASSIGN_OR_RETURN(auto filtered, iceberg::TableScan::Make(metadata, io, scan_options));
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> files, filtered->PlanFiles());
+  return PlanOptimizing(files, config, options, &all_files);
+}
+
 Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& options) {
   OptimizeResult result;
   iceberg::TableMetadataPtr metadata = table.metadata();
@@ -242,14 +257,8 @@ Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& o
   const iceberg::Snapshot* current = metadata->current_snapshot();
   if (current == nullptr) return result;
   result.planned_snapshot_id = current->snapshot_id;
-  iceberg::ScanOptions scan_options;
-  scan_options.snapshot_id = current->snapshot_id;
-  if (!config.filter.empty()) {
-    FLOE_ASSIGN_OR_RETURN(scan_options.filter, iceberg::ParseExpression(config.filter));
-  }
-  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, table.io(), scan_options));
-  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> files, scan->PlanFiles());
-  result.plan = PlanOptimizing(files, config, options);
+  FLOE_ASSIGN_OR_RETURN(result.plan, PlanSnapshot(metadata, table.io(), current->snapshot_id,
+                                                  config, options));
   if (result.plan.tasks.empty()) return result;
 
   ExecuteOptions execute;

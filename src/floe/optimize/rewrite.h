@@ -63,6 +63,13 @@ Result<std::optional<int64_t>> CommitRewrite(iceberg::Table& table, int64_t plan
                                              const OptimizingPlan& plan,
                                              std::vector<TaskOutput> outputs);
 
+// Plans snapshot `snapshot_id` of a table: its files (only those matching
+// self-optimizing.filter when set) through PlanOptimizing. Errors: a bad filter, manifests
+// that cannot be read.
+Result<OptimizingPlan> PlanSnapshot(const iceberg::TableMetadataPtr& metadata, io::FileIO& io,
+                                    int64_t snapshot_id, const OptimizingConfig& config,
+                                    const PlanOptions& options);
+
 struct OptimizeResult {
   OptimizingPlan plan;
   std::optional<int64_t> planned_snapshot_id;

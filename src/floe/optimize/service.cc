@@ -256,39 +256,18 @@ Status OptimizingService::Evaluate(const Item& item) {
   const int64_t now = Now();
   rt.status = "planning";
   Save(rt);
-  iceberg::ScanOptions scan_options;
-  scan_options.snapshot_id = current->snapshot_id;
-  Status planned = [&]() -> Status {
-    if (!config->filter.empty()) {
-      FLOE_ASSIGN_OR_RETURN(scan_options.filter, iceberg::ParseExpression(config->filter));
-    }
-    return Status::OK();
-  }();
-  std::vector<iceberg::FileScanTask> files;
-  if (planned.ok()) {
-    auto scan = iceberg::TableScan::Make(metadata, table->io(), scan_options);
-    if (scan.ok()) {
-      auto planned_files = (*scan)->PlanFiles();
-      if (planned_files.ok()) {
-        files = std::move(*planned_files);
-      } else {
-        planned = planned_files.status();
-      }
-    } else {
-      planned = scan.status();
-    }
-  }
-  if (!planned.ok()) {
-    rt.status = "pending";
-    rt.status_reason = fmt::format("plan failed: {}", planned.message());
-    Save(rt);
-    return planned;
-  }
   PlanOptions plan_options;
   plan_options.now_ms = now;
   plan_options.history = {rt.last_minor_ms, rt.last_major_ms, rt.last_full_ms};
   plan_options.available_threads = options_.threads;
-  OptimizingPlan plan = PlanOptimizing(files, *config, plan_options);
+  auto planned = PlanSnapshot(metadata, table->io(), current->snapshot_id, *config, plan_options);
+  if (!planned.ok()) {
+    rt.status = "pending";
+    rt.status_reason = fmt::format("plan failed: {}", planned.status().message());
+    Save(rt);
+    return planned.status();
+  }
+  OptimizingPlan plan = std::move(*planned);
   if (plan.tasks.empty()) {
     rt.status = "idle";
     rt.status_reason.clear();
