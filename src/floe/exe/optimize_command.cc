@@ -4,7 +4,6 @@
 #include <chrono>
 #include <cstdio>
 #include <memory>
-#include <set>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -50,25 +49,15 @@ Status Optimize(const OptimizeArgs& a) {
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
-  int64_t rewritten = 0;
-  int64_t converted = 0;
-  std::set<std::string> removed_deletes;  // tasks of one partition share delete files
-  for (const optimize::RewriteTask& t : r.plan.tasks) {
-    rewritten += static_cast<int64_t>(t.rewrite_data.size());
-    converted += static_cast<int64_t>(t.rewrite_pos_data.size());
-    for (const auto& d : t.rewritten_deletes) {
-      removed_deletes.insert(d->file.file_path + "#" +
-                             std::to_string(d->file.content_offset.value_or(-1)));
-    }
-  }
+  const optimize::PlanCounts counts = optimize::CountPlan(r.plan);
   nlohmann::ordered_json out;
   out["table"] = a.table;
   out["type"] = r.plan.type ? nlohmann::ordered_json(optimize::OptimizingTypeName(*r.plan.type))
                             : nlohmann::ordered_json(nullptr);
   out["tasks"] = r.plan.tasks.size();
-  out["rewritten_data_files"] = rewritten;
-  out["converted_data_files"] = converted;
-  out["removed_delete_files"] = removed_deletes.size();
+  out["rewritten_data_files"] = counts.rewritten_data_files;
+  out["converted_data_files"] = counts.converted_data_files;
+  out["removed_delete_files"] = counts.removed_delete_files;
   out["new_data_files"] = r.totals.data_files.size();
   out["new_delete_files"] = r.totals.delete_files.size();
   out["rows_rewritten"] = r.totals.rows_read;

@@ -491,4 +491,20 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
   return plan;
 }
 
+std::string DeleteFileKey(const DataFile& file) {
+  return fmt::format("{}#{}", file.file_path, file.content_offset.value_or(-1));
+}
+
+PlanCounts CountPlan(const OptimizingPlan& plan) {
+  PlanCounts counts;
+  std::set<std::string> removed;
+  for (const RewriteTask& t : plan.tasks) {
+    counts.rewritten_data_files += static_cast<int64_t>(t.rewrite_data.size());
+    counts.converted_data_files += static_cast<int64_t>(t.rewrite_pos_data.size());
+    for (const FilePtr& d : t.rewritten_deletes) removed.insert(DeleteFileKey(d->file));
+  }
+  counts.removed_delete_files = static_cast<int64_t>(removed.size());
+  return counts;
+}
+
 }  // namespace floe::optimize

@@ -140,6 +140,18 @@ struct OptimizingPlan {
   std::vector<RewriteTask> tasks;
 };
 
+// File counts of a plan (tasks of one partition may share delete files: counted once).
+struct PlanCounts {
+  int64_t rewritten_data_files = 0;
+  int64_t converted_data_files = 0;
+  int64_t removed_delete_files = 0;
+};
+PlanCounts CountPlan(const OptimizingPlan& plan);
+
+// Names one delete file of a plan: its path, and for a deletion vector its blob's offset
+// (one Puffin file holds the vectors of several data files).
+std::string DeleteFileKey(const iceberg::DataFile& file);
+
 // Evaluates the partitions of `files` and plans the tasks of one optimizing process.
 // `files` is one snapshot's scan plan (iceberg::TableScan::PlanFiles without a filter, or
 // with the table's self-optimizing.filter). With a filter, `all_files` must be the same

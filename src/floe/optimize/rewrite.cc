@@ -187,33 +187,23 @@ Result<std::optional<int64_t>> CommitRewrite(iceberg::Table& table, int64_t plan
     return Status::Conflict("the planned snapshot {} no longer exists", planned_snapshot_id);
   }
   std::unique_ptr<iceberg::RewriteFiles> rewrite = table.NewRewrite();
-  std::set<std::string> removed_deletes;
-  bool removes_data = false;
-  for (const RewriteTask& task : plan.tasks) {
-    for (const auto& d : task.rewritten_deletes) {
-      removed_deletes.insert(d->file.file_path + "#" +
-                             std::to_string(d->file.content_offset.value_or(-1)));
-    }
-    removes_data = removes_data || !task.rewrite_data.empty();
-  }
-  if (removed_deletes.empty()) {
+  const PlanCounts counts = CountPlan(plan);
+  if (counts.removed_delete_files == 0) {
     // The converted deletes only restate delete files that all stay (other data files need
     // them): they change nothing, so they are not committed.
     for (TaskOutput& o : outputs) {
       for (const DataFile& f : o.delete_files) (void)table.io().Delete(f.file_path);
       o.delete_files.clear();
     }
-    if (!removes_data) return std::optional<int64_t>();
+    if (counts.rewritten_data_files == 0) return std::optional<int64_t>();
   }
-  removed_deletes.clear();
+  std::set<std::string> removed_deletes;
   for (size_t i = 0; i < plan.tasks.size(); ++i) {
     const RewriteTask& task = plan.tasks[i];
     for (const iceberg::FileScanTask& t : task.rewrite_data) rewrite->DeleteFile(t.data->file);
     for (const auto& d : task.rewritten_deletes) {
       // Tasks of one partition may share a delete file.
-      if (removed_deletes.insert(d->file.file_path + "#" +
-                                 std::to_string(d->file.content_offset.value_or(-1)))
-              .second) {
+      if (removed_deletes.insert(DeleteFileKey(d->file)).second) {
         rewrite->DeleteDeleteFile(d->file);
       }
     }

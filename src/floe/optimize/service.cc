@@ -297,19 +297,14 @@ Status OptimizingService::Evaluate(const Item& item) {
   process.planned_snapshot_id = current->snapshot_id;
   process.plan_time_ms = now;
   process.task_count = static_cast<int64_t>(plan.tasks.size());
-  std::set<std::string> removed;
+  const PlanCounts counts = CountPlan(plan);
+  process.rewritten_data_files = counts.rewritten_data_files;
+  process.converted_data_files = counts.converted_data_files;
+  process.removed_delete_files = counts.removed_delete_files;
   std::set<std::string> reasons;
-  for (const RewriteTask& t : plan.tasks) {
-    process.rewritten_data_files += static_cast<int64_t>(t.rewrite_data.size());
-    process.converted_data_files += static_cast<int64_t>(t.rewrite_pos_data.size());
-    for (const auto& d : t.rewritten_deletes) {
-      removed.insert(d->file.file_path + "#" + std::to_string(d->file.content_offset.value_or(-1)));
-    }
-  }
   for (const PartitionEvaluation& p : plan.partitions) {
     if (p.necessary && reasons.size() < 8) reasons.insert(p.reason);
   }
-  process.removed_delete_files = static_cast<int64_t>(removed.size());
   for (const std::string& r : reasons) {
     if (!process.reason.empty()) process.reason += "; ";
     process.reason += r;
