@@ -93,6 +93,9 @@ constexpr std::string_view kInsertCatalogSql =
     "INSERT INTO floe_catalogs (name, catalog_kind, uri, warehouse, properties, created_at_ms) "
     "VALUES (?, ?, ?, ?, ?, ?)";
 constexpr std::string_view kDeleteCatalogSql = "DELETE FROM floe_catalogs WHERE name = ?";
+constexpr std::string_view kUpdateCatalogSql =
+    "UPDATE floe_catalogs SET catalog_kind = ?, uri = ?, warehouse = ?, properties = ? "
+    "WHERE name = ?";
 
 constexpr std::string_view kListRuntimesSql =
     "SELECT catalog_name, table_namespace, table_name, status, status_reason, "
@@ -283,6 +286,20 @@ Status Metastore::CreateCatalog(const CatalogRecord& record) {
     }
     return inserted.status();
   }
+  return Status::OK();
+}
+
+Status Metastore::UpdateCatalog(const CatalogRecord& record) {
+  nlohmann::json props = nlohmann::json::object();
+  for (const auto& [k, v] : record.properties) props[k] = v;
+  std::optional<std::string> uri;
+  if (!record.uri.empty()) uri = record.uri;
+  std::optional<std::string> warehouse;
+  if (!record.warehouse.empty()) warehouse = record.warehouse;
+  FLOE_ASSIGN_OR_RETURN(auto result,
+                        conn_->Execute(kUpdateCatalogSql, {CatalogKindName(record.kind), uri,
+                                                           warehouse, props.dump(), record.name}));
+  if (result.affected_rows == 0) return Status::NotFound("no catalog named '{}'", record.name);
   return Status::OK();
 }
 

@@ -103,6 +103,9 @@ class Metastore {
   // kAlreadyExists; kInvalidArgument for a bad name (1-255 characters of letters, digits,
   // '_', '-', '.'; not a REST route word such as "namespaces").
   Status CreateCatalog(const CatalogRecord& record);
+  // Replaces the definition (kind, uri, warehouse, properties) of the catalog named
+  // record.name; its creation time stays. kNotFound.
+  Status UpdateCatalog(const CatalogRecord& record);
   // kNotFound.
   Status DropCatalog(std::string_view name);
 

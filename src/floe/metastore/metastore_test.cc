@@ -71,6 +71,34 @@ TEST_P(MetastoreTest, TableRuntimesRoundTripAndReplace) {
   EXPECT_EQ((*all)[1].last_major_ms, 1700000009999);
 }
 
+TEST_P(MetastoreTest, UpdateCatalogReplacesTheDefinitionAndKeepsTheCreationTime) {
+  CatalogRecord record;
+  record.name = "lake";
+  record.kind = CatalogKind::kSql;
+  record.uri = "sqlite:/tmp/a.db";
+  record.warehouse = "/tmp/a";
+  record.properties = {{"catalog-name", "a"}};
+  record.created_at_ms = 1700000000000;
+  ASSERT_TRUE(store_->CreateCatalog(record).ok());
+  CatalogRecord changed = record;
+  changed.kind = CatalogKind::kFilesystem;
+  changed.uri.clear();
+  changed.warehouse = "/tmp/b";
+  changed.properties = {{"owner", "ops"}};
+  changed.created_at_ms = 1;
+  ASSERT_TRUE(store_->UpdateCatalog(changed).ok());
+  auto loaded = store_->LoadCatalog("lake");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  EXPECT_EQ(loaded->kind, CatalogKind::kFilesystem);
+  EXPECT_EQ(loaded->uri, "");
+  EXPECT_EQ(loaded->warehouse, "/tmp/b");
+  EXPECT_EQ(loaded->properties, changed.properties);
+  EXPECT_EQ(loaded->created_at_ms, 1700000000000);
+
+  changed.name = "missing";
+  EXPECT_EQ(store_->UpdateCatalog(changed).code(), StatusCode::kNotFound);
+}
+
 TEST_P(MetastoreTest, ProcessesNewestFirstAndReplacedById) {
   for (int64_t id = 1; id <= 3; ++id) {
     OptimizingProcessRecord p;

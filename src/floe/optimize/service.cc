@@ -94,7 +94,22 @@ void OptimizingService::Log(std::string_view line) const {
 
 void OptimizingService::NotifyTableChanged(const std::string& catalog,
                                            const catalog::TableIdentifier& id) {
-  Enqueue(Item{catalog, id});
+  Enqueue(Item{catalog, id, false, std::nullopt});
+}
+
+void OptimizingService::Trigger(const std::string& catalog, const catalog::TableIdentifier& id,
+                                std::optional<OptimizingType> forced) {
+  Enqueue(Item{catalog, id, /*manual=*/true, forced});
+}
+
+size_t OptimizingService::QueuedCount() const {
+  std::lock_guard lock(mu_);
+  return queue_.size();
+}
+
+size_t OptimizingService::RunningCount() const {
+  std::lock_guard lock(mu_);
+  return running_.size();
 }
 
 void OptimizingService::Enqueue(Item item) {
@@ -102,7 +117,18 @@ void OptimizingService::Enqueue(Item item) {
     std::lock_guard lock(mu_);
     if (stopping_) return;
     Key key{item.catalog, item.id.ns.ToString(), item.id.name};
-    if (!queued_.insert(key).second) return;
+    if (!queued_.insert(key).second) {
+      // Already waiting: a manual request upgrades the queued evaluation.
+      if (item.manual) {
+        for (Item& queued : queue_) {
+          if (queued.catalog == item.catalog && queued.id == item.id) {
+            queued.manual = true;
+            if (item.forced) queued.forced = item.forced;
+          }
+        }
+      }
+      return;
+    }
     queue_.push_back(std::move(item));
   }
   work_cv_.notify_one();
@@ -125,7 +151,9 @@ Status OptimizingService::ListAll(std::vector<Item>* out) {
         if (tables.status().code() == StatusCode::kNotFound) continue;  // dropped meanwhile
         return tables.status();
       }
-      for (catalog::TableIdentifier& id : *tables) out->push_back(Item{name, std::move(id)});
+      for (catalog::TableIdentifier& id : *tables) {
+        out->push_back(Item{name, std::move(id), false, std::nullopt});
+      }
     }
   }
   return Status::OK();
@@ -250,7 +278,8 @@ Status OptimizingService::Evaluate(const Item& item) {
     }
     return Status::OK();
   }
-  if (current == nullptr || rt.last_optimized_snapshot_id == current->snapshot_id) {
+  if (current == nullptr ||
+      (!item.manual && rt.last_optimized_snapshot_id == current->snapshot_id)) {
     return Status::OK();
   }
   const int64_t now = Now();
@@ -260,6 +289,7 @@ Status OptimizingService::Evaluate(const Item& item) {
   plan_options.now_ms = now;
   plan_options.history = {rt.last_minor_ms, rt.last_major_ms, rt.last_full_ms};
   plan_options.available_threads = options_.threads;
+  plan_options.forced = item.forced;
   auto planned = PlanSnapshot(metadata, table->io(), current->snapshot_id, *config, plan_options);
   if (!planned.ok()) {
     rt.status = "pending";
@@ -275,7 +305,8 @@ Status OptimizingService::Evaluate(const Item& item) {
     Save(rt);
     return Status::OK();
   }
-  if (rt.last_plan_ms > 0 && now - rt.last_plan_ms < config->min_plan_interval_ms) {
+  if (!item.manual && rt.last_plan_ms > 0 &&
+      now - rt.last_plan_ms < config->min_plan_interval_ms) {
     // Work to do, but the last process started too recently: a later refresh starts it.
     rt.status = "pending";
     rt.status_reason = "waiting for self-optimizing.min-plan-interval";

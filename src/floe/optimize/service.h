@@ -23,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -34,6 +35,7 @@
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/metastore/metastore.h"
+#include "floe/optimize/planner.h"
 
 namespace floe::optimize {
 
@@ -61,6 +63,17 @@ class OptimizingService {
   void NotifyTableChanged(const std::string& catalog, const catalog::TableIdentifier& id);
   // Queues every table of every catalog (what the periodic refresh does).
   void RefreshAll();
+  // Queues the table for a manual run (the management API's trigger): it is planned even
+  // when its current snapshot was evaluated already or its last plan is within
+  // self-optimizing.min-plan-interval. `forced` plans like `floe optimize --mode` (every
+  // partition that yields a task); nullopt applies the usual triggers. A table that is
+  // disabled (self-optimizing.enabled=false) still is not optimized.
+  void Trigger(const std::string& catalog, const catalog::TableIdentifier& id,
+               std::optional<OptimizingType> forced);
+  int threads() const { return options_.threads; }
+  // Tables waiting for evaluation and tables being evaluated now.
+  size_t QueuedCount() const;
+  size_t RunningCount() const;
 
   // Stops taking work; waits for the tables being optimized to finish (their commits
   // complete or fail cleanly), then returns. Idempotent.
@@ -74,6 +87,8 @@ class OptimizingService {
   struct Item {
     std::string catalog;
     catalog::TableIdentifier id;
+    bool manual = false;
+    std::optional<OptimizingType> forced;
   };
 
   OptimizingService(std::shared_ptr<catalog::CatalogRegistry> registry,

@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "floe/base/macros.h"
+#include "floe/base/json_writer.h"
 #include "floe/catalog/sql_catalog.h"
 
 namespace floe::server {
@@ -15,7 +16,9 @@ namespace {
 constexpr std::string_view kLandingPage =
     "<!doctype html><html><head><meta charset=\"utf-8\"><title>floe</title></head><body>"
     "<h1>floe</h1><p>The Iceberg REST catalog is served under <code>/v1/</code> "
-    "(<a href=\"/v1/config\">/v1/config</a>). The dashboard is not built yet.</p>"
+    "(<a href=\"/v1/config\">/v1/config</a>); the management API under <code>/api/v1/</code> "
+    "(<a href=\"/api/v1/openapi.json\">OpenAPI document</a>). The dashboard is not built "
+    "yet.</p>"
     "</body></html>";
 
 }  // namespace
@@ -94,10 +97,10 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
           existing->properties == wanted.properties) {
         continue;
       }
-      FLOE_RETURN_IF_ERROR(metastore->DropCatalog(wanted.name));
-    } else if (existing.status().code() != StatusCode::kNotFound) {
-      return existing.status();
+      FLOE_RETURN_IF_ERROR(metastore->UpdateCatalog(wanted));
+      continue;
     }
+    if (existing.status().code() != StatusCode::kNotFound) return existing.status();
     Status created = metastore->CreateCatalog(wanted);
     if (!created.ok() && created.code() != StatusCode::kAlreadyExists) return created;
   }
@@ -150,6 +153,19 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   rest_options.now_ms = config.now_ms;
   server->rest_ = std::make_unique<rest::RestCatalogService>(server->registry_, rest_options);
 
+  manage::ManagementOptions manage_options;
+  manage_options.metastore_uri = config.metastore_uri;
+  manage_options.default_catalog = config.default_catalog;
+  manage_options.open_catalog = [uri = config.metastore_uri](
+                                    const metastore::CatalogRecord& record) {
+    return OpenCatalogFor(record, uri);
+  };
+  manage_options.optimizer = server->optimizer_.get();
+  manage_options.settings_json = SettingsJson(config);
+  manage_options.on_table_changed = rest_options.on_table_changed;
+  FLOE_ASSIGN_OR_RETURN(server->manage_,
+                        manage::ManagementApi::Make(server->registry_, std::move(manage_options)));
+
   http::HttpServerOptions http_options;
   http_options.host = config.http_host;
   http_options.port = config.http_port;
@@ -177,6 +193,7 @@ void Server::Stop() {
 http::HttpResponse Server::Handle(const http::HttpRequest& request) {
   std::string_view path = request.path;
   if (path.starts_with("/v1/")) return HandleCatalogRequest(request);
+  if (path == "/api/v1" || path.starts_with("/api/v1/")) return HandleManagementRequest(request);
   if (path == "/health" || path == "/healthz") {
     return http::HttpResponse::Json(200, "{\"status\":\"ok\"}");
   }
@@ -195,16 +212,7 @@ http::HttpResponse Server::HandleCatalogRequest(const http::HttpRequest& request
   // Authentication comes first, so that without a token nothing is learnt (not even which
   // catalogs or routes exist).
   auto principal = auth_->Authenticate(request);
-  if (!principal.ok()) {
-    http::HttpResponse response =
-        rest::ErrorResponse(401, "NotAuthorizedException", principal.status().message());
-    // RFC 6750 §3: the challenge; "invalid_token" when a token was sent but refused.
-    response.headers.emplace_back(
-        "WWW-Authenticate", request.Header("authorization") == nullptr
-                                ? "Bearer realm=\"floe\""
-                                : "Bearer realm=\"floe\", error=\"invalid_token\"");
-    return response;
-  }
+  if (!principal.ok()) return Unauthorized(request, principal.status());
   http::HttpResponse response;
   std::optional<rest::RouteTarget> target = rest_->Target(request);
   Status allowed =
@@ -219,6 +227,109 @@ http::HttpResponse Server::HandleCatalogRequest(const http::HttpRequest& request
   }
   response.principal = (*principal)->name;
   return response;
+}
+
+http::HttpResponse Server::Unauthorized(const http::HttpRequest& request, const Status& why) {
+  http::HttpResponse response = rest::ErrorResponse(401, "NotAuthorizedException", why.message());
+  // RFC 6750 §3: the challenge; "invalid_token" when a token was sent but refused.
+  response.headers.emplace_back("WWW-Authenticate",
+                                request.Header("authorization") == nullptr
+                                    ? "Bearer realm=\"floe\""
+                                    : "Bearer realm=\"floe\", error=\"invalid_token\"");
+  return response;
+}
+
+http::HttpResponse Server::HandleManagementRequest(const http::HttpRequest& request) {
+  const bool is_document = request.path == "/api/v1/openapi.json" || request.path == "/api/v1" ||
+                           request.path == "/api/v1/";
+  if (!auth_ || is_document) return manage_->Handle(request, {});
+  auto principal = auth_->Authenticate(request);
+  if (!principal.ok()) return Unauthorized(request, principal.status());
+  const auth::Principal& who = **principal;
+  http::HttpResponse response;
+  std::optional<rest::RouteTarget> target = manage_->Target(request);
+  const auth::Access needed =
+      target && target->writes ? auth::Access::kWrite : auth::Access::kRead;
+  Status allowed =
+      target ? auth::Authenticator::Authorize(who, target->catalog, needed) : Status::OK();
+  if (allowed.ok()) {
+    response = manage_->Handle(request, [&who](std::string_view catalog, bool write) {
+      return auth::Authenticator::Authorize(
+                 who, catalog, write ? auth::Access::kWrite : auth::Access::kRead)
+          .ok();
+    });
+  } else {
+    response = rest::ErrorResponse(403, "ForbiddenException", allowed.message());
+  }
+  response.principal = who.name;
+  return response;
+}
+
+std::string SettingsJson(const ServerConfig& config) {
+  std::string out;
+  JsonWriter w(&out);
+  w.BeginObject();
+  w.Key("data-dir");
+  w.String(config.data_dir);
+  w.Key("metastore");
+  w.String(manage::MaskUri(config.metastore_uri));
+  w.Key("default-catalog");
+  w.String(config.default_catalog);
+  w.Key("default-warehouse");
+  w.String(config.default_warehouse);
+  w.Key("http");
+  w.BeginObject();
+  w.Key("host");
+  w.String(config.http_host);
+  w.Key("port");
+  w.Int(config.http_port);
+  w.Key("worker-threads");
+  w.Int(config.http_worker_threads);
+  w.Key("max-request-body-bytes");
+  w.Int(static_cast<int64_t>(config.max_request_body_bytes));
+  w.Key("access-log");
+  w.String(config.access_log_path);
+  w.EndObject();
+  w.Key("optimizer");
+  w.BeginObject();
+  w.Key("threads");
+  w.Int(config.optimizer_threads);
+  w.Key("refresh-interval-ms");
+  w.Int(config.optimizer_refresh_interval_ms);
+  w.EndObject();
+  w.Key("auth");
+  w.BeginObject();
+  w.Key("enabled");
+  w.Bool(config.auth.enabled);
+  w.Key("token-lifetime-seconds");
+  w.Int(config.auth.token_lifetime_seconds);
+  w.Key("token-key-file");
+  w.String(config.auth.token_key_file);
+  w.Key("principals");
+  w.BeginArray();
+  for (const auth::Principal& p : config.auth.principals) {
+    w.BeginObject();
+    w.Key("name");
+    w.String(p.name);
+    w.Key("has-secret");
+    w.Bool(!p.secret_sha256.empty());
+    w.Key("static-tokens");
+    w.Int(static_cast<int64_t>(p.token_sha256s.size()));
+    w.Key("catalogs");
+    w.BeginObject();
+    for (const auto& [catalog, access] : p.catalogs) {
+      w.Key(catalog);
+      w.String(access == auth::Access::kWrite  ? "write"
+               : access == auth::Access::kRead ? "read"
+                                               : "none");
+    }
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  w.EndObject();
+  return out;
 }
 
 }  // namespace floe::server

@@ -23,6 +23,7 @@
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http_server.h"
+#include "floe/manage/management_api.h"
 #include "floe/metastore/metastore.h"
 #include "floe/optimize/service.h"
 #include "floe/rest/rest_catalog_service.h"
@@ -80,11 +81,15 @@ class Server {
   http::HttpResponse Handle(const http::HttpRequest& request);
 
   http::HttpResponse HandleCatalogRequest(const http::HttpRequest& request);
+  http::HttpResponse HandleManagementRequest(const http::HttpRequest& request);
+  // The 401 answer (with its challenge) for a request whose token was refused.
+  static http::HttpResponse Unauthorized(const http::HttpRequest& request, const Status& why);
 
   ServerConfig config_;
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   std::unique_ptr<optimize::OptimizingService> optimizer_;
   std::unique_ptr<rest::RestCatalogService> rest_;
+  std::unique_ptr<manage::ManagementApi> manage_;
   std::unique_ptr<auth::Authenticator> auth_;  // null when authentication is off
   std::unique_ptr<http::HttpServer> http_;
 };
@@ -92,6 +97,10 @@ class Server {
 // Whether `host` (http.host) only accepts connections from this machine: localhost,
 // 127.0.0.0/8 or ::1.
 bool IsLoopbackHost(std::string_view host);
+
+// The effective configuration as a JSON object for the management API's settings:
+// credentials and secrets are masked, principals are listed with their roles only.
+std::string SettingsJson(const ServerConfig& config);
 
 // Opens the catalog a metastore record describes (a factory for the record's pool).
 Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(const metastore::CatalogRecord& record,

@@ -97,6 +97,42 @@ TEST_F(ServerTest, ReservedCatalogNamesAreRefused) {
   std::filesystem::remove(dir_.string() + ".db");
 }
 
+TEST(ManagementMasking, SecretsAndUriPasswordsAreMasked) {
+  EXPECT_EQ(manage::MaskUri("postgresql://floe:pa55@db:5432/meta"),
+            "postgresql://floe:****@db:5432/meta");
+  EXPECT_EQ(manage::MaskUri("postgresql://floe@db/meta"), "postgresql://floe@db/meta");
+  EXPECT_EQ(manage::MaskUri("postgresql://db/meta?user=u&password=p&sslmode=require"),
+            "postgresql://db/meta?user=u&password=****&sslmode=require");
+  EXPECT_EQ(manage::MaskUri("sqlite:/var/floe.db"), "sqlite:/var/floe.db");
+  EXPECT_EQ(manage::MaskUri("http://h:1/x@y"), "http://h:1/x@y");
+  EXPECT_EQ(manage::MaskSecret("s3.secret-access-key", "abc"), "****");
+  EXPECT_EQ(manage::MaskSecret("credential", "id:secret"), "****");
+  EXPECT_EQ(manage::MaskSecret("S3.Session-Token", "t"), "****");
+  EXPECT_EQ(manage::MaskSecret("catalog-name", "lake"), "lake");
+}
+
+TEST_F(ServerTest, SettingsShowTheConfigurationWithoutSecrets) {
+  ServerConfig config = Config();
+  config.metastore_uri = "postgresql://floe:hunter2@db/meta";
+  auth::Principal etl;
+  etl.name = "etl";
+  etl.secret_sha256 = auth::Sha256("etl-secret");
+  etl.token_sha256s = {auth::Sha256("etl-token")};
+  etl.catalogs = {{"default", auth::Access::kWrite}, {"*", auth::Access::kRead}};
+  config.auth.principals = {etl};
+  auto settings = nlohmann::json::parse(SettingsJson(config));
+  EXPECT_EQ(settings["metastore"], "postgresql://floe:****@db/meta");
+  EXPECT_EQ(settings["auth"]["principals"][0]["name"], "etl");
+  EXPECT_EQ(settings["auth"]["principals"][0]["catalogs"]["default"], "write");
+  EXPECT_EQ(settings["auth"]["principals"][0]["static-tokens"], 1);
+  const std::string text = settings.dump();
+  for (const std::string& secret :
+       {std::string("hunter2"), auth::HexEncode(auth::Sha256("etl-secret")),
+        auth::HexEncode(auth::Sha256("etl-token"))}) {
+    EXPECT_EQ(text.find(secret), std::string::npos) << secret;
+  }
+}
+
 TEST(IsLoopbackHost, Hosts) {
   for (const char* host : {"127.0.0.1", "127.1.2.3", "localhost", "::1", "[::1]"}) {
     EXPECT_TRUE(IsLoopbackHost(host)) << host;

@@ -1,0 +1,1085 @@
+#include "floe/manage/management_api.h"
+
+#include <algorithm>
+#include <array>
+#include <cctype>
+#include <charconv>
+#include <map>
+#include <span>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "floe/iceberg/partition_spec.h"
+#include "floe/iceberg/schema.h"
+#include "floe/iceberg/sort_order.h"
+#include "floe/iceberg/table.h"
+#include "floe/iceberg/metadata_updates.h"
+#include "floe/optimize/optimizing_config.h"
+#include "floe/optimize/rewrite.h"
+
+namespace floe::manage {
+
+using OJson = nlohmann::ordered_json;
+using catalog::Namespace;
+using catalog::TableIdentifier;
+using http::HttpResponse;
+
+struct ManagementApi::Call {
+  const http::HttpRequest& request;
+  const AccessCheck& access;
+  std::vector<std::pair<std::string, std::string>> query;
+
+  std::optional<std::string> Query(std::string_view name) const {
+    for (const auto& [k, v] : query) {
+      if (k == name) return v;
+    }
+    return std::nullopt;
+  }
+  bool CanRead(std::string_view catalog) const { return !access || access(catalog, false); }
+};
+
+namespace {
+
+constexpr size_t kDefaultPageSize = 100;
+constexpr size_t kMaxPageSize = 1000;
+
+HttpResponse JsonResponse(int status, const OJson& body) {
+  return HttpResponse::Json(status, body.dump());
+}
+
+// The error body for a failed call: the REST error model, with the codes a management
+// client branches on.
+HttpResponse FromStatus(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kNotFound:
+      return rest::ErrorResponse(404, "NotFoundException", status.message());
+    case StatusCode::kAlreadyExists:
+      return rest::ErrorResponse(409, "AlreadyExistsException", status.message());
+    case StatusCode::kConflict:
+      return rest::ErrorResponse(409, "CommitFailedException", status.message());
+    case StatusCode::kFailedPrecondition:
+      return rest::ErrorResponse(409, "ConflictException", status.message());
+    case StatusCode::kInvalidArgument:
+      return rest::ErrorResponse(400, "BadRequestException", status.message());
+    case StatusCode::kUnimplemented:
+      return rest::ErrorResponse(406, "UnsupportedOperationException", status.message());
+    case StatusCode::kUnavailable:
+    case StatusCode::kDeadlineExceeded:
+      return rest::ErrorResponse(503, "ServiceUnavailableException", status.message());
+    default:
+      return rest::ErrorResponse(500, "InternalServerError", status.message());
+  }
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+Result<OJson> ParseObjectBody(const http::HttpRequest& request, bool allow_empty) {
+  if (request.body.empty() && allow_empty) return OJson::object();
+  OJson body = OJson::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_discarded() || !body.is_object()) {
+    return Status::InvalidArgument("the request body must be a JSON object");
+  }
+  return body;
+}
+
+// kInvalidArgument for a member of `body` outside `known`: a misspelt field fails loudly
+// instead of being ignored.
+Status CheckKnownFields(const OJson& body, std::initializer_list<std::string_view> known) {
+  for (const auto& [key, value] : body.items()) {
+    if (std::find(known.begin(), known.end(), key) == known.end()) {
+      return Status::InvalidArgument("unknown field '{}'", key);
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::optional<std::string>> OptionalString(const OJson& body, std::string_view key) {
+  auto it = body.find(key);
+  if (it == body.end() || it->is_null()) return std::optional<std::string>{};
+  if (!it->is_string()) return Status::InvalidArgument("'{}' must be a string", key);
+  return std::optional<std::string>(it->get<std::string>());
+}
+
+Result<std::map<std::string, std::string>> StringMap(const OJson& body, std::string_view key) {
+  std::map<std::string, std::string> out;
+  auto it = body.find(key);
+  if (it == body.end()) return out;
+  if (!it->is_object()) return Status::InvalidArgument("'{}' must be an object", key);
+  for (const auto& [k, v] : it->items()) {
+    if (!v.is_string()) return Status::InvalidArgument("'{}.{}' must be a string", key, k);
+    out[k] = v.get<std::string>();
+  }
+  return out;
+}
+
+// List parameters: page, sort and the name filter.
+struct ListParams {
+  size_t offset = 0;
+  size_t size = kDefaultPageSize;
+  std::string sort_key;
+  bool descending = false;
+  std::string q;  // lowercase
+};
+
+Result<ListParams> ParseListParams(const ManagementApi::Call& call,
+                                   std::initializer_list<std::string_view> sort_keys,
+                                   std::string_view default_sort) {
+  ListParams p;
+  if (auto size = call.Query("page-size")) {
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(size->data(), size->data() + size->size(), n);
+    if (ec != std::errc() || end != size->data() + size->size() || n < 1 ||
+        n > static_cast<int64_t>(kMaxPageSize)) {
+      return Status::InvalidArgument("page-size must be an integer from 1 to {}", kMaxPageSize);
+    }
+    p.size = static_cast<size_t>(n);
+  }
+  if (auto token = call.Query("page-token"); token && !token->empty()) {
+    // The token is the offset of the page's first item, prefixed so that it reads as
+    // opaque and so that a stray number is refused.
+    uint64_t n = 0;
+    const char* begin = token->data() + 1;
+    const char* stop = token->data() + token->size();
+    auto [end, ec] = std::from_chars(begin, stop, n);
+    if ((*token)[0] != 'o' || ec != std::errc() || end != stop || n > (1ULL << 40)) {
+      return Status::InvalidArgument("page-token is not a token of this list");
+    }
+    p.offset = static_cast<size_t>(n);
+  }
+  std::string sort(call.Query("sort").value_or(std::string(default_sort)));
+  if (sort.starts_with('-')) {
+    p.descending = true;
+    sort.erase(0, 1);
+  }
+  if (std::find(sort_keys.begin(), sort_keys.end(), sort) == sort_keys.end()) {
+    std::string allowed;
+    for (std::string_view k : sort_keys) {
+      if (!allowed.empty()) allowed += ", ";
+      allowed += k;
+    }
+    return Status::InvalidArgument("sort must be one of {} (with '-' for descending)", allowed);
+  }
+  p.sort_key = std::move(sort);
+  p.q = Lower(call.Query("q").value_or(""));
+  return p;
+}
+
+// The value of an enumerated filter parameter; kInvalidArgument for a value outside `allowed`.
+Result<std::optional<std::string>> EnumFilter(const ManagementApi::Call& call,
+                                              std::string_view name,
+                                              std::span<const std::string_view> allowed) {
+  std::optional<std::string> value = call.Query(name);
+  if (!value) return value;
+  if (std::find(allowed.begin(), allowed.end(), *value) == allowed.end()) {
+    std::string list;
+    for (std::string_view a : allowed) {
+      if (!list.empty()) list += ", ";
+      list += a;
+    }
+    return Status::InvalidArgument("{} must be one of {}", name, list);
+  }
+  return value;
+}
+
+constexpr std::array<std::string_view, 7> kTableStatuses = {
+    "idle", "pending", "planning", "minor", "major", "full", "committing"};
+constexpr std::array<std::string_view, 4> kCatalogTypes = {"internal", "sql", "filesystem",
+                                                           "rest"};
+constexpr std::array<std::string_view, 3> kProducers = {"optimize", "ingest", "external"};
+constexpr std::array<std::string_view, 3> kProcessStatuses = {"running", "success", "failed"};
+
+bool MatchesQuery(const ListParams& p, std::string_view name) {
+  return p.q.empty() || Lower(name).find(p.q) != std::string::npos;
+}
+
+// Sorts `items` by the sort key (ties keep their order), then answers one page.
+HttpResponse Page(std::vector<OJson> items, const ListParams& p) {
+  std::stable_sort(items.begin(), items.end(), [&](const OJson& a, const OJson& b) {
+    const OJson& x = a.contains(p.sort_key) ? a[p.sort_key] : OJson();
+    const OJson& y = b.contains(p.sort_key) ? b[p.sort_key] : OJson();
+    return p.descending ? y < x : x < y;
+  });
+  OJson body = OJson::object();
+  OJson page = OJson::array();
+  for (size_t i = p.offset; i < items.size() && i < p.offset + p.size; ++i) {
+    page.push_back(std::move(items[i]));
+  }
+  body["items"] = std::move(page);
+  body["total"] = items.size();
+  if (p.offset + p.size < items.size()) {
+    body["next-page-token"] = fmt::format("o{}", p.offset + p.size);
+  }
+  return JsonResponse(200, body);
+}
+
+bool IsSecretKey(std::string_view key) {
+  std::string k = Lower(key);
+  for (std::string_view word : {"secret", "password", "token", "credential", "private-key"}) {
+    if (k.find(word) != std::string::npos) return true;
+  }
+  return false;
+}
+
+constexpr std::string_view kMask = "****";
+
+OJson CatalogJson(const metastore::CatalogRecord& r, std::string_view default_catalog) {
+  OJson j = OJson::object();
+  j["name"] = r.name;
+  j["type"] = std::string(metastore::CatalogKindName(r.kind));
+  if (!r.uri.empty()) j["uri"] = MaskUri(r.uri);
+  if (!r.warehouse.empty()) j["warehouse"] = r.warehouse;
+  OJson props = OJson::object();
+  for (const auto& [k, v] : r.properties) props[k] = MaskSecret(k, v);
+  j["properties"] = std::move(props);
+  j["created-at-ms"] = r.created_at_ms;
+  j["default"] = r.name == default_catalog;
+  return j;
+}
+
+OJson RuntimeJson(const metastore::TableRuntimeRecord& r) {
+  OJson j = OJson::object();
+  j["catalog"] = r.catalog;
+  j["namespace"] = r.table_namespace;
+  j["name"] = r.table_name;
+  j["identifier"] = r.table_namespace + "." + r.table_name;
+  j["status"] = r.status;
+  j["status-reason"] = r.status_reason;
+  if (r.last_optimized_snapshot_id) {
+    j["last-optimized-snapshot-id"] = *r.last_optimized_snapshot_id;
+  }
+  j["last-minor-ms"] = r.last_minor_ms;
+  j["last-major-ms"] = r.last_major_ms;
+  j["last-full-ms"] = r.last_full_ms;
+  j["last-plan-ms"] = r.last_plan_ms;
+  j["updated-at-ms"] = r.updated_at_ms;
+  return j;
+}
+
+OJson ProcessJson(const metastore::OptimizingProcessRecord& p) {
+  OJson j = OJson::object();
+  j["process-id"] = p.process_id;
+  j["type"] = p.optimizing_type;
+  j["status"] = p.status;
+  if (p.planned_snapshot_id) j["planned-snapshot-id"] = *p.planned_snapshot_id;
+  if (p.committed_snapshot_id) j["committed-snapshot-id"] = *p.committed_snapshot_id;
+  j["plan-time-ms"] = p.plan_time_ms;
+  j["end-time-ms"] = p.end_time_ms;
+  j["duration-ms"] = p.end_time_ms > 0 ? p.end_time_ms - p.plan_time_ms : 0;
+  j["task-count"] = p.task_count;
+  j["rewritten-data-files"] = p.rewritten_data_files;
+  j["converted-data-files"] = p.converted_data_files;
+  j["removed-delete-files"] = p.removed_delete_files;
+  j["new-data-files"] = p.new_data_files;
+  j["new-delete-files"] = p.new_delete_files;
+  j["rows-rewritten"] = p.rows_rewritten;
+  j["bytes-written"] = p.bytes_written;
+  j["reason"] = p.reason;
+  if (!p.error.empty()) j["error"] = p.error;
+  return j;
+}
+
+OJson FileStatsJson(const optimize::FileStats& s) {
+  return OJson{{"count", s.count}, {"bytes", s.bytes}, {"records", s.records}};
+}
+
+OJson HealthJson(const optimize::HealthScore& h) {
+  return OJson{{"score", h.total()},
+               {"small-files", h.small_files},
+               {"equality-deletes", h.equality_deletes},
+               {"position-deletes", h.position_deletes}};
+}
+
+OJson PartitionJson(const optimize::PartitionEvaluation& p) {
+  OJson j = OJson::object();
+  j["key"] = p.key;
+  j["spec-id"] = p.spec_id;
+  j["fragments"] = FileStatsJson(p.fragments);
+  j["undersized-segments"] = FileStatsJson(p.undersized_segments);
+  j["rewrite-segments"] = FileStatsJson(p.rewrite_segments);
+  j["rewrite-pos-segments"] = FileStatsJson(p.rewrite_pos_segments);
+  j["equality-deletes"] = FileStatsJson(p.equality_deletes);
+  j["position-deletes"] = FileStatsJson(p.position_deletes);
+  j["health"] = HealthJson(p.health);
+  j["health-score"] = p.health.total();
+  j["necessary"] = p.necessary;
+  if (p.necessary) j["optimizing-type"] = std::string(optimize::OptimizingTypeName(p.type));
+  j["reason"] = p.reason;
+  j["cost"] = p.cost;
+  return j;
+}
+
+// Where a snapshot came from, for the timeline: floe's optimizer marks its commits.
+std::string_view SnapshotProducer(const iceberg::Snapshot& s) {
+  const std::string* producer = s.SummaryValue("snapshot-producer");
+  if (producer != nullptr && *producer == "OPTIMIZE") return "optimize";
+  if (s.SummaryValue("floe.ingest.topic") != nullptr) return "ingest";
+  return "external";
+}
+
+OJson SnapshotJson(const iceberg::Snapshot& s) {
+  OJson j = OJson::object();
+  j["snapshot-id"] = s.snapshot_id;
+  if (s.parent_snapshot_id) j["parent-snapshot-id"] = *s.parent_snapshot_id;
+  j["sequence-number"] = s.sequence_number;
+  j["timestamp-ms"] = s.timestamp_ms;
+  j["operation"] = s.operation.empty() ? "overwrite" : s.operation;
+  j["producer"] = std::string(SnapshotProducer(s));
+  if (s.schema_id) j["schema-id"] = *s.schema_id;
+  OJson summary = OJson::object();
+  for (const auto& [k, v] : s.summary) summary[k] = v;
+  j["summary"] = std::move(summary);
+  return j;
+}
+
+// The health of a table from its partitions' evaluations: each part is the mean over the
+// partitions (a table is as healthy as its typical partition), with the least healthy
+// partition's score beside it.
+OJson TableHealthJson(const optimize::OptimizingPlan& plan) {
+  if (plan.partitions.empty()) {
+    OJson j = HealthJson(optimize::HealthScore{});
+    j["lowest-partition-score"] = 100;
+    j["partitions"] = 0;
+    return j;
+  }
+  int64_t small = 0, eq = 0, pos = 0;
+  int lowest = 100;
+  for (const optimize::PartitionEvaluation& p : plan.partitions) {
+    small += p.health.small_files;
+    eq += p.health.equality_deletes;
+    pos += p.health.position_deletes;
+    lowest = std::min(lowest, p.health.total());
+  }
+  const auto n = static_cast<int64_t>(plan.partitions.size());
+  optimize::HealthScore mean;
+  mean.small_files = static_cast<int>(small / n);
+  mean.equality_deletes = static_cast<int>(eq / n);
+  mean.position_deletes = static_cast<int>(pos / n);
+  OJson j = HealthJson(mean);
+  j["lowest-partition-score"] = lowest;
+  j["partitions"] = n;
+  return j;
+}
+
+Result<Namespace> NamespaceFromPath(std::string_view text) {
+  if (text.empty()) return Status::InvalidArgument("the namespace is empty");
+  return catalog::ParseNamespace(text);
+}
+
+// The path of a table route: catalogs/{c}/namespaces/{ns}/tables/{t}[/...].
+struct TableRoute {
+  std::string catalog;
+  TableIdentifier id;
+  std::string action;  // "" for the table itself
+};
+
+}  // namespace
+
+std::string MaskSecret(std::string_view key, std::string_view value) {
+  return IsSecretKey(key) ? std::string(kMask) : std::string(value);
+}
+
+std::string MaskUri(std::string_view uri) {
+  // scheme://user:password@host...: the password goes.
+  size_t scheme = uri.find("://");
+  if (scheme == std::string_view::npos) return std::string(uri);
+  size_t authority = scheme + 3;
+  size_t end = uri.find_first_of("/?#", authority);
+  std::string_view auth = uri.substr(authority, end == std::string_view::npos
+                                                     ? std::string_view::npos
+                                                     : end - authority);
+  size_t at = auth.rfind('@');
+  if (at == std::string_view::npos) {
+    // Query parameters such as ?password=... (libpq keywords).
+    std::string out(uri);
+    size_t q = out.find('?');
+    if (q == std::string::npos) return out;
+    std::string masked = out.substr(0, q + 1);
+    std::string_view rest = std::string_view(out).substr(q + 1);
+    while (!rest.empty()) {
+      size_t amp = rest.find('&');
+      std::string_view part = rest.substr(0, amp);
+      size_t eq = part.find('=');
+      if (eq != std::string_view::npos && IsSecretKey(part.substr(0, eq))) {
+        masked += std::string(part.substr(0, eq + 1)) + std::string(kMask);
+      } else {
+        masked += part;
+      }
+      if (amp == std::string_view::npos) break;
+      masked += '&';
+      rest.remove_prefix(amp + 1);
+    }
+    return masked;
+  }
+  size_t colon = auth.find(':');
+  if (colon == std::string_view::npos || colon > at) return std::string(uri);
+  std::string out(uri.substr(0, authority + colon + 1));
+  out += kMask;
+  out += uri.substr(authority + at);
+  return out;
+}
+
+Result<std::unique_ptr<ManagementApi>> ManagementApi::Make(
+    std::shared_ptr<catalog::CatalogRegistry> registry, ManagementOptions options) {
+  if (!options.open_catalog) return Status::InvalidArgument("open_catalog is required");
+  std::unique_ptr<ManagementApi> api(new ManagementApi(std::move(registry), std::move(options)));
+  FLOE_ASSIGN_OR_RETURN(api->store_, metastore::Metastore::Open(api->options_.metastore_uri));
+  return api;
+}
+
+std::optional<rest::RouteTarget> ManagementApi::Target(const http::HttpRequest& request) const {
+  auto segments = http::SplitPath(request.path);
+  if (!segments.ok() || segments->size() < 3 || (*segments)[2] != "catalogs") {
+    return std::nullopt;
+  }
+  const bool writes = request.method != "GET" && request.method != "HEAD";
+  if (segments->size() >= 4) return rest::RouteTarget{(*segments)[3], writes};
+  if (!writes) return std::nullopt;
+  // POST /api/v1/catalogs: the catalog being created, named in the body.
+  OJson body = OJson::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  if (body.is_object()) {
+    auto name = body.find("name");
+    if (name != body.end() && name->is_string()) {
+      return rest::RouteTarget{name->get<std::string>(), true};
+    }
+  }
+  return rest::RouteTarget{"*", true};
+}
+
+HttpResponse ManagementApi::Handle(const http::HttpRequest& request, const AccessCheck& access) {
+  auto query = http::ParseQuery(request.query);
+  if (!query.ok()) {
+    return rest::ErrorResponse(400, "BadRequestException", query.status().message());
+  }
+  Call call{request, access, std::move(*query)};
+  auto response = Dispatch(call);
+  if (!response.ok()) return FromStatus(response.status());
+  return std::move(*response);
+}
+
+Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
+  const http::HttpRequest& request = call.request;
+  FLOE_ASSIGN_OR_RETURN(std::vector<std::string> seg, http::SplitPath(request.path));
+  if (seg.size() < 2 || seg[0] != "api" || seg[1] != "v1") {
+    return Status::NotFound("no such route");
+  }
+  seg.erase(seg.begin(), seg.begin() + 2);
+  const std::string& method = request.method;
+  const bool get = method == "GET" || method == "HEAD";
+  // RFC 9110 §15.5.6: a 405 lists the methods the route has.
+  auto not_allowed = [&](std::string_view allow) -> Result<HttpResponse> {
+    HttpResponse r = rest::ErrorResponse(405, "MethodNotAllowedException",
+                                         fmt::format("{} is not allowed here", method));
+    r.headers.emplace_back("Allow", std::string(allow));
+    return r;
+  };
+  auto wrong_method = [&]() { return not_allowed("GET, HEAD"); };
+
+  if (seg.empty() || (seg.size() == 1 && seg[0] == "openapi.json")) {
+    if (!get) return wrong_method();
+    return HttpResponse::Json(200, std::string(OpenApiDocument()));
+  }
+  if (seg.size() == 1) {
+    if (seg[0] == "overview") return get ? Overview(call) : wrong_method();
+    if (seg[0] == "tables") return get ? ManagedTables(call) : wrong_method();
+    if (seg[0] == "optimizer-groups") return get ? OptimizerGroups(call) : wrong_method();
+    if (seg[0] == "settings") {
+      if (!get) return wrong_method();
+      return HttpResponse::Json(200, options_.settings_json);
+    }
+    if (seg[0] == "catalogs") {
+      if (get) return ListCatalogs(call);
+      if (method == "POST") return PutCatalog(call, std::nullopt);
+      return not_allowed("GET, HEAD, POST");
+    }
+    return Status::NotFound("no such route");
+  }
+  if (seg[0] != "catalogs") return Status::NotFound("no such route");
+  const std::string& catalog_name = seg[1];
+  if (seg.size() == 2) {
+    if (get) return GetCatalog(call, catalog_name);
+    if (method == "PUT") return PutCatalog(call, catalog_name);
+    if (method == "DELETE") return DeleteCatalog(call, catalog_name);
+    return not_allowed("GET, HEAD, PUT, DELETE");
+  }
+  if (seg[2] != "namespaces") return Status::NotFound("no such route");
+  if (seg.size() == 3) return get ? ListNamespaces(call, catalog_name) : wrong_method();
+  if (seg.size() < 5 || seg[4] != "tables") return Status::NotFound("no such route");
+  if (seg.size() == 5) return get ? ListTables(call, catalog_name, seg[3]) : wrong_method();
+  if (seg.size() > 7) return Status::NotFound("no such route");
+  FLOE_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromPath(seg[3]));
+  if (seg[5].empty()) return Status::InvalidArgument("the table name is empty");
+  TableIdentifier id{std::move(ns), seg[5]};
+  if (seg.size() == 6) return get ? TableDetails(call, catalog_name, id) : wrong_method();
+  const std::string& action = seg[6];
+  if (action == "partitions") return get ? TablePartitions(call, catalog_name, id) : wrong_method();
+  if (action == "snapshots") return get ? Snapshots(call, catalog_name, id) : wrong_method();
+  if (action == "optimizing-processes") {
+    return get ? Processes(call, catalog_name, id) : wrong_method();
+  }
+  if (action == "properties") {
+    return method == "POST" ? UpdateProperties(call, catalog_name, id) : not_allowed("POST");
+  }
+  if (action == "optimize") {
+    return method == "POST" ? TriggerOptimize(call, catalog_name, id) : not_allowed("POST");
+  }
+  return Status::NotFound("no such route");
+}
+
+Result<HttpResponse> ManagementApi::ListCatalogs(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(ListParams params,
+                        ParseListParams(call, {"name", "type", "created-at-ms"}, "name"));
+  FLOE_ASSIGN_OR_RETURN(std::optional<std::string> type,
+                        EnumFilter(call, "type", kCatalogTypes));
+  std::vector<metastore::CatalogRecord> records;
+  {
+    std::lock_guard lock(store_mu_);
+    FLOE_ASSIGN_OR_RETURN(records, store_->ListCatalogs());
+  }
+  std::vector<OJson> items;
+  for (const metastore::CatalogRecord& r : records) {
+    if (!call.CanRead(r.name) || !MatchesQuery(params, r.name)) continue;
+    if (type && *type != metastore::CatalogKindName(r.kind)) continue;
+    items.push_back(CatalogJson(r, options_.default_catalog));
+  }
+  return Page(std::move(items), params);
+}
+
+Result<HttpResponse> ManagementApi::GetCatalog(Call& call, const std::string& name) {
+  (void)call;
+  metastore::CatalogRecord record;
+  {
+    std::lock_guard lock(store_mu_);
+    FLOE_ASSIGN_OR_RETURN(record, store_->LoadCatalog(name));
+  }
+  return JsonResponse(200, CatalogJson(record, options_.default_catalog));
+}
+
+Result<HttpResponse> ManagementApi::PutCatalog(Call& call,
+                                               const std::optional<std::string>& path_name) {
+  FLOE_ASSIGN_OR_RETURN(OJson body, ParseObjectBody(call.request, /*allow_empty=*/false));
+  FLOE_RETURN_IF_ERROR(CheckKnownFields(body, {"name", "type", "uri", "warehouse", "properties"}));
+  for (const auto& [key, value] : body.items()) {
+    if (value.is_null() || (value.is_string() && value.get_ref<const std::string&>().empty())) {
+      return Status::InvalidArgument("'{}' must not be empty", key);
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(auto name, OptionalString(body, "name"));
+  FLOE_ASSIGN_OR_RETURN(auto type, OptionalString(body, "type"));
+  FLOE_ASSIGN_OR_RETURN(auto uri, OptionalString(body, "uri"));
+  FLOE_ASSIGN_OR_RETURN(auto warehouse, OptionalString(body, "warehouse"));
+  FLOE_ASSIGN_OR_RETURN(auto properties, StringMap(body, "properties"));
+  if (path_name) {
+    if (!name) return Status::InvalidArgument("'name' is required");
+    if (*name != *path_name) {
+      return Status::InvalidArgument("the body names catalog '{}' but the path '{}'", *name,
+                                     *path_name);
+    }
+    name = path_name;
+  }
+  if (!name || name->empty()) return Status::InvalidArgument("'name' is required");
+  if (!type) return Status::InvalidArgument("'type' is required (internal, sql, filesystem, rest)");
+
+  metastore::CatalogRecord record;
+  record.name = *name;
+  FLOE_ASSIGN_OR_RETURN(record.kind, metastore::ParseCatalogKind(*type));
+  record.uri = uri.value_or("");
+  record.warehouse = warehouse.value_or("");
+  record.properties = std::move(properties);
+  switch (record.kind) {
+    case metastore::CatalogKind::kInternal:
+    case metastore::CatalogKind::kFilesystem:
+      if (record.warehouse.empty()) {
+        return Status::InvalidArgument("a {} catalog needs 'warehouse'", *type);
+      }
+      // A relative path would depend on the server's working directory.
+      if (!record.warehouse.starts_with('/') && !record.warehouse.starts_with("file:/") &&
+          (record.kind == metastore::CatalogKind::kFilesystem ||
+           record.warehouse.find("://") == std::string::npos)) {
+        return Status::InvalidArgument("'warehouse' must be an absolute path or URI");
+      }
+      if (!record.uri.empty()) return Status::InvalidArgument("a {} catalog has no 'uri'", *type);
+      break;
+    case metastore::CatalogKind::kSql:
+    case metastore::CatalogKind::kRest:
+      if (record.uri.empty()) return Status::InvalidArgument("a {} catalog needs 'uri'", *type);
+      // SQLite creates a missing file: a relative one would land in the server's working
+      // directory.
+      if (record.uri.starts_with("sqlite:") && !record.uri.starts_with("sqlite:/")) {
+        return Status::InvalidArgument("a sqlite: uri needs an absolute path");
+      }
+      break;
+  }
+  if (path_name) {
+    metastore::CatalogRecord old;
+    {
+      std::lock_guard lock(store_mu_);
+      FLOE_ASSIGN_OR_RETURN(old, store_->LoadCatalog(*name));
+    }
+    if (*name == options_.default_catalog && record.kind != metastore::CatalogKind::kInternal) {
+      return Status::InvalidArgument("the default catalog stays internal");
+    }
+    // A masked value sent back unchanged (the client edited what GET showed) keeps the
+    // stored secret.
+    for (auto& [k, v] : record.properties) {
+      auto it = old.properties.find(k);
+      if (v == kMask && it != old.properties.end()) v = it->second;
+    }
+    if (record.uri == MaskUri(old.uri)) record.uri = old.uri;
+  }
+
+  // The definition must open and answer before it is saved: an attach fails now, with the
+  // reason, rather than on the first request.
+  auto opened = options_.open_catalog(record);
+  if (!opened.ok()) {
+    return Status::InvalidArgument("catalog '{}' cannot be opened: {}", record.name,
+                                   opened.status().ToString());
+  }
+  std::unique_ptr<catalog::Catalog> probe = std::move(*opened);
+  Status listed = probe->ListNamespaces(Namespace{}).status();
+  if (!listed.ok()) {
+    return Status::InvalidArgument("catalog '{}' does not answer: {}", record.name,
+                                   listed.ToString());
+  }
+  {
+    std::lock_guard lock(store_mu_);
+    if (path_name) {
+      FLOE_RETURN_IF_ERROR(store_->UpdateCatalog(record));
+    } else {
+      FLOE_RETURN_IF_ERROR(store_->CreateCatalog(record));
+    }
+    FLOE_ASSIGN_OR_RETURN(record, store_->LoadCatalog(record.name));
+  }
+  auto pool = std::make_shared<catalog::CatalogPool>(
+      record.name, [record, open = options_.open_catalog] { return open(record); });
+  { catalog::CatalogLease lease(pool.get(), std::move(probe)); }
+  registry_->Put(std::move(pool));
+  return JsonResponse(path_name ? 200 : 201, CatalogJson(record, options_.default_catalog));
+}
+
+Result<HttpResponse> ManagementApi::DeleteCatalog(Call& call, const std::string& name) {
+  (void)call;
+  if (name == options_.default_catalog) {
+    return Status::FailedPrecondition("the default catalog '{}' cannot be detached", name);
+  }
+  metastore::CatalogRecord record;
+  {
+    std::lock_guard lock(store_mu_);
+    FLOE_ASSIGN_OR_RETURN(record, store_->LoadCatalog(name));
+  }
+  if (record.kind == metastore::CatalogKind::kInternal) {
+    // Its tables exist only through this metastore: detaching would lose them.
+    FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(name));
+    FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
+    FLOE_ASSIGN_OR_RETURN(auto namespaces, lease->ListNamespaces(Namespace{}));
+    if (!namespaces.empty()) {
+      return Status::FailedPrecondition(
+          "internal catalog '{}' still has {} namespaces: drop them first", name,
+          namespaces.size());
+    }
+  }
+  {
+    std::lock_guard lock(store_mu_);
+    FLOE_RETURN_IF_ERROR(store_->DropCatalog(name));
+  }
+  registry_->Remove(name);
+  return HttpResponse::NoContent();
+}
+
+Result<HttpResponse> ManagementApi::ListNamespaces(Call& call, const std::string& catalog_name) {
+  FLOE_ASSIGN_OR_RETURN(ListParams params, ParseListParams(call, {"name"}, "name"));
+  Namespace parent;
+  if (auto p = call.Query("parent"); p && !p->empty()) {
+    FLOE_ASSIGN_OR_RETURN(parent, catalog::ParseNamespace(*p));
+  }
+  FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(catalog_name));
+  FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
+  FLOE_ASSIGN_OR_RETURN(std::vector<Namespace> namespaces, lease->ListNamespaces(parent));
+  std::vector<OJson> items;
+  for (const Namespace& ns : namespaces) {
+    std::string name = ns.ToString();
+    if (!MatchesQuery(params, name)) continue;
+    items.push_back(OJson{{"name", name}, {"levels", ns.levels}});
+  }
+  return Page(std::move(items), params);
+}
+
+Result<HttpResponse> ManagementApi::ListTables(Call& call, const std::string& catalog_name,
+                                               const std::string& ns_text) {
+  FLOE_ASSIGN_OR_RETURN(ListParams params, ParseListParams(call, {"name", "status"}, "name"));
+  FLOE_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromPath(ns_text));
+  FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(catalog_name));
+  FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
+  FLOE_ASSIGN_OR_RETURN(std::vector<TableIdentifier> ids, lease->ListTables(ns));
+  std::map<std::string, metastore::TableRuntimeRecord> runtimes;
+  {
+    std::vector<metastore::TableRuntimeRecord> all;
+    if (options_.optimizer) {
+      all = options_.optimizer->Tables();
+    } else {
+      std::lock_guard lock(store_mu_);
+      FLOE_ASSIGN_OR_RETURN(all, store_->ListTableRuntimes());
+    }
+    const std::string dotted = ns.ToString();
+    for (auto& r : all) {
+      if (r.catalog == catalog_name && r.table_namespace == dotted) {
+        runtimes[r.table_name] = std::move(r);
+      }
+    }
+  }
+  std::vector<OJson> items;
+  for (const TableIdentifier& id : ids) {
+    if (!MatchesQuery(params, id.name)) continue;
+    OJson j = OJson::object();
+    j["name"] = id.name;
+    j["namespace"] = id.ns.ToString();
+    j["identifier"] = id.ToString();
+    auto it = runtimes.find(id.name);
+    j["status"] = it != runtimes.end() ? it->second.status : "idle";
+    j["status-reason"] = it != runtimes.end() ? it->second.status_reason : "";
+    items.push_back(std::move(j));
+  }
+  return Page(std::move(items), params);
+}
+
+namespace {
+
+// A table loaded for the API: the catalog lease, its operations and the table.
+struct LoadedTable {
+  catalog::CatalogLease lease;
+  std::unique_ptr<iceberg::TableOperations> ops;
+  std::unique_ptr<iceberg::Table> table;
+};
+
+Result<LoadedTable> LoadTableFrom(catalog::CatalogRegistry& registry,
+                                  const std::string& catalog_name, const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(auto pool, registry.Get(catalog_name));
+  FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
+  FLOE_ASSIGN_OR_RETURN(auto ops, lease->LoadTable(id));
+  FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(*ops));
+  return LoadedTable{std::move(lease), std::move(ops), std::move(table)};
+}
+
+// The optimizer's view of the table's current snapshot (its partitions' evaluations and
+// health) with the table's optimizing history; the table's own self-optimizing properties,
+// or the defaults when they are invalid.
+Result<optimize::OptimizingPlan> EvaluateTable(iceberg::Table& table, int64_t now_ms,
+                                               const metastore::TableRuntimeRecord& runtime) {
+  const iceberg::TableMetadataPtr& metadata = table.metadata();
+  const iceberg::Snapshot* current = metadata->current_snapshot();
+  if (current == nullptr) return optimize::OptimizingPlan{};
+  auto config = optimize::OptimizingConfig::FromProperties(metadata->properties);
+  optimize::OptimizingConfig effective = config.ok() ? *config : optimize::OptimizingConfig{};
+  optimize::PlanOptions options;
+  options.now_ms = now_ms;
+  options.history = {runtime.last_minor_ms, runtime.last_major_ms, runtime.last_full_ms};
+  return optimize::PlanSnapshot(metadata, table.io(), current->snapshot_id, effective, options);
+}
+
+int64_t WallClockMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+}  // namespace
+
+Result<metastore::TableRuntimeRecord> ManagementApi::Runtime(const std::string& catalog_name,
+                                                             const TableIdentifier& id) {
+  metastore::TableRuntimeRecord runtime;
+  runtime.catalog = catalog_name;
+  runtime.table_namespace = id.ns.ToString();
+  runtime.table_name = id.name;
+  std::vector<metastore::TableRuntimeRecord> all;
+  if (options_.optimizer) {
+    all = options_.optimizer->Tables();
+  } else {
+    std::lock_guard lock(store_mu_);
+    FLOE_ASSIGN_OR_RETURN(all, store_->ListTableRuntimes());
+  }
+  for (auto& r : all) {
+    if (r.catalog == runtime.catalog && r.table_namespace == runtime.table_namespace &&
+        r.table_name == runtime.table_name) {
+      return std::move(r);
+    }
+  }
+  return runtime;
+}
+
+Result<HttpResponse> ManagementApi::TableDetails(Call& call, const std::string& catalog_name,
+                                                 const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadTableFrom(*registry_, catalog_name, id));
+  const iceberg::TableMetadata& m = *loaded.table->metadata();
+  OJson j = OJson::object();
+  j["catalog"] = catalog_name;
+  j["namespace"] = id.ns.ToString();
+  j["name"] = id.name;
+  j["identifier"] = id.ToString();
+  j["format-version"] = m.format_version;
+  if (m.table_uuid) j["table-uuid"] = *m.table_uuid;
+  j["location"] = m.location;
+  j["metadata-location"] = m.metadata_file_location;
+  j["last-updated-ms"] = m.last_updated_ms;
+  if (m.current_snapshot_id) j["current-snapshot-id"] = *m.current_snapshot_id;
+  j["snapshot-count"] = m.snapshots.size();
+  if (const iceberg::Schema* schema = m.current_schema()) {
+    j["schema"] = OJson::parse(iceberg::SchemaToJsonValue(*schema).dump());
+  }
+  if (const iceberg::PartitionSpec* spec = m.default_spec()) {
+    j["partition-spec"] = OJson::parse(iceberg::PartitionSpecToJsonValue(*spec).dump());
+  }
+  if (const iceberg::SortOrder* order = m.default_sort_order()) {
+    j["sort-order"] = OJson::parse(iceberg::SortOrderToJsonValue(*order).dump());
+  }
+  OJson props = OJson::object();
+  for (const auto& [k, v] : m.properties) props[k] = v;
+  j["properties"] = std::move(props);
+  OJson refs = OJson::object();
+  for (const auto& [name, ref] : m.refs) {
+    refs[name] = OJson{{"type", ref.type == iceberg::SnapshotRefType::kTag ? "tag" : "branch"},
+                       {"snapshot-id", ref.snapshot_id}};
+  }
+  j["refs"] = std::move(refs);
+  if (const iceberg::Snapshot* current = m.current_snapshot()) {
+    j["current-snapshot"] = SnapshotJson(*current);
+  }
+
+  auto config = optimize::OptimizingConfig::FromProperties(m.properties);
+  OJson optimizing = OJson::object();
+  optimizing["enabled"] = config.ok() && config->enabled;
+  if (!config.ok()) optimizing["config-error"] = config.status().message();
+  FLOE_ASSIGN_OR_RETURN(metastore::TableRuntimeRecord runtime, Runtime(catalog_name, id));
+  OJson rt = RuntimeJson(runtime);
+  for (auto& [k, v] : rt.items()) optimizing[k] = v;
+  j["optimizing"] = std::move(optimizing);
+
+  const std::string health_param = call.Query("health").value_or("true");
+  if (health_param != "true" && health_param != "false") {
+    return Status::InvalidArgument("health must be true or false");
+  }
+  if (health_param == "true") {
+    FLOE_ASSIGN_OR_RETURN(optimize::OptimizingPlan plan,
+                          EvaluateTable(*loaded.table, WallClockMs(), runtime));
+    OJson health = TableHealthJson(plan);
+    if (plan.type) {
+      health["pending-optimizing-type"] = std::string(optimize::OptimizingTypeName(*plan.type));
+    }
+    j["health"] = std::move(health);
+  }
+  return JsonResponse(200, j);
+}
+
+Result<HttpResponse> ManagementApi::TablePartitions(Call& call, const std::string& catalog_name,
+                                                    const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(ListParams params,
+                        ParseListParams(call, {"key", "health-score", "cost"}, "key"));
+  FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadTableFrom(*registry_, catalog_name, id));
+  FLOE_ASSIGN_OR_RETURN(metastore::TableRuntimeRecord runtime, Runtime(catalog_name, id));
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingPlan plan,
+                        EvaluateTable(*loaded.table, WallClockMs(), runtime));
+  std::vector<OJson> items;
+  for (const optimize::PartitionEvaluation& p : plan.partitions) {
+    if (!MatchesQuery(params, p.key)) continue;
+    items.push_back(PartitionJson(p));
+  }
+  return Page(std::move(items), params);
+}
+
+Result<HttpResponse> ManagementApi::UpdateProperties(Call& call, const std::string& catalog_name,
+                                                     const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(OJson body, ParseObjectBody(call.request, /*allow_empty=*/false));
+  FLOE_RETURN_IF_ERROR(CheckKnownFields(body, {"updates", "removals"}));
+  FLOE_ASSIGN_OR_RETURN(auto updates, StringMap(body, "updates"));
+  std::vector<std::string> removals;
+  if (auto it = body.find("removals"); it != body.end()) {
+    if (!it->is_array()) return Status::InvalidArgument("'removals' must be an array");
+    for (const auto& key : *it) {
+      if (!key.is_string()) return Status::InvalidArgument("'removals' must hold strings");
+      removals.push_back(key.get<std::string>());
+    }
+  }
+  for (const std::string& key : removals) {
+    if (updates.contains(key)) {
+      return Status::InvalidArgument("'{}' is both updated and removed", key);
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadTableFrom(*registry_, catalog_name, id));
+  // The optimizer's properties are checked before they are committed: a typo would
+  // otherwise stop the table's optimizing with a config error.
+  std::map<std::string, std::string> merged = loaded.table->metadata()->properties;
+  for (const std::string& key : removals) merged.erase(key);
+  for (const auto& [k, v] : updates) merged[k] = v;
+  FLOE_RETURN_IF_ERROR(optimize::OptimizingConfig::FromProperties(merged).status());
+
+  auto update = loaded.table->NewUpdateProperties();
+  for (const auto& [k, v] : updates) update->Set(k, v);
+  for (const std::string& key : removals) update->Remove(key);
+  FLOE_RETURN_IF_ERROR(update->Commit());
+  FLOE_RETURN_IF_ERROR(loaded.table->Refresh());
+  if (options_.on_table_changed) options_.on_table_changed(catalog_name, id);
+  OJson props = OJson::object();
+  for (const auto& [k, v] : loaded.table->metadata()->properties) props[k] = v;
+  return JsonResponse(200, OJson{{"properties", std::move(props)}});
+}
+
+Result<HttpResponse> ManagementApi::Snapshots(Call& call, const std::string& catalog_name,
+                                              const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(ListParams params,
+                        ParseListParams(call, {"timestamp-ms", "sequence-number", "snapshot-id"},
+                                        "-timestamp-ms"));
+  FLOE_ASSIGN_OR_RETURN(std::optional<std::string> producer,
+                        EnumFilter(call, "producer", kProducers));
+  FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadTableFrom(*registry_, catalog_name, id));
+  std::vector<OJson> items;
+  for (const iceberg::Snapshot& s : loaded.table->metadata()->snapshots) {
+    if (producer && *producer != SnapshotProducer(s)) continue;
+    items.push_back(SnapshotJson(s));
+  }
+  return Page(std::move(items), params);
+}
+
+Result<HttpResponse> ManagementApi::Processes(Call& call, const std::string& catalog_name,
+                                              const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(ListParams params,
+                        ParseListParams(call, {"process-id", "plan-time-ms", "duration-ms"},
+                                        "-process-id"));
+  FLOE_ASSIGN_OR_RETURN(std::optional<std::string> status,
+                        EnumFilter(call, "status", kProcessStatuses));
+  if (!registry_->Contains(catalog_name)) {
+    return Status::NotFound("no catalog named '{}'", catalog_name);
+  }
+  std::vector<metastore::OptimizingProcessRecord> processes;
+  {
+    std::lock_guard lock(store_mu_);
+    FLOE_ASSIGN_OR_RETURN(processes, store_->ListProcesses(catalog_name, id.ns.ToString(),
+                                                            id.name, 10'000));
+  }
+  std::vector<OJson> items;
+  for (const auto& p : processes) {
+    if (status && *status != p.status) continue;
+    items.push_back(ProcessJson(p));
+  }
+  return Page(std::move(items), params);
+}
+
+Result<HttpResponse> ManagementApi::TriggerOptimize(Call& call, const std::string& catalog_name,
+                                                    const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(OJson body, ParseObjectBody(call.request, /*allow_empty=*/true));
+  FLOE_RETURN_IF_ERROR(CheckKnownFields(body, {"mode"}));
+  FLOE_ASSIGN_OR_RETURN(auto mode, OptionalString(body, "mode"));
+  std::optional<optimize::OptimizingType> forced;
+  if (mode && *mode != "auto") {
+    if (*mode == "minor") {
+      forced = optimize::OptimizingType::kMinor;
+    } else if (*mode == "major") {
+      forced = optimize::OptimizingType::kMajor;
+    } else if (*mode == "full") {
+      forced = optimize::OptimizingType::kFull;
+    } else {
+      return Status::InvalidArgument("mode must be auto, minor, major or full");
+    }
+  }
+  if (options_.optimizer == nullptr) {
+    return Status::FailedPrecondition(
+        "self-optimizing is off on this server (optimizer threads 0); run `floe optimize`");
+  }
+  FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(catalog_name));
+  {
+    FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
+    FLOE_ASSIGN_OR_RETURN(bool exists, lease->TableExists(id));
+    if (!exists) return Status::NotFound("Table does not exist: {}", id.ToString());
+  }
+  options_.optimizer->Trigger(catalog_name, id, forced);
+  return JsonResponse(202, OJson{{"catalog", catalog_name},
+                                 {"identifier", id.ToString()},
+                                 {"mode", mode.value_or("auto")},
+                                 {"queued", true}});
+}
+
+Result<HttpResponse> ManagementApi::ManagedTables(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(
+      ListParams params,
+      ParseListParams(call,
+                      {"identifier", "catalog", "status", "last-plan-ms", "last-minor-ms",
+                       "last-major-ms", "last-full-ms", "updated-at-ms"},
+                      "identifier"));
+  std::optional<std::string> catalog_filter = call.Query("catalog");
+  FLOE_ASSIGN_OR_RETURN(std::optional<std::string> status_filter,
+                        EnumFilter(call, "status", kTableStatuses));
+  std::vector<metastore::TableRuntimeRecord> all;
+  {
+    std::lock_guard lock(store_mu_);
+    FLOE_ASSIGN_OR_RETURN(all, store_->ListTableRuntimes());
+  }
+  std::vector<OJson> items;
+  items.reserve(all.size());
+  for (const auto& r : all) {
+    if (catalog_filter && *catalog_filter != r.catalog) continue;
+    if (status_filter && *status_filter != r.status) continue;
+    if (!call.CanRead(r.catalog)) continue;
+    if (!MatchesQuery(params, r.table_namespace + "." + r.table_name)) continue;
+    items.push_back(RuntimeJson(r));
+  }
+  return Page(std::move(items), params);
+}
+
+Result<HttpResponse> ManagementApi::Overview(Call& call) {
+  std::vector<metastore::CatalogRecord> catalogs;
+  std::vector<metastore::TableRuntimeRecord> tables;
+  {
+    std::lock_guard lock(store_mu_);
+    FLOE_ASSIGN_OR_RETURN(catalogs, store_->ListCatalogs());
+    FLOE_ASSIGN_OR_RETURN(tables, store_->ListTableRuntimes());
+  }
+  OJson by_type = OJson::object();
+  int64_t catalog_count = 0;
+  for (const auto& c : catalogs) {
+    if (!call.CanRead(c.name)) continue;
+    ++catalog_count;
+    std::string type(metastore::CatalogKindName(c.kind));
+    by_type[type] = by_type.value(type, 0) + 1;
+  }
+  OJson by_status = OJson::object();
+  for (std::string_view s : kTableStatuses) {
+    by_status[std::string(s)] = 0;
+  }
+  int64_t table_count = 0;
+  for (const auto& t : tables) {
+    if (!call.CanRead(t.catalog)) continue;
+    ++table_count;
+    by_status[t.status] = by_status.value(t.status, 0) + 1;
+  }
+  OJson j = OJson::object();
+  j["catalogs"] = catalog_count;
+  j["catalogs-by-type"] = std::move(by_type);
+  j["tables"] = table_count;
+  j["tables-by-status"] = std::move(by_status);
+  OJson optimizer = OJson::object();
+  optimizer["enabled"] = options_.optimizer != nullptr;
+  optimizer["threads"] = options_.optimizer ? options_.optimizer->threads() : 0;
+  optimizer["queued-tables"] = options_.optimizer ? options_.optimizer->QueuedCount() : 0;
+  optimizer["running-tables"] = options_.optimizer ? options_.optimizer->RunningCount() : 0;
+  j["optimizer"] = std::move(optimizer);
+  return JsonResponse(200, j);
+}
+
+Result<HttpResponse> ManagementApi::OptimizerGroups(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(ListParams params, ParseListParams(call, {"name"}, "name"));
+  std::vector<OJson> items;
+  if (options_.optimizer && MatchesQuery(params, "local")) {
+    items.push_back(OJson{{"name", "local"},
+                          {"kind", "local"},
+                          {"threads", options_.optimizer->threads()},
+                          {"queued-tables", options_.optimizer->QueuedCount()},
+                          {"running-tables", options_.optimizer->RunningCount()}});
+  }
+  return Page(std::move(items), params);
+}
+
+}  // namespace floe::manage
