@@ -338,32 +338,13 @@ OJson SnapshotJson(const iceberg::Snapshot& s) {
   return j;
 }
 
-// The health of a table from its partitions' evaluations: each part is the mean over the
-// partitions (a table is as healthy as its typical partition), with the least healthy
-// partition's score beside it.
 OJson TableHealthJson(const optimize::OptimizingPlan& plan) {
-  if (plan.partitions.empty()) {
-    OJson j = HealthJson(optimize::HealthScore{});
-    j["lowest-partition-score"] = 100;
-    j["partitions"] = 0;
-    return j;
-  }
-  int64_t small = 0, eq = 0, pos = 0;
-  int lowest = 100;
-  for (const optimize::PartitionEvaluation& p : plan.partitions) {
-    small += p.health.small_files;
-    eq += p.health.equality_deletes;
-    pos += p.health.position_deletes;
-    lowest = std::min(lowest, p.health.total());
-  }
-  const auto n = static_cast<int64_t>(plan.partitions.size());
-  optimize::HealthScore mean;
-  mean.small_files = static_cast<int>(small / n);
-  mean.equality_deletes = static_cast<int>(eq / n);
-  mean.position_deletes = static_cast<int>(pos / n);
-  OJson j = HealthJson(mean);
-  j["lowest-partition-score"] = lowest;
-  j["partitions"] = n;
+  const optimize::TableHealth health = optimize::SummarizeHealth(plan);
+  OJson j = HealthJson(health.mean);
+  j["lowest-partition-score"] = health.lowest_partition_score;
+  j["partitions"] = health.partitions;
+  j["equality-delete-files"] = health.equality_delete_files;
+  j["position-delete-files"] = health.position_delete_files;
   return j;
 }
 

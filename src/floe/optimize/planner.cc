@@ -495,6 +495,25 @@ std::string DeleteFileKey(const DataFile& file) {
   return fmt::format("{}#{}", file.file_path, file.content_offset.value_or(-1));
 }
 
+TableHealth SummarizeHealth(const OptimizingPlan& plan) {
+  TableHealth out;
+  out.partitions = static_cast<int64_t>(plan.partitions.size());
+  if (plan.partitions.empty()) return out;
+  int64_t small = 0, eq = 0, pos = 0;
+  for (const PartitionEvaluation& p : plan.partitions) {
+    small += p.health.small_files;
+    eq += p.health.equality_deletes;
+    pos += p.health.position_deletes;
+    out.lowest_partition_score = std::min(out.lowest_partition_score, p.health.total());
+    out.equality_delete_files += p.equality_deletes.count;
+    out.position_delete_files += p.position_deletes.count;
+  }
+  out.mean.small_files = static_cast<int>(small / out.partitions);
+  out.mean.equality_deletes = static_cast<int>(eq / out.partitions);
+  out.mean.position_deletes = static_cast<int>(pos / out.partitions);
+  return out;
+}
+
 PlanCounts CountPlan(const OptimizingPlan& plan) {
   PlanCounts counts;
   std::set<std::string> removed;

@@ -148,6 +148,19 @@ struct PlanCounts {
 };
 PlanCounts CountPlan(const OptimizingPlan& plan);
 
+// A table's health from its partitions' evaluations: each part is the mean over the
+// partitions (a table is as healthy as its typical partition), with the least healthy
+// partition's total beside it. A table without data files is perfectly healthy.
+struct TableHealth {
+  HealthScore mean;
+  int lowest_partition_score = 100;
+  int64_t partitions = 0;
+  // Distinct delete files the partitions hold.
+  int64_t equality_delete_files = 0;
+  int64_t position_delete_files = 0;
+};
+TableHealth SummarizeHealth(const OptimizingPlan& plan);
+
 // Names one delete file of a plan: its path, and for a deletion vector its blob's offset
 // (one Puffin file holds the vectors of several data files).
 std::string DeleteFileKey(const iceberg::DataFile& file);

@@ -1,5 +1,6 @@
 #include "floe/optimize/service.h"
 
+#include <charconv>
 #include <set>
 #include <utility>
 
@@ -241,6 +242,19 @@ void OptimizingService::SaveProcess(const metastore::OptimizingProcessRecord& re
   if (!st.ok()) Log(EventLine("optimizer-process-not-saved", {{"error", st.ToString()}}));
 }
 
+std::vector<TableStats> OptimizingService::Stats() const {
+  std::lock_guard lock(mu_);
+  std::vector<TableStats> out;
+  out.reserve(stats_.size());
+  for (const auto& [key, s] : stats_) out.push_back(s);
+  return out;
+}
+
+OptimizerCounters OptimizingService::Counters() const {
+  std::lock_guard lock(mu_);
+  return counters_;
+}
+
 std::vector<metastore::TableRuntimeRecord> OptimizingService::Tables() const {
   std::lock_guard lock(mu_);
   std::vector<metastore::TableRuntimeRecord> out;
@@ -262,6 +276,27 @@ Status OptimizingService::Evaluate(const Item& item) {
   FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(**ops));
   iceberg::TableMetadataPtr metadata = table->metadata();
   const iceberg::Snapshot* current = metadata->current_snapshot();
+  {
+    std::lock_guard lock(mu_);
+    TableStats& stats = stats_[key];
+    stats.catalog = item.catalog;
+    stats.table_namespace = std::get<1>(key);
+    stats.table_name = item.id.name;
+    stats.snapshots = static_cast<int64_t>(metadata->snapshots.size());
+    auto total = [current](std::string_view name) -> int64_t {
+      const std::string* v = current ? current->SummaryValue(name) : nullptr;
+      if (v == nullptr) return 0;
+      int64_t n = 0;
+      auto [end, ec] = std::from_chars(v->data(), v->data() + v->size(), n);
+      return ec == std::errc() && end == v->data() + v->size() ? n : 0;
+    };
+    stats.data_files = total("total-data-files");
+    stats.delete_files = total("total-delete-files");
+    stats.records = total("total-records");
+    stats.files_bytes = total("total-files-size");
+    stats.equality_delete_records = total("total-equality-deletes");
+    stats.position_delete_records = total("total-position-deletes");
+  }
 
   auto config = OptimizingConfig::FromProperties(metadata->properties);
   if (!config.ok()) {
@@ -298,6 +333,14 @@ Status OptimizingService::Evaluate(const Item& item) {
     return planned.status();
   }
   OptimizingPlan plan = std::move(*planned);
+  {
+    const TableHealth health = SummarizeHealth(plan);
+    std::lock_guard lock(mu_);
+    TableStats& stats = stats_[key];
+    stats.health_score = health.mean.total();
+    stats.equality_delete_files = health.equality_delete_files;
+    stats.position_delete_files = health.position_delete_files;
+  }
   if (plan.tasks.empty()) {
     rt.status = "idle";
     rt.status_reason.clear();
@@ -380,6 +423,15 @@ Status OptimizingService::Evaluate(const Item& item) {
 
   process.end_time_ms = Now();
   process.status = outcome.ok() ? "success" : "failed";
+  {
+    std::lock_guard lock(mu_);
+    ++counters_.processes[{item.catalog, process.table_namespace, process.table_name,
+                           process.optimizing_type, process.status}];
+    counters_.bytes_written += process.bytes_written;
+    counters_.rows_rewritten += process.rows_rewritten;
+    counters_.files_rewritten += process.rewritten_data_files;
+    counters_.busy_seconds += static_cast<double>(process.end_time_ms - now) / 1000.0;
+  }
   if (!outcome.ok()) process.error = outcome.ToString();
   SaveProcess(process);
   rt.status = "idle";

@@ -52,6 +52,38 @@ struct OptimizingServiceOptions {
   std::function<void(std::string_view)> log;
 };
 
+// What the last evaluation saw of a table, for metrics (kept in memory only).
+struct TableStats {
+  std::string catalog;
+  std::string table_namespace;
+  std::string table_name;
+  // From the current snapshot's summary (Iceberg's totals).
+  int64_t data_files = 0;
+  int64_t delete_files = 0;
+  int64_t records = 0;
+  int64_t files_bytes = 0;
+  int64_t equality_delete_records = 0;
+  int64_t position_delete_records = 0;
+  int64_t snapshots = 0;
+  // From the last plan (-1: not planned yet).
+  int64_t equality_delete_files = -1;
+  int64_t position_delete_files = -1;
+  int health_score = -1;
+};
+
+// Counts of the group's work since the server started, for metrics.
+struct OptimizerCounters {
+  // By catalog, namespace, table, type (minor, major, full), status (success, failed).
+  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>,
+           int64_t>
+      processes;
+  int64_t bytes_written = 0;
+  int64_t rows_rewritten = 0;
+  int64_t files_rewritten = 0;
+  // Time spent running and committing processes, over all threads.
+  double busy_seconds = 0;
+};
+
 class OptimizingService {
  public:
   // Opens the metastore, loads the tables' saved state and starts the threads.
@@ -81,6 +113,9 @@ class OptimizingService {
 
   // The state of every table seen so far.
   std::vector<metastore::TableRuntimeRecord> Tables() const;
+  // What the last evaluation of each table saw.
+  std::vector<TableStats> Stats() const;
+  OptimizerCounters Counters() const;
 
  private:
   using Key = std::tuple<std::string, std::string, std::string>;  // catalog, ns, name
@@ -117,6 +152,8 @@ class OptimizingService {
   std::set<Key> queued_;
   std::set<Key> running_;
   std::map<Key, metastore::TableRuntimeRecord> runtimes_;
+  std::map<Key, TableStats> stats_;
+  OptimizerCounters counters_;
   int64_t next_process_ = 0;
 
   std::mutex store_mu_;  // the Metastore is not thread-safe

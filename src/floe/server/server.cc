@@ -1,5 +1,6 @@
 #include "floe/server/server.h"
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <system_error>
@@ -119,6 +120,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   }
 
   std::unique_ptr<Server> server(new Server());
+  server->start_time_ms_ = config.now_ms();
   server->auth_ = std::move(authenticator);
   server->registry_ = std::make_shared<catalog::CatalogRegistry>();
   for (const auto& record : records) {
@@ -190,8 +192,35 @@ void Server::Stop() {
   if (optimizer_) optimizer_->Stop();
 }
 
+namespace {
+
+// The route class of the HTTP metrics (the names are in metrics.cc): few, so the label
+// stays small.
+size_t RouteClass(std::string_view path) {
+  if (path.starts_with("/v1/")) return 0;
+  if (path == "/api/v1" || path.starts_with("/api/v1/")) return 1;
+  if (path == "/metrics") return 2;
+  if (path == "/health" || path == "/healthz") return 3;
+  return 4;
+}
+
+}  // namespace
+
 http::HttpResponse Server::Handle(const http::HttpRequest& request) {
+  const auto start = std::chrono::steady_clock::now();
+  http::HttpResponse response = Route(request);
+  const size_t route = RouteClass(request.path);
+  http_metrics_.latency[route].Observe(
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  const int status_class = std::clamp(response.status / 100, 1, 5) - 1;
+  http_metrics_.responses[route][static_cast<size_t>(status_class)].fetch_add(
+      1, std::memory_order_relaxed);
+  return response;
+}
+
+http::HttpResponse Server::Route(const http::HttpRequest& request) {
   std::string_view path = request.path;
+  if (path == "/metrics") return HandleMetrics(request);
   if (path.starts_with("/v1/")) return HandleCatalogRequest(request);
   if (path == "/api/v1" || path.starts_with("/api/v1/")) return HandleManagementRequest(request);
   if (path == "/health" || path == "/healthz") {

@@ -12,6 +12,8 @@
 // Thread-safety: Start/Stop from one thread.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -20,6 +22,7 @@
 #include <vector>
 
 #include "floe/auth/authenticator.h"
+#include "floe/base/prometheus.h"
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http_server.h"
@@ -79,13 +82,27 @@ class Server {
  private:
   Server() = default;
   http::HttpResponse Handle(const http::HttpRequest& request);
+  http::HttpResponse Route(const http::HttpRequest& request);
 
   http::HttpResponse HandleCatalogRequest(const http::HttpRequest& request);
   http::HttpResponse HandleManagementRequest(const http::HttpRequest& request);
   // The 401 answer (with its challenge) for a request whose token was refused.
   static http::HttpResponse Unauthorized(const http::HttpRequest& request, const Status& why);
 
+  // /metrics in the Prometheus text format (docs/metrics.md).
+  http::HttpResponse HandleMetrics(const http::HttpRequest& request);
+
+  // Request counts and latencies per route class (RouteClass in server.cc).
+  static constexpr size_t kRouteClasses = 5;
+  struct HttpMetrics {
+    std::array<LatencyHistogram, kRouteClasses> latency;
+    // By route class and status class (1xx..5xx).
+    std::array<std::array<std::atomic<uint64_t>, 5>, kRouteClasses> responses{};
+  };
+
   ServerConfig config_;
+  int64_t start_time_ms_ = 0;
+  HttpMetrics http_metrics_;
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   std::unique_ptr<optimize::OptimizingService> optimizer_;
   std::unique_ptr<rest::RestCatalogService> rest_;

@@ -1,0 +1,209 @@
+// /metrics: the server's Prometheus metrics (docs/metrics.md lists names and labels).
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+
+#include "floe/base/prometheus.h"
+#include "floe/server/server.h"
+
+namespace floe::server {
+
+namespace {
+
+constexpr std::array<std::string_view, 5> kRouteNames = {"iceberg_rest", "management", "metrics",
+                                                         "health", "other"};
+constexpr std::array<std::string_view, 5> kStatusClasses = {"1xx", "2xx", "3xx", "4xx", "5xx"};
+constexpr std::array<std::string_view, 7> kStatuses = {"idle", "pending", "planning", "minor",
+                                                       "major", "full", "committing"};
+
+int64_t ResidentBytes() {
+  // statm: size resident shared ... in pages.
+  std::ifstream statm("/proc/self/statm");
+  int64_t size = 0, resident = 0;
+  if (!(statm >> size >> resident)) return 0;
+  return resident * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+double CpuSeconds() {
+  rusage usage{};
+  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
+  auto seconds = [](const timeval& t) {
+    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
+  };
+  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+}  // namespace
+
+http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
+  if (auth_) {
+    auto principal = auth_->Authenticate(request);
+    if (!principal.ok()) return Unauthorized(request, principal.status());
+  }
+  static_assert(kRouteNames.size() == kRouteClasses);
+  std::string out;
+  out.reserve(16 << 10);
+  PrometheusWriter w(&out);
+
+  w.Family("floe_build_info", "gauge", "The running floe's version.");
+  w.Sample("floe_build_info", {{"version", FLOE_VERSION}}, int64_t{1});
+  w.Family("process_start_time_seconds", "gauge", "When the server started (Unix time).");
+  w.Sample("process_start_time_seconds", {}, static_cast<double>(start_time_ms_) / 1000.0);
+  w.Family("process_resident_memory_bytes", "gauge", "Resident set size.");
+  w.Sample("process_resident_memory_bytes", {}, ResidentBytes());
+  w.Family("process_cpu_seconds_total", "counter", "User and system CPU time.");
+  w.Sample("process_cpu_seconds_total", {}, CpuSeconds());
+
+  w.Family("floe_http_requests_total", "counter",
+           "HTTP requests answered, by route class and status class.");
+  for (size_t r = 0; r < kRouteClasses; ++r) {
+    for (size_t c = 0; c < kStatusClasses.size(); ++c) {
+      uint64_t n = http_metrics_.responses[r][c].load(std::memory_order_relaxed);
+      if (n == 0) continue;
+      w.Sample("floe_http_requests_total", {{"route", kRouteNames[r]}, {"code", kStatusClasses[c]}},
+               static_cast<int64_t>(n));
+    }
+  }
+  w.Family("floe_http_request_duration_seconds", "histogram",
+           "Time from a request's dispatch to its response, by route class.");
+  for (size_t r = 0; r < kRouteClasses; ++r) {
+    http_metrics_.latency[r].Write(w, "floe_http_request_duration_seconds",
+                                   {{"route", kRouteNames[r]}});
+  }
+
+  w.Family("floe_catalogs", "gauge", "Catalogs the server serves.");
+  w.Sample("floe_catalogs", {}, static_cast<int64_t>(registry_->Names().size()));
+
+  if (optimizer_) {
+    const std::string group = "local";
+    w.Family("floe_optimizer_threads", "gauge", "Threads of an optimizer group.");
+    w.Sample("floe_optimizer_threads", {{"group", group}},
+             static_cast<int64_t>(optimizer_->threads()));
+    w.Family("floe_optimizer_queued_tables", "gauge", "Tables waiting for evaluation.");
+    w.Sample("floe_optimizer_queued_tables", {{"group", group}},
+             static_cast<int64_t>(optimizer_->QueuedCount()));
+    w.Family("floe_optimizer_running_tables", "gauge", "Tables being evaluated or optimized.");
+    w.Sample("floe_optimizer_running_tables", {{"group", group}},
+             static_cast<int64_t>(optimizer_->RunningCount()));
+    const optimize::OptimizerCounters counters = optimizer_->Counters();
+    w.Family("floe_optimizer_bytes_written_total", "counter",
+             "Bytes of data and delete files the group's processes wrote.");
+    w.Sample("floe_optimizer_bytes_written_total", {{"group", group}}, counters.bytes_written);
+    w.Family("floe_optimizer_rows_rewritten_total", "counter",
+             "Rows the group's processes read and rewrote.");
+    w.Sample("floe_optimizer_rows_rewritten_total", {{"group", group}}, counters.rows_rewritten);
+    w.Family("floe_optimizer_files_rewritten_total", "counter",
+             "Data files the group's processes rewrote.");
+    w.Sample("floe_optimizer_files_rewritten_total", {{"group", group}},
+             counters.files_rewritten);
+    w.Family("floe_optimizer_busy_seconds_total", "counter",
+             "Time the group's threads spent planning, rewriting and committing.");
+    w.Sample("floe_optimizer_busy_seconds_total", {{"group", group}}, counters.busy_seconds);
+    w.Family("floe_optimizing_processes_total", "counter",
+             "Optimizing processes that ended, by table, type and outcome.");
+    for (const auto& [key, n] : counters.processes) {
+      const auto& [catalog, ns, table, type, status] = key;
+      w.Sample("floe_optimizing_processes_total",
+               {{"catalog", catalog}, {"namespace", ns}, {"table", table}, {"type", type},
+                {"status", status}},
+               n);
+    }
+
+    const std::vector<metastore::TableRuntimeRecord> runtimes = optimizer_->Tables();
+    const int64_t now_ms = config_.now_ms();
+    w.Family("floe_table_optimizing_status", "gauge",
+             "1 for a table's current self-optimizing status.");
+    for (const auto& r : runtimes) {
+      for (std::string_view status : kStatuses) {
+        if (r.status != status) continue;
+        w.Sample("floe_table_optimizing_status",
+                 {{"catalog", r.catalog},
+                  {"namespace", r.table_namespace},
+                  {"table", r.table_name},
+                  {"status", status}},
+                 int64_t{1});
+      }
+    }
+    w.Family("floe_table_optimizing_status_duration_seconds", "gauge",
+             "Time a table has been in its current self-optimizing status.");
+    for (const auto& r : runtimes) {
+      w.Sample("floe_table_optimizing_status_duration_seconds",
+               {{"catalog", r.catalog},
+                {"namespace", r.table_namespace},
+                {"table", r.table_name},
+                {"status", r.status}},
+               r.updated_at_ms > 0 ? static_cast<double>(now_ms - r.updated_at_ms) / 1000.0
+                                   : 0.0);
+    }
+    w.Family("floe_table_last_optimized_timestamp_seconds", "gauge",
+             "When a table was last optimized, by type (Unix time; absent when never).");
+    for (const auto& r : runtimes) {
+      const std::pair<std::string_view, int64_t> times[] = {
+          {"minor", r.last_minor_ms}, {"major", r.last_major_ms}, {"full", r.last_full_ms}};
+      for (const auto& [type, ms] : times) {
+        if (ms <= 0) continue;
+        w.Sample("floe_table_last_optimized_timestamp_seconds",
+                 {{"catalog", r.catalog},
+                  {"namespace", r.table_namespace},
+                  {"table", r.table_name},
+                  {"type", type}},
+                 static_cast<double>(ms) / 1000.0);
+      }
+    }
+
+    const std::vector<optimize::TableStats> stats = optimizer_->Stats();
+    struct Gauge {
+      std::string_view name;
+      std::string_view help;
+      int64_t optimize::TableStats::*field;
+    };
+    const Gauge gauges[] = {
+        {"floe_table_data_files", "Data files of the current snapshot.",
+         &optimize::TableStats::data_files},
+        {"floe_table_delete_files", "Delete files of the current snapshot.",
+         &optimize::TableStats::delete_files},
+        {"floe_table_equality_delete_files", "Equality delete files (from the last plan).",
+         &optimize::TableStats::equality_delete_files},
+        {"floe_table_position_delete_files",
+         "Position delete files and deletion vectors (from the last plan).",
+         &optimize::TableStats::position_delete_files},
+        {"floe_table_records", "Records of the current snapshot (before deletes).",
+         &optimize::TableStats::records},
+        {"floe_table_equality_delete_records", "Equality delete records.",
+         &optimize::TableStats::equality_delete_records},
+        {"floe_table_position_delete_records", "Position delete records.",
+         &optimize::TableStats::position_delete_records},
+        {"floe_table_size_bytes", "Bytes of the current snapshot's files.",
+         &optimize::TableStats::files_bytes},
+        {"floe_table_snapshots", "Snapshots in the table's metadata.",
+         &optimize::TableStats::snapshots},
+    };
+    for (const Gauge& g : gauges) {
+      w.Family(g.name, "gauge", g.help);
+      for (const optimize::TableStats& s : stats) {
+        const int64_t value = s.*g.field;
+        if (value < 0) continue;
+        w.Sample(g.name,
+                 {{"catalog", s.catalog}, {"namespace", s.table_namespace}, {"table", s.table_name}},
+                 value);
+      }
+    }
+    w.Family("floe_table_health_score", "gauge",
+             "Amoro's health score (0-100) of the table's current snapshot, from the last plan.");
+    for (const optimize::TableStats& s : stats) {
+      if (s.health_score < 0) continue;
+      w.Sample("floe_table_health_score",
+               {{"catalog", s.catalog}, {"namespace", s.table_namespace}, {"table", s.table_name}},
+               static_cast<int64_t>(s.health_score));
+    }
+  }
+
+  http::HttpResponse response;
+  response.content_type = "text/plain; version=0.0.4; charset=utf-8";
+  response.body = std::move(out);
+  return response;
+}
+
+}  // namespace floe::server

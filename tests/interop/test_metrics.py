@@ -1,0 +1,139 @@
+"""`floe server`'s /metrics, parsed by prometheus_client's text-format parser (what a
+Prometheus scrape accepts), with the per-table figures checked against what pyiceberg reads
+from the same tables and the optimizer figures against the management API's process record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import urllib.request
+
+import pyarrow as pa
+import pytest
+from prometheus_client.parser import text_string_to_metric_families
+from pyiceberg.catalog.rest import RestCatalog
+from pyiceberg.schema import Schema
+from pyiceberg.types import LongType, NestedField, StringType
+
+from floe_server import FloeServer
+
+SCHEMA = Schema(NestedField(1, "id", LongType(), required=True),
+                NestedField(2, "name", StringType(), required=False))
+ARROW_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False),
+                          pa.field("name", pa.string())])
+
+
+def rows(start: int, n: int) -> pa.Table:
+    return pa.Table.from_pydict({"id": list(range(start, start + n)),
+                                 "name": [f"n{i}" for i in range(start, start + n)]},
+                                schema=ARROW_SCHEMA)
+
+
+def scrape(server, token: str | None = None):
+    req = urllib.request.Request(server.uri + "/metrics",
+                                 headers={"Authorization": f"Bearer {token}"} if token else {})
+    with urllib.request.urlopen(req, timeout=30) as r:
+        assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4")
+        text = r.read().decode()
+    families = {f.name: f for f in text_string_to_metric_families(text)}
+    return families
+
+
+def samples(families, name: str, **labels):
+    """Values of samples called `name` whose labels include `labels`."""
+    out = []
+    for family in families.values():
+        for s in family.samples:
+            if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
+                out.append(s.value)
+    return out
+
+
+def one(families, name: str, **labels) -> float:
+    values = samples(families, name, **labels)
+    assert len(values) == 1, (name, labels, values)
+    return values[0]
+
+
+def test_metrics_agree_with_pyiceberg_and_the_api(floe, tmp_path):
+    with FloeServer(floe.path, tmp_path / "data", optimizer=True,
+                    extra_args=["--optimizer-refresh-ms", "3600000"]) as server:
+        cat = RestCatalog("floe", uri=server.uri, warehouse="default")
+        cat.create_namespace("db")
+        t = cat.create_table("db.t", SCHEMA,
+                             properties={"self-optimizing.minor.trigger.interval": "-1"})
+        for i in range(4):
+            t.append(rows(i * 100, 25))
+        base = "/api/v1/catalogs/default/namespaces/db/tables/t"
+        code, _, _ = server.request("POST", base + "/optimize", {"mode": "full"})
+        assert code == 202
+        deadline = time.monotonic() + 60
+        process = None
+        while time.monotonic() < deadline:
+            _, page, _ = server.request("GET", base + "/optimizing-processes")
+            if page["items"] and page["items"][0]["status"] != "running":
+                process = page["items"][0]
+                break
+            time.sleep(0.2)
+        assert process is not None and process["status"] == "success", server.log_text()
+        # One more append: the commit event makes the optimizer look at the table again.
+        t = cat.load_table("db.t")
+        t.append(rows(1000, 5))
+
+        labels = {"catalog": "default", "namespace": "db", "table": "t"}
+        deadline = time.monotonic() + 60
+        while True:
+            t = cat.load_table("db.t")
+            summary = t.current_snapshot().summary
+            families = scrape(server)
+            data_files = samples(families, "floe_table_data_files", **labels)
+            if data_files == [float(summary["total-data-files"])]:
+                break
+            assert time.monotonic() < deadline, (data_files, summary)
+            time.sleep(0.3)
+        assert one(families, "floe_table_records", **labels) == float(summary["total-records"])
+        assert one(families, "floe_table_size_bytes", **labels) == \
+            float(summary["total-files-size"])
+        assert one(families, "floe_table_delete_files", **labels) == \
+            float(summary["total-delete-files"])
+        assert one(families, "floe_table_snapshots", **labels) == len(t.metadata.snapshots)
+        assert 0 <= one(families, "floe_table_health_score", **labels) <= 100
+
+        assert one(families, "floe_optimizing_processes_total", type="full",
+                   status="success", **labels) == 1
+        assert one(families, "floe_optimizer_bytes_written_total", group="local") == \
+            process["bytes-written"]
+        assert one(families, "floe_optimizer_files_rewritten_total", group="local") == \
+            process["rewritten-data-files"] == 4
+        assert one(families, "floe_optimizer_threads", group="local") == 1
+        assert one(families, "floe_table_last_optimized_timestamp_seconds", type="full",
+                   **labels) == pytest.approx(process["plan-time-ms"] / 1000)
+        status = samples(families, "floe_table_optimizing_status", **labels)
+        assert status == [1.0]
+
+        # HTTP: every request so far was counted; histogram buckets are cumulative and end
+        # at the count.
+        rest_ok = one(families, "floe_http_requests_total", route="iceberg_rest", code="2xx")
+        assert rest_ok >= 8
+        buckets = samples(families, "floe_http_request_duration_seconds_bucket",
+                          route="iceberg_rest")
+        assert buckets == sorted(buckets)
+        count = one(families, "floe_http_request_duration_seconds_count", route="iceberg_rest")
+        assert buckets[-1] == count == sum(
+            samples(families, "floe_http_requests_total", route="iceberg_rest"))
+        assert one(families, "floe_catalogs") == 1
+        assert one(families, "process_resident_memory_bytes") > 1 << 20
+        assert len(samples(families, "floe_build_info")) == 1
+
+
+def test_metrics_need_a_token_when_auth_is_on(floe, tmp_path):
+    token = "scraper-token-7"
+    config = {"auth": {"enabled": True, "principals": {
+        "prometheus": {"tokens-sha256": [hashlib.sha256(token.encode()).hexdigest()],
+                       "catalogs": {"*": "read"}}}}}
+    with FloeServer(floe.path, tmp_path / "data", config=config) as server:
+        code, _, _ = server.request("GET", "/metrics")
+        assert code == 401
+        families = scrape(server, token)
+        assert one(families, "floe_catalogs") == 1
