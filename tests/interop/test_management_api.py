@@ -10,6 +10,7 @@ API against the OpenAPI document it serves, with no server error.
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 import time
@@ -275,6 +276,23 @@ def test_manual_optimize_from_the_api(floe, tmp_path):
         assert overview["tables"] == 1 and overview["optimizer"]["threads"] == 1
         groups = all_items(server, "/api/v1/optimizer-groups")
         assert [g["name"] for g in groups] == ["local"]
+
+        # The CLI reads the same API.
+        r = floe.run("table", "health", "db.t", "--server", server.uri, "--json")
+        assert r.rc == 0, r.describe()
+        health = json.loads(r.stdout)
+        details = ok(server, "GET", base)
+        assert health["health"] == details["health"]
+        assert health["optimizing"]["last-full-ms"] == p["plan-time-ms"]
+        r = floe.run("status", "--server", server.uri)
+        assert r.rc == 0, r.describe()
+        assert r.stdout.decode().splitlines() == [
+            "catalogs: 1 internal=1", "tables: 1 idle=1",
+            "optimizer: 1 threads, 0 tables queued, 0 running"]
+        r = floe.run("optimizer", "list", "--server", server.uri, "--json")
+        assert r.rc == 0 and json.loads(r.stdout) == ok(server, "GET", "/api/v1/optimizer-groups")
+        r = floe.run("table", "health", "db.nope", "--server", server.uri)
+        assert r.rc == 3, r.describe()
 
         code, body, _ = server.request("POST", base + "/optimize", {"mode": "huge"})
         assert code == 400

@@ -44,5 +44,8 @@ void AddTableCommands(CLI::App& app, int* exit_code);
 void AddServerCommands(CLI::App& app, int* exit_code);
 // `floe optimize` (optimize_command.cc).
 void AddOptimizeCommands(CLI::App& app, int* exit_code);
+// `floe status`, `floe optimizer list`, `floe table health` through a server's management
+// API (manage_command.cc); after AddTableCommands.
+void AddManageCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe
