@@ -12,6 +12,7 @@
 #include "floe/columnar/bitmap.h"
 #include "floe/columnar/compute.h"
 #include "floe/format/puffin/deletion_vector.h"
+#include "floe/iceberg/literal.h"
 #include "floe/iceberg/manifest_list.h"
 #include "floe/iceberg/manifest_reader.h"
 #include "floe/iceberg/partition_spec.h"
@@ -141,9 +142,77 @@ std::optional<std::string> FileScope(const DataFile& f) {
   return std::nullopt;
 }
 
+// A field of any of the table's schemas by id (current schema first): what Java's
+// DeleteFileIndex looks equality fields up in.
+const NestedField* FindFieldInAnySchema(const TableMetadata& md, int32_t id) {
+  if (const Schema* current = md.current_schema(); current != nullptr) {
+    if (const NestedField* f = current->FindField(id); f != nullptr) return f;
+  }
+  for (const Schema& s : md.schemas) {
+    if (const NestedField* f = s.FindField(id); f != nullptr) return f;
+  }
+  return nullptr;
+}
+
+std::optional<int64_t> CountOf(const std::map<int32_t, int64_t>& counts, int32_t id) {
+  auto it = counts.find(id);
+  if (it == counts.end()) return std::nullopt;
+  return it->second;
+}
+
+// Whether an equality delete file may delete rows of a data file, judged from both files'
+// column metrics on the equality fields (Java DeleteFileIndex.canContainEqDeletesForFile, so
+// that a plan attaches the same equality deletes as Java's own planning): a delete file whose
+// value range misses the data file's range on some equality field, or that deletes only
+// nulls where the data has none (or the reverse), is not attached. Missing metrics, nested
+// fields and undecodable bounds assume a match.
+bool MayContainEqualityDeletes(const TableMetadata& md, const DataFile& data,
+                               const DataFile& deletes) {
+  if (!deletes.equality_ids) return true;
+  for (int32_t id : *deletes.equality_ids) {
+    const NestedField* field = FindFieldInAnySchema(md, id);
+    if (field == nullptr || !field->type->is_primitive()) continue;
+    std::optional<int64_t> data_nulls = CountOf(data.null_value_counts, id);
+    std::optional<int64_t> delete_nulls = CountOf(deletes.null_value_counts, id);
+    auto contains_null = [&](std::optional<int64_t> nulls) {
+      return !field->required && (!nulls || *nulls > 0);
+    };
+    auto all_non_null = [&](std::optional<int64_t> nulls) {
+      return field->required || (nulls && *nulls <= 0);
+    };
+    auto all_null = [&](std::optional<int64_t> nulls, const DataFile& f) {
+      std::optional<int64_t> values = CountOf(f.value_counts, id);
+      return !field->required && nulls && values && *nulls == *values;
+    };
+    if (contains_null(data_nulls) && contains_null(delete_nulls)) continue;
+    if (all_null(data_nulls, data) && all_non_null(delete_nulls)) return false;
+    if (all_null(delete_nulls, deletes) && all_non_null(data_nulls)) return false;
+    auto dl = data.lower_bounds.find(id);
+    auto du = data.upper_bounds.find(id);
+    auto xl = deletes.lower_bounds.find(id);
+    auto xu = deletes.upper_bounds.find(id);
+    if (dl == data.lower_bounds.end() || du == data.upper_bounds.end() ||
+        xl == deletes.lower_bounds.end() || xu == deletes.upper_bounds.end()) {
+      continue;
+    }
+    Result<Literal> data_lower = Literal::FromBytes(field->type, dl->second);
+    Result<Literal> data_upper = Literal::FromBytes(field->type, du->second);
+    Result<Literal> delete_lower = Literal::FromBytes(field->type, xl->second);
+    Result<Literal> delete_upper = Literal::FromBytes(field->type, xu->second);
+    if (!data_lower.ok() || !data_upper.ok() || !delete_lower.ok() || !delete_upper.ok()) continue;
+    if (Compare(*data_lower, *delete_upper) > 0 || Compare(*delete_lower, *data_upper) > 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 class DeleteIndex {
  public:
   explicit DeleteIndex(const TableMetadata& md) : md_(md) {}
+
+  // Data files need their column metrics to be matched against equality deletes.
+  bool has_equality_deletes() const { return !global_eq_.empty() || !eq_by_partition_.empty(); }
 
   void Add(ScanFilePtr f) {
     const DataFile& d = f->file;
@@ -190,13 +259,14 @@ class DeleteIndex {
       auto by_partition = pos_by_partition_.find(key);
       add_pos(by_partition == pos_by_partition_.end() ? nullptr : &by_partition->second);
     }
-    for (const ScanFilePtr& f : global_eq_) {
-      if (f->data_sequence_number > seq) task->equality_deletes.push_back(f);
-    }
-    if (auto it = eq_by_partition_.find(key); it != eq_by_partition_.end()) {
-      for (const ScanFilePtr& f : it->second) {
-        if (f->data_sequence_number > seq) task->equality_deletes.push_back(f);
+    auto add_eq = [&](const ScanFilePtr& f) {
+      if (f->data_sequence_number > seq && MayContainEqualityDeletes(md_, d, f->file)) {
+        task->equality_deletes.push_back(f);
       }
+    };
+    for (const ScanFilePtr& f : global_eq_) add_eq(f);
+    if (auto it = eq_by_partition_.find(key); it != eq_by_partition_.end()) {
+      for (const ScanFilePtr& f : it->second) add_eq(f);
     }
   }
 
@@ -416,7 +486,8 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
       continue;
     }
     FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries,
-                          read_manifest(m, filtering || options_.keep_stats));
+                          read_manifest(m, filtering || options_.keep_stats ||
+                                               deletes.has_equality_deletes()));
     for (ManifestEntry& e : entries) {
       if (incremental && (e.status != ManifestStatus::kAdded || !e.snapshot_id ||
                           !appended.contains(*e.snapshot_id))) {
