@@ -71,8 +71,13 @@ def tables(server, tmp_path_factory):
             argvs.append(java.argv(*argv))
             history.append(sorted(live.values(), key=lambda r: r["id"]))
 
+        # The v3 table's plans are answered with plan tasks of one data file each (floe's
+        # thresholds), so Java fetches its tasks with POST .../tasks.
+        props = [] if version == 2 else [
+            "--property", "floe.scan-planning.inline-files=0",
+            "--property", "floe.scan-planning.files-per-task=1"]
         argvs.append(java.argv("create", t, "--schema-json", json.dumps(SCHEMA), "--spec-json",
-                               json.dumps(SPEC), "--format-version", version))
+                               json.dumps(SPEC), "--format-version", version, *props))
         for start in (0, 10):
             batch = [row(i) for i in range(start, start + 10)]
             live.update({r["id"]: r for r in batch})
@@ -110,6 +115,25 @@ def sorted_rows(rows):
     return sorted(rows, key=lambda r: json.dumps(r, sort_keys=True))
 
 
+def rest_tasks(server, table: str, request: dict) -> list[dict]:
+    """The file-scan-tasks of a plan request over raw HTTP, plan tasks followed."""
+    ns, name = table.split(".")
+    base = f"/v1/default/namespaces/{ns}/tables/{name}"
+    status, body, _ = server.request("POST", f"{base}/plan", request)
+    assert status == 200 and body["status"] == "completed", body
+    tasks = list(body.get("file-scan-tasks", []))
+    for token in body.get("plan-tasks", []):
+        status, more, _ = server.request("POST", f"{base}/tasks", {"plan-task": token})
+        assert status == 200, more
+        tasks += more.get("file-scan-tasks", [])
+    # The plan id answers the same plan again (the spec's fetchPlanningResult).
+    status, again, _ = server.request("GET", f"{base}/plan/{body['plan-id']}")
+    assert status == 200 and again["status"] == "completed", again
+    assert again.get("plan-tasks", []) == body.get("plan-tasks", [])
+    assert len(again.get("file-scan-tasks", [])) == len(body.get("file-scan-tasks", []))
+    return tasks
+
+
 def task_difference(server: list[dict], client: list[dict]) -> str:
     """The first difference between two task lists, as a short text."""
     if [t["data-file"] for t in server] != [t["data-file"] for t in client]:
@@ -136,6 +160,10 @@ def test_java_server_side_planning_equals_client_side(server, tables):
     first = peer.run(steps)
     assert all(r["ok"] for r in first), first
     snapshots = {t: first[2 + 3 * i]["value"] for i, t in enumerate(tables)}
+    # A tag on the third snapshot, for scans by ref.
+    tags = peer.run(opens + [{"op": "create-tag", "catalog": "client", "table": t, "name": "v3rd",
+                              "snapshot-id": snapshots[t][2]["snapshot-id"]} for t in tables])
+    assert all(r["ok"] for r in tags), tags
     for i, t in enumerate(tables):
         assert first[3 + 3 * i]["value"] == "RESTTable"
         assert first[4 + 3 * i]["value"] == "BaseTable"
@@ -152,8 +180,10 @@ def test_java_server_side_planning_equals_client_side(server, tables):
                     scan["filter"] = f
                 want = [r for r in history[k] if matches(r, f)]
                 scans.append((t, scan, want))
-        # Time travel by timestamp, and the head with a projection.
+        # Time travel by timestamp and by tag, and the head with a projection.
         scans.append((t, {"as-of-time": snaps[2]["timestamp-ms"]}, history[2]))
+        scans.append((t, {"ref": "v3rd", "filter": FILTERS[3]},
+                      [r for r in history[2] if matches(r, FILTERS[3])]))
         scans.append((t, {"select": ["id", "v"], "filter": FILTERS[2]},
                       [{"id": r["id"], "v": r["v"]} for r in history[-1] if r["id"] >= 12]))
 
@@ -181,6 +211,12 @@ def test_java_server_side_planning_equals_client_side(server, tables):
             kinds.update((d["content"], d["format"]) for d in task["deletes"])
     assert {("equality_deletes", "parquet"), ("position_deletes", "parquet"),
             ("position_deletes", "puffin")} <= kinds, kinds
+    # Java fetched the v3 table's tasks through plan tasks, and released its plans.
+    calls = [f"{e['method']} {e['path']}" for e in
+             map(json.loads, (server.data_dir / "access.log").read_text().splitlines())]
+    base = "/v1/default/namespaces/jplan/tables"
+    assert f"POST {base}/t3/tasks" in calls and f"POST {base}/t2/plan" in calls
+    assert any(c.startswith(f"DELETE {base}/t3/plan/") for c in calls)
 
     # Incremental append scans. Java 1.11's RESTTableScan would send start/end-snapshot-id,
     # but TableScan.appendsBetween returns an IncrementalDataTableScan (DataTableScan), which
@@ -214,13 +250,8 @@ def test_java_server_side_planning_equals_client_side(server, tables):
         request = {"start-snapshot-id": start, "end-snapshot-id": end}
         if f is not None:
             request["filter"] = f
-        ns, name = t.split(".")
-        status, body, _ = server.request("POST", f"/v1/default/namespaces/{ns}/tables/{name}/plan",
-                                         request)
-        assert status == 200 and body["status"] == "completed", body
-        assert not body.get("plan-tasks"), body
         got = {task["data-file"]["file-path"]: task.get("delete-file-references", [])
-               for task in body.get("file-scan-tasks", [])}
+               for task in rest_tasks(server, t, request)}
         assert got == want, (t, start, end, f)
         appended_somewhere |= bool(got)
     assert appended_somewhere

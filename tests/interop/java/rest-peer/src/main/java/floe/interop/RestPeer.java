@@ -166,6 +166,12 @@ public final class RestPeer {
         }
         return a;
       }
+      case "create-tag": {
+        Table t = catalog(step).loadTable(table(step));
+        t.manageSnapshots().createTag(step.get("name").asText(), step.get("snapshot-id").asLong())
+            .commit();
+        return F.nullNode();
+      }
       case "table-class":
         // RESTTable when the client plans on the server, BaseTable otherwise.
         return F.textNode(catalog(step).loadTable(table(step)).getClass().getSimpleName());
