@@ -134,6 +134,19 @@ def rest_tasks(server, table: str, request: dict) -> list[dict]:
     return tasks
 
 
+METRIC_MAPS = ("value-counts", "null-value-counts", "nan-value-counts", "column-sizes",
+               "lower-bounds", "upper-bounds")
+
+
+def comparable(tasks: list[dict]) -> list[dict]:
+    """Tasks with an empty column-metric map and an absent one made alike: floe's DataFile
+    does not tell them apart (it omits empty maps from the REST ContentFile, Java's parser then
+    gives null), while Java's client-side planning keeps a manifest's empty map; Java's metric
+    evaluators treat both as "no metrics"."""
+    return [{k: ({} if k in METRIC_MAPS and v is None else v) for k, v in t.items()}
+            for t in tasks]
+
+
 def task_difference(server: list[dict], client: list[dict]) -> str:
     """The first difference between two task lists, as a short text."""
     if [t["data-file"] for t in server] != [t["data-file"] for t in client]:
@@ -186,6 +199,12 @@ def test_java_server_side_planning_equals_client_side(server, tables):
                       [r for r in history[2] if matches(r, FILTERS[3])]))
         scans.append((t, {"select": ["id", "v"], "filter": FILTERS[2]},
                       [{"id": r["id"], "v": r["v"]} for r in history[-1] if r["id"] >= 12]))
+        # Column metrics for some columns (stats-fields), and a case-insensitive filter.
+        scans.append((t, {"stats": ["id", "cat"], "filter": FILTERS[3]},
+                      [r for r in history[-1] if matches(r, FILTERS[3])]))
+        scans.append((t, {"case-sensitive": False,
+                          "filter": {"type": "eq", "term": "CAT", "value": "a"}},
+                      [r for r in history[-1] if r["cat"] == "a"]))
 
     steps = list(opens)
     for t, scan, _ in scans:
@@ -202,8 +221,11 @@ def test_java_server_side_planning_equals_client_side(server, tables):
         assert plan_s["ok"], (what, plan_s)
         assert read_s["ok"], (what, read_s)
         assert plan_s["value"]["scan-class"] == "RESTTableScan", what
-        assert plan_s["value"]["tasks"] == plan_c["value"]["tasks"], \
-            (what, task_difference(plan_s["value"]["tasks"], plan_c["value"]["tasks"]))
+        server_tasks = comparable(plan_s["value"]["tasks"])
+        client_tasks = comparable(plan_c["value"]["tasks"])
+        assert server_tasks == client_tasks, (what, task_difference(server_tasks, client_tasks))
+        if "stats" in scan:
+            assert all(t["lower-bounds"] and t["value-counts"] for t in server_tasks), what
         assert read_s["value"] == read_c["value"], ("server != client", what)
         if want is not None:
             assert sorted_rows(read_c["value"]) == sorted_rows(want), ("client != expected", what)

@@ -265,6 +265,11 @@ public final class RestPeer {
     if (step.has("case-sensitive")) {
       scan = scan.caseSensitive(step.get("case-sensitive").asBoolean());
     }
+    if (step.has("stats")) {
+      List<String> cols = new ArrayList<>();
+      step.get("stats").forEach(c -> cols.add(c.asText()));
+      scan = scan.includeColumnStats(cols);
+    }
     return scan;
   }
 
@@ -312,6 +317,15 @@ public final class RestPeer {
         o.put("first-row-id", f.firstRowId());
         o.put("sort-order-id", f.sortOrderId());
         o.set("split-offsets", JSON.valueToTree(f.splitOffsets()));
+        if (step.has("stats")) {
+          // Column metrics kept for the requested columns (stats-fields on the server).
+          o.set("value-counts", JSON.valueToTree(sorted(f.valueCounts())));
+          o.set("null-value-counts", JSON.valueToTree(sorted(f.nullValueCounts())));
+          o.set("nan-value-counts", JSON.valueToTree(sorted(f.nanValueCounts())));
+          o.set("column-sizes", JSON.valueToTree(sorted(f.columnSizes())));
+          o.set("lower-bounds", JSON.valueToTree(hex(f.lowerBounds())));
+          o.set("upper-bounds", JSON.valueToTree(hex(f.upperBounds())));
+        }
         o.put("start", t.start());
         o.put("length", t.length());
         List<DeleteFile> deletes = new ArrayList<>(t.deletes());
@@ -346,6 +360,26 @@ public final class RestPeer {
     return out;
   }
 
+  private static <V> Map<Integer, V> sorted(Map<Integer, V> m) {
+    return m == null ? null : new TreeMap<>(m);
+  }
+
+  private static Map<Integer, String> hex(Map<Integer, java.nio.ByteBuffer> m) {
+    if (m == null) {
+      return null;
+    }
+    Map<Integer, String> out = new TreeMap<>();
+    m.forEach((k, v) -> {
+      StringBuilder b = new StringBuilder();
+      java.nio.ByteBuffer d = v.duplicate();
+      while (d.hasRemaining()) {
+        b.append(String.format("%02x", d.get()));
+      }
+      out.put(k, b.toString());
+    });
+    return out;
+  }
+
   /** Rows read with IcebergGenerics (which plans with table.newScan(), deletes applied), each
    * an object of the projected columns, sorted by their JSON text. */
   private static JsonNode read(Table table, JsonNode step) throws IOException {
@@ -368,6 +402,9 @@ public final class RestPeer {
     }
     if (step.has("filter")) {
       b = b.where(filter(step));
+    }
+    if (step.has("case-sensitive") && !step.get("case-sensitive").asBoolean()) {
+      b = b.caseInsensitive();
     }
     List<String> names = new ArrayList<>();
     if (step.has("select")) {
