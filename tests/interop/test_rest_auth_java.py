@@ -1,7 +1,7 @@
 """`floe server` with authentication on, driven by Iceberg Java 1.11's RESTCatalog (the
 rest-peer, java/rest-peer): OAuth2 client credentials through `credential`,
 `oauth2-server-uri` and `scope`, token refresh by token exchange (`token-refresh-enabled`)
-under a 4-second `token-lifetime-seconds`, a static `token`, a read-only principal, a wrong
+under a 6-second `token-lifetime-seconds`, a static `token`, a read-only principal, a wrong
 secret. Expected outcomes are Iceberg Java's own exception types (ErrorHandlers map 401 to
 NotAuthorizedException and 403 to ForbiddenException); one JVM runs the whole script.
 """
@@ -18,7 +18,9 @@ from floe_server import FloeServer
 
 SECRETS = {"etl": "etl-secret-51", "reader": "reader-secret-52"}
 STATIC_TOKEN = "java-static-token-53"
-LIFETIME_SECONDS = 4
+# Java refreshes at 90% of the lifetime, so its refresh thread has 0.6 s to get its exchange
+# in before the token lapses, even on a loaded machine.
+LIFETIME_SECONDS = 6
 SCHEMA = {"type": "struct", "schema-id": 0, "fields": [
     {"id": 1, "name": "id", "required": True, "type": "long"},
     {"id": 2, "name": "name", "required": False, "type": "string"}]}
