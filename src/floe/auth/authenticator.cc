@@ -302,6 +302,7 @@ http::HttpResponse Authenticator::HandleTokenRequest(const http::HttpRequest& re
   response.headers.emplace_back("Cache-Control", "no-store");
   response.headers.emplace_back("Pragma", "no-cache");
   response.principal = principal->name;
+  response.grant = grant->second == kTokenExchange ? "token-exchange" : "client_credentials";
   return response;
 }
 
