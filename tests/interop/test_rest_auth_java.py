@@ -1,9 +1,10 @@
 """`floe server` with authentication on, driven by Iceberg Java 1.11's RESTCatalog (the
 rest-peer, java/rest-peer): OAuth2 client credentials through `credential`,
 `oauth2-server-uri` and `scope`, token refresh by token exchange (`token-refresh-enabled`)
-under a 6-second `token-lifetime-seconds`, a static `token`, a read-only principal, a wrong
-secret. Expected outcomes are Iceberg Java's own exception types (ErrorHandlers map 401 to
-NotAuthorizedException and 403 to ForbiddenException); one JVM runs the whole script.
+under a 6-second `token-lifetime-seconds`, a static `token`, a read-only principal (which
+may still plan scans on the server), a wrong secret. Expected outcomes are Iceberg Java's
+own exception types (ErrorHandlers map 401 to NotAuthorizedException and 403 to
+ForbiddenException); one JVM runs the whole script.
 """
 
 from __future__ import annotations
@@ -95,11 +96,17 @@ def test_java_oauth2_roles_static_token_wrong_secret_and_refresh(server, rest_pe
         {"op": "append", "catalog": "etl", "table": t, "rows": MORE},
         {"op": "read", "catalog": "etl", "table": t},
         {"op": "list-namespaces", "catalog": "stale"},
+        # 20-22: server-side scan planning with a token: the read role may plan
+        {"op": "open", "catalog": "reader-plan",
+         "properties": oauth(server, "reader", SECRETS["reader"],
+                             **{"scan-planning-mode": "server"})},
+        {"op": "table-class", "catalog": "reader-plan", "table": t},
+        {"op": "read", "catalog": "reader-plan", "table": t},
     ]
     before = len(token_requests(server))
     r = rest_peer.run(steps)
 
-    for i in (0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 16, 17, 18):
+    for i in (0, 1, 2, 3, 4, 5, 6, 7, 11, 12, 16, 17, 18, 20, 21, 22):
         assert r[i]["ok"], (i, steps[i]["op"], r[i])
     assert "jauth" in r[6]["value"]
     assert r[7]["value"] == ROWS
@@ -111,6 +118,7 @@ def test_java_oauth2_roles_static_token_wrong_secret_and_refresh(server, rest_pe
     assert not r[15]["ok"] and r[15]["error"] == "NotAuthorizedException", r[15]
     assert r[18]["value"] == ROWS + MORE
     assert not r[19]["ok"] and r[19]["error"] == "NotAuthorizedException", r[19]
+    assert r[21]["value"] == "RESTTable" and r[22]["value"] == ROWS + MORE
 
     # The access log: the two client-credentials grants of steps 0 and 1, then the refreshing
     # session's token exchanges (one per ~0.9 lifetime: at least two in the sleep), all
@@ -121,6 +129,10 @@ def test_java_oauth2_roles_static_token_wrong_secret_and_refresh(server, rest_pe
     assert etl[2:] == [("token-exchange", 200)] * len(etl[2:]) and len(etl) >= 4, requests
     assert any(e["status"] == 401 and "principal" not in e for e in requests), requests
     assert not any(e["status"] == 400 for e in requests), "a refresh came too late: " + str(requests)
+    entries = [json.loads(line) for line in
+               (server.data_dir / "access.log").read_text().splitlines()]
+    assert any(e["path"] == "/v1/default/namespaces/jauth/tables/orders/plan"
+               and e["status"] == 200 and e.get("principal") == "reader" for e in entries)
     log = (server.data_dir / "access.log").read_text() + server.log_text()
     for secret in (*SECRETS.values(), STATIC_TOKEN, "not-the-secret"):
         assert secret not in log
