@@ -77,7 +77,8 @@ def test_java_oauth2_roles_static_token_wrong_secret_and_refresh(server, rest_pe
         {"op": "create-table", "catalog": "etl", "table": t, "schema": SCHEMA},
         {"op": "append", "catalog": "etl", "table": t, "rows": ROWS},
         # 5-10: the read-only principal reads and is refused every write
-        {"op": "open", "catalog": "reader", "properties": oauth(server, "reader", SECRETS["reader"])},
+        {"op": "open", "catalog": "reader",
+         "properties": oauth(server, "reader", SECRETS["reader"])},
         {"op": "list-namespaces", "catalog": "reader"},
         {"op": "read", "catalog": "reader", "table": t},
         {"op": "create-table", "catalog": "reader", "table": "jauth.mine", "schema": SCHEMA},
@@ -128,7 +129,7 @@ def test_java_oauth2_roles_static_token_wrong_secret_and_refresh(server, rest_pe
     assert etl[:2] == [("client_credentials", 200)] * 2, requests
     assert etl[2:] == [("token-exchange", 200)] * len(etl[2:]) and len(etl) >= 4, requests
     assert any(e["status"] == 401 and "principal" not in e for e in requests), requests
-    assert not any(e["status"] == 400 for e in requests), "a refresh came too late: " + str(requests)
+    assert not any(e["status"] == 400 for e in requests), f"a refresh came too late: {requests}"
     entries = [json.loads(line) for line in
                (server.data_dir / "access.log").read_text().splitlines()]
     assert any(e["path"] == "/v1/default/namespaces/jauth/tables/orders/plan"

@@ -149,8 +149,10 @@ def comparable(tasks: list[dict]) -> list[dict]:
 
 def task_difference(server: list[dict], client: list[dict]) -> str:
     """The first difference between two task lists, as a short text."""
-    if [t["data-file"] for t in server] != [t["data-file"] for t in client]:
-        return f"data files {[t['data-file'] for t in server]} != {[t['data-file'] for t in client]}"
+    server_files = [t["data-file"] for t in server]
+    client_files = [t["data-file"] for t in client]
+    if server_files != client_files:
+        return f"data files {server_files} != {client_files}"
     for s, c in zip(server, client):
         keys = sorted(k for k in s.keys() | c.keys() if s.get(k) != c.get(k))
         if keys:
