@@ -12,7 +12,7 @@
 #include "floe/columnar/bitmap.h"
 #include "floe/columnar/compute.h"
 #include "floe/format/puffin/deletion_vector.h"
-#include "floe/iceberg/literal.h"
+#include "floe/iceberg/file_filter.h"
 #include "floe/iceberg/manifest_list.h"
 #include "floe/iceberg/manifest_reader.h"
 #include "floe/iceberg/partition_spec.h"
@@ -142,71 +142,6 @@ std::optional<std::string> FileScope(const DataFile& f) {
   return std::nullopt;
 }
 
-// A field of any of the table's schemas by id (current schema first): what Java's
-// DeleteFileIndex looks equality fields up in.
-const NestedField* FindFieldInAnySchema(const TableMetadata& md, int32_t id) {
-  if (const Schema* current = md.current_schema(); current != nullptr) {
-    if (const NestedField* f = current->FindField(id); f != nullptr) return f;
-  }
-  for (const Schema& s : md.schemas) {
-    if (const NestedField* f = s.FindField(id); f != nullptr) return f;
-  }
-  return nullptr;
-}
-
-std::optional<int64_t> CountOf(const std::map<int32_t, int64_t>& counts, int32_t id) {
-  auto it = counts.find(id);
-  if (it == counts.end()) return std::nullopt;
-  return it->second;
-}
-
-// Whether an equality delete file may delete rows of a data file, judged from both files'
-// column metrics on the equality fields (Java DeleteFileIndex.canContainEqDeletesForFile, so
-// that a plan attaches the same equality deletes as Java's own planning): a delete file whose
-// value range misses the data file's range on some equality field, or that deletes only
-// nulls where the data has none (or the reverse), is not attached. Missing metrics, nested
-// fields and undecodable bounds assume a match.
-bool MayContainEqualityDeletes(const TableMetadata& md, const DataFile& data,
-                               const DataFile& deletes) {
-  if (!deletes.equality_ids) return true;
-  for (int32_t id : *deletes.equality_ids) {
-    const NestedField* field = FindFieldInAnySchema(md, id);
-    if (field == nullptr || !field->type->is_primitive()) continue;
-    std::optional<int64_t> data_nulls = CountOf(data.null_value_counts, id);
-    std::optional<int64_t> delete_nulls = CountOf(deletes.null_value_counts, id);
-    auto contains_null = [&](std::optional<int64_t> nulls) {
-      return !field->required && (!nulls || *nulls > 0);
-    };
-    auto all_non_null = [&](std::optional<int64_t> nulls) {
-      return field->required || (nulls && *nulls <= 0);
-    };
-    auto all_null = [&](std::optional<int64_t> nulls, const DataFile& f) {
-      std::optional<int64_t> values = CountOf(f.value_counts, id);
-      return !field->required && nulls && values && *nulls == *values;
-    };
-    if (contains_null(data_nulls) && contains_null(delete_nulls)) continue;
-    if (all_null(data_nulls, data) && all_non_null(delete_nulls)) return false;
-    if (all_null(delete_nulls, deletes) && all_non_null(data_nulls)) return false;
-    auto dl = data.lower_bounds.find(id);
-    auto du = data.upper_bounds.find(id);
-    auto xl = deletes.lower_bounds.find(id);
-    auto xu = deletes.upper_bounds.find(id);
-    if (dl == data.lower_bounds.end() || du == data.upper_bounds.end() ||
-        xl == deletes.lower_bounds.end() || xu == deletes.upper_bounds.end()) {
-      continue;
-    }
-    Result<Literal> data_lower = Literal::FromBytes(field->type, dl->second);
-    Result<Literal> data_upper = Literal::FromBytes(field->type, du->second);
-    Result<Literal> delete_lower = Literal::FromBytes(field->type, xl->second);
-    Result<Literal> delete_upper = Literal::FromBytes(field->type, xu->second);
-    if (!data_lower.ok() || !data_upper.ok() || !delete_lower.ok() || !delete_upper.ok()) continue;
-    if (Compare(*data_lower, *delete_upper) > 0 || Compare(*delete_lower, *data_upper) > 0) {
-      return false;
-    }
-  }
-  return true;
-}
-
 class DeleteIndex {
  public:
   explicit DeleteIndex(const TableMetadata& md) : md_(md) {}
@@ -260,7 +195,7 @@ class DeleteIndex {
       add_pos(by_partition == pos_by_partition_.end() ? nullptr : &by_partition->second);
     }
     auto add_eq = [&](const ScanFilePtr& f) {
-      if (f->data_sequence_number > seq && MayContainEqualityDeletes(md_, d, f->file)) {
+      if (f->data_sequence_number > seq && EqualityDeletesMayApply(md_, d, f->file)) {
         task->equality_deletes.push_back(f);
       }
     };
@@ -291,29 +226,6 @@ std::vector<FieldSummaryRef> Summaries(const ManifestFile& m) {
     out.push_back(r);
   }
   return out;
-}
-
-FileMetricsRef MetricsOf(const DataFile& f) {
-  FileMetricsRef m;
-  m.record_count = f.record_count;
-  auto counts = [](const std::map<int32_t, int64_t>& map) {
-    return [&map](int32_t id) -> std::optional<int64_t> {
-      auto it = map.find(id);
-      return it == map.end() ? std::nullopt : std::optional<int64_t>(it->second);
-    };
-  };
-  auto bounds = [](const std::map<int32_t, std::string>& map) {
-    return [&map](int32_t id) -> std::optional<std::string_view> {
-      auto it = map.find(id);
-      return it == map.end() ? std::nullopt : std::optional<std::string_view>(it->second);
-    };
-  };
-  m.value_count = counts(f.value_counts);
-  m.null_count = counts(f.null_value_counts);
-  m.nan_count = counts(f.nan_value_counts);
-  m.lower_bound = bounds(f.lower_bounds);
-  m.upper_bound = bounds(f.upper_bounds);
-  return m;
 }
 
 }  // namespace
