@@ -4,15 +4,13 @@ Everything is written under pytest's tmp dirs; nothing touches the network."""
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import tempfile
 import threading
 from pathlib import Path
 
 import pytest
 
 import floe_runner
+import floe_server
 import parquet_matrix as pm
 import peers
 
@@ -74,21 +72,7 @@ def parquet_inputs(tmp_path_factory) -> ParquetInputs:
     return ParquetInputs(tmp_path_factory.mktemp("parquet-inputs"))
 
 
-PG_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "test-postgres.sh"
-
-
 @pytest.fixture(scope="session")
 def postgres_server():
-    # Not under pytest's tmp dirs: the server runs as the `postgres` user, which must reach it.
-    parent = Path(tempfile.mkdtemp(prefix="floe-pg."))
-    parent.chmod(0o755)
-    directory = parent / "server"
-    proc = subprocess.run([str(PG_SCRIPT), "start", str(directory)], capture_output=True,
-                          text=True, timeout=180)
-    if proc.returncode != 0:
-        raise RuntimeError(f"cannot start PostgreSQL for the tests: {proc.stderr}")
-    try:
-        yield proc.stdout.strip()
-    finally:
-        subprocess.run([str(PG_SCRIPT), "stop", str(directory)], timeout=120)
-        shutil.rmtree(parent, ignore_errors=True)
+    with floe_server.local_postgres() as uri:
+        yield uri

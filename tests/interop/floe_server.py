@@ -13,17 +13,39 @@ with --config, e.g. {"auth": {"enabled": True, "principals": {...}}}.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import shutil
 import signal
 import socket
 import subprocess
+import tempfile
 import time
 import urllib.error
 import urllib.request
 from pathlib import Path
 
 START_SECONDS = 30
+PG_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "test-postgres.sh"
+
+
+@contextlib.contextmanager
+def local_postgres():
+    """A throwaway PostgreSQL server (scripts/test-postgres.sh); yields its metastore URI."""
+    # Not under pytest's tmp dirs: the server runs as the `postgres` user, which must reach it.
+    parent = Path(tempfile.mkdtemp(prefix="floe-pg."))
+    parent.chmod(0o755)
+    directory = parent / "server"
+    proc = subprocess.run([str(PG_SCRIPT), "start", str(directory)], capture_output=True,
+                          text=True, timeout=180)
+    if proc.returncode != 0:
+        raise RuntimeError(f"cannot start PostgreSQL for the tests: {proc.stderr}")
+    try:
+        yield proc.stdout.strip()
+    finally:
+        subprocess.run([str(PG_SCRIPT), "stop", str(directory)], timeout=120)
+        shutil.rmtree(parent, ignore_errors=True)
 
 
 def free_port() -> int:

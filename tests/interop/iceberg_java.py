@@ -40,6 +40,10 @@ import pyarrow.compute as pc
 PROJECT = Path(__file__).resolve().parent / "java" / "iceberg-harness"
 MAIN_CLASS = "floe.interop.IcebergHarness"
 JAR = "floe-iceberg-harness-1.jar"
+# Iceberg Java 1.11's RESTCatalog client (java/rest-peer): scripts of catalog steps.
+REST_PEER_PROJECT = Path(__file__).resolve().parent / "java" / "rest-peer"
+REST_PEER_MAIN_CLASS = "floe.interop.RestPeer"
+REST_PEER_JAR = "floe-rest-peer-1.jar"
 CDS_ARCHIVE = "classes.jsa"
 # JVM logging (CDS warnings included) defaults to stdout: keep stdout for JSON only.
 _LOG = ["-Xlog:disable", "-Xlog:all=error:stderr"]
@@ -55,19 +59,20 @@ class HarnessError(RuntimeError):
 
     def __init__(self, argv: list[str], rc: int, stderr: str):
         self.argv, self.rc, self.stderr = argv, rc, stderr
-        super().__init__(f"iceberg harness {argv[argv.index(MAIN_CLASS) + 1:]} exit {rc}: "
-                         f"{stderr.strip()[-2000:]}")
+        main = next((i for i, a in enumerate(argv) if a in (MAIN_CLASS, REST_PEER_MAIN_CLASS)),
+                    len(argv) - 1)
+        super().__init__(f"{argv[main]} {argv[main + 1:]} exit {rc}: {stderr.strip()[-2000:]}")
 
 
 # ---------------------------------------------------------------------------------------------
 # Building (once per source hash) and running.
 
-def _source_hash() -> str:
+def _source_hash(project: Path = PROJECT) -> str:
     h = hashlib.sha256()
-    files = [PROJECT / "pom.xml"] + sorted((PROJECT / "src").rglob("*"))
+    files = [project / "pom.xml"] + sorted((project / "src").rglob("*"))
     for f in files:
         if f.is_file():
-            h.update(str(f.relative_to(PROJECT)).encode() + b"\0" + f.read_bytes() + b"\0")
+            h.update(str(f.relative_to(project)).encode() + b"\0" + f.read_bytes() + b"\0")
     java = subprocess.run(["java", "-version"], capture_output=True, text=True, check=True)
     h.update(java.stderr.encode())
     return h.hexdigest()[:20]
@@ -78,48 +83,63 @@ def cache_root() -> Path:
     return Path(env) if env else Path.home() / ".cache" / "floe-interop"
 
 
-def build_harness(cache: Path | None = None, timeout: float = 1800) -> "Harness":
-    """The harness built from the current sources, from the cache when already built there.
-
-    The build copies the Maven project to a temporary directory (no target/ in the work tree),
-    runs `mvn -q -B package`, and moves the jar and its runtime dependencies to
-    `<cache>/iceberg-harness/<hash of pom, sources and java -version>/`. A file lock makes
-    concurrent callers wait for one build. Raises RuntimeError without java or mvn.
-    """
+def _require_tools() -> None:
     for tool in ("mvn", "java"):
         if shutil.which(tool) is None:
-            raise RuntimeError(f"{tool} is needed for the Iceberg Java harness (Debian: maven, "
+            raise RuntimeError(f"{tool} is needed for the Iceberg Java peers (Debian: maven, "
                                f"openjdk-17-jdk-headless; scripts/install-java.sh)")
-    root = (cache or cache_root()) / "iceberg-harness"
+
+
+def _built(project: Path, jar: str, cache: Path | None, timeout: float, train=None) -> Path:
+    """`<cache>/<project name>/<hash of pom, sources and java -version>/`, holding the jar and
+    lib/ (runtime dependencies), built there unless already.
+
+    The build copies the Maven project to a temporary directory (no target/ in the work tree)
+    and runs `mvn -q -B package`; `train(final_dir)` then runs once (the CDS archive). A file
+    lock makes concurrent callers wait for one build. Raises RuntimeError without java or mvn.
+    """
+    _require_tools()
+    root = (cache or cache_root()) / project.name
     root.mkdir(parents=True, exist_ok=True)
-    final = root / _source_hash()
+    final = root / _source_hash(project)
     if not (final / "ok").exists():
         with open(root / ".lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             if not (final / "ok").exists():
-                _build_into(final, timeout)
-    return Harness(final)
+                _build_into(project, jar, final, timeout)
+                if train is not None:
+                    train(final)
+                (final / "ok").write_text("built\n")
+    return final
 
 
-def _build_into(final: Path, timeout: float) -> None:
-    with tempfile.TemporaryDirectory(prefix="iceberg-harness-build-") as tmp:
-        project = Path(tmp) / "iceberg-harness"
-        shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("target"))
+def build_harness(cache: Path | None = None, timeout: float = 1800) -> "Harness":
+    """The harness (java/iceberg-harness) built from the current sources, from the cache when
+    already built there; its class-data-sharing archive is trained at build time."""
+    return Harness(_built(PROJECT, JAR, cache, timeout, train=_train_cds))
+
+
+def build_rest_peer(cache: Path | None = None, timeout: float = 1800) -> "RestPeer":
+    """The Iceberg 1.11 RESTCatalog peer (java/rest-peer), built and cached like the harness."""
+    return RestPeer(_built(REST_PEER_PROJECT, REST_PEER_JAR, cache, timeout))
+
+
+def _build_into(project_dir: Path, jar: str, final: Path, timeout: float) -> None:
+    with tempfile.TemporaryDirectory(prefix=f"{project_dir.name}-build-") as tmp:
+        project = Path(tmp) / project_dir.name
+        shutil.copytree(project_dir, project, ignore=shutil.ignore_patterns("target"))
         r = subprocess.run(["mvn", "-q", "-B", "package"], cwd=project, capture_output=True,
                            text=True, timeout=timeout)
         if r.returncode != 0:
-            raise RuntimeError(f"mvn package failed for the Iceberg harness:\n{r.stdout[-4000:]}"
+            raise RuntimeError(f"mvn package failed for {project_dir.name}:\n{r.stdout[-4000:]}"
                                f"\n{r.stderr[-4000:]}")
         staging = final.with_name(final.name + f".tmp{os.getpid()}")
         shutil.rmtree(staging, ignore_errors=True)
         staging.mkdir()
-        shutil.copy2(project / "target" / JAR, staging / JAR)
+        shutil.copy2(project / "target" / jar, staging / jar)
         shutil.copytree(project / "target" / "lib", staging / "lib")
         shutil.rmtree(final, ignore_errors=True)
         staging.rename(final)
-    # The archive records the class path, so it is trained in the final directory.
-    _train_cds(final)
-    (final / "ok").write_text("built\n")
 
 
 def _train_cds(home: Path) -> None:
@@ -190,6 +210,24 @@ class Harness:
         `jdbc.user` / `jdbc.password` in properties); warehouse a plain path or file: URI."""
         return JavaCatalog(self, uri, name, warehouse, dict(properties or {}))
 
+    def rest_catalog(self, uri: str, warehouse: str = "default",
+                     properties: dict[str, str] | None = None) -> "JavaCatalog":
+        """A RESTCatalog (Iceberg 1.10.1's client) on `uri` (http://host:port); the warehouse
+        names the server's catalog."""
+        catalog = JavaCatalog(self, uri, "rest", warehouse, dict(properties or {}))
+        catalog.common += ["--catalog-type", "rest"]
+        return catalog
+
+    def batch(self, argvs: list[list], timeout: float = 600) -> list[str]:
+        """Run several subcommands (argument lists) in one JVM, in order; stdout lines."""
+        with tempfile.NamedTemporaryFile("w", suffix=".jsonl", delete=False) as f:
+            for argv in argvs:
+                f.write(json.dumps([str(a) for a in argv]) + "\n")
+        try:
+            return self.run("batch", f.name, timeout=timeout).splitlines()
+        finally:
+            os.unlink(f.name)
+
 
 def _json_arg(value) -> str:
     return value if isinstance(value, str) else json.dumps(value)
@@ -207,6 +245,10 @@ class JavaCatalog:
 
     def run(self, command: str, table: str, *args, **kw) -> str:
         return self.harness.run(command, table, *self.common, *args, **kw)
+
+    def argv(self, command: str, table: str, *args) -> list:
+        """The arguments of one subcommand on this catalog, for Harness.batch."""
+        return [command, table, *self.common, *args]
 
     def _json(self, command: str, table: str, *args, **kw):
         return json.loads(self.run(command, table, *args, **kw))
@@ -290,6 +332,31 @@ class JavaCatalog:
         if retain_last is not None:
             args += ["--retain-last", retain_last]
         return self._json("expire", table, *args)
+
+
+@dataclass
+class RestPeer:
+    """The built rest-peer: Iceberg Java 1.11's RESTCatalog running a script of steps in one
+    JVM (README.md of java/rest-peer lists them)."""
+    home: Path
+
+    def run(self, steps: list[dict], timeout: float = 300) -> list[dict]:
+        """One result per step: {"ok": True, "value": ...} or {"ok": False, "error":
+        "ExceptionSimpleName", "message": ...}. HarnessError when the JVM itself fails."""
+        with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+            json.dump({"steps": steps}, f)
+        try:
+            argv = ["java", *QUICK_JVM, "-cp", f"{self.home / REST_PEER_JAR}:{self.home / 'lib'}/*",
+                    REST_PEER_MAIN_CLASS, f.name]
+            r = subprocess.run(argv, capture_output=True, timeout=timeout,
+                               stdin=subprocess.DEVNULL)
+        finally:
+            os.unlink(f.name)
+        if r.returncode != 0:
+            raise HarnessError(argv, r.returncode, r.stderr.decode("utf-8", "replace"))
+        results = json.loads(r.stdout)
+        assert len(results) == len(steps)
+        return results
 
 
 # ---------------------------------------------------------------------------------------------

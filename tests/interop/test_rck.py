@@ -20,10 +20,14 @@ from floe_server import FloeServer
 RUN_RCK = Path(__file__).resolve().parents[1] / "rck" / "run_rck.py"
 
 
-def run_kit(server: FloeServer, report_dir: Path) -> str:
+def run_kit(server: FloeServer, report_dir: Path, extra: dict[str, str] | None = None) -> str:
+    """Runs the whole kit; `extra` are more client properties (e.g. an OAuth2 credential)."""
+    extra_args = []
+    for k, v in {"rck.requires-namespace-create": "true", **(extra or {})}.items():
+        extra_args += ["--extra", f"{k}={v}"]
     proc = subprocess.run(
         [sys.executable, str(RUN_RCK), "--uri", server.uri + "/", "--warehouse", "default",
-         "--report-dir", str(report_dir), "--extra", "rck.requires-namespace-create=true"],
+         "--report-dir", str(report_dir), *extra_args],
         capture_output=True, text=True, timeout=1500)
     out = proc.stdout + proc.stderr
     summary = re.search(r"RCK: tests found (\d+), succeeded (\d+), failed (\d+), skipped (\d+)",
@@ -35,7 +39,8 @@ def run_kit(server: FloeServer, report_dir: Path) -> str:
     # The kit's own skips (nested/empty namespaces, names with dots, a @Disabled test) are 12
     # with namespaces required: anything more means a whole class did not run.
     assert found >= 150 and skipped <= 13, out[-2000:]
-    print(f"RCK on {server.metastore or 'sqlite'}: {passed} passed, {failed} failed, "
+    auth = "auth on" if extra and "credential" in extra else "auth off"
+    print(f"RCK on {server.metastore or 'sqlite'}, {auth}: {passed} passed, {failed} failed, "
           f"{skipped} skipped of {found}")
     return out
 

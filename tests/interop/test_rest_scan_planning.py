@@ -221,6 +221,13 @@ def test_plan_tasks_cover_the_scan(floe, server, catalog, tmp_path):
     status, again = call(server, "GET", f"{base('split')}/plan/{body['plan-id']}")
     assert status == 200 and again["status"] == "completed"
     assert again["plan-tasks"] == body["plan-tasks"]
+    # An incremental plan through plan tasks: the tokens carry the start and the pinned end.
+    snaps = [s.snapshot_id for s in table.snapshots()]
+    want = {t.file.file_path for t in table.scan(snapshot_id=snaps[4]).plan_files()} - \
+        {t.file.file_path for t in table.scan(snapshot_id=snaps[1]).plan_files()}
+    got, answers = rest_plan(server, "split", {"start-snapshot-id": snaps[1],
+                                               "end-snapshot-id": snaps[4]})
+    assert len(answers) >= 2 and set(got) == want and len(want) == 9
 
 
 def test_incremental_append_scan(floe, server, catalog, tmp_path):

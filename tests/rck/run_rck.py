@@ -13,7 +13,11 @@ own in-process server.
 Client configuration (RCKUtils.initCatalogClient, 1.11.0): env CATALOG_* variables (CATALOG_URI
 -> uri, `__` -> `-`, `_` -> `.`), then *all* JVM system properties, are merged into the
 RESTCatalog's properties; this script passes --uri, --warehouse and every --extra KEY=VALUE as
--DKEY=VALUE, which wins over the environment. The rck.* switches (rck.requires-namespace-create,
+-DKEY=VALUE, which wins over the environment. Against a catalog with authentication on, pass the
+client's OAuth2 properties the same way (--extra credential=ID:SECRET [--extra
+oauth2-server-uri=URI --extra scope=catalog], or --extra token=TOKEN): the kit's client uses
+them, and this script's own pre-flight requests (GET /v1/config, --clean) fetch a token with
+the credential too. The rck.* switches (rck.requires-namespace-create,
 rck.supports-serverside-retry, rck.overrides-requested-location, rck.supports-names-with-dot,
 rck.purge-test-namespaces) are read from those same client properties: pass them with --extra.
 
@@ -70,6 +74,25 @@ def _http(method: str, url: str, headers: dict[str, str], body: dict | None = No
             return r.status, (json.loads(raw) if raw else None)
     except urllib.error.HTTPError as e:
         return e.code, None
+
+
+def fetch_token(token_uri: str, credential: str, scope: str) -> str:
+    """An OAuth2 client_credentials token for `credential` ("id:secret", as Iceberg's
+    `credential` property; a credential without ':' is a secret alone)."""
+    client_id, sep, secret = credential.partition(":")
+    if not sep:
+        client_id, secret = "", credential
+    fields = {"grant_type": "client_credentials", "client_secret": secret, "scope": scope}
+    if client_id:
+        fields["client_id"] = client_id
+    req = urllib.request.Request(token_uri, data=urllib.parse.urlencode(fields).encode(),
+                                 method="POST",
+                                 headers={"Content-Type": "application/x-www-form-urlencoded"})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as r:
+            return json.loads(r.read())["access_token"]
+    except urllib.error.HTTPError as e:
+        raise RuntimeError(f"POST {token_uri} answered {e.code}") from None
 
 
 def fetch_config(uri: str, warehouse: str, headers: dict[str, str]) -> dict:
@@ -211,6 +234,16 @@ def _run_kit(args, t_start: float, t_resolve: float) -> int:
     headers = {k[len("header."):]: v for k, v in extra.items() if k.startswith("header.")}
     if "token" in extra:
         headers.setdefault("Authorization", f"Bearer {extra['token']}")
+    elif "credential" in extra:
+        # The kit's RESTCatalog fetches its own token from the credential; the pre-flight
+        # requests here do the same (client_credentials at oauth2-server-uri).
+        try:
+            token = fetch_token(extra.get("oauth2-server-uri", f"{uri}v1/oauth/tokens"),
+                                extra["credential"], extra.get("scope", "catalog"))
+        except (RuntimeError, urllib.error.URLError, OSError) as e:
+            log(f"error: no token for the credential: {e}")
+            return 2
+        headers.setdefault("Authorization", f"Bearer {token}")
 
     try:
         config = fetch_config(uri, args.warehouse, headers)

@@ -129,7 +129,11 @@ std::string Authenticator::Mac(std::string_view payload, const Principal& princi
 }
 
 std::string Authenticator::IssueToken(const Principal& principal) const {
-  int64_t expires_s = now_ms_() / 1000 + config_.token_lifetime_seconds;
+  // The expiry second is rounded up so that the token is valid for the whole `expires_in` of
+  // the token response: Iceberg Java refreshes at 90% of expires_in (OAuth2Util
+  // scheduleTokenRefresh), and a token cut short by up to a second (rounding down) would lapse
+  // before that with short lifetimes; its refresh then fails and the session stalls.
+  int64_t expires_s = (now_ms_() + config_.token_lifetime_seconds * 1000 + 999) / 1000;
   std::string payload =
       fmt::format("{}.{}.{}", kTokenVersion, HexEncode(principal.name), expires_s);
   return payload + '.' + HexEncode(Mac(payload, principal));
@@ -298,6 +302,7 @@ http::HttpResponse Authenticator::HandleTokenRequest(const http::HttpRequest& re
   response.headers.emplace_back("Cache-Control", "no-store");
   response.headers.emplace_back("Pragma", "no-cache");
   response.principal = principal->name;
+  response.grant = grant->second == kTokenExchange ? "token-exchange" : "client_credentials";
   return response;
 }
 

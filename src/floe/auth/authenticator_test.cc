@@ -162,6 +162,16 @@ TEST_F(AuthenticatorTest, TokensExpireAfterTheirLifetime) {
   EXPECT_TRUE(auth_->VerifyToken(token, /*allow_expired=*/true).ok());
 }
 
+TEST_F(AuthenticatorTest, ATokenIssuedMidSecondLivesItsWholeLifetime) {
+  // expires_in promises the lifetime from the moment of issue, whatever the millisecond.
+  now_ms_ += 900;
+  std::string token = auth_->IssueToken(*(*auth_->VerifyToken("static-token")));
+  now_ms_ += 3599'999;
+  EXPECT_TRUE(auth_->VerifyToken(token).ok());
+  now_ms_ += 101;
+  EXPECT_FALSE(auth_->VerifyToken(token).ok());
+}
+
 TEST_F(AuthenticatorTest, ForgedAndForeignTokensAreRefused) {
   std::string token = IssuedToken(auth_->HandleTokenRequest(
       TokenRequest("grant_type=client_credentials", "Basic ZXRsOmV0bC1zZWNyZXQ=")));

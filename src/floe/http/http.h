@@ -35,6 +35,9 @@ struct HttpResponse {
   std::string body;
   // The authenticated principal the request came from, for the access log; never sent.
   std::string principal;
+  // The OAuth2 grant a token response answered ("client_credentials", "token-exchange"), for
+  // the access log (logins and refreshes told apart); never sent.
+  std::string grant;
 
   static HttpResponse Json(int status, std::string body) {
     HttpResponse r;

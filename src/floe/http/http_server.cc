@@ -210,6 +210,7 @@ class Session : public std::enable_shared_from_this<Session> {
     res.prepare_payload();
     status_ = response.status;
     principal_ = std::move(response.principal);
+    grant_ = std::move(response.grant);
     stream_.expires_after(server_->options.read_timeout);
     bhttp::async_write(stream_, res,
                        beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
@@ -267,6 +268,10 @@ class Session : public std::enable_shared_from_this<Session> {
       w.Key("principal");
       w.String(principal_);
     }
+    if (!grant_.empty()) {
+      w.Key("grant");
+      w.String(grant_);
+    }
     w.EndObject();
     server_->options.access_log(line);
   }
@@ -292,6 +297,7 @@ class Session : public std::enable_shared_from_this<Session> {
   int status_ = 0;
   size_t bytes_ = 0;
   std::string principal_;
+  std::string grant_;
   std::chrono::steady_clock::time_point started_;
 };
 

@@ -37,7 +37,7 @@ struct HttpServerOptions {
   // How long Stop() waits for handlers in flight before closing anyway.
   std::chrono::milliseconds drain_timeout{60'000};
   // Receives one JSON line per request (method, path without query, status, bytes, micros,
-  // remote, and the response's principal when it names one). Query strings, headers and
+  // remote, and the response's principal and OAuth2 grant when it names them). Query strings, headers and
   // bodies are never logged: they may carry credentials.
   std::function<void(std::string_view)> access_log;
 };

@@ -241,13 +241,18 @@ TEST(HttpServer, AccessLogNamesThePrincipalOfTheResponse) {
   {
     auto server = HttpServer::Start(options, [](const HttpRequest& request) {
       HttpResponse response = HttpResponse::Json(200, "{}");
-      if (request.path == "/who") response.principal = "etl";
+      if (request.path == "/who") {
+        response.principal = "etl";
+        response.grant = "client_credentials";
+      }
       return response;
     });
     ASSERT_TRUE(server.ok());
     RawClient client((*server)->port());
     client.Send("GET /who HTTP/1.1\r\nHost: t\r\n\r\n");
     EXPECT_EQ(client.ReadResponse().first, 200);
+    EXPECT_EQ(client.last_head().find("client_credentials"), std::string::npos)
+        << "the grant is not sent";
     client.Send("GET /anonymous HTTP/1.1\r\nHost: t\r\n\r\n");
     auto [status, body] = client.ReadResponse();
     EXPECT_EQ(status, 200);
@@ -256,7 +261,9 @@ TEST(HttpServer, AccessLogNamesThePrincipalOfTheResponse) {
   }
   ASSERT_EQ(lines.size(), 2u);
   EXPECT_NE(lines[0].find("\"principal\":\"etl\""), std::string::npos) << lines[0];
+  EXPECT_NE(lines[0].find("\"grant\":\"client_credentials\""), std::string::npos) << lines[0];
   EXPECT_EQ(lines[1].find("principal"), std::string::npos) << lines[1];
+  EXPECT_EQ(lines[1].find("grant"), std::string::npos) << lines[1];
 }
 
 TEST(HttpServer, BusyPortIsUnavailable) {

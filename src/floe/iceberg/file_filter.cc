@@ -227,4 +227,62 @@ Result<bool> FileFilter::MustMatch(const DataFile& file) {
   return StrictEval(*bound_, *st->spec, file);
 }
 
+namespace {
+
+// A field of any of the table's schemas by id (current schema first): what Java's
+// DeleteFileIndex looks equality fields up in.
+const NestedField* FindFieldInAnySchema(const TableMetadata& md, int32_t id) {
+  if (const Schema* current = md.current_schema(); current != nullptr) {
+    if (const NestedField* f = current->FindField(id); f != nullptr) return f;
+  }
+  for (const Schema& s : md.schemas) {
+    if (const NestedField* f = s.FindField(id); f != nullptr) return f;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+// Java DeleteFileIndex.canContainEqDeletesForFile, rule for rule.
+bool EqualityDeletesMayApply(const TableMetadata& md, const DataFile& data,
+                             const DataFile& deletes) {
+  if (!deletes.equality_ids) return true;
+  for (int32_t id : *deletes.equality_ids) {
+    const NestedField* field = FindFieldInAnySchema(md, id);
+    if (field == nullptr || !field->type->is_primitive()) continue;
+    std::optional<int64_t> data_nulls = Count(data.null_value_counts, id);
+    std::optional<int64_t> delete_nulls = Count(deletes.null_value_counts, id);
+    auto contains_null = [&](std::optional<int64_t> nulls) {
+      return !field->required && (!nulls || *nulls > 0);
+    };
+    auto all_non_null = [&](std::optional<int64_t> nulls) {
+      return field->required || (nulls && *nulls <= 0);
+    };
+    auto all_null = [&](std::optional<int64_t> nulls, const DataFile& f) {
+      std::optional<int64_t> values = Count(f.value_counts, id);
+      return !field->required && nulls && values && *nulls == *values;
+    };
+    if (contains_null(data_nulls) && contains_null(delete_nulls)) continue;
+    if (all_null(data_nulls, data) && all_non_null(delete_nulls)) return false;
+    if (all_null(delete_nulls, deletes) && all_non_null(data_nulls)) return false;
+    auto dl = data.lower_bounds.find(id);
+    auto du = data.upper_bounds.find(id);
+    auto xl = deletes.lower_bounds.find(id);
+    auto xu = deletes.upper_bounds.find(id);
+    if (dl == data.lower_bounds.end() || du == data.upper_bounds.end() ||
+        xl == deletes.lower_bounds.end() || xu == deletes.upper_bounds.end()) {
+      continue;
+    }
+    Result<Literal> data_lower = Literal::FromBytes(field->type, dl->second);
+    Result<Literal> data_upper = Literal::FromBytes(field->type, du->second);
+    Result<Literal> delete_lower = Literal::FromBytes(field->type, xl->second);
+    Result<Literal> delete_upper = Literal::FromBytes(field->type, xu->second);
+    if (!data_lower.ok() || !data_upper.ok() || !delete_lower.ok() || !delete_upper.ok()) continue;
+    if (Compare(*data_lower, *delete_upper) > 0 || Compare(*delete_lower, *data_upper) > 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace floe::iceberg

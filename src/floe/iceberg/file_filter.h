@@ -61,4 +61,13 @@ BoundExpressionPtr Residual(const BoundExpressionPtr& filter, const PartitionSpe
 // Metrics of a content file for the expression evaluators.
 FileMetricsRef MetricsOf(const DataFile& file);
 
+// Whether the equality delete file `deletes` may delete rows of the data file `data`, judged
+// from both files' column metrics on the equality fields as Java's DeleteFileIndex does
+// (canContainEqDeletesForFile), so that a scan attaches the same equality deletes as Java's
+// planning: false when, on some equality field, the value ranges do not overlap, or one
+// file holds only nulls where the other holds none. Missing metrics, nested fields and
+// undecodable bounds assume a match. Sequence numbers and partitions are the caller's.
+bool EqualityDeletesMayApply(const TableMetadata& metadata, const DataFile& data,
+                             const DataFile& deletes);
+
 }  // namespace floe::iceberg

@@ -12,6 +12,7 @@
 #include "floe/columnar/bitmap.h"
 #include "floe/columnar/compute.h"
 #include "floe/format/puffin/deletion_vector.h"
+#include "floe/iceberg/file_filter.h"
 #include "floe/iceberg/manifest_list.h"
 #include "floe/iceberg/manifest_reader.h"
 #include "floe/iceberg/partition_spec.h"
@@ -145,6 +146,9 @@ class DeleteIndex {
  public:
   explicit DeleteIndex(const TableMetadata& md) : md_(md) {}
 
+  // Data files need their column metrics to be matched against equality deletes.
+  bool has_equality_deletes() const { return !global_eq_.empty() || !eq_by_partition_.empty(); }
+
   void Add(ScanFilePtr f) {
     const DataFile& d = f->file;
     if (d.content == FileContent::kEqualityDeletes) {
@@ -190,13 +194,14 @@ class DeleteIndex {
       auto by_partition = pos_by_partition_.find(key);
       add_pos(by_partition == pos_by_partition_.end() ? nullptr : &by_partition->second);
     }
-    for (const ScanFilePtr& f : global_eq_) {
-      if (f->data_sequence_number > seq) task->equality_deletes.push_back(f);
-    }
-    if (auto it = eq_by_partition_.find(key); it != eq_by_partition_.end()) {
-      for (const ScanFilePtr& f : it->second) {
-        if (f->data_sequence_number > seq) task->equality_deletes.push_back(f);
+    auto add_eq = [&](const ScanFilePtr& f) {
+      if (f->data_sequence_number > seq && EqualityDeletesMayApply(md_, d, f->file)) {
+        task->equality_deletes.push_back(f);
       }
+    };
+    for (const ScanFilePtr& f : global_eq_) add_eq(f);
+    if (auto it = eq_by_partition_.find(key); it != eq_by_partition_.end()) {
+      for (const ScanFilePtr& f : it->second) add_eq(f);
     }
   }
 
@@ -221,29 +226,6 @@ std::vector<FieldSummaryRef> Summaries(const ManifestFile& m) {
     out.push_back(r);
   }
   return out;
-}
-
-FileMetricsRef MetricsOf(const DataFile& f) {
-  FileMetricsRef m;
-  m.record_count = f.record_count;
-  auto counts = [](const std::map<int32_t, int64_t>& map) {
-    return [&map](int32_t id) -> std::optional<int64_t> {
-      auto it = map.find(id);
-      return it == map.end() ? std::nullopt : std::optional<int64_t>(it->second);
-    };
-  };
-  auto bounds = [](const std::map<int32_t, std::string>& map) {
-    return [&map](int32_t id) -> std::optional<std::string_view> {
-      auto it = map.find(id);
-      return it == map.end() ? std::nullopt : std::optional<std::string_view>(it->second);
-    };
-  };
-  m.value_count = counts(f.value_counts);
-  m.null_count = counts(f.null_value_counts);
-  m.nan_count = counts(f.nan_value_counts);
-  m.lower_bound = bounds(f.lower_bounds);
-  m.upper_bound = bounds(f.upper_bounds);
-  return m;
 }
 
 }  // namespace
@@ -416,7 +398,8 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
       continue;
     }
     FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries,
-                          read_manifest(m, filtering || options_.keep_stats));
+                          read_manifest(m, filtering || options_.keep_stats ||
+                                               deletes.has_equality_deletes()));
     for (ManifestEntry& e : entries) {
       if (incremental && (e.status != ManifestStatus::kAdded || !e.snapshot_id ||
                           !appended.contains(*e.snapshot_id))) {

@@ -499,7 +499,12 @@ HttpResponse ScanPlanner::Handle(catalog::Catalog& cat, const std::string& catal
   }
   const iceberg::Snapshot* snapshot = scan->scan->snapshot();
   Json normalized = query->normalized;
-  if (snapshot != nullptr) normalized["snapshot-id"] = snapshot->snapshot_id;
+  // The pinned snapshot. An incremental plan pins it as its end: plan tasks and plan ids are
+  // parsed back by QueryFromJson, which wants start-snapshot-id with end-snapshot-id.
+  if (snapshot != nullptr) {
+    normalized[query->start_snapshot_id ? "end-snapshot-id" : "snapshot-id"] =
+        snapshot->snapshot_id;
+  }
 
   std::vector<std::pair<size_t, size_t>> ranges;
   if (!tasks && snapshot != nullptr) {

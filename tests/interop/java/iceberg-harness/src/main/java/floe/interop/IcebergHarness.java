@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.node.JsonNodeFactory;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.BufferedReader;
 import java.io.BufferedWriter;
+import java.io.Closeable;
 import java.io.IOException;
 import java.io.OutputStreamWriter;
 import java.io.PrintStream;
@@ -50,7 +51,9 @@ import org.apache.iceberg.StructLike;
 import org.apache.iceberg.Table;
 import org.apache.iceberg.TableMetadata;
 import org.apache.iceberg.TableProperties;
+import org.apache.iceberg.catalog.Catalog;
 import org.apache.iceberg.catalog.Namespace;
+import org.apache.iceberg.catalog.SupportsNamespaces;
 import org.apache.iceberg.catalog.TableIdentifier;
 import org.apache.iceberg.data.BaseDeleteLoader;
 import org.apache.iceberg.data.GenericAppenderFactory;
@@ -74,6 +77,7 @@ import org.apache.iceberg.io.DeleteWriteResult;
 import org.apache.iceberg.io.FileIO;
 import org.apache.iceberg.io.OutputFileFactory;
 import org.apache.iceberg.jdbc.JdbcCatalog;
+import org.apache.iceberg.rest.RESTCatalog;
 import org.apache.iceberg.parquet.Parquet;
 import org.apache.iceberg.types.Type;
 import org.apache.iceberg.types.TypeUtil;
@@ -91,7 +95,7 @@ public final class IcebergHarness {
   private static final ObjectMapper JSON = new ObjectMapper();
   private static final JsonNodeFactory F = JsonNodeFactory.instance;
   private static final Set<String> COMMON =
-      Set.of("catalog-uri", "catalog-name", "warehouse", "catalog-prop");
+      Set.of("catalog-type", "catalog-uri", "catalog-name", "warehouse", "catalog-prop");
   private static final Map<String, Set<String>> OPTIONS = Map.ofEntries(
       Map.entry("create", Set.of("schema-json", "spec-json", "format-version", "property")),
       Map.entry("append", Set.of("rows-json")),
@@ -105,11 +109,13 @@ public final class IcebergHarness {
       Map.entry("bench-scan", Set.of("repeat", "sum-column")),
       Map.entry("expire", Set.of("older-than-ms", "retain-last")));
 
-  private final JdbcCatalog catalog;
+  private final Catalog catalog;
+  private final SupportsNamespaces namespaces;
   private final PrintStream out;
 
-  private IcebergHarness(JdbcCatalog catalog, PrintStream out) {
+  private IcebergHarness(Catalog catalog, PrintStream out) {
     this.catalog = catalog;
+    this.namespaces = (SupportsNamespaces) catalog;
     this.out = out;
   }
 
@@ -129,6 +135,9 @@ public final class IcebergHarness {
       }
       String msg = String.valueOf(cause.getMessage()).replace('\n', ' ');
       System.err.println("error: " + cause.getClass().getSimpleName() + ": " + msg);
+      if (System.getenv("FLOE_HARNESS_TRACE") != null) {
+        e.printStackTrace();
+      }
       rc = 1;
     }
     out.flush();
@@ -153,7 +162,7 @@ public final class IcebergHarness {
     Set<String> known = new HashSet<>(COMMON);
     known.addAll(OPTIONS.get(command));
     Args args = new Args(argv, 1, known);
-    JdbcCatalog catalog = openCatalog(args);
+    Catalog catalog = openCatalog(args);
     try {
       IcebergHarness h = new IcebergHarness(catalog, out);
       TableIdentifier id = TableIdentifier.parse(args.onePositional("table (NS.T)"));
@@ -172,20 +181,35 @@ public final class IcebergHarness {
         default: throw new Args.UsageError("unknown command " + command);
       }
     } finally {
-      catalog.close();
+      ((Closeable) catalog).close();
     }
   }
 
-  private static JdbcCatalog openCatalog(Args args) {
+  /**
+   * A JdbcCatalog (the default, `--catalog-type jdbc`) or a RESTCatalog (`--catalog-type rest`,
+   * `--catalog-uri http://host:port`, the warehouse then names the server's catalog).
+   */
+  private static Catalog openCatalog(Args args) {
+    String type = args.get("catalog-type") == null ? "jdbc" : args.get("catalog-type");
     Map<String, String> props = new HashMap<>();
     props.put(CatalogProperties.URI, args.require("catalog-uri"));
     props.put(CatalogProperties.WAREHOUSE_LOCATION, args.require("warehouse"));
-    props.put("jdbc.schema-version", "V1");
+    if (type.equals("jdbc")) {
+      props.put("jdbc.schema-version", "V1");
+    } else if (!type.equals("rest")) {
+      throw new Args.UsageError("--catalog-type must be jdbc or rest, got " + type);
+    }
     props.putAll(args.keyValues("catalog-prop"));
     Configuration conf = new Configuration();
     // Raw local files: no ".crc" side files next to metadata and data files.
     conf.set("fs.file.impl", "org.apache.hadoop.fs.RawLocalFileSystem");
     conf.setBoolean("fs.file.impl.disable.cache", true);
+    if (type.equals("rest")) {
+      RESTCatalog catalog = new RESTCatalog();
+      catalog.setConf(conf);
+      catalog.initialize(args.require("catalog-name"), props);
+      return catalog;
+    }
     JdbcCatalog catalog = new JdbcCatalog();
     catalog.setConf(conf);
     catalog.initialize(args.require("catalog-name"), props);
@@ -211,8 +235,9 @@ public final class IcebergHarness {
     }
     Map<String, String> props = new LinkedHashMap<>(args.keyValues("property"));
     props.put(TableProperties.FORMAT_VERSION, String.valueOf(args.getLong("format-version", 2)));
-    if (!catalog.namespaceExists(id.namespace())) {
-      catalog.createNamespace(id.namespace(), Map.of());
+    if (!namespaces.namespaceExists(id.namespace())) {
+      // A mutable map: RESTCatalog 1.10 probes it with containsKey(null), which Map.of() refuses.
+      namespaces.createNamespace(id.namespace(), new HashMap<>());
     }
     Table table = catalog.createTable(id, schema, spec, props);
     print(describe(table));
