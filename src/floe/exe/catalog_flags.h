@@ -4,6 +4,7 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -16,6 +17,8 @@ struct CatalogFlags {
   std::string uri;
   std::string warehouse;
   std::string name = "default";
+  // KEY=VALUE catalog properties: the FileIO's s3.* settings (docs/storage.md).
+  std::vector<std::string> properties;
   bool json = false;
 };
 

@@ -44,5 +44,7 @@ void AddTableCommands(CLI::App& app, int* exit_code);
 void AddServerCommands(CLI::App& app, int* exit_code);
 // `floe optimize` (optimize_command.cc).
 void AddOptimizeCommands(CLI::App& app, int* exit_code);
+// `floe storage ls|rm|cat|put` (storage_command.cc).
+void AddStorageCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe

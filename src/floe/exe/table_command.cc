@@ -16,6 +16,7 @@
 #include "floe/catalog/catalog.h"
 #include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
+#include "floe/io/s3/make_file_io.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
@@ -458,6 +459,10 @@ void AddCatalogFlags(CLI::App* command, CatalogFlags* flags) {
                       "The SQL catalog's catalog_name, a REST catalog's warehouse "
                       "(default: default, pyiceberg's default)")
       ->envname("FLOE_CATALOG_NAME");
+  command->add_option("--catalog-property", flags->properties,
+                      "Catalog property KEY=VALUE, repeatable: s3.endpoint, s3.region, "
+                      "s3.access-key-id, s3.secret-access-key, s3.session-token, "
+                      "s3.path-style-access, ... (docs/storage.md)");
   command->add_flag("--json", flags->json, "Print JSON");
 }
 
@@ -468,6 +473,17 @@ Result<std::unique_ptr<Catalog>> OpenFromFlags(const CatalogFlags& flags) {
   catalog::CatalogOptions options;
   options.name = flags.name;
   options.warehouse = flags.warehouse;
+  std::map<std::string, std::string> properties;
+  for (const std::string& property : flags.properties) {
+    size_t eq = property.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("--catalog-property {}: expected KEY=VALUE", property);
+    }
+    properties[property.substr(0, eq)] = property.substr(eq + 1);
+  }
+  // The process environment is read here, at the edge (AWS_* variables).
+  FLOE_ASSIGN_OR_RETURN(options.io,
+                        io::s3::MakeFileIO(properties, [](const char* n) { return std::getenv(n); }));
   return catalog::OpenCatalog(flags.uri, std::move(options));
 }
 

@@ -21,6 +21,10 @@ namespace {
 constexpr int kMaxParts = 10'000;
 // Nor parts (but the last) under 5 MiB.
 constexpr uint64_t kMinPartBytes = 5ull << 20;
+// Objects are stored as opaque bytes. Every request with a body names its type: libcurl
+// would otherwise label it a form (application/x-www-form-urlencoded), and servers that
+// parse forms (moto's) then lose the body.
+constexpr std::string_view kObjectContentType = "application/octet-stream";
 // DeleteObjects takes at most this many keys.
 constexpr size_t kDeleteBatch = 1000;
 // One ranged GET reads at most this much, well under HttpClient's response limit.
@@ -634,6 +638,7 @@ class S3OutputStream final : public OutputStream {
     call.op = Op::kPut;
     call.method = "PUT";
     call.location = &loc_;
+    call.headers.emplace_back("content-type", std::string(kObjectContentType));
     if (!overwrite_) call.headers.emplace_back("if-none-match", "*");
     call.body = std::move(buffer_);
     FLOE_ASSIGN_OR_RETURN(auto outcome, client_->Send(call));
@@ -655,6 +660,7 @@ class S3OutputStream final : public OutputStream {
     call.method = "POST";
     call.location = &loc_;
     call.query.emplace_back("uploads", "");
+    call.headers.emplace_back("content-type", std::string(kObjectContentType));
     FLOE_ASSIGN_OR_RETURN(auto outcome, client_->Send(call));
     const http::ClientResponse& r = outcome.response;
     if (r.status != 200) return ResponseStatus(r, What("CreateMultipartUpload"));
@@ -679,6 +685,7 @@ class S3OutputStream final : public OutputStream {
     call.location = &loc_;
     call.query.emplace_back("partNumber", std::to_string(etags_.size() + 1));
     call.query.emplace_back("uploadId", upload_id_);
+    call.headers.emplace_back("content-type", std::string(kObjectContentType));
     call.body = std::move(buffer_);
     buffer_.clear();
     FLOE_ASSIGN_OR_RETURN(auto outcome, client_->Send(call));
