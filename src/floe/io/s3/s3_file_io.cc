@@ -145,6 +145,24 @@ Result<uint64_t> ContentLength(const http::ClientResponse& response, std::string
   return n;
 }
 
+// The ETag S3 gives a completed multipart upload: the hex MD5 of the concatenated binary MD5s
+// of the parts, "-", the number of parts. Empty when a part ETag is not a plain MD5 (e.g.
+// SSE-KMS objects).
+std::string MultipartEtag(const std::vector<std::string>& part_etags) {
+  std::string digests;
+  for (std::string etag : part_etags) {
+    std::erase(etag, '"');
+    if (etag.size() != 32) return {};
+    for (size_t i = 0; i < 32; i += 2) {
+      unsigned value = 0;
+      auto [ptr, ec] = std::from_chars(etag.data() + i, etag.data() + i + 2, value, 16);
+      if (ec != std::errc() || ptr != etag.data() + i + 2) return {};
+      digests += static_cast<char>(value);
+    }
+  }
+  return fmt::format("{}-{}", Md5Hex(digests), part_etags.size());
+}
+
 }  // namespace
 
 int64_t RetryPolicy::DelayMs(int retry, double unit) const {
@@ -623,8 +641,9 @@ class S3OutputStream final : public OutputStream {
 
   std::string What(std::string_view op) const { return fmt::format("S3 {} {}", op, location_); }
 
-  // An If-None-Match write answered 412 after a retry may be our own earlier attempt that
-  // succeeded with its response lost: the object then carries our content's ETag.
+  // An If-None-Match write answered 412 may be our own earlier attempt that succeeded with
+  // its response lost (retried by us, or resent by libcurl itself when a reused connection
+  // dies without an answer): the object then carries our content's ETag.
   Result<bool> WrittenByUs(std::string_view expected_etag) {
     FLOE_ASSIGN_OR_RETURN(auto head, Head(*client_, loc_));
     if (!head) return false;
@@ -645,10 +664,8 @@ class S3OutputStream final : public OutputStream {
     const http::ClientResponse& r = outcome.response;
     if (r.status == 200) return Status::OK();
     if (!overwrite_ && (r.status == 412 || r.status == 409)) {
-      if (outcome.attempts > 1) {
-        FLOE_ASSIGN_OR_RETURN(bool ours, WrittenByUs(Md5Hex(call.body)));
-        if (ours) return Status::OK();
-      }
+      FLOE_ASSIGN_OR_RETURN(bool ours, WrittenByUs(Md5Hex(call.body)));
+      if (ours) return Status::OK();
       return Status::AlreadyExists("{}: the object exists", What("PUT"));
     }
     return ResponseStatus(r, What("PUT"));
@@ -719,14 +736,18 @@ class S3OutputStream final : public OutputStream {
       upload_id_.clear();  // nothing left to abort
       return Status::OK();
     }
-    if (outcome.attempts > 1 && (r.status == 404 || r.status == 412)) {
-      // Our earlier attempt may have completed: the upload is gone and the object carries a
-      // multipart ETag ("<md5 of the part md5s>-<parts>").
+    if (r.status == 404 || r.status == 412) {
+      // Our earlier attempt may have completed: the upload is gone and the object carries
+      // the ETag of our parts.
       auto head = Head(*client_, loc_);
-      if (head.has_value() && *head &&
-          (*head)->etag.find(fmt::format("-{}", etags_.size())) != std::string::npos) {
-        upload_id_.clear();
-        return Status::OK();
+      std::string expected = MultipartEtag(etags_);
+      if (head.has_value() && *head && !expected.empty()) {
+        std::string etag = (*head)->etag;
+        std::erase(etag, '"');
+        if (etag == expected) {
+          upload_id_.clear();
+          return Status::OK();
+        }
       }
     }
     if (!overwrite_ && (r.status == 412 || r.status == 409)) {

@@ -26,6 +26,8 @@ class FakeS3 {
   std::deque<Result<ClientResponse>> faults;
   std::vector<ClientRequest> requests;
   size_t list_page_size = 2;
+  // Handle the next request, then answer it with a transport error (the response is lost).
+  bool lose_next_response = false;
   int next_upload = 0;
 
   S3Transport Transport() {
@@ -47,6 +49,15 @@ class FakeS3 {
       faults.pop_front();
       return fault;
     }
+    Result<ClientResponse> r = Serve(request);
+    if (lose_next_response) {
+      lose_next_response = false;
+      return Status::Unavailable("connection reset after the request was handled");
+    }
+    return r;
+  }
+
+  Result<ClientResponse> Serve(const ClientRequest& request) {
     std::string_view url = request.url;
     EXPECT_TRUE(url.starts_with("http://fake:9000/")) << url;
     url.remove_prefix(std::string_view("http://fake:9000/").size());
@@ -240,6 +251,18 @@ TEST_F(S3FileIOTest, OverwriteFalseRefusesAnExistingObject) {
   ASSERT_TRUE((*again)->Write("ours").ok());
   ASSERT_TRUE((*again)->Close().ok());
   EXPECT_EQ(fake_.objects["b/k2"], "ours");
+}
+
+TEST_F(S3FileIOTest, ConditionalPutWhoseResponseWasLostSucceeds) {
+  auto io = Make();
+  auto out = io->CreateOutput("s3://b/once", false);
+  ASSERT_TRUE(out.has_value());
+  ASSERT_TRUE((*out)->Write("payload").ok());
+  fake_.lose_next_response = true;  // the PUT lands, its answer does not
+  ASSERT_TRUE((*out)->Close().ok());
+  EXPECT_EQ(fake_.objects["b/once"], "payload");
+  EXPECT_EQ(io->request_counts().put, 2);  // the retry was answered 412, then a HEAD
+  EXPECT_EQ(io->request_counts().head, 2);
 }
 
 TEST_F(S3FileIOTest, LargeFileIsAMultipartUpload) {
