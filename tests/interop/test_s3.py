@@ -429,3 +429,52 @@ def test_filesystem_catalog_refuses_s3(floe, bucket):
     assert "atomic rename" in r.stderr, r.stderr
     r = floe.run("namespace", "create", "n", "--catalog", f"s3://{bucket}/wh")
     assert r.rc not in (0, None) and "atomic rename" in r.stderr, r.describe()
+
+
+def test_server_catalog_on_s3_with_self_optimizing(floe, tmp_path, moto_endpoint, bucket):
+    """`floe server` serving an internal catalog whose warehouse is in the bucket (s3.*
+    catalog properties in floe.yaml): pyiceberg writes through the REST catalog with its own
+    S3 FileIO, the server's optimizer compacts the small files on S3, pyiceberg reads the
+    rows it wrote."""
+    from pyiceberg.catalog.rest import RestCatalog
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField, StringType
+    import pyarrow as pa
+    from floe_server import FloeServer
+
+    config = {"catalogs": {"lake": {"warehouse": f"s3://{bucket}/lake",
+                                    "properties": s3_properties(moto_endpoint)}}}
+    with FloeServer(floe.path, tmp_path / "data", optimizer=True, config=config,
+                    extra_args=["--optimizer-refresh-ms", "500"]) as server:
+        cat = RestCatalog("lake", uri=server.uri, warehouse="lake",
+                          **s3_properties(moto_endpoint))
+        cat.create_namespace("db")
+        schema = Schema(NestedField(1, "id", LongType(), required=False),
+                        NestedField(2, "v", StringType(), required=False))
+        t = cat.create_table("db.events", schema, properties={
+            "self-optimizing.minor.trigger.file-count": "5",
+            "self-optimizing.minor.trigger.interval": "-1",
+            "self-optimizing.min-plan-interval": "0"})
+        assert t.metadata_location.startswith(f"s3://{bucket}/lake/db/events/metadata/")
+        expected = []
+        for i in range(6):
+            batch = [{"id": i * 100 + k, "v": f"r{i}-{k}"} for k in range(50)]
+            expected += batch
+            t.append(pa.Table.from_pylist(batch, schema=t.schema().as_arrow()))
+
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            t.refresh()
+            if any((s.summary or {}).get("snapshot-producer") == "OPTIMIZE"
+                   for s in t.metadata.snapshots):
+                break
+            time.sleep(0.2)
+        else:
+            raise AssertionError("no compaction within 60s; server log:\n"
+                                 + server.log_text()[-4000:])
+        assert t.inspect.files().num_rows < 6
+        got = sorted((r["id"], r["v"]) for r in t.scan().to_arrow().to_pylist())
+        assert got == sorted((r["id"], r["v"]) for r in expected)
+        # The rewritten files are objects in the bucket too.
+        assert all(f.startswith(f"s3://{bucket}/lake/db/events/data/")
+                   for f in t.inspect.files().column("file_path").to_pylist())
