@@ -2,6 +2,7 @@
 // (env FLOE_CATALOG), --warehouse, --catalog-name, --json.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -23,6 +24,8 @@ struct CatalogFlags {
 };
 
 void AddCatalogFlags(CLI::App* command, CatalogFlags* flags);
+// KEY=VALUE arguments to a map (kInvalidArgument for one without '=').
+Result<std::map<std::string, std::string>> ParseProperties(const std::vector<std::string>& pairs);
 Result<std::unique_ptr<catalog::Catalog>> OpenFromFlags(const CatalogFlags& flags);
 
 // `floe table scan|append|delete|upsert|files|snapshots|history|refs|expire-snapshots|

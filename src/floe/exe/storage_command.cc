@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/macros.h"
+#include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
 #include "floe/io/local_file_io.h"
 #include "floe/io/s3/make_file_io.h"
@@ -43,14 +44,7 @@ Result<Opened> OpenFor(std::string_view location, const StorageArgs& a) {
     out.io = std::make_unique<io::LocalFileIO>();
     return out;
   }
-  std::map<std::string, std::string> properties;
-  for (const std::string& p : a.properties) {
-    size_t eq = p.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Status::InvalidArgument("--property {}: expected KEY=VALUE", p);
-    }
-    properties[p.substr(0, eq)] = p.substr(eq + 1);
-  }
+  FLOE_ASSIGN_OR_RETURN(auto properties, ParseProperties(a.properties));
   FLOE_ASSIGN_OR_RETURN(io::s3::S3Options options,
                         io::s3::S3Options::FromProperties(
                             properties, [](const char* n) { return std::getenv(n); }));

@@ -32,19 +32,6 @@ using catalog::Catalog;
 using catalog::Namespace;
 using catalog::TableIdentifier;
 
-Result<std::map<std::string, std::string>> ParseProperties(
-    const std::vector<std::string>& pairs) {
-  std::map<std::string, std::string> out;
-  for (const std::string& pair : pairs) {
-    size_t eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Status::InvalidArgument("property '{}' is not KEY=VALUE", pair);
-    }
-    out[pair.substr(0, eq)] = pair.substr(eq + 1);
-  }
-  return out;
-}
-
 Status Print(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
     return Status::IOError("cannot write to standard output");
@@ -447,6 +434,19 @@ Status TableEvolve(const EvolveArgs& a) {
 
 }  // namespace
 
+Result<std::map<std::string, std::string>> ParseProperties(
+    const std::vector<std::string>& pairs) {
+  std::map<std::string, std::string> out;
+  for (const std::string& pair : pairs) {
+    size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("property '{}' is not KEY=VALUE", pair);
+    }
+    out[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  return out;
+}
+
 void AddCatalogFlags(CLI::App* command, CatalogFlags* flags) {
   command->add_option("--catalog", flags->uri,
                       "Catalog URI: sqlite:PATH, postgresql://user:pass@host:port/db, file:PATH, "
@@ -473,17 +473,10 @@ Result<std::unique_ptr<Catalog>> OpenFromFlags(const CatalogFlags& flags) {
   catalog::CatalogOptions options;
   options.name = flags.name;
   options.warehouse = flags.warehouse;
-  std::map<std::string, std::string> properties;
-  for (const std::string& property : flags.properties) {
-    size_t eq = property.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Status::InvalidArgument("--catalog-property {}: expected KEY=VALUE", property);
-    }
-    properties[property.substr(0, eq)] = property.substr(eq + 1);
-  }
+  FLOE_ASSIGN_OR_RETURN(auto properties, ParseProperties(flags.properties));
   // The process environment is read here, at the edge (AWS_* variables).
-  FLOE_ASSIGN_OR_RETURN(options.io,
-                        io::s3::MakeFileIO(properties, [](const char* n) { return std::getenv(n); }));
+  auto getenv = [](const char* name) { return std::getenv(name); };
+  FLOE_ASSIGN_OR_RETURN(options.io, io::s3::MakeFileIO(properties, getenv));
   return catalog::OpenCatalog(flags.uri, std::move(options));
 }
 

@@ -225,12 +225,16 @@ Result<S3Options> S3Options::FromProperties(
   }
   if (auto v = prop("s3.max-connections")) {
     FLOE_ASSIGN_OR_RETURN(int64_t n, ParseInt("s3.max-connections", *v));
-    if (n < 1 || n > 1024) return Status::InvalidArgument("s3.max-connections: {} not in 1..1024", n);
+    if (n < 1 || n > 1024) {
+      return Status::InvalidArgument("s3.max-connections: {} not in 1..1024", n);
+    }
     o.max_connections = static_cast<int>(n);
   }
   if (auto v = prop("s3.retry.max-attempts")) {
     FLOE_ASSIGN_OR_RETURN(int64_t n, ParseInt("s3.retry.max-attempts", *v));
-    if (n < 1 || n > 100) return Status::InvalidArgument("s3.retry.max-attempts: {} not in 1..100", n);
+    if (n < 1 || n > 100) {
+      return Status::InvalidArgument("s3.retry.max-attempts: {} not in 1..100", n);
+    }
     o.retry.max_attempts = static_cast<int>(n);
   }
   return o;

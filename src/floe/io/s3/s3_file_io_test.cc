@@ -184,7 +184,9 @@ class S3FileIOTest : public ::testing::Test {
     options.transport = fake_.Transport();
     options.sleep = [this](int64_t ms) { sleeps_.push_back(ms); };
     options.jitter_seed = 7;
-    options.now = [] { return std::chrono::system_clock::time_point(std::chrono::seconds(1440938160)); };
+    options.now = [] {
+      return std::chrono::system_clock::time_point(std::chrono::seconds(1440938160));
+    };
     auto io = S3FileIO::Make(std::move(options));
     EXPECT_TRUE(io.has_value());
     return std::move(io).value();
@@ -193,7 +195,9 @@ class S3FileIOTest : public ::testing::Test {
   static Result<ClientResponse> Status503() {
     ClientResponse r;
     r.status = 503;
-    r.body = "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message></Error>";
+    r.body =
+        "<Error><Code>SlowDown</Code><Message>Please reduce your request rate.</Message>"
+        "</Error>";
     return r;
   }
 
