@@ -935,9 +935,11 @@ Result<std::vector<FileInfo>> S3FileIO::List(std::string_view prefix) {
       }
       FileInfo info;
       info.location = fmt::format("{}://{}/{}", loc.scheme, loc.bucket, key);
-      FLOE_ASSIGN_OR_RETURN(int64_t size, ParseInt("Size", child.ChildText("Size")));
-      if (size < 0) return Status::Corrupt("{}: negative size for {}", what, info.location);
-      info.size = static_cast<uint64_t>(size);
+      auto size = ParseInt("Size", child.ChildText("Size"));
+      if (!size.has_value() || *size < 0) {
+        return Status::Corrupt("{}: bad Size for {}", what, Bounded(info.location));
+      }
+      info.size = static_cast<uint64_t>(*size);
       FLOE_ASSIGN_OR_RETURN(info.modified_ms, ParseS3Timestamp(child.ChildText("LastModified")));
       files.push_back(std::move(info));
     }

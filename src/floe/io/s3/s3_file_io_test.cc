@@ -2,7 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <deque>
+#include <thread>
 #include <map>
 #include <mutex>
 
@@ -354,6 +356,33 @@ TEST_F(S3FileIOTest, RetriesAreBoundedAndClientErrorsAreNotRetried) {
   ASSERT_FALSE(d.has_value());
   EXPECT_EQ(d.error().code(), StatusCode::kPermissionDenied);
   EXPECT_EQ(fake_.requests.size(), 1u);
+}
+
+TEST_F(S3FileIOTest, ConcurrentReadsShareOneFile) {
+  auto io = Make();
+  std::string data(1 << 16, '\0');
+  for (size_t i = 0; i < data.size(); ++i) data[i] = static_cast<char>(i * 7 % 256);
+  fake_.objects["b/shared"] = data;
+  auto in = io->OpenInput("s3://b/shared");
+  ASSERT_TRUE(in.has_value());
+  std::vector<std::thread> readers;
+  std::atomic<int> mismatches{0};
+  for (int t = 0; t < 8; ++t) {
+    readers.emplace_back([&, t] {
+      for (int i = 0; i < 50; ++i) {
+        uint64_t offset = static_cast<uint64_t>((t * 997 + i * 131) % (data.size() - 100));
+        auto bytes = (*in)->Read(offset, 100);
+        if (!bytes.has_value() ||
+            std::string_view(reinterpret_cast<const char*>(bytes->data()), 100) !=
+                std::string_view(data).substr(offset, 100)) {
+          ++mismatches;
+        }
+      }
+    });
+  }
+  for (auto& r : readers) r.join();
+  EXPECT_EQ(mismatches.load(), 0);
+  EXPECT_EQ(io->request_counts().get, 400);
 }
 
 TEST_F(S3FileIOTest, RetryPolicyDelays) {
