@@ -446,8 +446,15 @@ def test_server_catalog_on_s3_with_self_optimizing(floe, tmp_path, moto_endpoint
                                     "properties": s3_properties(moto_endpoint)}}}
     with FloeServer(floe.path, tmp_path / "data", optimizer=True, config=config,
                     extra_args=["--optimizer-refresh-ms", "500"]) as server:
+        # The endpoint and region come from the server's /v1/config defaults; the keys are
+        # the client's own (never vended from the catalog's properties).
+        import urllib.request
+        with urllib.request.urlopen(f"{server.uri}/v1/config?warehouse=lake") as resp:
+            served = json.load(resp)
+        assert served["defaults"]["s3.endpoint"] == moto_endpoint, served
+        assert "s3.secret-access-key" not in json.dumps(served), served
         cat = RestCatalog("lake", uri=server.uri, warehouse="lake",
-                          **s3_properties(moto_endpoint))
+                          **{"s3.access-key-id": ACCESS_KEY, "s3.secret-access-key": SECRET_KEY})
         cat.create_namespace("db")
         schema = Schema(NestedField(1, "id", LongType(), required=False),
                         NestedField(2, "v", StringType(), required=False))

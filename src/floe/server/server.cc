@@ -147,6 +147,15 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
 
   rest::RestCatalogOptions rest_options;
   rest_options.default_catalog = config.default_catalog;
+  // Clients write data files themselves: they get the catalog's storage location settings,
+  // never its credentials (credential vending is a separate, scoped mechanism).
+  for (const auto& record : records) {
+    for (const char* key : {"s3.endpoint", "s3.region", "s3.path-style-access"}) {
+      if (auto it = record.properties.find(key); it != record.properties.end()) {
+        rest_options.catalog_config_defaults[record.name][key] = it->second;
+      }
+    }
+  }
   if (server->optimizer_) {
     rest_options.on_table_changed = [optimizer = server->optimizer_.get()](
                                         const std::string& catalog,
