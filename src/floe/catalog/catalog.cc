@@ -1,6 +1,7 @@
 #include "floe/catalog/catalog.h"
 
 #include <set>
+#include <vector>
 
 #include "floe/base/macros.h"
 #include "floe/catalog/catalog_internal.h"
@@ -44,11 +45,14 @@ std::string TableIdentifier::ToString() const {
 
 namespace {
 
-// Deletes `location`, keeping the first real error in *first (a missing file is fine: the
-// purge may be re-run, and files of expired snapshots may be gone already).
-void DeleteOne(io::FileIO& io, const std::string& location, Status* first) {
-  Status s = io.Delete(location);
-  if (!s.ok() && s.code() != StatusCode::kNotFound && first->ok()) *first = std::move(s);
+// Deletes `locations` in one batch (object stores send one request per 1000 keys), keeping
+// the first real error in *first (a missing file is fine: the purge may be re-run, and files
+// of expired snapshots may be gone already).
+template <typename Locations>
+void DeleteAll(io::FileIO& io, const Locations& locations, Status* first) {
+  std::vector<std::string> batch(locations.begin(), locations.end());
+  Status s = io.DeleteFiles(batch);
+  if (!s.ok() && first->ok()) *first = std::move(s);
 }
 
 }  // namespace
@@ -102,20 +106,26 @@ Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata) 
         content_files.insert(entry.data_file.file_path);
       }
     }
-    for (const std::string& path : content_files) DeleteOne(io, path, &first);
+    DeleteAll(io, content_files, &first);
   }
-  for (const auto& [path, manifest] : manifests) DeleteOne(io, path, &first);
-  for (const std::string& path : manifest_lists) DeleteOne(io, path, &first);
-  for (const iceberg::MetadataLogEntry& entry : metadata.metadata_log) {
-    DeleteOne(io, entry.metadata_file, &first);
-  }
-  for (const iceberg::StatisticsFile& f : metadata.statistics) DeleteOne(io, f.path, &first);
+  // Referenced files before what references them, so a purge that stops half-way can be
+  // re-run from the metadata that is left.
+  std::vector<std::string> manifest_paths;
+  for (const auto& [path, manifest] : manifests) manifest_paths.push_back(path);
+  DeleteAll(io, manifest_paths, &first);
+  DeleteAll(io, manifest_lists, &first);
+  std::vector<std::string> metadata_files;
+  for (const iceberg::StatisticsFile& f : metadata.statistics) metadata_files.push_back(f.path);
   for (const iceberg::PartitionStatisticsFile& f : metadata.partition_statistics) {
-    DeleteOne(io, f.path, &first);
+    metadata_files.push_back(f.path);
+  }
+  for (const iceberg::MetadataLogEntry& entry : metadata.metadata_log) {
+    metadata_files.push_back(entry.metadata_file);
   }
   if (!metadata.metadata_file_location.empty()) {
-    DeleteOne(io, metadata.metadata_file_location, &first);
+    metadata_files.push_back(metadata.metadata_file_location);
   }
+  DeleteAll(io, metadata_files, &first);
   return first;
 }
 
@@ -123,6 +133,12 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(std::string_view uri, CatalogOption
   if (uri.starts_with("rest:")) {
     FLOE_ASSIGN_OR_RETURN(auto catalog, RestCatalog::Open(uri, std::move(options)));
     return std::unique_ptr<Catalog>(std::move(catalog));
+  }
+  if (uri.starts_with("s3://") || uri.starts_with("s3a://")) {
+    return Status::InvalidArgument(
+        "catalog '{}': an object store cannot be a catalog (no atomic rename); open a SQL "
+        "catalog with --warehouse {}",
+        uri, uri);
   }
   if (uri.starts_with("file:")) {
     FLOE_ASSIGN_OR_RETURN(auto catalog, FileSystemCatalog::Open(uri, std::move(options)));

@@ -189,6 +189,14 @@ Result<std::unique_ptr<FileSystemCatalog>> FileSystemCatalog::Open(std::string_v
                                                                    CatalogOptions options) {
   std::string root = internal::StripTrailingSlash(io::LocalFileIO::ToPath(uri));
   if (root.empty()) return Status::InvalidArgument("filesystem catalog '{}' has no path", uri);
+  // Commits here are an exclusive rename of the next version file (Java HadoopCatalog); an
+  // object store has no such rename, so two writers could both "win".
+  if (root.find("://") != std::string::npos) {
+    return Status::InvalidArgument(
+        "filesystem catalog '{}': commits need an atomic rename, which object storage "
+        "does not offer; use a SQL or internal catalog with an s3:// warehouse",
+        uri);
+  }
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return Status::IOError("create warehouse {}: {}", root, ec.message());

@@ -2,8 +2,10 @@
 // (env FLOE_CATALOG), --warehouse, --catalog-name, --json.
 #pragma once
 
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -16,10 +18,14 @@ struct CatalogFlags {
   std::string uri;
   std::string warehouse;
   std::string name = "default";
+  // KEY=VALUE catalog properties: the FileIO's s3.* settings (docs/storage.md).
+  std::vector<std::string> properties;
   bool json = false;
 };
 
 void AddCatalogFlags(CLI::App* command, CatalogFlags* flags);
+// KEY=VALUE arguments to a map (kInvalidArgument for one without '=').
+Result<std::map<std::string, std::string>> ParseProperties(const std::vector<std::string>& pairs);
 Result<std::unique_ptr<catalog::Catalog>> OpenFromFlags(const CatalogFlags& flags);
 
 // `floe table scan|append|delete|upsert|files|snapshots|history|refs|expire-snapshots|

@@ -56,6 +56,7 @@ Result<server::ServerConfig> ConfigFrom(const ServerFlags& flags) {
   if (!file.empty()) FLOE_RETURN_IF_ERROR(server::LoadServerConfig(file, &config));
   FLOE_RETURN_IF_ERROR(server::ApplyServerEnvironment(
       [](const char* name) { return std::getenv(name); }, &config));
+  config.getenv = [](const char* name) { return std::getenv(name); };
   if (flags.data_dir_opt->count() > 0) config.data_dir = flags.data_dir;
   if (flags.metastore_opt->count() > 0) config.metastore_uri = flags.metastore;
   if (flags.warehouse_opt->count() > 0) config.default_warehouse = flags.warehouse;

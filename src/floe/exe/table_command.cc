@@ -16,6 +16,7 @@
 #include "floe/catalog/catalog.h"
 #include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
+#include "floe/io/s3/make_file_io.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
@@ -30,19 +31,6 @@ namespace {
 using catalog::Catalog;
 using catalog::Namespace;
 using catalog::TableIdentifier;
-
-Result<std::map<std::string, std::string>> ParseProperties(
-    const std::vector<std::string>& pairs) {
-  std::map<std::string, std::string> out;
-  for (const std::string& pair : pairs) {
-    size_t eq = pair.find('=');
-    if (eq == std::string::npos || eq == 0) {
-      return Status::InvalidArgument("property '{}' is not KEY=VALUE", pair);
-    }
-    out[pair.substr(0, eq)] = pair.substr(eq + 1);
-  }
-  return out;
-}
 
 Status Print(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
@@ -446,6 +434,19 @@ Status TableEvolve(const EvolveArgs& a) {
 
 }  // namespace
 
+Result<std::map<std::string, std::string>> ParseProperties(
+    const std::vector<std::string>& pairs) {
+  std::map<std::string, std::string> out;
+  for (const std::string& pair : pairs) {
+    size_t eq = pair.find('=');
+    if (eq == std::string::npos || eq == 0) {
+      return Status::InvalidArgument("property '{}' is not KEY=VALUE", pair);
+    }
+    out[pair.substr(0, eq)] = pair.substr(eq + 1);
+  }
+  return out;
+}
+
 void AddCatalogFlags(CLI::App* command, CatalogFlags* flags) {
   command->add_option("--catalog", flags->uri,
                       "Catalog URI: sqlite:PATH, postgresql://user:pass@host:port/db, file:PATH, "
@@ -458,6 +459,10 @@ void AddCatalogFlags(CLI::App* command, CatalogFlags* flags) {
                       "The SQL catalog's catalog_name, a REST catalog's warehouse "
                       "(default: default, pyiceberg's default)")
       ->envname("FLOE_CATALOG_NAME");
+  command->add_option("--catalog-property", flags->properties,
+                      "Catalog property KEY=VALUE, repeatable: s3.endpoint, s3.region, "
+                      "s3.access-key-id, s3.secret-access-key, s3.session-token, "
+                      "s3.path-style-access, ... (docs/storage.md)");
   command->add_flag("--json", flags->json, "Print JSON");
 }
 
@@ -468,6 +473,10 @@ Result<std::unique_ptr<Catalog>> OpenFromFlags(const CatalogFlags& flags) {
   catalog::CatalogOptions options;
   options.name = flags.name;
   options.warehouse = flags.warehouse;
+  FLOE_ASSIGN_OR_RETURN(auto properties, ParseProperties(flags.properties));
+  // The process environment is read here, at the edge (AWS_* variables).
+  auto getenv = [](const char* name) { return std::getenv(name); };
+  FLOE_ASSIGN_OR_RETURN(options.io, io::s3::MakeFileIO(properties, getenv));
   return catalog::OpenCatalog(flags.uri, std::move(options));
 }
 

@@ -22,6 +22,15 @@ Status FileIO::WriteFile(std::string_view location, std::string_view contents,
   return out->Close();
 }
 
+Status FileIO::DeleteFiles(const std::vector<std::string>& locations) {
+  Status first;
+  for (const std::string& location : locations) {
+    Status s = Delete(location);
+    if (!s.ok() && !s.IsNotFound() && first.ok()) first = std::move(s);
+  }
+  return first;
+}
+
 Status FileIO::RenameNoReplace(std::string_view from, std::string_view to) {
   return Status::Unimplemented("rename {} to {}: this FileIO cannot rename without replacing",
                                from, to);

@@ -1,6 +1,6 @@
 // FileIO: the only way floe reads and writes files. Implementations: local files
-// (local_file_io.h), memory (memory_file_io.h); object storage plugs in behind the same
-// interface. Locations are strings (paths or URIs) interpreted by the implementation.
+// (local_file_io.h), memory (memory_file_io.h), S3 (s3/s3_file_io.h), several schemes at once
+// (routing_file_io.h). Locations are strings (paths or URIs) interpreted by the implementation.
 #pragma once
 
 #include <cstdint>
@@ -63,6 +63,10 @@ class FileIO {
   virtual Result<std::unique_ptr<OutputStream>> CreateOutput(std::string_view location,
                                                              bool overwrite) = 0;
   virtual Status Delete(std::string_view location) = 0;
+  // Deletes every location, tolerating ones already gone (kNotFound is not an error).
+  // Returns the first other error after trying them all. Object stores batch the requests;
+  // the default deletes one at a time.
+  virtual Status DeleteFiles(const std::vector<std::string>& locations);
   virtual Result<bool> Exists(std::string_view location) = 0;
   // Lists files whose location starts with `prefix` (recursively).
   virtual Result<std::vector<FileInfo>> List(std::string_view prefix) = 0;

@@ -9,6 +9,7 @@
 #include "floe/base/macros.h"
 #include "floe/base/json_writer.h"
 #include "floe/catalog/sql_catalog.h"
+#include "floe/io/s3/make_file_io.h"
 
 namespace floe::server {
 
@@ -31,11 +32,14 @@ bool IsLoopbackHost(std::string_view host) {
   return host == "localhost" || host == "::1" || host.starts_with("127.");
 }
 
-Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(const metastore::CatalogRecord& record,
-                                                        std::string_view metastore_uri) {
+Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(
+    const metastore::CatalogRecord& record, std::string_view metastore_uri,
+    const std::function<const char*(const char*)>& getenv) {
   catalog::CatalogOptions options;
   options.name = record.name;
   options.warehouse = record.warehouse;
+  // The catalog's s3.* properties configure its FileIO (docs/storage.md).
+  FLOE_ASSIGN_OR_RETURN(options.io, io::s3::MakeFileIO(record.properties, getenv));
   switch (record.kind) {
     case metastore::CatalogKind::kInternal: {
       FLOE_ASSIGN_OR_RETURN(auto cat, catalog::SqlCatalog::Open(metastore_uri, std::move(options)));
@@ -125,9 +129,12 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   server->registry_ = std::make_shared<catalog::CatalogRegistry>();
   for (const auto& record : records) {
     // Open one catalog now so that a bad record fails the start, not the first request.
-    FLOE_ASSIGN_OR_RETURN(auto first, OpenCatalogFor(record, config.metastore_uri));
+    FLOE_ASSIGN_OR_RETURN(auto first,
+                          OpenCatalogFor(record, config.metastore_uri, config.getenv));
     auto pool = std::make_shared<catalog::CatalogPool>(
-        record.name, [record, uri = config.metastore_uri] { return OpenCatalogFor(record, uri); });
+        record.name, [record, uri = config.metastore_uri, getenv = config.getenv] {
+          return OpenCatalogFor(record, uri, getenv);
+        });
     { auto lease = catalog::CatalogLease(pool.get(), std::move(first)); }
     server->registry_->Put(std::move(pool));
   }
@@ -145,6 +152,15 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
 
   rest::RestCatalogOptions rest_options;
   rest_options.default_catalog = config.default_catalog;
+  // Clients write data files themselves: they get the catalog's storage location settings,
+  // never its credentials (credential vending is a separate, scoped mechanism).
+  for (const auto& record : records) {
+    for (const char* key : {"s3.endpoint", "s3.region", "s3.path-style-access"}) {
+      if (auto it = record.properties.find(key); it != record.properties.end()) {
+        rest_options.catalog_config_defaults[record.name][key] = it->second;
+      }
+    }
+  }
   if (server->optimizer_) {
     rest_options.on_table_changed = [optimizer = server->optimizer_.get()](
                                         const std::string& catalog,

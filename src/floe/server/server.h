@@ -63,6 +63,9 @@ struct ServerConfig {
   // Milliseconds since the epoch, for token expiry (injected for tests; default: the system
   // clock).
   std::function<int64_t()> now_ms;
+  // Environment lookups for object storage settings (AWS_ACCESS_KEY_ID, AWS_REGION, ...),
+  // used by every catalog's FileIO after its s3.* properties; none when empty.
+  std::function<const char*(const char*)> getenv;
 };
 
 class Server {
@@ -120,7 +123,8 @@ bool IsLoopbackHost(std::string_view host);
 std::string SettingsJson(const ServerConfig& config);
 
 // Opens the catalog a metastore record describes (a factory for the record's pool).
-Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(const metastore::CatalogRecord& record,
-                                                        std::string_view metastore_uri);
+Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(
+    const metastore::CatalogRecord& record, std::string_view metastore_uri,
+    const std::function<const char*(const char*)>& getenv = nullptr);
 
 }  // namespace floe::server
