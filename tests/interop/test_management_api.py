@@ -205,6 +205,18 @@ def test_attached_external_catalogs_are_browsable_and_served(server, floe, tmp_p
     assert sorted(line.decode() for line in r.stdout.splitlines() if line) == \
         sorted(f'{{"id":{i},"name":"n{i}"}}' for i in range(100, 105))
 
+    # An internal catalog on object storage: REST clients get its storage location
+    # settings from /v1/config at once (never its keys).
+    ok(server, "POST", "/api/v1/catalogs",
+       {"name": "objects", "type": "internal", "warehouse": "s3://bucket/wh",
+        "properties": {"s3.endpoint": "http://127.0.0.1:9", "s3.path-style-access": "true",
+                       "s3.access-key-id": "id", "s3.secret-access-key": "k3y"}},
+       status=201)
+    config = ok(server, "GET", "/v1/config?warehouse=objects")
+    assert config["defaults"]["s3.endpoint"] == "http://127.0.0.1:9"
+    assert "k3y" not in str(config)
+    ok(server, "DELETE", "/api/v1/catalogs/objects", status=204)
+
     # Refused definitions: nothing is saved.
     for bad in ({"name": "x", "type": "sql", "uri": "sqlite:relative.db"},
                 {"name": "x", "type": "nosuch", "uri": "sqlite:/tmp/x.db"},

@@ -641,6 +641,7 @@ Result<HttpResponse> ManagementApi::PutCatalog(Call& call,
       record.name, [record, open = options_.open_catalog] { return open(record); });
   { catalog::CatalogLease lease(pool.get(), std::move(probe)); }
   registry_->Put(std::move(pool));
+  if (options_.on_catalog_saved) options_.on_catalog_saved(record);
   return JsonResponse(path_name ? 200 : 201, CatalogJson(record, options_.default_catalog));
 }
 
@@ -670,6 +671,7 @@ Result<HttpResponse> ManagementApi::DeleteCatalog(Call& call, const std::string&
     FLOE_RETURN_IF_ERROR(store_->DropCatalog(name));
   }
   registry_->Remove(name);
+  if (options_.on_catalog_removed) options_.on_catalog_removed(name);
   return HttpResponse::NoContent();
 }
 

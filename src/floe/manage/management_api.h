@@ -43,6 +43,9 @@ struct ManagementOptions {
   optimize::OptimizingService* optimizer = nullptr;
   // The server's effective configuration as a JSON object, secrets already masked.
   std::string settings_json = "{}";
+  // Called after a catalog definition was saved (attached or edited) / detached.
+  std::function<void(const metastore::CatalogRecord&)> on_catalog_saved;
+  std::function<void(const std::string&)> on_catalog_removed;
   // Called after a table's properties changed through the API (the optimizer re-reads them).
   std::function<void(const std::string&, const catalog::TableIdentifier&)> on_table_changed;
 };

@@ -605,9 +605,8 @@ HttpResponse RestCatalogService::Dispatch(const HttpRequest& request) {
     }
     OJson defaults = OJson::object();
     for (const auto& [k, v] : options_.config_defaults) defaults[k] = v;
-    if (auto it = options_.catalog_config_defaults.find(name);
-        it != options_.catalog_config_defaults.end()) {
-      for (const auto& [k, v] : it->second) defaults[k] = v;
+    if (options_.catalog_config_defaults) {
+      for (const auto& [k, v] : options_.catalog_config_defaults(name)) defaults[k] = v;
     }
     OJson overrides = OJson::object();
     for (const auto& [k, v] : options_.config_overrides) overrides[k] = v;

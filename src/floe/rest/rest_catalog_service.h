@@ -38,9 +38,10 @@ struct RestCatalogOptions {
   std::map<std::string, std::string> config_defaults;
   // Returned by /v1/config as `overrides` besides `prefix`.
   std::map<std::string, std::string> config_overrides;
-  // Per catalog name: more `defaults` for clients of that catalog (its storage settings,
-  // such as s3.endpoint, so that clients reach the same warehouse).
-  std::map<std::string, std::map<std::string, std::string>> catalog_config_defaults;
+  // More `defaults` for clients of the named catalog (its storage settings, such as
+  // s3.endpoint, so that clients reach the same warehouse); none when empty. A function,
+  // since catalogs are attached and edited while the server runs.
+  std::function<std::map<std::string, std::string>(const std::string&)> catalog_config_defaults;
   int64_t idempotency_lifetime_ms = 30 * 60 * 1000;
   size_t idempotency_max_entries = 100'000;
   // Bytes of LoadTableResult bodies kept for repeated loads.

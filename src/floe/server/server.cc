@@ -25,6 +25,30 @@ constexpr std::string_view kLandingPage =
 
 }  // namespace
 
+void ClientStorageSettings::Put(const metastore::CatalogRecord& record) {
+  // Clients write data files themselves: they get the catalog's storage location settings,
+  // never its credentials (credential vending is a separate, scoped mechanism).
+  std::map<std::string, std::string> settings;
+  for (const char* key : {"s3.endpoint", "s3.region", "s3.path-style-access"}) {
+    if (auto it = record.properties.find(key); it != record.properties.end()) {
+      settings[key] = it->second;
+    }
+  }
+  std::lock_guard lock(mu_);
+  by_catalog_[record.name] = std::move(settings);
+}
+
+void ClientStorageSettings::Remove(const std::string& name) {
+  std::lock_guard lock(mu_);
+  by_catalog_.erase(name);
+}
+
+std::map<std::string, std::string> ClientStorageSettings::Get(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = by_catalog_.find(name);
+  return it == by_catalog_.end() ? std::map<std::string, std::string>{} : it->second;
+}
+
 bool IsLoopbackHost(std::string_view host) {
   if (host.size() >= 2 && host.front() == '[' && host.back() == ']') {
     host = host.substr(1, host.size() - 2);
@@ -127,6 +151,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   server->start_time_ms_ = config.now_ms();
   server->auth_ = std::move(authenticator);
   server->registry_ = std::make_shared<catalog::CatalogRegistry>();
+  server->client_storage_ = std::make_shared<ClientStorageSettings>();
   for (const auto& record : records) {
     // Open one catalog now so that a bad record fails the start, not the first request.
     FLOE_ASSIGN_OR_RETURN(auto first,
@@ -152,15 +177,11 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
 
   rest::RestCatalogOptions rest_options;
   rest_options.default_catalog = config.default_catalog;
-  // Clients write data files themselves: they get the catalog's storage location settings,
-  // never its credentials (credential vending is a separate, scoped mechanism).
-  for (const auto& record : records) {
-    for (const char* key : {"s3.endpoint", "s3.region", "s3.path-style-access"}) {
-      if (auto it = record.properties.find(key); it != record.properties.end()) {
-        rest_options.catalog_config_defaults[record.name][key] = it->second;
-      }
-    }
-  }
+  for (const auto& record : records) server->client_storage_->Put(record);
+  rest_options.catalog_config_defaults = [storage = server->client_storage_](
+                                             const std::string& name) {
+    return storage->Get(name);
+  };
   if (server->optimizer_) {
     rest_options.on_table_changed = [optimizer = server->optimizer_.get()](
                                         const std::string& catalog,
@@ -174,10 +195,16 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   manage::ManagementOptions manage_options;
   manage_options.metastore_uri = config.metastore_uri;
   manage_options.default_catalog = config.default_catalog;
-  manage_options.open_catalog = [uri = config.metastore_uri](
+  manage_options.open_catalog = [uri = config.metastore_uri, getenv = config.getenv](
                                     const metastore::CatalogRecord& record) {
-    return OpenCatalogFor(record, uri);
+    return OpenCatalogFor(record, uri, getenv);
   };
+  manage_options.on_catalog_saved = [storage = server->client_storage_](
+                                        const metastore::CatalogRecord& record) {
+    storage->Put(record);
+  };
+  manage_options.on_catalog_removed = [storage = server->client_storage_](
+                                          const std::string& name) { storage->Remove(name); };
   manage_options.optimizer = server->optimizer_.get();
   manage_options.settings_json = SettingsJson(config);
   manage_options.on_table_changed = rest_options.on_table_changed;

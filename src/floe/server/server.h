@@ -16,6 +16,8 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
+#include <mutex>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -68,6 +70,20 @@ struct ServerConfig {
   std::function<const char*(const char*)> getenv;
 };
 
+// The storage settings of each catalog that REST clients get from /v1/config (s3.endpoint,
+// s3.region, s3.path-style-access; never credentials). Thread-safe: updated when the
+// management API attaches or edits a catalog.
+class ClientStorageSettings {
+ public:
+  void Put(const metastore::CatalogRecord& record);
+  void Remove(const std::string& name);
+  std::map<std::string, std::string> Get(const std::string& name) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::map<std::string, std::map<std::string, std::string>> by_catalog_;
+};
+
 class Server {
  public:
   // Errors: the metastore's (connection, migrations), a catalog that cannot be opened,
@@ -107,6 +123,7 @@ class Server {
   int64_t start_time_ms_ = 0;
   HttpMetrics http_metrics_;
   std::shared_ptr<catalog::CatalogRegistry> registry_;
+  std::shared_ptr<ClientStorageSettings> client_storage_;
   std::unique_ptr<optimize::OptimizingService> optimizer_;
   std::unique_ptr<rest::RestCatalogService> rest_;
   std::unique_ptr<manage::ManagementApi> manage_;
