@@ -66,7 +66,9 @@ class BrokerTest : public ::testing::Test {
   Resp Parse(const Buffer& frame, int16_t version, bool header_tags) {
     KafkaReader r(frame.span(), false);
     EXPECT_EQ(*r.Int32(), correlation_);
-    if (header_tags) EXPECT_TRUE(r.SkipTags().ok());
+    if (header_tags) {
+      EXPECT_TRUE(r.SkipTags().ok());
+    }
     KafkaReader body({r.position(), r.remaining()}, Resp::IsFlexible(version));
     Resp resp;
     Status s = resp.Read(body, version);
@@ -294,7 +296,8 @@ TEST_F(BrokerTest, GroupJoinSyncCommitAndFetchOffsets) {
   std::string assignment = "assignment";
   sync.assignments.push_back(
       {joined.member_id, {reinterpret_cast<const uint8_t*>(assignment.data()), assignment.size()}});
-  auto synced = Parse<SyncGroupResponse>(*Send(sync, 3), 3, false);
+  Buffer sync_frame = *Send(sync, 3);  // the response's bytes point into it
+  auto synced = Parse<SyncGroupResponse>(sync_frame, 3, false);
   EXPECT_EQ(synced.error_code, 0);
   EXPECT_EQ(std::string(synced.assignment.begin(), synced.assignment.end()), assignment);
 

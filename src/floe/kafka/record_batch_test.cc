@@ -103,8 +103,12 @@ TEST(RecordBatchTest, EveryCodecRoundTrips) {
     EXPECT_EQ(h->last_offset_delta, 2);
     EXPECT_EQ(h->max_timestamp, 5003);
     EXPECT_EQ(h->last_sequence(), 12);
-    if (c.codec != BatchCodec::kNone) EXPECT_LT(out.size(), 10000u);
-    if (c.xerial) EXPECT_TRUE(IsXerialSnappy(out.span().subspan(61)));
+    if (c.codec != BatchCodec::kNone) {
+      EXPECT_LT(out.size(), 10000u);
+    }
+    if (c.xerial) {
+      EXPECT_TRUE(IsXerialSnappy(out.span().subspan(61)));
+    }
     auto records = DecodeAll(out.span());
     ASSERT_EQ(records.size(), 3u);
     EXPECT_FALSE(records[0].key.has_value());
