@@ -792,7 +792,8 @@ Status Broker::HandleFetch(const RequestHeader& h, KafkaReader& r, Respond& resp
     respond(EncodeResponse(h, resp));
     return Status::OK();
   }
-  pending_fetches_.push_back({h, std::move(req), Now() + req.max_wait_ms, std::move(respond)});
+  const int64_t deadline_ms = Now() + req.max_wait_ms;
+  pending_fetches_.push_back({h, std::move(req), deadline_ms, std::move(respond)});
   return Status::OK();
 }
 
