@@ -138,6 +138,35 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
                                                   server->registry_, std::move(optimizer_options)));
   }
 
+  if (config.kafka.enabled) {
+    kafka::BrokerOptions broker_options;
+    broker_options.data_dir = (data_dir / "kafka").string();
+    broker_options.node_id = config.kafka.node_id;
+    broker_options.advertised_host = config.kafka.advertised_host;
+    if (broker_options.advertised_host.empty()) {
+      broker_options.advertised_host = config.kafka.host == "0.0.0.0" || config.kafka.host == "::"
+                                           ? "127.0.0.1"
+                                           : config.kafka.host;
+    }
+    broker_options.advertised_port = config.kafka.port;
+    broker_options.fsync_every_batch = config.kafka.fsync_every_batch;
+    broker_options.flush_interval_ms = config.kafka.flush_interval_ms;
+    broker_options.default_partitions = config.kafka.default_partitions;
+    broker_options.auto_create_topics = config.kafka.auto_create_topics;
+    broker_options.retention_ms = config.kafka.retention_ms;
+    broker_options.retention_bytes = config.kafka.retention_bytes;
+    broker_options.segment_bytes = config.kafka.segment_bytes;
+    FLOE_ASSIGN_OR_RETURN(std::unique_ptr<kafka::Broker> broker,
+                          kafka::Broker::Open(std::move(broker_options)));
+    kafka::KafkaServerOptions kafka_options;
+    kafka_options.host = config.kafka.host;
+    kafka_options.port = config.kafka.port;
+    kafka_options.max_frame_bytes = config.kafka.max_request_bytes;
+    kafka_options.advertise_bound_port = config.kafka.port == 0;
+    FLOE_ASSIGN_OR_RETURN(server->kafka_,
+                          kafka::KafkaServer::Start(std::move(kafka_options), std::move(broker)));
+  }
+
   rest::RestCatalogOptions rest_options;
   rest_options.default_catalog = config.default_catalog;
   if (server->optimizer_) {
@@ -169,6 +198,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
 Server::~Server() { Stop(); }
 
 void Server::Stop() {
+  if (kafka_) kafka_->Stop();
   if (http_) http_->Stop();
   // After the HTTP server: no request can report a commit to a stopped optimizer.
   if (optimizer_) optimizer_->Stop();
