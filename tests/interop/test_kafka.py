@@ -241,3 +241,54 @@ def test_acked_records_survive_kill_9(floe, tmp_path):
         check(msgs, acked)
     finally:
         s.stop()
+
+
+def raw_frame(key: int, version: int, correlation: int, body: bytes = b"") -> bytes:
+    import struct
+    payload = struct.pack(">hhih", key, version, correlation, 3) + b"raw" + body
+    return struct.pack(">i", len(payload)) + payload
+
+
+def read_frame(sock) -> bytes:
+    import struct
+
+    def exact(n):
+        data = b""
+        while len(data) < n:
+            chunk = sock.recv(n - len(data))
+            if not chunk:
+                return None
+            data += chunk
+        return data
+    head = exact(4)
+    if head is None:
+        return None
+    return exact(struct.unpack(">i", head)[0])
+
+
+def test_malformed_frames_and_pipelining(server):
+    import socket
+    import struct
+    host, port = server.kafka_bootstrap.split(":")
+    # Pipelined requests are answered in order.
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(raw_frame(18, 0, 1) + raw_frame(3, 1, 2, struct.pack(">i", -1)) +
+                  raw_frame(18, 0, 3))
+        ids = [struct.unpack(">i", read_frame(s)[:4])[0] for _ in range(3)]
+        assert ids == [1, 2, 3]
+    # An ApiVersions version from the future gets a v0 error body (UNSUPPORTED_VERSION).
+    with socket.create_connection((host, int(port)), timeout=10) as s:
+        s.sendall(raw_frame(18, 99, 7, b"\x00\x00"))
+        resp = read_frame(s)
+        correlation, error = struct.unpack(">ih", resp[:6])
+        assert (correlation, error) == (7, 35)
+    # Oversized length, an unknown API key, a truncated body: the connection is closed.
+    for junk in (struct.pack(">i", 0x7fffffff) + b"x" * 16,
+                 raw_frame(999, 0, 1),
+                 raw_frame(3, 1, 1, b"\x00\x00\x00\x10")):
+        with socket.create_connection((host, int(port)), timeout=10) as s:
+            s.sendall(junk)
+            assert read_frame(s) is None
+    # The listener keeps serving real clients.
+    admin = AdminClient({"bootstrap.servers": server.kafka_bootstrap})
+    assert admin.list_topics(timeout=10).brokers
