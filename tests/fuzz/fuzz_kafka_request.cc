@@ -18,9 +18,17 @@
 
 namespace {
 
+// Inputs served by one broker before it is replaced by a fresh one: sharing it keeps runs
+// fast (opening one per input would make every run a disk test) and lets inputs build on each
+// other's topics and groups; replacing it bounds the state (and memory) a long run collects.
+constexpr int kInputsPerBroker = 2000;
+
 floe::kafka::Broker* TheBroker() {
-  // One broker for the whole run: opening one per input would make every run a disk test.
-  static std::unique_ptr<floe::kafka::Broker> broker = [] {
+  static std::unique_ptr<floe::kafka::Broker> broker;
+  static int served = 0;
+  if (broker == nullptr || ++served >= kInputsPerBroker) {
+    broker.reset();
+    served = 0;
     std::string dir = (std::filesystem::temp_directory_path() /
                        ("floe_fuzz_kafka_" + std::to_string(::getpid())))
                           .string();
@@ -32,8 +40,8 @@ floe::kafka::Broker* TheBroker() {
     options.random_seed = 1;
     auto b = floe::kafka::Broker::Open(options);
     if (!b.ok()) __builtin_trap();
-    return std::move(*b);
-  }();
+    broker = std::move(*b);
+  }
   return broker.get();
 }
 

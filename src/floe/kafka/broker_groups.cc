@@ -466,8 +466,11 @@ Status Broker::LoadOffsets() {
         !metadata.ok()) {
       break;
     }
-    GetGroup(*group).offsets[{*topic, *partition}] = {*offset, *epoch, *metadata};
     good = static_cast<size_t>(r.position() - data.data());
+    // Offsets of topics deleted since stay in the file but are not loaded (Kafka drops a
+    // deleted topic's committed offsets too).
+    if (!topics_.contains(*topic)) continue;
+    GetGroup(*group).offsets[{*topic, *partition}] = {*offset, *epoch, *metadata};
   }
   if (good < data.size()) {
     // A torn last record from a crash mid-append: it was never acknowledged.
