@@ -219,6 +219,14 @@ def test_list_offsets_and_group_resume(server):
     c2, rest = consume_rdkafka(server.kafka_bootstrap, topic, 30, group=group)
     committed = c2.committed([TopicPartition(topic, 0)], timeout=10)
     assert committed[0].offset == 20
+    # The group as admin tools see it (ListGroups, DescribeGroups).
+    admin = AdminClient({"bootstrap.servers": server.kafka_bootstrap})
+    listed = admin.list_consumer_groups().result(timeout=30)
+    assert group in [g.group_id for g in listed.valid]
+    described = admin.describe_consumer_groups([group])[group].result(timeout=30)
+    assert described.state == confluent_kafka.ConsumerGroupState.STABLE
+    assert len(described.members) == 1
+    assert [tp.topic for tp in described.members[0].assignment.topic_partitions] == [topic]
     c2.close()
     check(rest, records[20:], first_offset=20)
 

@@ -447,6 +447,10 @@ Status Broker::Handle(std::span<const uint8_t> frame, const std::string& client_
       return HandleOffsetCommit(h, body, respond);
     case OffsetFetchRequest::kApiKey:
       return HandleOffsetFetch(h, body, respond);
+    case DescribeGroupsRequest::kApiKey:
+      return HandleDescribeGroups(h, body, respond);
+    case ListGroupsRequest::kApiKey:
+      return HandleListGroups(h, body, respond);
     default:
       return Status::Unimplemented("API key {}", h.api_key);
   }

@@ -174,6 +174,8 @@ class Broker {
   Status HandleLeaveGroup(const RequestHeader& h, KafkaReader& r, Respond& respond);
   Status HandleOffsetCommit(const RequestHeader& h, KafkaReader& r, Respond& respond);
   Status HandleOffsetFetch(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleDescribeGroups(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleListGroups(const RequestHeader& h, KafkaReader& r, Respond& respond);
 
   // Topics.
   Topic* FindTopic(const std::string& name);

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cerrno>
 #include <cstring>
 
@@ -597,6 +598,76 @@ Status Broker::HandleOffsetFetch(const RequestHeader& h, KafkaReader& r, Respond
       }
       resp.groups.push_back(answer(g.group_id, want));
     }
+  }
+  respond(Encode(h, resp));
+  return Status::OK();
+}
+
+namespace {
+
+const char* StateName(int state) {
+  static constexpr const char* kNames[] = {"Empty", "PreparingRebalance", "CompletingRebalance",
+                                           "Stable"};
+  return kNames[state];
+}
+
+bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() &&
+         std::equal(a.begin(), a.end(), b.begin(),
+                    [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+}
+
+}  // namespace
+
+Status Broker::HandleDescribeGroups(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  DescribeGroupsRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  DescribeGroupsResponse resp;
+  for (const std::string& id : req.groups) {
+    DescribeGroupsResponse::DescribedGroup& out = resp.groups.emplace_back();
+    out.group_id = id;
+    auto git = groups_.find(id);
+    if (git == groups_.end()) {
+      out.group_state = "Dead";  // Kafka's answer for an unknown group before v6
+      continue;
+    }
+    const Group& group = git->second;
+    out.group_state = StateName(static_cast<int>(group.state));
+    out.protocol_type = group.protocol_type;
+    const bool stable = group.state == GroupState::kStable;
+    out.protocol_data = stable ? group.protocol : "";
+    for (const auto& [mid, m] : group.members) {
+      DescribeGroupsResponse::DescribedGroupMember& dm = out.members.emplace_back();
+      dm.member_id = mid;
+      dm.group_instance_id = m.instance_id;
+      dm.client_id = m.client_id;
+      dm.client_host = "/" + m.client_host;
+      if (!stable) continue;
+      for (const auto& [name, metadata] : m.protocols) {
+        if (name == group.protocol) dm.member_metadata = AsBytes(metadata);
+      }
+      dm.member_assignment = AsBytes(m.assignment);
+    }
+  }
+  respond(Encode(h, resp));
+  return Status::OK();
+}
+
+Status Broker::HandleListGroups(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  ListGroupsRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  ListGroupsResponse resp;
+  for (const auto& [id, group] : groups_) {
+    const char* state = StateName(static_cast<int>(group.state));
+    auto matches = [](const std::vector<std::string>& filter, std::string_view value) {
+      if (filter.empty()) return true;
+      for (const std::string& f : filter) {
+        if (EqualsIgnoreCase(f, value)) return true;
+      }
+      return false;
+    };
+    if (!matches(req.states_filter, state) || !matches(req.types_filter, "classic")) continue;
+    resp.groups.push_back({id, group.protocol_type, state, "classic"});
   }
   respond(Encode(h, resp));
   return Status::OK();
