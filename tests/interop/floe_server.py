@@ -9,6 +9,10 @@ answers, stopped with SIGTERM (a graceful stop must exit 0). Self-optimizing is 
 
 `config` (a dict) is written to <data dir>/floe.yaml (as JSON, which YAML reads) and passed
 with --config, e.g. {"auth": {"enabled": True, "principals": {...}}}.
+
+The Kafka listener is off (--no-kafka) unless `kafka=True`; then it listens on its own free
+port, `server.kafka_bootstrap` ("127.0.0.1:PORT"). `kill()` ends the process with SIGKILL
+(crash tests); `start()` again restarts it on the same data dir and ports.
 """
 
 from __future__ import annotations
@@ -57,7 +61,7 @@ def free_port() -> int:
 class FloeServer:
     def __init__(self, floe_bin, data_dir: Path, metastore: str | None = None,
                  extra_args: list[str] | None = None, access_log: bool = True,
-                 optimizer: bool = False, config: dict | None = None):
+                 optimizer: bool = False, config: dict | None = None, kafka: bool = False):
         self.floe_bin = str(floe_bin)
         # Self-optimizing commits rewrites on its own schedule; suites about the catalog
         # keep it off so that their snapshot counts are theirs alone.
@@ -68,6 +72,8 @@ class FloeServer:
         self.access_log = access_log
         self.config = config
         self.port = 0
+        self.kafka = kafka
+        self.kafka_port = 0
         self.proc: subprocess.Popen | None = None
         self.exit_code: int | None = None
 
@@ -76,16 +82,26 @@ class FloeServer:
         return f"http://127.0.0.1:{self.port}"
 
     @property
+    def kafka_bootstrap(self) -> str:
+        return f"127.0.0.1:{self.kafka_port}"
+
+    @property
     def warehouse(self) -> Path:
         return self.data_dir / "warehouse"
 
     def start(self) -> "FloeServer":
         self.data_dir.mkdir(parents=True, exist_ok=True)
         # Another process may take the probed port before the server binds it: try again.
+        restart = self.port != 0
         for _ in range(5):
-            self.port = free_port()
+            if not restart:
+                self.port = free_port()
+                self.kafka_port = free_port() if self.kafka else 0
+            restart = False
+            kafka_args = (["--kafka-port", str(self.kafka_port)] if self.kafka
+                          else ["--no-kafka"])
             argv = [self.floe_bin, "server", "--data-dir", str(self.data_dir),
-                    "--http-port", str(self.port),
+                    "--http-port", str(self.port), *kafka_args,
                     "--access-log",
                     str(self.data_dir / "access.log") if self.access_log else "none",
                     *([] if self.optimizer else ["--optimizer-threads", "0"]),
@@ -136,6 +152,13 @@ class FloeServer:
         self.exit_code = self.proc.returncode
         self.proc = None
         return self.exit_code
+
+    def kill(self) -> None:
+        """SIGKILL, as a crash: nothing is flushed or closed."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait()
+            self.proc = None
 
     def __enter__(self) -> "FloeServer":
         return self.start()

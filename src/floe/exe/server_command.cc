@@ -32,6 +32,9 @@ struct ServerFlags {
   std::string access_log;
   int optimizer_threads = 1;
   int64_t optimizer_refresh_ms = 0;
+  int kafka_port = 0;
+  std::string kafka_host;
+  std::string kafka_advertised_host;
   // Set only for flags given on the command line (they override floe.yaml and env).
   CLI::Option* data_dir_opt = nullptr;
   CLI::Option* metastore_opt = nullptr;
@@ -42,6 +45,10 @@ struct ServerFlags {
   CLI::Option* access_log_opt = nullptr;
   CLI::Option* optimizer_threads_opt = nullptr;
   CLI::Option* optimizer_refresh_opt = nullptr;
+  CLI::Option* kafka_port_opt = nullptr;
+  CLI::Option* kafka_host_opt = nullptr;
+  CLI::Option* kafka_advertised_host_opt = nullptr;
+  bool no_kafka = false;
 };
 
 std::string EnvOr(const char* name, std::string fallback) {
@@ -73,6 +80,17 @@ Result<server::ServerConfig> ConfigFrom(const ServerFlags& flags) {
     if (flags.optimizer_threads < 0) return Status::InvalidArgument("--optimizer-threads < 0");
     config.optimizer_threads = flags.optimizer_threads;
   }
+  if (flags.kafka_port_opt->count() > 0) {
+    if (flags.kafka_port < 0 || flags.kafka_port > 65535) {
+      return Status::InvalidArgument("--kafka-port {} is not a port", flags.kafka_port);
+    }
+    config.kafka.port = static_cast<uint16_t>(flags.kafka_port);
+  }
+  if (flags.kafka_host_opt->count() > 0) config.kafka.host = flags.kafka_host;
+  if (flags.kafka_advertised_host_opt->count() > 0) {
+    config.kafka.advertised_host = flags.kafka_advertised_host;
+  }
+  if (flags.no_kafka) config.kafka.enabled = false;
   if (flags.optimizer_refresh_opt->count() > 0) {
     if (flags.optimizer_refresh_ms < 100) {
       return Status::InvalidArgument("--optimizer-refresh-ms must be >= 100");
@@ -132,11 +150,15 @@ Status RunServer(const ServerFlags& flags) {
       "  metastore:     %s\n"
       "  warehouse:     %s\n"
       "  optimizer:     %d local thread(s)%s\n"
+      "  kafka:         %s\n"
       "Stop with Ctrl-C or SIGTERM.\n",
       c.http_host.c_str(), server->http_port(), catalogs.c_str(), c.default_catalog.c_str(),
       c.http_host.c_str(), server->http_port(), c.data_dir.c_str(), c.metastore_uri.c_str(),
       c.default_warehouse.c_str(), c.optimizer_threads,
-      c.optimizer_threads > 0 ? "" : " (self-optimizing off)");
+      c.optimizer_threads > 0 ? "" : " (self-optimizing off)",
+      server->kafka_port() > 0
+          ? fmt::format("{}:{}", c.kafka.host, server->kafka_port()).c_str()
+          : "off");
   if (c.auth.enabled) {
     std::printf("  auth:          on (%zu principals; tokens at http://%s:%u/v1/oauth/tokens)\n",
                 c.auth.principals.size(), c.http_host.c_str(), server->http_port());
@@ -195,6 +217,15 @@ void AddServerCommands(CLI::App& app, int* exit_code) {
   flags->optimizer_refresh_opt = server->add_option(
       "--optimizer-refresh-ms", flags->optimizer_refresh_ms,
       "How often every table is evaluated besides commit events (default 60000)");
+  flags->kafka_port_opt = server->add_option(
+      "--kafka-port", flags->kafka_port,
+      "Kafka protocol port (default 9092; 0 = any free port; env FLOE_KAFKA_PORT)");
+  flags->kafka_host_opt = server->add_option("--kafka-host", flags->kafka_host,
+                                             "Kafka listen address (default 127.0.0.1)");
+  flags->kafka_advertised_host_opt = server->add_option(
+      "--kafka-advertised-host", flags->kafka_advertised_host,
+      "Host name Kafka clients are told to connect to (default: the listen address)");
+  server->add_flag("--no-kafka", flags->no_kafka, "Do not start the Kafka listener");
   SetCommand(server, exit_code, [flags] { return RunServer(*flags); });
 
   auto cat_flags = std::make_shared<std::pair<std::string, std::string>>("", "floe-data");

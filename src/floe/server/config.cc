@@ -170,11 +170,75 @@ Status ParseCatalogs(const YAML::Node& node, ServerConfig* config) {
   return Status::OK();
 }
 
+Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
+  FLOE_RETURN_IF_ERROR(CheckKeys(node, "kafka",
+                                 {"enabled", "host", "port", "advertised-host", "node-id", "fsync",
+                                  "flush-interval-ms", "num-partitions", "auto-create-topics",
+                                  "retention-ms", "retention-bytes", "segment-bytes",
+                                  "max-request-bytes"}));
+  if (node["enabled"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->enabled, Boolean(node["enabled"], "kafka.enabled"));
+  }
+  if (node["host"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->host, Scalar(node["host"], "kafka.host"));
+  }
+  if (node["port"]) {
+    FLOE_ASSIGN_OR_RETURN(int64_t port, Integer(node["port"], "kafka.port", 0, 65535));
+    kafka->port = static_cast<uint16_t>(port);
+  }
+  if (node["advertised-host"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->advertised_host,
+                          Scalar(node["advertised-host"], "kafka.advertised-host"));
+  }
+  if (node["node-id"]) {
+    FLOE_ASSIGN_OR_RETURN(int64_t id, Integer(node["node-id"], "kafka.node-id", 0, INT32_MAX));
+    kafka->node_id = static_cast<int32_t>(id);
+  }
+  if (node["fsync"]) {
+    FLOE_ASSIGN_OR_RETURN(std::string fsync, Scalar(node["fsync"], "kafka.fsync"));
+    if (fsync != "batch" && fsync != "interval") {
+      return Status::InvalidArgument("kafka.fsync must be batch or interval, not '{}'", fsync);
+    }
+    kafka->fsync_every_batch = fsync == "batch";
+  }
+  if (node["flush-interval-ms"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->flush_interval_ms, Integer(node["flush-interval-ms"],
+                                                            "kafka.flush-interval-ms", 1, 3600000));
+  }
+  if (node["num-partitions"]) {
+    FLOE_ASSIGN_OR_RETURN(int64_t n, Integer(node["num-partitions"], "kafka.num-partitions", 1,
+                                             10000));
+    kafka->default_partitions = static_cast<int32_t>(n);
+  }
+  if (node["auto-create-topics"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->auto_create_topics,
+                          Boolean(node["auto-create-topics"], "kafka.auto-create-topics"));
+  }
+  if (node["retention-ms"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->retention_ms, Integer(node["retention-ms"], "kafka.retention-ms",
+                                                       -1, INT64_MAX));
+  }
+  if (node["retention-bytes"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->retention_bytes, Integer(node["retention-bytes"],
+                                                          "kafka.retention-bytes", -1, INT64_MAX));
+  }
+  if (node["segment-bytes"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->segment_bytes, Integer(node["segment-bytes"],
+                                                        "kafka.segment-bytes", 1024, INT32_MAX));
+  }
+  if (node["max-request-bytes"]) {
+    FLOE_ASSIGN_OR_RETURN(int64_t n, Integer(node["max-request-bytes"], "kafka.max-request-bytes",
+                                             1024, int64_t{1} << 31));
+    kafka->max_request_bytes = static_cast<size_t>(n);
+  }
+  return Status::OK();
+}
+
 Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (root.IsNull()) return Status::OK();  // an empty file: every default
   FLOE_RETURN_IF_ERROR(CheckKeys(root, "floe.yaml", {"data-dir", "metastore", "default-catalog",
                                                      "warehouse", "http", "optimizer", "catalogs",
-                                                     "auth"}));
+                                                     "auth", "kafka"}));
   if (root["data-dir"]) {
     FLOE_ASSIGN_OR_RETURN(config->data_dir, Scalar(root["data-dir"], "data-dir"));
   }
@@ -231,6 +295,9 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (const YAML::Node& auth = root["auth"]; auth) {
     FLOE_RETURN_IF_ERROR(ParseAuth(auth, &config->auth));
   }
+  if (const YAML::Node& kafka = root["kafka"]; kafka) {
+    FLOE_RETURN_IF_ERROR(ParseKafka(kafka, &config->kafka));
+  }
   return Status::OK();
 }
 
@@ -274,6 +341,15 @@ Status ApplyServerEnvironment(const std::function<const char*(const char*)>& get
       return Status::InvalidArgument("FLOE_HTTP_PORT '{}' is not a port", text);
     }
     config->http_port = static_cast<uint16_t>(port);
+  }
+  if (const char* v = value("FLOE_KAFKA_PORT")) {
+    std::string_view text(v);
+    int port = -1;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+    if (ec != std::errc() || ptr != text.data() + text.size() || port < 0 || port > 65535) {
+      return Status::InvalidArgument("FLOE_KAFKA_PORT '{}' is not a port", text);
+    }
+    config->kafka.port = static_cast<uint16_t>(port);
   }
   if (const char* v = value("FLOE_AUTH_ENABLED")) {
     std::optional<bool> enabled = ParseBool(v);

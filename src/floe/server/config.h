@@ -22,6 +22,14 @@
 //       uri: postgresql://u:p@h/iceberg
 //       warehouse: /data/legacy
 //       properties: {catalog-name: prod}
+//   kafka:                                 # the Kafka endpoint (docs/kafka.md)
+//     enabled: true
+//     host: 127.0.0.1
+//     port: 9092                           # FLOE_KAFKA_PORT; 0 = any free port
+//     advertised-host: kafka.example.com   # default: host
+//     fsync: batch                         # or interval (flush-interval-ms)
+//     num-partitions: 1                    # for auto-created topics
+//     retention-ms: 604800000
 //   auth:                                  # off by default (a server on loopback)
 //     enabled: true                        # FLOE_AUTH_ENABLED
 //     token-lifetime-seconds: 3600
@@ -51,7 +59,7 @@ Status ParseServerConfig(std::string_view yaml_text, ServerConfig* config);
 // Reads and parses a file (kNotFound / kIOError for the file).
 Status LoadServerConfig(const std::string& path, ServerConfig* config);
 
-// FLOE_DATA_DIR, FLOE_METASTORE, FLOE_HTTP_HOST, FLOE_HTTP_PORT, FLOE_ACCESS_LOG,
+// FLOE_DATA_DIR, FLOE_METASTORE, FLOE_HTTP_HOST, FLOE_HTTP_PORT, FLOE_KAFKA_PORT, FLOE_ACCESS_LOG,
 // FLOE_AUTH_ENABLED.
 // `getenv` is injected for tests.
 Status ApplyServerEnvironment(const std::function<const char*(const char*)>& getenv,

@@ -61,6 +61,35 @@ catalogs:
 #define HASH_A "ca978112ca1bbdcafac231b39a23dc4da786eff8147c4e72b9807785afee48bb"
 #define HASH_B "3e23e8160039594a33894f6564e1b1348bbd7a0088d42c4acb73eeaed59c009d"
 
+TEST(ServerConfig, KafkaSection) {
+  ServerConfig config;
+  Status s = ParseServerConfig(R"(
+kafka:
+  host: 0.0.0.0
+  port: 19092
+  advertised-host: broker.example.com
+  fsync: interval
+  flush-interval-ms: 250
+  num-partitions: 3
+  auto-create-topics: false
+  retention-ms: 1000
+)", &config);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(config.kafka.enabled);
+  EXPECT_EQ(config.kafka.host, "0.0.0.0");
+  EXPECT_EQ(config.kafka.port, 19092);
+  EXPECT_EQ(config.kafka.advertised_host, "broker.example.com");
+  EXPECT_FALSE(config.kafka.fsync_every_batch);
+  EXPECT_EQ(config.kafka.flush_interval_ms, 250);
+  EXPECT_EQ(config.kafka.default_partitions, 3);
+  EXPECT_FALSE(config.kafka.auto_create_topics);
+  EXPECT_EQ(config.kafka.retention_ms, 1000);
+  EXPECT_FALSE(ParseServerConfig("kafka: {fsync: sometimes}", &config).ok());
+  EXPECT_FALSE(ParseServerConfig("kafka: {prot: 1}", &config).ok());
+  ServerConfig defaults;
+  EXPECT_EQ(defaults.kafka.port, 9092);
+}
+
 TEST(ServerConfig, AuthSection) {
   ServerConfig config;
   EXPECT_FALSE(config.auth.enabled);

@@ -175,6 +175,35 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
                                                   server->registry_, std::move(optimizer_options)));
   }
 
+  if (config.kafka.enabled) {
+    kafka::BrokerOptions broker_options;
+    broker_options.data_dir = (data_dir / "kafka").string();
+    broker_options.node_id = config.kafka.node_id;
+    broker_options.advertised_host = config.kafka.advertised_host;
+    if (broker_options.advertised_host.empty()) {
+      broker_options.advertised_host = config.kafka.host == "0.0.0.0" || config.kafka.host == "::"
+                                           ? "127.0.0.1"
+                                           : config.kafka.host;
+    }
+    broker_options.advertised_port = config.kafka.port;
+    broker_options.fsync_every_batch = config.kafka.fsync_every_batch;
+    broker_options.flush_interval_ms = config.kafka.flush_interval_ms;
+    broker_options.default_partitions = config.kafka.default_partitions;
+    broker_options.auto_create_topics = config.kafka.auto_create_topics;
+    broker_options.retention_ms = config.kafka.retention_ms;
+    broker_options.retention_bytes = config.kafka.retention_bytes;
+    broker_options.segment_bytes = config.kafka.segment_bytes;
+    FLOE_ASSIGN_OR_RETURN(std::unique_ptr<kafka::Broker> broker,
+                          kafka::Broker::Open(std::move(broker_options)));
+    kafka::KafkaServerOptions kafka_options;
+    kafka_options.host = config.kafka.host;
+    kafka_options.port = config.kafka.port;
+    kafka_options.max_frame_bytes = config.kafka.max_request_bytes;
+    kafka_options.advertise_bound_port = config.kafka.port == 0;
+    FLOE_ASSIGN_OR_RETURN(server->kafka_,
+                          kafka::KafkaServer::Start(std::move(kafka_options), std::move(broker)));
+  }
+
   rest::RestCatalogOptions rest_options;
   rest_options.default_catalog = config.default_catalog;
   for (const auto& record : records) server->client_storage_->Put(record);
@@ -230,6 +259,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
 Server::~Server() { Stop(); }
 
 void Server::Stop() {
+  if (kafka_) kafka_->Stop();
   if (http_) http_->Stop();
   // After the HTTP server: no request can report a commit to a stopped optimizer.
   if (optimizer_) optimizer_->Stop();
@@ -368,6 +398,35 @@ std::string SettingsJson(const ServerConfig& config) {
   w.Int(config.optimizer_threads);
   w.Key("refresh-interval-ms");
   w.Int(config.optimizer_refresh_interval_ms);
+  w.EndObject();
+  w.Key("kafka");
+  w.BeginObject();
+  w.Key("enabled");
+  w.Bool(config.kafka.enabled);
+  w.Key("host");
+  w.String(config.kafka.host);
+  w.Key("port");
+  w.Int(config.kafka.port);
+  w.Key("advertised-host");
+  w.String(config.kafka.advertised_host);
+  w.Key("node-id");
+  w.Int(config.kafka.node_id);
+  w.Key("fsync");
+  w.String(config.kafka.fsync_every_batch ? "batch" : "interval");
+  w.Key("flush-interval-ms");
+  w.Int(config.kafka.flush_interval_ms);
+  w.Key("num-partitions");
+  w.Int(config.kafka.default_partitions);
+  w.Key("auto-create-topics");
+  w.Bool(config.kafka.auto_create_topics);
+  w.Key("retention-ms");
+  w.Int(config.kafka.retention_ms);
+  w.Key("retention-bytes");
+  w.Int(config.kafka.retention_bytes);
+  w.Key("segment-bytes");
+  w.Int(config.kafka.segment_bytes);
+  w.Key("max-request-bytes");
+  w.Int(static_cast<int64_t>(config.kafka.max_request_bytes));
   w.EndObject();
   w.Key("auth");
   w.BeginObject();

@@ -9,6 +9,9 @@
 // access to the catalog the route addresses (403 ForbiddenException otherwise); the access
 // log names the principal.
 //
+// The Kafka endpoint (kafka/kafka_server.h) serves table topics' producers and consumers
+// with its data under <data-dir>/kafka; `kafka.enabled: false` turns it off.
+//
 // Thread-safety: Start/Stop from one thread.
 #pragma once
 
@@ -17,8 +20,8 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,6 +31,7 @@
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http_server.h"
+#include "floe/kafka/kafka_server.h"
 #include "floe/manage/management_api.h"
 #include "floe/metastore/metastore.h"
 #include "floe/optimize/service.h"
@@ -62,6 +66,25 @@ struct ServerConfig {
   std::vector<metastore::CatalogRecord> catalogs;
   // floe.yaml `auth`; off by default, for a server on loopback.
   auth::AuthConfig auth;
+  // floe.yaml `kafka`: the Kafka protocol listener (docs/kafka.md).
+  struct Kafka {
+    bool enabled = true;
+    std::string host = "127.0.0.1";
+    uint16_t port = 9092;  // 0: a free port, advertised as bound
+    // What Metadata tells clients to connect to; default: `host` (or 127.0.0.1 for a
+    // wildcard host).
+    std::string advertised_host;
+    int32_t node_id = 0;
+    // "batch": fdatasync before every ack; "interval": every flush-interval-ms.
+    bool fsync_every_batch = true;
+    int64_t flush_interval_ms = 1000;
+    int32_t default_partitions = 1;
+    bool auto_create_topics = true;
+    int64_t retention_ms = 7 * 24 * 3600 * 1000LL;
+    int64_t retention_bytes = -1;
+    int64_t segment_bytes = 1 << 30;
+    size_t max_request_bytes = 100 << 20;
+  } kafka;
   // Milliseconds since the epoch, for token expiry (injected for tests; default: the system
   // clock).
   std::function<int64_t()> now_ms;
@@ -92,6 +115,8 @@ class Server {
   ~Server();
 
   uint16_t http_port() const { return http_->port(); }
+  // The Kafka listener's bound port; 0 when it is off.
+  uint16_t kafka_port() const { return kafka_ ? kafka_->port() : 0; }
   const ServerConfig& config() const { return config_; }
   std::vector<std::string> catalog_names() const { return registry_->Names(); }
 
@@ -129,6 +154,7 @@ class Server {
   std::unique_ptr<manage::ManagementApi> manage_;
   std::unique_ptr<auth::Authenticator> auth_;  // null when authentication is off
   std::unique_ptr<http::HttpServer> http_;
+  std::unique_ptr<kafka::KafkaServer> kafka_;
 };
 
 // Whether `host` (http.host) only accepts connections from this machine: localhost,

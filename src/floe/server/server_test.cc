@@ -28,6 +28,7 @@ class ServerTest : public ::testing::Test {
     ServerConfig config;
     config.data_dir = dir_.string();
     config.http_port = 0;
+    config.kafka.port = 0;  // never the shared default 9092
     return config;
   }
 
@@ -38,6 +39,8 @@ TEST_F(ServerTest, FirstStartCreatesTheDefaultCatalogAndMigratesTheMetastore) {
   auto server = Server::Start(Config());
   ASSERT_TRUE(server.ok()) << server.status().ToString();
   EXPECT_GT((*server)->http_port(), 0);
+  EXPECT_GT((*server)->kafka_port(), 0);
+  EXPECT_TRUE(std::filesystem::exists(dir_ / "kafka" / "cluster.id"));
   EXPECT_EQ((*server)->catalog_names(), std::vector<std::string>{"default"});
   (*server)->Stop();
   auto store = metastore::Metastore::Open("sqlite:" + (dir_ / "floe.db").string());

@@ -1,0 +1,1131 @@
+#include "floe/kafka/broker.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "floe/base/bytes.h"
+#include "floe/base/crc.h"
+#include "floe/base/macros.h"
+
+namespace floe::kafka {
+namespace {
+
+constexpr int16_t kApiVersionsKey = 18;
+// Produce is advertised from v0 although served from v3: librdkafka before 2.11.1 turns
+// compression off unless v0 is inside the advertised range (KAFKA-18659, kafka.md §7.1).
+constexpr int16_t kProduceAdvertisedMin = 0;
+constexpr int kProducerWindow = 5;       // batches kept per producer (KIP-98)
+constexpr int64_t kProducerIdBlock = 1000;
+constexpr int32_t kLeaderEpoch = 0;
+constexpr int32_t kAllTopicOperations = 0x0FF8;  // READ..ALTER_CONFIGS bits (kafka.md §2.2)
+
+// Topic configs floe accepts (Kafka's documented topic configs, and the table-topic keys
+// of issue 6 with AutoMQ's prefix as an alias), with their defaults for DescribeConfigs.
+struct ConfigDef {
+  const char* name;
+  const char* default_value;
+  int8_t type;  // kafka.md §2.16 ConfigType: 1 boolean, 2 string, 3 int, 5 long, 7 list
+};
+constexpr ConfigDef kTopicConfigs[] = {
+    {"cleanup.policy", "delete", 7},
+    {"compression.type", "producer", 2},
+    {"delete.retention.ms", "86400000", 5},
+    {"file.delete.delay.ms", "60000", 5},
+    {"flush.messages", "9223372036854775807", 5},
+    {"flush.ms", "9223372036854775807", 5},
+    {"index.interval.bytes", "4096", 3},
+    {"max.compaction.lag.ms", "9223372036854775807", 5},
+    {"max.message.bytes", "1048588", 3},
+    {"message.timestamp.type", "CreateTime", 2},
+    {"message.timestamp.before.max.ms", "9223372036854775807", 5},
+    {"message.timestamp.after.max.ms", "9223372036854775807", 5},
+    {"min.cleanable.dirty.ratio", "0.5", 6},
+    {"min.compaction.lag.ms", "0", 5},
+    {"min.insync.replicas", "1", 3},
+    {"preallocate", "false", 1},
+    {"retention.bytes", "-1", 5},
+    {"retention.ms", "604800000", 5},
+    {"segment.bytes", "1073741824", 3},
+    {"segment.index.bytes", "10485760", 3},
+    {"segment.jitter.ms", "0", 5},
+    {"segment.ms", "604800000", 5},
+    {"unclean.leader.election.enable", "false", 1},
+    {"floe.table.topic.enable", "false", 1},
+    {"floe.table.topic.commit.interval.ms", "60000", 5},
+    {"floe.table.topic.namespace", "", 2},
+    {"floe.table.topic.convert.value.type", "raw", 2},
+    {"floe.table.topic.convert.key.type", "raw", 2},
+    {"floe.table.topic.transform.value.type", "none", 2},
+    {"floe.table.topic.id.columns", "", 7},
+    {"floe.table.topic.upsert.enable", "false", 1},
+    {"floe.table.topic.cdc.field", "", 2},
+    {"floe.table.topic.partition.by", "", 7},
+    {"floe.table.topic.errors.tolerance", "invalid_data", 2},
+};
+
+const ConfigDef* FindConfig(std::string_view name) {
+  for (const ConfigDef& def : kTopicConfigs) {
+    if (name == def.name) return &def;
+  }
+  return nullptr;
+}
+
+// The floe name of a topic config: `automq.table.topic.*` is an alias of
+// `floe.table.topic.*`.
+std::string CanonicalConfigName(std::string_view name) {
+  constexpr std::string_view kAutoMq = "automq.table.topic.";
+  if (name.starts_with(kAutoMq)) {
+    return "floe.table.topic." + std::string(name.substr(kAutoMq.size()));
+  }
+  return std::string(name);
+}
+
+bool ParseInt64(std::string_view s, int64_t* out) {
+  auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), *out);
+  return ec == std::errc() && ptr == s.data() + s.size();
+}
+
+// Checks a config value against its type; the message names the problem.
+std::optional<std::string> ValidateConfig(const std::string& name,
+                                          const std::optional<std::string>& value) {
+  const ConfigDef* def = FindConfig(name);
+  if (def == nullptr) return fmt::format("unknown topic config '{}'", name);
+  if (!value.has_value()) return fmt::format("null value for '{}'", name);
+  int64_t n = 0;
+  if ((def->type == 3 || def->type == 5) && !ParseInt64(*value, &n)) {
+    return fmt::format("'{}' is not an integer for '{}'", *value, name);
+  }
+  if (def->type == 1 && *value != "true" && *value != "false") {
+    return fmt::format("'{}' is not a boolean for '{}'", *value, name);
+  }
+  if (name == "floe.table.topic.commit.interval.ms" && n < 1000) {
+    return std::string("floe.table.topic.commit.interval.ms must be at least 1000");
+  }
+  return std::nullopt;
+}
+
+bool ValidTopicName(std::string_view name) {
+  if (name.empty() || name == "." || name == ".." || name.size() > 249) return false;
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '_' || c == '-';
+    if (!ok) return false;
+  }
+  return true;
+}
+
+template <typename Resp>
+Buffer EncodeResponse(const RequestHeader& h, const Resp& resp) {
+  Buffer out;
+  KafkaWriter hw(&out, false);
+  hw.Int32(h.correlation_id);
+  const bool flexible = Resp::IsFlexible(h.api_version);
+  // ApiVersions answers with response header v0 in every version (KIP-511).
+  if (flexible && Resp::kApiKey != kApiVersionsKey) hw.UVarint(0);
+  KafkaWriter bw(&out, flexible);
+  resp.Write(bw, h.api_version);
+  return out;
+}
+
+Status Errno(std::string_view what, const std::string& path) {
+  return Status::IOError("{} {}: {}", what, path, std::strerror(errno));
+}
+
+// Writes `text` to `path` atomically and durably (temp file, fsync, rename, fsync dir).
+Status WriteFileDurably(const std::string& path, std::string_view text) {
+  const std::string tmp = path + ".tmp";
+  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("create", tmp);
+  size_t done = 0;
+  while (done < text.size()) {
+    ssize_t w = ::write(fd, text.data() + done, text.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) {
+      ::close(fd);
+      return Errno("write", tmp);
+    }
+    done += static_cast<size_t>(w);
+  }
+  if (::fsync(fd) != 0) {
+    ::close(fd);
+    return Errno("fsync", tmp);
+  }
+  ::close(fd);
+  if (::rename(tmp.c_str(), path.c_str()) != 0) return Errno("rename", tmp);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd >= 0) {
+    (void)::fsync(dfd);
+    ::close(dfd);
+  }
+  return Status::OK();
+}
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::NotFound("{}", path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::string Hex(std::span<const uint8_t> bytes) {
+  std::string out;
+  for (uint8_t b : bytes) out += fmt::format("{:02x}", b);
+  return out;
+}
+
+bool ParseHexUuid(std::string_view s, Uuid* out) {
+  if (s.size() != 32) return false;
+  for (size_t i = 0; i < 16; ++i) {
+    unsigned v = 0;
+    auto [ptr, ec] = std::from_chars(s.data() + 2 * i, s.data() + 2 * i + 2, v, 16);
+    if (ec != std::errc() || ptr != s.data() + 2 * i + 2) return false;
+    out->bytes[i] = static_cast<uint8_t>(v);
+  }
+  return true;
+}
+
+void TrackProducer(Broker::Partition& partition, const BatchHeader& h) {
+  if (h.producer_id < 0) return;
+  Broker::ProducerState& st = partition.producers[h.producer_id];
+  if (h.producer_epoch != st.epoch) {
+    st.epoch = h.producer_epoch;
+    st.batches.clear();
+  }
+  st.batches.push_back({h.base_sequence, h.last_sequence(), h.base_offset});
+  while (st.batches.size() > kProducerWindow) st.batches.pop_front();
+}
+
+}  // namespace
+
+Broker::Broker(BrokerOptions options) : options_(std::move(options)) {
+  if (!options_.now_ms) {
+    options_.now_ms = [] {
+      return std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+          .count();
+    };
+  }
+  uint64_t seed = options_.random_seed;
+  if (seed == 0) seed = (uint64_t{std::random_device{}()} << 32) | std::random_device{}();
+  random_.seed(seed);
+}
+
+Broker::~Broker() {
+  for (auto& [name, topic] : topics_) {
+    for (Partition& p : topic.partitions) {
+      if (p.log) (void)p.log->Flush();
+    }
+  }
+  if (offsets_fd_ >= 0) ::close(offsets_fd_);
+}
+
+Result<std::unique_ptr<Broker>> Broker::Open(BrokerOptions options) {
+  std::unique_ptr<Broker> broker(new Broker(std::move(options)));
+  FLOE_RETURN_IF_ERROR(broker->Load());
+  return broker;
+}
+
+std::string Broker::TopicDir(const std::string& name) const {
+  return options_.data_dir + "/topics/" + name;
+}
+
+Status Broker::Load() {
+  std::error_code ec;
+  std::filesystem::create_directories(options_.data_dir + "/topics", ec);
+  if (!ec) std::filesystem::create_directories(options_.data_dir + "/groups", ec);
+  if (ec) return Status::IOError("cannot create {}: {}", options_.data_dir, ec.message());
+  last_flush_ms_ = last_retention_ms_ = Now();
+
+  const std::string cluster_path = options_.data_dir + "/cluster.id";
+  if (Result<std::string> id = ReadFile(cluster_path); id.ok() && !id->empty()) {
+    cluster_id_ = *id;
+  } else {
+    Uuid u;
+    for (auto& b : u.bytes) b = static_cast<uint8_t>(random_());
+    cluster_id_ = u.ToBase64();
+    FLOE_RETURN_IF_ERROR(WriteFileDurably(cluster_path, cluster_id_));
+  }
+
+  const std::string pid_path = options_.data_dir + "/producer-ids";
+  if (Result<std::string> text = ReadFile(pid_path); text.ok()) {
+    if (!ParseInt64(*text, &producer_id_limit_) || producer_id_limit_ < 0) {
+      return Status::Corrupt("{} holds '{}'", pid_path, *text);
+    }
+  }
+  next_producer_id_ = producer_id_limit_;
+
+  for (const auto& entry : std::filesystem::directory_iterator(options_.data_dir + "/topics", ec)) {
+    const std::string name = entry.path().filename().string();
+    if (!ValidTopicName(name)) continue;  // e.g. a topic being deleted
+    FLOE_ASSIGN_OR_RETURN(std::string text, ReadFile(entry.path().string() + "/topic.json"));
+    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
+    if (j.is_discarded() || !j.is_object() || !j["partitions"].is_number_integer() ||
+        !j["id"].is_string()) {
+      return Status::Corrupt("{}/topic.json is malformed", entry.path().string());
+    }
+    Topic topic;
+    topic.name = name;
+    if (!ParseHexUuid(j["id"].get<std::string>(), &topic.id)) {
+      return Status::Corrupt("{}/topic.json: bad id", entry.path().string());
+    }
+    if (j.contains("configs") && j["configs"].is_object()) {
+      for (const auto& [k, v] : j["configs"].items()) {
+        if (v.is_string()) topic.configs[k] = v.get<std::string>();
+      }
+    }
+    int64_t n = j["partitions"].get<int64_t>();
+    if (n <= 0 || n > 100000) return Status::Corrupt("{}: {} partitions", name, n);
+    topic.partitions.resize(static_cast<size_t>(n));
+    LogOptions log_options;
+    log_options.segment_bytes = ConfigInt(topic, "segment.bytes", options_.segment_bytes);
+    log_options.fsync_every_batch = options_.fsync_every_batch;
+    for (int64_t i = 0; i < n; ++i) {
+      Partition& p = topic.partitions[static_cast<size_t>(i)];
+      FLOE_ASSIGN_OR_RETURN(
+          p.log, PartitionLog::Open(fmt::format("{}/{}", entry.path().string(), i), log_options,
+                                    [&p](const BatchHeader& h) { TrackProducer(p, h); }));
+    }
+    topics_.emplace(name, std::move(topic));
+  }
+  if (ec) return Status::IOError("cannot list topics: {}", ec.message());
+  return LoadOffsets();
+}
+
+Result<int64_t> Broker::NextProducerId() {
+  if (next_producer_id_ >= producer_id_limit_) {
+    int64_t limit = next_producer_id_ + kProducerIdBlock;
+    FLOE_RETURN_IF_ERROR(
+        WriteFileDurably(options_.data_dir + "/producer-ids", std::to_string(limit)));
+    producer_id_limit_ = limit;
+  }
+  return next_producer_id_++;
+}
+
+Broker::Topic* Broker::FindTopic(const std::string& name) {
+  auto it = topics_.find(name);
+  return it == topics_.end() ? nullptr : &it->second;
+}
+
+std::string Broker::ConfigValue(const Topic& topic, const std::string& name) const {
+  auto it = topic.configs.find(name);
+  if (it != topic.configs.end()) return it->second;
+  if (name == "retention.ms") return std::to_string(options_.retention_ms);
+  if (name == "retention.bytes") return std::to_string(options_.retention_bytes);
+  if (name == "max.message.bytes") return std::to_string(options_.max_message_bytes);
+  if (name == "segment.bytes") return std::to_string(options_.segment_bytes);
+  const ConfigDef* def = FindConfig(name);
+  return def ? def->default_value : "";
+}
+
+int64_t Broker::ConfigInt(const Topic& topic, const std::string& name, int64_t fallback) const {
+  int64_t v = 0;
+  return ParseInt64(ConfigValue(topic, name), &v) ? v : fallback;
+}
+
+Status Broker::WriteTopicFile(const Topic& topic) const {
+  nlohmann::json j;
+  j["id"] = Hex(topic.id.bytes);
+  j["partitions"] = topic.partitions.size();
+  j["configs"] = nlohmann::json::object();
+  for (const auto& [k, v] : topic.configs) j["configs"][k] = v;
+  return WriteFileDurably(TopicDir(topic.name) + "/topic.json", j.dump(2));
+}
+
+Result<Broker::Topic*> Broker::CreateTopic(const std::string& name, int32_t partitions,
+                                           std::map<std::string, std::string> configs) {
+  Topic topic;
+  topic.name = name;
+  do {
+    for (auto& b : topic.id.bytes) b = static_cast<uint8_t>(random_());
+  } while (topic.id.IsZero());
+  topic.configs = std::move(configs);
+  topic.partitions.resize(static_cast<size_t>(partitions));
+  const std::string dir = TopicDir(name);
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create {}: {}", dir, ec.message());
+  LogOptions log_options;
+  log_options.segment_bytes = ConfigInt(topic, "segment.bytes", options_.segment_bytes);
+  log_options.fsync_every_batch = options_.fsync_every_batch;
+  for (int32_t i = 0; i < partitions; ++i) {
+    FLOE_ASSIGN_OR_RETURN(topic.partitions[static_cast<size_t>(i)].log,
+                          PartitionLog::Open(fmt::format("{}/{}", dir, i), log_options));
+  }
+  // topic.json last: a directory without it is an unfinished creation, ignored on load.
+  FLOE_RETURN_IF_ERROR(WriteTopicFile(topic));
+  auto [it, inserted] = topics_.emplace(name, std::move(topic));
+  return &it->second;
+}
+
+int64_t Broker::ProtectedOffset(const std::string& topic, int32_t partition) const {
+  auto it = topics_.find(topic);
+  if (it == topics_.end() || partition < 0 ||
+      static_cast<size_t>(partition) >= it->second.partitions.size()) {
+    return 0;
+  }
+  if (ConfigValue(it->second, "floe.table.topic.enable") == "true") return 0;
+  return it->second.partitions[static_cast<size_t>(partition)].log->log_end_offset();
+}
+
+// ---------------------------------------------------------------------------------------
+// Dispatch
+
+Status Broker::Handle(std::span<const uint8_t> frame, const std::string& client_host,
+                      Respond respond) {
+  KafkaReader r(frame, false);
+  RequestHeader h;
+  FLOE_ASSIGN_OR_RETURN(h.api_key, r.Int16());
+  FLOE_ASSIGN_OR_RETURN(h.api_version, r.Int16());
+  FLOE_ASSIGN_OR_RETURN(h.correlation_id, r.Int32());
+  const ApiInfo* api = FindApi(h.api_key);
+  if (api == nullptr) return Status::Unimplemented("API key {}", h.api_key);
+  if (h.api_key == kApiVersionsKey && h.api_version > api->max_version) {
+    // A newer client: answer in v0 with our range so that it retries with a version we
+    // speak (kafka.md §2.1).
+    ApiVersionsResponse resp;
+    resp.error_code = Code(ErrorCode::kUnsupportedVersion);
+    resp.api_keys.push_back({kApiVersionsKey, 0, api->max_version});
+    RequestHeader v0 = h;
+    v0.api_version = 0;
+    respond(EncodeResponse(v0, resp));
+    return Status::OK();
+  }
+  if (h.api_version < api->min_version || h.api_version > api->max_version) {
+    return Status::Unimplemented("{} v{} (serving v{}-v{})", api->name, h.api_version,
+                                 api->min_version, api->max_version);
+  }
+  FLOE_ASSIGN_OR_RETURN(h.client_id, r.ClassicNullableString());
+  const bool flexible = h.api_version >= api->first_flexible_version;
+  if (flexible) FLOE_RETURN_IF_ERROR(r.SkipTags());
+  KafkaReader body({r.position(), r.remaining()}, flexible);
+  switch (h.api_key) {
+    case ApiVersionsRequest::kApiKey:
+      return HandleApiVersions(h, body, respond);
+    case MetadataRequest::kApiKey:
+      return HandleMetadata(h, body, respond);
+    case ProduceRequest::kApiKey:
+      return HandleProduce(h, body, respond);
+    case FetchRequest::kApiKey:
+      return HandleFetch(h, body, respond);
+    case ListOffsetsRequest::kApiKey:
+      return HandleListOffsets(h, body, respond);
+    case InitProducerIdRequest::kApiKey:
+      return HandleInitProducerId(h, body, respond);
+    case CreateTopicsRequest::kApiKey:
+      return HandleCreateTopics(h, body, respond);
+    case DeleteTopicsRequest::kApiKey:
+      return HandleDeleteTopics(h, body, respond);
+    case DescribeConfigsRequest::kApiKey:
+      return HandleDescribeConfigs(h, body, respond);
+    case IncrementalAlterConfigsRequest::kApiKey:
+      return HandleIncrementalAlterConfigs(h, body, respond);
+    case FindCoordinatorRequest::kApiKey:
+      return HandleFindCoordinator(h, body, respond);
+    case JoinGroupRequest::kApiKey:
+      return HandleJoinGroup(h, client_host, body, respond);
+    case SyncGroupRequest::kApiKey:
+      return HandleSyncGroup(h, body, respond);
+    case HeartbeatRequest::kApiKey:
+      return HandleHeartbeat(h, body, respond);
+    case LeaveGroupRequest::kApiKey:
+      return HandleLeaveGroup(h, body, respond);
+    case OffsetCommitRequest::kApiKey:
+      return HandleOffsetCommit(h, body, respond);
+    case OffsetFetchRequest::kApiKey:
+      return HandleOffsetFetch(h, body, respond);
+    case DescribeGroupsRequest::kApiKey:
+      return HandleDescribeGroups(h, body, respond);
+    case ListGroupsRequest::kApiKey:
+      return HandleListGroups(h, body, respond);
+    default:
+      return Status::Unimplemented("API key {}", h.api_key);
+  }
+}
+
+Status Broker::HandleApiVersions(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  ApiVersionsRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  ApiVersionsResponse resp;
+  for (const ApiInfo& api : kApis) {
+    int16_t min = api.key == ProduceRequest::kApiKey ? kProduceAdvertisedMin : api.min_version;
+    resp.api_keys.push_back({api.key, min, api.max_version});
+  }
+  respond(EncodeResponse(h, resp));
+  return Status::OK();
+}
+
+Status Broker::HandleMetadata(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  MetadataRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  MetadataResponse resp;
+  resp.brokers.push_back({options_.node_id, options_.advertised_host, options_.advertised_port,
+                          std::nullopt});
+  resp.cluster_id = cluster_id_;
+  resp.controller_id = options_.node_id;
+  auto describe = [&](const Topic& topic) {
+    MetadataResponse::MetadataResponseTopic& t = resp.topics.emplace_back();
+    t.name = topic.name;
+    t.topic_id = topic.id;
+    t.topic_authorized_operations =
+        req.include_topic_authorized_operations ? kAllTopicOperations : INT32_MIN;
+    for (size_t i = 0; i < topic.partitions.size(); ++i) {
+      MetadataResponse::MetadataResponsePartition& p = t.partitions.emplace_back();
+      p.partition_index = static_cast<int32_t>(i);
+      p.leader_id = options_.node_id;
+      p.leader_epoch = kLeaderEpoch;
+      p.replica_nodes = {options_.node_id};
+      p.isr_nodes = {options_.node_id};
+    }
+  };
+  // v0: an empty list means every topic; v1+: null means every topic.
+  const bool all = !req.topics.has_value() || (h.api_version == 0 && req.topics->empty());
+  if (all) {
+    for (const auto& [name, topic] : topics_) describe(topic);
+  } else {
+    const bool may_create =
+        options_.auto_create_topics && (h.api_version < 4 || req.allow_auto_topic_creation);
+    for (const auto& want : *req.topics) {
+      Topic* topic = nullptr;
+      if (!want.name.has_value()) {
+        for (auto& [name, t] : topics_) {
+          if (t.id == want.topic_id) topic = &t;
+        }
+        if (topic == nullptr) {
+          MetadataResponse::MetadataResponseTopic& t = resp.topics.emplace_back();
+          t.error_code = Code(ErrorCode::kUnknownTopicId);
+          t.topic_id = want.topic_id;
+          continue;
+        }
+      } else {
+        topic = FindTopic(*want.name);
+      }
+      if (topic == nullptr) {
+        MetadataResponse::MetadataResponseTopic t;
+        t.name = want.name;
+        if (!ValidTopicName(*want.name)) {
+          t.error_code = Code(ErrorCode::kInvalidTopicException);
+        } else if (may_create) {
+          Result<Topic*> created = CreateTopic(*want.name, options_.default_partitions, {});
+          if (created.ok()) {
+            describe(**created);
+            continue;
+          }
+          t.error_code = Code(ErrorCode::kUnknownServerError);
+        } else {
+          t.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+        }
+        resp.topics.push_back(std::move(t));
+        continue;
+      }
+      describe(*topic);
+    }
+  }
+  respond(EncodeResponse(h, resp));
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------
+// Produce
+
+ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition,
+                              std::span<const uint8_t> records, int16_t version,
+                              int64_t* base_offset, std::string* message) {
+  if (static_cast<int64_t>(records.size()) > ConfigInt(topic, "max.message.bytes",
+                                                       options_.max_message_bytes)) {
+    *message = fmt::format("batch of {} bytes exceeds max.message.bytes", records.size());
+    return ErrorCode::kMessageTooLarge;
+  }
+  Result<BatchHeader> parsed = ParseBatchHeader(records);
+  if (parsed.ok() && parsed->total_bytes() < records.size()) {
+    *message = "more than one record batch";
+    return ErrorCode::kInvalidRecord;
+  }
+  Result<BatchHeader> checked = ValidateBatch(records);
+  if (!checked.ok()) {
+    *message = std::string(checked.error().message());
+    return checked.error().code() == StatusCode::kCorrupt ? ErrorCode::kCorruptMessage
+           : checked.error().code() == StatusCode::kUnimplemented
+               ? ErrorCode::kUnsupportedCompressionType
+               : ErrorCode::kInvalidRecord;
+  }
+  const BatchHeader& h = *checked;
+  if (h.codec() == BatchCodec::kZstd && version < 7) {
+    *message = "zstd needs Produce v7";
+    return ErrorCode::kUnsupportedCompressionType;
+  }
+  if (h.control() || h.transactional()) {
+    *message = "transactional and control batches are not supported";
+    return ErrorCode::kInvalidRecord;
+  }
+  if (h.producer_id >= 0) {
+    if (h.base_sequence < 0) {
+      *message = "idempotent batch without a base sequence";
+      return ErrorCode::kInvalidRecord;
+    }
+    auto it = partition.producers.find(h.producer_id);
+    if (it != partition.producers.end()) {
+      const ProducerState& st = it->second;
+      if (h.producer_epoch == st.epoch) {
+        for (const ProducerBatch& b : st.batches) {
+          if (b.first_seq == h.base_sequence && b.last_seq == h.last_sequence()) {
+            *base_offset = b.base_offset;  // a retry of a batch already in the log
+            return ErrorCode::kNone;
+          }
+        }
+      }
+      if (h.producer_epoch < st.epoch) return ErrorCode::kInvalidProducerEpoch;
+      if (h.producer_epoch > st.epoch) {
+        if (h.base_sequence != 0) return ErrorCode::kOutOfOrderSequenceNumber;
+      } else if (!st.batches.empty()) {
+        int32_t last = st.batches.back().last_seq;
+        int32_t expected = last == INT32_MAX ? 0 : last + 1;
+        if (h.base_sequence != expected) {
+          *message = fmt::format("sequence {} where {} was expected", h.base_sequence, expected);
+          return ErrorCode::kOutOfOrderSequenceNumber;
+        }
+      }
+    }
+  }
+  Buffer copy;
+  copy.Append(records);
+  Result<int64_t> offset = partition.log->Append({copy.data(), copy.size()}, kLeaderEpoch);
+  if (!offset.ok()) {
+    *message = std::string(offset.error().message());
+    return ErrorCode::kKafkaStorageError;
+  }
+  *base_offset = *offset;
+  BatchHeader stored = h;
+  stored.base_offset = *offset;
+  TrackProducer(partition, stored);
+  return ErrorCode::kNone;
+}
+
+Status Broker::HandleProduce(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  ProduceRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  ProduceResponse resp;
+  const bool acks_ok = req.acks == 0 || req.acks == 1 || req.acks == -1;
+  bool appended = false;
+  for (const auto& td : req.topic_data) {
+    ProduceResponse::TopicProduceResponse& tr = resp.responses.emplace_back();
+    tr.name = td.name;
+    Topic* topic = FindTopic(td.name);
+    for (const auto& pd : td.partition_data) {
+      ProduceResponse::PartitionProduceResponse& pr = tr.partition_responses.emplace_back();
+      pr.index = pd.index;
+      pr.base_offset = -1;
+      ErrorCode error = ErrorCode::kNone;
+      std::string message;
+      if (!acks_ok) {
+        error = ErrorCode::kInvalidRequiredAcks;
+      } else if (req.transactional_id.has_value()) {
+        error = ErrorCode::kTransactionalIdAuthorizationFailed;
+      } else if (topic == nullptr || pd.index < 0 ||
+                 static_cast<size_t>(pd.index) >= topic->partitions.size()) {
+        error = ErrorCode::kUnknownTopicOrPartition;
+      } else if (!pd.records.has_value() || pd.records->empty()) {
+        error = ErrorCode::kInvalidRecord;
+      } else {
+        Partition& partition = topic->partitions[static_cast<size_t>(pd.index)];
+        int64_t base = -1;
+        error = AppendBatch(*topic, partition, *pd.records, h.api_version, &base, &message);
+        if (error == ErrorCode::kNone) {
+          pr.base_offset = base;
+          pr.log_start_offset = partition.log->log_start_offset();
+          appended = true;
+        }
+      }
+      pr.error_code = Code(error);
+      if (!message.empty()) pr.error_message = message;
+    }
+  }
+  if (appended) WakeFetches();
+  if (req.acks == 0) {
+    respond(std::nullopt);
+  } else {
+    respond(EncodeResponse(h, resp));
+  }
+  return Status::OK();
+}
+
+Status Broker::HandleInitProducerId(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  InitProducerIdRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  InitProducerIdResponse resp;
+  if (req.transactional_id.has_value()) {
+    // Transactions are not implemented: fail fast rather than let the client retry.
+    resp.error_code = Code(req.transactional_id->empty()
+                               ? ErrorCode::kInvalidRequest
+                               : ErrorCode::kTransactionalIdAuthorizationFailed);
+  } else {
+    Result<int64_t> id = NextProducerId();
+    if (id.ok()) {
+      resp.producer_id = *id;
+      resp.producer_epoch = 0;
+    } else {
+      resp.error_code = Code(ErrorCode::kUnknownServerError);
+    }
+  }
+  respond(EncodeResponse(h, resp));
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------
+// Fetch and ListOffsets
+
+size_t Broker::FillFetch(const FetchRequest& req, FetchResponse* resp, Buffer* storage) {
+  // Pass 1 gathers the bytes into `storage`, pass 2 points the responses into it (the buffer
+  // may move while it grows).
+  struct Slice {
+    size_t begin;
+    size_t end;
+  };
+  std::vector<Slice> slices;
+  size_t total = 0;
+  const size_t max_bytes = static_cast<size_t>(std::max(req.max_bytes, 0));
+  resp->responses.clear();
+  for (const auto& ft : req.topics) {
+    FetchResponse::FetchableTopicResponse& tr = resp->responses.emplace_back();
+    tr.topic = ft.topic;
+    Topic* topic = FindTopic(ft.topic);
+    for (const auto& fp : ft.partitions) {
+      FetchResponse::PartitionData& pd = tr.partitions.emplace_back();
+      pd.partition_index = fp.partition;
+      size_t begin = storage->size();
+      slices.push_back({begin, begin});
+      if (topic == nullptr || fp.partition < 0 ||
+          static_cast<size_t>(fp.partition) >= topic->partitions.size()) {
+        pd.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+        pd.high_watermark = pd.last_stable_offset = pd.log_start_offset = -1;
+        continue;
+      }
+      const PartitionLog& log = *topic->partitions[static_cast<size_t>(fp.partition)].log;
+      pd.high_watermark = log.log_end_offset();
+      pd.last_stable_offset = log.log_end_offset();
+      pd.log_start_offset = log.log_start_offset();
+      if (req.isolation_level == 1) pd.aborted_transactions.emplace();
+      if (fp.current_leader_epoch > kLeaderEpoch) {
+        pd.error_code = Code(ErrorCode::kUnknownLeaderEpoch);
+        continue;
+      }
+      if (fp.fetch_offset < log.log_start_offset() || fp.fetch_offset > log.log_end_offset()) {
+        pd.error_code = Code(ErrorCode::kOffsetOutOfRange);
+        continue;
+      }
+      // Soft limits (KIP-74): the first partition with data gets at least one whole batch.
+      size_t limit = std::min<size_t>(static_cast<size_t>(std::max(fp.partition_max_bytes, 0)),
+                                      total < max_bytes ? max_bytes - total : 0);
+      if (total > 0 && limit == 0) continue;
+      Status s = log.Read(fp.fetch_offset, std::max<size_t>(limit, 1), storage);
+      if (!s.ok()) {
+        storage->Resize(begin);
+        pd.error_code = Code(ErrorCode::kKafkaStorageError);
+        continue;
+      }
+      slices.back().end = storage->size();
+      total += storage->size() - begin;
+    }
+  }
+  size_t i = 0;
+  for (auto& tr : resp->responses) {
+    for (auto& pd : tr.partitions) {
+      const Slice& s = slices[i++];
+      pd.records = std::span<const uint8_t>(storage->data() + s.begin, s.end - s.begin);
+    }
+  }
+  return total;
+}
+
+void Broker::CompleteFetch(PendingFetch& fetch) {
+  FetchResponse resp;
+  Buffer storage;
+  FillFetch(fetch.request, &resp, &storage);
+  fetch.respond(EncodeResponse(fetch.header, resp));
+}
+
+void Broker::WakeFetches() {
+  for (size_t i = 0; i < pending_fetches_.size();) {
+    PendingFetch& f = pending_fetches_[i];
+    FetchResponse resp;
+    Buffer storage;
+    size_t bytes = FillFetch(f.request, &resp, &storage);
+    bool error = false;
+    for (const auto& tr : resp.responses) {
+      for (const auto& pd : tr.partitions) error |= pd.error_code != 0;
+    }
+    if (error || bytes >= static_cast<size_t>(std::max(f.request.min_bytes, 1))) {
+      f.respond(EncodeResponse(f.header, resp));
+      pending_fetches_.erase(pending_fetches_.begin() + static_cast<ptrdiff_t>(i));
+    } else {
+      ++i;
+    }
+  }
+}
+
+Status Broker::HandleFetch(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  FetchRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  FetchResponse resp;
+  if (req.session_id != 0) {
+    // floe never hands out fetch sessions (kafka.md §2.4).
+    resp.error_code = Code(ErrorCode::kFetchSessionIdNotFound);
+    respond(EncodeResponse(h, resp));
+    return Status::OK();
+  }
+  Buffer storage;
+  size_t bytes = FillFetch(req, &resp, &storage);
+  bool error = false;
+  for (const auto& tr : resp.responses) {
+    for (const auto& pd : tr.partitions) error |= pd.error_code != 0;
+  }
+  if (error || req.max_wait_ms <= 0 || bytes >= static_cast<size_t>(std::max(req.min_bytes, 1))) {
+    respond(EncodeResponse(h, resp));
+    return Status::OK();
+  }
+  const int64_t deadline_ms = Now() + req.max_wait_ms;
+  pending_fetches_.push_back({h, std::move(req), deadline_ms, std::move(respond)});
+  return Status::OK();
+}
+
+Status Broker::HandleListOffsets(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  ListOffsetsRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  ListOffsetsResponse resp;
+  for (const auto& t : req.topics) {
+    ListOffsetsResponse::ListOffsetsTopicResponse& tr = resp.topics.emplace_back();
+    tr.name = t.name;
+    Topic* topic = FindTopic(t.name);
+    for (const auto& p : t.partitions) {
+      ListOffsetsResponse::ListOffsetsPartitionResponse& pr = tr.partitions.emplace_back();
+      pr.partition_index = p.partition_index;
+      if (topic == nullptr || p.partition_index < 0 ||
+          static_cast<size_t>(p.partition_index) >= topic->partitions.size()) {
+        pr.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+        continue;
+      }
+      if (p.current_leader_epoch > kLeaderEpoch) {
+        pr.error_code = Code(ErrorCode::kUnknownLeaderEpoch);
+        continue;
+      }
+      const PartitionLog& log = *topic->partitions[static_cast<size_t>(p.partition_index)].log;
+      pr.leader_epoch = kLeaderEpoch;
+      if (p.timestamp == -1) {
+        pr.offset = log.log_end_offset();
+      } else if (p.timestamp == -2 || p.timestamp == -4) {
+        pr.offset = log.log_start_offset();
+      } else if (p.timestamp >= 0) {
+        Result<std::optional<BatchHeader>> found = log.FindByTimestamp(p.timestamp);
+        if (!found.ok()) {
+          pr.error_code = Code(ErrorCode::kKafkaStorageError);
+        } else if (found->has_value()) {
+          // The batch's first record at or after the timestamp.
+          Buffer batch;
+          Buffer scratch;
+          const BatchHeader& bh = **found;
+          Status s = log.Read(bh.base_offset, 1, &batch);
+          bool done = false;
+          if (s.ok()) {
+            s = DecodeRecords(batch.span().subspan(0, std::min(batch.size(), bh.total_bytes())),
+                              options_.max_uncompressed_batch_bytes, &scratch,
+                              [&](const Record& rec) {
+                                if (!done && rec.timestamp >= p.timestamp) {
+                                  pr.offset = rec.offset;
+                                  pr.timestamp = rec.timestamp;
+                                  done = true;
+                                }
+                                return Status::OK();
+                              });
+          }
+          if (!s.ok() || !done) {
+            pr.offset = bh.base_offset;
+            pr.timestamp = bh.max_timestamp;
+          }
+        }
+      }
+      // -3 (max timestamp) and -5 (tiered) answer offset -1, timestamp -1.
+    }
+  }
+  respond(EncodeResponse(h, resp));
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------
+// Topic administration
+
+Status Broker::HandleCreateTopics(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  CreateTopicsRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  CreateTopicsResponse resp;
+  std::map<std::string, int> seen;
+  for (const auto& t : req.topics) ++seen[t.name];
+  for (const auto& t : req.topics) {
+    CreateTopicsResponse::CreatableTopicResult& res = resp.topics.emplace_back();
+    res.name = t.name;
+    auto fail = [&res](ErrorCode code, std::string message) {
+      res.error_code = Code(code);
+      res.error_message = std::move(message);
+    };
+    int32_t partitions = t.num_partitions == -1 ? options_.default_partitions : t.num_partitions;
+    std::map<std::string, std::string> configs;
+    std::optional<std::string> config_error;
+    for (const auto& c : t.configs) {
+      std::string name = CanonicalConfigName(c.name);
+      if (!config_error) config_error = ValidateConfig(name, c.value);
+      if (c.value.has_value()) configs[name] = *c.value;
+    }
+    if (seen[t.name] > 1) {
+      fail(ErrorCode::kInvalidRequest, "topic named twice in the request");
+    } else if (!ValidTopicName(t.name)) {
+      fail(ErrorCode::kInvalidTopicException, "invalid topic name");
+    } else if (FindTopic(t.name) != nullptr) {
+      fail(ErrorCode::kTopicAlreadyExists, fmt::format("topic '{}' already exists", t.name));
+    } else if (!t.assignments.empty()) {
+      fail(ErrorCode::kInvalidReplicaAssignment, "manual replica assignment is not supported");
+    } else if (partitions <= 0 || partitions > 10000) {
+      fail(ErrorCode::kInvalidPartitions, "partition count must be between 1 and 10000");
+    } else if (t.replication_factor != -1 && t.replication_factor != 1) {
+      fail(ErrorCode::kInvalidReplicationFactor, "floe has one replica per partition");
+    } else if (config_error) {
+      fail(ErrorCode::kInvalidConfig, *config_error);
+    } else if (!req.validate_only) {
+      Result<Topic*> created = CreateTopic(t.name, partitions, configs);
+      if (!created.ok()) {
+        fail(ErrorCode::kUnknownServerError, std::string(created.error().message()));
+      } else {
+        res.topic_id = (*created)->id;
+      }
+    }
+    if (res.error_code == 0) {
+      res.num_partitions = partitions;
+      res.replication_factor = 1;
+      auto& out = res.configs.emplace();
+      for (const ConfigDef& def : kTopicConfigs) {
+        CreateTopicsResponse::CreatableTopicConfigs& c = out.emplace_back();
+        c.name = def.name;
+        auto it = configs.find(def.name);
+        c.value = it != configs.end() ? it->second : std::string(def.default_value);
+        c.config_source = it != configs.end() ? 1 : 5;
+      }
+    }
+  }
+  respond(EncodeResponse(h, resp));
+  return Status::OK();
+}
+
+Status Broker::HandleDeleteTopics(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  DeleteTopicsRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  DeleteTopicsResponse resp;
+  std::vector<std::pair<std::optional<std::string>, Uuid>> wanted;
+  for (const auto& name : req.topic_names) wanted.emplace_back(name, Uuid{});
+  for (const auto& t : req.topics) wanted.emplace_back(t.name, t.topic_id);
+  for (const auto& [name, id] : wanted) {
+    DeleteTopicsResponse::DeletableTopicResult& res = resp.responses.emplace_back();
+    res.name = name;
+    res.topic_id = id;
+    Topic* topic = nullptr;
+    if (name.has_value()) {
+      topic = FindTopic(*name);
+    } else {
+      for (auto& [n, t] : topics_) {
+        if (t.id == id) topic = &t;
+      }
+    }
+    if (topic == nullptr) {
+      res.error_code = Code(name.has_value() ? ErrorCode::kUnknownTopicOrPartition
+                                             : ErrorCode::kUnknownTopicId);
+      continue;
+    }
+    res.name = topic->name;
+    res.topic_id = topic->id;
+    // Rename first so that a crash mid-delete leaves no half topic behind (Load skips names
+    // that are not topic names).
+    const std::string dir = TopicDir(topic->name);
+    const std::string doomed = options_.data_dir + "/topics/.deleted-" + Hex(topic->id.bytes);
+    topic->partitions.clear();
+    std::error_code ec;
+    std::filesystem::rename(dir, doomed, ec);
+    if (!ec) std::filesystem::remove_all(doomed, ec);
+    std::string topic_name = topic->name;
+    topics_.erase(topic_name);
+    for (auto& [gid, group] : groups_) {
+      std::erase_if(group.offsets, [&](const auto& kv) { return kv.first.first == topic_name; });
+    }
+    if (ec) {
+      res.error_code = Code(ErrorCode::kUnknownServerError);
+      res.error_message = ec.message();
+    }
+  }
+  WakeFetches();
+  respond(EncodeResponse(h, resp));
+  return Status::OK();
+}
+
+Status Broker::HandleDescribeConfigs(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  DescribeConfigsRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  DescribeConfigsResponse resp;
+  for (const auto& res : req.resources) {
+    DescribeConfigsResponse::DescribeConfigsResult& out = resp.results.emplace_back();
+    out.resource_type = res.resource_type;
+    out.resource_name = res.resource_name;
+    if (res.resource_type == 4) continue;  // broker: no dynamic configs to show
+    if (res.resource_type != 2) {
+      out.error_code = Code(ErrorCode::kInvalidRequest);
+      out.error_message = "only topic and broker resources";
+      continue;
+    }
+    Topic* topic = FindTopic(res.resource_name);
+    if (topic == nullptr) {
+      out.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+      continue;
+    }
+    for (const ConfigDef& def : kTopicConfigs) {
+      if (res.configuration_keys.has_value() &&
+          std::find(res.configuration_keys->begin(), res.configuration_keys->end(),
+                    def.name) == res.configuration_keys->end()) {
+        continue;
+      }
+      DescribeConfigsResponse::DescribeConfigsResourceResult& c = out.configs.emplace_back();
+      c.name = def.name;
+      c.value = ConfigValue(*topic, def.name);
+      bool set = topic->configs.contains(def.name);
+      c.config_source = set ? 1 : 5;
+      c.config_type = def.type;
+      if (req.include_synonyms && set) {
+        c.synonyms.push_back({def.name, c.value, 1});
+      }
+    }
+  }
+  respond(EncodeResponse(h, resp));
+  return Status::OK();
+}
+
+Status Broker::HandleIncrementalAlterConfigs(const RequestHeader& h, KafkaReader& r,
+                                             Respond& respond) {
+  IncrementalAlterConfigsRequest req;
+  FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  IncrementalAlterConfigsResponse resp;
+  for (const auto& res : req.resources) {
+    IncrementalAlterConfigsResponse::AlterConfigsResourceResponse& out =
+        resp.responses.emplace_back();
+    out.resource_type = res.resource_type;
+    out.resource_name = res.resource_name;
+    if (res.resource_type != 2) {
+      out.error_code = Code(ErrorCode::kInvalidRequest);
+      out.error_message = "only topic configs can be altered";
+      continue;
+    }
+    Topic* topic = FindTopic(res.resource_name);
+    if (topic == nullptr) {
+      out.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
+      continue;
+    }
+    std::map<std::string, std::string> configs = topic->configs;
+    std::set<std::string> names;
+    std::optional<std::string> error;
+    for (const auto& c : res.configs) {
+      std::string name = CanonicalConfigName(c.name);
+      if (!names.insert(name).second) {
+        error = fmt::format("'{}' named twice", name);
+      } else if (c.config_operation == 0) {
+        if (auto e = ValidateConfig(name, c.value)) {
+          error = e;
+        } else {
+          configs[name] = *c.value;
+        }
+      } else if (c.config_operation == 1) {
+        if (FindConfig(name) == nullptr) error = fmt::format("unknown topic config '{}'", name);
+        configs.erase(name);
+      } else {
+        error = fmt::format("operation {} on '{}' is not supported", c.config_operation, name);
+      }
+      if (error) break;
+    }
+    if (error) {
+      out.error_code = Code(ErrorCode::kInvalidConfig);
+      out.error_message = *error;
+      continue;
+    }
+    if (req.validate_only) continue;
+    std::swap(topic->configs, configs);
+    if (Status s = WriteTopicFile(*topic); !s.ok()) {
+      std::swap(topic->configs, configs);
+      out.error_code = Code(ErrorCode::kUnknownServerError);
+      out.error_message = std::string(s.message());
+    }
+  }
+  respond(EncodeResponse(h, resp));
+  return Status::OK();
+}
+
+// ---------------------------------------------------------------------------------------
+// Tick
+
+void Broker::Tick() {
+  const int64_t now = Now();
+  for (size_t i = 0; i < pending_fetches_.size();) {
+    if (pending_fetches_[i].deadline_ms <= now) {
+      PendingFetch f = std::move(pending_fetches_[i]);
+      pending_fetches_.erase(pending_fetches_.begin() + static_cast<ptrdiff_t>(i));
+      CompleteFetch(f);
+    } else {
+      ++i;
+    }
+  }
+  for (auto& [id, group] : groups_) {
+    std::erase_if(group.pending_members, [now](const auto& kv) { return kv.second <= now; });
+    std::vector<std::string> expired;
+    for (auto& [mid, m] : group.members) {
+      if (!m.join.has_value() && m.session_deadline_ms <= now) expired.push_back(mid);
+    }
+    if (group.state == GroupState::kCompletingRebalance && group.rebalance_deadline_ms <= now) {
+      // Members that did not sync in time are dropped (kafka.md §6.3).
+      for (auto& [mid, m] : group.members) {
+        if (!m.sync.has_value()) expired.push_back(mid);
+      }
+    }
+    std::sort(expired.begin(), expired.end());
+    expired.erase(std::unique(expired.begin(), expired.end()), expired.end());
+    for (const std::string& mid : expired) RemoveMember(group, mid);
+    if (!expired.empty() && group.state != GroupState::kPreparingRebalance) {
+      StartRebalance(group);
+    }
+    if (group.state == GroupState::kPreparingRebalance) {
+      MaybeCompleteJoin(group, group.rebalance_deadline_ms <= now);
+    }
+  }
+  if (!options_.fsync_every_batch && now - last_flush_ms_ >= options_.flush_interval_ms) {
+    last_flush_ms_ = now;
+    for (auto& [name, topic] : topics_) {
+      for (Partition& p : topic.partitions) (void)p.log->Flush();
+    }
+  }
+  if (now - last_retention_ms_ >= options_.retention_check_interval_ms) {
+    last_retention_ms_ = now;
+    for (auto& [name, topic] : topics_) {
+      int64_t retention_ms = ConfigInt(topic, "retention.ms", options_.retention_ms);
+      int64_t retention_bytes = ConfigInt(topic, "retention.bytes", options_.retention_bytes);
+      for (size_t i = 0; i < topic.partitions.size(); ++i) {
+        (void)topic.partitions[i].log->ApplyRetention(
+            now, retention_ms, retention_bytes, ProtectedOffset(name, static_cast<int32_t>(i)));
+      }
+    }
+  }
+}
+
+}  // namespace floe::kafka

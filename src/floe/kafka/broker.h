@@ -1,0 +1,221 @@
+// Broker: the Kafka broker core of `floe server`, independent of sockets. It owns the
+// topics (their partition logs and configs, under BrokerOptions::data_dir), the idempotent
+// producers' sequence state, and a single-node group coordinator with durable committed
+// offsets, and answers request frames with response frames.
+//
+// On disk, under data_dir:
+//   cluster.id                         the stable ClusterId of Metadata
+//   producer-ids                       the next block of producer ids (never reused)
+//   topics/<topic>/topic.json          topic id, partition count, configs set on the topic
+//   topics/<topic>/<partition>/…       the partition's log (partition_log.h)
+//   groups/offsets.log                 committed offsets, appended and fsynced per commit
+//
+// Threading: single-threaded. The listener (kafka_server.h) calls Handle and Tick from its
+// one io thread; a response may be delivered later than Handle returns (a Fetch waiting for
+// data, a JoinGroup waiting for the other members), always on that thread.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <random>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "floe/base/buffer.h"
+#include "floe/base/status.h"
+#include "floe/kafka/messages.h"
+#include "floe/kafka/partition_log.h"
+#include "floe/kafka/protocol.h"
+
+namespace floe::kafka {
+
+struct BrokerOptions {
+  std::string data_dir;
+  int32_t node_id = 0;
+  // What Metadata and FindCoordinator tell clients to connect to.
+  std::string advertised_host = "127.0.0.1";
+  int32_t advertised_port = 9092;
+  // true: fdatasync every appended batch before acknowledging it; false: every
+  // flush_interval_ms (an acked record may then be lost on power failure, not on kill -9).
+  bool fsync_every_batch = true;
+  int64_t flush_interval_ms = 1000;
+  int64_t segment_bytes = 1 << 30;
+  // Broker defaults of the topic configs of the same names.
+  int32_t default_partitions = 1;
+  bool auto_create_topics = true;
+  int64_t retention_ms = 7 * 24 * 3600 * 1000LL;
+  int64_t retention_bytes = -1;
+  int64_t max_message_bytes = 1048588;
+  int64_t retention_check_interval_ms = 300'000;
+  // Bound on a request's decompressed record bytes (decompression bombs).
+  size_t max_uncompressed_batch_bytes = 64 << 20;
+  // Milliseconds since the epoch; a steady clock is not needed (deadlines are coarse).
+  std::function<int64_t()> now_ms;
+  uint64_t random_seed = 0;  // 0: from std::random_device
+};
+
+class Broker {
+ public:
+  // Errors: kIOError / kCorrupt from the data directory.
+  static Result<std::unique_ptr<Broker>> Open(BrokerOptions options);
+  ~Broker();
+
+  // Receives the response frame (header and body, without the size prefix), or nullopt
+  // when the request gets no response (Produce with acks=0).
+  using Respond = std::function<void(std::optional<Buffer>)>;
+
+  // Handles one request frame (without its size prefix). `respond` is called exactly once,
+  // now or later, unless an error is returned: then the caller closes the connection
+  // (a malformed or unsupported request, as Kafka does).
+  Status Handle(std::span<const uint8_t> frame, const std::string& client_host, Respond respond);
+
+  // Completes waiting fetches and joins whose time has come, expires group members, flushes
+  // logs under the interval policy and applies retention. Call every few milliseconds.
+  void Tick();
+
+  void set_advertised_port(int32_t port) { options_.advertised_port = port; }
+
+  // The first offset of `topic`/`partition` that retention must keep: today the log end
+  // for plain topics and 0 for table topics (nothing is translated yet); the translator will
+  // move it to its committed offset.
+  int64_t ProtectedOffset(const std::string& topic, int32_t partition) const;
+
+  struct ProducerBatch {
+    int32_t first_seq;
+    int32_t last_seq;
+    int64_t base_offset;
+  };
+  struct ProducerState {
+    int16_t epoch = -1;
+    std::deque<ProducerBatch> batches;  // the newest 5 (duplicate window)
+  };
+  struct Partition {
+    std::unique_ptr<PartitionLog> log;
+    std::map<int64_t, ProducerState> producers;
+  };
+  struct Topic {
+    std::string name;
+    Uuid id;
+    std::map<std::string, std::string> configs;  // set on the topic; defaults not stored
+    std::vector<Partition> partitions;
+  };
+
+ private:
+  struct Parked {
+    RequestHeader header;
+    Respond respond;
+  };
+  struct PendingFetch {
+    RequestHeader header;
+    FetchRequest request;
+    int64_t deadline_ms;
+    Respond respond;
+  };
+  struct Member {
+    std::string id;
+    std::optional<std::string> instance_id;
+    std::string client_id;
+    std::string client_host;
+    int32_t session_timeout_ms = 0;
+    int32_t rebalance_timeout_ms = 0;
+    std::vector<std::pair<std::string, std::string>> protocols;  // name, metadata
+    std::optional<Parked> join;
+    std::optional<Parked> sync;
+    std::string assignment;
+    int64_t session_deadline_ms = 0;
+    uint64_t join_order = 0;
+  };
+  enum class GroupState { kEmpty, kPreparingRebalance, kCompletingRebalance, kStable };
+  struct CommittedOffset {
+    int64_t offset = -1;
+    int32_t leader_epoch = -1;
+    std::optional<std::string> metadata;
+  };
+  struct Group {
+    std::string id;
+    GroupState state = GroupState::kEmpty;
+    int32_t generation = 0;
+    std::string protocol_type;
+    std::string protocol;
+    std::string leader;
+    std::map<std::string, Member> members;
+    std::map<std::string, int64_t> pending_members;  // KIP-394 ids -> expiry
+    int64_t rebalance_deadline_ms = 0;
+    std::map<std::pair<std::string, int32_t>, CommittedOffset> offsets;
+  };
+
+  explicit Broker(BrokerOptions options);
+  Status Load();
+  int64_t Now() const { return options_.now_ms(); }
+
+  // Request handlers: parse the body from `r`, answer through `respond`.
+  Status HandleApiVersions(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleMetadata(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleProduce(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleFetch(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleListOffsets(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleInitProducerId(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleCreateTopics(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleDeleteTopics(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleDescribeConfigs(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleIncrementalAlterConfigs(const RequestHeader& h, KafkaReader& r,
+                                       Respond& respond);
+  Status HandleFindCoordinator(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleJoinGroup(const RequestHeader& h, const std::string& client_host,
+                         KafkaReader& r, Respond& respond);
+  Status HandleSyncGroup(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleHeartbeat(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleLeaveGroup(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleOffsetCommit(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleOffsetFetch(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleDescribeGroups(const RequestHeader& h, KafkaReader& r, Respond& respond);
+  Status HandleListGroups(const RequestHeader& h, KafkaReader& r, Respond& respond);
+
+  // Topics.
+  Topic* FindTopic(const std::string& name);
+  Result<Topic*> CreateTopic(const std::string& name, int32_t partitions,
+                             std::map<std::string, std::string> configs);
+  Status WriteTopicFile(const Topic& topic) const;
+  std::string TopicDir(const std::string& name) const;
+  std::string ConfigValue(const Topic& topic, const std::string& name) const;
+  int64_t ConfigInt(const Topic& topic, const std::string& name, int64_t fallback) const;
+  // Appends one batch to a partition after the idempotence checks (kafka.md §5.3).
+  ErrorCode AppendBatch(Topic& topic, Partition& partition, std::span<const uint8_t> records,
+                        int16_t version, int64_t* base_offset, std::string* message);
+  // Fills a fetch response; returns the record bytes gathered.
+  size_t FillFetch(const FetchRequest& request, FetchResponse* response, Buffer* storage);
+  void CompleteFetch(PendingFetch& fetch);
+  void WakeFetches();
+
+  // Groups.
+  Group& GetGroup(const std::string& id);
+  void MaybeCompleteJoin(Group& group, bool deadline_passed);
+  void StartRebalance(Group& group);
+  void RemoveMember(Group& group, const std::string& member_id);
+  void SendJoinResponse(Group& group, Member& member);
+  Status AppendOffsetRecord(const std::string& group, const std::string& topic,
+                            int32_t partition, const CommittedOffset& offset);
+  Status LoadOffsets();
+  Result<int64_t> NextProducerId();
+
+  BrokerOptions options_;
+  std::string cluster_id_;
+  std::mt19937_64 random_;
+  std::map<std::string, Topic> topics_;
+  std::vector<PendingFetch> pending_fetches_;
+  std::map<std::string, Group> groups_;
+  uint64_t join_counter_ = 0;
+  int offsets_fd_ = -1;
+  int64_t next_producer_id_ = 0;
+  int64_t producer_id_limit_ = 0;  // ids below this are reserved on disk
+  int64_t last_flush_ms_ = 0;
+  int64_t last_retention_ms_ = 0;
+};
+
+}  // namespace floe::kafka

@@ -1,0 +1,396 @@
+// The broker through request and response frames, as a client sends and reads them.
+#include "floe/kafka/broker.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+namespace floe::kafka {
+namespace {
+
+class BrokerTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("floe_broker_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    Open();
+  }
+  void TearDown() override {
+    broker_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+  void Open() {
+    broker_.reset();
+    BrokerOptions options;
+    options.data_dir = dir_.string();
+    options.now_ms = [this] { return now_ms_; };
+    options.random_seed = 1;
+    auto b = Broker::Open(options);
+    ASSERT_TRUE(b.ok()) << b.error().ToString();
+    broker_ = std::move(*b);
+  }
+
+  // Sends a request; returns the response frame after the header, or nullopt.
+  template <typename Req>
+  std::optional<Buffer> Send(const Req& req, int16_t version, Status* status = nullptr) {
+    Buffer frame;
+    KafkaWriter hw(&frame, false);
+    hw.Int16(Req::kApiKey);
+    hw.Int16(version);
+    hw.Int32(++correlation_);
+    hw.ClassicNullableString(std::string("test"));
+    const bool flexible = Req::IsFlexible(version);
+    if (flexible) hw.UVarint(0);
+    KafkaWriter bw(&frame, flexible);
+    req.Write(bw, version);
+    return SendFrame(frame.span(), status);
+  }
+
+  std::optional<Buffer> SendFrame(std::span<const uint8_t> frame, Status* status = nullptr) {
+    std::optional<Buffer> got;
+    bool called = false;
+    Status s = broker_->Handle(frame, "127.0.0.1", [&](std::optional<Buffer> b) {
+      called = true;
+      got = std::move(b);
+    });
+    if (status != nullptr) *status = s;
+    if (!s.ok()) return std::nullopt;
+    EXPECT_TRUE(called);
+    return got;
+  }
+
+  template <typename Resp>
+  Resp Parse(const Buffer& frame, int16_t version, bool header_tags) {
+    KafkaReader r(frame.span(), false);
+    EXPECT_EQ(*r.Int32(), correlation_);
+    if (header_tags) {
+      EXPECT_TRUE(r.SkipTags().ok());
+    }
+    KafkaReader body({r.position(), r.remaining()}, Resp::IsFlexible(version));
+    Resp resp;
+    Status s = resp.Read(body, version);
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    EXPECT_EQ(body.remaining(), 0u);
+    return resp;
+  }
+
+  void CreateTopic(const std::string& name, int partitions) {
+    CreateTopicsRequest req;
+    auto& t = req.topics.emplace_back();
+    t.name = name;
+    t.num_partitions = partitions;
+    t.replication_factor = -1;
+    auto resp = Parse<CreateTopicsResponse>(*Send(req, 7), 7, true);
+    ASSERT_EQ(resp.topics.size(), 1u);
+    ASSERT_EQ(resp.topics[0].error_code, 0) << resp.topics[0].error_message.value_or("");
+  }
+
+  ProduceResponse::PartitionProduceResponse Produce(const std::string& topic, const Buffer& batch,
+                                                    int16_t version = 9) {
+    ProduceRequest req;
+    req.acks = -1;
+    auto& t = req.topic_data.emplace_back();
+    t.name = topic;
+    auto& p = t.partition_data.emplace_back();
+    p.index = 0;
+    p.records = batch.span();
+    auto resp = Parse<ProduceResponse>(*Send(req, version), version, version >= 9);
+    return resp.responses.at(0).partition_responses.at(0);
+  }
+
+  static Buffer Batch(int64_t pid, int16_t epoch, int32_t seq, int records) {
+    BatchBuilderOptions o;
+    o.producer_id = pid;
+    o.producer_epoch = epoch;
+    o.base_sequence = seq;
+    BatchBuilder b(o);
+    for (int i = 0; i < records; ++i) b.Add(1000 + i, "k" + std::to_string(i), "v");
+    Buffer out;
+    EXPECT_TRUE(b.Finish(&out).ok());
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  std::unique_ptr<Broker> broker_;
+  int64_t now_ms_ = 1'000'000;
+  int32_t correlation_ = 0;
+};
+
+TEST_F(BrokerTest, ApiVersionsAdvertisesProduceFromZero) {
+  ApiVersionsRequest req;
+  req.client_software_name = "t";
+  req.client_software_version = "1";
+  // v3 is flexible but its response header carries no tag byte.
+  auto resp = Parse<ApiVersionsResponse>(*Send(req, 3), 3, false);
+  EXPECT_EQ(resp.error_code, 0);
+  bool produce = false;
+  for (const auto& k : resp.api_keys) {
+    if (k.api_key == 0) {
+      produce = true;
+      EXPECT_EQ(k.min_version, 0);
+      EXPECT_EQ(k.max_version, 12);
+    }
+  }
+  EXPECT_TRUE(produce);
+}
+
+TEST_F(BrokerTest, UnsupportedApiVersionsGetsV0Error) {
+  // ApiVersions v99 with a body we cannot know: the answer is a v0 body.
+  std::vector<uint8_t> frame = {0, 18, 0, 99, 0, 0, 0, 5, 0, 0, 0xde, 0xad};
+  correlation_ = 5;
+  auto out = SendFrame(frame);
+  ASSERT_TRUE(out.has_value());
+  auto resp = Parse<ApiVersionsResponse>(*out, 0, false);
+  EXPECT_EQ(resp.error_code, 35);
+  ASSERT_EQ(resp.api_keys.size(), 1u);
+  EXPECT_EQ(resp.api_keys[0].api_key, 18);
+  EXPECT_EQ(resp.api_keys[0].max_version, 4);
+}
+
+TEST_F(BrokerTest, MalformedAndUnsupportedFramesCloseTheConnection) {
+  Status s;
+  std::vector<uint8_t> short_frame = {0, 3, 0};
+  EXPECT_FALSE(SendFrame(short_frame, &s).has_value());
+  EXPECT_FALSE(s.ok());
+  std::vector<uint8_t> unknown_key = {0x7f, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+  SendFrame(unknown_key, &s);
+  EXPECT_FALSE(s.ok());
+  std::vector<uint8_t> produce_v2 = {0, 0, 0, 2, 0, 0, 0, 1, 0, 0};
+  SendFrame(produce_v2, &s);
+  EXPECT_FALSE(s.ok());
+  // Metadata v1 whose topic array claims more elements than bytes.
+  std::vector<uint8_t> bad_metadata = {0, 3, 0, 1, 0, 0, 0, 1, 0, 0, 0x10, 0, 0, 0};
+  SendFrame(bad_metadata, &s);
+  EXPECT_TRUE(s.IsCorrupt()) << s.ToString();
+  // The broker still serves after all of that.
+  MetadataRequest req;
+  EXPECT_TRUE(Send(req, 1).has_value());
+}
+
+TEST_F(BrokerTest, IdempotentProduceDetectsDuplicatesAndGaps) {
+  CreateTopic("t", 1);
+  auto first = Produce("t", Batch(1000, 0, 0, 3));
+  EXPECT_EQ(first.error_code, 0);
+  EXPECT_EQ(first.base_offset, 0);
+  auto second = Produce("t", Batch(1000, 0, 3, 2));
+  EXPECT_EQ(second.base_offset, 3);
+  // A retry of the first batch: success with the original offset, nothing appended.
+  auto retry = Produce("t", Batch(1000, 0, 0, 3));
+  EXPECT_EQ(retry.error_code, 0);
+  EXPECT_EQ(retry.base_offset, 0);
+  // A gap.
+  auto gap = Produce("t", Batch(1000, 0, 9, 1));
+  EXPECT_EQ(gap.error_code, 45);
+  // An older epoch is fenced; a newer one must start at 0.
+  EXPECT_EQ(Produce("t", Batch(1000, 1, 4, 1)).error_code, 45);
+  EXPECT_EQ(Produce("t", Batch(1000, 1, 0, 1)).error_code, 0);
+  EXPECT_EQ(Produce("t", Batch(1000, 0, 5, 1)).error_code, 47);
+  // An unknown producer may start anywhere (its state may have been lost).
+  EXPECT_EQ(Produce("t", Batch(2000, 0, 77, 1)).error_code, 0);
+
+  // Producer state is rebuilt from the log after a restart.
+  Open();
+  auto after = Produce("t", Batch(1000, 1, 0, 1));
+  EXPECT_EQ(after.error_code, 0);
+  EXPECT_EQ(after.base_offset, 5);
+  EXPECT_EQ(Produce("t", Batch(2000, 0, 78, 1)).base_offset, 7);
+}
+
+TEST_F(BrokerTest, ProduceRejectsBadBatches) {
+  CreateTopic("t", 1);
+  Buffer batch = Batch(-1, -1, -1, 1);
+  batch.data()[batch.size() - 1] ^= 0x40;
+  EXPECT_EQ(Produce("t", batch).error_code, 2);  // CORRUPT_MESSAGE
+  BatchBuilderOptions o;
+  o.codec = BatchCodec::kZstd;
+  BatchBuilder b(o);
+  b.Add(1, "k", std::string(1000, 'a'));
+  Buffer zstd;
+  ASSERT_TRUE(b.Finish(&zstd).ok());
+  EXPECT_EQ(Produce("t", zstd, 6).error_code, 76);
+  EXPECT_EQ(Produce("t", zstd, 7).error_code, 0);
+  EXPECT_EQ(Produce("nope", zstd).error_code, 3);
+}
+
+TEST_F(BrokerTest, FetchWaitsForDataAndReturnsWholeBatches) {
+  CreateTopic("t", 1);
+  FetchRequest req;
+  req.max_wait_ms = 500;
+  req.min_bytes = 1;
+  auto& t = req.topics.emplace_back();
+  t.topic = "t";
+  auto& p = t.partitions.emplace_back();
+  p.fetch_offset = 0;
+  p.partition_max_bytes = 1 << 20;
+  std::optional<Buffer> got;
+  Buffer frame;
+  {
+    KafkaWriter hw(&frame, false);
+    hw.Int16(1);
+    hw.Int16(11);
+    hw.Int32(++correlation_);
+    hw.ClassicNullableString(std::string("c"));
+    KafkaWriter bw(&frame, false);
+    req.Write(bw, 11);
+  }
+  ASSERT_TRUE(broker_->Handle(frame.span(), "h", [&](std::optional<Buffer> b) { got = std::move(b); }).ok());
+  EXPECT_FALSE(got.has_value());  // parked: no data yet
+  int32_t fetch_correlation = correlation_;
+  Produce("t", Batch(-1, -1, -1, 4));
+  ASSERT_TRUE(got.has_value());   // woken by the append
+  correlation_ = fetch_correlation;
+  auto resp = Parse<FetchResponse>(*got, 11, false);
+  const auto& pd = resp.responses.at(0).partitions.at(0);
+  EXPECT_EQ(pd.error_code, 0);
+  EXPECT_EQ(pd.high_watermark, 4);
+  ASSERT_TRUE(pd.records.has_value());
+  Result<BatchHeader> h = ValidateBatch(*pd.records);
+  ASSERT_TRUE(h.ok());
+  EXPECT_EQ(h->records_count, 4);
+
+  // Out of range, and the deadline path.
+  got.reset();
+  req.topics[0].partitions[0].fetch_offset = 4;
+  frame.Clear();
+  {
+    KafkaWriter hw(&frame, false);
+    hw.Int16(1);
+    hw.Int16(11);
+    hw.Int32(++correlation_);
+    hw.ClassicNullableString(std::string("c"));
+    KafkaWriter bw(&frame, false);
+    req.Write(bw, 11);
+  }
+  ASSERT_TRUE(broker_->Handle(frame.span(), "h", [&](std::optional<Buffer> b) { got = std::move(b); }).ok());
+  EXPECT_FALSE(got.has_value());
+  now_ms_ += 501;
+  broker_->Tick();
+  ASSERT_TRUE(got.has_value());
+}
+
+TEST_F(BrokerTest, GroupJoinSyncCommitAndFetchOffsets) {
+  CreateTopic("t", 2);
+  JoinGroupRequest join;
+  join.group_id = "g";
+  join.session_timeout_ms = 10000;
+  join.rebalance_timeout_ms = 30000;
+  join.protocol_type = "consumer";
+  std::string meta = "subscription";
+  join.protocols.push_back({"range", {reinterpret_cast<const uint8_t*>(meta.data()), meta.size()}});
+  auto first = Parse<JoinGroupResponse>(*Send(join, 5), 5, false);
+  EXPECT_EQ(first.error_code, 79);  // MEMBER_ID_REQUIRED
+  join.member_id = first.member_id;
+  auto joined = Parse<JoinGroupResponse>(*Send(join, 5), 5, false);
+  EXPECT_EQ(joined.error_code, 0);
+  EXPECT_EQ(joined.leader, first.member_id);
+  EXPECT_EQ(joined.protocol_name, "range");
+  ASSERT_EQ(joined.members.size(), 1u);
+
+  SyncGroupRequest sync;
+  sync.group_id = "g";
+  sync.generation_id = joined.generation_id;
+  sync.member_id = joined.member_id;
+  std::string assignment = "assignment";
+  sync.assignments.push_back(
+      {joined.member_id, {reinterpret_cast<const uint8_t*>(assignment.data()), assignment.size()}});
+  Buffer sync_frame = *Send(sync, 3);  // the response's bytes point into it
+  auto synced = Parse<SyncGroupResponse>(sync_frame, 3, false);
+  EXPECT_EQ(synced.error_code, 0);
+  EXPECT_EQ(std::string(synced.assignment.begin(), synced.assignment.end()), assignment);
+
+  HeartbeatRequest hb;
+  hb.group_id = "g";
+  hb.generation_id = joined.generation_id;
+  hb.member_id = joined.member_id;
+  EXPECT_EQ(Parse<HeartbeatResponse>(*Send(hb, 3), 3, false).error_code, 0);
+
+  OffsetCommitRequest commit;
+  commit.group_id = "g";
+  commit.generation_id_or_member_epoch = joined.generation_id;
+  commit.member_id = joined.member_id;
+  auto& ct = commit.topics.emplace_back();
+  ct.name = "t";
+  ct.partitions.push_back({1, 42, -1, std::string("meta")});
+  auto committed = Parse<OffsetCommitResponse>(*Send(commit, 8), 8, true);
+  EXPECT_EQ(committed.topics.at(0).partitions.at(0).error_code, 0);
+
+  // Committed offsets survive a restart; membership does not.
+  Open();
+  EXPECT_EQ(Parse<HeartbeatResponse>(*Send(hb, 3), 3, false).error_code, 25);
+  OffsetFetchRequest fetch;
+  fetch.group_id = "g";
+  auto& ft = fetch.topics.emplace();
+  ft.push_back({"t", {0, 1}});
+  auto fetched = Parse<OffsetFetchResponse>(*Send(fetch, 7), 7, true);
+  ASSERT_EQ(fetched.topics.size(), 1u);
+  EXPECT_EQ(fetched.topics[0].partitions[0].committed_offset, -1);
+  EXPECT_EQ(fetched.topics[0].partitions[1].committed_offset, 42);
+  EXPECT_EQ(fetched.topics[0].partitions[1].metadata, "meta");
+  // v8 shape.
+  OffsetFetchRequest fetch8;
+  auto& g = fetch8.groups.emplace_back();
+  g.group_id = "g";
+  auto f8 = Parse<OffsetFetchResponse>(*Send(fetch8, 8), 8, true);
+  ASSERT_EQ(f8.groups.size(), 1u);
+  EXPECT_EQ(f8.groups[0].topics.at(0).partitions.at(0).committed_offset, 42);
+}
+
+TEST_F(BrokerTest, TopicConfigsAreDurable) {
+  CreateTopicsRequest create;
+  auto& t = create.topics.emplace_back();
+  t.name = "cfg";
+  t.num_partitions = 3;
+  t.replication_factor = 1;
+  t.configs.push_back({"retention.ms", std::string("1234")});
+  t.configs.push_back({"automq.table.topic.enable", std::string("true")});
+  auto created = Parse<CreateTopicsResponse>(*Send(create, 5), 5, true);
+  ASSERT_EQ(created.topics.at(0).error_code, 0);
+  EXPECT_EQ(created.topics[0].num_partitions, 3);
+  // Unknown config names are refused.
+  t.name = "cfg2";
+  t.configs.push_back({"no.such.config", std::string("1")});
+  auto refused = Parse<CreateTopicsResponse>(*Send(create, 5), 5, true);
+  EXPECT_EQ(refused.topics.at(0).error_code, 40);
+
+  IncrementalAlterConfigsRequest alter;
+  auto& res = alter.resources.emplace_back();
+  res.resource_type = 2;
+  res.resource_name = "cfg";
+  res.configs.push_back({"retention.bytes", 0, std::string("99")});
+  auto altered = Parse<IncrementalAlterConfigsResponse>(*Send(alter, 1), 1, true);
+  EXPECT_EQ(altered.responses.at(0).error_code, 0);
+
+  Open();
+  DescribeConfigsRequest describe;
+  auto& d = describe.resources.emplace_back();
+  d.resource_type = 2;
+  d.resource_name = "cfg";
+  d.configuration_keys = std::vector<std::string>{"retention.ms", "retention.bytes",
+                                                  "floe.table.topic.enable", "cleanup.policy"};
+  auto described = Parse<DescribeConfigsResponse>(*Send(describe, 4), 4, true);
+  std::map<std::string, std::pair<std::string, int8_t>> got;
+  for (const auto& c : described.results.at(0).configs) got[c.name] = {c.value.value_or(""), c.config_source};
+  EXPECT_EQ(got["retention.ms"], std::make_pair(std::string("1234"), int8_t{1}));
+  EXPECT_EQ(got["retention.bytes"], std::make_pair(std::string("99"), int8_t{1}));
+  EXPECT_EQ(got["floe.table.topic.enable"].first, "true");
+  EXPECT_EQ(got["cleanup.policy"], std::make_pair(std::string("delete"), int8_t{5}));
+
+  DeleteTopicsRequest del;
+  del.topic_names = {"cfg", "missing"};
+  auto deleted = Parse<DeleteTopicsResponse>(*Send(del, 4), 4, true);
+  EXPECT_EQ(deleted.responses.at(0).error_code, 0);
+  EXPECT_EQ(deleted.responses.at(1).error_code, 3);
+  Open();
+  MetadataRequest md;
+  md.topics.emplace();
+  md.topics->push_back({Uuid{}, std::string("cfg")});
+  md.allow_auto_topic_creation = false;
+  auto meta = Parse<MetadataResponse>(*Send(md, 12), 12, true);
+  EXPECT_EQ(meta.topics.at(0).error_code, 3);
+}
+
+}  // namespace
+}  // namespace floe::kafka

@@ -1,0 +1,218 @@
+#include "floe/kafka/kafka_server.h"
+
+#include <deque>
+#include <optional>
+#include <set>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/write.hpp>
+
+#include "floe/base/bytes.h"
+
+namespace floe::kafka {
+
+namespace asio = boost::asio;
+using tcp = asio::ip::tcp;
+
+namespace {
+class Connection;
+}
+
+struct KafkaServer::Impl {
+  KafkaServerOptions options;
+  asio::io_context ioc;
+  tcp::acceptor acceptor{ioc};
+  asio::steady_timer timer{ioc};
+  std::unique_ptr<Broker> broker;
+  std::set<std::shared_ptr<Connection>> connections;
+  std::thread io_thread;
+  uint16_t port = 0;
+  bool stopped = false;
+
+  void Accept();
+  void ScheduleTick();
+};
+
+namespace {
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(KafkaServer::Impl* server, tcp::socket socket)
+      : server_(server), socket_(std::move(socket)) {
+    boost::system::error_code ec;
+    tcp::endpoint remote = socket_.remote_endpoint(ec);
+    if (!ec) host_ = remote.address().to_string();
+    socket_.set_option(tcp::no_delay(true), ec);
+  }
+
+  void Start() { ReadSize(); }
+
+  void Close() {
+    if (closed_) return;
+    closed_ = true;
+    boost::system::error_code ec;
+    socket_.shutdown(tcp::socket::shutdown_both, ec);
+    socket_.close(ec);
+    server_->connections.erase(shared_from_this());
+  }
+
+ private:
+  struct Slot {
+    bool ready = false;
+    std::optional<Buffer> bytes;
+    uint8_t size[4];
+  };
+
+  void ReadSize() {
+    reading_ = true;
+    asio::async_read(socket_, asio::buffer(size_buf_, 4),
+                     [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                       self->reading_ = false;
+                       if (ec) return self->Close();
+                       self->OnSize();
+                     });
+  }
+
+  void OnSize() {
+    const uint32_t size = LoadBE<uint32_t>(size_buf_);
+    if (size < 8 || size > server_->options.max_frame_bytes) return Close();
+    frame_.Resize(size);
+    reading_ = true;
+    asio::async_read(socket_, asio::buffer(frame_.data(), frame_.size()),
+                     [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                       self->reading_ = false;
+                       if (ec) return self->Close();
+                       self->OnFrame();
+                     });
+  }
+
+  void OnFrame() {
+    auto slot = std::make_shared<Slot>();
+    slots_.push_back(slot);
+    std::weak_ptr<Connection> weak = weak_from_this();
+    Status s = server_->broker->Handle(
+        frame_.span(), host_, [weak, slot](std::optional<Buffer> bytes) {
+          slot->ready = true;
+          slot->bytes = std::move(bytes);
+          if (auto self = weak.lock()) self->Flush();
+        });
+    if (!s.ok()) {
+      // Malformed or unsupported: Kafka closes the connection; so does floe.
+      fmt::print(stderr, "kafka: closing connection from {}: {}\n", host_, s.ToString());
+      return Close();
+    }
+    MaybeRead();
+  }
+
+  void MaybeRead() {
+    if (!closed_ && !reading_ && slots_.size() < server_->options.max_in_flight) ReadSize();
+  }
+
+  void Flush() {
+    if (closed_ || writing_) return;
+    while (!slots_.empty() && slots_.front()->ready && !slots_.front()->bytes.has_value()) {
+      slots_.pop_front();  // a Produce with acks=0: nothing to send
+    }
+    if (slots_.empty() || !slots_.front()->ready) return MaybeRead();
+    std::shared_ptr<Slot> slot = slots_.front();
+    StoreBE<uint32_t>(slot->size, static_cast<uint32_t>(slot->bytes->size()));
+    std::array<asio::const_buffer, 2> buffers = {
+        asio::buffer(slot->size, 4), asio::buffer(slot->bytes->data(), slot->bytes->size())};
+    writing_ = true;
+    asio::async_write(socket_, buffers,
+                      [self = shared_from_this(), slot](boost::system::error_code ec, size_t) {
+                        self->writing_ = false;
+                        if (ec) return self->Close();
+                        self->slots_.pop_front();
+                        self->Flush();
+                      });
+  }
+
+  KafkaServer::Impl* server_;
+  tcp::socket socket_;
+  std::string host_;
+  uint8_t size_buf_[4] = {};
+  Buffer frame_;
+  std::deque<std::shared_ptr<Slot>> slots_;
+  bool reading_ = false;
+  bool writing_ = false;
+  bool closed_ = false;
+};
+
+}  // namespace
+
+void KafkaServer::Impl::Accept() {
+  acceptor.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
+    if (stopped) return;
+    if (!ec) {
+      auto conn = std::make_shared<Connection>(this, std::move(socket));
+      connections.insert(conn);
+      conn->Start();
+    }
+    Accept();
+  });
+}
+
+void KafkaServer::Impl::ScheduleTick() {
+  timer.expires_after(options.tick);
+  timer.async_wait([this](boost::system::error_code ec) {
+    if (ec || stopped) return;
+    broker->Tick();
+    ScheduleTick();
+  });
+}
+
+KafkaServer::KafkaServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+
+KafkaServer::~KafkaServer() { Stop(); }
+
+uint16_t KafkaServer::port() const { return impl_->port; }
+
+Result<std::unique_ptr<KafkaServer>> KafkaServer::Start(KafkaServerOptions options,
+                                                        std::unique_ptr<Broker> broker) {
+  auto impl = std::make_unique<Impl>();
+  impl->options = std::move(options);
+  impl->broker = std::move(broker);
+  boost::system::error_code ec;
+  asio::ip::address address = asio::ip::make_address(impl->options.host, ec);
+  if (ec) return Status::InvalidArgument("kafka host '{}': {}", impl->options.host, ec.message());
+  tcp::endpoint endpoint(address, impl->options.port);
+  impl->acceptor.open(endpoint.protocol(), ec);
+  if (!ec) impl->acceptor.set_option(asio::socket_base::reuse_address(true), ec);
+  if (!ec) impl->acceptor.bind(endpoint, ec);
+  if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
+  if (ec) {
+    return Status::Unavailable("kafka listener cannot listen on {}:{}: {}", impl->options.host,
+                               impl->options.port, ec.message());
+  }
+  impl->port = impl->acceptor.local_endpoint().port();
+  if (impl->options.advertise_bound_port) impl->broker->set_advertised_port(impl->port);
+  impl->Accept();
+  impl->ScheduleTick();
+  impl->io_thread = std::thread([raw = impl.get()] { raw->ioc.run(); });
+  return std::unique_ptr<KafkaServer>(new KafkaServer(std::move(impl)));
+}
+
+void KafkaServer::Stop() {
+  Impl& s = *impl_;
+  if (!s.io_thread.joinable()) return;
+  asio::post(s.ioc, [&s] {
+    s.stopped = true;
+    boost::system::error_code ec;
+    s.acceptor.close(ec);
+    s.timer.cancel();
+    auto connections = s.connections;
+    for (const auto& c : connections) c->Close();
+  });
+  s.io_thread.join();
+  // Handlers left in the io_context (parked fetches' callbacks hold weak references only)
+  // are destroyed with it; the broker flushes its logs when destroyed.
+  s.broker.reset();
+}
+
+}  // namespace floe::kafka

@@ -1,0 +1,284 @@
+#include "floe/kafka/partition_log.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <filesystem>
+
+#include "floe/base/bytes.h"
+#include "floe/base/macros.h"
+
+namespace floe::kafka {
+namespace {
+
+Status Errno(std::string_view what, const std::string& path) {
+  return Status::IOError("{} {}: {}", what, path, std::strerror(errno));
+}
+
+// Reads exactly n bytes at `pos`, or fewer at end of file; returns the count.
+Result<size_t> PRead(int fd, uint8_t* out, size_t n, int64_t pos, const std::string& path) {
+  size_t done = 0;
+  while (done < n) {
+    ssize_t r = ::pread(fd, out + done, n - done, static_cast<off_t>(pos + done));
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Errno("read", path);
+    }
+    if (r == 0) break;
+    done += static_cast<size_t>(r);
+  }
+  return done;
+}
+
+}  // namespace
+
+PartitionLog::~PartitionLog() {
+  for (auto& [base, seg] : segments_) {
+    if (seg.fd >= 0) ::close(seg.fd);
+  }
+}
+
+std::string PartitionLog::SegmentPath(int64_t base_offset, const char* ext) const {
+  return fmt::format("{}/{:020d}{}", dir_, base_offset, ext);
+}
+
+Result<std::unique_ptr<PartitionLog>> PartitionLog::Open(
+    std::string dir, LogOptions options,
+    const std::function<void(const BatchHeader&)>& on_batch) {
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return Status::IOError("cannot create {}: {}", dir, ec.message());
+  std::unique_ptr<PartitionLog> log(new PartitionLog(std::move(dir), options));
+  std::vector<int64_t> bases;
+  for (const auto& entry : std::filesystem::directory_iterator(log->dir_, ec)) {
+    const std::string name = entry.path().filename().string();
+    if (name.size() != 24 || !name.ends_with(".log")) continue;
+    int64_t base = 0;
+    auto [ptr, err] = std::from_chars(name.data(), name.data() + 20, base);
+    if (err != std::errc() || ptr != name.data() + 20) continue;
+    bases.push_back(base);
+  }
+  if (ec) return Status::IOError("cannot list {}: {}", log->dir_, ec.message());
+  std::sort(bases.begin(), bases.end());
+  if (bases.empty()) bases.push_back(0);
+  for (size_t i = 0; i < bases.size(); ++i) {
+    FLOE_RETURN_IF_ERROR(log->OpenSegment(bases[i], i + 1 == bases.size(), on_batch));
+  }
+  log->log_start_offset_ = log->segments_.begin()->first;
+  log->log_end_offset_ = log->segments_.rbegin()->second.next_offset;
+  return log;
+}
+
+Status PartitionLog::OpenSegment(int64_t base_offset, bool last,
+                                 const std::function<void(const BatchHeader&)>& on_batch) {
+  const std::string path = SegmentPath(base_offset, ".log");
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  if (fd < 0) return Errno("open", path);
+  Segment& seg = segments_[base_offset];
+  seg.fd = fd;
+  seg.base_offset = base_offset;
+  seg.next_offset = base_offset;
+  struct stat st;
+  if (::fstat(fd, &st) != 0) return Errno("stat", path);
+  const int64_t file_size = st.st_size;
+  int64_t pos = 0;
+  Buffer batch;
+  uint8_t head[kBatchHeaderBytes];
+  while (pos < file_size) {
+    FLOE_ASSIGN_OR_RETURN(size_t n, PRead(fd, head, sizeof(head), pos, path));
+    Result<BatchHeader> h = ParseBatchHeader({head, n});
+    bool ok = h.ok() && pos + static_cast<int64_t>(h->total_bytes()) <= file_size &&
+              h->base_offset >= seg.next_offset;
+    if (ok && last) {
+      // The tail may be torn: check the whole batch.
+      batch.Resize(h->total_bytes());
+      FLOE_ASSIGN_OR_RETURN(size_t got, PRead(fd, batch.data(), batch.size(), pos, path));
+      ok = got == batch.size() && ValidateBatch(batch.span()).ok();
+    }
+    if (!ok) {
+      if (!last) {
+        return Status::Corrupt("segment {} is damaged at byte {}", path, pos);
+      }
+      // A torn tail: everything from here on was never acknowledged as durable.
+      if (::ftruncate(fd, static_cast<off_t>(pos)) != 0) return Errno("truncate", path);
+      if (::fsync(fd) != 0) return Errno("fsync", path);
+      break;
+    }
+    if (seg.index.empty() || seg.bytes_since_index >= options_.index_interval_bytes) {
+      seg.index.push_back({h->base_offset, pos});
+      seg.bytes_since_index = 0;
+    }
+    seg.bytes_since_index += static_cast<int64_t>(h->total_bytes());
+    seg.next_offset = h->last_offset() + 1;
+    seg.max_timestamp = std::max(seg.max_timestamp, h->max_timestamp);
+    if (on_batch) on_batch(*h);
+    pos += static_cast<int64_t>(h->total_bytes());
+  }
+  seg.size = pos;
+  return Status::OK();
+}
+
+int64_t PartitionLog::size_bytes() const {
+  int64_t total = 0;
+  for (const auto& [base, seg] : segments_) total += seg.size;
+  return total;
+}
+
+Status PartitionLog::Roll() {
+  Segment& active = segments_.rbegin()->second;
+  if (::fsync(active.fd) != 0) return Errno("fsync", SegmentPath(active.base_offset, ".log"));
+  return OpenSegment(log_end_offset_, true, {});
+}
+
+Result<int64_t> PartitionLog::Append(std::span<uint8_t> batch, int32_t leader_epoch) {
+  if (segments_.rbegin()->second.size > 0 &&
+      segments_.rbegin()->second.size + static_cast<int64_t>(batch.size()) >
+          options_.segment_bytes) {
+    FLOE_RETURN_IF_ERROR(Roll());
+  }
+  Segment& seg = segments_.rbegin()->second;
+  const int64_t base = log_end_offset_;
+  SetBatchOffsetAndEpoch(batch, base, leader_epoch);
+  FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader(batch));
+  const std::string path = SegmentPath(seg.base_offset, ".log");
+  size_t done = 0;
+  while (done < batch.size()) {
+    ssize_t w = ::pwrite(seg.fd, batch.data() + done, batch.size() - done,
+                         static_cast<off_t>(seg.size + static_cast<int64_t>(done)));
+    if (w < 0) {
+      if (errno == EINTR) continue;
+      // Drop whatever part reached the file, so the next append starts clean.
+      (void)::ftruncate(seg.fd, static_cast<off_t>(seg.size));
+      return Errno("write", path);
+    }
+    done += static_cast<size_t>(w);
+  }
+  if (options_.fsync_every_batch) {
+    if (::fdatasync(seg.fd) != 0) return Errno("fsync", path);
+  } else {
+    dirty_ = true;
+  }
+  if (seg.index.empty() || seg.bytes_since_index >= options_.index_interval_bytes) {
+    seg.index.push_back({base, seg.size});
+    seg.bytes_since_index = 0;
+  }
+  seg.bytes_since_index += static_cast<int64_t>(batch.size());
+  seg.size += static_cast<int64_t>(batch.size());
+  seg.next_offset = h.last_offset() + 1;
+  seg.max_timestamp = std::max(seg.max_timestamp, h.max_timestamp);
+  log_end_offset_ = seg.next_offset;
+  return base;
+}
+
+Status PartitionLog::Flush() {
+  if (!dirty_) return Status::OK();
+  Segment& seg = segments_.rbegin()->second;
+  if (::fdatasync(seg.fd) != 0) return Errno("fsync", SegmentPath(seg.base_offset, ".log"));
+  dirty_ = false;
+  return Status::OK();
+}
+
+Result<int64_t> PartitionLog::Locate(const Segment& seg, int64_t offset) const {
+  // The last index entry at or below `offset`, then header hops.
+  auto it = std::upper_bound(seg.index.begin(), seg.index.end(), offset,
+                             [](int64_t o, const IndexEntry& e) { return o < e.offset; });
+  int64_t pos = it == seg.index.begin() ? 0 : std::prev(it)->position;
+  const std::string path = SegmentPath(seg.base_offset, ".log");
+  uint8_t head[kBatchHeaderBytes];
+  while (pos < seg.size) {
+    FLOE_ASSIGN_OR_RETURN(size_t n, PRead(seg.fd, head, sizeof(head), pos, path));
+    FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader({head, n}));
+    if (h.last_offset() >= offset) return pos;
+    pos += static_cast<int64_t>(h.total_bytes());
+  }
+  return Status::NotFound("offset {} not in segment {}", offset, seg.base_offset);
+}
+
+Status PartitionLog::Read(int64_t offset, size_t max_bytes, Buffer* out) const {
+  if (offset < log_start_offset_ || offset > log_end_offset_) {
+    return Status::NotFound("offset {} outside [{}, {}]", offset, log_start_offset_,
+                            log_end_offset_);
+  }
+  if (offset == log_end_offset_) return Status::OK();
+  auto it = segments_.upper_bound(offset);
+  --it;
+  size_t added = 0;
+  int64_t pos = -1;
+  for (; it != segments_.end(); ++it) {
+    const Segment& seg = it->second;
+    if (pos < 0) {
+      FLOE_ASSIGN_OR_RETURN(pos, Locate(seg, offset));
+    } else {
+      pos = 0;
+    }
+    const std::string path = SegmentPath(seg.base_offset, ".log");
+    uint8_t head[kBatchHeaderBytes];
+    while (pos < seg.size) {
+      FLOE_ASSIGN_OR_RETURN(size_t n, PRead(seg.fd, head, sizeof(head), pos, path));
+      FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader({head, n}));
+      const size_t size = h.total_bytes();
+      if (added > 0 && added + size > max_bytes) return Status::OK();
+      uint8_t* dst = out->AppendUninitialized(size);
+      FLOE_ASSIGN_OR_RETURN(size_t got, PRead(seg.fd, dst, size, pos, path));
+      if (got != size) return Status::Corrupt("segment {} ends inside a batch", path);
+      added += size;
+      pos += static_cast<int64_t>(size);
+      if (added >= max_bytes) return Status::OK();
+    }
+  }
+  return Status::OK();
+}
+
+Result<std::optional<BatchHeader>> PartitionLog::FindByTimestamp(int64_t timestamp_ms) const {
+  for (const auto& [base, seg] : segments_) {
+    if (seg.max_timestamp < timestamp_ms) continue;
+    const std::string path = SegmentPath(seg.base_offset, ".log");
+    uint8_t head[kBatchHeaderBytes];
+    for (int64_t pos = 0; pos < seg.size;) {
+      FLOE_ASSIGN_OR_RETURN(size_t n, PRead(seg.fd, head, sizeof(head), pos, path));
+      FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader({head, n}));
+      if (h.max_timestamp >= timestamp_ms) return std::optional<BatchHeader>(h);
+      pos += static_cast<int64_t>(h.total_bytes());
+    }
+  }
+  return std::optional<BatchHeader>();
+}
+
+Result<int> PartitionLog::ApplyRetention(int64_t now_ms, int64_t retention_ms,
+                                         int64_t retention_bytes, int64_t protected_offset) {
+  int deleted = 0;
+  int64_t total = size_bytes();
+  while (segments_.size() > 1) {
+    Segment& seg = segments_.begin()->second;
+    bool expired = retention_ms >= 0 && seg.max_timestamp >= 0 &&
+                   seg.max_timestamp < now_ms - retention_ms;
+    bool oversize = retention_bytes >= 0 && total - seg.size >= retention_bytes;
+    if (!(expired || oversize) || seg.next_offset > protected_offset) break;
+    const std::string path = SegmentPath(seg.base_offset, ".log");
+    ::close(seg.fd);
+    if (::unlink(path.c_str()) != 0) return Errno("delete", path);
+    total -= seg.size;
+    segments_.erase(segments_.begin());
+    ++deleted;
+  }
+  log_start_offset_ = segments_.begin()->first;
+  return deleted;
+}
+
+Status PartitionLog::DeleteAll() {
+  for (auto& [base, seg] : segments_) {
+    if (seg.fd >= 0) ::close(seg.fd);
+    seg.fd = -1;
+  }
+  segments_.clear();
+  std::error_code ec;
+  std::filesystem::remove_all(dir_, ec);
+  if (ec) return Status::IOError("cannot delete {}: {}", dir_, ec.message());
+  return Status::OK();
+}
+
+}  // namespace floe::kafka

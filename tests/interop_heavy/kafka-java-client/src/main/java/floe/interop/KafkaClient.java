@@ -1,0 +1,89 @@
+package floe.interop;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.header.Header;
+import org.apache.kafka.common.header.internals.RecordHeader;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+
+/**
+ * Drives the Java client against a broker:
+ *   create BOOTSTRAP TOPIC PARTITIONS
+ *   produce BOOTSTRAP TOPIC CODEC COUNT   (idempotent, acks=all; record i: key "key-i",
+ *                                          value "java-value-i", header h=i, timestamp
+ *                                          1700000000000 + i)
+ *   consume BOOTSTRAP TOPIC GROUP COUNT   (prints "offset key value timestamp headers" per
+ *                                          record, bytes in hex, then commits)
+ */
+public final class KafkaClient {
+  private static final HexFormat HEX = HexFormat.of();
+
+  public static void main(String[] args) throws Exception {
+    Properties props = new Properties();
+    props.put("bootstrap.servers", args[1]);
+    switch (args[0]) {
+      case "create" -> {
+        try (Admin admin = Admin.create(props)) {
+          admin.createTopics(List.of(new NewTopic(args[2], Integer.parseInt(args[3]), (short) 1)
+                  .configs(Map.of("retention.ms", "86400000"))))
+              .all().get();
+        }
+      }
+      case "produce" -> {
+        props.put("acks", "all");
+        props.put("enable.idempotence", "true");
+        props.put("compression.type", args[3]);
+        props.put("linger.ms", "5");
+        try (KafkaProducer<byte[], byte[]> p =
+            new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+          int n = Integer.parseInt(args[4]);
+          for (int i = 0; i < n; i++) {
+            List<Header> headers = List.of(
+                new RecordHeader("h", Integer.toString(i).getBytes(StandardCharsets.UTF_8)));
+            p.send(new ProducerRecord<>(args[2], 0, 1700000000000L + i,
+                ("key-" + i).getBytes(StandardCharsets.UTF_8),
+                ("java-value-" + i).getBytes(StandardCharsets.UTF_8), headers)).get();
+          }
+        }
+      }
+      case "consume" -> {
+        props.put("group.id", args[3]);
+        props.put("auto.offset.reset", "earliest");
+        props.put("enable.auto.commit", "false");
+        try (KafkaConsumer<byte[], byte[]> c =
+            new KafkaConsumer<>(props, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+          c.subscribe(List.of(args[2]));
+          int n = Integer.parseInt(args[4]);
+          List<ConsumerRecord<byte[], byte[]>> got = new ArrayList<>();
+          long deadline = System.currentTimeMillis() + 60_000;
+          while (got.size() < n && System.currentTimeMillis() < deadline) {
+            for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) got.add(r);
+          }
+          c.commitSync();
+          for (ConsumerRecord<byte[], byte[]> r : got) {
+            StringBuilder hs = new StringBuilder();
+            for (Header h : r.headers()) {
+              hs.append(h.key()).append('=')
+                  .append(h.value() == null ? "null" : HEX.formatHex(h.value())).append(',');
+            }
+            System.out.println(r.offset() + " " + HEX.formatHex(r.key()) + " "
+                + HEX.formatHex(r.value()) + " " + r.timestamp() + " " + hs);
+          }
+        }
+      }
+      default -> throw new IllegalArgumentException(args[0]);
+    }
+  }
+}
