@@ -20,22 +20,9 @@ import pyarrow as pa
 import pytest
 from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.catalog.sql import SqlCatalog
-from pyiceberg.schema import Schema
-from pyiceberg.types import LongType, NestedField, StringType
 
 from floe_server import FloeServer
-
-SCHEMA = Schema(NestedField(1, "id", LongType(), required=True),
-                NestedField(2, "name", StringType(), required=False))
-ARROW_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False),
-                          pa.field("name", pa.string())])
-
-
-def rows(start: int, n: int) -> pa.Table:
-    return pa.Table.from_pydict({"id": list(range(start, start + n)),
-                                 "name": [f"n{i}" for i in range(start, start + n)]},
-                                schema=ARROW_SCHEMA)
-
+from managed_table import SCHEMA, four_fragment_table, optimize_and_wait, rows
 
 def ok(server, method, path, body=None, headers=None, status=200):
     code, parsed, _ = server.request(method, path, body, headers)
@@ -251,29 +238,13 @@ def test_attached_external_catalogs_are_browsable_and_served(server, floe, tmp_p
 def test_manual_optimize_from_the_api(floe, tmp_path):
     with FloeServer(floe.path, tmp_path / "data", optimizer=True,
                     extra_args=["--optimizer-refresh-ms", "3600000"]) as server:
-        cat = RestCatalog("floe", uri=server.uri, warehouse="default")
-        cat.create_namespace("db")
-        # Without the minor interval trigger, four fragments stay under the file-count
-        # trigger (12): the optimizer leaves the table alone until asked.
-        t = cat.create_table("db.t", SCHEMA,
-                             properties={"self-optimizing.minor.trigger.interval": "-1"})
-        for i in range(4):
-            t.append(rows(i * 100, 20))
+        cat = four_fragment_table(server, rows_per_append=20)
         base = "/api/v1/catalogs/default/namespaces/db/tables/t"
         time.sleep(1.0)
         assert all_items(server, base + "/optimizing-processes") == []
 
-        queued = ok(server, "POST", base + "/optimize", {"mode": "full"}, status=202)
-        assert queued["queued"] is True
-        deadline = time.monotonic() + 60
-        processes = []
-        while time.monotonic() < deadline:
-            processes = all_items(server, base + "/optimizing-processes")
-            if processes and processes[0]["status"] != "running":
-                break
-            time.sleep(0.2)
-        assert processes and processes[0]["status"] == "success", (processes, server.log_text())
-        p = processes[0]
+        p = optimize_and_wait(server, "full")
+        assert p["status"] == "success", (p, server.log_text())
         assert p["type"] == "full" and p["rewritten-data-files"] == 4 and p["new-data-files"] == 1
 
         t = cat.load_table("db.t")

@@ -9,25 +9,11 @@ import hashlib
 import time
 import urllib.request
 
-import pyarrow as pa
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
-from pyiceberg.catalog.rest import RestCatalog
-from pyiceberg.schema import Schema
-from pyiceberg.types import LongType, NestedField, StringType
 
 from floe_server import FloeServer
-
-SCHEMA = Schema(NestedField(1, "id", LongType(), required=True),
-                NestedField(2, "name", StringType(), required=False))
-ARROW_SCHEMA = pa.schema([pa.field("id", pa.int64(), nullable=False),
-                          pa.field("name", pa.string())])
-
-
-def rows(start: int, n: int) -> pa.Table:
-    return pa.Table.from_pydict({"id": list(range(start, start + n)),
-                                 "name": [f"n{i}" for i in range(start, start + n)]},
-                                schema=ARROW_SCHEMA)
+from managed_table import four_fragment_table, optimize_and_wait, rows
 
 
 def scrape(server, token: str | None = None):
@@ -59,24 +45,9 @@ def one(families, name: str, **labels) -> float:
 def test_metrics_agree_with_pyiceberg_and_the_api(floe, tmp_path):
     with FloeServer(floe.path, tmp_path / "data", optimizer=True,
                     extra_args=["--optimizer-refresh-ms", "3600000"]) as server:
-        cat = RestCatalog("floe", uri=server.uri, warehouse="default")
-        cat.create_namespace("db")
-        t = cat.create_table("db.t", SCHEMA,
-                             properties={"self-optimizing.minor.trigger.interval": "-1"})
-        for i in range(4):
-            t.append(rows(i * 100, 25))
-        base = "/api/v1/catalogs/default/namespaces/db/tables/t"
-        code, _, _ = server.request("POST", base + "/optimize", {"mode": "full"})
-        assert code == 202
-        deadline = time.monotonic() + 60
-        process = None
-        while time.monotonic() < deadline:
-            _, page, _ = server.request("GET", base + "/optimizing-processes")
-            if page["items"] and page["items"][0]["status"] != "running":
-                process = page["items"][0]
-                break
-            time.sleep(0.2)
-        assert process is not None and process["status"] == "success", server.log_text()
+        cat = four_fragment_table(server, rows_per_append=25)
+        process = optimize_and_wait(server, "full")
+        assert process["status"] == "success", server.log_text()
         # One more append: the commit event makes the optimizer look at the table again.
         t = cat.load_table("db.t")
         t.append(rows(1000, 5))

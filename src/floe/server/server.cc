@@ -6,8 +6,9 @@
 #include <system_error>
 #include <utility>
 
+#include <nlohmann/json.hpp>
+
 #include "floe/base/macros.h"
-#include "floe/base/json_writer.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/io/s3/make_file_io.h"
 
@@ -368,99 +369,56 @@ http::HttpResponse Server::HandleManagementRequest(const http::HttpRequest& requ
 }
 
 std::string SettingsJson(const ServerConfig& config) {
-  std::string out;
-  JsonWriter w(&out);
-  w.BeginObject();
-  w.Key("data-dir");
-  w.String(config.data_dir);
-  w.Key("metastore");
-  w.String(manage::MaskUri(config.metastore_uri));
-  w.Key("default-catalog");
-  w.String(config.default_catalog);
-  w.Key("default-warehouse");
-  w.String(config.default_warehouse);
-  w.Key("http");
-  w.BeginObject();
-  w.Key("host");
-  w.String(config.http_host);
-  w.Key("port");
-  w.Int(config.http_port);
-  w.Key("worker-threads");
-  w.Int(config.http_worker_threads);
-  w.Key("max-request-body-bytes");
-  w.Int(static_cast<int64_t>(config.max_request_body_bytes));
-  w.Key("access-log");
-  w.String(config.access_log_path);
-  w.EndObject();
-  w.Key("optimizer");
-  w.BeginObject();
-  w.Key("threads");
-  w.Int(config.optimizer_threads);
-  w.Key("refresh-interval-ms");
-  w.Int(config.optimizer_refresh_interval_ms);
-  w.EndObject();
-  w.Key("kafka");
-  w.BeginObject();
-  w.Key("enabled");
-  w.Bool(config.kafka.enabled);
-  w.Key("host");
-  w.String(config.kafka.host);
-  w.Key("port");
-  w.Int(config.kafka.port);
-  w.Key("advertised-host");
-  w.String(config.kafka.advertised_host);
-  w.Key("node-id");
-  w.Int(config.kafka.node_id);
-  w.Key("fsync");
-  w.String(config.kafka.fsync_every_batch ? "batch" : "interval");
-  w.Key("flush-interval-ms");
-  w.Int(config.kafka.flush_interval_ms);
-  w.Key("num-partitions");
-  w.Int(config.kafka.default_partitions);
-  w.Key("auto-create-topics");
-  w.Bool(config.kafka.auto_create_topics);
-  w.Key("retention-ms");
-  w.Int(config.kafka.retention_ms);
-  w.Key("retention-bytes");
-  w.Int(config.kafka.retention_bytes);
-  w.Key("segment-bytes");
-  w.Int(config.kafka.segment_bytes);
-  w.Key("max-request-bytes");
-  w.Int(static_cast<int64_t>(config.kafka.max_request_bytes));
-  w.EndObject();
-  w.Key("auth");
-  w.BeginObject();
-  w.Key("enabled");
-  w.Bool(config.auth.enabled);
-  w.Key("token-lifetime-seconds");
-  w.Int(config.auth.token_lifetime_seconds);
-  w.Key("token-key-file");
-  w.String(config.auth.token_key_file);
-  w.Key("principals");
-  w.BeginArray();
+  using OJson = nlohmann::ordered_json;
+  OJson principals = OJson::array();
   for (const auth::Principal& p : config.auth.principals) {
-    w.BeginObject();
-    w.Key("name");
-    w.String(p.name);
-    w.Key("has-secret");
-    w.Bool(!p.secret_sha256.empty());
-    w.Key("static-tokens");
-    w.Int(static_cast<int64_t>(p.token_sha256s.size()));
-    w.Key("catalogs");
-    w.BeginObject();
+    OJson roles = OJson::object();
     for (const auto& [catalog, access] : p.catalogs) {
-      w.Key(catalog);
-      w.String(access == auth::Access::kWrite  ? "write"
-               : access == auth::Access::kRead ? "read"
-                                               : "none");
+      roles[catalog] = access == auth::Access::kWrite  ? "write"
+                       : access == auth::Access::kRead ? "read"
+                                                       : "none";
     }
-    w.EndObject();
-    w.EndObject();
+    principals.push_back({{"name", p.name},
+                          {"has-secret", !p.secret_sha256.empty()},
+                          {"static-tokens", p.token_sha256s.size()},
+                          {"catalogs", std::move(roles)}});
   }
-  w.EndArray();
-  w.EndObject();
-  w.EndObject();
-  return out;
+  const ServerConfig::Kafka& k = config.kafka;
+  OJson settings = {
+      {"data-dir", config.data_dir},
+      {"metastore", manage::MaskUri(config.metastore_uri)},
+      {"default-catalog", config.default_catalog},
+      {"default-warehouse", config.default_warehouse},
+      {"http",
+       {{"host", config.http_host},
+        {"port", config.http_port},
+        {"worker-threads", config.http_worker_threads},
+        {"max-request-body-bytes", config.max_request_body_bytes},
+        {"access-log", config.access_log_path}}},
+      {"optimizer",
+       {{"threads", config.optimizer_threads},
+        {"refresh-interval-ms", config.optimizer_refresh_interval_ms}}},
+      {"kafka",
+       {{"enabled", k.enabled},
+        {"host", k.host},
+        {"port", k.port},
+        {"advertised-host", k.advertised_host},
+        {"node-id", k.node_id},
+        {"fsync", k.fsync_every_batch ? "batch" : "interval"},
+        {"flush-interval-ms", k.flush_interval_ms},
+        {"num-partitions", k.default_partitions},
+        {"auto-create-topics", k.auto_create_topics},
+        {"retention-ms", k.retention_ms},
+        {"retention-bytes", k.retention_bytes},
+        {"segment-bytes", k.segment_bytes},
+        {"max-request-bytes", k.max_request_bytes}}},
+      {"auth",
+       {{"enabled", config.auth.enabled},
+        {"token-lifetime-seconds", config.auth.token_lifetime_seconds},
+        {"token-key-file", config.auth.token_key_file},
+        {"principals", std::move(principals)}}},
+  };
+  return settings.dump();
 }
 
 }  // namespace floe::server
