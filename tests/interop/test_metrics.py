@@ -7,39 +7,12 @@ from __future__ import annotations
 
 import hashlib
 import time
-import urllib.request
 
 import pytest
-from prometheus_client.parser import text_string_to_metric_families
 
 from floe_server import FloeServer
 from managed_table import four_fragment_table, optimize_and_wait, rows
-
-
-def scrape(server, token: str | None = None):
-    req = urllib.request.Request(server.uri + "/metrics",
-                                 headers={"Authorization": f"Bearer {token}"} if token else {})
-    with urllib.request.urlopen(req, timeout=30) as r:
-        assert r.headers["Content-Type"].startswith("text/plain; version=0.0.4")
-        text = r.read().decode()
-    families = {f.name: f for f in text_string_to_metric_families(text)}
-    return families
-
-
-def samples(families, name: str, **labels):
-    """Values of samples called `name` whose labels include `labels`."""
-    out = []
-    for family in families.values():
-        for s in family.samples:
-            if s.name == name and all(s.labels.get(k) == v for k, v in labels.items()):
-                out.append(s.value)
-    return out
-
-
-def one(families, name: str, **labels) -> float:
-    values = samples(families, name, **labels)
-    assert len(values) == 1, (name, labels, values)
-    return values[0]
+from metrics_scrape import one, samples, scrape
 
 
 def test_metrics_agree_with_pyiceberg_and_the_api(floe, tmp_path):

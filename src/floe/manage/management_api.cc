@@ -899,6 +899,7 @@ Result<HttpResponse> ManagementApi::UpdateProperties(Call& call, const std::stri
   for (const std::string& key : removals) merged.erase(key);
   for (const auto& [k, v] : updates) merged[k] = v;
   FLOE_RETURN_IF_ERROR(optimize::OptimizingConfig::FromProperties(merged).status());
+  FLOE_RETURN_IF_ERROR(optimize::MaintenanceConfig::FromProperties(merged).status());
 
   auto update = loaded.table->NewUpdateProperties();
   for (const auto& [k, v] : updates) update->Set(k, v);

@@ -1,6 +1,9 @@
 #include "floe/optimize/optimizing_config.h"
 
+#include <cctype>
+#include <climits>
 #include <cmath>
+#include <cstdint>
 #include <string_view>
 
 #include "floe/format/text/scalar.h"
@@ -60,6 +63,15 @@ class PropertyReader {
     return Status::OK();
   }
 
+  Status DurationMs(std::string_view key, int64_t* out) {
+    const std::string* value = Find(key);
+    if (value == nullptr) return Status::OK();
+    auto ms = ParseDurationMs(*value);
+    if (!ms.ok()) return Bad(key, *value, "a duration such as 720min, 12h or 30s");
+    *out = *ms;
+    return Status::OK();
+  }
+
   Status String(std::string_view key, std::string* out) {
     if (const std::string* value = Find(key)) *out = *value;
     return Status::OK();
@@ -110,6 +122,54 @@ Result<OptimizingConfig> OptimizingConfig::FromProperties(
   FLOE_RETURN_IF_ERROR(
       r.Int64("self-optimizing.min-plan-interval", 0, &c.min_plan_interval_ms));
   FLOE_RETURN_IF_ERROR(r.Int64("read.split.open-file-cost", 0, &c.open_file_cost));
+  return c;
+}
+
+Result<int64_t> ParseDurationMs(std::string_view text) {
+  auto trim = [](std::string_view v) {
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.front()))) v.remove_prefix(1);
+    while (!v.empty() && std::isspace(static_cast<unsigned char>(v.back()))) v.remove_suffix(1);
+    return v;
+  };
+  text = trim(text);
+  size_t digits = 0;
+  while (digits < text.size() && std::isdigit(static_cast<unsigned char>(text[digits]))) {
+    ++digits;
+  }
+  int64_t number = 0;
+  if (digits == 0 || digits > 18 ||
+      format::text::ParseInt64(text.substr(0, digits), &number) != nullptr) {
+    return Status::InvalidArgument("'{}' is not a duration", text);
+  }
+  std::string unit(trim(text.substr(digits)));
+  for (char& c : unit) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  struct Unit {
+    std::string_view name;
+    int64_t ms;
+  };
+  static constexpr Unit kUnits[] = {
+      {"", 1},           {"ms", 1},          {"milli", 1},          {"millis", 1},
+      {"millisecond", 1}, {"milliseconds", 1}, {"s", 1000},          {"sec", 1000},
+      {"secs", 1000},    {"second", 1000},   {"seconds", 1000},     {"m", 60'000},
+      {"min", 60'000},   {"mins", 60'000},   {"minute", 60'000},    {"minutes", 60'000},
+      {"h", 3'600'000},  {"hour", 3'600'000}, {"hours", 3'600'000}, {"d", 86'400'000},
+      {"day", 86'400'000}, {"days", 86'400'000}};
+  for (const Unit& u : kUnits) {
+    if (unit != u.name) continue;
+    if (number > INT64_MAX / u.ms) return Status::InvalidArgument("'{}' is too long", text);
+    return number * u.ms;
+  }
+  return Status::InvalidArgument("'{}' has an unknown time unit", text);
+}
+
+Result<MaintenanceConfig> MaintenanceConfig::FromProperties(
+    const std::map<std::string, std::string>& properties) {
+  MaintenanceConfig c;
+  PropertyReader r(properties);
+  FLOE_RETURN_IF_ERROR(r.Bool("table-expire.enabled", &c.expire_enabled));
+  FLOE_RETURN_IF_ERROR(r.DurationMs("snapshot.keep.duration", &c.snapshot_keep_ms));
+  FLOE_RETURN_IF_ERROR(r.Int32("snapshot.keep.min-count", 0, &c.snapshot_keep_min_count));
+  FLOE_RETURN_IF_ERROR(r.Bool("gc.enabled", &c.gc_enabled));
   return c;
 }
 

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <string_view>
 
 #include "floe/base/status.h"
 
@@ -64,5 +65,27 @@ struct OptimizingConfig {
   static Result<OptimizingConfig> FromProperties(
       const std::map<std::string, std::string>& properties);
 };
+
+// A table's maintenance settings, with Amoro's keys and defaults:
+//
+//   table-expire.enabled       true    expire old snapshots (needs gc.enabled)
+//   snapshot.keep.duration     720min  snapshots newer than this stay
+//   snapshot.keep.min-count    1       the newest N snapshots of main stay (at least 1)
+//   gc.enabled                 true    (Iceberg's) false: never delete files, so no expiry
+//
+// Durations are a number and a unit (ms, s, min, h, d; no unit: milliseconds), as Amoro
+// reads them. Errors as for OptimizingConfig.
+struct MaintenanceConfig {
+  bool expire_enabled = true;
+  int64_t snapshot_keep_ms = 720LL * 60 * 1000;
+  int32_t snapshot_keep_min_count = 1;
+  bool gc_enabled = true;
+
+  static Result<MaintenanceConfig> FromProperties(
+      const std::map<std::string, std::string>& properties);
+};
+
+// "720min", "12h", "30 s", "1500" (ms), ... to milliseconds; kInvalidArgument otherwise.
+Result<int64_t> ParseDurationMs(std::string_view text);
 
 }  // namespace floe::optimize

@@ -1,5 +1,7 @@
 #include "floe/optimize/optimizing_config.h"
 
+#include "floe/optimize/maintenance.h"
+
 #include <gtest/gtest.h>
 
 namespace floe::optimize {
@@ -66,6 +68,61 @@ TEST(OptimizingConfig, BadValuesNameTheKey) {
     EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
     EXPECT_NE(c.status().message().find(key), std::string::npos) << c.status().message();
   }
+}
+
+TEST(MaintenanceConfig, AmoroDefaultsAndDurations) {
+  auto d = MaintenanceConfig::FromProperties({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_TRUE(d->expire_enabled);
+  EXPECT_TRUE(d->gc_enabled);
+  EXPECT_EQ(d->snapshot_keep_ms, 720LL * 60 * 1000);  // Amoro's "720min"
+  EXPECT_EQ(d->snapshot_keep_min_count, 1);
+  for (auto [text, ms] : std::vector<std::pair<std::string, int64_t>>{
+           {"720min", 43'200'000}, {"12h", 43'200'000}, {"1d", 86'400'000},
+           {"30 s", 30'000},       {"1500", 1500},      {"250ms", 250},
+           {" 2 Minutes ", 120'000}}) {
+    auto parsed = ParseDurationMs(text);
+    ASSERT_TRUE(parsed.ok()) << text;
+    EXPECT_EQ(*parsed, ms) << text;
+  }
+  for (const char* bad : {"", "min", "-5min", "12 fortnights", "1.5h", "99999999999999999999d"}) {
+    EXPECT_FALSE(ParseDurationMs(bad).ok()) << bad;
+  }
+  auto c = MaintenanceConfig::FromProperties({{"snapshot.keep.duration", "2h"},
+                                              {"snapshot.keep.min-count", "5"},
+                                              {"table-expire.enabled", "false"}});
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->snapshot_keep_ms, 7'200'000);
+  EXPECT_EQ(c->snapshot_keep_min_count, 5);
+  EXPECT_FALSE(c->expire_enabled);
+  auto bad = MaintenanceConfig::FromProperties({{"snapshot.keep.duration", "soon"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.status().message().find("snapshot.keep.duration"), std::string::npos);
+}
+
+TEST(ExpireOlderThan, NeverPastTheNewestExternalCommit) {
+  iceberg::TableMetadata m;
+  EXPECT_FALSE(ExpireOlderThanMs(m, MaintenanceConfig{}, 1'000'000).has_value());
+  auto snapshot = [](int64_t id, int64_t ts, bool optimize) {
+    iceberg::Snapshot s;
+    s.snapshot_id = id;
+    s.timestamp_ms = ts;
+    s.operation = optimize ? "replace" : "append";
+    if (optimize) s.summary = {{"snapshot-producer", "OPTIMIZE"}};
+    return s;
+  };
+  MaintenanceConfig config;
+  config.snapshot_keep_ms = 100;
+  // External commits at 10 and 500, optimize commits after them.
+  m.snapshots = {snapshot(1, 10, false), snapshot(2, 500, false), snapshot(3, 600, true),
+                 snapshot(4, 700, true)};
+  // now - keep = 900, but the newest external commit (500) bounds it.
+  EXPECT_EQ(ExpireOlderThanMs(m, config, 1000), 500);
+  // Within the keep duration the duration bounds it.
+  EXPECT_EQ(ExpireOlderThanMs(m, config, 550), 450);
+  // Only optimize commits: the duration alone.
+  m.snapshots = {snapshot(3, 600, true)};
+  EXPECT_EQ(ExpireOlderThanMs(m, config, 1000), 900);
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/table.h"
+#include "floe/optimize/maintenance.h"
 #include "floe/optimize/rewrite.h"
 
 namespace floe::optimize {
@@ -263,6 +264,65 @@ std::vector<metastore::TableRuntimeRecord> OptimizingService::Tables() const {
   return out;
 }
 
+void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& name,
+                                             iceberg::Table& table) {
+  const int64_t now = Now();
+  {
+    std::lock_guard lock(mu_);
+    auto it = last_expire_ms_.find(key);
+    if (it != last_expire_ms_.end() && now - it->second < options_.maintenance_interval_ms) {
+      return;
+    }
+    last_expire_ms_[key] = now;
+  }
+  auto config = MaintenanceConfig::FromProperties(table.metadata()->properties);
+  if (!config.ok()) {
+    Log(EventLine("maintenance-config-invalid", {{"catalog", std::get<0>(key)},
+                                                 {"table", name},
+                                                 {"error", config.status().ToString()}}));
+    return;
+  }
+  // Nothing of this table is being optimized: its evaluation runs on this thread alone.
+  auto expired = ExpireTableSnapshots(table, *config, now, /*protected_ids=*/{});
+  if (!expired.ok()) {
+    Log(EventLine("snapshot-expiry-failed", {{"catalog", std::get<0>(key)},
+                                             {"table", name},
+                                             {"error", expired.status().ToString()}}));
+    return;
+  }
+  if (!expired->has_value()) return;
+  const iceberg::ExpireSnapshotsResult& r = **expired;
+  const int64_t files = r.deleted_data_files + r.deleted_position_delete_files +
+                        r.deleted_equality_delete_files + r.deleted_manifests +
+                        r.deleted_manifest_lists + r.deleted_statistics_files;
+  {
+    std::lock_guard lock(mu_);
+    counters_.expired_snapshots += static_cast<int64_t>(r.expired_snapshot_ids.size());
+    counters_.expired_files_deleted += files;
+  }
+  std::string line;
+  JsonWriter w(&line);
+  w.BeginObject();
+  w.Key("event");
+  w.String("snapshots-expired");
+  w.Key("catalog");
+  w.String(std::get<0>(key));
+  w.Key("table");
+  w.String(name);
+  w.Key("snapshots");
+  w.Int(static_cast<int64_t>(r.expired_snapshot_ids.size()));
+  w.Key("data_files");
+  w.Int(r.deleted_data_files);
+  w.Key("delete_files");
+  w.Int(r.deleted_position_delete_files + r.deleted_equality_delete_files);
+  w.Key("files");
+  w.Int(files);
+  w.Key("failed_deletes");
+  w.Int(r.failed_deletes);
+  w.EndObject();
+  Log(line);
+}
+
 Status OptimizingService::Evaluate(const Item& item) {
   const Key key{item.catalog, item.id.ns.ToString(), item.id.name};
   metastore::TableRuntimeRecord rt = Runtime(key);
@@ -274,6 +334,7 @@ Status OptimizingService::Evaluate(const Item& item) {
     return ops.status();
   }
   FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(**ops));
+  MaybeExpireSnapshots(key, item.id.ToString(), *table);
   iceberg::TableMetadataPtr metadata = table->metadata();
   const iceberg::Snapshot* current = metadata->current_snapshot();
   {

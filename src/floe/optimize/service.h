@@ -34,6 +34,7 @@
 #include "floe/base/status.h"
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/catalog_pool.h"
+#include "floe/iceberg/table.h"
 #include "floe/metastore/metastore.h"
 #include "floe/optimize/planner.h"
 
@@ -44,6 +45,9 @@ struct OptimizingServiceOptions {
   int threads = 1;
   // How often every table is looked at, besides the commit events.
   std::chrono::milliseconds refresh_interval{60'000};
+  // Each table's maintenance (snapshot expiry, maintenance.h) runs at most this often, when
+  // the table is evaluated.
+  int64_t maintenance_interval_ms = 3'600'000;
   // The metastore holding the optimizing state (its own connection).
   std::string metastore_uri;
   // Milliseconds since the epoch; the system clock when empty.
@@ -82,6 +86,9 @@ struct OptimizerCounters {
   int64_t files_rewritten = 0;
   // Time spent running and committing processes, over all threads.
   double busy_seconds = 0;
+  // Maintenance: snapshots expired and files deleted with them.
+  int64_t expired_snapshots = 0;
+  int64_t expired_files_deleted = 0;
 };
 
 class OptimizingService {
@@ -133,6 +140,8 @@ class OptimizingService {
   void Scheduler();
   Status ListAll(std::vector<Item>* out);
   Status Evaluate(const Item& item);
+  // Expires the table's old snapshots when its maintenance is due (errors are logged).
+  void MaybeExpireSnapshots(const Key& key, const std::string& name, iceberg::Table& table);
   int64_t Now() const;
   metastore::TableRuntimeRecord Runtime(const Key& key) const;
   // Saves `record` in memory and in the metastore (errors are logged: the state in memory
@@ -153,6 +162,7 @@ class OptimizingService {
   std::set<Key> running_;
   std::map<Key, metastore::TableRuntimeRecord> runtimes_;
   std::map<Key, TableStats> stats_;
+  std::map<Key, int64_t> last_expire_ms_;
   OptimizerCounters counters_;
   int64_t next_process_ = 0;
 

@@ -254,7 +254,8 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   }
   if (const YAML::Node& optimizer = root["optimizer"]; optimizer) {
     FLOE_RETURN_IF_ERROR(
-        CheckKeys(optimizer, "optimizer", {"threads", "refresh-interval-ms"}));
+        CheckKeys(optimizer, "optimizer",
+                  {"threads", "refresh-interval-ms", "maintenance-interval-ms"}));
     if (optimizer["threads"]) {
       FLOE_ASSIGN_OR_RETURN(int64_t threads,
                             Integer(optimizer["threads"], "optimizer.threads", 0, 1024));
@@ -264,6 +265,11 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
       FLOE_ASSIGN_OR_RETURN(config->optimizer_refresh_interval_ms,
                             Integer(optimizer["refresh-interval-ms"],
                                     "optimizer.refresh-interval-ms", 100, int64_t{1} << 40));
+    }
+    if (optimizer["maintenance-interval-ms"]) {
+      FLOE_ASSIGN_OR_RETURN(config->maintenance_interval_ms,
+                            Integer(optimizer["maintenance-interval-ms"],
+                                    "optimizer.maintenance-interval-ms", 0, int64_t{1} << 40));
     }
   }
   if (const YAML::Node& http = root["http"]; http) {

@@ -101,6 +101,15 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
     w.Family("floe_optimizer_busy_seconds_total", "counter",
              "Time the group's threads spent planning, rewriting and committing.");
     w.Sample("floe_optimizer_busy_seconds_total", {{"group", group}}, counters.busy_seconds);
+    w.Family("floe_maintenance_expired_snapshots_total", "counter",
+             "Snapshots the group's maintenance expired.");
+    w.Sample("floe_maintenance_expired_snapshots_total", {{"group", group}},
+             counters.expired_snapshots);
+    w.Family("floe_maintenance_deleted_files_total", "counter",
+             "Files (data, delete, manifest, manifest list, statistics) deleted with expired "
+             "snapshots.");
+    w.Sample("floe_maintenance_deleted_files_total", {{"group", group}},
+             counters.expired_files_deleted);
     w.Family("floe_optimizing_processes_total", "counter",
              "Optimizing processes that ended, by table, type and outcome.");
     for (const auto& [key, n] : counters.processes) {

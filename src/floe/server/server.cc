@@ -171,6 +171,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     optimizer_options.refresh_interval =
         std::chrono::milliseconds(config.optimizer_refresh_interval_ms);
     optimizer_options.metastore_uri = config.metastore_uri;
+    optimizer_options.maintenance_interval_ms = config.maintenance_interval_ms;
     optimizer_options.log = config.optimizer_log;
     FLOE_ASSIGN_OR_RETURN(server->optimizer_, optimize::OptimizingService::Start(
                                                   server->registry_, std::move(optimizer_options)));
@@ -397,7 +398,8 @@ std::string SettingsJson(const ServerConfig& config) {
         {"access-log", config.access_log_path}}},
       {"optimizer",
        {{"threads", config.optimizer_threads},
-        {"refresh-interval-ms", config.optimizer_refresh_interval_ms}}},
+        {"refresh-interval-ms", config.optimizer_refresh_interval_ms},
+        {"maintenance-interval-ms", config.maintenance_interval_ms}}},
       {"kafka",
        {{"enabled", k.enabled},
         {"host", k.host},

@@ -59,6 +59,8 @@ struct ServerConfig {
   // The local optimizer group's threads (0: no self-optimizing) and its refresh period.
   int optimizer_threads = 1;
   int64_t optimizer_refresh_interval_ms = 60'000;
+  // How often each table's maintenance (snapshot expiry) runs, at most; Amoro's 1 h.
+  int64_t maintenance_interval_ms = 3'600'000;
   // The optimizer's log lines (JSON); none when empty.
   std::function<void(std::string_view)> optimizer_log;
   // Catalogs to create in the metastore at start, or to update when their definition

@@ -1,0 +1,107 @@
+"""Table maintenance in `floe server`: snapshots older than the table's
+snapshot.keep.duration are expired (Amoro's table-expire.* keys) and the files only they
+reached are deleted, while pyiceberg keeps reading the current rows; gc.enabled=false and
+table-expire.enabled=false leave everything alone."""
+
+from __future__ import annotations
+
+import os
+import time
+from urllib.parse import urlparse
+
+import pyarrow as pa
+import pytest
+from pyiceberg.catalog.rest import RestCatalog
+
+from floe_server import FloeServer
+from managed_table import SCHEMA, rows
+from metrics_scrape import one, scrape
+
+
+def local_path(location: str) -> str:
+    return urlparse(location).path if location.startswith("file:") else location
+
+
+@pytest.fixture
+def server(floe, tmp_path):
+    with FloeServer(floe.path, tmp_path / "data", optimizer=True,
+                    config={"optimizer": {"maintenance-interval-ms": 0}},
+                    extra_args=["--optimizer-refresh-ms", "3600000"]) as s:
+        yield s
+
+
+def wait_for(predicate, what, server, seconds=30):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{what} did not happen; server log:\n{server.log_text()[-4000:]}")
+
+
+def test_old_snapshots_expire_and_their_files_go(server):
+    cat = RestCatalog("floe", uri=server.uri, warehouse="default")
+    cat.create_namespace("db")
+    props = {"snapshot.keep.duration": "1s", "snapshot.keep.min-count": "1",
+             # Optimizing off: only maintenance acts on the table.
+             "self-optimizing.enabled": "false"}
+    t = cat.create_table("db.t", SCHEMA, properties=props)
+    t.append(rows(0, 10))
+    first = t.current_snapshot().snapshot_id
+    first_files = [local_path(task.file.file_path) for task in t.scan().plan_files()]
+    t.overwrite(rows(100, 10))
+    assert all(os.path.exists(p) for p in first_files)
+    time.sleep(1.5)
+    # The commit event makes the optimizer evaluate the table, and maintenance is due.
+    t.append(rows(200, 5))
+    # pyiceberg's overwrite commits a delete and an append: every snapshot but the newest
+    # is older than a second by the time the optimizer looks.
+    before = len(t.metadata.snapshots)
+    assert before >= 3
+
+    def expired():
+        return len(cat.load_table("db.t").metadata.snapshots) == 1
+
+    wait_for(expired, "snapshot expiry", server)
+    t = cat.load_table("db.t")
+    assert t.current_snapshot().snapshot_id != first
+    assert sorted(r["id"] for r in t.scan().to_arrow().to_pylist()) == \
+        list(range(100, 110)) + list(range(200, 205))
+    # The first append's file was reachable only from expired snapshots.
+    assert not any(os.path.exists(p) for p in first_files)
+    # Files of the current snapshot stay.
+    assert all(os.path.exists(local_path(task.file.file_path)) for task in t.scan().plan_files())
+    families = scrape(server)
+    assert one(families, "floe_maintenance_expired_snapshots_total", group="local") == before - 1
+    assert one(families, "floe_maintenance_deleted_files_total", group="local") >= 3
+    assert '"event":"snapshots-expired"' in server.log_text()
+
+
+@pytest.mark.parametrize("switch", [{"gc.enabled": "false"}, {"table-expire.enabled": "false"}])
+def test_expiry_can_be_switched_off(server, switch):
+    cat = RestCatalog("floe", uri=server.uri, warehouse="default")
+    cat.create_namespace("db")
+    props = {"snapshot.keep.duration": "1ms", "self-optimizing.enabled": "false", **switch}
+    t = cat.create_table("db.t", SCHEMA, properties=props)
+    for i in range(3):
+        t.append(rows(i * 10, 10))
+    time.sleep(1.0)
+    t.append(rows(100, 1))
+    # A table whose expiry is on, evaluated after it, shows the server got that far.
+    probe = cat.create_table("db.probe", SCHEMA, properties={
+        "snapshot.keep.duration": "1ms", "self-optimizing.enabled": "false"})
+    probe.append(rows(0, 1))
+    probe.append(rows(1, 1))
+    wait_for(lambda: len(cat.load_table("db.probe").metadata.snapshots) == 1,
+             "the probe table's expiry", server)
+    assert len(cat.load_table("db.t").metadata.snapshots) == 4
+
+
+def test_bad_duration_is_refused_by_the_api(server):
+    cat = RestCatalog("floe", uri=server.uri, warehouse="default")
+    cat.create_namespace("db")
+    cat.create_table("db.t", SCHEMA)
+    code, body, _ = server.request(
+        "POST", "/api/v1/catalogs/default/namespaces/db/tables/t/properties",
+        {"updates": {"snapshot.keep.duration": "12 fortnights"}})
+    assert code == 400 and "snapshot.keep.duration" in body["error"]["message"]
