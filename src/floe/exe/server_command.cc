@@ -13,6 +13,7 @@
 
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
+#include "floe/manage/management_api.h"
 #include "floe/metastore/metastore.h"
 #include "floe/server/config.h"
 #include "floe/server/server.h"
@@ -145,6 +146,7 @@ Status RunServer(const ServerFlags& flags) {
   std::printf(
       "floe server is running\n"
       "  REST catalog:  http://%s:%u/v1  (catalogs: %s; default: %s)\n"
+      "  management:    http://%s:%u/api/v1  (OpenAPI: /api/v1/openapi.json; metrics: /metrics)\n"
       "  dashboard:     http://%s:%u/  (placeholder until the dashboard is built)\n"
       "  data dir:      %s\n"
       "  metastore:     %s\n"
@@ -153,7 +155,8 @@ Status RunServer(const ServerFlags& flags) {
       "  kafka:         %s\n"
       "Stop with Ctrl-C or SIGTERM.\n",
       c.http_host.c_str(), server->http_port(), catalogs.c_str(), c.default_catalog.c_str(),
-      c.http_host.c_str(), server->http_port(), c.data_dir.c_str(), c.metastore_uri.c_str(),
+      c.http_host.c_str(), server->http_port(), c.http_host.c_str(), server->http_port(),
+      c.data_dir.c_str(), manage::MaskUri(c.metastore_uri).c_str(),
       c.default_warehouse.c_str(), c.optimizer_threads,
       c.optimizer_threads > 0 ? "" : " (self-optimizing off)",
       server->kafka_port() > 0
