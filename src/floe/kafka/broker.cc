@@ -22,7 +22,6 @@
 namespace floe::kafka {
 namespace {
 
-constexpr int16_t kApiVersionsKey = 18;
 // Produce is advertised from v0 although served from v3: librdkafka before 2.11.1 turns
 // compression off unless v0 is inside the advertised range (KAFKA-18659, kafka.md §7.1).
 constexpr int16_t kProduceAdvertisedMin = 0;
@@ -124,19 +123,6 @@ bool ValidTopicName(std::string_view name) {
     if (!ok) return false;
   }
   return true;
-}
-
-template <typename Resp>
-Buffer EncodeResponse(const RequestHeader& h, const Resp& resp) {
-  Buffer out;
-  KafkaWriter hw(&out, false);
-  hw.Int32(h.correlation_id);
-  const bool flexible = Resp::IsFlexible(h.api_version);
-  // ApiVersions answers with response header v0 in every version (KIP-511).
-  if (flexible && Resp::kApiKey != kApiVersionsKey) hw.UVarint(0);
-  KafkaWriter bw(&out, flexible);
-  resp.Write(bw, h.api_version);
-  return out;
 }
 
 Status Errno(std::string_view what, const std::string& path) {

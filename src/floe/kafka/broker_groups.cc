@@ -22,19 +22,6 @@ namespace {
 constexpr int32_t kMinSessionTimeoutMs = 6000;
 constexpr int32_t kMaxSessionTimeoutMs = 1800000;
 constexpr size_t kMaxOffsetMetadataBytes = 4096;
-constexpr int16_t kApiVersionsKey = 18;
-
-template <typename Resp>
-Buffer Encode(const RequestHeader& h, const Resp& resp) {
-  Buffer out;
-  KafkaWriter hw(&out, false);
-  hw.Int32(h.correlation_id);
-  const bool flexible = Resp::IsFlexible(h.api_version);
-  if (flexible && Resp::kApiKey != kApiVersionsKey) hw.UVarint(0);
-  KafkaWriter bw(&out, flexible);
-  resp.Write(bw, h.api_version);
-  return out;
-}
 
 std::span<const uint8_t> AsBytes(const std::string& s) {
   return {reinterpret_cast<const uint8_t*>(s.data()), s.size()};
@@ -60,7 +47,7 @@ void Broker::StartRebalance(Group& group) {
     if (m.sync.has_value()) {
       SyncGroupResponse resp;
       resp.error_code = Code(ErrorCode::kRebalanceInProgress);
-      m.sync->respond(Encode(m.sync->header, resp));
+      m.sync->respond(EncodeResponse(m.sync->header, resp));
       m.sync.reset();
     }
   }
@@ -74,12 +61,12 @@ void Broker::RemoveMember(Group& group, const std::string& member_id) {
   if (m.join.has_value()) {
     JoinGroupResponse resp;
     resp.error_code = Code(ErrorCode::kUnknownMemberId);
-    m.join->respond(Encode(m.join->header, resp));
+    m.join->respond(EncodeResponse(m.join->header, resp));
   }
   if (m.sync.has_value()) {
     SyncGroupResponse resp;
     resp.error_code = Code(ErrorCode::kUnknownMemberId);
-    m.sync->respond(Encode(m.sync->header, resp));
+    m.sync->respond(EncodeResponse(m.sync->header, resp));
   }
   group.members.erase(it);
   if (group.leader == member_id) group.leader.clear();
@@ -104,7 +91,7 @@ void Broker::SendJoinResponse(Group& group, Member& member) {
       }
     }
   }
-  member.join->respond(Encode(member.join->header, resp));
+  member.join->respond(EncodeResponse(member.join->header, resp));
   member.join.reset();
 }
 
@@ -146,7 +133,7 @@ void Broker::MaybeCompleteJoin(Group& group, bool deadline_passed) {
       Member& m = group.members[mid];
       JoinGroupResponse resp;
       resp.error_code = Code(ErrorCode::kInconsistentGroupProtocol);
-      m.join->respond(Encode(m.join->header, resp));
+      m.join->respond(EncodeResponse(m.join->header, resp));
       m.join.reset();
       group.members.erase(mid);
     }
@@ -200,7 +187,7 @@ Status Broker::HandleFindCoordinator(const RequestHeader& h, KafkaReader& r, Res
       c.port = error == ErrorCode::kNone ? options_.advertised_port : -1;
     }
   }
-  respond(Encode(h, resp));
+  respond(EncodeResponse(h, resp));
   return Status::OK();
 }
 
@@ -212,7 +199,7 @@ Status Broker::HandleJoinGroup(const RequestHeader& h, const std::string& client
     JoinGroupResponse resp;
     resp.error_code = Code(code);
     resp.member_id = std::move(member_id);
-    respond(Encode(h, resp));
+    respond(EncodeResponse(h, resp));
     return Status::OK();
   };
   if (req.group_id.empty()) return fail(ErrorCode::kInvalidGroupId);
@@ -265,7 +252,7 @@ Status Broker::HandleJoinGroup(const RequestHeader& h, const std::string& client
     // A second JoinGroup from the same member replaces the first.
     JoinGroupResponse resp;
     resp.error_code = Code(ErrorCode::kUnknownMemberId);
-    m.join->respond(Encode(m.join->header, resp));
+    m.join->respond(EncodeResponse(m.join->header, resp));
   }
   m.join = Parked{h, std::move(respond)};
   m.session_deadline_ms = Now() + m.session_timeout_ms;
@@ -287,7 +274,7 @@ Status Broker::HandleSyncGroup(const RequestHeader& h, KafkaReader& r, Respond& 
       resp.protocol_name = group->protocol;
     }
     if (bytes != nullptr) resp.assignment = AsBytes(*bytes);
-    respond(Encode(h, resp));
+    respond(EncodeResponse(h, resp));
     return Status::OK();
   };
   auto git = groups_.find(req.group_id);
@@ -317,7 +304,7 @@ Status Broker::HandleSyncGroup(const RequestHeader& h, KafkaReader& r, Respond& 
   if (member.sync.has_value()) {
     SyncGroupResponse resp;
     resp.error_code = Code(ErrorCode::kUnknownMemberId);
-    member.sync->respond(Encode(member.sync->header, resp));
+    member.sync->respond(EncodeResponse(member.sync->header, resp));
   }
   member.sync = Parked{h, std::move(respond)};
   if (member.id != group.leader) return Status::OK();
@@ -333,7 +320,7 @@ Status Broker::HandleSyncGroup(const RequestHeader& h, KafkaReader& r, Respond& 
     resp.protocol_type = group.protocol_type;
     resp.protocol_name = group.protocol;
     resp.assignment = AsBytes(m.assignment);
-    m.sync->respond(Encode(m.sync->header, resp));
+    m.sync->respond(EncodeResponse(m.sync->header, resp));
     m.sync.reset();
   }
   return Status::OK();
@@ -359,7 +346,7 @@ Status Broker::HandleHeartbeat(const RequestHeader& h, KafkaReader& r, Respond& 
       resp.error_code = Code(ErrorCode::kRebalanceInProgress);
     }
   }
-  respond(Encode(h, resp));
+  respond(EncodeResponse(h, resp));
   return Status::OK();
 }
 
@@ -398,7 +385,7 @@ Status Broker::HandleLeaveGroup(const RequestHeader& h, KafkaReader& r, Respond&
     if (group.state != GroupState::kPreparingRebalance) StartRebalance(group);
     MaybeCompleteJoin(group, false);
   }
-  respond(Encode(h, resp));
+  respond(EncodeResponse(h, resp));
   return Status::OK();
 }
 
@@ -534,7 +521,7 @@ Status Broker::HandleOffsetCommit(const RequestHeader& h, KafkaReader& r, Respon
       tr.partitions.push_back({p.partition_index, Code(code)});
     }
   }
-  respond(Encode(h, resp));
+  respond(EncodeResponse(h, resp));
   return Status::OK();
 }
 
@@ -599,7 +586,7 @@ Status Broker::HandleOffsetFetch(const RequestHeader& h, KafkaReader& r, Respond
       resp.groups.push_back(answer(g.group_id, want));
     }
   }
-  respond(Encode(h, resp));
+  respond(EncodeResponse(h, resp));
   return Status::OK();
 }
 
@@ -649,7 +636,7 @@ Status Broker::HandleDescribeGroups(const RequestHeader& h, KafkaReader& r, Resp
       dm.member_assignment = AsBytes(m.assignment);
     }
   }
-  respond(Encode(h, resp));
+  respond(EncodeResponse(h, resp));
   return Status::OK();
 }
 
@@ -669,7 +656,7 @@ Status Broker::HandleListGroups(const RequestHeader& h, KafkaReader& r, Respond&
     if (!matches(req.states_filter, state) || !matches(req.types_filter, "classic")) continue;
     resp.groups.push_back({id, group.protocol_type, state, "classic"});
   }
-  respond(Encode(h, resp));
+  respond(EncodeResponse(h, resp));
   return Status::OK();
 }
 

@@ -117,6 +117,24 @@ struct RequestHeader {
   std::string client_id;
 };
 
+// The ApiVersions API key: its responses always use response header v0 (KIP-511).
+inline constexpr int16_t kApiVersionsKey = 18;
+
+// A whole response frame body: the response header for `h` (v1, with its tagged fields,
+// when the response version is flexible; v0 for ApiVersions and non-flexible versions)
+// and `resp` written at h.api_version. `Resp` is a generated response struct.
+template <typename Resp>
+Buffer EncodeResponse(const RequestHeader& h, const Resp& resp) {
+  Buffer out;
+  KafkaWriter header(&out, false);
+  header.Int32(h.correlation_id);
+  const bool flexible = Resp::IsFlexible(h.api_version);
+  if (flexible && Resp::kApiKey != kApiVersionsKey) header.UVarint(0);
+  KafkaWriter body(&out, flexible);
+  resp.Write(body, h.api_version);
+  return out;
+}
+
 // Error codes floe returns (kafka.md §3).
 enum class ErrorCode : int16_t {
   kUnknownServerError = -1,

@@ -775,14 +775,13 @@ int64_t WallClockMs() {
 
 Result<metastore::TableRuntimeRecord> ManagementApi::Runtime(const std::string& catalog_name,
                                                              const TableIdentifier& id) {
+  if (options_.optimizer) return options_.optimizer->TableRuntime(catalog_name, id);
   metastore::TableRuntimeRecord runtime;
   runtime.catalog = catalog_name;
   runtime.table_namespace = id.ns.ToString();
   runtime.table_name = id.name;
   std::vector<metastore::TableRuntimeRecord> all;
-  if (options_.optimizer) {
-    all = options_.optimizer->Tables();
-  } else {
+  {
     std::lock_guard lock(store_mu_);
     FLOE_ASSIGN_OR_RETURN(all, store_->ListTableRuntimes());
   }

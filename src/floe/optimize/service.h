@@ -120,6 +120,11 @@ class OptimizingService {
 
   // The state of every table seen so far.
   std::vector<metastore::TableRuntimeRecord> Tables() const;
+  // One table's state (an idle record when the table was not seen yet).
+  metastore::TableRuntimeRecord TableRuntime(const std::string& catalog,
+                                             const catalog::TableIdentifier& id) const {
+    return Runtime(Key{catalog, id.ns.ToString(), id.name});
+  }
   // What the last evaluation of each table saw.
   std::vector<TableStats> Stats() const;
   OptimizerCounters Counters() const;
