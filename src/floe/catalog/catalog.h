@@ -102,6 +102,17 @@ struct LoadedView {
   iceberg::ViewMetadataPtr metadata;  // metadata_file_location == metadata_location
 };
 
+// A cheap test of whether a catalog's database changed: Version() answers a different number
+// after any commit by any other connection or process since its previous answer. What a server
+// validates cached listings with, so that serving one never needs a query.
+//
+// Thread-safety: implementations are thread-safe.
+class ChangeProbe {
+ public:
+  virtual ~ChangeProbe() = default;
+  virtual Result<uint64_t> Version() = 0;
+};
+
 class Catalog {
  public:
   virtual ~Catalog() = default;
@@ -110,6 +121,11 @@ class Catalog {
   virtual const std::string& name() const = 0;
   virtual io::FileIO& io() = 0;
   virtual iceberg::CommitEnvironment& env() = 0;
+  // A probe of this catalog's database, or nullptr when the backend has no cheap change signal
+  // (PostgreSQL, REST and filesystem catalogs: their listings are always read afresh).
+  virtual Result<std::unique_ptr<ChangeProbe>> OpenChangeProbe() {
+    return std::unique_ptr<ChangeProbe>();
+  }
 
   // Namespaces.
   // The namespaces directly below `parent` (top level for the root), sorted.

@@ -22,6 +22,36 @@ Result<CatalogLease> CatalogPool::Acquire() {
   return CatalogLease(this, std::move(*opened));
 }
 
+std::optional<uint64_t> CatalogPool::ChangeVersion() {
+  std::shared_ptr<ChangeProbe> probe;
+  bool opened;
+  {
+    std::lock_guard lock(mu_);
+    probe = probe_;
+    opened = probe_opened_;
+  }
+  if (!opened) {
+    // First use: open the probe from a catalog of the pool. Without one the pool still
+    // serves; only caching is off.
+    std::lock_guard once(probe_open_mu_);
+    std::shared_ptr<ChangeProbe> made;
+    auto lease = Acquire();
+    if (!lease.ok()) return std::nullopt;
+    auto opened_probe = (*lease)->OpenChangeProbe();
+    if (opened_probe.ok()) made = std::move(*opened_probe);
+    std::lock_guard lock(mu_);
+    if (!probe_opened_) {
+      probe_opened_ = true;
+      probe_ = std::move(made);
+    }
+    probe = probe_;
+  }
+  if (!probe) return std::nullopt;
+  auto version = probe->Version();
+  if (!version.ok()) return std::nullopt;
+  return *version;
+}
+
 void CatalogPool::Release(std::unique_ptr<Catalog> catalog) {
   std::lock_guard lock(mu_);
   if (idle_.size() < max_idle_) idle_.push_back(std::move(catalog));

@@ -6,10 +6,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
@@ -54,6 +56,11 @@ class CatalogPool {
   // An idle catalog, or a new one from the factory (its errors).
   Result<CatalogLease> Acquire();
 
+  // The catalog database's change version (Catalog::OpenChangeProbe), or nullopt when its
+  // backend has none or the probe failed: then nothing may be served from a cache. The first
+  // call opens the probe (blocking); later ones run one cheap probe query.
+  std::optional<uint64_t> ChangeVersion();
+
  private:
   friend class CatalogLease;
   void Release(std::unique_ptr<Catalog> catalog);
@@ -63,6 +70,9 @@ class CatalogPool {
   size_t max_idle_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Catalog>> idle_;
+  std::mutex probe_open_mu_;                  // one opener at a time
+  bool probe_opened_ = false;                 // guarded by mu_
+  std::shared_ptr<ChangeProbe> probe_;        // guarded by mu_; the probe itself is thread-safe
 };
 
 class CatalogRegistry {

@@ -11,10 +11,12 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <regex>
 #include <set>
 #include <thread>
 
+#include "floe/catalog/catalog_pool.h"
 #include "floe/catalog/filesystem_catalog.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/catalog/test_util.h"
@@ -882,6 +884,46 @@ TEST_P(CatalogTest, RenameAndRegisterViews) {
   FLOE_EXPECT_CODE(catalog_->RegisterView(Id("db.s"), (dir_ / "missing.metadata.json").string()),
                    kNotFound);
   EXPECT_FALSE(*catalog_->ViewExists(Id("db.s")));
+}
+
+// A pool's change version (what a server validates cached listings with): on SQLite it stays
+// put while nothing commits and moves with every commit, whether made by the pool's own
+// catalogs or by another connection to the database; the other backends offer none, so
+// nothing of theirs is ever served from a cache.
+TEST_P(CatalogTest, PoolChangeVersionFollowsEveryCommit) {
+  CatalogPool pool("contract", [this]() -> Result<std::unique_ptr<Catalog>> {
+    std::unique_ptr<Catalog> catalog = Open();
+    if (catalog == nullptr) return Status::Internal("open failed");
+    return catalog;
+  });
+  std::optional<uint64_t> first = pool.ChangeVersion();
+  if (GetParam() != Backend::kSqlite) {
+    EXPECT_FALSE(first.has_value());
+    return;
+  }
+  ASSERT_TRUE(first.has_value());
+  EXPECT_EQ(pool.ChangeVersion(), first);
+
+  // Another connection (catalog_ is not from the pool).
+  FLOE_ASSERT_OK(catalog_->CreateNamespace(Namespace{{"outside"}}, {}));
+  std::optional<uint64_t> second = pool.ChangeVersion();
+  ASSERT_TRUE(second.has_value());
+  EXPECT_NE(*second, *first);
+  EXPECT_EQ(pool.ChangeVersion(), second);
+
+  // The pool's own catalog.
+  {
+    auto lease = pool.Acquire();
+    ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+    FLOE_ASSERT_OK((*lease)->CreateTable(TableIdentifier{Namespace{{"outside"}}, "t"}, Request()));
+  }
+  std::optional<uint64_t> third = pool.ChangeVersion();
+  ASSERT_TRUE(third.has_value());
+  EXPECT_NE(*third, *second);
+
+  // A read commits nothing.
+  FLOE_ASSERT_OK(catalog_->ListTables(Namespace{{"outside"}}));
+  EXPECT_EQ(pool.ChangeVersion(), third);
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogTest, ::testing::Values(Backend::kSqlite), BackendName);

@@ -1,6 +1,8 @@
 #include "floe/catalog/sql_catalog.h"
 
+#include <charconv>
 #include <functional>
+#include <mutex>
 #include <set>
 #include <utility>
 
@@ -97,7 +99,51 @@ SqlCatalog::SqlCatalog(std::unique_ptr<SqlCatalogStore> store, CatalogOptions op
 Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string_view uri,
                                                      CatalogOptions options) {
   FLOE_ASSIGN_OR_RETURN(auto store, SqlCatalogStore::Open(uri, options.name));
-  return Open(std::move(store), std::move(options));
+  FLOE_ASSIGN_OR_RETURN(auto catalog, Open(std::move(store), std::move(options)));
+  catalog->uri_ = std::string(uri);
+  return catalog;
+}
+
+namespace {
+
+// SQLite's data_version changes whenever another connection commits; the probe's connection
+// never writes, so every commit counts. In WAL mode the pragma reads the shared-memory index
+// only: microseconds, no disk I/O.
+class SqliteChangeProbe final : public ChangeProbe {
+ public:
+  explicit SqliteChangeProbe(std::unique_ptr<SqlConnection> conn) : conn_(std::move(conn)) {}
+
+  Result<uint64_t> Version() override {
+    std::lock_guard lock(mu_);
+    FLOE_ASSIGN_OR_RETURN(SqlResult result, conn_->Execute("PRAGMA data_version"));
+    if (result.rows.size() != 1 || result.rows[0].empty() || !result.rows[0][0]) {
+      return Status::Internal("PRAGMA data_version returned no value");
+    }
+    const std::string& text = *result.rows[0][0];
+    uint64_t version = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), version);
+    if (ec != std::errc() || end != text.data() + text.size()) {
+      return Status::Internal("PRAGMA data_version returned '{}'", text);
+    }
+    return version;
+  }
+
+ private:
+  std::mutex mu_;
+  std::unique_ptr<SqlConnection> conn_;
+};
+
+}  // namespace
+
+Result<std::unique_ptr<ChangeProbe>> SqlCatalog::OpenChangeProbe() {
+  if (uri_.empty() || store_->connection()->dialect() != SqlDialect::kSqlite) {
+    return std::unique_ptr<ChangeProbe>();
+  }
+  FLOE_ASSIGN_OR_RETURN(SqlTarget target, ParseSqlUri(uri_));
+  // An in-memory database is private to its connection: a probe would watch another one.
+  if (target.location == ":memory:") return std::unique_ptr<ChangeProbe>();
+  FLOE_ASSIGN_OR_RETURN(auto conn, SqlConnection::Open(target));
+  return std::unique_ptr<ChangeProbe>(new SqliteChangeProbe(std::move(conn)));
 }
 
 Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::unique_ptr<SqlCatalogStore> store,

@@ -35,6 +35,8 @@ class SqlCatalog final : public Catalog {
   io::FileIO& io() override { return *io_; }
   iceberg::CommitEnvironment& env() override { return *env_; }
   SqlCatalogStore& store() { return *store_; }
+  // SQLite: PRAGMA data_version on a connection of its own (opened with the catalog's URI).
+  Result<std::unique_ptr<ChangeProbe>> OpenChangeProbe() override;
 
   Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override;
   Status CreateNamespace(const Namespace& ns, const Properties& properties) override;
@@ -89,6 +91,7 @@ class SqlCatalog final : public Catalog {
                                                        iceberg::TableMetadata metadata);
 
   std::unique_ptr<SqlCatalogStore> store_;
+  std::string uri_;  // empty when opened on a store
   std::string warehouse_;  // without a trailing '/'
   std::unique_ptr<io::FileIO> io_;
   std::unique_ptr<iceberg::CommitEnvironment> env_;

@@ -216,6 +216,15 @@ Result<std::unique_ptr<SqlConnection>> OpenSqlite(std::string_view path,
   }
   sqlite3_extended_result_codes(db.get(), 1);
   sqlite3_busy_timeout(db.get(), static_cast<int>(options.busy_timeout_ms));
+  // Write-ahead logging: readers never wait for a writer (nor block one), a commit is one
+  // append and one fsync of the log (synchronous stays FULL: an acknowledged commit survives
+  // power loss), and a change probe (PRAGMA data_version) reads shared memory only. The mode
+  // is stored in the file; a database that cannot switch (read-only media, a file system
+  // without shared memory) keeps working in its rollback-journal mode.
+  if (path_string != ":memory:") {
+    sqlite3_exec(db.get(), "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+  }
+  sqlite3_exec(db.get(), "PRAGMA synchronous=FULL", nullptr, nullptr, nullptr);
   return std::unique_ptr<SqlConnection>(new SqliteConnection(std::move(db), options));
 }
 

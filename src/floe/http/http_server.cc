@@ -174,6 +174,18 @@ class Session : public std::enable_shared_from_this<Session> {
             false);
       return;
     }
+    if (server_->options.inline_handler) {
+      std::optional<HttpResponse> answered;
+      try {
+        answered = server_->options.inline_handler(request);
+      } catch (const std::exception&) {
+        answered.reset();  // the worker pool answers (and reports) it
+      }
+      if (answered) {
+        Write(std::move(*answered), keep_alive);
+        return;
+      }
+    }
     asio::post(*server_->workers, [self = shared_from_this(), request = std::move(request),
                                    keep_alive]() mutable {
       HttpResponse response;

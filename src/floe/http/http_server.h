@@ -14,6 +14,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -40,6 +41,11 @@ struct HttpServerOptions {
   // remote, and the response's principal and OAuth2 grant when it names them). Query strings, headers and
   // bodies are never logged: they may carry credentials.
   std::function<void(std::string_view)> access_log;
+  // Tried on the io thread before a request is handed to the worker pool: a response it
+  // returns is written at once, saving two thread hand-offs. It must never block (no catalog
+  // query, no file I/O): cached answers and trivial routes only. Called concurrently when
+  // there are several io threads.
+  std::function<std::optional<HttpResponse>(const HttpRequest&)> inline_handler;
 };
 
 class HttpServer {

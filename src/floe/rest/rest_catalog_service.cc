@@ -470,6 +470,22 @@ bool Writes(std::string_view method, std::span<const std::string> s) {
   return true;
 }
 
+// GET routes that list a catalog's contents (namespaces, tables, views): their answers
+// depend on the catalog's database only, so a change probe can validate a cached one.
+bool IsListing(const std::vector<std::string>& s) {
+  if (s.size() == 1) return s[0] == "namespaces";
+  return s.size() == 3 && s[0] == "namespaces" && (s[2] == "tables" || s[2] == "views");
+}
+
+std::string ListingKey(const HttpRequest& request) {
+  std::string key;
+  key.reserve(request.path.size() + 1 + request.query.size());
+  key += request.path;
+  key += '?';
+  key += request.query;
+  return key;
+}
+
 }  // namespace
 
 HttpResponse ErrorResponse(int code, std::string_view type, std::string_view message) {
@@ -629,7 +645,58 @@ HttpResponse RestCatalogService::Dispatch(const HttpRequest& request) {
   if (!pool.ok()) return FromStatus(pool.status(), Subject::kOther);
   Call call{request, {}, std::move(*query), std::move(*pool)};
   call.segments.assign(segs.begin() + static_cast<std::ptrdiff_t>(route->first), segs.end());
-  return Route(call);
+  if (request.method != "GET" || !IsListing(call.segments)) return Route(call);
+  // Read before the listing query: see CachedListing.
+  std::optional<uint64_t> version = call.pool->ChangeVersion();
+  HttpResponse response = Route(call);
+  if (version && response.status == 200) StoreListing(request, call.pool, *version, response);
+  return response;
+}
+
+void RestCatalogService::StoreListing(const HttpRequest& request,
+                                      const std::shared_ptr<catalog::CatalogPool>& pool,
+                                      uint64_t version, const HttpResponse& response) {
+  constexpr size_t kMaxEntries = 4096;
+  constexpr size_t kMaxBytes = 64 << 20;
+  const size_t bytes = response.body.size() + request.path.size() + request.query.size();
+  if (bytes > kMaxBytes / 16) return;
+  auto stored = std::make_shared<const HttpResponse>(response);
+  std::string key = ListingKey(request);
+  std::lock_guard lock(listing_mu_);
+  if (listings_.size() >= kMaxEntries || listing_bytes_ + bytes > kMaxBytes) {
+    listings_.clear();
+    listing_bytes_ = 0;
+  }
+  auto [it, inserted] = listings_.try_emplace(std::move(key));
+  if (!inserted) {
+    listing_bytes_ -= it->second.response->body.size() + request.path.size() +
+                      request.query.size();
+  }
+  it->second = CachedListing{pool, version, std::move(stored)};
+  listing_bytes_ += bytes;
+}
+
+std::optional<HttpResponse> RestCatalogService::TryCachedListing(const HttpRequest& request) {
+  if (request.method != "GET") return std::nullopt;
+  std::shared_ptr<catalog::CatalogPool> pool;
+  uint64_t version = 0;
+  std::shared_ptr<const HttpResponse> response;
+  {
+    std::string key = ListingKey(request);
+    std::lock_guard lock(listing_mu_);
+    auto it = listings_.find(key);
+    if (it == listings_.end()) return std::nullopt;
+    pool = it->second.pool.lock();
+    version = it->second.version;
+    response = it->second.response;
+  }
+  // The catalog may have been detached, or replaced by an edit, since.
+  if (!pool) return std::nullopt;
+  auto current = registry_->Get(pool->name());
+  if (!current.ok() || current->get() != pool.get()) return std::nullopt;
+  std::optional<uint64_t> now = pool->ChangeVersion();
+  if (!now || *now != version) return std::nullopt;
+  return *response;
 }
 
 std::optional<RouteTarget> RestCatalogService::Target(const HttpRequest& request) const {

@@ -22,6 +22,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "floe/catalog/catalog_pool.h"
@@ -72,6 +73,13 @@ class RestCatalogService {
   // Answers a request whose path starts with /v1/.
   http::HttpResponse Handle(const http::HttpRequest& request);
 
+  // Answers a GET listing (namespaces, tables, views) from the listing cache when the
+  // catalog's change probe (catalog::ChangeProbe) shows no commit since Handle filled it, and
+  // nullopt otherwise. Runs no catalog query and no file I/O: what a server's io thread may
+  // try before handing the request to the worker pool. Access checks are the caller's, as
+  // for Handle.
+  std::optional<http::HttpResponse> TryCachedListing(const http::HttpRequest& request);
+
   // The catalog a /v1/ request addresses (the `{prefix}`, the default catalog for routes
   // without one, the `warehouse` of /v1/config) and whether it writes: every method but GET
   // and HEAD, except the POSTs that only read (a scan's metrics report, scan planning).
@@ -103,6 +111,22 @@ class RestCatalogService {
   };
   std::shared_ptr<const CachedLoad> CachedLoadFor(const std::string& location);
   std::shared_ptr<const CachedLoad> CacheLoad(const iceberg::TableMetadataPtr& metadata);
+  // Listing answers by request target (path and query), each with the change version of its
+  // catalog's database read before the listing query ran: a commit that raced with the query
+  // changes the version, so an entry is never newer-labelled than its content. Bounded by
+  // entries and bytes (cleared whole when full: listings are cheap to refill).
+  struct CachedListing {
+    std::weak_ptr<catalog::CatalogPool> pool;
+    uint64_t version = 0;
+    std::shared_ptr<const http::HttpResponse> response;
+  };
+  void StoreListing(const http::HttpRequest& request,
+                    const std::shared_ptr<catalog::CatalogPool>& pool, uint64_t version,
+                    const http::HttpResponse& response);
+  std::mutex listing_mu_;
+  std::unordered_map<std::string, CachedListing> listings_;
+  size_t listing_bytes_ = 0;
+
   std::mutex load_cache_mu_;
   std::map<std::string, std::shared_ptr<const CachedLoad>> load_cache_;
   std::deque<std::string> load_cache_order_;

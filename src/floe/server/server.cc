@@ -250,6 +250,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   http_options.access_log = config.access_log;
   server->config_ = std::move(config);
   Server* raw = server.get();
+  http_options.inline_handler = [raw](const http::HttpRequest& request) {
+    return raw->HandleInline(request);
+  };
   FLOE_ASSIGN_OR_RETURN(server->http_,
                         http::HttpServer::Start(std::move(http_options),
                                                 [raw](const http::HttpRequest& request) {
@@ -284,13 +287,46 @@ size_t RouteClass(std::string_view path) {
 http::HttpResponse Server::Handle(const http::HttpRequest& request) {
   const auto start = std::chrono::steady_clock::now();
   http::HttpResponse response = Route(request);
-  const size_t route = RouteClass(request.path);
+  CountRequest(request.path, start, response.status);
+  return response;
+}
+
+std::optional<http::HttpResponse> Server::HandleInline(const http::HttpRequest& request) {
+  const auto start = std::chrono::steady_clock::now();
+  std::optional<http::HttpResponse> response;
+  if (request.path == "/health" || request.path == "/healthz") {
+    response = Route(request);
+  } else if (request.method == "GET" && request.path.starts_with("/v1/")) {
+    response = CachedCatalogRequest(request);
+  }
+  if (response) CountRequest(request.path, start, response->status);
+  return response;
+}
+
+// HandleCatalogRequest's checks, for a GET: anything but a cached answer that the principal
+// may read goes on to the worker, which also answers the refusals.
+std::optional<http::HttpResponse> Server::CachedCatalogRequest(const http::HttpRequest& request) {
+  if (!auth_) return rest_->TryCachedListing(request);
+  auto principal = auth_->Authenticate(request);
+  if (!principal.ok()) return std::nullopt;
+  std::optional<rest::RouteTarget> target = rest_->Target(request);
+  if (!target || target->writes ||
+      !auth::Authenticator::Authorize(**principal, target->catalog, auth::Access::kRead).ok()) {
+    return std::nullopt;
+  }
+  std::optional<http::HttpResponse> response = rest_->TryCachedListing(request);
+  if (response) response->principal = (*principal)->name;
+  return response;
+}
+
+void Server::CountRequest(std::string_view path, std::chrono::steady_clock::time_point start,
+                          int status) {
+  const size_t route = RouteClass(path);
   http_metrics_.latency[route].Observe(
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
-  const int status_class = std::clamp(response.status / 100, 1, 5) - 1;
+  const int status_class = std::clamp(status / 100, 1, 5) - 1;
   http_metrics_.responses[route][static_cast<size_t>(status_class)].fetch_add(
       1, std::memory_order_relaxed);
-  return response;
 }
 
 http::HttpResponse Server::Route(const http::HttpRequest& request) {

@@ -17,11 +17,13 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -128,6 +130,12 @@ class Server {
  private:
   Server() = default;
   http::HttpResponse Handle(const http::HttpRequest& request);
+  // The io thread's try (HttpServerOptions::inline_handler): health checks and cached catalog
+  // listings; nullopt sends the request on to Handle.
+  std::optional<http::HttpResponse> HandleInline(const http::HttpRequest& request);
+  std::optional<http::HttpResponse> CachedCatalogRequest(const http::HttpRequest& request);
+  void CountRequest(std::string_view path, std::chrono::steady_clock::time_point start,
+                    int status);
   http::HttpResponse Route(const http::HttpRequest& request);
 
   http::HttpResponse HandleCatalogRequest(const http::HttpRequest& request);
