@@ -142,7 +142,11 @@ Result<std::unique_ptr<ChangeProbe>> SqlCatalog::OpenChangeProbe() {
   FLOE_ASSIGN_OR_RETURN(SqlTarget target, ParseSqlUri(uri_));
   // An in-memory database is private to its connection: a probe would watch another one.
   if (target.location == ":memory:") return std::unique_ptr<ChangeProbe>();
-  FLOE_ASSIGN_OR_RETURN(auto conn, SqlConnection::Open(target));
+  // The probe runs on a server's io thread: it must not wait long for a lock (only a database
+  // left in rollback-journal mode takes one for reading). Busy means "unknown": no cache hit.
+  SqlConnectionOptions options;
+  options.busy_timeout_ms = 20;
+  FLOE_ASSIGN_OR_RETURN(auto conn, SqlConnection::Open(target, options));
   return std::unique_ptr<ChangeProbe>(new SqliteChangeProbe(std::move(conn)));
 }
 
