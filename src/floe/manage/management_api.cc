@@ -17,6 +17,7 @@
 #include "floe/iceberg/sort_order.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/metadata_updates.h"
+#include "floe/optimize/maintenance.h"
 #include "floe/optimize/optimizing_config.h"
 #include "floe/optimize/rewrite.h"
 
@@ -317,8 +318,7 @@ OJson PartitionJson(const optimize::PartitionEvaluation& p) {
 
 // Where a snapshot came from, for the timeline: floe's optimizer marks its commits.
 std::string_view SnapshotProducer(const iceberg::Snapshot& s) {
-  const std::string* producer = s.SummaryValue("snapshot-producer");
-  if (producer != nullptr && *producer == "OPTIMIZE") return "optimize";
+  if (optimize::ProducedByOptimizer(s)) return "optimize";
   if (s.SummaryValue("floe.ingest.topic") != nullptr) return "ingest";
   return "external";
 }

@@ -4,13 +4,17 @@
 
 namespace floe::optimize {
 
+bool ProducedByOptimizer(const iceberg::Snapshot& snapshot) {
+  const std::string* producer = snapshot.SummaryValue("snapshot-producer");
+  return producer != nullptr && (*producer == "OPTIMIZE" || *producer == "CLEAN_DANGLING_DELETE");
+}
+
 std::optional<int64_t> ExpireOlderThanMs(const iceberg::TableMetadata& metadata,
                                          const MaintenanceConfig& config, int64_t now_ms) {
   if (metadata.snapshots.empty()) return std::nullopt;
   std::optional<int64_t> newest_external;
   for (const iceberg::Snapshot& s : metadata.snapshots) {
-    const std::string* producer = s.SummaryValue("snapshot-producer");
-    if (producer != nullptr && *producer == "OPTIMIZE") continue;
+    if (ProducedByOptimizer(s)) continue;
     newest_external = std::max(newest_external.value_or(s.timestamp_ms), s.timestamp_ms);
   }
   int64_t older_than = now_ms - config.snapshot_keep_ms;

@@ -14,6 +14,11 @@
 
 namespace floe::optimize {
 
+// Whether floe's optimizer committed `snapshot` (snapshot-producer OPTIMIZE, or
+// CLEAN_DANGLING_DELETE as Amoro names its dangling-delete cleaning): commits that change no
+// row, unlike ingest and external writers.
+bool ProducedByOptimizer(const iceberg::Snapshot& snapshot);
+
 // The expiry time Amoro uses: snapshots older than now - snapshot.keep.duration, but never
 // a snapshot at or after the newest one that is not floe's optimizing commit (readers
 // consuming the table incrementally start from external commits, and an optimize commit

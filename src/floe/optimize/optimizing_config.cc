@@ -4,6 +4,7 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 
 #include "floe/format/text/scalar.h"
@@ -170,6 +171,16 @@ Result<MaintenanceConfig> MaintenanceConfig::FromProperties(
   FLOE_RETURN_IF_ERROR(r.DurationMs("snapshot.keep.duration", &c.snapshot_keep_ms));
   FLOE_RETURN_IF_ERROR(r.Int32("snapshot.keep.min-count", 0, &c.snapshot_keep_min_count));
   FLOE_RETURN_IF_ERROR(r.Bool("gc.enabled", &c.gc_enabled));
+  FLOE_RETURN_IF_ERROR(r.Bool("clean-orphan-file.enabled", &c.orphan_cleaning_enabled));
+  int64_t orphan_minutes = c.orphan_min_age_ms / 60'000;
+  FLOE_RETURN_IF_ERROR(
+      r.Int64("clean-orphan-file.min-existing-time-minutes", 0, &orphan_minutes));
+  if (orphan_minutes > std::numeric_limits<int64_t>::max() / 60'000) {
+    return Status::InvalidArgument("clean-orphan-file.min-existing-time-minutes is too large");
+  }
+  c.orphan_min_age_ms = orphan_minutes * 60'000;
+  FLOE_RETURN_IF_ERROR(
+      r.Bool("clean-dangling-delete-files.enabled", &c.dangling_delete_cleaning_enabled));
   return c;
 }
 

@@ -72,6 +72,9 @@ struct OptimizingConfig {
 //   snapshot.keep.duration     720min  snapshots newer than this stay
 //   snapshot.keep.min-count    1       the newest N snapshots of main stay (at least 1)
 //   gc.enabled                 true    (Iceberg's) false: never delete files, so no expiry
+//   clean-orphan-file.enabled  false   delete unreferenced files under data/ and metadata/
+//   clean-orphan-file.min-existing-time-minutes  2880  ... only when older than this
+//   clean-dangling-delete-files.enabled          true  drop delete files that apply to nothing
 //
 // Durations are a number and a unit (ms, s, min, h, d; no unit: milliseconds), as Amoro
 // reads them. Errors as for OptimizingConfig.
@@ -80,6 +83,13 @@ struct MaintenanceConfig {
   int64_t snapshot_keep_ms = 720LL * 60 * 1000;
   int32_t snapshot_keep_min_count = 1;
   bool gc_enabled = true;
+  // clean-orphan-file.enabled, clean-orphan-file.min-existing-time-minutes (2 days): files
+  // under the table's data and metadata directories that no metadata references, older than
+  // the minimum age by modification time.
+  bool orphan_cleaning_enabled = false;
+  int64_t orphan_min_age_ms = 2880LL * 60 * 1000;
+  // clean-dangling-delete-files.enabled: delete files that apply to no live data file.
+  bool dangling_delete_cleaning_enabled = true;
 
   static Result<MaintenanceConfig> FromProperties(
       const std::map<std::string, std::string>& properties);

@@ -100,6 +100,28 @@ TEST(MaintenanceConfig, AmoroDefaultsAndDurations) {
   EXPECT_NE(bad.status().message().find("snapshot.keep.duration"), std::string::npos);
 }
 
+TEST(MaintenanceConfig, CleaningKeysWithAmoroDefaults) {
+  auto d = MaintenanceConfig::FromProperties({});
+  ASSERT_TRUE(d.ok());
+  EXPECT_FALSE(d->orphan_cleaning_enabled);
+  EXPECT_EQ(d->orphan_min_age_ms, 2880LL * 60 * 1000);  // two days
+  EXPECT_TRUE(d->dangling_delete_cleaning_enabled);
+  auto c = MaintenanceConfig::FromProperties({{"clean-orphan-file.enabled", "true"},
+                                              {"clean-orphan-file.min-existing-time-minutes", "90"},
+                                              {"clean-dangling-delete-files.enabled", "false"}});
+  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  EXPECT_TRUE(c->orphan_cleaning_enabled);
+  EXPECT_EQ(c->orphan_min_age_ms, 90LL * 60 * 1000);
+  EXPECT_FALSE(c->dangling_delete_cleaning_enabled);
+  for (const char* bad : {"-1", "soon", "999999999999999999"}) {
+    auto refused =
+        MaintenanceConfig::FromProperties({{"clean-orphan-file.min-existing-time-minutes", bad}});
+    ASSERT_FALSE(refused.ok()) << bad;
+    EXPECT_NE(refused.status().message().find("clean-orphan-file.min-existing-time-minutes"),
+              std::string::npos);
+  }
+}
+
 TEST(ExpireOlderThan, NeverPastTheNewestExternalCommit) {
   iceberg::TableMetadata m;
   EXPECT_FALSE(ExpireOlderThanMs(m, MaintenanceConfig{}, 1'000'000).has_value());

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "floe/columnar/builder.h"
+#include "floe/optimize/cleanup.h"
 #include "floe/iceberg/data_writer.h"
 #include "floe/iceberg/delete_writer.h"
 #include "floe/iceberg/in_memory_table_operations.h"
@@ -275,6 +276,105 @@ TEST_P(RewriteTest, ConcurrentPositionDeleteOnRewrittenFileConflicts) {
     for (const DataFile& f : o.data_files) EXPECT_FALSE(*io_.Exists(f.file_path)) << f.file_path;
   }
   EXPECT_EQ(Scan(), before);
+}
+
+// Live delete files in the current snapshot's manifests (not only those a scan applies).
+int LiveDeleteFiles(const iceberg::TableMetadata& md, io::FileIO& io) {
+  int count = 0;
+  auto manifests = iceberg::ReadSnapshotManifests(*md.current_snapshot(), io);
+  EXPECT_TRUE(manifests.ok());
+  for (const iceberg::ManifestFile& m : *manifests) {
+    if (m.content != iceberg::ManifestContent::kDeletes) continue;
+    auto entries = iceberg::ReadManifestEntries(md, m, io, iceberg::ManifestEntryFilter::kLive);
+    EXPECT_TRUE(entries.ok());
+    count += static_cast<int>(entries->size());
+  }
+  return count;
+}
+
+// An upsert's equality deletes apply to older data only; once the older file is deleted
+// they apply to nothing, yet every reader still opens them. Cleaning removes exactly those.
+TEST_P(RewriteTest, DanglingDeleteFilesAreRemoved) {
+  Append({{1, "a"}, {2, "b"}});
+  std::vector<std::string> base_files;
+  auto base_scan = iceberg::TableScan::Make(table_->metadata(), io_, {});
+  ASSERT_TRUE(base_scan.ok());
+  auto base_tasks = (*base_scan)->PlanFiles();
+  ASSERT_TRUE(base_tasks.ok());
+  for (const auto& t : *base_tasks) base_files.push_back(t.data->file.file_path);
+  Upsert(*table_, {{2, "b2"}, {3, "c"}});
+  auto del = table_->NewDelete();
+  for (const std::string& path : base_files) del->DeleteFile(path);
+  ASSERT_TRUE(del->Commit().ok());
+  model_.erase(1);
+  ASSERT_EQ(LiveDeleteFiles(*table_->metadata(), io_), 1);
+
+  auto cleaned = CleanDanglingDeleteFiles(*table_);
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  EXPECT_EQ(cleaned->equality_delete_files_removed, 1);
+  EXPECT_EQ(cleaned->position_delete_files_removed, 0);
+  ASSERT_TRUE(cleaned->snapshot_id.has_value());
+  EXPECT_EQ(LiveDeleteFiles(*table_->metadata(), io_), 0);
+  EXPECT_EQ(*table_->metadata()->current_snapshot()->SummaryValue("snapshot-producer"),
+            "CLEAN_DANGLING_DELETE");
+  EXPECT_EQ(Scan(), model_);
+
+  auto again = CleanDanglingDeleteFiles(*table_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_FALSE(again->snapshot_id.has_value());
+}
+
+// Deletes that still apply are kept.
+TEST_P(RewriteTest, LiveDeleteFilesAreKept) {
+  Populate();
+  const int before = LiveDeleteFiles(*table_->metadata(), io_);
+  ASSERT_GT(before, 0);
+  auto cleaned = CleanDanglingDeleteFiles(*table_);
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  EXPECT_FALSE(cleaned->snapshot_id.has_value());
+  EXPECT_EQ(LiveDeleteFiles(*table_->metadata(), io_), before);
+  EXPECT_EQ(Scan(), model_);
+}
+
+// Unreferenced files under data/ and metadata/ older than the bound go; referenced files,
+// young files and files outside the two directories stay.
+TEST_P(RewriteTest, OrphanFilesOlderThanTheBoundAreDeleted) {
+  Populate();
+  io_.Put("mem://wh/db/t/data/orphan-1.parquet", "left by a failed writer");
+  io_.Put("mem://wh/db/t/metadata/orphan-m0.avro", "a manifest of a lost commit");
+  io_.Put("mem://wh/db/t/data-old/kept.parquet", "outside the data directory");
+  io_.Put("mem://wh/db/t/data/young.parquet", "a writer's file, not committed yet");
+  auto young = io_.List("mem://wh/db/t/data/young.parquet");
+  ASSERT_TRUE(young.ok());
+  ASSERT_EQ(young->size(), 1u);
+  const int64_t young_ms = (*young)[0].modified_ms;
+  auto referenced = ReferencedFiles(*table_->metadata(), io_);
+  ASSERT_TRUE(referenced.ok()) << referenced.status().ToString();
+  ASSERT_GT(referenced->size(), 5u);
+
+  auto cleaned = CleanOrphanFiles(*table_->metadata(), io_, young_ms, /*min_age_ms=*/0);
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  EXPECT_EQ(cleaned->content_files_deleted, 1);
+  EXPECT_EQ(cleaned->metadata_files_deleted, 1);
+  EXPECT_EQ(cleaned->too_young, 1);
+  EXPECT_EQ(cleaned->failed_deletes, 0);
+  EXPECT_FALSE(*io_.Exists("mem://wh/db/t/data/orphan-1.parquet"));
+  EXPECT_FALSE(*io_.Exists("mem://wh/db/t/metadata/orphan-m0.avro"));
+  EXPECT_TRUE(*io_.Exists("mem://wh/db/t/data-old/kept.parquet"));
+  EXPECT_TRUE(*io_.Exists("mem://wh/db/t/data/young.parquet"));
+  for (const std::string& path : *referenced) EXPECT_TRUE(*io_.Exists(path)) << path;
+  EXPECT_EQ(Scan(), model_);
+}
+
+TEST(NormalizeLocationTest, EquivalentSpellings) {
+  EXPECT_EQ(NormalizeLocation("file:/wh/t/data/a.parquet"), "/wh/t/data/a.parquet");
+  EXPECT_EQ(NormalizeLocation("file:///wh/t/data/a.parquet"), "/wh/t/data/a.parquet");
+  EXPECT_EQ(NormalizeLocation("file://localhost/wh/a"), "/wh/a");
+  EXPECT_EQ(NormalizeLocation("/wh/a"), "/wh/a");
+  EXPECT_EQ(NormalizeLocation("s3a://bucket/k"), "s3://bucket/k");
+  EXPECT_EQ(NormalizeLocation("s3n://bucket/k"), "s3://bucket/k");
+  EXPECT_EQ(NormalizeLocation("s3://bucket/k"), "s3://bucket/k");
+  EXPECT_EQ(NormalizeLocation("gs://bucket/k"), "gs://bucket/k");
 }
 
 INSTANTIATE_TEST_SUITE_P(FormatVersions, RewriteTest, ::testing::Values(2, 3),
