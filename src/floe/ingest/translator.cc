@@ -53,9 +53,6 @@ Result<std::vector<int64_t>> ParseOffsets(std::string_view text) {
   return ends;
 }
 
-namespace {
-
-// Checks UTF-8 (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).
 bool ValidUtf8(std::string_view s) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   const auto* e = p + s.size();
@@ -89,6 +86,8 @@ bool ValidUtf8(std::string_view s) {
   }
   return true;
 }
+
+namespace {
 
 // The `_kafka` column: where each row came from (docs/table-topics.md).
 iceberg::TypePtr KafkaColumnType(bool string_key) {
