@@ -209,6 +209,14 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
     return Status::InvalidArgument("{}transform.value.type flatten_debezium needs {}id.columns",
                                    kPrefix, kPrefix);
   }
+  if (c.keyed()) {
+    // Upserts need equality deletes deduplicated within a commit; the translator does not
+    // write them yet, and accepting the keys would silently append every change instead.
+    return Status::InvalidArgument(
+        "{}upsert.enable, {}cdc.field and flatten_debezium are not available yet in this floe "
+        "server (docs/table-topics.md)",
+        kPrefix, kPrefix);
+  }
   if (!c.partition_by.empty() && c.transform == TransformType::kNone) {
     return Status::InvalidArgument(
         "{}partition.by names value columns: it needs transform.value.type flatten or "

@@ -34,7 +34,6 @@ TEST(TopicConfigTest, ParsesEveryKey) {
                                           {"convert.key.type", "raw"},
                                           {"transform.value.type", "flatten"},
                                           {"id.columns", "[region, name]"},
-                                          {"upsert.enable", "true"},
                                           {"partition.by", "[bucket(name, 16), month(ts), region]"},
                                           {"errors.tolerance", "all"}}));
   ASSERT_TRUE(c.ok()) << c.error().ToString();
@@ -45,6 +44,7 @@ TEST(TopicConfigTest, ParsesEveryKey) {
   EXPECT_EQ(c->key_type, ConvertType::kRaw);
   EXPECT_EQ(c->transform, TransformType::kFlatten);
   EXPECT_EQ(c->id_columns, (std::vector<std::string>{"region", "name"}));
+  EXPECT_FALSE(c->keyed());
   ASSERT_EQ(c->partition_by.size(), 3u);
   EXPECT_EQ(c->partition_by[0].transform, "bucket");
   EXPECT_EQ(c->partition_by[0].column, "name");
@@ -75,6 +75,13 @@ TEST(TopicConfigTest, RejectsBadValues) {
   bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
        {"upsert.enable", "true"}},
       "need floe.table.topic.id.columns");
+  // Keyed translation (equality deletes) is refused rather than silently appended.
+  bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
+       {"upsert.enable", "true"}, {"id.columns", "[id]"}},
+      "not available yet");
+  bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten_debezium"},
+       {"id.columns", "[id]"}},
+      "not available yet");
   bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
        {"partition.by", "[days(ts)]"}},
       "unknown transform 'days'");

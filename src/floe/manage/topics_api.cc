@@ -160,7 +160,7 @@ Result<http::HttpResponse> List(ingest::IngestService* ingest,
   const size_t end = std::min(items.size(), offset + static_cast<size_t>(page_size));
   for (size_t i = offset; i < end; ++i) out["items"].push_back(std::move(items[i]));
   out["total"] = items.size();
-  out["next-page-token"] = end < items.size() ? OJson("o" + std::to_string(end)) : OJson();
+  if (end < items.size()) out["next-page-token"] = "o" + std::to_string(end);
   return http::HttpResponse::Json(200, out.dump());
 }
 
