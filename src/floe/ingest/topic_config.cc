@@ -1,5 +1,6 @@
 #include "floe/ingest/topic_config.h"
 
+#include <algorithm>
 #include <charconv>
 
 #include "floe/base/macros.h"
@@ -210,12 +211,15 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
                                    kPrefix, kPrefix);
   }
   if (c.keyed()) {
-    // Upserts need equality deletes deduplicated within a commit; the translator does not
-    // write them yet, and accepting the keys would silently append every change instead.
-    return Status::InvalidArgument(
-        "{}upsert.enable, {}cdc.field and flatten_debezium are not available yet in this floe "
-        "server (docs/table-topics.md)",
-        kPrefix, kPrefix);
+    // Equality deletes of a key must meet its rows: a key's rows stay in one partition when
+    // every partition source is an id column (Flink's rule for upsert tables).
+    for (const PartitionByField& f : c.partition_by) {
+      if (std::find(c.id_columns.begin(), c.id_columns.end(), f.column) == c.id_columns.end()) {
+        return Status::InvalidArgument(
+            "{}partition.by column '{}' must be one of {}id.columns for upserts and CDC", kPrefix,
+            f.column, kPrefix);
+      }
+    }
   }
   if (!c.partition_by.empty() && c.transform == TransformType::kNone) {
     return Status::InvalidArgument(

@@ -34,7 +34,8 @@ TEST(TopicConfigTest, ParsesEveryKey) {
                                           {"convert.key.type", "raw"},
                                           {"transform.value.type", "flatten"},
                                           {"id.columns", "[region, name]"},
-                                          {"partition.by", "[bucket(name, 16), month(ts), region]"},
+                                          {"cdc.field", "meta.op"},
+                                          {"partition.by", "[bucket(name, 16), truncate(name, 4), region]"},
                                           {"errors.tolerance", "all"}}));
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_TRUE(c->enabled);
@@ -44,13 +45,14 @@ TEST(TopicConfigTest, ParsesEveryKey) {
   EXPECT_EQ(c->key_type, ConvertType::kRaw);
   EXPECT_EQ(c->transform, TransformType::kFlatten);
   EXPECT_EQ(c->id_columns, (std::vector<std::string>{"region", "name"}));
-  EXPECT_FALSE(c->keyed());
+  EXPECT_EQ(c->cdc_field, "meta.op");
+  EXPECT_TRUE(c->keyed());
   ASSERT_EQ(c->partition_by.size(), 3u);
   EXPECT_EQ(c->partition_by[0].transform, "bucket");
   EXPECT_EQ(c->partition_by[0].column, "name");
   EXPECT_EQ(c->partition_by[0].argument, 16);
-  EXPECT_EQ(c->partition_by[1].transform, "month");
-  EXPECT_EQ(c->partition_by[1].column, "ts");
+  EXPECT_EQ(c->partition_by[1].transform, "truncate");
+  EXPECT_EQ(c->partition_by[1].argument, 4);
   EXPECT_EQ(c->partition_by[2].transform, "identity");
   EXPECT_EQ(c->partition_by[2].column, "region");
   EXPECT_EQ(c->errors_tolerance, ErrorsTolerance::kAll);
@@ -75,13 +77,11 @@ TEST(TopicConfigTest, RejectsBadValues) {
   bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
        {"upsert.enable", "true"}},
       "need floe.table.topic.id.columns");
-  // Keyed translation (equality deletes) is refused rather than silently appended.
+  bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten_debezium"}},
+      "flatten_debezium needs floe.table.topic.id.columns");
   bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
-       {"upsert.enable", "true"}, {"id.columns", "[id]"}},
-      "not available yet");
-  bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten_debezium"},
-       {"id.columns", "[id]"}},
-      "not available yet");
+       {"upsert.enable", "true"}, {"id.columns", "[id]"}, {"partition.by", "[day(ts)]"}},
+      "must be one of floe.table.topic.id.columns");
   bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
        {"partition.by", "[days(ts)]"}},
       "unknown transform 'days'");

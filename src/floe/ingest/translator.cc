@@ -1,15 +1,20 @@
 #include "floe/ingest/translator.h"
 
 #include <algorithm>
+#include <cctype>
 #include <charconv>
 #include <cstring>
+#include <unordered_set>
 
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include "floe/base/macros.h"
 #include "floe/columnar/builder.h"
+#include "floe/columnar/compute.h"
 #include "floe/format/text/decoder.h"
 #include "floe/iceberg/data_writer.h"
+#include "floe/iceberg/delete_writer.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
@@ -103,6 +108,84 @@ iceberg::TypePtr KafkaColumnType(bool string_key) {
   });
 }
 
+// A minimal JSON scanner for keyed topics: finds members of an object without building
+// anything (the op field, Debezium's before/after, id columns). Malformed text yields
+// nullopt; the full decode reports the error.
+const char* SkipWs(const char* p, const char* e) {
+  while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) ++p;
+  return p;
+}
+
+const char* SkipString(const char* p, const char* e) {  // p at the opening quote
+  for (++p; p < e; ++p) {
+    if (*p == '\\') {
+      ++p;
+    } else if (*p == '"') {
+      return p + 1;
+    }
+  }
+  return nullptr;
+}
+
+const char* SkipValue(const char* p, const char* e, int depth) {
+  p = SkipWs(p, e);
+  if (p >= e || depth > 64) return nullptr;
+  if (*p == '"') return SkipString(p, e);
+  if (*p == '{' || *p == '[') {
+    const char close = *p == '{' ? '}' : ']';
+    const bool object = *p == '{';
+    p = SkipWs(p + 1, e);
+    if (p < e && *p == close) return p + 1;
+    while (p < e) {
+      if (object) {
+        p = SkipWs(p, e);
+        if (p >= e || *p != '"' || (p = SkipString(p, e)) == nullptr) return nullptr;
+        p = SkipWs(p, e);
+        if (p >= e || *p != ':') return nullptr;
+        ++p;
+      }
+      if ((p = SkipValue(p, e, depth + 1)) == nullptr) return nullptr;
+      p = SkipWs(p, e);
+      if (p >= e) return nullptr;
+      if (*p == close) return p + 1;
+      if (*p != ',') return nullptr;
+      ++p;
+    }
+    return nullptr;
+  }
+  while (p < e && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
+         *p != '\r' && *p != '\n') {
+    ++p;
+  }
+  return p;
+}
+
+// The text of member `name` of the JSON object `text` (names compared as written).
+std::optional<std::string_view> FindMember(std::string_view text, std::string_view name) {
+  const char* p = SkipWs(text.data(), text.data() + text.size());
+  const char* e = text.data() + text.size();
+  if (p >= e || *p != '{') return std::nullopt;
+  p = SkipWs(p + 1, e);
+  if (p < e && *p == '}') return std::nullopt;
+  while (p < e) {
+    p = SkipWs(p, e);
+    if (p >= e || *p != '"') return std::nullopt;
+    const char* key_end = SkipString(p, e);
+    if (key_end == nullptr) return std::nullopt;
+    std::string_view key(p + 1, static_cast<size_t>(key_end - p - 2));
+    p = SkipWs(key_end, e);
+    if (p >= e || *p != ':') return std::nullopt;
+    const char* v = SkipWs(p + 1, e);
+    const char* v_end = SkipValue(v, e, 1);
+    if (v_end == nullptr) return std::nullopt;
+    if (key == name) return std::string_view(v, static_cast<size_t>(v_end - v));
+    p = SkipWs(v_end, e);
+    if (p >= e || *p != ',') return std::nullopt;
+    ++p;
+  }
+  return std::nullopt;
+}
+
 iceberg::Transform PartitionTransform(const PartitionByField& f) {
   if (f.transform == "year") return iceberg::Transform::Year();
   if (f.transform == "month") return iceberg::Transform::Month();
@@ -164,6 +247,14 @@ struct TopicTranslator::Impl {
   std::unique_ptr<iceberg::DataWriter> writer;
   std::vector<iceberg::DataFile> files;
   int64_t pending_rows = 0;
+
+  // Keyed topics (upserts, CDC): the rows of the pending commit as batches of one schema
+  // with each row's op ('U' upsert, 'D' delete), deduplicated by key at commit time.
+  std::vector<col::RecordBatch> held;
+  std::vector<char> held_ops;
+  std::vector<char> pending_ops;   // rows in the builders
+  std::vector<int64_t> processed;  // per partition: one past the last row handled
+  std::vector<iceberg::DataFile> delete_files;
 
   struct DlqRow {
     RowRef row;
@@ -238,6 +329,7 @@ struct TopicTranslator::Impl {
       return dlq_ops.status();
     }
     next = committed;
+    processed = committed;
     for (size_t p = 0; p < parts.size(); ++p) {
       // Records below the log start are gone (retention ran before the topic became a table
       // topic); translation starts at what the log still holds.
@@ -307,6 +399,7 @@ struct TopicTranslator::Impl {
     }
     table_columnar = std::make_shared<col::Schema>(schema.ToColumnar());
     meta = col::MakeBuilder(table_columnar->field(0).type);
+    pending_ops.clear();
     decoder.reset();
     value.reset();
     if (config.value_type == ConvertType::kJson) {
@@ -434,6 +527,66 @@ struct TopicTranslator::Impl {
     headers->Close();
   }
 
+  // Keyed topics: the op and the row's JSON text of a value (Debezium: `after`, or `before`
+  // for a delete; the envelope may sit in `payload`). kInvalidArgument: invalid data.
+  Result<std::pair<char, std::string_view>> Envelope(std::string_view value) const {
+    char op = 'U';
+    std::string_view row = value;
+    if (config.transform == TransformType::kFlattenDebezium) {
+      std::string_view envelope = value;
+      if (auto payload = FindMember(value, "payload"); payload && payload->starts_with('{')) {
+        envelope = *payload;
+      }
+      auto op_text = FindMember(envelope, "op");
+      if (!op_text || op_text->size() != 3 || (*op_text)[0] != '"') {
+        return Status::InvalidArgument("not a Debezium envelope: no \"op\"");
+      }
+      const char c = (*op_text)[1];
+      if (c != 'c' && c != 'r' && c != 'u' && c != 'd') {
+        return Status::InvalidArgument("Debezium op '{}' is not c, r, u or d", c);
+      }
+      op = c == 'd' ? 'D' : 'U';
+      auto image = FindMember(envelope, op == 'D' ? "before" : "after");
+      if (!image || !image->starts_with('{')) {
+        return Status::InvalidArgument("Debezium op '{}' without \"{}\"", c,
+                                       op == 'D' ? "before" : "after");
+      }
+      row = *image;
+    } else if (!config.cdc_field.empty()) {
+      std::string_view at = value;
+      std::optional<std::string_view> field;
+      size_t start = 0;
+      while (true) {
+        size_t dot = config.cdc_field.find('.', start);
+        std::string_view name =
+            std::string_view(config.cdc_field).substr(start, dot == std::string::npos
+                                                                 ? std::string::npos
+                                                                 : dot - start);
+        field = FindMember(at, name);
+        if (!field || dot == std::string::npos) break;
+        at = *field;
+        start = dot + 1;
+      }
+      if (!field || field->size() < 3 || (*field)[0] != '"') {
+        return Status::InvalidArgument("no string CDC field \"{}\"", config.cdc_field);
+      }
+      const char c = static_cast<char>(std::toupper(static_cast<unsigned char>((*field)[1])));
+      if (c != 'I' && c != 'U' && c != 'D') {
+        return Status::InvalidArgument("CDC field \"{}\" is {}, not I, U or D", config.cdc_field,
+                                       *field);
+      }
+      // An insert replaces a row of the same key too: a replayed source stays one row.
+      op = c == 'D' ? 'D' : 'U';
+    }
+    for (const std::string& id_column : config.id_columns) {
+      auto v = FindMember(row, id_column);
+      if (!v || *v == "null") {
+        return Status::InvalidArgument("the row has no id column \"{}\"", id_column);
+      }
+    }
+    return std::make_pair(op, row);
+  }
+
   // Decodes one row's value into the value builders; on error the builders may hold part
   // of the row (json), so the caller rebuilds them.
   Status DecodeValue(const RowRef& row, bool* invalid_data) {
@@ -455,6 +608,20 @@ struct TopicTranslator::Impl {
     if (config.value_type == ConvertType::kString) {
       auto* b = static_cast<col::BinaryBuilder*>(value.get());
       row.value_len < 0 ? b->AppendNull() : b->Append(Bytes(row.value_pos, row.value_len));
+      return Status::OK();
+    }
+    if (config.keyed()) {
+      if (row.value_len < 0) {
+        *invalid_data = true;
+        return Status::InvalidArgument("a null value carries no key to upsert or delete");
+      }
+      auto envelope = Envelope(Bytes(row.value_pos, row.value_len));
+      if (!envelope.ok()) {
+        *invalid_data = true;
+        return envelope.status();
+      }
+      FLOE_RETURN_IF_ERROR(decoder->DecodeJsonRow(envelope->second));
+      pending_ops.push_back(envelope->first);
       return Status::OK();
     }
     if (row.value_len < 0) {
@@ -482,6 +649,12 @@ struct TopicTranslator::Impl {
       columns.push_back(value->Finish());
     }
     if (n == 0) return Status::OK();
+    if (config.keyed()) {
+      held.emplace_back(table_columnar, n, std::move(columns));
+      held_ops.insert(held_ops.end(), pending_ops.begin(), pending_ops.end());
+      pending_ops.clear();
+      return Status::OK();
+    }
     if (!writer) {
       const iceberg::TableMetadata& md = *table->metadata();
       iceberg::FileWriterOptions o;
@@ -504,6 +677,98 @@ struct TopicTranslator::Impl {
     return Status::OK();
   }
 
+  // Keyed topics: the held rows as equality deletes of every key they touch plus the last
+  // row of each key that is not a delete (Iceberg spec, Row-level deletes: an equality
+  // delete applies to data files of lower sequence numbers, so rows of the same commit are
+  // deduplicated here).
+  Status WriteKeyed() {
+    if (held.empty()) return Status::OK();
+    const iceberg::TableMetadata& md = *table->metadata();
+    const iceberg::Schema& schema = *md.current_schema();
+    std::vector<size_t> key_columns;
+    std::vector<iceberg::NestedField> key_fields;
+    std::vector<int32_t> key_ids;
+    for (const std::string& name : config.id_columns) {
+      for (size_t c = 0; c < schema.fields().size(); ++c) {
+        if (schema.fields()[c].name != name) continue;
+        key_columns.push_back(c);
+        key_fields.push_back(schema.fields()[c]);
+        key_ids.push_back(schema.fields()[c].id);
+      }
+    }
+    if (key_columns.size() != config.id_columns.size()) {
+      return Status::FailedPrecondition("table {} lacks an id column of {}", id.ToString(),
+                                        fmt::join(config.id_columns, ", "));
+    }
+    std::vector<std::vector<uint8_t>> keep_key(held.size());
+    std::vector<std::vector<uint8_t>> keep_row(held.size());
+    // One entry per distinct key of the commit (not per row).
+    std::unordered_set<std::string> seen;
+    std::string key;
+    size_t op_index = held_ops.size();
+    for (size_t b = held.size(); b-- > 0;) {
+      const col::RecordBatch& batch = held[b];
+      keep_key[b].assign(static_cast<size_t>(batch.num_rows()), 0);
+      keep_row[b].assign(static_cast<size_t>(batch.num_rows()), 0);
+      for (int64_t i = batch.num_rows(); i-- > 0;) {
+        --op_index;
+        key.clear();
+        for (size_t c : key_columns) {
+          const col::Array& a = batch.column(c);
+          if (a.IsNull(i)) {
+            key += '\0';
+          } else if (a.type()->is_binary_like()) {
+            std::string_view v = a.BinaryValue(i);
+            key += '\1';
+            key += std::to_string(v.size());
+            key += ':';
+            key += v;
+          } else if (a.type_id() == col::TypeId::kBool) {
+            key += a.BoolValue(i) ? "\1t" : "\1f";
+          } else {
+            key += '\1';
+            key += a.FixedValue(i);
+          }
+        }
+        if (!seen.insert(key).second) continue;
+        keep_key[b][static_cast<size_t>(i)] = 1;
+        keep_row[b][static_cast<size_t>(i)] = held_ops[op_index] != 'D';
+      }
+    }
+    FLOE_ASSIGN_OR_RETURN(iceberg::Schema key_schema,
+                          iceberg::Schema::Make(key_fields, schema.schema_id()));
+    iceberg::FileWriterOptions o;
+    o.table_location = md.location;
+    o.properties = md.properties;
+    o.operation_id = table->operations().env().NewUuid();
+    FLOE_ASSIGN_OR_RETURN(auto deletes,
+                          iceberg::EqualityDeleteWriter::Make(&table->io(), key_schema, key_ids,
+                                                              *md.default_spec(), o));
+    if (!writer) {
+      FLOE_ASSIGN_OR_RETURN(writer, iceberg::DataWriter::Make(&table->io(), schema,
+                                                              *md.default_spec(),
+                                                              iceberg::SortOrder(), false, o));
+    }
+    auto key_columnar = std::make_shared<col::Schema>(key_schema.ToColumnar());
+    int64_t rows_kept = 0;
+    for (size_t b = 0; b < held.size(); ++b) {
+      col::RecordBatch keys_of = col::Filter(held[b], keep_key[b]);
+      std::vector<col::Array> columns;
+      for (size_t c : key_columns) columns.push_back(std::move(keys_of.mutable_columns()[c]));
+      FLOE_RETURN_IF_ERROR(
+          deletes->Write(col::RecordBatch(key_columnar, keys_of.num_rows(), std::move(columns))));
+      col::RecordBatch rows_of = col::Filter(held[b], keep_row[b]);
+      rows_kept += rows_of.num_rows();
+      if (rows_of.num_rows() > 0) FLOE_RETURN_IF_ERROR(writer->Write(rows_of));
+    }
+    FLOE_ASSIGN_OR_RETURN(iceberg::DeleteWriteResult written, deletes->Close());
+    for (auto& f : written.delete_files) delete_files.push_back(std::move(f));
+    held.clear();
+    held_ops.clear();
+    pending_rows = rows_kept;
+    return CloseWriter();
+  }
+
   // Evolves the table so that `object` (the record's value columns as JSON) decodes.
   // Returns false when no change would help.
   Result<bool> Evolve(const nlohmann::json& object, std::string* conflict) {
@@ -522,14 +787,42 @@ struct TopicTranslator::Impl {
       }
     }
     if (changes.empty()) return false;
+    auto is_id = [&](const SchemaChange& c) {
+      return std::find(config.id_columns.begin(), config.id_columns.end(), c.name) !=
+             config.id_columns.end();
+    };
+    bool adds_id = false;
+    for (const SchemaChange& c : changes) {
+      if (!config.keyed() || !c.parent.empty()) continue;
+      if (c.kind == SchemaChange::Kind::kMakeOptional && is_id(c)) {
+        *conflict = fmt::format("the id column \"{}\" is null", c.name);
+        return false;
+      }
+      if (c.kind == SchemaChange::Kind::kAddColumn && is_id(c)) {
+        if (c.type->is_nested()) {
+          *conflict = fmt::format("the id column \"{}\" is not a primitive value", c.name);
+          return false;
+        }
+        adds_id = true;
+      }
+    }
+    if (config.keyed()) {
+      // Held rows have the old schema: commit them (up to the rows handled so far) first.
+      FLOE_RETURN_IF_ERROR(CommitUpTo(processed, /*final=*/false));
+    }
     // Files already written keep the old schema (readers map them by field id); rows from
     // here on use the new one.
     FLOE_RETURN_IF_ERROR(CloseWriter());
     std::unique_ptr<iceberg::UpdateSchema> update = table->NewUpdateSchema();
+    if (adds_id) {
+      // Identifier fields must be required; the columns are new, so no rows lack them.
+      update->AllowIncompatibleChanges();
+    }
     for (const SchemaChange& c : changes) {
       switch (c.kind) {
         case SchemaChange::Kind::kAddColumn:
-          update->AddColumn(c.parent, c.name, c.type);
+          update->AddColumn(c.parent, c.name, c.type, {},
+                            config.keyed() && c.parent.empty() && is_id(c));
           break;
         case SchemaChange::Kind::kWiden:
           update->UpdateColumn(c.name, c.type);
@@ -538,6 +831,17 @@ struct TopicTranslator::Impl {
           update->MakeColumnOptional(c.name);
           break;
       }
+    }
+    if (config.keyed() && schema.identifier_field_ids().empty()) {
+      bool all = true;
+      for (const std::string& name : config.id_columns) {
+        bool added = false;
+        for (const SchemaChange& c : changes) {
+          added |= c.kind == SchemaChange::Kind::kAddColumn && c.parent.empty() && c.name == name;
+        }
+        all &= added || schema.FindFieldByName(name) != nullptr;
+      }
+      if (all) update->SetIdentifierFields(config.id_columns);
     }
     FLOE_RETURN_IF_ERROR(update->Commit());
     FLOE_RETURN_IF_ERROR(MaybeAddPartitionFields());
@@ -579,8 +883,13 @@ struct TopicTranslator::Impl {
     std::string reason = std::string(why.message());
     if (!invalid_data && config.value_type == ConvertType::kJson && row.value_len >= 0 &&
         !evolved_already) {
-      nlohmann::json parsed =
-          nlohmann::json::parse(Bytes(row.value_pos, row.value_len), nullptr, false);
+      std::string_view text = Bytes(row.value_pos, row.value_len);
+      if (config.keyed()) {
+        // DecodeValue only fails after a good envelope for keyed rows: its row text.
+        auto envelope = Envelope(text);
+        if (envelope.ok()) text = envelope->second;
+      }
+      nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
       if (parsed.is_discarded() || !parsed.is_object()) {
         invalid_data = true;
         reason = parsed.is_discarded() ? "the value is not JSON" : "the value is not a JSON object";
@@ -619,6 +928,7 @@ struct TopicTranslator::Impl {
       Status st = DecodeValue(rows[i], &invalid);
       if (st.ok()) {
         AppendMeta(rows[i]);
+        processed[static_cast<size_t>(rows[i].partition)] = rows[i].offset + 1;
         ++i;
         continue;
       }
@@ -638,6 +948,7 @@ struct TopicTranslator::Impl {
         evolved_row = i;
         continue;
       }
+      processed[static_cast<size_t>(rows[i].partition)] = rows[i].offset + 1;
       ++i;
       segment = i;
     }
@@ -742,30 +1053,51 @@ struct TopicTranslator::Impl {
 
   Status Commit() {
     FLOE_RETURN_IF_ERROR(Flush());
+    FLOE_RETURN_IF_ERROR(CommitUpTo(next, /*final=*/true));
+    processed = next;
+    return Status::OK();
+  }
+
+  // Commits everything written so far as the partitions' ranges up to `ends`. `final`: the
+  // arena holds nothing more (a mid-flush commit of a keyed topic keeps it).
+  Status CommitUpTo(std::vector<int64_t> ends, bool final) {
     bool advanced = false;
-    for (size_t p = 0; p < next.size(); ++p) advanced |= next[p] > committed[p];
+    for (size_t p = 0; p < ends.size(); ++p) advanced |= ends[p] > committed[p];
     if (!advanced) {
       last_commit_ms = Now();
       return Status::OK();
     }
     const int64_t start_ms = Now();
     if (!table) FLOE_RETURN_IF_ERROR(CreateTable());
-    FLOE_RETURN_IF_ERROR(CloseWriter());
-    FLOE_RETURN_IF_ERROR(CommitDlq(next));
-    arena.Clear();
+    FLOE_RETURN_IF_ERROR(config.keyed() ? WriteKeyed() : CloseWriter());
+    FLOE_RETURN_IF_ERROR(CommitDlq(ends));
+    if (final) arena.Clear();
     std::string ranges;
-    for (size_t p = 0; p < next.size(); ++p) {
+    for (size_t p = 0; p < ends.size(); ++p) {
       if (p > 0) ranges += ',';
       ranges += std::to_string(p) + ":" + std::to_string(committed[p]) + "-" +
-                std::to_string(next[p]);
+                std::to_string(ends[p]);
     }
     std::unique_ptr<iceberg::Transaction> txn = table->NewTransaction();
-    iceberg::AppendFiles& append = txn->NewAppend();
-    for (const auto& f : files) append.AppendFile(f);
-    append.Set(std::string(kSummaryTopic), topic);
-    append.Set(std::string(kSummaryOffsets), ranges);
+    iceberg::SnapshotProducer* producer;
+    if (delete_files.empty()) {
+      iceberg::AppendFiles& append = txn->NewAppend();
+      for (const auto& f : files) append.AppendFile(f);
+      append.Set(std::string(kSummaryTopic), topic);
+      append.Set(std::string(kSummaryOffsets), ranges);
+      producer = &append;
+    } else {
+      // Deletes and inserts of one commit in one snapshot (a row delta, as Flink's upsert
+      // writer commits).
+      iceberg::RowDelta& delta = txn->NewRowDelta();
+      for (const auto& f : files) delta.AddRows(f);
+      for (const auto& f : delete_files) delta.AddDeletes(f);
+      delta.Set(std::string(kSummaryTopic), topic);
+      delta.Set(std::string(kSummaryOffsets), ranges);
+      producer = &delta;
+    }
     const std::string expected = committed_property;
-    append.AddBaseCheck([expected](const iceberg::TableMetadata& base) -> Status {
+    producer->AddBaseCheck([expected](const iceberg::TableMetadata& base) -> Status {
       auto it = base.properties.find(std::string(kPropertyOffsets));
       std::string now = it == base.properties.end() ? std::string() : it->second;
       if (now != expected) {
@@ -775,15 +1107,16 @@ struct TopicTranslator::Impl {
       }
       return Status::OK();
     });
-    FLOE_RETURN_IF_ERROR(append.Commit());
+    FLOE_RETURN_IF_ERROR(producer->Commit());
     iceberg::UpdateProperties& props = txn->NewUpdateProperties();
-    std::string property = FormatOffsets(next);
+    std::string property = FormatOffsets(ends);
     props.Set(std::string(kPropertyOffsets), property);
     FLOE_RETURN_IF_ERROR(props.Commit());
     FLOE_RETURN_IF_ERROR(txn->Commit());
     committed_property = property;
-    committed = next;
+    committed = ends;
     files.clear();
+    delete_files.clear();
     const int64_t rows_committed = pending_rows;
     pending_rows = 0;
     FLOE_RETURN_IF_ERROR(broker([&](kafka::Broker& b) {
@@ -808,6 +1141,10 @@ struct TopicTranslator::Impl {
     if (writer) (void)writer->Abort();
     writer.reset();
     files.clear();
+    delete_files.clear();
+    held.clear();
+    held_ops.clear();
+    pending_ops.clear();
     rows.clear();
     dlq_rows.clear();
     arena.Clear();
@@ -848,6 +1185,7 @@ Status TopicTranslator::RunOnce() {
       s.committed.resize(parts.size(), 0);
       s.next.resize(parts.size(), 0);
       s.dlq_end.resize(parts.size(), 0);
+      s.processed.resize(parts.size(), 0);
     }
     for (size_t p = 0; p < s.next.size(); ++p) {
       FLOE_RETURN_IF_ERROR(s.ReadPartition(static_cast<int32_t>(p), parts[p].log_end_offset));
