@@ -14,6 +14,11 @@
 // After a crash or restart the coordinator reads the property and resumes there, so each
 // acked record lands exactly once.
 //
+// Keyed topics (upsert.enable, cdc.field, flatten_debezium) hold a commit's rows with their
+// op and commit them as one row delta: an equality delete for every key touched and the last
+// row of each key not deleted (equality deletes only reach earlier commits, so duplicates
+// within a commit are dropped here). A schema change commits the held rows first.
+//
 // Records that cannot be decoded (invalid_data: not JSON, not an object, not UTF-8) or
 // converted (a value that fits no evolution of its column) go to `<table>_dlq` per
 // errors.tolerance, committed just before the table with the same offsets property, so a
