@@ -87,6 +87,15 @@ void IngestService::StartWorker(const std::string& topic, const std::string& con
   w->thread = std::thread([this, w, topic, config = std::move(config)]() mutable {
     auto pool = registry_->Get(options_.catalog);
     std::optional<catalog::CatalogLease> lease;
+    // The translator uses the leased catalog (its FileIO, its connection): it goes first.
+    struct DropFirst {
+      IngestService* service;
+      Worker* worker;
+      ~DropFirst() {
+        std::lock_guard lock(service->mu_);
+        worker->translator.reset();
+      }
+    } drop_first{this, w};
     auto wait = [w](std::chrono::milliseconds d) {
       std::unique_lock lock(w->mu);
       w->cv.wait_for(lock, d, [w] { return w->stop; });
