@@ -772,7 +772,9 @@ struct TopicTranslator::Impl {
   // Evolves the table so that `object` (the record's value columns as JSON) decodes.
   // Returns false when no change would help.
   Result<bool> Evolve(const nlohmann::json& object, std::string* conflict) {
-    const iceberg::Schema& schema = *table->metadata()->current_schema();
+    // Held: a keyed topic commits below, which replaces the table's metadata.
+    const iceberg::TableMetadataPtr metadata = table->metadata();
+    const iceberg::Schema& schema = *metadata->current_schema();
     std::vector<iceberg::NestedField> rest(schema.fields().begin() + 1, schema.fields().end());
     std::vector<SchemaChange> changes;
     Status inferred = InferChanges(rest, object, "", &changes);

@@ -425,7 +425,9 @@ TEST_F(TranslatorTest, DebeziumEnvelopesBecomeDeletesAndUpserts) {
   ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
   ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
   EXPECT_EQ(LiveRows(Scan("cdc")), (std::map<int64_t, std::string>{{2, "again"}, {4, "x"}}));
-  const iceberg::Snapshot* snap = Load("cdc").table->metadata()->current_snapshot();
+  Loaded l = Load("cdc");
+  const iceberg::Snapshot* snap = l.table->metadata()->current_snapshot();
+  ASSERT_NE(snap, nullptr);
   EXPECT_EQ(snap->operation, "overwrite");  // a row delta with deletes (Java's RowDelta)
 }
 
