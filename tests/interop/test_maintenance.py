@@ -105,3 +105,46 @@ def test_bad_duration_is_refused_by_the_api(server):
         "POST", "/api/v1/catalogs/default/namespaces/db/tables/t/properties",
         {"updates": {"snapshot.keep.duration": "12 fortnights"}})
     assert code == 400 and "snapshot.keep.duration" in body["error"]["message"]
+
+
+def test_orphan_files_older_than_the_bound_are_deleted(server):
+    cat = RestCatalog("floe", uri=server.uri, warehouse="default")
+    cat.create_namespace("db")
+    props = {"clean-orphan-file.enabled": "true",
+             "clean-orphan-file.min-existing-time-minutes": "60",
+             "self-optimizing.enabled": "false", "table-expire.enabled": "false"}
+    t = cat.create_table("db.t", SCHEMA, properties=props)
+    t.append(rows(0, 10))
+    t.append(rows(10, 10))
+    root = local_path(t.location())
+    two_hours_ago = time.time() - 7200
+    old_orphans = [os.path.join(root, "data", "failed-writer-00001.parquet"),
+                   os.path.join(root, "metadata", "lost-commit-m0.avro")]
+    young_orphan = os.path.join(root, "data", "in-flight-00002.parquet")
+    outside = os.path.join(root, "data-archive", "keep.parquet")
+    for path in old_orphans + [young_orphan, outside]:
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "wb") as f:
+            f.write(b"not referenced by the table")
+    for path in old_orphans + [outside]:
+        os.utime(path, (two_hours_ago, two_hours_ago))
+    # What pyiceberg says the table references, all older than the bound too, so that only
+    # the references keep them.
+    referenced = [local_path(t.metadata_location)]
+    referenced += [local_path(entry.metadata_file) for entry in t.metadata.metadata_log]
+    for snapshot in t.metadata.snapshots:
+        referenced.append(local_path(snapshot.manifest_list))
+        for manifest in snapshot.manifests(t.io):
+            referenced.append(local_path(manifest.manifest_path))
+    referenced += [local_path(task.file.file_path) for task in t.scan().plan_files()]
+    for path in referenced:
+        os.utime(path, (two_hours_ago, two_hours_ago))
+
+    t.append(rows(20, 5))  # the commit event: the optimizer evaluates the table
+    wait_for(lambda: not any(os.path.exists(p) for p in old_orphans), "orphan cleaning", server)
+    assert os.path.exists(young_orphan)
+    assert os.path.exists(outside)
+    assert all(os.path.exists(p) for p in referenced)
+    t = cat.load_table("db.t")
+    assert sorted(r["id"] for r in t.scan().to_arrow().to_pylist()) == list(range(25))
+    assert '"event":"orphan-files-cleaned"' in server.log_text()

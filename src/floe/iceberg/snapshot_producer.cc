@@ -542,6 +542,7 @@ Result<SnapshotProducer::Written> SnapshotProducer::ApplyManifests(const TableMe
 Status SnapshotProducer::Apply(const TableMetadata& base, TableOperations& ops,
                                std::vector<TableUpdate>* updates) {
   if (base.current_schema() == nullptr) return Status::InvalidArgument("table has no schema");
+  for (const auto& check : base_checks_) FLOE_RETURN_IF_ERROR(check(base));
   // Java SnapshotUtil.latestSnapshot: a branch that does not exist yet starts from main.
   const SnapshotRef* ref = base.ref(branch_);
   const Snapshot* parent = ref != nullptr ? base.snapshot_by_id(ref->snapshot_id)

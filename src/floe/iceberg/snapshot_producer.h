@@ -26,6 +26,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -57,6 +58,14 @@ class SnapshotProducer : public PendingUpdate {
   Status Apply(const TableMetadata& base, TableOperations& ops,
                std::vector<TableUpdate>* updates) override;
   void Cleanup(const TableMetadata* committed, TableOperations& ops) override;
+
+  // Adds a check of the metadata each attempt applies to (a retry re-runs it against the
+  // refreshed table); an error ends the commit. A writer that keeps its own progress in the
+  // table (the table-topic coordinator's offsets) refuses to commit over a change it did
+  // not expect, which a plain retry would otherwise rebase over.
+  void AddBaseCheck(std::function<Status(const TableMetadata& base)> check) {
+    base_checks_.push_back(std::move(check));
+  }
 
  protected:
   SnapshotProducer() = default;
@@ -148,6 +157,7 @@ class SnapshotProducer : public PendingUpdate {
   std::string NextManifestPath(const TableMetadata& base);
 
   std::string branch_{kMainBranch};
+  std::vector<std::function<Status(const TableMetadata&)>> base_checks_;
   std::vector<std::pair<std::string, std::string>> summary_properties_;
   std::map<int32_t, std::vector<DataFile>> new_data_files_;  // by spec id
   std::set<std::string> new_data_paths_;

@@ -65,7 +65,7 @@ constexpr ConfigDef kTopicConfigs[] = {
     {"floe.table.topic.commit.interval.ms", "60000", 5},
     {"floe.table.topic.namespace", "", 2},
     {"floe.table.topic.convert.value.type", "raw", 2},
-    {"floe.table.topic.convert.key.type", "raw", 2},
+    {"floe.table.topic.convert.key.type", "string", 2},
     {"floe.table.topic.transform.value.type", "none", 2},
     {"floe.table.topic.id.columns", "", 7},
     {"floe.table.topic.upsert.enable", "false", 1},
@@ -363,8 +363,44 @@ int64_t Broker::ProtectedOffset(const std::string& topic, int32_t partition) con
       static_cast<size_t>(partition) >= it->second.partitions.size()) {
     return 0;
   }
-  if (ConfigValue(it->second, "floe.table.topic.enable") == "true") return 0;
-  return it->second.partitions[static_cast<size_t>(partition)].log->log_end_offset();
+  const Partition& p = it->second.partitions[static_cast<size_t>(partition)];
+  if (ConfigValue(it->second, "floe.table.topic.enable") == "true") return p.committed_offset;
+  return p.log->log_end_offset();
+}
+
+std::vector<Broker::TopicView> Broker::ListTopics() const {
+  std::vector<TopicView> out;
+  out.reserve(topics_.size());
+  for (const auto& [name, topic] : topics_) {
+    TopicView& v = out.emplace_back();
+    v.name = name;
+    v.configs = topic.configs;
+    for (const Partition& p : topic.partitions) {
+      v.partitions.push_back({p.log->log_start_offset(), p.log->log_end_offset(),
+                              p.records_appended, p.last_append_ms});
+    }
+  }
+  return out;
+}
+
+Status Broker::ReadLog(const std::string& topic, int32_t partition, int64_t offset,
+                       size_t max_bytes, Buffer* out) const {
+  auto it = topics_.find(topic);
+  if (it == topics_.end() || partition < 0 ||
+      static_cast<size_t>(partition) >= it->second.partitions.size()) {
+    return Status::NotFound("no partition {} of topic '{}'", partition, topic);
+  }
+  return it->second.partitions[static_cast<size_t>(partition)].log->Read(offset, max_bytes, out);
+}
+
+void Broker::SetCommittedOffset(const std::string& topic, int32_t partition, int64_t offset) {
+  auto it = topics_.find(topic);
+  if (it == topics_.end() || partition < 0 ||
+      static_cast<size_t>(partition) >= it->second.partitions.size()) {
+    return;
+  }
+  Partition& p = it->second.partitions[static_cast<size_t>(partition)];
+  p.committed_offset = std::max(p.committed_offset, offset);
 }
 
 // ---------------------------------------------------------------------------------------
@@ -594,6 +630,8 @@ ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition,
     return ErrorCode::kKafkaStorageError;
   }
   *base_offset = *offset;
+  partition.records_appended += h.records_count;
+  partition.last_append_ms = Now();
   BatchHeader stored = h;
   stored.base_offset = *offset;
   TrackProducer(partition, stored);
@@ -885,7 +923,8 @@ Status Broker::HandleCreateTopics(const RequestHeader& h, KafkaReader& r, Respon
       fail(ErrorCode::kInvalidPartitions, "partition count must be between 1 and 10000");
     } else if (t.replication_factor != -1 && t.replication_factor != 1) {
       fail(ErrorCode::kInvalidReplicationFactor, "floe has one replica per partition");
-    } else if (config_error) {
+    } else if (config_error || (options_.validate_topic_configs &&
+                                (config_error = options_.validate_topic_configs(configs)))) {
       fail(ErrorCode::kInvalidConfig, *config_error);
     } else if (!req.validate_only) {
       Result<Topic*> created = CreateTopic(t.name, partitions, configs);
@@ -1042,6 +1081,7 @@ Status Broker::HandleIncrementalAlterConfigs(const RequestHeader& h, KafkaReader
       }
       if (error) break;
     }
+    if (!error && options_.validate_topic_configs) error = options_.validate_topic_configs(configs);
     if (error) {
       out.error_code = Code(ErrorCode::kInvalidConfig);
       out.error_message = *error;

@@ -55,6 +55,12 @@ struct BrokerOptions {
   int64_t retention_check_interval_ms = 300'000;
   // Bound on a request's decompressed record bytes (decompression bombs).
   size_t max_uncompressed_batch_bytes = 64 << 20;
+  // Checks a table topic's whole config set (the `floe.table.topic.*` keys, after the
+  // per-key type checks) on CreateTopics and IncrementalAlterConfigs: an error message
+  // becomes INVALID_CONFIG. Injected by the server (ingest/topic_config.h), since the
+  // broker does not know what a table topic means.
+  std::function<std::optional<std::string>(const std::map<std::string, std::string>&)>
+      validate_topic_configs;
   // Milliseconds since the epoch; a steady clock is not needed (deadlines are coarse).
   std::function<int64_t()> now_ms;
   uint64_t random_seed = 0;  // 0: from std::random_device
@@ -81,10 +87,34 @@ class Broker {
 
   void set_advertised_port(int32_t port) { options_.advertised_port = port; }
 
-  // The first offset of `topic`/`partition` that retention must keep: today the log end
-  // for plain topics and 0 for table topics (nothing is translated yet); the translator will
-  // move it to its committed offset.
+  // The first offset of `topic`/`partition` that retention must keep: the log end for
+  // plain topics; for table topics the offset the translator last committed to the table
+  // (SetCommittedOffset), 0 until it reports one.
   int64_t ProtectedOffset(const std::string& topic, int32_t partition) const;
+
+  // What the table translator (ingest/) sees of a topic.
+  struct TopicView {
+    std::string name;
+    std::map<std::string, std::string> configs;  // set on the topic (canonical names)
+    struct PartitionView {
+      int64_t log_start_offset = 0;
+      int64_t log_end_offset = 0;
+      int64_t records_appended = 0;  // since the broker started
+      int64_t last_append_ms = -1;
+    };
+    std::vector<PartitionView> partitions;
+  };
+  std::vector<TopicView> ListTopics() const;
+
+  // Appends whole batches of `topic`/`partition` from the one holding `offset`, up to
+  // `max_bytes` (at least one batch when `offset` is below the log end). kNotFound for an
+  // unknown topic or partition or an offset outside the log.
+  Status ReadLog(const std::string& topic, int32_t partition, int64_t offset, size_t max_bytes,
+                 Buffer* out) const;
+
+  // Records that everything below `offset` of a table topic's partition is committed to its
+  // table: retention may delete it from now on.
+  void SetCommittedOffset(const std::string& topic, int32_t partition, int64_t offset);
 
   struct ProducerBatch {
     int32_t first_seq;
@@ -98,6 +128,9 @@ class Broker {
   struct Partition {
     std::unique_ptr<PartitionLog> log;
     std::map<int64_t, ProducerState> producers;
+    int64_t committed_offset = 0;  // table topics: below this, in the table
+    int64_t records_appended = 0;
+    int64_t last_append_ms = -1;
   };
   struct Topic {
     std::string name;

@@ -1,6 +1,7 @@
 #include "floe/kafka/kafka_server.h"
 
 #include <deque>
+#include <future>
 #include <optional>
 #include <set>
 #include <thread>
@@ -196,6 +197,30 @@ Result<std::unique_ptr<KafkaServer>> KafkaServer::Start(KafkaServerOptions optio
   impl->ScheduleTick();
   impl->io_thread = std::thread([raw = impl.get()] { raw->ioc.run(); });
   return std::unique_ptr<KafkaServer>(new KafkaServer(std::move(impl)));
+}
+
+Status KafkaServer::Call(const std::function<void(Broker&)>& fn) {
+  Impl& s = *impl_;
+  if (!s.io_thread.joinable()) return Status::Unavailable("the kafka listener is stopped");
+  // The promise outlives the wait: a handler dropped unrun at shutdown breaks it, which
+  // the waiter sees as an exception from get() (turned into kUnavailable here).
+  auto done = std::make_shared<std::promise<bool>>();
+  std::future<bool> ran = done->get_future();
+  asio::post(s.ioc, [&s, &fn, done] {
+    if (s.stopped || !s.broker) {
+      done->set_value(false);
+      return;
+    }
+    fn(*s.broker);
+    done->set_value(true);
+  });
+  bool ok = false;
+  try {
+    ok = ran.get();
+  } catch (const std::future_error&) {
+    ok = false;
+  }
+  return ok ? Status::OK() : Status::Unavailable("the kafka listener is stopping");
 }
 
 void KafkaServer::Stop() {

@@ -11,6 +11,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -42,6 +43,11 @@ class KafkaServer {
   KafkaServer& operator=(const KafkaServer&) = delete;
 
   uint16_t port() const;
+
+  // Runs `fn` on the io thread, the broker's only thread, and waits for it: how other
+  // threads (the table translator) read the broker. Must not be called from the io thread.
+  // kUnavailable once the server is stopping.
+  Status Call(const std::function<void(Broker&)>& fn);
 
   // Closes the listener and every connection, then the broker (flushing its logs).
   // Idempotent.

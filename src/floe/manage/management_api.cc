@@ -17,6 +17,7 @@
 #include "floe/iceberg/sort_order.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/metadata_updates.h"
+#include "floe/manage/topics_api.h"
 #include "floe/optimize/maintenance.h"
 #include "floe/optimize/optimizing_config.h"
 #include "floe/optimize/rewrite.h"
@@ -416,6 +417,9 @@ Result<std::unique_ptr<ManagementApi>> ManagementApi::Make(
 
 std::optional<rest::RouteTarget> ManagementApi::Target(const http::HttpRequest& request) const {
   auto segments = http::SplitPath(request.path);
+  if (segments.ok() && segments->size() >= 3 && (*segments)[2] == "topics") {
+    return rest::RouteTarget{options_.topics_catalog, false};
+  }
   if (!segments.ok() || segments->size() < 3 || (*segments)[2] != "catalogs") {
     return std::nullopt;
   }
@@ -465,6 +469,10 @@ Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
   if (seg.empty() || (seg.size() == 1 && seg[0] == "openapi.json")) {
     if (!get) return wrong_method();
     return HttpResponse::Json(200, std::string(OpenApiDocument()));
+  }
+  if (seg[0] == "topics") {
+    return HandleTopicsRequest(options_.ingest, method, seg, call.query,
+                               options_.now_ms ? options_.now_ms() : 0);
   }
   if (seg.size() == 1) {
     if (seg[0] == "overview") return get ? Overview(call) : wrong_method();

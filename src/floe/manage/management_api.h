@@ -24,6 +24,7 @@
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http.h"
+#include "floe/ingest/ingest_service.h"
 #include "floe/metastore/metastore.h"
 #include "floe/optimize/service.h"
 #include "floe/rest/rest_catalog_service.h"
@@ -48,6 +49,11 @@ struct ManagementOptions {
   std::function<void(const std::string&)> on_catalog_removed;
   // Called after a table's properties changed through the API (the optimizer re-reads them).
   std::function<void(const std::string&, const catalog::TableIdentifier&)> on_table_changed;
+  // Table topics (topics_api.h); null when the Kafka endpoint is off.
+  ingest::IngestService* ingest = nullptr;
+  // The catalog table topics write to: reading /api/v1/topics needs read access to it.
+  std::string topics_catalog;
+  std::function<int64_t()> now_ms;
 };
 
 // Which catalogs a caller may see and change; empty: everything (authentication off).

@@ -175,7 +175,7 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
                                  {"enabled", "host", "port", "advertised-host", "node-id", "fsync",
                                   "flush-interval-ms", "num-partitions", "auto-create-topics",
                                   "retention-ms", "retention-bytes", "segment-bytes",
-                                  "max-request-bytes"}));
+                                  "max-request-bytes", "table-catalog", "table-namespace"}));
   if (node["enabled"]) {
     FLOE_ASSIGN_OR_RETURN(kafka->enabled, Boolean(node["enabled"], "kafka.enabled"));
   }
@@ -230,6 +230,16 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
     FLOE_ASSIGN_OR_RETURN(int64_t n, Integer(node["max-request-bytes"], "kafka.max-request-bytes",
                                              1024, int64_t{1} << 31));
     kafka->max_request_bytes = static_cast<size_t>(n);
+  }
+  if (node["table-catalog"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->table_catalog, Scalar(node["table-catalog"], "kafka.table-catalog"));
+  }
+  if (node["table-namespace"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->table_namespace,
+                          Scalar(node["table-namespace"], "kafka.table-namespace"));
+    if (kafka->table_namespace.empty()) {
+      return Status::InvalidArgument("kafka.table-namespace must not be empty");
+    }
   }
   return Status::OK();
 }

@@ -30,6 +30,8 @@
 //     fsync: batch                         # or interval (flush-interval-ms)
 //     num-partitions: 1                    # for auto-created topics
 //     retention-ms: 604800000
+//     table-catalog: lake                  # where table topics' tables go (default: default-catalog)
+//     table-namespace: kafka               # for topics without floe.table.topic.namespace
 //   auth:                                  # off by default (a server on loopback)
 //     enabled: true                        # FLOE_AUTH_ENABLED
 //     token-lifetime-seconds: 3600

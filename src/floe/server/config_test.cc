@@ -73,6 +73,8 @@ kafka:
   num-partitions: 3
   auto-create-topics: false
   retention-ms: 1000
+  table-catalog: lake
+  table-namespace: streams
 )", &config);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(config.kafka.enabled);
@@ -84,10 +86,15 @@ kafka:
   EXPECT_EQ(config.kafka.default_partitions, 3);
   EXPECT_FALSE(config.kafka.auto_create_topics);
   EXPECT_EQ(config.kafka.retention_ms, 1000);
+  EXPECT_EQ(config.kafka.table_catalog, "lake");
+  EXPECT_EQ(config.kafka.table_namespace, "streams");
+  EXPECT_FALSE(ParseServerConfig("kafka: {table-namespace: ''}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {fsync: sometimes}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {prot: 1}", &config).ok());
   ServerConfig defaults;
   EXPECT_EQ(defaults.kafka.port, 9092);
+  EXPECT_EQ(defaults.kafka.table_catalog, "");  // the default catalog
+  EXPECT_EQ(defaults.kafka.table_namespace, "kafka");
 }
 
 TEST(ServerConfig, AuthSection) {

@@ -2,7 +2,9 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
+#include <functional>
 #include <string>
 
 #include "floe/base/prometheus.h"
@@ -209,10 +211,75 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
     }
   }
 
+  if (ingest_) WriteTopicMetrics(w);
+
   http::HttpResponse response;
   response.content_type = "text/plain; version=0.0.4; charset=utf-8";
   response.body = std::move(out);
   return response;
+}
+
+void Server::WriteTopicMetrics(PrometheusWriter& w) {
+  auto topics = ingest_->Topics();
+  if (!topics.ok()) return;
+  w.Family("floe_topic_produced_records", "gauge",
+           "Records in the topic's log (log end minus log start, over partitions).");
+  for (const auto& t : *topics) w.Sample("floe_topic_produced_records", {{"topic", t.name}}, t.records);
+  w.Family("floe_topic_log_end_offset", "gauge",
+           "The sum over partitions of the log end offset: its rate is the produce rate.");
+  for (const auto& t : *topics) {
+    w.Sample("floe_topic_log_end_offset", {{"topic", t.name}}, t.log_end_offset_sum);
+  }
+  w.Family("floe_topic_produce_records_per_second", "gauge",
+           "Records appended per second, over the last second or more.");
+  for (const auto& t : *topics) {
+    w.Sample("floe_topic_produce_records_per_second", {{"topic", t.name}},
+             t.produce_records_per_second);
+  }
+  // Each family's samples follow its HELP and TYPE lines (the text format's grouping).
+  auto family = [&](std::string_view name, std::string_view type, std::string_view help,
+                    const std::function<void(const ingest::TopicStats&, std::string_view)>& emit) {
+    w.Family(name, type, help);
+    for (const auto& t : *topics) {
+      if (t.translation) emit(*t.translation, t.name);
+    }
+  };
+  family("floe_table_topic_translation_lag_records", "gauge",
+         "Records of a table topic not yet committed to its table.",
+         [&](const ingest::TopicStats& s, std::string_view topic) {
+           int64_t lag = 0;
+           for (const auto& p : s.partitions) {
+             lag += std::max<int64_t>(0, p.log_end_offset - p.committed_offset);
+           }
+           w.Sample("floe_table_topic_translation_lag_records", {{"topic", topic}}, lag);
+         });
+  family("floe_table_topic_commits_total", "counter", "Commits of a table topic's coordinator.",
+         [&](const ingest::TopicStats& s, std::string_view topic) {
+           w.Sample("floe_table_topic_commits_total", {{"topic", topic}}, s.commits);
+         });
+  family("floe_table_topic_rows_committed_total", "counter",
+         "Rows a table topic's coordinator committed to its table.",
+         [&](const ingest::TopicStats& s, std::string_view topic) {
+           w.Sample("floe_table_topic_rows_committed_total", {{"topic", topic}}, s.rows_committed);
+         });
+  family("floe_table_topic_last_commit_latency_seconds", "gauge",
+         "How long the coordinator's last commit took (dead-letter and table commits).",
+         [&](const ingest::TopicStats& s, std::string_view topic) {
+           if (s.last_commit_latency_ms < 0) return;
+           w.Sample("floe_table_topic_last_commit_latency_seconds", {{"topic", topic}},
+                    static_cast<double>(s.last_commit_latency_ms) / 1000.0);
+         });
+  family("floe_table_topic_dlq_records_total", "counter",
+         "Records a table topic sent to its dead-letter table.",
+         [&](const ingest::TopicStats& s, std::string_view topic) {
+           w.Sample("floe_table_topic_dlq_records_total", {{"topic", topic}}, s.dlq_records);
+         });
+  family("floe_table_topic_failed", "gauge",
+         "1 while a table topic's translation is failing (see the management API).",
+         [&](const ingest::TopicStats& s, std::string_view topic) {
+           w.Sample("floe_table_topic_failed", {{"topic", topic}},
+                    int64_t{s.state == "failed" ? 1 : 0});
+         });
 }
 
 }  // namespace floe::server

@@ -195,6 +195,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     broker_options.retention_ms = config.kafka.retention_ms;
     broker_options.retention_bytes = config.kafka.retention_bytes;
     broker_options.segment_bytes = config.kafka.segment_bytes;
+    broker_options.validate_topic_configs = ingest::ValidateTableTopicConfigs;
     FLOE_ASSIGN_OR_RETURN(std::unique_ptr<kafka::Broker> broker,
                           kafka::Broker::Open(std::move(broker_options)));
     kafka::KafkaServerOptions kafka_options;
@@ -204,6 +205,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     kafka_options.advertise_bound_port = config.kafka.port == 0;
     FLOE_ASSIGN_OR_RETURN(server->kafka_,
                           kafka::KafkaServer::Start(std::move(kafka_options), std::move(broker)));
+    FLOE_ASSIGN_OR_RETURN(server->ingest_, StartIngest(config, server->registry_,
+                                                       server->kafka_.get(),
+                                                       server->optimizer_.get()));
   }
 
   rest::RestCatalogOptions rest_options;
@@ -239,6 +243,10 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   manage_options.optimizer = server->optimizer_.get();
   manage_options.settings_json = SettingsJson(config);
   manage_options.on_table_changed = rest_options.on_table_changed;
+  manage_options.ingest = server->ingest_.get();
+  manage_options.topics_catalog =
+      config.kafka.table_catalog.empty() ? config.default_catalog : config.kafka.table_catalog;
+  manage_options.now_ms = config.now_ms;
   FLOE_ASSIGN_OR_RETURN(server->manage_,
                         manage::ManagementApi::Make(server->registry_, std::move(manage_options)));
 
@@ -264,6 +272,8 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
 Server::~Server() { Stop(); }
 
 void Server::Stop() {
+  // Before the listener: the translators read the broker through it.
+  if (ingest_) ingest_->Stop();
   if (kafka_) kafka_->Stop();
   if (http_) http_->Stop();
   // After the HTTP server: no request can report a commit to a stopped optimizer.
@@ -449,7 +459,9 @@ std::string SettingsJson(const ServerConfig& config) {
         {"retention-ms", k.retention_ms},
         {"retention-bytes", k.retention_bytes},
         {"segment-bytes", k.segment_bytes},
-        {"max-request-bytes", k.max_request_bytes}}},
+        {"max-request-bytes", k.max_request_bytes},
+        {"table-catalog", k.table_catalog.empty() ? config.default_catalog : k.table_catalog},
+        {"table-namespace", k.table_namespace}}},
       {"auth",
        {{"enabled", config.auth.enabled},
         {"token-lifetime-seconds", config.auth.token_lifetime_seconds},

@@ -33,6 +33,7 @@
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http_server.h"
+#include "floe/ingest/ingest_service.h"
 #include "floe/kafka/kafka_server.h"
 #include "floe/manage/management_api.h"
 #include "floe/metastore/metastore.h"
@@ -88,6 +89,10 @@ struct ServerConfig {
     int64_t retention_bytes = -1;
     int64_t segment_bytes = 1 << 30;
     size_t max_request_bytes = 100 << 20;
+    // The catalog receiving table topics' tables (docs/table-topics.md); empty: the
+    // default catalog.
+    std::string table_catalog;
+    std::string table_namespace = "kafka";
   } kafka;
   // Milliseconds since the epoch, for token expiry (injected for tests; default: the system
   // clock).
@@ -145,6 +150,7 @@ class Server {
 
   // /metrics in the Prometheus text format (docs/metrics.md).
   http::HttpResponse HandleMetrics(const http::HttpRequest& request);
+  void WriteTopicMetrics(PrometheusWriter& w);
 
   // Request counts and latencies per route class (RouteClass in server.cc).
   static constexpr size_t kRouteClasses = 5;
@@ -165,7 +171,13 @@ class Server {
   std::unique_ptr<auth::Authenticator> auth_;  // null when authentication is off
   std::unique_ptr<http::HttpServer> http_;
   std::unique_ptr<kafka::KafkaServer> kafka_;
+  std::unique_ptr<ingest::IngestService> ingest_;  // with kafka_
 };
+
+// Starts the table topics' service over the running Kafka listener (ingest_wiring.cc).
+Result<std::unique_ptr<ingest::IngestService>> StartIngest(
+    const ServerConfig& config, std::shared_ptr<catalog::CatalogRegistry> registry,
+    kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer);
 
 // Whether `host` (http.host) only accepts connections from this machine: localhost,
 // 127.0.0.0/8 or ::1.

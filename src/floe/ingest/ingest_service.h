@@ -1,0 +1,99 @@
+// IngestService: runs the table topics of `floe server`. A supervisor thread watches the
+// broker's topics; every topic with floe.table.topic.enable=true gets a worker thread
+// owning a TopicTranslator (translation and the table's commit coordinator) and a catalog
+// of its own. A changed table-topic config restarts the worker, which resumes from the
+// table's committed offsets; a disabled or deleted topic stops it.
+//
+// Thread-safety: all public methods may be called from any thread.
+#pragma once
+
+#include <chrono>
+#include <condition_variable>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "floe/catalog/catalog_pool.h"
+#include "floe/ingest/translator.h"
+
+namespace floe::ingest {
+
+struct IngestServiceOptions {
+  IngestOptions translator;
+  // The catalog receiving the tables (floe.yaml kafka.table-catalog).
+  std::string catalog;
+  std::chrono::milliseconds poll_interval{200};
+  std::chrono::milliseconds retry_interval{1000};
+  // Called with each failed round's error (the server logs it).
+  std::function<void(const std::string& topic, const Status&)> log_error;
+};
+
+// One topic as the management API and /metrics show it.
+struct TopicInfo {
+  std::string name;
+  int32_t partitions = 0;
+  bool table_topic = false;
+  std::map<std::string, std::string> configs;
+  int64_t records = 0;            // sum over partitions of log end - log start
+  int64_t log_end_offset_sum = 0;
+  double produce_records_per_second = 0;
+  int64_t last_produce_ms = -1;
+  std::optional<TopicStats> translation;  // table topics
+  std::string config_error;               // a table topic whose configs do not parse
+};
+
+struct SampleRecord {
+  int32_t partition = 0;
+  int64_t offset = 0;
+  int64_t timestamp_ms = 0;
+  std::optional<std::string> key;
+  std::optional<std::string> value;
+  std::vector<kafka::RecordHeader> headers;
+};
+
+class IngestService {
+ public:
+  static Result<std::unique_ptr<IngestService>> Start(
+      std::shared_ptr<catalog::CatalogRegistry> registry, BrokerCall broker,
+      IngestServiceOptions options);
+  ~IngestService();
+  // Stops every worker (what they translated but did not commit is translated again after
+  // the restart). Idempotent.
+  void Stop();
+
+  Result<std::vector<TopicInfo>> Topics();
+  // kNotFound for an unknown topic.
+  Result<TopicInfo> Topic(const std::string& name);
+  // The newest records of `topic` (at most `limit`, newest first) from the log.
+  Result<std::vector<SampleRecord>> RecentRecords(const std::string& topic, int limit);
+
+ private:
+  struct Worker;
+  explicit IngestService(std::shared_ptr<catalog::CatalogRegistry> registry, BrokerCall broker,
+                         IngestServiceOptions options);
+  void Supervise();
+  void StartWorker(const std::string& topic, const std::string& config_key,
+                   TableTopicConfig config);
+
+  std::shared_ptr<catalog::CatalogRegistry> registry_;
+  BrokerCall broker_;
+  IngestServiceOptions options_;
+
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  bool stopping_ = false;                                  // guarded by mu_
+  std::map<std::string, std::unique_ptr<Worker>> workers_;  // guarded by mu_
+  struct Rate {
+    int64_t sample_ms = -1;
+    int64_t sample_total = 0;
+    double per_second = 0;
+  };
+  std::map<std::string, Rate> rates_;  // guarded by mu_
+  std::thread supervisor_;
+};
+
+}  // namespace floe::ingest

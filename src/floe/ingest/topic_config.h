@@ -1,0 +1,62 @@
+// TableTopicConfig: the `floe.table.topic.*` topic configs (AutoMQ's `automq.table.topic.*`
+// suffixes; the broker already maps that prefix to ours) parsed and checked as a whole.
+// docs/table-topics.md lists every key.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "floe/base/status.h"
+
+namespace floe::ingest {
+
+enum class ConvertType { kRaw, kString, kJson };
+enum class TransformType { kNone, kFlatten, kFlattenDebezium };
+enum class ErrorsTolerance { kNone, kInvalidData, kAll };
+
+// One `partition.by` entry: "name" (identity), "year(ts)", "bucket(id, 16)", "truncate(s, 4)".
+struct PartitionByField {
+  std::string transform;  // identity, year, month, day, hour, bucket, truncate
+  std::string column;
+  int32_t argument = 0;  // bucket count / truncate width
+};
+
+struct TableTopicConfig {
+  bool enabled = false;
+  int64_t commit_interval_ms = 60000;
+  std::string table_namespace;  // empty: the server's default (floe.yaml kafka.table-namespace)
+  ConvertType value_type = ConvertType::kRaw;
+  ConvertType key_type = ConvertType::kString;
+  TransformType transform = TransformType::kNone;
+  std::vector<std::string> id_columns;
+  bool upsert = false;
+  std::string cdc_field;  // dotted path; empty = no CDC field
+  std::vector<PartitionByField> partition_by;
+  ErrorsTolerance errors_tolerance = ErrorsTolerance::kInvalidData;
+
+  // Rows are keyed: upserts, CDC ops or Debezium envelopes become equality deletes.
+  bool keyed() const {
+    return upsert || !cdc_field.empty() || transform == TransformType::kFlattenDebezium;
+  }
+};
+
+inline constexpr int64_t kMinCommitIntervalMs = 1000;
+
+// Parses a topic's configs (canonical `floe.table.topic.*` names; other keys ignored).
+// kInvalidArgument naming the key and what is wrong: unknown enum values; by_schema_id and
+// by_latest_schema (they need a schema registry, which floe does not have); transforms that
+// need structured values; upsert or CDC without id.columns; bad partition.by entries.
+Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::string>& configs);
+
+// The broker's validation hook (BrokerOptions::validate_topic_configs): the message of
+// ParseTableTopicConfig's error, or nullopt.
+std::optional<std::string> ValidateTableTopicConfigs(
+    const std::map<std::string, std::string>& configs);
+
+// Splits a list config: "[a, b]" or "a,b" -> {"a", "b"} (commas inside parentheses kept).
+std::vector<std::string> SplitListConfig(std::string_view value);
+
+}  // namespace floe::ingest

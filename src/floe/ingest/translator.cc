@@ -1,0 +1,1230 @@
+#include "floe/ingest/translator.h"
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cstring>
+#include <unordered_set>
+
+#include <fmt/ranges.h>
+#include <nlohmann/json.hpp>
+
+#include "floe/base/macros.h"
+#include "floe/columnar/builder.h"
+#include "floe/columnar/compute.h"
+#include "floe/format/text/decoder.h"
+#include "floe/iceberg/data_writer.h"
+#include "floe/iceberg/delete_writer.h"
+#include "floe/iceberg/metadata_updates.h"
+#include "floe/iceberg/snapshot_producer.h"
+#include "floe/iceberg/table.h"
+#include "floe/ingest/json_schema.h"
+#include "floe/kafka/record_batch.h"
+
+namespace floe::ingest {
+
+namespace col = floe::columnar;
+using format::text::internal::RowDecoder;
+
+std::string FormatOffsets(const std::vector<int64_t>& ends) {
+  std::string out;
+  for (size_t p = 0; p < ends.size(); ++p) {
+    if (p > 0) out += ',';
+    out += std::to_string(p) + ":" + std::to_string(ends[p]);
+  }
+  return out;
+}
+
+Result<std::vector<int64_t>> ParseOffsets(std::string_view text) {
+  std::vector<int64_t> ends;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t comma = text.find(',', start);
+    if (comma == std::string_view::npos) comma = text.size();
+    std::string_view part = text.substr(start, comma - start);
+    size_t colon = part.find(':');
+    int64_t p = -1;
+    int64_t end = -1;
+    if (colon == std::string_view::npos ||
+        std::from_chars(part.data(), part.data() + colon, p).ptr != part.data() + colon ||
+        std::from_chars(part.data() + colon + 1, part.data() + part.size(), end).ptr !=
+            part.data() + part.size() ||
+        p != static_cast<int64_t>(ends.size()) || end < 0) {
+      return Status::Corrupt("bad {} entry '{}'", kPropertyOffsets, part);
+    }
+    ends.push_back(end);
+    start = comma + 1;
+  }
+  return ends;
+}
+
+bool ValidUtf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  const auto* e = p + s.size();
+  while (p < e) {
+    unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    int n;
+    uint32_t cp;
+    if ((c & 0xE0) == 0xC0) {
+      n = 1, cp = c & 0x1F;
+    } else if ((c & 0xF0) == 0xE0) {
+      n = 2, cp = c & 0x0F;
+    } else if ((c & 0xF8) == 0xF0) {
+      n = 3, cp = c & 0x07;
+    } else {
+      return false;
+    }
+    if (e - p <= n) return false;
+    for (int i = 1; i <= n; ++i) {
+      if ((p[i] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i] & 0x3F);
+    }
+    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
+        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
+      return false;
+    }
+    p += n + 1;
+  }
+  return true;
+}
+
+namespace {
+
+// The `_kafka` column: where each row came from (docs/table-topics.md).
+iceberg::TypePtr KafkaColumnType(bool string_key) {
+  using iceberg::NestedField;
+  return iceberg::StructType({
+      NestedField::Required(0, "partition", iceberg::IntType()),
+      NestedField::Required(0, "offset", iceberg::LongType()),
+      NestedField::Required(0, "timestamp", iceberg::TimestampTzType()),
+      NestedField::Optional(0, "key", string_key ? iceberg::StringType() : iceberg::BinaryType()),
+      NestedField::Optional(0, "headers",
+                            iceberg::MapType(0, iceberg::StringType(), 0, iceberg::BinaryType(),
+                                             false)),
+  });
+}
+
+// A minimal JSON scanner for keyed topics: finds members of an object without building
+// anything (the op field, Debezium's before/after, id columns). Malformed text yields
+// nullopt; the full decode reports the error.
+const char* SkipWs(const char* p, const char* e) {
+  while (p < e && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n')) ++p;
+  return p;
+}
+
+const char* SkipString(const char* p, const char* e) {  // p at the opening quote
+  for (++p; p < e; ++p) {
+    if (*p == '\\') {
+      ++p;
+    } else if (*p == '"') {
+      return p + 1;
+    }
+  }
+  return nullptr;
+}
+
+const char* SkipValue(const char* p, const char* e, int depth) {
+  p = SkipWs(p, e);
+  if (p >= e || depth > 64) return nullptr;
+  if (*p == '"') return SkipString(p, e);
+  if (*p == '{' || *p == '[') {
+    const char close = *p == '{' ? '}' : ']';
+    const bool object = *p == '{';
+    p = SkipWs(p + 1, e);
+    if (p < e && *p == close) return p + 1;
+    while (p < e) {
+      if (object) {
+        p = SkipWs(p, e);
+        if (p >= e || *p != '"' || (p = SkipString(p, e)) == nullptr) return nullptr;
+        p = SkipWs(p, e);
+        if (p >= e || *p != ':') return nullptr;
+        ++p;
+      }
+      if ((p = SkipValue(p, e, depth + 1)) == nullptr) return nullptr;
+      p = SkipWs(p, e);
+      if (p >= e) return nullptr;
+      if (*p == close) return p + 1;
+      if (*p != ',') return nullptr;
+      ++p;
+    }
+    return nullptr;
+  }
+  while (p < e && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
+         *p != '\r' && *p != '\n') {
+    ++p;
+  }
+  return p;
+}
+
+// The text of member `name` of the JSON object `text` (names compared as written).
+std::optional<std::string_view> FindMember(std::string_view text, std::string_view name) {
+  const char* p = SkipWs(text.data(), text.data() + text.size());
+  const char* e = text.data() + text.size();
+  if (p >= e || *p != '{') return std::nullopt;
+  p = SkipWs(p + 1, e);
+  if (p < e && *p == '}') return std::nullopt;
+  while (p < e) {
+    p = SkipWs(p, e);
+    if (p >= e || *p != '"') return std::nullopt;
+    const char* key_end = SkipString(p, e);
+    if (key_end == nullptr) return std::nullopt;
+    std::string_view key(p + 1, static_cast<size_t>(key_end - p - 2));
+    p = SkipWs(key_end, e);
+    if (p >= e || *p != ':') return std::nullopt;
+    const char* v = SkipWs(p + 1, e);
+    const char* v_end = SkipValue(v, e, 1);
+    if (v_end == nullptr) return std::nullopt;
+    if (key == name) return std::string_view(v, static_cast<size_t>(v_end - v));
+    p = SkipWs(v_end, e);
+    if (p >= e || *p != ',') return std::nullopt;
+    ++p;
+  }
+  return std::nullopt;
+}
+
+iceberg::Transform PartitionTransform(const PartitionByField& f) {
+  if (f.transform == "year") return iceberg::Transform::Year();
+  if (f.transform == "month") return iceberg::Transform::Month();
+  if (f.transform == "day") return iceberg::Transform::Day();
+  if (f.transform == "hour") return iceberg::Transform::Hour();
+  if (f.transform == "bucket") return iceberg::Transform::Bucket(f.argument);
+  if (f.transform == "truncate") return iceberg::Transform::Truncate(f.argument);
+  return iceberg::Transform::Identity();
+}
+
+}  // namespace
+
+// A record copied into the arena; offsets are into arena_ (length -1: null).
+struct TopicTranslator::RowRef {
+  int32_t partition;
+  int64_t offset;
+  int64_t timestamp_ms;
+  int64_t key_pos;
+  int64_t key_len;
+  int64_t value_pos;
+  int64_t value_len;
+  int64_t headers_pos;  // [u32 key length, key, i32 value length (-1 null), value] x count
+  int32_t header_count;
+};
+
+struct TopicTranslator::Impl {
+  std::string topic;
+  TableTopicConfig config;
+  catalog::Catalog* catalog;
+  BrokerCall broker;
+  IngestOptions options;
+  catalog::TableIdentifier id;
+  catalog::TableIdentifier dlq_id;
+
+  mutable std::mutex stats_mu;
+  TopicStats stats;  // guarded by stats_mu
+
+  bool loaded = false;
+  std::unique_ptr<iceberg::TableOperations> ops;
+  std::unique_ptr<iceberg::Table> table;
+  std::string committed_property;  // the offsets property the table held when loaded
+  std::vector<int64_t> committed;  // per partition
+  std::vector<int64_t> next;
+  std::vector<int64_t> dlq_end;  // the dead-letter table's offsets property
+  std::string dlq_property;
+  int64_t last_commit_ms = 0;
+
+  Buffer read_buffer;
+  Buffer scratch;
+  Buffer arena;
+  std::vector<RowRef> rows;
+
+  // Decoding into the table's current schema.
+  col::SchemaPtr table_columnar;
+  std::unique_ptr<RowDecoder> decoder;          // json: the value columns
+  std::unique_ptr<col::ArrayBuilder> meta;      // the _kafka column
+  std::unique_ptr<col::ArrayBuilder> value;     // raw / string: the value column
+  std::string wrapped;                          // json + transform none: {"value":...}
+  std::unique_ptr<iceberg::DataWriter> writer;
+  std::vector<iceberg::DataFile> files;
+  int64_t pending_rows = 0;
+
+  // Keyed topics (upserts, CDC): the rows of the pending commit as batches of one schema
+  // with each row's op ('U' upsert, 'D' delete), deduplicated by key at commit time.
+  std::vector<col::RecordBatch> held;
+  std::vector<char> held_ops;
+  std::vector<char> pending_ops;   // rows in the builders
+  std::vector<int64_t> processed;  // per partition: one past the last row handled
+  std::vector<iceberg::DataFile> delete_files;
+
+  struct DlqRow {
+    RowRef row;
+    std::string reason;
+  };
+  std::vector<DlqRow> dlq_rows;
+
+  int64_t Now() const { return options.now_ms(); }
+
+  void SetState(std::string state, std::string error) {
+    std::lock_guard lock(stats_mu);
+    stats.state = std::move(state);
+    stats.last_error = std::move(error);
+  }
+
+  std::string_view Bytes(int64_t pos, int64_t len) const {
+    return {reinterpret_cast<const char*>(arena.data()) + pos, static_cast<size_t>(len)};
+  }
+
+  // ---- loading
+
+  Result<std::vector<kafka::Broker::TopicView::PartitionView>> Partitions() {
+    std::vector<kafka::Broker::TopicView::PartitionView> out;
+    bool found = false;
+    FLOE_RETURN_IF_ERROR(broker([&](kafka::Broker& b) {
+      for (auto& t : b.ListTopics()) {
+        if (t.name == topic) {
+          out = std::move(t.partitions);
+          found = true;
+        }
+      }
+    }));
+    if (!found) return Status::NotFound("topic '{}' is gone", topic);
+    return out;
+  }
+
+  // The offsets property of a loaded table: the ends per partition, and its raw text.
+  static Result<std::vector<int64_t>> OffsetsOf(const iceberg::TableMetadata& md,
+                                                std::string* raw) {
+    auto it = md.properties.find(std::string(kPropertyOffsets));
+    if (it == md.properties.end()) {
+      raw->clear();
+      return std::vector<int64_t>{};
+    }
+    *raw = it->second;
+    return ParseOffsets(it->second);
+  }
+
+  Status Load() {
+    FLOE_ASSIGN_OR_RETURN(auto parts, Partitions());
+    committed.assign(parts.size(), 0);
+    dlq_end.assign(parts.size(), 0);
+    committed_property.clear();
+    dlq_property.clear();
+    table.reset();
+    ops.reset();
+    auto loaded_ops = catalog->LoadTable(id);
+    if (loaded_ops.ok()) {
+      ops = std::move(*loaded_ops);
+      FLOE_ASSIGN_OR_RETURN(table, iceberg::Table::Load(*ops));
+      FLOE_ASSIGN_OR_RETURN(auto ends, OffsetsOf(*table->metadata(), &committed_property));
+      for (size_t p = 0; p < ends.size() && p < committed.size(); ++p) committed[p] = ends[p];
+    } else if (loaded_ops.error().code() != StatusCode::kNotFound) {
+      return loaded_ops.status();
+    }
+    auto dlq_ops = catalog->LoadTable(dlq_id);
+    if (dlq_ops.ok()) {
+      FLOE_ASSIGN_OR_RETURN(auto dlq_table, iceberg::Table::Load(**dlq_ops));
+      FLOE_ASSIGN_OR_RETURN(auto ends, OffsetsOf(*dlq_table->metadata(), &dlq_property));
+      for (size_t p = 0; p < ends.size() && p < dlq_end.size(); ++p) dlq_end[p] = ends[p];
+    } else if (dlq_ops.error().code() != StatusCode::kNotFound) {
+      return dlq_ops.status();
+    }
+    next = committed;
+    processed = committed;
+    for (size_t p = 0; p < parts.size(); ++p) {
+      // Records below the log start are gone (retention ran before the topic became a table
+      // topic); translation starts at what the log still holds.
+      next[p] = std::max(next[p], parts[p].log_start_offset);
+    }
+    FLOE_RETURN_IF_ERROR(broker([&](kafka::Broker& b) {
+      for (size_t p = 0; p < committed.size(); ++p) {
+        b.SetCommittedOffset(topic, static_cast<int32_t>(p), committed[p]);
+      }
+    }));
+    if (table) FLOE_RETURN_IF_ERROR(Rebind());
+    last_commit_ms = Now();
+    loaded = true;
+    {
+      std::lock_guard lock(stats_mu);
+      stats.partitions.assign(parts.size(), {});
+      for (size_t p = 0; p < parts.size(); ++p) {
+        stats.partitions[p].committed_offset = committed[p];
+        stats.partitions[p].translated_offset = next[p];
+        stats.partitions[p].log_end_offset = parts[p].log_end_offset;
+      }
+    }
+    SetState("running", "");
+    return Status::OK();
+  }
+
+  Status CreateTable() {
+    Status ns = catalog->CreateNamespace(id.ns, {});
+    if (!ns.ok() && ns.code() != StatusCode::kAlreadyExists) return ns;
+    int32_t last_id = 1;  // the catalog reassigns ids anyway; these only need to be unique
+    auto next_id = [&last_id] { return ++last_id; };
+    std::vector<iceberg::NestedField> fields = {iceberg::NestedField::Required(
+        1, std::string(kKafkaColumn),
+        iceberg::AssignFreshIds(*KafkaColumnType(config.key_type == ConvertType::kString),
+                                next_id),
+        "Kafka partition, offset, timestamp, key and headers of the record")};
+    if (config.value_type != ConvertType::kJson) {
+      fields.push_back(iceberg::NestedField::Optional(
+          next_id(), "value",
+          config.value_type == ConvertType::kString ? iceberg::StringType()
+                                                    : iceberg::BinaryType()));
+    }
+    catalog::CreateTableRequest request;
+    FLOE_ASSIGN_OR_RETURN(request.schema, iceberg::Schema::Make(std::move(fields)));
+    request.format_version = 2;
+    request.properties["floe.ingest.topic"] = topic;
+    auto created = catalog->CreateTable(id, request);
+    if (!created.ok() && created.error().code() != StatusCode::kAlreadyExists) {
+      return created.status();
+    }
+    FLOE_ASSIGN_OR_RETURN(ops, catalog->LoadTable(id));
+    FLOE_ASSIGN_OR_RETURN(table, iceberg::Table::Load(*ops));
+    FLOE_RETURN_IF_ERROR(OffsetsOf(*table->metadata(), &committed_property).status());
+    if (!committed_property.empty()) {
+      return Status::Conflict("table {} appeared with committed offsets; starting over",
+                              id.ToString());
+    }
+    return Rebind();
+  }
+
+  // Rebuilds the decoders for the table's current schema.
+  Status Rebind() {
+    const iceberg::Schema& schema = *table->metadata()->current_schema();
+    if (schema.fields().empty() || schema.fields()[0].name != kKafkaColumn) {
+      return Status::FailedPrecondition("table {} does not start with the {} column",
+                                        id.ToString(), kKafkaColumn);
+    }
+    table_columnar = std::make_shared<col::Schema>(schema.ToColumnar());
+    meta = col::MakeBuilder(table_columnar->field(0).type);
+    pending_ops.clear();
+    decoder.reset();
+    value.reset();
+    if (config.value_type == ConvertType::kJson) {
+      std::vector<iceberg::NestedField> rest(schema.fields().begin() + 1, schema.fields().end());
+      FLOE_ASSIGN_OR_RETURN(iceberg::Schema value_schema, iceberg::Schema::Make(std::move(rest)));
+      format::text::ReadOptions ro;
+      FLOE_ASSIGN_OR_RETURN(decoder, RowDecoder::Make(std::make_shared<col::Schema>(
+                                                          value_schema.ToColumnar()),
+                                                      ro));
+    } else {
+      if (schema.fields().size() != 2) {
+        return Status::FailedPrecondition("table {} should have the columns _kafka and value",
+                                          id.ToString());
+      }
+      value = col::MakeBuilder(table_columnar->field(1).type);
+    }
+    return Status::OK();
+  }
+
+  // ---- reading
+
+  Status AddRecord(int32_t partition, const kafka::Record& r) {
+    RowRef row{};
+    row.partition = partition;
+    row.offset = r.offset;
+    row.timestamp_ms = r.timestamp;
+    auto put = [&](std::optional<std::span<const uint8_t>> bytes, int64_t* pos, int64_t* len) {
+      *pos = static_cast<int64_t>(arena.size());
+      if (!bytes) {
+        *len = -1;
+        return;
+      }
+      *len = static_cast<int64_t>(bytes->size());
+      arena.Append(bytes->data(), bytes->size());
+    };
+    put(r.key, &row.key_pos, &row.key_len);
+    put(r.value, &row.value_pos, &row.value_len);
+    row.headers_pos = static_cast<int64_t>(arena.size());
+    row.header_count = static_cast<int32_t>(r.headers.size());
+    for (const kafka::RecordHeader& h : r.headers) {
+      arena.AppendValue<uint32_t>(static_cast<uint32_t>(h.key.size()));
+      arena.Append(h.key);
+      arena.AppendValue<int32_t>(h.value ? static_cast<int32_t>(h.value->size()) : -1);
+      if (h.value) arena.Append(*h.value);
+    }
+    rows.push_back(row);
+    return Status::OK();
+  }
+
+  // Reads partition `p` from next[p] to `end` or until the arena is full.
+  Status ReadPartition(int32_t p, int64_t end) {
+    while (next[p] < end && arena.size() < options.arena_bytes) {
+      read_buffer.Clear();
+      Status st = broker([&](kafka::Broker& b) {
+        read_status_ = b.ReadLog(topic, p, next[p], options.read_bytes, &read_buffer);
+      });
+      FLOE_RETURN_IF_ERROR(st);
+      FLOE_RETURN_IF_ERROR(read_status_);
+      std::span<const uint8_t> bytes(read_buffer.data(), read_buffer.size());
+      bool progressed = false;
+      while (bytes.size() >= kafka::kBatchHeaderBytes) {
+        FLOE_ASSIGN_OR_RETURN(kafka::BatchHeader h, kafka::ParseBatchHeader(bytes));
+        if (h.total_bytes() > bytes.size()) break;
+        std::span<const uint8_t> batch = bytes.first(h.total_bytes());
+        bytes = bytes.subspan(h.total_bytes());
+        if (h.last_offset() < next[p]) continue;
+        FLOE_ASSIGN_OR_RETURN(h, kafka::ValidateBatch(batch));
+        if (!h.control()) {
+          const int64_t from = next[p];
+          FLOE_RETURN_IF_ERROR(kafka::DecodeRecords(
+              batch, options.max_uncompressed_batch_bytes, &scratch,
+              [&](const kafka::Record& r) {
+                return r.offset < from ? Status::OK() : AddRecord(p, r);
+              }));
+        }
+        next[p] = h.last_offset() + 1;
+        progressed = true;
+      }
+      if (!progressed) {
+        return Status::Corrupt("partition {} of '{}': no whole batch at offset {}", p, topic,
+                               next[p]);
+      }
+    }
+    return Status::OK();
+  }
+  Status read_status_;
+
+  // ---- decoding
+
+  void AppendMeta(const RowRef& row) {
+    auto* s = static_cast<col::StructBuilder*>(meta.get());
+    s->Append();
+    static_cast<col::FixedWidthBuilder<int32_t>*>(s->child(0))->Append(row.partition);
+    static_cast<col::FixedWidthBuilder<int64_t>*>(s->child(1))->Append(row.offset);
+    static_cast<col::FixedWidthBuilder<int64_t>*>(s->child(2))->Append(row.timestamp_ms * 1000);
+    auto* key = static_cast<col::BinaryBuilder*>(s->child(3));
+    if (row.key_len < 0) {
+      key->AppendNull();
+    } else {
+      key->Append(Bytes(row.key_pos, row.key_len));
+    }
+    auto* headers = static_cast<col::ListBuilder*>(s->child(4));
+    headers->Append();
+    auto* hk = static_cast<col::BinaryBuilder*>(headers->key_builder());
+    auto* hv = static_cast<col::BinaryBuilder*>(headers->item_builder());
+    auto* entries = static_cast<col::StructBuilder*>(headers->child());
+    int64_t pos = row.headers_pos;
+    for (int32_t i = 0; i < row.header_count; ++i) {
+      uint32_t klen;
+      std::memcpy(&klen, arena.data() + pos, 4);
+      pos += 4;
+      entries->Append();
+      hk->Append(Bytes(pos, klen));
+      pos += klen;
+      int32_t vlen;
+      std::memcpy(&vlen, arena.data() + pos, 4);
+      pos += 4;
+      if (vlen < 0) {
+        hv->AppendNull();
+      } else {
+        hv->Append(Bytes(pos, vlen));
+        pos += vlen;
+      }
+    }
+    headers->Close();
+  }
+
+  // Keyed topics: the op and the row's JSON text of a value (Debezium: `after`, or `before`
+  // for a delete; the envelope may sit in `payload`). kInvalidArgument: invalid data.
+  Result<std::pair<char, std::string_view>> Envelope(std::string_view value) const {
+    char op = 'U';
+    std::string_view row = value;
+    if (config.transform == TransformType::kFlattenDebezium) {
+      std::string_view envelope = value;
+      if (auto payload = FindMember(value, "payload"); payload && payload->starts_with('{')) {
+        envelope = *payload;
+      }
+      auto op_text = FindMember(envelope, "op");
+      if (!op_text || op_text->size() != 3 || (*op_text)[0] != '"') {
+        return Status::InvalidArgument("not a Debezium envelope: no \"op\"");
+      }
+      const char c = (*op_text)[1];
+      if (c != 'c' && c != 'r' && c != 'u' && c != 'd') {
+        return Status::InvalidArgument("Debezium op '{}' is not c, r, u or d", c);
+      }
+      op = c == 'd' ? 'D' : 'U';
+      auto image = FindMember(envelope, op == 'D' ? "before" : "after");
+      if (!image || !image->starts_with('{')) {
+        return Status::InvalidArgument("Debezium op '{}' without \"{}\"", c,
+                                       op == 'D' ? "before" : "after");
+      }
+      row = *image;
+    } else if (!config.cdc_field.empty()) {
+      std::string_view at = value;
+      std::optional<std::string_view> field;
+      size_t start = 0;
+      while (true) {
+        size_t dot = config.cdc_field.find('.', start);
+        std::string_view name =
+            std::string_view(config.cdc_field).substr(start, dot == std::string::npos
+                                                                 ? std::string::npos
+                                                                 : dot - start);
+        field = FindMember(at, name);
+        if (!field || dot == std::string::npos) break;
+        at = *field;
+        start = dot + 1;
+      }
+      if (!field || field->size() < 3 || (*field)[0] != '"') {
+        return Status::InvalidArgument("no string CDC field \"{}\"", config.cdc_field);
+      }
+      const char c = static_cast<char>(std::toupper(static_cast<unsigned char>((*field)[1])));
+      if (c != 'I' && c != 'U' && c != 'D') {
+        return Status::InvalidArgument("CDC field \"{}\" is {}, not I, U or D", config.cdc_field,
+                                       *field);
+      }
+      // An insert replaces a row of the same key too: a replayed source stays one row.
+      op = c == 'D' ? 'D' : 'U';
+    }
+    for (const std::string& id_column : config.id_columns) {
+      auto v = FindMember(row, id_column);
+      if (!v || *v == "null") {
+        return Status::InvalidArgument("the row has no id column \"{}\"", id_column);
+      }
+    }
+    return std::make_pair(op, row);
+  }
+
+  // Decodes one row's value into the value builders; on error the builders may hold part
+  // of the row (json), so the caller rebuilds them.
+  Status DecodeValue(const RowRef& row, bool* invalid_data) {
+    *invalid_data = false;
+    if (config.key_type == ConvertType::kString && row.key_len >= 0 &&
+        !ValidUtf8(Bytes(row.key_pos, row.key_len))) {
+      *invalid_data = true;
+      return Status::InvalidArgument("the key is not valid UTF-8");
+    }
+    if (config.value_type == ConvertType::kRaw) {
+      auto* b = static_cast<col::BinaryBuilder*>(value.get());
+      row.value_len < 0 ? b->AppendNull() : b->Append(Bytes(row.value_pos, row.value_len));
+      return Status::OK();
+    }
+    if (row.value_len >= 0 && !ValidUtf8(Bytes(row.value_pos, row.value_len))) {
+      *invalid_data = true;
+      return Status::InvalidArgument("the value is not valid UTF-8");
+    }
+    if (config.value_type == ConvertType::kString) {
+      auto* b = static_cast<col::BinaryBuilder*>(value.get());
+      row.value_len < 0 ? b->AppendNull() : b->Append(Bytes(row.value_pos, row.value_len));
+      return Status::OK();
+    }
+    if (config.keyed()) {
+      if (row.value_len < 0) {
+        *invalid_data = true;
+        return Status::InvalidArgument("a null value carries no key to upsert or delete");
+      }
+      auto envelope = Envelope(Bytes(row.value_pos, row.value_len));
+      if (!envelope.ok()) {
+        *invalid_data = true;
+        return envelope.status();
+      }
+      FLOE_RETURN_IF_ERROR(decoder->DecodeJsonRow(envelope->second));
+      pending_ops.push_back(envelope->first);
+      return Status::OK();
+    }
+    if (row.value_len < 0) {
+      // A tombstone: no value columns to fill, every one null.
+      return decoder->DecodeJsonRow("{}");
+    }
+    std::string_view text = Bytes(row.value_pos, row.value_len);
+    if (config.transform == TransformType::kNone) {
+      wrapped.assign("{\"value\":");
+      wrapped.append(text);
+      wrapped.push_back('}');
+      text = wrapped;
+    }
+    return decoder->DecodeJsonRow(text);
+  }
+
+  Status WriteBuilt() {
+    std::vector<col::Array> columns;
+    columns.push_back(meta->Finish());
+    int64_t n = columns[0].length();
+    if (decoder) {
+      col::RecordBatch values = decoder->Finish();
+      for (col::Array& a : values.mutable_columns()) columns.push_back(std::move(a));
+    } else {
+      columns.push_back(value->Finish());
+    }
+    if (n == 0) return Status::OK();
+    if (config.keyed()) {
+      held.emplace_back(table_columnar, n, std::move(columns));
+      held_ops.insert(held_ops.end(), pending_ops.begin(), pending_ops.end());
+      pending_ops.clear();
+      return Status::OK();
+    }
+    if (!writer) {
+      const iceberg::TableMetadata& md = *table->metadata();
+      iceberg::FileWriterOptions o;
+      o.table_location = md.location;
+      o.properties = md.properties;
+      o.operation_id = table->operations().env().NewUuid();
+      FLOE_ASSIGN_OR_RETURN(writer, iceberg::DataWriter::Make(&table->io(), *md.current_schema(),
+                                                              *md.default_spec(),
+                                                              iceberg::SortOrder(), false, o));
+    }
+    pending_rows += n;
+    return writer->Write(col::RecordBatch(table_columnar, n, std::move(columns)));
+  }
+
+  Status CloseWriter() {
+    if (!writer) return Status::OK();
+    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> done, writer->Close());
+    writer.reset();
+    for (auto& f : done) files.push_back(std::move(f));
+    return Status::OK();
+  }
+
+  // Keyed topics: the held rows as equality deletes of every key they touch plus the last
+  // row of each key that is not a delete (Iceberg spec, Row-level deletes: an equality
+  // delete applies to data files of lower sequence numbers, so rows of the same commit are
+  // deduplicated here).
+  Status WriteKeyed() {
+    if (held.empty()) return Status::OK();
+    const iceberg::TableMetadata& md = *table->metadata();
+    const iceberg::Schema& schema = *md.current_schema();
+    std::vector<size_t> key_columns;
+    std::vector<iceberg::NestedField> key_fields;
+    std::vector<int32_t> key_ids;
+    for (const std::string& name : config.id_columns) {
+      for (size_t c = 0; c < schema.fields().size(); ++c) {
+        if (schema.fields()[c].name != name) continue;
+        key_columns.push_back(c);
+        key_fields.push_back(schema.fields()[c]);
+        key_ids.push_back(schema.fields()[c].id);
+      }
+    }
+    if (key_columns.size() != config.id_columns.size()) {
+      return Status::FailedPrecondition("table {} lacks an id column of {}", id.ToString(),
+                                        fmt::join(config.id_columns, ", "));
+    }
+    std::vector<std::vector<uint8_t>> keep_key(held.size());
+    std::vector<std::vector<uint8_t>> keep_row(held.size());
+    // One entry per distinct key of the commit (not per row).
+    std::unordered_set<std::string> seen;
+    std::string key;
+    size_t op_index = held_ops.size();
+    for (size_t b = held.size(); b-- > 0;) {
+      const col::RecordBatch& batch = held[b];
+      keep_key[b].assign(static_cast<size_t>(batch.num_rows()), 0);
+      keep_row[b].assign(static_cast<size_t>(batch.num_rows()), 0);
+      for (int64_t i = batch.num_rows(); i-- > 0;) {
+        --op_index;
+        key.clear();
+        for (size_t c : key_columns) {
+          const col::Array& a = batch.column(c);
+          if (a.IsNull(i)) {
+            key += '\0';
+          } else if (a.type()->is_binary_like()) {
+            std::string_view v = a.BinaryValue(i);
+            key += '\1';
+            key += std::to_string(v.size());
+            key += ':';
+            key += v;
+          } else if (a.type_id() == col::TypeId::kBool) {
+            key += a.BoolValue(i) ? "\1t" : "\1f";
+          } else {
+            key += '\1';
+            key += a.FixedValue(i);
+          }
+        }
+        if (!seen.insert(key).second) continue;
+        keep_key[b][static_cast<size_t>(i)] = 1;
+        keep_row[b][static_cast<size_t>(i)] = held_ops[op_index] != 'D';
+      }
+    }
+    FLOE_ASSIGN_OR_RETURN(iceberg::Schema key_schema,
+                          iceberg::Schema::Make(key_fields, schema.schema_id()));
+    iceberg::FileWriterOptions o;
+    o.table_location = md.location;
+    o.properties = md.properties;
+    o.operation_id = table->operations().env().NewUuid();
+    FLOE_ASSIGN_OR_RETURN(auto deletes,
+                          iceberg::EqualityDeleteWriter::Make(&table->io(), key_schema, key_ids,
+                                                              *md.default_spec(), o));
+    if (!writer) {
+      FLOE_ASSIGN_OR_RETURN(writer, iceberg::DataWriter::Make(&table->io(), schema,
+                                                              *md.default_spec(),
+                                                              iceberg::SortOrder(), false, o));
+    }
+    auto key_columnar = std::make_shared<col::Schema>(key_schema.ToColumnar());
+    int64_t rows_kept = 0;
+    for (size_t b = 0; b < held.size(); ++b) {
+      col::RecordBatch keys_of = col::Filter(held[b], keep_key[b]);
+      std::vector<col::Array> columns;
+      for (size_t c : key_columns) columns.push_back(std::move(keys_of.mutable_columns()[c]));
+      FLOE_RETURN_IF_ERROR(
+          deletes->Write(col::RecordBatch(key_columnar, keys_of.num_rows(), std::move(columns))));
+      col::RecordBatch rows_of = col::Filter(held[b], keep_row[b]);
+      rows_kept += rows_of.num_rows();
+      if (rows_of.num_rows() > 0) FLOE_RETURN_IF_ERROR(writer->Write(rows_of));
+    }
+    FLOE_ASSIGN_OR_RETURN(iceberg::DeleteWriteResult written, deletes->Close());
+    for (auto& f : written.delete_files) delete_files.push_back(std::move(f));
+    held.clear();
+    held_ops.clear();
+    pending_rows = rows_kept;
+    return CloseWriter();
+  }
+
+  // Evolves the table so that `object` (the record's value columns as JSON) decodes.
+  // Returns false when no change would help.
+  Result<bool> Evolve(const nlohmann::json& object, std::string* conflict) {
+    // Held: a keyed topic commits below, which replaces the table's metadata.
+    const iceberg::TableMetadataPtr metadata = table->metadata();
+    const iceberg::Schema& schema = *metadata->current_schema();
+    std::vector<iceberg::NestedField> rest(schema.fields().begin() + 1, schema.fields().end());
+    std::vector<SchemaChange> changes;
+    Status inferred = InferChanges(rest, object, "", &changes);
+    if (!inferred.ok()) {
+      *conflict = std::string(inferred.message());
+      return false;
+    }
+    for (const SchemaChange& c : changes) {
+      if (c.kind == SchemaChange::Kind::kAddColumn && c.parent.empty() && c.name == kKafkaColumn) {
+        *conflict = "a value field named _kafka clashes with the metadata column";
+        return false;
+      }
+    }
+    if (changes.empty()) return false;
+    auto is_id = [&](const SchemaChange& c) {
+      return std::find(config.id_columns.begin(), config.id_columns.end(), c.name) !=
+             config.id_columns.end();
+    };
+    bool adds_id = false;
+    for (const SchemaChange& c : changes) {
+      if (!config.keyed() || !c.parent.empty()) continue;
+      if (c.kind == SchemaChange::Kind::kMakeOptional && is_id(c)) {
+        *conflict = fmt::format("the id column \"{}\" is null", c.name);
+        return false;
+      }
+      if (c.kind == SchemaChange::Kind::kAddColumn && is_id(c)) {
+        if (c.type->is_nested()) {
+          *conflict = fmt::format("the id column \"{}\" is not a primitive value", c.name);
+          return false;
+        }
+        adds_id = true;
+      }
+    }
+    if (config.keyed()) {
+      // Held rows have the old schema: commit them (up to the rows handled so far) first.
+      FLOE_RETURN_IF_ERROR(CommitUpTo(processed, /*final=*/false));
+    }
+    // Files already written keep the old schema (readers map them by field id); rows from
+    // here on use the new one.
+    FLOE_RETURN_IF_ERROR(CloseWriter());
+    std::unique_ptr<iceberg::UpdateSchema> update = table->NewUpdateSchema();
+    if (adds_id) {
+      // Identifier fields must be required; the columns are new, so no rows lack them.
+      update->AllowIncompatibleChanges();
+    }
+    for (const SchemaChange& c : changes) {
+      switch (c.kind) {
+        case SchemaChange::Kind::kAddColumn:
+          update->AddColumn(c.parent, c.name, c.type, {},
+                            config.keyed() && c.parent.empty() && is_id(c));
+          break;
+        case SchemaChange::Kind::kWiden:
+          update->UpdateColumn(c.name, c.type);
+          break;
+        case SchemaChange::Kind::kMakeOptional:
+          update->MakeColumnOptional(c.name);
+          break;
+      }
+    }
+    if (config.keyed() && schema.identifier_field_ids().empty()) {
+      bool all = true;
+      for (const std::string& name : config.id_columns) {
+        bool added = false;
+        for (const SchemaChange& c : changes) {
+          added |= c.kind == SchemaChange::Kind::kAddColumn && c.parent.empty() && c.name == name;
+        }
+        all &= added || schema.FindFieldByName(name) != nullptr;
+      }
+      if (all) update->SetIdentifierFields(config.id_columns);
+    }
+    FLOE_RETURN_IF_ERROR(update->Commit());
+    FLOE_RETURN_IF_ERROR(MaybeAddPartitionFields());
+    {
+      std::lock_guard lock(stats_mu);
+      ++stats.schema_updates;
+    }
+    FLOE_RETURN_IF_ERROR(Rebind());
+    return true;
+  }
+
+  // partition.by fields whose source column exists now and the spec lacks (value columns
+  // appear with the first record that has them).
+  Status MaybeAddPartitionFields() {
+    if (config.partition_by.empty()) return Status::OK();
+    const iceberg::TableMetadata& md = *table->metadata();
+    const iceberg::Schema& schema = *md.current_schema();
+    std::unique_ptr<iceberg::UpdatePartitionSpec> spec;
+    for (const PartitionByField& f : config.partition_by) {
+      const iceberg::NestedField* source = schema.FindFieldByName(f.column);
+      if (source == nullptr) continue;
+      bool present = false;
+      for (const iceberg::PartitionField& pf : md.default_spec()->fields()) {
+        present |= pf.source_id == source->id && !pf.transform.is_void();
+      }
+      if (present) continue;
+      if (!spec) spec = table->NewUpdateSpec();
+      spec->AddField(f.column, PartitionTransform(f));
+    }
+    if (!spec) return Status::OK();
+    FLOE_RETURN_IF_ERROR(CloseWriter());
+    return spec->Commit();
+  }
+
+  // Handles a row that failed to decode: evolve and retry (true), or route it per
+  // errors.tolerance (false; an error when the tolerance is exceeded).
+  Result<bool> HandleBadRow(const RowRef& row, bool invalid_data, const Status& why,
+                            bool evolved_already) {
+    std::string reason = std::string(why.message());
+    if (!invalid_data && config.value_type == ConvertType::kJson && row.value_len >= 0 &&
+        !evolved_already) {
+      std::string_view text = Bytes(row.value_pos, row.value_len);
+      if (config.keyed()) {
+        // DecodeValue only fails after a good envelope for keyed rows: its row text.
+        auto envelope = Envelope(text);
+        if (envelope.ok()) text = envelope->second;
+      }
+      nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
+      if (parsed.is_discarded() || !parsed.is_object()) {
+        invalid_data = true;
+        reason = parsed.is_discarded() ? "the value is not JSON" : "the value is not a JSON object";
+      } else {
+        nlohmann::json object = config.transform == TransformType::kNone
+                                    ? nlohmann::json{{"value", std::move(parsed)}}
+                                    : std::move(parsed);
+        std::string conflict;
+        FLOE_ASSIGN_OR_RETURN(bool evolved, Evolve(object, &conflict));
+        if (evolved) return true;
+        if (!conflict.empty()) reason = conflict;
+      }
+    }
+    const bool tolerated = invalid_data ? config.errors_tolerance != ErrorsTolerance::kNone
+                                        : config.errors_tolerance == ErrorsTolerance::kAll;
+    if (!tolerated) {
+      return Status::InvalidArgument(
+          "partition {} offset {}: {} (errors.tolerance={} stops translation here)", row.partition,
+          row.offset, reason,
+          config.errors_tolerance == ErrorsTolerance::kNone ? "none" : "invalid_data");
+    }
+    if (row.offset >= dlq_end[static_cast<size_t>(row.partition)]) {
+      dlq_rows.push_back({row, std::move(reason)});
+    }
+    return false;
+  }
+
+  // Decodes the arena into batches for the writer, then empties it.
+  Status Flush() {
+    if (rows.empty()) return Status::OK();
+    if (!table) FLOE_RETURN_IF_ERROR(CreateTable());
+    size_t segment = 0;  // first row not yet written
+    size_t evolved_row = SIZE_MAX;
+    for (size_t i = 0; i < rows.size();) {
+      bool invalid = false;
+      Status st = DecodeValue(rows[i], &invalid);
+      if (st.ok()) {
+        AppendMeta(rows[i]);
+        processed[static_cast<size_t>(rows[i].partition)] = rows[i].offset + 1;
+        ++i;
+        continue;
+      }
+      // Start the builders over and write the good rows before this one again (each row
+      // is decoded at most twice), then deal with this row.
+      FLOE_RETURN_IF_ERROR(Rebind());
+      for (size_t j = segment; j < i; ++j) {
+        bool unused = false;
+        Status again = DecodeValue(rows[j], &unused);
+        if (!again.ok()) return Status::Internal("row decoded once failed again: {}", again.message());
+        AppendMeta(rows[j]);
+      }
+      FLOE_RETURN_IF_ERROR(WriteBuilt());
+      segment = i;
+      FLOE_ASSIGN_OR_RETURN(bool retry, HandleBadRow(rows[i], invalid, st, evolved_row == i));
+      if (retry) {
+        evolved_row = i;
+        continue;
+      }
+      processed[static_cast<size_t>(rows[i].partition)] = rows[i].offset + 1;
+      ++i;
+      segment = i;
+    }
+    FLOE_RETURN_IF_ERROR(WriteBuilt());
+    rows.clear();
+    // Bad rows still point into the arena until the dead-letter commit copies them.
+    if (dlq_rows.empty()) arena.Clear();
+    return Status::OK();
+  }
+
+  // ---- committing
+
+  Status CommitDlq(const std::vector<int64_t>& ends) {
+    if (dlq_rows.empty()) return Status::OK();
+    auto loaded_ops = catalog->LoadTable(dlq_id);
+    std::unique_ptr<iceberg::TableOperations> dops;
+    if (loaded_ops.ok()) {
+      dops = std::move(*loaded_ops);
+    } else if (loaded_ops.error().code() == StatusCode::kNotFound) {
+      using iceberg::NestedField;
+      FLOE_ASSIGN_OR_RETURN(
+          iceberg::Schema schema,
+          iceberg::Schema::Make({NestedField::Required(1, "partition", iceberg::IntType()),
+                                 NestedField::Required(2, "offset", iceberg::LongType()),
+                                 NestedField::Required(3, "timestamp", iceberg::TimestampTzType()),
+                                 NestedField::Optional(4, "key", iceberg::BinaryType()),
+                                 NestedField::Optional(5, "value", iceberg::BinaryType()),
+                                 NestedField::Required(6, "reason", iceberg::StringType())}));
+      Status ns = catalog->CreateNamespace(dlq_id.ns, {});
+      if (!ns.ok() && ns.code() != StatusCode::kAlreadyExists) return ns;
+      catalog::CreateTableRequest request;
+      request.schema = std::move(schema);
+      request.format_version = 2;
+      request.properties["floe.ingest.topic"] = topic;
+      auto created = catalog->CreateTable(dlq_id, request);
+      if (!created.ok() && created.error().code() != StatusCode::kAlreadyExists) {
+        return created.status();
+      }
+      FLOE_ASSIGN_OR_RETURN(dops, catalog->LoadTable(dlq_id));
+    } else {
+      return loaded_ops.status();
+    }
+    FLOE_ASSIGN_OR_RETURN(auto dtable, iceberg::Table::Load(*dops));
+    const iceberg::TableMetadata& md = *dtable->metadata();
+    auto schema = std::make_shared<col::Schema>(md.current_schema()->ToColumnar());
+    std::vector<std::unique_ptr<col::ArrayBuilder>> b;
+    for (size_t c = 0; c < schema->num_fields(); ++c) b.push_back(col::MakeBuilder(schema->field(c).type));
+    for (const DlqRow& d : dlq_rows) {
+      static_cast<col::FixedWidthBuilder<int32_t>*>(b[0].get())->Append(d.row.partition);
+      static_cast<col::FixedWidthBuilder<int64_t>*>(b[1].get())->Append(d.row.offset);
+      static_cast<col::FixedWidthBuilder<int64_t>*>(b[2].get())->Append(d.row.timestamp_ms * 1000);
+      auto bytes = [&](col::ArrayBuilder* builder, int64_t pos, int64_t len) {
+        auto* bb = static_cast<col::BinaryBuilder*>(builder);
+        len < 0 ? bb->AppendNull() : bb->Append(Bytes(pos, len));
+      };
+      bytes(b[3].get(), d.row.key_pos, d.row.key_len);
+      bytes(b[4].get(), d.row.value_pos, d.row.value_len);
+      static_cast<col::BinaryBuilder*>(b[5].get())->Append(d.reason);
+    }
+    std::vector<col::Array> columns;
+    for (auto& builder : b) columns.push_back(builder->Finish());
+    iceberg::FileWriterOptions o;
+    o.table_location = md.location;
+    o.properties = md.properties;
+    o.operation_id = dtable->operations().env().NewUuid();
+    FLOE_ASSIGN_OR_RETURN(auto w, iceberg::DataWriter::Make(&dtable->io(), *md.current_schema(),
+                                                            *md.default_spec(),
+                                                            iceberg::SortOrder(), false, o));
+    FLOE_RETURN_IF_ERROR(
+        w->Write(col::RecordBatch(schema, static_cast<int64_t>(dlq_rows.size()), std::move(columns))));
+    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> written, w->Close());
+    std::unique_ptr<iceberg::Transaction> txn = dtable->NewTransaction();
+    iceberg::AppendFiles& append = txn->NewAppend();
+    for (const auto& f : written) append.AppendFile(f);
+    append.Set(std::string(kSummaryTopic), topic);
+    const std::string expected = dlq_property;
+    append.AddBaseCheck([expected](const iceberg::TableMetadata& base) -> Status {
+      auto it = base.properties.find(std::string(kPropertyOffsets));
+      std::string now = it == base.properties.end() ? std::string() : it->second;
+      if (now != expected) {
+        return Status::Conflict("dead-letter offsets moved from '{}' to '{}': another "
+                                "coordinator committed", expected, now);
+      }
+      return Status::OK();
+    });
+    FLOE_RETURN_IF_ERROR(append.Commit());
+    iceberg::UpdateProperties& props = txn->NewUpdateProperties();
+    std::string property = FormatOffsets(ends);
+    props.Set(std::string(kPropertyOffsets), property);
+    FLOE_RETURN_IF_ERROR(props.Commit());
+    FLOE_RETURN_IF_ERROR(txn->Commit());
+    dlq_property = property;
+    dlq_end = ends;
+    {
+      std::lock_guard lock(stats_mu);
+      stats.dlq_records += static_cast<int64_t>(dlq_rows.size());
+    }
+    dlq_rows.clear();
+    if (options.on_table_changed) options.on_table_changed(dlq_id);
+    return Status::OK();
+  }
+
+  Status Commit() {
+    FLOE_RETURN_IF_ERROR(Flush());
+    FLOE_RETURN_IF_ERROR(CommitUpTo(next, /*final=*/true));
+    processed = next;
+    return Status::OK();
+  }
+
+  // Commits everything written so far as the partitions' ranges up to `ends`. `final`: the
+  // arena holds nothing more (a mid-flush commit of a keyed topic keeps it).
+  Status CommitUpTo(std::vector<int64_t> ends, bool final) {
+    bool advanced = false;
+    for (size_t p = 0; p < ends.size(); ++p) advanced |= ends[p] > committed[p];
+    if (!advanced) {
+      last_commit_ms = Now();
+      return Status::OK();
+    }
+    const int64_t start_ms = Now();
+    if (!table) FLOE_RETURN_IF_ERROR(CreateTable());
+    FLOE_RETURN_IF_ERROR(config.keyed() ? WriteKeyed() : CloseWriter());
+    FLOE_RETURN_IF_ERROR(CommitDlq(ends));
+    if (final) arena.Clear();
+    std::string ranges;
+    for (size_t p = 0; p < ends.size(); ++p) {
+      if (p > 0) ranges += ',';
+      ranges += std::to_string(p) + ":" + std::to_string(committed[p]) + "-" +
+                std::to_string(ends[p]);
+    }
+    std::unique_ptr<iceberg::Transaction> txn = table->NewTransaction();
+    iceberg::SnapshotProducer* producer;
+    if (delete_files.empty()) {
+      iceberg::AppendFiles& append = txn->NewAppend();
+      for (const auto& f : files) append.AppendFile(f);
+      append.Set(std::string(kSummaryTopic), topic);
+      append.Set(std::string(kSummaryOffsets), ranges);
+      producer = &append;
+    } else {
+      // Deletes and inserts of one commit in one snapshot (a row delta, as Flink's upsert
+      // writer commits).
+      iceberg::RowDelta& delta = txn->NewRowDelta();
+      for (const auto& f : files) delta.AddRows(f);
+      for (const auto& f : delete_files) delta.AddDeletes(f);
+      delta.Set(std::string(kSummaryTopic), topic);
+      delta.Set(std::string(kSummaryOffsets), ranges);
+      producer = &delta;
+    }
+    const std::string expected = committed_property;
+    producer->AddBaseCheck([expected](const iceberg::TableMetadata& base) -> Status {
+      auto it = base.properties.find(std::string(kPropertyOffsets));
+      std::string now = it == base.properties.end() ? std::string() : it->second;
+      if (now != expected) {
+        return Status::Conflict("committed offsets moved from '{}' to '{}': another "
+                                "coordinator committed",
+                                expected, now);
+      }
+      return Status::OK();
+    });
+    FLOE_RETURN_IF_ERROR(producer->Commit());
+    iceberg::UpdateProperties& props = txn->NewUpdateProperties();
+    std::string property = FormatOffsets(ends);
+    props.Set(std::string(kPropertyOffsets), property);
+    FLOE_RETURN_IF_ERROR(props.Commit());
+    FLOE_RETURN_IF_ERROR(txn->Commit());
+    committed_property = property;
+    committed = ends;
+    files.clear();
+    delete_files.clear();
+    const int64_t rows_committed = pending_rows;
+    pending_rows = 0;
+    FLOE_RETURN_IF_ERROR(broker([&](kafka::Broker& b) {
+      for (size_t p = 0; p < committed.size(); ++p) {
+        b.SetCommittedOffset(topic, static_cast<int32_t>(p), committed[p]);
+      }
+    }));
+    const int64_t end_ms = Now();
+    last_commit_ms = end_ms;
+    {
+      std::lock_guard lock(stats_mu);
+      ++stats.commits;
+      stats.rows_committed += rows_committed;
+      stats.last_commit_ms = end_ms;
+      stats.last_commit_latency_ms = end_ms - start_ms;
+    }
+    if (options.on_table_changed) options.on_table_changed(id);
+    return Status::OK();
+  }
+
+  void Drop() {
+    if (writer) (void)writer->Abort();
+    writer.reset();
+    files.clear();
+    delete_files.clear();
+    held.clear();
+    held_ops.clear();
+    pending_ops.clear();
+    rows.clear();
+    dlq_rows.clear();
+    arena.Clear();
+    pending_rows = 0;
+    loaded = false;
+  }
+};
+
+TopicTranslator::TopicTranslator(std::string topic, TableTopicConfig config,
+                                 catalog::Catalog* catalog, BrokerCall broker,
+                                 IngestOptions options)
+    : impl_(std::make_unique<Impl>()) {
+  Impl& s = *impl_;
+  s.topic = std::move(topic);
+  s.config = std::move(config);
+  s.catalog = catalog;
+  s.broker = std::move(broker);
+  s.options = std::move(options);
+  const std::string& ns =
+      s.config.table_namespace.empty() ? s.options.default_namespace : s.config.table_namespace;
+  s.id = {catalog::Namespace::FromString(ns), s.topic};
+  s.dlq_id = {s.id.ns, s.topic + "_dlq"};
+  s.stats.topic = s.topic;
+  s.stats.table = s.id.ToString();
+  s.stats.dlq_table = s.dlq_id.ToString();
+  s.stats.state = "starting";
+}
+
+TopicTranslator::~TopicTranslator() { impl_->Drop(); }
+
+Status TopicTranslator::RunOnce() {
+  Impl& s = *impl_;
+  Status st = [&]() -> Status {
+    if (!s.loaded) FLOE_RETURN_IF_ERROR(s.Load());
+    FLOE_ASSIGN_OR_RETURN(auto parts, s.Partitions());
+    if (parts.size() > s.next.size()) {
+      // Partitions added since the load: they start at their beginning.
+      s.committed.resize(parts.size(), 0);
+      s.next.resize(parts.size(), 0);
+      s.dlq_end.resize(parts.size(), 0);
+      s.processed.resize(parts.size(), 0);
+    }
+    for (size_t p = 0; p < s.next.size(); ++p) {
+      FLOE_RETURN_IF_ERROR(s.ReadPartition(static_cast<int32_t>(p), parts[p].log_end_offset));
+      if (s.arena.size() >= s.options.arena_bytes) FLOE_RETURN_IF_ERROR(s.Flush());
+    }
+    FLOE_RETURN_IF_ERROR(s.Flush());
+    {
+      std::lock_guard lock(s.stats_mu);
+      s.stats.partitions.resize(parts.size());
+      for (size_t p = 0; p < parts.size(); ++p) {
+        auto& sp = s.stats.partitions[p];
+        sp.log_end_offset = parts[p].log_end_offset;
+        sp.committed_offset = s.committed[p];
+        sp.translated_offset = s.next[p];
+        sp.oldest_pending_ms = s.committed[p] < parts[p].log_end_offset ? s.last_commit_ms : -1;
+      }
+    }
+    if (s.Now() - s.last_commit_ms >= s.config.commit_interval_ms) FLOE_RETURN_IF_ERROR(s.Commit());
+    return Status::OK();
+  }();
+  if (!st.ok()) s.SetState("failed", std::string(st.message()));
+  return st;
+}
+
+Status TopicTranslator::CommitNow() {
+  Impl& s = *impl_;
+  if (!s.loaded) FLOE_RETURN_IF_ERROR(s.Load());
+  Status st = s.Commit();
+  if (!st.ok()) s.SetState("failed", std::string(st.message()));
+  return st;
+}
+
+void TopicTranslator::Reset() { impl_->Drop(); }
+
+TopicStats TopicTranslator::stats() const {
+  std::lock_guard lock(impl_->stats_mu);
+  return impl_->stats;
+}
+
+}  // namespace floe::ingest

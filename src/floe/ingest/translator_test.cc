@@ -1,0 +1,462 @@
+// The translator against a real broker (records produced through Produce frames) and a
+// SQLite catalog; tables read back with TableScan. Expected rows are the produced JSON.
+#include "floe/ingest/translator.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+
+#include "floe/catalog/sql_catalog.h"
+#include "floe/iceberg/scan.h"
+#include "floe/iceberg/table.h"
+#include "floe/kafka/record_batch.h"
+
+namespace floe::ingest {
+namespace {
+
+namespace col = floe::columnar;
+
+class TranslatorTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("floe_ingest_" + std::to_string(::getpid()) + "_" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+    kafka::BrokerOptions options;
+    options.data_dir = (dir_ / "kafka").string();
+    options.now_ms = [this] { return now_ms_; };
+    options.random_seed = 1;
+    options.validate_topic_configs = ValidateTableTopicConfigs;
+    auto b = kafka::Broker::Open(options);
+    ASSERT_TRUE(b.ok()) << b.error().ToString();
+    broker_ = std::move(*b);
+    catalog_ = OpenCatalog();
+  }
+  void TearDown() override {
+    broker_.reset();
+    std::filesystem::remove_all(dir_);
+  }
+
+  std::unique_ptr<catalog::Catalog> OpenCatalog() {
+    catalog::CatalogOptions o;
+    o.warehouse = (dir_ / "warehouse").string();
+    auto c = catalog::SqlCatalog::Open("sqlite:" + (dir_ / "catalog.db").string(), std::move(o));
+    EXPECT_TRUE(c.ok()) << c.error().ToString();
+    return std::move(*c);
+  }
+
+  BrokerCall Call() {
+    return [this](const std::function<void(kafka::Broker&)>& fn) {
+      fn(*broker_);
+      return Status::OK();
+    };
+  }
+
+  template <typename Req>
+  Buffer Frame(const Req& req, int16_t version) {
+    Buffer frame;
+    kafka::KafkaWriter hw(&frame, false);
+    hw.Int16(Req::kApiKey);
+    hw.Int16(version);
+    hw.Int32(++correlation_);
+    hw.ClassicNullableString(std::string("test"));
+    const bool flexible = Req::IsFlexible(version);
+    if (flexible) hw.UVarint(0);
+    kafka::KafkaWriter bw(&frame, flexible);
+    req.Write(bw, version);
+    return frame;
+  }
+
+  // Creates a topic through CreateTopics v5; returns the response's error code.
+  int16_t CreateTopic(const std::string& name, int partitions,
+                      std::map<std::string, std::string> configs) {
+    kafka::CreateTopicsRequest req;
+    auto& t = req.topics.emplace_back();
+    t.name = name;
+    t.num_partitions = partitions;
+    t.replication_factor = 1;
+    for (const auto& [k, v] : configs) {
+      auto& c = t.configs.emplace_back();
+      c.name = k;
+      c.value = v;
+    }
+    req.timeout_ms = 1000;
+    Buffer frame = Frame(req, 5);
+    int16_t code = -1;
+    Status s = broker_->Handle(frame.span(), "127.0.0.1", [&](std::optional<Buffer> b) {
+      kafka::KafkaReader r(b->span(), false);
+      (void)r.Int32();
+      kafka::KafkaReader body({r.position(), r.remaining()}, true);
+      (void)body.SkipTags();
+      kafka::CreateTopicsResponse resp;
+      EXPECT_TRUE(resp.Read(body, 5).ok());
+      code = resp.topics.at(0).error_code;
+    });
+    EXPECT_TRUE(s.ok()) << s.ToString();
+    return code;
+  }
+
+  void Produce(const std::string& topic, int32_t partition,
+               const std::vector<std::optional<std::string>>& values) {
+    kafka::BatchBuilder builder({});
+    for (const auto& v : values) {
+      builder.Add(++now_ms_, std::string_view("k"), v ? std::optional<std::string_view>(*v)
+                                                      : std::nullopt,
+                  {{"h", std::string("hv")}});
+    }
+    Buffer batch;
+    ASSERT_TRUE(builder.Finish(&batch).ok());
+    kafka::ProduceRequest req;
+    req.acks = -1;
+    req.timeout_ms = 1000;
+    auto& td = req.topic_data.emplace_back();
+    td.name = topic;
+    auto& pd = td.partition_data.emplace_back();
+    pd.index = partition;
+    pd.records = batch.span();
+    Buffer frame = Frame(req, 9);
+    Status s = broker_->Handle(frame.span(), "127.0.0.1", [](std::optional<Buffer>) {});
+    ASSERT_TRUE(s.ok()) << s.ToString();
+  }
+
+  std::map<std::string, std::string> JsonTopic(std::string tolerance = "invalid_data") {
+    return {{"floe.table.topic.enable", "true"},
+            {"automq.table.topic.convert.value.type", "json"},
+            {"floe.table.topic.transform.value.type", "flatten"},
+            {"floe.table.topic.commit.interval.ms", "1000"},
+            {"floe.table.topic.errors.tolerance", tolerance}};
+  }
+
+  std::unique_ptr<TopicTranslator> Translator(const std::string& topic, catalog::Catalog* c) {
+    auto configs = JsonTopic();
+    for (const auto& t : broker_->ListTopics()) {
+      if (t.name == topic) configs = t.configs;
+    }
+    auto config = ParseTableTopicConfig(configs);
+    EXPECT_TRUE(config.ok());
+    IngestOptions o;
+    o.now_ms = [this] { return now_ms_; };
+    return std::make_unique<TopicTranslator>(topic, *config, c, Call(), o);
+  }
+
+  // Every row of `table` as "column=value" text for the columns asked for, sorted.
+  struct Loaded {
+    std::unique_ptr<iceberg::TableOperations> ops;
+    std::unique_ptr<iceberg::Table> table;
+  };
+  Loaded Load(const std::string& name) {
+    Loaded l;
+    auto ops = catalog_->LoadTable({catalog::Namespace::FromString("kafka"), name});
+    EXPECT_TRUE(ops.ok()) << ops.error().ToString();
+    l.ops = std::move(*ops);
+    l.table = std::move(*iceberg::Table::Load(*l.ops));
+    return l;
+  }
+  std::vector<col::RecordBatch> Scan(const std::string& name) {
+    Loaded l = Load(name);
+    auto scan = iceberg::TableScan::Make(l.table->metadata(), l.table->io(), {});
+    EXPECT_TRUE(scan.ok());
+    auto tasks = (*scan)->PlanFiles();
+    EXPECT_TRUE(tasks.ok());
+    auto reader = (*scan)->Open(std::move(*tasks));
+    EXPECT_TRUE(reader.ok());
+    std::vector<col::RecordBatch> out;
+    while (true) {
+      auto b = (*reader)->Next();
+      EXPECT_TRUE(b.ok());
+      if (!b.ok() || !*b) break;
+      out.push_back(std::move(**b));
+    }
+    return out;
+  }
+  // The _kafka.offset values of every row, sorted.
+  std::vector<int64_t> Offsets(const std::string& name) {
+    std::vector<int64_t> out;
+    for (const auto& b : Scan(name)) {
+      int idx = b.schema()->FieldIndex("_kafka");
+      const col::Array& meta = b.column(static_cast<size_t>(idx));
+      for (int64_t i = 0; i < b.num_rows(); ++i) out.push_back(meta.child(1).Value<int64_t>(i));
+    }
+    std::sort(out.begin(), out.end());
+    return out;
+  }
+
+  std::filesystem::path dir_;
+  int64_t now_ms_ = 1'700'000'000'000;
+  int32_t correlation_ = 0;
+  std::unique_ptr<kafka::Broker> broker_;
+  std::unique_ptr<catalog::Catalog> catalog_;
+};
+
+TEST_F(TranslatorTest, BrokerValidatesTableTopicConfigs) {
+  EXPECT_EQ(CreateTopic("ok", 1, JsonTopic()), 0);
+  // INVALID_CONFIG (40): checked as a whole by the injected validator.
+  EXPECT_EQ(CreateTopic("bad", 1, {{"floe.table.topic.errors.tolerance", "most"}}), 40);
+  EXPECT_EQ(CreateTopic("bad2", 1, {{"automq.table.topic.convert.value.type", "by_schema_id"}}),
+            40);
+}
+
+TEST_F(TranslatorTest, JsonRowsEvolveAndResumeExactlyOnce) {
+  ASSERT_EQ(CreateTopic("events", 2, JsonTopic()), 0);
+  Produce("events", 0, {R"({"id": 1, "name": "a"})", R"({"id": 2, "name": "b", "score": 1.5})"});
+  Produce("events", 1, {R"({"id": 3, "tags": ["x"]})"});
+  {
+    auto t = Translator("events", catalog_.get());
+    ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+    ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+    EXPECT_EQ(t->stats().rows_committed, 3);
+  }
+  Loaded l = Load("events");
+  const iceberg::Schema& schema = *l.table->metadata()->current_schema();
+  ASSERT_NE(schema.FindFieldByName("score"), nullptr);
+  EXPECT_EQ(schema.FindFieldByName("score")->type->kind(), iceberg::TypeKind::kDouble);
+  ASSERT_NE(schema.FindFieldByName("tags"), nullptr);
+  EXPECT_EQ(l.table->metadata()->properties.at("floe.ingest.offsets"), "0:2,1:1");
+  const iceberg::Snapshot* snap = l.table->metadata()->current_snapshot();
+  ASSERT_NE(snap, nullptr);
+  EXPECT_EQ(*snap->SummaryValue("floe.ingest.topic"), "events");
+  EXPECT_EQ(*snap->SummaryValue("floe.ingest.offsets"), "0:0-2,1:0-1");
+
+  // Offsets per partition: 0,1 (partition 0) and 0 (partition 1).
+  EXPECT_EQ(Offsets("events"), (std::vector<int64_t>{0, 0, 1}));
+
+  // A new coordinator (a restart) resumes at the committed offsets.
+  Produce("events", 0, {R"({"id": 4, "name": "d"})"});
+  {
+    auto t = Translator("events", catalog_.get());
+    ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+    ASSERT_TRUE(t->CommitNow().ok());
+  }
+  EXPECT_EQ(Offsets("events"), (std::vector<int64_t>{0, 0, 1, 2}));
+  Loaded again = Load("events");
+  EXPECT_EQ(*again.table->metadata()->current_snapshot()->SummaryValue("floe.ingest.offsets"),
+            "0:2-3,1:1-1");
+  int64_t total = 0;
+  for (const auto& b : Scan("events")) total += b.num_rows();
+  EXPECT_EQ(total, 4);
+}
+
+TEST_F(TranslatorTest, StaleCoordinatorCannotCommitTwice) {
+  ASSERT_EQ(CreateTopic("orders", 1, JsonTopic()), 0);
+  Produce("orders", 0, {R"({"id": 1})"});
+  auto first = Translator("orders", catalog_.get());
+  ASSERT_TRUE(first->CommitNow().ok());  // creates nothing: nothing translated yet
+  ASSERT_TRUE(first->RunOnce().ok());
+  auto other_catalog = OpenCatalog();
+  auto second = Translator("orders", other_catalog.get());
+  ASSERT_TRUE(second->RunOnce().ok());
+  ASSERT_TRUE(second->CommitNow().ok());
+  // The first one translated the same record from the same start: its commit must fail.
+  Status st = first->CommitNow();
+  EXPECT_EQ(st.code(), StatusCode::kConflict) << st.ToString();
+  EXPECT_EQ(Offsets("orders"), (std::vector<int64_t>{0}));
+}
+
+TEST_F(TranslatorTest, BadRecordsGoToTheDeadLetterTable) {
+  ASSERT_EQ(CreateTopic("clicks", 1, JsonTopic("invalid_data")), 0);
+  Produce("clicks", 0, {R"({"n": 1})", "not json", R"([1])", R"({"n": 2})"});
+  auto t = Translator("clicks", catalog_.get());
+  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  EXPECT_EQ(t->stats().dlq_records, 2);
+  EXPECT_EQ(Offsets("clicks"), (std::vector<int64_t>{0, 3}));
+  std::vector<std::string> reasons;
+  std::vector<int64_t> offsets;
+  for (const auto& b : Scan("clicks_dlq")) {
+    for (int64_t i = 0; i < b.num_rows(); ++i) {
+      offsets.push_back(b.column(1).Value<int64_t>(i));
+      reasons.emplace_back(b.column(5).BinaryValue(i));
+      if (offsets.back() == 1) {
+        EXPECT_EQ(b.column(4).BinaryValue(i), "not json");
+      }
+    }
+  }
+  ASSERT_EQ(offsets.size(), 2u);
+  EXPECT_EQ(offsets[0] + offsets[1], 3);
+  for (const auto& r : reasons) EXPECT_NE(r.find("JSON"), std::string::npos) << r;
+}
+
+TEST_F(TranslatorTest, ToleranceNoneStops) {
+  ASSERT_EQ(CreateTopic("strict", 1, JsonTopic("none")), 0);
+  Produce("strict", 0, {R"({"n": 1})", "oops"});
+  auto t = Translator("strict", catalog_.get());
+  Status st = t->RunOnce();
+  ASSERT_FALSE(st.ok());
+  EXPECT_NE(st.message().find("offset 1"), std::string::npos) << st.ToString();
+  EXPECT_EQ(t->stats().state, "failed");
+}
+
+TEST_F(TranslatorTest, ConversionConflictNeedsAll) {
+  ASSERT_EQ(CreateTopic("typed", 1, JsonTopic("all")), 0);
+  Produce("typed", 0, {R"({"n": 1})", R"({"n": "text"})", R"({"n": 3})"});
+  auto t = Translator("typed", catalog_.get());
+  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+  ASSERT_TRUE(t->CommitNow().ok());
+  EXPECT_EQ(Offsets("typed"), (std::vector<int64_t>{0, 2}));
+  EXPECT_EQ(t->stats().dlq_records, 1);
+}
+
+TEST_F(TranslatorTest, RawAndValueStructModes) {
+  ASSERT_EQ(CreateTopic("raw", 1, {{"floe.table.topic.enable", "true"}}), 0);
+  Produce("raw", 0, {std::string("\xff\x00\x01", 3), std::nullopt});
+  {
+    auto t = Translator("raw", catalog_.get());
+    ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+    ASSERT_TRUE(t->CommitNow().ok());
+  }
+  auto batches = Scan("raw");
+  ASSERT_EQ(batches.size(), 1u);
+  ASSERT_EQ(batches[0].num_rows(), 2);
+  EXPECT_EQ(batches[0].column(1).BinaryValue(0), std::string_view("\xff\x00\x01", 3));
+  EXPECT_TRUE(batches[0].column(1).IsNull(1));
+  // _kafka.key is a string (convert.key.type defaults to string); headers a map.
+  EXPECT_EQ(batches[0].column(0).child(3).BinaryValue(0), "k");
+
+  ASSERT_EQ(CreateTopic("nested", 1,
+                        {{"floe.table.topic.enable", "true"},
+                         {"floe.table.topic.convert.value.type", "json"}}),
+            0);
+  Produce("nested", 0, {R"({"a": {"b": 1}})"});
+  {
+    auto t = Translator("nested", catalog_.get());
+    ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+    ASSERT_TRUE(t->CommitNow().ok());
+  }
+  Loaded l = Load("nested");
+  const iceberg::NestedField* value = l.table->metadata()->current_schema()->FindFieldByName("value");
+  ASSERT_NE(value, nullptr);
+  ASSERT_EQ(value->type->kind(), iceberg::TypeKind::kStruct);
+  EXPECT_NE(value->type->FieldByName("a"), nullptr);
+}
+
+TEST_F(TranslatorTest, PartitionByAppliesWhenTheColumnAppears) {
+  auto configs = JsonTopic();
+  configs["floe.table.topic.partition.by"] = "[bucket(id, 4), region]";
+  ASSERT_EQ(CreateTopic("parted", 1, configs), 0);
+  Produce("parted", 0, {R"({"id": 1, "region": "eu"})", R"({"id": 2, "region": "us"})"});
+  auto t = Translator("parted", catalog_.get());
+  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+  ASSERT_TRUE(t->CommitNow().ok());
+  Loaded l = Load("parted");
+  ASSERT_EQ(l.table->metadata()->default_spec()->fields().size(), 2u);
+  EXPECT_EQ(Offsets("parted"), (std::vector<int64_t>{0, 1}));
+}
+
+TEST_F(TranslatorTest, RetentionKeepsUncommittedRecords) {
+  ASSERT_EQ(CreateTopic("kept", 1, JsonTopic()), 0);
+  Produce("kept", 0, {R"({"n": 1})"});
+  EXPECT_EQ(broker_->ProtectedOffset("kept", 0), 0);
+  auto t = Translator("kept", catalog_.get());
+  ASSERT_TRUE(t->RunOnce().ok());
+  EXPECT_EQ(broker_->ProtectedOffset("kept", 0), 0);  // translated, not committed
+  ASSERT_TRUE(t->CommitNow().ok());
+  EXPECT_EQ(broker_->ProtectedOffset("kept", 0), 1);
+}
+
+// The live rows of a keyed table as id -> the JSON-ish text of `v`, from floe's scan (which
+// applies equality deletes, Iceberg spec "Row-level deletes").
+std::map<int64_t, std::string> LiveRows(const std::vector<col::RecordBatch>& batches) {
+  std::map<int64_t, std::string> out;
+  for (const auto& b : batches) {
+    int id = b.schema()->FieldIndex("id");
+    int v = b.schema()->FieldIndex("v");
+    for (int64_t i = 0; i < b.num_rows(); ++i) {
+      int64_t key = b.column(static_cast<size_t>(id)).Value<int64_t>(i);
+      EXPECT_FALSE(out.contains(key)) << "id " << key << " is live twice";
+      out[key] = v < 0 || b.column(static_cast<size_t>(v)).IsNull(i)
+                     ? "null"
+                     : std::string(b.column(static_cast<size_t>(v)).BinaryValue(i));
+    }
+  }
+  return out;
+}
+
+TEST_F(TranslatorTest, UpsertsKeepTheLastRowPerKey) {
+  auto configs = JsonTopic();
+  configs["floe.table.topic.id.columns"] = "[id]";
+  configs["floe.table.topic.upsert.enable"] = "true";
+  ASSERT_EQ(CreateTopic("users", 1, configs), 0);
+  Produce("users", 0, {R"({"id": 1, "v": "a"})", R"({"id": 2, "v": "b"})",
+                       R"({"id": 1, "v": "c"})"});
+  auto t = Translator("users", catalog_.get());
+  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  EXPECT_EQ(LiveRows(Scan("users")), (std::map<int64_t, std::string>{{1, "c"}, {2, "b"}}));
+  Loaded l = Load("users");
+  const iceberg::Schema& schema = *l.table->metadata()->current_schema();
+  ASSERT_EQ(schema.identifier_field_ids().size(), 1u);
+  EXPECT_EQ(schema.identifier_field_ids()[0], schema.FindFieldByName("id")->id);
+  EXPECT_TRUE(schema.FindFieldByName("id")->required);
+  EXPECT_EQ(l.table->metadata()->format_version, 2);
+
+  // Next commit: an update of 2 and a new column (a schema change mid-interval commits the
+  // rows before it first); a record without the id goes to the dead-letter table.
+  Produce("users", 0, {R"({"id": 2, "v": "d"})", R"({"id": 3, "v": "e", "w": true})",
+                       R"({"v": "no id"})"});
+  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  EXPECT_EQ(LiveRows(Scan("users")),
+            (std::map<int64_t, std::string>{{1, "c"}, {2, "d"}, {3, "e"}}));
+  EXPECT_EQ(t->stats().dlq_records, 1);
+  EXPECT_EQ(Load("users").table->metadata()->properties.at("floe.ingest.offsets"), "0:6");
+}
+
+TEST_F(TranslatorTest, DebeziumEnvelopesBecomeDeletesAndUpserts) {
+  auto configs = JsonTopic();
+  configs["floe.table.topic.transform.value.type"] = "flatten_debezium";
+  configs["floe.table.topic.id.columns"] = "[id]";
+  ASSERT_EQ(CreateTopic("cdc", 1, configs), 0);
+  Produce("cdc", 0,
+          {R"({"before": null, "after": {"id": 1, "v": "a"}, "op": "c"})",
+           R"({"before": null, "after": {"id": 2, "v": "b"}, "op": "r"})",
+           R"({"payload": {"before": {"id": 1, "v": "a"}, "after": {"id": 1, "v": "a2"}, "op": "u"}})",
+           R"({"before": {"id": 2, "v": "b"}, "after": null, "op": "d"})",
+           R"({"before": null, "after": {"id": 4, "v": "x"}, "op": "c"})"});
+  auto t = Translator("cdc", catalog_.get());
+  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  EXPECT_EQ(LiveRows(Scan("cdc")), (std::map<int64_t, std::string>{{1, "a2"}, {4, "x"}}));
+  // Across commits: delete 1, re-create 2.
+  Produce("cdc", 0, {R"({"before": {"id": 1, "v": "a2"}, "after": null, "op": "d"})",
+                     R"({"before": null, "after": {"id": 2, "v": "again"}, "op": "c"})"});
+  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  EXPECT_EQ(LiveRows(Scan("cdc")), (std::map<int64_t, std::string>{{2, "again"}, {4, "x"}}));
+  Loaded l = Load("cdc");
+  const iceberg::Snapshot* snap = l.table->metadata()->current_snapshot();
+  ASSERT_NE(snap, nullptr);
+  EXPECT_EQ(snap->operation, "overwrite");  // a row delta with deletes (Java's RowDelta)
+}
+
+TEST_F(TranslatorTest, CdcFieldOps) {
+  auto configs = JsonTopic();
+  configs["floe.table.topic.cdc.field"] = "meta.op";
+  configs["floe.table.topic.id.columns"] = "[id]";
+  ASSERT_EQ(CreateTopic("ops", 1, configs), 0);
+  Produce("ops", 0, {R"({"id": 1, "v": "a", "meta": {"op": "I"}})",
+                     R"({"id": 2, "v": "b", "meta": {"op": "i"}})",
+                     R"({"id": 1, "v": "c", "meta": {"op": "U"}})",
+                     R"({"id": 2, "meta": {"op": "D"}})",
+                     R"({"id": 3, "v": "z", "meta": {"op": "X"}})"});
+  auto t = Translator("ops", catalog_.get());
+  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  EXPECT_EQ(LiveRows(Scan("ops")), (std::map<int64_t, std::string>{{1, "c"}}));
+  EXPECT_EQ(t->stats().dlq_records, 1);  // op X
+}
+
+TEST(OffsetsTest, RoundTrip) {
+  EXPECT_EQ(FormatOffsets({3, 0, 7}), "0:3,1:0,2:7");
+  auto parsed = ParseOffsets("0:3,1:0,2:7");
+  ASSERT_TRUE(parsed.ok());
+  EXPECT_EQ(*parsed, (std::vector<int64_t>{3, 0, 7}));
+  EXPECT_FALSE(ParseOffsets("1:3").ok());
+  EXPECT_FALSE(ParseOffsets("0:x").ok());
+  EXPECT_TRUE(ParseOffsets("")->empty());
+}
+
+}  // namespace
+}  // namespace floe::ingest

@@ -1,0 +1,29 @@
+// The topics part of the management API (docs/management-api.md, "Topics"): the Kafka
+// topics of the server with their table-topic translation state, one topic's details, and
+// a sample of its newest records.
+//
+//   GET /api/v1/topics                         list (page-size, page-token, sort, q,
+//                                              table-topic=true|false)
+//   GET /api/v1/topics/{topic}                 details (configs, partitions)
+//   GET /api/v1/topics/{topic}/records?limit=N newest records from the log (1..500, 20)
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "floe/base/status.h"
+#include "floe/http/http.h"
+#include "floe/ingest/ingest_service.h"
+
+namespace floe::manage {
+
+// `segments` follow /api/v1 ("topics", ...). `ingest` is null when the Kafka endpoint is
+// off: the list is then empty and a topic is not found.
+Result<http::HttpResponse> HandleTopicsRequest(
+    ingest::IngestService* ingest, const std::string& method,
+    const std::vector<std::string>& segments,
+    const std::vector<std::pair<std::string, std::string>>& query, int64_t now_ms);
+
+}  // namespace floe::manage

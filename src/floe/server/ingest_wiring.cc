@@ -1,0 +1,33 @@
+// The table topics' service of `floe server`: translators reading the broker through the
+// Kafka listener's thread, committing to the configured catalog, and telling the optimizer
+// about every commit (docs/table-topics.md).
+#include <cstdio>
+
+#include "floe/server/server.h"
+
+namespace floe::server {
+
+Result<std::unique_ptr<ingest::IngestService>> StartIngest(
+    const ServerConfig& config, std::shared_ptr<catalog::CatalogRegistry> registry,
+    kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer) {
+  ingest::IngestServiceOptions options;
+  options.catalog =
+      config.kafka.table_catalog.empty() ? config.default_catalog : config.kafka.table_catalog;
+  options.translator.default_namespace = config.kafka.table_namespace;
+  options.translator.now_ms = config.now_ms;
+  if (optimizer != nullptr) {
+    options.translator.on_table_changed = [optimizer, catalog = options.catalog](
+                                              const catalog::TableIdentifier& id) {
+      optimizer->NotifyTableChanged(catalog, id);
+    };
+  }
+  options.log_error = [](const std::string& topic, const Status& status) {
+    std::fprintf(stderr, "table topic %s: %s\n", topic.c_str(), status.ToString().c_str());
+  };
+  return ingest::IngestService::Start(
+      std::move(registry),
+      [kafka](const std::function<void(kafka::Broker&)>& fn) { return kafka->Call(fn); },
+      std::move(options));
+}
+
+}  // namespace floe::server
