@@ -100,6 +100,13 @@ class ManagementApi {
   Result<http::HttpResponse> ManagedTables(Call& call);
   Result<http::HttpResponse> Overview(Call& call);
   Result<http::HttpResponse> OptimizerGroups(Call& call);
+  // dashboard_api.cc: what the dashboard's pages read beyond the routes above.
+  Result<http::HttpResponse> TableStats(Call& call);
+  Result<http::HttpResponse> StorageSummary(Call& call);
+  Result<http::HttpResponse> TableFiles(Call& call, const std::string& catalog,
+                                        const catalog::TableIdentifier& id);
+  Result<http::HttpResponse> TableFileSizes(Call& call, const std::string& catalog,
+                                            const catalog::TableIdentifier& id);
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   ManagementOptions options_;
