@@ -45,6 +45,11 @@ async function open(page, url) {
   await page.waitForSelector('main[aria-busy="false"]');
 }
 
+// The card whose heading is exactly `title`.
+function cardOf(page, title) {
+  return page.locator(`section.card:has(> h2:text-is("${title}"))`);
+}
+
 async function text(page, selector) {
   return (await page.locator(selector).first().textContent())?.trim() ?? "";
 }
@@ -63,7 +68,7 @@ try {
   check(seen.overview.tables === String(expect.tables), `overview tables ${seen.overview.tables}`);
   check(seen.overview.dataFiles === String(expect.data_files), `overview data files ${seen.overview.dataFiles}`);
   check(seen.overview.catalogs === "1", `overview catalogs ${seen.overview.catalogs}`);
-  check((await page.locator("section.card", { hasText: "Largest tables" }).textContent()).includes(`default.${expect.table}`),
+  check((await cardOf(page, "Largest tables").textContent()).includes(`default.${expect.table}`),
         "largest tables lists the table");
   check(await page.locator("svg.chart").count() >= 3, "overview charts");
   await shot(page, "overview");
@@ -78,17 +83,20 @@ try {
   // Table: schema and snapshots as pyiceberg wrote them.
   const tableUrl = `${base}/tables/default/${expect.namespace}/${expect.name}`;
   await open(page, tableUrl);
-  const schemaCard = page.locator("section.card", { hasText: "Schema" }).first();
+  const schemaCard = cardOf(page, "Schema");
   for (const f of expect.fields) {
     const fr = schemaCard.locator("tbody tr", { hasText: f.name });
     check(await fr.count() >= 1, `schema field ${f.name}`);
     check((await fr.first().locator("td").nth(2).textContent()).trim() === f.type, `type of ${f.name}`);
   }
-  const snapRows = page.locator("section.card", { hasText: "Snapshots" }).locator("tbody tr");
+  const snapRows = cardOf(page, "Snapshots").locator("tbody tr");
   seen.snapshotsBefore = await snapRows.count();
-  check(seen.snapshotsBefore === expect.snapshots, `snapshots ${seen.snapshotsBefore}`);
+  check(seen.snapshotsBefore === expect.snapshot_ids.length, `snapshots ${seen.snapshotsBefore}`);
+  // 64-bit ids exactly as pyiceberg reads them (no rounding to a JS number).
+  const shownIds = (await snapRows.locator("td:first-child").allTextContents()).map((s) => s.trim()).sort();
+  check(JSON.stringify(shownIds) === JSON.stringify([...expect.snapshot_ids].sort()), `snapshot ids ${shownIds}`);
   check(/^\d+$/.test(await text(page, '[data-testid="health-score"]')), "health score shown");
-  check(await page.locator("section.card", { hasText: "Files" }).locator("svg.chart").count() === 1, "file size histogram");
+  check(await cardOf(page, "Files").locator("svg.chart").count() === 1, "file size histogram");
   await shot(page, "table");
 
   // Editing a property persists (the test reads it back through pyiceberg).
@@ -103,14 +111,14 @@ try {
   check(await page.locator(`input[data-property="${expect.property[0]}"]`).inputValue() === expect.property[1], "property after reload");
 
   // Optimize now: a process appears and ends, and an optimize snapshot joins the timeline.
-  check(await page.locator("section.card", { hasText: "Optimizing processes" }).locator("tbody tr").count() === 0, "no process before");
+  check(await cardOf(page, "Optimizing processes").locator("tbody tr").count() === 0, "no process before");
   await page.locator('select[name="mode"]').selectOption("full");
   await page.getByTestId("optimize").click();
   const deadline = Date.now() + 60000;
   let status = "";
   while (Date.now() < deadline) {
     await page.waitForSelector('main[aria-busy="false"]');
-    const procs = page.locator("section.card", { hasText: "Optimizing processes" }).locator("tbody tr");
+    const procs = cardOf(page, "Optimizing processes").locator("tbody tr");
     if (await procs.count() > 0) {
       status = (await procs.first().locator("td").nth(2).textContent()).trim();
       if (status !== "running") break;
@@ -121,10 +129,26 @@ try {
   seen.processStatus = status;
   check(status === "success", `process status ${status}`);
   seen.snapshotsAfter = await snapRows.count();
-  check(seen.snapshotsAfter === expect.snapshots + 1, `snapshots after optimize ${seen.snapshotsAfter}`);
-  check(await page.locator("section.card", { hasText: "Snapshots" }).locator("tbody tr", { hasText: "optimize" }).count() === 1,
+  check(seen.snapshotsAfter === expect.snapshot_ids.length + 1, `snapshots after optimize ${seen.snapshotsAfter}`);
+  check(await cardOf(page, "Snapshots").locator("tbody tr", { hasText: "optimize" }).count() === 1,
         "an optimize snapshot");
   await shot(page, "table-after-optimize");
+
+  // Pause and resume: done (2xx) on a server with those routes, else "not available".
+  for (const action of ["pause", "resume"]) {
+    const [resp] = await Promise.all([
+      page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith(`/${action}`)),
+      page.getByTestId(action).click(),
+    ]);
+    seen[action] = resp.status();
+    if (resp.status() === 404 || resp.status() === 405) {
+      await page.waitForSelector("p.not-available");
+    } else {
+      check(resp.status() >= 200 && resp.status() < 300, `${action} answered ${resp.status()}`);
+      await page.waitForSelector('main[aria-busy="false"]');
+      check(await page.locator("p.error").count() === 0, `${action} shows no error`);
+    }
+  }
 
   // Catalogs: attach pyiceberg's SQL catalog through the form, browse it, edit it.
   await open(page, `${base}/catalogs`);
@@ -143,13 +167,17 @@ try {
   await page.waitForSelector(`a:text-is("${expect.sql.table}")`);
   const edit = page.getByTestId("edit-catalog");
   await edit.locator('textarea[name="properties"]').fill(`catalog-name=${expect.sql.catalog_name}\n${expect.sql.property[0]}=${expect.sql.property[1]}`);
-  await edit.getByRole("button", { name: "Save" }).click();
-  await page.waitForSelector(`text=${expect.sql.property[0]}=${expect.sql.property[1]}`, { state: "attached" });
+  const [saved] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "PUT" && r.url().endsWith(`/api/v1/catalogs/${expect.sql.name}`)),
+    edit.getByRole("button", { name: "Save" }).click(),
+  ]);
+  check(saved.status() === 200, `catalog edit answered ${saved.status()}`);
+  await page.waitForSelector('main[aria-busy="false"]');
   await shot(page, "catalog");
 
   // Optimizers: the local group with its threads.
   await open(page, `${base}/optimizers`);
-  const group = page.locator("section.card", { hasText: "Optimizer groups" }).locator("tbody tr", { hasText: "local" });
+  const group = cardOf(page, "Optimizer groups").locator("tbody tr", { hasText: "local" });
   check(await group.count() === 1, "local optimizer group");
   await shot(page, "optimizers");
 
@@ -161,7 +189,6 @@ try {
   // Settings: the effective configuration, secrets masked.
   await open(page, `${base}/settings`);
   check(await text(page, 'dd[data-key="http.port"]') === String(expect.port), "settings http.port");
-  check(!(await page.locator("main").textContent()).includes(expect.secret), "no secret on the settings page");
   await shot(page, "settings");
 
   // SPA routes load directly, and an unknown one says so.
@@ -186,10 +213,21 @@ try {
   await auth.waitForSelector('[data-testid="catalog-count"]');
   seen.authCatalogs = await text(auth, '[data-testid="catalog-count"] .stat-value');
   check(seen.authCatalogs === "1", "overview after sign-in");
+  // The principal is listed with its roles; its secret (nor its hash) is nowhere.
+  await auth.getByRole("link", { name: "Settings" }).click();
+  await auth.waitForSelector('dd[data-key="auth.principals.0.name"]');
+  check(await text(auth, 'dd[data-key="auth.principals.0.name"]') === expect.client_id, "principal listed");
+  const settingsText = await auth.locator("main").textContent();
+  check(!settingsText.includes(expect.secret) && !settingsText.includes(expect.secret_sha256), "no secret on the settings page");
+  await shot(auth, "settings-auth");
 
   check(problems.length === 0, `no page errors: ${problems.join("; ")}`);
   console.log(JSON.stringify({ ok: true, seen }));
 } catch (e) {
+  // What each page showed when the check failed, beside the other screenshots.
+  for (const [i, p] of browser.contexts().flatMap((c) => c.pages()).entries()) {
+    await p.screenshot({ path: path.join(shots, `failure-${i}.png`), fullPage: true }).catch(() => {});
+  }
   console.log(JSON.stringify({ ok: false, error: String(e?.stack ?? e), seen, problems }));
   process.exitCode = 1;
 } finally {

@@ -154,10 +154,11 @@ def test_browser(server, floe, tmp_path):
     with FloeServer(floe.path, tmp_path / "auth", config=auth_config) as auth:
         expect = {
             "url": server.uri, "auth_url": auth.uri, "client_id": "ops", "secret": SECRET,
+            "secret_sha256": hashlib.sha256(SECRET.encode()).hexdigest(),
             "port": server.port, "chromium": CHROMIUM, "web_src": str(REPO / "web"),
             "table": "db.t", "namespace": "db", "name": "t", "tables": 1,
             "data_files": len(t.inspect.files()),
-            "snapshots": len(t.snapshots()),
+            "snapshot_ids": [str(s.snapshot_id) for s in t.snapshots()],
             "fields": [{"name": f.name, "type": str(f.field_type)} for f in t.schema().fields],
             "property": ["owner", "dashboard-e2e"],
             "sql": {"name": "lake", "uri": f"sqlite:{lake}/lake.db", "warehouse": str(lake / "wh"),
@@ -176,10 +177,10 @@ def test_browser(server, floe, tmp_path):
     # What the browser did, read back through the peers and the API.
     t = RestCatalog("floe", uri=server.uri, warehouse="default").load_table("db.t")
     assert t.properties["owner"] == "dashboard-e2e"
-    assert len(t.snapshots()) == expect["snapshots"] + 1
+    assert len(t.snapshots()) == len(expect["snapshot_ids"]) + 1
     assert len(t.inspect.files()) == 1  # the full optimize merged the four files
     _, lake_record, _ = server.request("GET", "/api/v1/catalogs/lake")
     assert lake_record["properties"] == {"catalog-name": "lake_src", "team": "ops"}
     for name in ("overview", "tables", "table", "table-after-optimize", "catalogs", "catalog",
-                 "optimizers", "topics", "settings", "login"):
+                 "optimizers", "topics", "settings", "login", "settings-auth"):
         assert (SCREENSHOTS / f"{name}.png").stat().st_size > 10_000, name

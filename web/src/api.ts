@@ -12,9 +12,10 @@ export class ApiError extends Error {
   ) {
     super(message);
   }
-  // A route the server does not have yet (an older server, or a feature not merged).
+  // A route or method the server does not have (an older server): 404 "no such route", or
+  // 405 where the path exists for other methods.
   get notAvailable(): boolean {
-    return this.status === 404 && /no such route/i.test(this.message);
+    return (this.status === 404 && /no such route/i.test(this.message)) || this.status === 405;
   }
 }
 
@@ -38,6 +39,15 @@ export function logout(): void {
   sessionStorage.removeItem(TOKEN_KEY);
 }
 
+// Snapshot ids are 64-bit: past 2^53 a JS number would round them. With the parser's
+// source text (JSON.parse source access), such integers stay exact as strings.
+function keepLargeIntegers(this: unknown, _key: string, value: unknown, context?: { source?: string }): unknown {
+  if (typeof value === "number" && !Number.isSafeInteger(value) && context?.source && /^-?\d+$/.test(context.source)) {
+    return context.source;
+  }
+  return value;
+}
+
 async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
   const headers: Record<string, string> = { Accept: "application/json" };
   const t = token();
@@ -56,7 +66,7 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
   const text = await res.text();
   let json: unknown = undefined;
   try {
-    json = text ? JSON.parse(text) : undefined;
+    json = text ? JSON.parse(text, keepLargeIntegers) : undefined;
   } catch {
     throw new ApiError(res.status, `${method} ${path}: not JSON (${res.status})`);
   }
@@ -93,6 +103,9 @@ export async function login(clientId: string, clientSecret: string): Promise<voi
   });
   const res = await fetch("/v1/oauth/tokens", {
     method: "POST",
+    // The endpoint's 401 carries a Basic challenge (RFC 6749 §5.2); without credentials the
+    // browser hands the 401 to this code instead of opening its own sign-in dialog.
+    credentials: "omit",
     headers: { "Content-Type": "application/x-www-form-urlencoded" },
     body: form.toString(),
   });

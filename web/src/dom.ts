@@ -1,3 +1,5 @@
+import { ApiError } from "./api";
+
 // A small DOM builder and the formatting every page shares. Text always goes through
 // textContent (never innerHTML), so names from the API cannot inject markup.
 
@@ -114,7 +116,8 @@ export function notAvailable(what: string): HTMLElement {
   return h("p", { class: "empty not-available" }, `${what}: not available on this server.`);
 }
 
-export function errorBox(e: unknown): HTMLElement {
+export function errorBox(e: unknown, action = "This action"): HTMLElement {
+  if (e instanceof ApiError && e.notAvailable) return notAvailable(action);
   const message = e instanceof Error ? e.message : String(e);
   return h("p", { class: "error", role: "alert" }, message);
 }

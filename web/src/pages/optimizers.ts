@@ -11,7 +11,7 @@ function button(text: string, testid: string, run: () => Promise<unknown>, statu
       await run();
       refresh();
     } catch (e) {
-      status.replaceChildren(errorBox(e));
+      status.replaceChildren(errorBox(e, text));
       b.disabled = false;
     }
   });
@@ -33,7 +33,7 @@ export async function optimizersPage(): Promise<HTMLElement> {
       await post("/api/v1/optimizer-groups", { name: name.value.trim(), threads: Number(threads.value) });
       refresh();
     } catch (e) {
-      status.replaceChildren(errorBox(e));
+      status.replaceChildren(errorBox(e, "Creating optimizer groups"));
     }
   });
   return h(

@@ -1,4 +1,4 @@
-import { ApiError, enc, get, getOptional, Page, post, tablePath } from "../api";
+import { enc, get, getOptional, Page, post, tablePath } from "../api";
 import { barList, columns, timeline } from "../charts";
 import { ago, badge, bytes, card, duration, errorBox, h, healthClass, link, num, table, time } from "../dom";
 import { refresh } from "../main";
@@ -112,7 +112,7 @@ function actionButton(text: string, testid: string, run: () => Promise<unknown>,
       await run();
       refresh();
     } catch (e) {
-      status.replaceChildren(e instanceof ApiError && e.notAvailable ? h("p", { class: "empty" }, `${text}: not available on this server.`) : errorBox(e));
+      status.replaceChildren(errorBox(e, text));
       b.disabled = false;
     }
   });
@@ -197,15 +197,15 @@ function propertiesCard(path: string, props: Record<string, string>): HTMLElemen
   return card("Properties", form);
 }
 
-function sizeLabel(n: number | null): string {
-  return n === null ? "∞" : bytes(n).replace(".00", "");
+function sizeLabel(n: number): string {
+  return bytes(n).replace(".00", "").replace(".0 ", " ");
 }
 
 function filesCard(hist: Histogram | null, partitions: Page<Partition>): HTMLElement {
   const chart = hist
     ? columns(
         hist.buckets.map((b) => ({
-          label: `<${sizeLabel(b["upper-bytes"])}`,
+          label: b["upper-bytes"] === null ? `≥${sizeLabel(b["lower-bytes"])}` : `<${sizeLabel(b["upper-bytes"])}`,
           parts: [
             { value: b["data-files"], kind: "data", name: "data files" },
             { value: b["delete-files"], kind: "delete", name: "delete files" },
