@@ -17,7 +17,8 @@ import sys
 
 import pyarrow as pa
 from pyiceberg.catalog.rest import RestCatalog
-from pyiceberg.exceptions import NamespaceAlreadyExistsError, TableAlreadyExistsError
+from pyiceberg.exceptions import (CommitFailedException, NamespaceAlreadyExistsError,
+                                  TableAlreadyExistsError, ValidationException)
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import IdentityTransform
@@ -68,7 +69,16 @@ def main() -> int:
         ids = list(range(batch * 100, batch * 100 + 100))
         customers.append(pa.Table.from_pydict({"id": ids, "name": [f"c{i}" for i in ids]},
                                               schema=arrow))
-    customers.delete("id < 20")
+    # The optimizer may merge the appends meanwhile; pyiceberg's delete then refuses to
+    # commit over the rewrite (its conflict check), and a retry on the new snapshot succeeds.
+    for attempt in range(5):
+        try:
+            customers.delete("id < 20")
+            break
+        except (ValidationException, CommitFailedException):
+            if attempt == 4:
+                raise
+            customers = cat.load_table("demo.customers")
     print(f"done: open {URL}/ (tables demo.orders and demo.customers)")
     return 0
 
