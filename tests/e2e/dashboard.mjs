@@ -97,6 +97,9 @@ try {
   check(JSON.stringify(shownIds) === JSON.stringify([...expect.snapshot_ids].sort()), `snapshot ids ${shownIds}`);
   check(/^\d+$/.test(await text(page, '[data-testid="health-score"]')), "health score shown");
   check(await cardOf(page, "Files").locator("svg.chart").count() === 1, "file size histogram");
+  // Size over time from the snapshot summaries' totals: pyiceberg's file count at the end.
+  check((await cardOf(page, "Size over time").locator("svg.chart").textContent()).includes(`data files: ${expect.data_files}`),
+        "size over time ends at the current file count");
   await shot(page, "table");
 
   // Editing a property persists (the test reads it back through pyiceberg).

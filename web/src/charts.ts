@@ -158,3 +158,44 @@ export function timeline(points: Point[], label: string): SVGSVGElement {
   el.appendChild(s("text", { x: width - 10, y: height - 8, "text-anchor": "end", class: "chart-label small" }, new Date(max).toISOString().slice(0, 19) + "Z"));
   return el;
 }
+
+export interface Series {
+  name: string;
+  kind: string;
+  values: number[];
+  format: (v: number) => string;
+}
+
+// Lines over a time axis, each series on its own scale (labelled by its last value), for
+// sizes and counts that differ by orders of magnitude.
+export function lines(times: number[], series: Series[], label: string): SVGSVGElement {
+  const width = 640;
+  const height = 180;
+  const left = 10;
+  const right = 150;
+  const top = 10;
+  const bottom = 30;
+  const el = svg(width, height, label);
+  el.appendChild(s("line", { x1: left, y1: height - bottom, x2: width - right, y2: height - bottom, class: "axis" }));
+  if (times.length === 0) return el;
+  const t0 = Math.min(...times);
+  const span = Math.max(1, Math.max(...times) - t0);
+  const x = (t: number) => left + ((width - left - right) * (t - t0)) / span;
+  series.forEach((ser, si) => {
+    const max = Math.max(1, ...ser.values);
+    const y = (v: number) => height - bottom - ((height - bottom - top) * v) / max;
+    // A step line: a table's size holds from one snapshot to the next.
+    let d = "";
+    ser.values.forEach((v, i) => {
+      d += i === 0 ? `M${x(times[i])},${y(v)}` : `H${x(times[i])}V${y(v)}`;
+    });
+    const path = s("path", { d, class: `line line-${ser.kind}`, fill: "none" });
+    tip(path, ser.name);
+    el.appendChild(path);
+    const last = ser.values[ser.values.length - 1];
+    el.appendChild(s("text", { x: width - right + 8, y: top + 14 + si * 18, class: `chart-label legend-${ser.kind}` }, `${ser.name}: ${ser.format(last)}`));
+  });
+  el.appendChild(s("text", { x: left, y: height - 8, class: "chart-label small" }, new Date(t0).toISOString().slice(0, 19) + "Z"));
+  el.appendChild(s("text", { x: width - right, y: height - 8, "text-anchor": "end", class: "chart-label small" }, new Date(t0 + span).toISOString().slice(0, 19) + "Z"));
+  return el;
+}

@@ -1,5 +1,5 @@
 import { enc, get, getOptional, Page, post, tablePath } from "../api";
-import { barList, columns, timeline } from "../charts";
+import { barList, columns, lines, timeline } from "../charts";
 import { ago, badge, bytes, card, duration, errorBox, h, healthClass, link, num, table, time } from "../dom";
 import { refresh } from "../main";
 import { tableHref, TableStat } from "./overview";
@@ -268,6 +268,26 @@ function snapshotsCard(snaps: Snapshot[], refs: Details["refs"]): HTMLElement {
   );
 }
 
+// The table's size and file counts at each snapshot, from the totals Iceberg writes into
+// every snapshot summary (total-files-size, total-data-files, total-delete-files).
+function growthCard(snaps: Snapshot[]): HTMLElement {
+  const ordered = [...snaps].filter((s) => s.summary["total-files-size"] !== undefined).sort((a, b) => a["timestamp-ms"] - b["timestamp-ms"]);
+  if (ordered.length === 0) return card("Size over time", h("p", { class: "empty" }, "No snapshot summary has totals."));
+  const total = (s: Snapshot, k: string) => Number(s.summary[k] ?? 0);
+  return card(
+    "Size over time",
+    lines(
+      ordered.map((s) => s["timestamp-ms"]),
+      [
+        { name: "size", kind: "size", values: ordered.map((s) => total(s, "total-files-size")), format: bytes },
+        { name: "data files", kind: "files", values: ordered.map((s) => total(s, "total-data-files")), format: num },
+        { name: "delete files", kind: "deletes", values: ordered.map((s) => total(s, "total-delete-files")), format: num },
+      ],
+      "table size and files over time",
+    ),
+  );
+}
+
 function processesCard(path: string, processes: Page<Process>, maintenance: Page<Record<string, unknown>> | null): HTMLElement {
   const status = h("div", null);
   const rows = processes.items.map((p) => {
@@ -416,9 +436,12 @@ export async function tablePage(params: string[]): Promise<HTMLElement> {
     propertiesCard(path, details.properties),
     filesCard(hist, partitions),
     snapshotsCard(snapshots.items, details.refs),
+    growthCard(snapshots.items),
     processesCard(path, processes, maintenance),
   );
 }
+
+const TABLES_PAGE = 200;
 
 interface Runtime {
   catalog: string;
@@ -432,10 +455,15 @@ interface Runtime {
 
 export async function tablesPage(_params: string[], query: URLSearchParams): Promise<HTMLElement> {
   const q = query.get("q") ?? "";
+  const pageToken = query.get("page-token") ?? "";
+  const filter = `${q ? `&q=${enc(q)}` : ""}${pageToken ? `&page-token=${enc(pageToken)}` : ""}`;
+  // Both lists sort by identifier, so a page of each mostly covers the same tables; the
+  // join is by catalog and identifier, so a table missing from the stats page shows "–".
   const [runtimes, stats] = await Promise.all([
-    get<Page<Runtime>>(`/api/v1/tables?page-size=1000${q ? `&q=${enc(q)}` : ""}`),
-    getOptional<Page<TableStat>>(`/api/v1/table-stats?page-size=1000${q ? `&q=${enc(q)}` : ""}`),
+    get<Page<Runtime>>(`/api/v1/tables?page-size=${TABLES_PAGE}${filter}`),
+    getOptional<Page<TableStat>>(`/api/v1/table-stats?page-size=${TABLES_PAGE}${filter}`),
   ]);
+  const next = runtimes["next-page-token"];
   const byKey = new Map((stats?.items ?? []).map((s) => [`${s.catalog}/${s.identifier}`, s]));
   const search = h("input", { type: "search", name: "q", value: q, placeholder: "filter by name" });
   const form = h("form", { class: "row" }, search, h("button", { type: "submit" }, "Filter"));
@@ -464,6 +492,12 @@ export async function tablesPage(_params: string[], query: URLSearchParams): Pro
         ],
         runtimes.items,
         "No table has been evaluated yet.",
+      ),
+      h(
+        "p",
+        { class: "row" },
+        pageToken ? link(q ? `/tables?q=${enc(q)}` : "/tables", "First page") : null,
+        next ? link(`/tables?${q ? `q=${enc(q)}&` : ""}page-token=${enc(next)}`, "Next page") : null,
       ),
     ),
   );
