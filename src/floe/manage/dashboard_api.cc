@@ -4,6 +4,7 @@
 //   GET /api/v1/storage                           their totals and the health distribution
 //   GET .../tables/{t}/files                      the current snapshot's live files
 //   GET .../tables/{t}/file-sizes                 a histogram of their sizes
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <limits>
