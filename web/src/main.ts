@@ -3,6 +3,7 @@
 import "./style.css";
 import { get, logout, setUnauthorizedHandler, token } from "./api";
 import { errorBox, h, link } from "./dom";
+import { navigate, setRenderer } from "./router";
 import { catalogPage, catalogsPage } from "./pages/catalogs";
 import { loginPage } from "./pages/login";
 import { optimizersPage } from "./pages/optimizers";
@@ -46,12 +47,6 @@ app.append(
 
 let renderSeq = 0;
 
-export function navigate(path: string, replace = false): void {
-  if (replace) history.replaceState(null, "", path);
-  else history.pushState(null, "", path);
-  void render();
-}
-
 async function render(): Promise<void> {
   const seq = ++renderSeq;
   const path = location.pathname;
@@ -86,10 +81,7 @@ async function render(): Promise<void> {
   document.title = `floe · ${found ? found[2] : "not found"}`;
 }
 
-// Re-renders the current page (after an action changed what it shows).
-export function refresh(): void {
-  void render();
-}
+setRenderer(() => void render());
 
 setUnauthorizedHandler(() => {
   logout();

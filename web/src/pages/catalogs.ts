@@ -1,6 +1,6 @@
 import { enc, get, Page, post, put } from "../api";
 import { badge, card, errorBox, h, link, table, time } from "../dom";
-import { navigate, refresh } from "../main";
+import { navigate, refresh } from "../router";
 import { tableHref } from "./overview";
 
 interface Catalog {

@@ -1,6 +1,6 @@
 import { login } from "../api";
 import { errorBox, h } from "../dom";
-import { navigate } from "../main";
+import { navigate } from "../router";
 
 // OAuth2 client credentials: the principal's client id and secret from floe.yaml `auth`.
 export async function loginPage(_params: string[], query: URLSearchParams): Promise<HTMLElement> {

@@ -1,6 +1,6 @@
 import { del, enc, getOptional, Page, post } from "../api";
 import { card, errorBox, h } from "../dom";
-import { refresh } from "../main";
+import { refresh } from "../router";
 import { genericTable, Item } from "./generic";
 
 function button(text: string, testid: string, run: () => Promise<unknown>, status: HTMLElement): HTMLButtonElement {

@@ -1,7 +1,7 @@
 import { enc, get, getOptional, Page, post, tablePath } from "../api";
 import { barList, columns, lines, timeline } from "../charts";
 import { ago, badge, bytes, card, duration, errorBox, h, healthClass, link, num, table, time } from "../dom";
-import { refresh } from "../main";
+import { refresh } from "../router";
 import { tableHref, TableStat } from "./overview";
 
 interface Health {
