@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "floe/base/macros.h"
+
 namespace floe::manage::api {
 
 using http::HttpResponse;
@@ -87,7 +89,8 @@ HttpResponse Page(std::vector<OJson> items, const ListParams& p) {
 }
 
 Result<LoadedTable> LoadTableFrom(catalog::CatalogRegistry& registry,
-                                  const std::string& catalog_name, const catalog::TableIdentifier& id) {
+                                  const std::string& catalog_name,
+                                  const catalog::TableIdentifier& id) {
   FLOE_ASSIGN_OR_RETURN(auto pool, registry.Get(catalog_name));
   FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
   FLOE_ASSIGN_OR_RETURN(auto ops, lease->LoadTable(id));
