@@ -177,6 +177,11 @@ try {
   check(saved.status() === 200, `catalog edit answered ${saved.status()}`);
   await page.waitForSelector('main[aria-busy="false"]');
   await shot(page, "catalog");
+  // The attached catalog's table, empty as pyiceberg created it, renders too.
+  await open(page, `${base}/tables/${expect.sql.name}/${expect.sql.namespace}/${expect.sql.table}`);
+  check((await text(page, "main h1")).startsWith(`${expect.sql.namespace}.${expect.sql.table}`), "attached table page");
+  check((await cardOf(page, "Snapshots").textContent()).includes("No snapshots."), "empty table has no snapshots");
+  await shot(page, "table-attached-empty");
 
   // Optimizers: the local group with its threads.
   await open(page, `${base}/optimizers`);

@@ -182,5 +182,5 @@ def test_browser(server, floe, tmp_path):
     _, lake_record, _ = server.request("GET", "/api/v1/catalogs/lake")
     assert lake_record["properties"] == {"catalog-name": "lake_src", "team": "ops"}
     for name in ("overview", "tables", "table", "table-after-optimize", "catalogs", "catalog",
-                 "optimizers", "topics", "settings", "login", "settings-auth"):
+                 "table-attached-empty", "optimizers", "topics", "settings", "login", "settings-auth"):
         assert (SCREENSHOTS / f"{name}.png").stat().st_size > 10_000, name
