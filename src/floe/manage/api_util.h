@@ -1,11 +1,13 @@
-// What the management API's handler files share (management_api.cc, dashboard_api.cc): the
-// call being answered, list parameters (page, sort, name filter) and the one-page answer
-// of a list. Internal to manage/.
+// Helpers the management API's handler files share (management_api.cc defines them):
+// the request being answered, JSON bodies, errors, and list paging / sorting / filtering.
+// Internal to floe_manage.
 #pragma once
 
 #include <cstddef>
 #include <initializer_list>
+#include <map>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -14,9 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/status.h"
-#include "floe/catalog/catalog_pool.h"
 #include "floe/http/http.h"
-#include "floe/iceberg/table.h"
 #include "floe/manage/management_api.h"
 
 namespace floe::manage {
@@ -35,48 +35,36 @@ struct ManagementApi::Call {
   bool CanRead(std::string_view catalog) const { return !access || access(catalog, false); }
 };
 
-namespace api {
+namespace internal {
 
 using OJson = nlohmann::ordered_json;
 
-constexpr size_t kDefaultPageSize = 100;
-constexpr size_t kMaxPageSize = 1000;
-
 http::HttpResponse JsonResponse(int status, const OJson& body);
-std::string Lower(std::string_view s);
+// The REST error body for a failed call (404, 409, 400, 401, 503, 500, ...).
+http::HttpResponse FromStatus(const Status& status);
+Result<OJson> ParseObjectBody(const http::HttpRequest& request, bool allow_empty);
+// kInvalidArgument for a member of `body` outside `known`.
+Status CheckKnownFields(const OJson& body, std::initializer_list<std::string_view> known);
+Result<std::optional<std::string>> OptionalString(const OJson& body, std::string_view key);
+Result<std::map<std::string, std::string>> StringMap(const OJson& body, std::string_view key);
 
 // List parameters: page, sort and the name filter.
 struct ListParams {
   size_t offset = 0;
-  size_t size = kDefaultPageSize;
+  size_t size = 100;
   std::string sort_key;
   bool descending = false;
   std::string q;  // lowercase
 };
-
-// A table loaded for the API: the catalog lease, its operations and the table.
-struct LoadedTable {
-  catalog::CatalogLease lease;
-  std::unique_ptr<iceberg::TableOperations> ops;
-  std::unique_ptr<iceberg::Table> table;
-};
-
-// kNotFound for an unknown catalog or table; the catalog's errors.
-Result<LoadedTable> LoadTableFrom(catalog::CatalogRegistry& registry,
-                                  const std::string& catalog_name,
-                                  const catalog::TableIdentifier& id);
-
-// `page-size`, `page-token`, `sort` (one of `sort_keys`, '-' in front for descending) and
-// `q`; kInvalidArgument for a bad value.
 Result<ListParams> ParseListParams(const ManagementApi::Call& call,
                                    std::initializer_list<std::string_view> sort_keys,
                                    std::string_view default_sort);
-
-// Whether `name` holds the `q` filter (case-insensitive); true without one.
+Result<std::optional<std::string>> EnumFilter(const ManagementApi::Call& call,
+                                              std::string_view name,
+                                              std::span<const std::string_view> allowed);
 bool MatchesQuery(const ListParams& p, std::string_view name);
-
-// Sorts `items` by the sort key (ties keep their order), then answers one page.
+// Sorts `items` by the sort key, then answers one page.
 http::HttpResponse Page(std::vector<OJson> items, const ListParams& p);
 
-}  // namespace api
+}  // namespace internal
 }  // namespace floe::manage

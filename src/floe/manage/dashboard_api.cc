@@ -17,14 +17,15 @@
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/manifest_reader.h"
 #include "floe/iceberg/snapshot_producer.h"
+#include "floe/iceberg/table.h"
 #include "floe/manage/api_util.h"
 #include "floe/optimize/optimizing_config.h"
 
 namespace floe::manage {
 
-using api::JsonResponse;
-using api::OJson;
 using http::HttpResponse;
+using internal::JsonResponse;
+using internal::OJson;
 
 namespace {
 
@@ -92,6 +93,22 @@ Result<std::vector<iceberg::DataFile>> LiveFiles(iceberg::Table& table) {
   return files;
 }
 
+// A table and the catalog lease it was loaded through (which must outlive it).
+struct LoadedTable {
+  catalog::CatalogLease lease;
+  std::unique_ptr<iceberg::TableOperations> ops;
+  std::unique_ptr<iceberg::Table> table;
+};
+
+Result<LoadedTable> LoadTable(catalog::CatalogRegistry& registry, const std::string& catalog_name,
+                              const catalog::TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(auto pool, registry.Get(catalog_name));
+  FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
+  FLOE_ASSIGN_OR_RETURN(auto ops, lease->LoadTable(id));
+  FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(*ops));
+  return LoadedTable{std::move(lease), std::move(ops), std::move(table)};
+}
+
 // Upper bounds of the size histogram: powers of four from 1 KiB, which spread both the
 // kilobyte fragments of a streaming writer and target-size files (128 MiB by default).
 constexpr std::array<int64_t, 10> kSizeBounds = {
@@ -102,8 +119,8 @@ constexpr std::array<int64_t, 10> kSizeBounds = {
 
 Result<HttpResponse> ManagementApi::TableStats(Call& call) {
   FLOE_ASSIGN_OR_RETURN(
-      api::ListParams params,
-      api::ParseListParams(call,
+      internal::ListParams params,
+      internal::ParseListParams(call,
                            {"identifier", "catalog", "data-files", "delete-files", "records",
                             "total-bytes", "snapshots", "health-score"},
                            "identifier"));
@@ -113,11 +130,11 @@ Result<HttpResponse> ManagementApi::TableStats(Call& call) {
     for (const optimize::TableStats& s : options_.optimizer->Stats()) {
       if (catalog_filter && *catalog_filter != s.catalog) continue;
       if (!call.CanRead(s.catalog)) continue;
-      if (!api::MatchesQuery(params, s.table_namespace + "." + s.table_name)) continue;
+      if (!internal::MatchesQuery(params, s.table_namespace + "." + s.table_name)) continue;
       items.push_back(StatsJson(s));
     }
   }
-  return api::Page(std::move(items), params);
+  return internal::Page(std::move(items), params);
 }
 
 Result<HttpResponse> ManagementApi::StorageSummary(Call& call) {
@@ -158,8 +175,8 @@ Result<HttpResponse> ManagementApi::StorageSummary(Call& call) {
 
 Result<HttpResponse> ManagementApi::TableFiles(Call& call, const std::string& catalog_name,
                                                const catalog::TableIdentifier& id) {
-  FLOE_ASSIGN_OR_RETURN(api::ListParams params,
-                        api::ParseListParams(
+  FLOE_ASSIGN_OR_RETURN(internal::ListParams params,
+                        internal::ParseListParams(
                             call, {"path", "file-size-bytes", "record-count", "partition"},
                             "path"));
   std::optional<std::string> partition = call.Query("partition");
@@ -169,8 +186,7 @@ Result<HttpResponse> ManagementApi::TableFiles(Call& call, const std::string& ca
     return Status::InvalidArgument("content must be one of data, position-deletes, "
                                    "equality-deletes");
   }
-  FLOE_ASSIGN_OR_RETURN(api::LoadedTable loaded,
-                        api::LoadTableFrom(*registry_, catalog_name, id));
+  FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadTable(*registry_, catalog_name, id));
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> files, LiveFiles(*loaded.table));
   std::vector<OJson> items;
   for (const iceberg::DataFile& f : files) {
@@ -178,7 +194,7 @@ Result<HttpResponse> ManagementApi::TableFiles(Call& call, const std::string& ca
     std::string_view kind = ContentName(f.content);
     if (partition && *partition != key) continue;
     if (content && *content != kind) continue;
-    if (!api::MatchesQuery(params, f.file_path)) continue;
+    if (!internal::MatchesQuery(params, f.file_path)) continue;
     OJson j = OJson::object();
     j["path"] = f.file_path;
     j["content"] = std::string(kind);
@@ -187,14 +203,13 @@ Result<HttpResponse> ManagementApi::TableFiles(Call& call, const std::string& ca
     j["record-count"] = f.record_count;
     items.push_back(std::move(j));
   }
-  return api::Page(std::move(items), params);
+  return internal::Page(std::move(items), params);
 }
 
 Result<HttpResponse> ManagementApi::TableFileSizes(Call& call, const std::string& catalog_name,
                                                    const catalog::TableIdentifier& id) {
   std::optional<std::string> partition = call.Query("partition");
-  FLOE_ASSIGN_OR_RETURN(api::LoadedTable loaded,
-                        api::LoadTableFrom(*registry_, catalog_name, id));
+  FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadTable(*registry_, catalog_name, id));
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> files, LiveFiles(*loaded.table));
   struct Bucket {
     int64_t data_files = 0, delete_files = 0, data_bytes = 0, delete_bytes = 0;

@@ -1,4 +1,5 @@
 #include "floe/manage/management_api.h"
+#include "floe/manage/api_util.h"
 
 #include <algorithm>
 #include <array>
@@ -13,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/iceberg/partition_spec.h"
-#include "floe/manage/api_util.h"
 #include "floe/iceberg/schema.h"
 #include "floe/iceberg/sort_order.h"
 #include "floe/iceberg/table.h"
@@ -27,16 +27,15 @@ using OJson = nlohmann::ordered_json;
 using catalog::Namespace;
 using catalog::TableIdentifier;
 using http::HttpResponse;
-using api::JsonResponse;
-using api::ListParams;
-using api::LoadedTable;
-using api::LoadTableFrom;
-using api::Lower;
-using api::MatchesQuery;
-using api::Page;
-using api::ParseListParams;
 
-namespace {
+namespace internal {
+
+constexpr size_t kDefaultPageSize = 100;
+constexpr size_t kMaxPageSize = 1000;
+
+HttpResponse JsonResponse(int status, const OJson& body) {
+  return HttpResponse::Json(status, body.dump());
+}
 
 // The error body for a failed call: the REST error model, with the codes a management
 // client branches on.
@@ -60,6 +59,12 @@ HttpResponse FromStatus(const Status& status) {
     default:
       return rest::ErrorResponse(500, "InternalServerError", status.message());
   }
+}
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
 }
 
 Result<OJson> ParseObjectBody(const http::HttpRequest& request, bool allow_empty) {
@@ -101,6 +106,50 @@ Result<std::map<std::string, std::string>> StringMap(const OJson& body, std::str
   return out;
 }
 
+
+Result<ListParams> ParseListParams(const ManagementApi::Call& call,
+                                   std::initializer_list<std::string_view> sort_keys,
+                                   std::string_view default_sort) {
+  ListParams p;
+  if (auto size = call.Query("page-size")) {
+    int64_t n = 0;
+    auto [end, ec] = std::from_chars(size->data(), size->data() + size->size(), n);
+    if (ec != std::errc() || end != size->data() + size->size() || n < 1 ||
+        n > static_cast<int64_t>(kMaxPageSize)) {
+      return Status::InvalidArgument("page-size must be an integer from 1 to {}", kMaxPageSize);
+    }
+    p.size = static_cast<size_t>(n);
+  }
+  if (auto token = call.Query("page-token"); token && !token->empty()) {
+    // The token is the offset of the page's first item, prefixed so that it reads as
+    // opaque and so that a stray number is refused.
+    uint64_t n = 0;
+    const char* begin = token->data() + 1;
+    const char* stop = token->data() + token->size();
+    auto [end, ec] = std::from_chars(begin, stop, n);
+    if ((*token)[0] != 'o' || ec != std::errc() || end != stop || n > (1ULL << 40)) {
+      return Status::InvalidArgument("page-token is not a token of this list");
+    }
+    p.offset = static_cast<size_t>(n);
+  }
+  std::string sort(call.Query("sort").value_or(std::string(default_sort)));
+  if (sort.starts_with('-')) {
+    p.descending = true;
+    sort.erase(0, 1);
+  }
+  if (std::find(sort_keys.begin(), sort_keys.end(), sort) == sort_keys.end()) {
+    std::string allowed;
+    for (std::string_view k : sort_keys) {
+      if (!allowed.empty()) allowed += ", ";
+      allowed += k;
+    }
+    return Status::InvalidArgument("sort must be one of {} (with '-' for descending)", allowed);
+  }
+  p.sort_key = std::move(sort);
+  p.q = Lower(call.Query("q").value_or(""));
+  return p;
+}
+
 // The value of an enumerated filter parameter; kInvalidArgument for a value outside `allowed`.
 Result<std::optional<std::string>> EnumFilter(const ManagementApi::Call& call,
                                               std::string_view name,
@@ -125,6 +174,29 @@ constexpr std::array<std::string_view, 4> kCatalogTypes = {"internal", "sql", "f
 constexpr std::array<std::string_view, 3> kProducers = {"optimize", "ingest", "external"};
 constexpr std::array<std::string_view, 3> kProcessStatuses = {"running", "success", "failed"};
 
+bool MatchesQuery(const ListParams& p, std::string_view name) {
+  return p.q.empty() || Lower(name).find(p.q) != std::string::npos;
+}
+
+// Sorts `items` by the sort key (ties keep their order), then answers one page.
+HttpResponse Page(std::vector<OJson> items, const ListParams& p) {
+  std::stable_sort(items.begin(), items.end(), [&](const OJson& a, const OJson& b) {
+    const OJson& x = a.contains(p.sort_key) ? a[p.sort_key] : OJson();
+    const OJson& y = b.contains(p.sort_key) ? b[p.sort_key] : OJson();
+    return p.descending ? y < x : x < y;
+  });
+  OJson body = OJson::object();
+  OJson page = OJson::array();
+  for (size_t i = p.offset; i < items.size() && i < p.offset + p.size; ++i) {
+    page.push_back(std::move(items[i]));
+  }
+  body["items"] = std::move(page);
+  body["total"] = items.size();
+  if (p.offset + p.size < items.size()) {
+    body["next-page-token"] = fmt::format("o{}", p.offset + p.size);
+  }
+  return JsonResponse(200, body);
+}
 
 bool IsSecretKey(std::string_view key) {
   std::string k = Lower(key);
@@ -267,7 +339,9 @@ struct TableRoute {
   std::string action;  // "" for the table itself
 };
 
-}  // namespace
+}  // namespace internal
+
+using namespace internal;  // NOLINT(google-build-using-namespace): this file's helpers
 
 std::string MaskSecret(std::string_view key, std::string_view value) {
   return IsSecretKey(key) ? std::string(kMask) : std::string(value);
@@ -377,12 +451,12 @@ Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
     if (seg[0] == "overview") return get ? Overview(call) : wrong_method();
     if (seg[0] == "tables") return get ? ManagedTables(call) : wrong_method();
     if (seg[0] == "optimizer-groups") return get ? OptimizerGroups(call) : wrong_method();
-    if (seg[0] == "table-stats") return get ? TableStats(call) : wrong_method();
-    if (seg[0] == "storage") return get ? StorageSummary(call) : wrong_method();
     if (seg[0] == "settings") {
       if (!get) return wrong_method();
       return HttpResponse::Json(200, options_.settings_json);
     }
+    if (seg[0] == "table-stats") return get ? TableStats(call) : wrong_method();
+    if (seg[0] == "storage") return get ? StorageSummary(call) : wrong_method();
     if (seg[0] == "catalogs") {
       if (get) return ListCatalogs(call);
       if (method == "POST") return PutCatalog(call, std::nullopt);
@@ -643,6 +717,22 @@ Result<HttpResponse> ManagementApi::ListTables(Call& call, const std::string& ca
 }
 
 namespace {
+
+// A table loaded for the API: the catalog lease, its operations and the table.
+struct LoadedTable {
+  catalog::CatalogLease lease;
+  std::unique_ptr<iceberg::TableOperations> ops;
+  std::unique_ptr<iceberg::Table> table;
+};
+
+Result<LoadedTable> LoadTableFrom(catalog::CatalogRegistry& registry,
+                                  const std::string& catalog_name, const TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(auto pool, registry.Get(catalog_name));
+  FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
+  FLOE_ASSIGN_OR_RETURN(auto ops, lease->LoadTable(id));
+  FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(*ops));
+  return LoadedTable{std::move(lease), std::move(ops), std::move(table)};
+}
 
 // The optimizer's view of the table's current snapshot (its partitions' evaluations and
 // health) with the table's optimizing history; the table's own self-optimizing properties,

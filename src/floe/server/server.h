@@ -157,13 +157,13 @@ class Server {
   HttpMetrics http_metrics_;
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   std::shared_ptr<ClientStorageSettings> client_storage_;
+  std::unique_ptr<WebAssets> web_;  // the dashboard; null without one
   std::unique_ptr<optimize::OptimizingService> optimizer_;
   std::unique_ptr<rest::RestCatalogService> rest_;
   std::unique_ptr<manage::ManagementApi> manage_;
   std::unique_ptr<auth::Authenticator> auth_;  // null when authentication is off
   std::unique_ptr<http::HttpServer> http_;
   std::unique_ptr<kafka::KafkaServer> kafka_;
-  std::unique_ptr<WebAssets> web_;  // null without a dashboard
 };
 
 // Whether `host` (http.host) only accepts connections from this machine: localhost,
