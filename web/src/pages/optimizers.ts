@@ -25,12 +25,13 @@ export async function optimizersPage(): Promise<HTMLElement> {
   ]);
   const status = h("div", null);
   const name = h("input", { name: "group", placeholder: "group name", required: true });
-  const threads = h("input", { name: "threads", type: "number", min: 1, value: 1, "aria-label": "threads" });
-  const create = h("form", { class: "row" }, name, threads, h("button", { type: "submit" }, "Create group"));
+  // Threads belong to the optimizers that join a group (`floe optimizer --group G`), not to
+  // the group.
+  const create = h("form", { class: "row" }, name, h("button", { type: "submit" }, "Create group"));
   create.addEventListener("submit", async (ev) => {
     ev.preventDefault();
     try {
-      await post("/api/v1/optimizer-groups", { name: name.value.trim(), threads: Number(threads.value) });
+      await post("/api/v1/optimizer-groups", { name: name.value.trim() });
       refresh();
     } catch (e) {
       status.replaceChildren(errorBox(e, "Creating optimizer groups"));

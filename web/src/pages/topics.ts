@@ -32,7 +32,15 @@ export async function topicPage(params: string[]): Promise<HTMLElement> {
       "Details",
       topic === null
         ? h("p", { class: "empty" }, "Topic details: not available on this server.")
-        : h("dl", { class: "settings" }, Object.entries(topic).flatMap(([k, v]) => [h("dt", null, k), h("dd", null, formatValue(k, v))])),
+        : h(
+            "dl",
+            { class: "settings" },
+            Object.entries(topic).flatMap(([k, v]) => [
+              h("dt", null, k),
+              // Lists of records (per-partition offsets, commits) read best as tables.
+              h("dd", null, Array.isArray(v) && v.every((x) => x !== null && typeof x === "object") ? genericTable(v as Item[], "none") : formatValue(k, v)),
+            ]),
+          ),
     ),
     card(
       "Recent records",
