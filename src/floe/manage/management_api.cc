@@ -30,7 +30,7 @@ using http::HttpResponse;
 
 namespace internal {
 
-constexpr size_t kDefaultPageSize = 100;
+// (The default page size is ListParams' in api_util.h.)
 constexpr size_t kMaxPageSize = 1000;
 
 HttpResponse JsonResponse(int status, const OJson& body) {
