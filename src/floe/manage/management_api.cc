@@ -30,7 +30,7 @@ using http::HttpResponse;
 
 namespace internal {
 
-// (The default page size is ListParams' in api_util.h.)
+constexpr size_t kDefaultPageSize = 100;
 constexpr size_t kMaxPageSize = 1000;
 
 HttpResponse JsonResponse(int status, const OJson& body) {
@@ -111,6 +111,7 @@ Result<ListParams> ParseListParams(const ManagementApi::Call& call,
                                    std::initializer_list<std::string_view> sort_keys,
                                    std::string_view default_sort) {
   ListParams p;
+  p.size = kDefaultPageSize;  // docs/management-api.md, whatever api_util.h's default
   if (auto size = call.Query("page-size")) {
     int64_t n = 0;
     auto [end, ec] = std::from_chars(size->data(), size->data() + size->size(), n);
