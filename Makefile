@@ -2,7 +2,7 @@
 #   make run    installs what is missing, builds, runs the main job
 #   make test   installs what is missing, builds, runs every suite that fits in CI
 # Other targets: build, java-deps, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
-# heavy-deps, bench, clean.
+# test-web, demo, heavy-deps, bench, clean.
 
 JOBS ?= $(shell nproc)
 FUZZ_SECONDS ?= 30
@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 FLOE := build/release/src/floe/exe/floe
 
 .PHONY: run test deps java-deps venv heavy-deps build build-asan build-fuzz test-unit test-asan \
-        test-interop-ci test-fuzz test-interop bench clean
+        test-interop-ci test-fuzz test-interop test-web demo bench clean
 
 deps:
 	@scripts/install-deps.sh
@@ -60,6 +60,15 @@ test-asan: build-asan
 
 test-interop-ci: build venv java-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt
+
+# The dashboard alone: static files, its API routes and the Playwright browser test (also part
+# of test-interop-ci). Screenshots: tests/artifacts/screenshots/.
+test-web: build venv
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q tests/interop/test_dashboard.py
+
+# Demo tables for the dashboard, loaded into the server `make run` started (FLOE_URL to change).
+demo: venv
+	$(PY) scripts/demo-data.py
 
 test-fuzz: build-asan
 	@scripts/run-fuzz.sh build/asan/tests/fuzz $(FUZZ_SECONDS)

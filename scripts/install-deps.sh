@@ -15,7 +15,14 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-venv python3-pip time wrk
   # a throwaway server for the SQL catalog's PostgreSQL tests (scripts/test-postgres.sh)
   postgresql
+  # the dashboard's browser test (tests/e2e/dashboard.mjs drives it headless)
+  chromium
 )
+# The dashboard (web/) is built with npm. A Node.js that brings its own npm (as some
+# machines' nodejs builds do) is kept: Debian's npm package would conflict with it.
+if ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

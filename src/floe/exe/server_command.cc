@@ -5,6 +5,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -36,6 +37,7 @@ struct ServerFlags {
   int kafka_port = 0;
   std::string kafka_host;
   std::string kafka_advertised_host;
+  std::string web_dir;
   // Set only for flags given on the command line (they override floe.yaml and env).
   CLI::Option* data_dir_opt = nullptr;
   CLI::Option* metastore_opt = nullptr;
@@ -49,12 +51,32 @@ struct ServerFlags {
   CLI::Option* kafka_port_opt = nullptr;
   CLI::Option* kafka_host_opt = nullptr;
   CLI::Option* kafka_advertised_host_opt = nullptr;
+  CLI::Option* web_dir_opt = nullptr;
   bool no_kafka = false;
 };
 
 std::string EnvOr(const char* name, std::string fallback) {
   const char* value = std::getenv(name);
   return value != nullptr && *value != '\0' ? std::string(value) : std::move(fallback);
+}
+
+// Where the dashboard's files are when neither floe.yaml, FLOE_WEB_DIR nor --web-dir says:
+// beside the binary, as installed (<prefix>/bin/floe -> <prefix>/share/floe/web) or as
+// built (build/<preset>/src/floe/exe/floe -> build/<preset>/web, written by the floe_web
+// CMake target). Empty when neither holds an index.html: the server then runs without a
+// dashboard.
+std::string DefaultWebDir() {
+  std::error_code ec;
+  std::filesystem::path exe = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (ec) return "";
+  const std::filesystem::path bin = exe.parent_path();
+  for (const std::filesystem::path& candidate :
+       {bin / ".." / "share" / "floe" / "web", bin / ".." / ".." / ".." / "web"}) {
+    if (std::filesystem::is_regular_file(candidate / "index.html", ec)) {
+      return std::filesystem::weakly_canonical(candidate, ec).string();
+    }
+  }
+  return "";
 }
 
 // Defaults, then floe.yaml, then the environment, then the flags given.
@@ -92,6 +114,8 @@ Result<server::ServerConfig> ConfigFrom(const ServerFlags& flags) {
     config.kafka.advertised_host = flags.kafka_advertised_host;
   }
   if (flags.no_kafka) config.kafka.enabled = false;
+  if (flags.web_dir_opt->count() > 0) config.web_dir = flags.web_dir;
+  if (config.web_dir.empty()) config.web_dir = DefaultWebDir();
   if (flags.optimizer_refresh_opt->count() > 0) {
     if (flags.optimizer_refresh_ms < 100) {
       return Status::InvalidArgument("--optimizer-refresh-ms must be >= 100");
@@ -147,7 +171,7 @@ Status RunServer(const ServerFlags& flags) {
       "floe server is running\n"
       "  REST catalog:  http://%s:%u/v1  (catalogs: %s; default: %s)\n"
       "  management:    http://%s:%u/api/v1  (OpenAPI: /api/v1/openapi.json; metrics: /metrics)\n"
-      "  dashboard:     http://%s:%u/  (placeholder until the dashboard is built)\n"
+      "  dashboard:     http://%s:%u/  (%s)\n"
       "  data dir:      %s\n"
       "  metastore:     %s\n"
       "  warehouse:     %s\n"
@@ -156,6 +180,7 @@ Status RunServer(const ServerFlags& flags) {
       "Stop with Ctrl-C or SIGTERM.\n",
       c.http_host.c_str(), server->http_port(), catalogs.c_str(), c.default_catalog.c_str(),
       c.http_host.c_str(), server->http_port(), c.http_host.c_str(), server->http_port(),
+      c.web_dir.empty() ? "not built: make build needs npm; or --web-dir" : c.web_dir.c_str(),
       c.data_dir.c_str(), manage::MaskUri(c.metastore_uri).c_str(),
       c.default_warehouse.c_str(), c.optimizer_threads,
       c.optimizer_threads > 0 ? "" : " (self-optimizing off)",
@@ -229,6 +254,10 @@ void AddServerCommands(CLI::App& app, int* exit_code) {
       "--kafka-advertised-host", flags->kafka_advertised_host,
       "Host name Kafka clients are told to connect to (default: the listen address)");
   server->add_flag("--no-kafka", flags->no_kafka, "Do not start the Kafka listener");
+  flags->web_dir_opt = server->add_option(
+      "--web-dir", flags->web_dir,
+      "The dashboard's built files (default: build/<preset>/web or <prefix>/share/floe/web "
+      "beside the binary; env FLOE_WEB_DIR)");
   SetCommand(server, exit_code, [flags] { return RunServer(*flags); });
 
   auto cat_flags = std::make_shared<std::pair<std::string, std::string>>("", "floe-data");

@@ -1,4 +1,5 @@
 #include "floe/manage/management_api.h"
+#include "floe/manage/api_util.h"
 
 #include <algorithm>
 #include <array>
@@ -29,21 +30,7 @@ using catalog::Namespace;
 using catalog::TableIdentifier;
 using http::HttpResponse;
 
-struct ManagementApi::Call {
-  const http::HttpRequest& request;
-  const AccessCheck& access;
-  std::vector<std::pair<std::string, std::string>> query;
-
-  std::optional<std::string> Query(std::string_view name) const {
-    for (const auto& [k, v] : query) {
-      if (k == name) return v;
-    }
-    return std::nullopt;
-  }
-  bool CanRead(std::string_view catalog) const { return !access || access(catalog, false); }
-};
-
-namespace {
+namespace internal {
 
 constexpr size_t kDefaultPageSize = 100;
 constexpr size_t kMaxPageSize = 1000;
@@ -121,19 +108,12 @@ Result<std::map<std::string, std::string>> StringMap(const OJson& body, std::str
   return out;
 }
 
-// List parameters: page, sort and the name filter.
-struct ListParams {
-  size_t offset = 0;
-  size_t size = kDefaultPageSize;
-  std::string sort_key;
-  bool descending = false;
-  std::string q;  // lowercase
-};
 
 Result<ListParams> ParseListParams(const ManagementApi::Call& call,
                                    std::initializer_list<std::string_view> sort_keys,
                                    std::string_view default_sort) {
   ListParams p;
+  p.size = kDefaultPageSize;  // docs/management-api.md, whatever api_util.h's default
   if (auto size = call.Query("page-size")) {
     int64_t n = 0;
     auto [end, ec] = std::from_chars(size->data(), size->data() + size->size(), n);
@@ -361,7 +341,9 @@ struct TableRoute {
   std::string action;  // "" for the table itself
 };
 
-}  // namespace
+}  // namespace internal
+
+using namespace internal;  // NOLINT(google-build-using-namespace): this file's helpers
 
 std::string MaskSecret(std::string_view key, std::string_view value) {
   return IsSecretKey(key) ? std::string(kMask) : std::string(value);
@@ -482,6 +464,8 @@ Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
       if (!get) return wrong_method();
       return HttpResponse::Json(200, options_.settings_json);
     }
+    if (seg[0] == "table-stats") return get ? TableStats(call) : wrong_method();
+    if (seg[0] == "storage") return get ? StorageSummary(call) : wrong_method();
     if (seg[0] == "catalogs") {
       if (get) return ListCatalogs(call);
       if (method == "POST") return PutCatalog(call, std::nullopt);
@@ -509,6 +493,8 @@ Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
   const std::string& action = seg[6];
   if (action == "partitions") return get ? TablePartitions(call, catalog_name, id) : wrong_method();
   if (action == "snapshots") return get ? Snapshots(call, catalog_name, id) : wrong_method();
+  if (action == "files") return get ? TableFiles(call, catalog_name, id) : wrong_method();
+  if (action == "file-sizes") return get ? TableFileSizes(call, catalog_name, id) : wrong_method();
   if (action == "optimizing-processes") {
     return get ? Processes(call, catalog_name, id) : wrong_method();
   }

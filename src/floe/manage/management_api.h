@@ -81,6 +81,13 @@ class ManagementApi {
       : registry_(std::move(registry)), options_(std::move(options)) {}
 
   Result<http::HttpResponse> Dispatch(Call& call);
+  // dashboard_api.cc: what the dashboard's pages read beyond the routes below.
+  Result<http::HttpResponse> TableStats(Call& call);
+  Result<http::HttpResponse> StorageSummary(Call& call);
+  Result<http::HttpResponse> TableFiles(Call& call, const std::string& catalog,
+                                        const catalog::TableIdentifier& id);
+  Result<http::HttpResponse> TableFileSizes(Call& call, const std::string& catalog,
+                                            const catalog::TableIdentifier& id);
   // The optimizer's state of a table (a fresh idle record when it has none).
   Result<metastore::TableRuntimeRecord> Runtime(const std::string& catalog_name,
                                                 const catalog::TableIdentifier& id);

@@ -248,7 +248,7 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (root.IsNull()) return Status::OK();  // an empty file: every default
   FLOE_RETURN_IF_ERROR(CheckKeys(root, "floe.yaml", {"data-dir", "metastore", "default-catalog",
                                                      "warehouse", "http", "optimizer", "catalogs",
-                                                     "auth", "kafka"}));
+                                                     "auth", "kafka", "web-dir"}));
   if (root["data-dir"]) {
     FLOE_ASSIGN_OR_RETURN(config->data_dir, Scalar(root["data-dir"], "data-dir"));
   }
@@ -258,6 +258,9 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (root["default-catalog"]) {
     FLOE_ASSIGN_OR_RETURN(config->default_catalog,
                           Scalar(root["default-catalog"], "default-catalog"));
+  }
+  if (root["web-dir"]) {
+    FLOE_ASSIGN_OR_RETURN(config->web_dir, Scalar(root["web-dir"], "web-dir"));
   }
   if (root["warehouse"]) {
     FLOE_ASSIGN_OR_RETURN(config->default_warehouse, Scalar(root["warehouse"], "warehouse"));
@@ -349,6 +352,7 @@ Status ApplyServerEnvironment(const std::function<const char*(const char*)>& get
   if (const char* v = value("FLOE_METASTORE")) config->metastore_uri = v;
   if (const char* v = value("FLOE_HTTP_HOST")) config->http_host = v;
   if (const char* v = value("FLOE_ACCESS_LOG")) config->access_log_path = v;
+  if (const char* v = value("FLOE_WEB_DIR")) config->web_dir = v;
   if (const char* v = value("FLOE_HTTP_PORT")) {
     std::string_view text(v);
     int port = -1;

@@ -5,6 +5,7 @@
 //   metastore: postgresql://u:p@h/floe     # default sqlite:<data-dir>/floe.db
 //   default-catalog: default               # REST routes without a prefix
 //   warehouse: /data/warehouse             # the default catalog's, on first start
+//   web-dir: /usr/share/floe/web           # the dashboard's files (default: beside the binary)
 //   http:
 //     host: 127.0.0.1
 //     port: 8181
@@ -62,7 +63,7 @@ Status ParseServerConfig(std::string_view yaml_text, ServerConfig* config);
 Status LoadServerConfig(const std::string& path, ServerConfig* config);
 
 // FLOE_DATA_DIR, FLOE_METASTORE, FLOE_HTTP_HOST, FLOE_HTTP_PORT, FLOE_KAFKA_PORT, FLOE_ACCESS_LOG,
-// FLOE_AUTH_ENABLED.
+// FLOE_AUTH_ENABLED, FLOE_WEB_DIR.
 // `getenv` is injected for tests.
 Status ApplyServerEnvironment(const std::function<const char*(const char*)>& getenv,
                               ServerConfig* config);

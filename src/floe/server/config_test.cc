@@ -208,5 +208,17 @@ TEST(ServerConfig, HashErrorsDoNotRepeatTheValue) {
   EXPECT_EQ(s.message().find("hunter2"), std::string::npos) << s.ToString();
 }
 
+TEST(ServerConfig, WebDirFromTheFileThenTheEnvironment) {
+  ServerConfig config;
+  ASSERT_TRUE(ParseServerConfig("web-dir: /srv/floe/web", &config).ok());
+  EXPECT_EQ(config.web_dir, "/srv/floe/web");
+  auto getenv = [](const char* name) -> const char* {
+    return std::string_view(name) == "FLOE_WEB_DIR" ? "/from/env/web" : nullptr;
+  };
+  ASSERT_TRUE(ApplyServerEnvironment(getenv, &config).ok());
+  EXPECT_EQ(config.web_dir, "/from/env/web");
+  EXPECT_EQ(ParseServerConfig("web-dir: [a, b]", &config).code(), StatusCode::kInvalidArgument);
+}
+
 }  // namespace
 }  // namespace floe::server

@@ -10,6 +10,7 @@
 
 #include "floe/base/macros.h"
 #include "floe/catalog/sql_catalog.h"
+#include "floe/io/local_file_io.h"
 #include "floe/io/s3/make_file_io.h"
 
 namespace floe::server {
@@ -20,8 +21,9 @@ constexpr std::string_view kLandingPage =
     "<!doctype html><html><head><meta charset=\"utf-8\"><title>floe</title></head><body>"
     "<h1>floe</h1><p>The Iceberg REST catalog is served under <code>/v1/</code> "
     "(<a href=\"/v1/config\">/v1/config</a>); the management API under <code>/api/v1/</code> "
-    "(<a href=\"/api/v1/openapi.json\">OpenAPI document</a>). The dashboard is not built "
-    "yet.</p>"
+    "(<a href=\"/api/v1/openapi.json\">OpenAPI document</a>). This server has no dashboard "
+    "files: build them with <code>make build</code> (needs npm) and restart, or pass "
+    "<code>--web-dir</code> (docs/dashboard.md).</p>"
     "</body></html>";
 
 }  // namespace
@@ -150,6 +152,10 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
 
   std::unique_ptr<Server> server(new Server());
   server->start_time_ms_ = config.now_ms();
+  if (!config.web_dir.empty()) {
+    io::LocalFileIO local;
+    FLOE_ASSIGN_OR_RETURN(server->web_, WebAssets::Load(local, config.web_dir));
+  }
   server->auth_ = std::move(authenticator);
   server->registry_ = std::make_shared<catalog::CatalogRegistry>();
   server->client_storage_ = std::make_shared<ClientStorageSettings>();
@@ -347,6 +353,7 @@ http::HttpResponse Server::Route(const http::HttpRequest& request) {
   if (path == "/health" || path == "/healthz") {
     return http::HttpResponse::Json(200, "{\"status\":\"ok\"}");
   }
+  if (web_) return web_->Serve(request);
   if (path == "/" || path == "/index.html") {
     http::HttpResponse page;
     page.content_type = "text/html; charset=utf-8";

@@ -1,7 +1,7 @@
 // Server: the wiring of `floe server`. Opens the metastore (running its migrations),
 // registers every catalog it lists (creating the internal catalog `default` on first
 // start), and serves them over HTTP: the Iceberg REST catalog under /v1/, a health check at
-// /health, and a landing page at / until the dashboard exists; and it runs the
+// /health, and the dashboard (web_assets.h) at /; and it runs the
 // self-optimizing of every table on the local optimizer group (optimize/service.h).
 //
 // With authentication enabled (auth/authenticator.h) every /v1/ request but the token
@@ -39,6 +39,7 @@
 #include "floe/metastore/metastore.h"
 #include "floe/optimize/service.h"
 #include "floe/rest/rest_catalog_service.h"
+#include "floe/server/web_assets.h"
 
 namespace floe::server {
 
@@ -59,6 +60,9 @@ struct ServerConfig {
   std::string access_log_path = "-";
   // Access-log lines (JSON); none when empty.
   std::function<void(std::string_view)> access_log;
+  // The dashboard's built files (web/ built by Vite), served at /. Empty: no dashboard,
+  // / answers a page saying how to build it. Set but unreadable: the start fails.
+  std::string web_dir;
   // The local optimizer group's threads (0: no self-optimizing) and its refresh period.
   int optimizer_threads = 1;
   int64_t optimizer_refresh_interval_ms = 60'000;
@@ -127,6 +131,8 @@ class Server {
   // The Kafka listener's bound port; 0 when it is off.
   uint16_t kafka_port() const { return kafka_ ? kafka_->port() : 0; }
   const ServerConfig& config() const { return config_; }
+  // The number of dashboard files served at /; 0 without a dashboard.
+  size_t web_file_count() const { return web_ ? web_->file_count() : 0; }
   std::vector<std::string> catalog_names() const { return registry_->Names(); }
 
   // Graceful: stops accepting, finishes requests in flight, closes.
@@ -165,6 +171,7 @@ class Server {
   HttpMetrics http_metrics_;
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   std::shared_ptr<ClientStorageSettings> client_storage_;
+  std::unique_ptr<WebAssets> web_;  // the dashboard; null without one
   std::unique_ptr<optimize::OptimizingService> optimizer_;
   std::unique_ptr<rest::RestCatalogService> rest_;
   std::unique_ptr<manage::ManagementApi> manage_;

@@ -1,6 +1,7 @@
 #include "floe/server/server.h"
 
 #include <filesystem>
+#include <fstream>
 #include <mutex>
 #include <string>
 
@@ -230,6 +231,44 @@ TEST_F(ServerTest, AuthWithoutPrincipalsIsRefused) {
   ServerConfig config = Config();
   config.auth.enabled = true;
   EXPECT_EQ(Server::Start(config).status().code(), StatusCode::kInvalidArgument);
+}
+
+TEST_F(ServerTest, ServesTheDashboardBesideTheApis) {
+  std::filesystem::create_directories(dir_ / "web" / "assets");
+  { std::ofstream(dir_ / "web" / "index.html") << "<!doctype html><title>dash</title>"; }
+  { std::ofstream(dir_ / "web" / "assets" / "app-1a2b.js") << "export {}"; }
+  ServerConfig config = Config();
+  config.web_dir = (dir_ / "web").string();
+  auto server = Server::Start(config);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  EXPECT_EQ((*server)->web_file_count(), 2u);
+  auto client = http::HttpClient::Make();
+  ASSERT_TRUE(client.ok());
+  auto get = [&](const std::string& path) {
+    http::ClientRequest request;
+    request.method = "GET";
+    request.url = "http://127.0.0.1:" + std::to_string((*server)->http_port()) + path;
+    auto response = (*client)->Send(request);
+    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    return response.ok() ? *response : http::ClientResponse{};
+  };
+  auto index = get("/");
+  EXPECT_EQ(index.status, 200);
+  EXPECT_EQ(index.body, "<!doctype html><title>dash</title>");
+  EXPECT_EQ(get("/catalogs/default").body, index.body);  // a client route
+  auto js = get("/assets/app-1a2b.js");
+  EXPECT_EQ(js.Header("content-type").value_or(""), "text/javascript; charset=utf-8");
+  // The APIs keep their routes: a JSON error, not the app, for what they do not have.
+  auto api = get("/api/v1/no-such-route");
+  EXPECT_EQ(api.status, 404);
+  EXPECT_EQ(nlohmann::json::parse(api.body)["error"].value("type", ""), "NotFoundException");
+  EXPECT_EQ(get("/v1/config").status, 200);
+  EXPECT_EQ(get("/health").body, "{\"status\":\"ok\"}");
+  (*server)->Stop();
+
+  // A web dir that was asked for but holds no dashboard fails the start.
+  config.web_dir = (dir_ / "nowhere").string();
+  EXPECT_EQ(Server::Start(config).status().code(), StatusCode::kNotFound);
 }
 
 }  // namespace
