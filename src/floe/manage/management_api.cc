@@ -1,4 +1,5 @@
 #include "floe/manage/management_api.h"
+#include "floe/manage/api_util.h"
 
 #include <algorithm>
 #include <array>
@@ -27,21 +28,7 @@ using catalog::Namespace;
 using catalog::TableIdentifier;
 using http::HttpResponse;
 
-struct ManagementApi::Call {
-  const http::HttpRequest& request;
-  const AccessCheck& access;
-  std::vector<std::pair<std::string, std::string>> query;
-
-  std::optional<std::string> Query(std::string_view name) const {
-    for (const auto& [k, v] : query) {
-      if (k == name) return v;
-    }
-    return std::nullopt;
-  }
-  bool CanRead(std::string_view catalog) const { return !access || access(catalog, false); }
-};
-
-namespace {
+namespace internal {
 
 constexpr size_t kDefaultPageSize = 100;
 constexpr size_t kMaxPageSize = 1000;
@@ -64,6 +51,8 @@ HttpResponse FromStatus(const Status& status) {
       return rest::ErrorResponse(409, "ConflictException", status.message());
     case StatusCode::kInvalidArgument:
       return rest::ErrorResponse(400, "BadRequestException", status.message());
+    case StatusCode::kUnauthenticated:
+      return rest::ErrorResponse(401, "NotAuthorizedException", status.message());
     case StatusCode::kUnimplemented:
       return rest::ErrorResponse(406, "UnsupportedOperationException", status.message());
     case StatusCode::kUnavailable:
@@ -119,14 +108,6 @@ Result<std::map<std::string, std::string>> StringMap(const OJson& body, std::str
   return out;
 }
 
-// List parameters: page, sort and the name filter.
-struct ListParams {
-  size_t offset = 0;
-  size_t size = kDefaultPageSize;
-  std::string sort_key;
-  bool descending = false;
-  std::string q;  // lowercase
-};
 
 Result<ListParams> ParseListParams(const ManagementApi::Call& call,
                                    std::initializer_list<std::string_view> sort_keys,
@@ -193,7 +174,8 @@ constexpr std::array<std::string_view, 7> kTableStatuses = {
 constexpr std::array<std::string_view, 4> kCatalogTypes = {"internal", "sql", "filesystem",
                                                            "rest"};
 constexpr std::array<std::string_view, 3> kProducers = {"optimize", "ingest", "external"};
-constexpr std::array<std::string_view, 3> kProcessStatuses = {"running", "success", "failed"};
+constexpr std::array<std::string_view, 4> kProcessStatuses = {"running", "success", "failed",
+                                                               "canceled"};
 
 bool MatchesQuery(const ListParams& p, std::string_view name) {
   return p.q.empty() || Lower(name).find(p.q) != std::string::npos;
@@ -251,6 +233,8 @@ OJson RuntimeJson(const metastore::TableRuntimeRecord& r) {
   j["identifier"] = r.table_namespace + "." + r.table_name;
   j["status"] = r.status;
   j["status-reason"] = r.status_reason;
+  j["paused"] = r.paused;
+  if (!r.optimizer_group.empty()) j["optimizer-group"] = r.optimizer_group;
   if (r.last_optimized_snapshot_id) {
     j["last-optimized-snapshot-id"] = *r.last_optimized_snapshot_id;
   }
@@ -360,7 +344,9 @@ struct TableRoute {
   std::string action;  // "" for the table itself
 };
 
-}  // namespace
+}  // namespace internal
+
+using namespace internal;  // NOLINT(google-build-using-namespace): this file's helpers
 
 std::string MaskSecret(std::string_view key, std::string_view value) {
   return IsSecretKey(key) ? std::string(kMask) : std::string(value);
@@ -416,10 +402,13 @@ Result<std::unique_ptr<ManagementApi>> ManagementApi::Make(
 
 std::optional<rest::RouteTarget> ManagementApi::Target(const http::HttpRequest& request) const {
   auto segments = http::SplitPath(request.path);
+  const bool writes = request.method != "GET" && request.method != "HEAD";
   if (!segments.ok() || segments->size() < 3 || (*segments)[2] != "catalogs") {
+    // Server-wide changes (optimizer groups, optimizers and their task protocol) need write
+    // access to every catalog: an optimizer commits into any of them.
+    if (writes && segments.ok() && segments->size() >= 3) return rest::RouteTarget{"*", true};
     return std::nullopt;
   }
-  const bool writes = request.method != "GET" && request.method != "HEAD";
   if (segments->size() >= 4) return rest::RouteTarget{(*segments)[3], writes};
   if (!writes) return std::nullopt;
   // POST /api/v1/catalogs: the catalog being created, named in the body.
@@ -466,10 +455,10 @@ Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
     if (!get) return wrong_method();
     return HttpResponse::Json(200, std::string(OpenApiDocument()));
   }
+  if (auto routed = DispatchOptimizer(call, seg)) return std::move(*routed);
   if (seg.size() == 1) {
     if (seg[0] == "overview") return get ? Overview(call) : wrong_method();
     if (seg[0] == "tables") return get ? ManagedTables(call) : wrong_method();
-    if (seg[0] == "optimizer-groups") return get ? OptimizerGroups(call) : wrong_method();
     if (seg[0] == "settings") {
       if (!get) return wrong_method();
       return HttpResponse::Json(200, options_.settings_json);
@@ -493,10 +482,13 @@ Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
   if (seg.size() == 3) return get ? ListNamespaces(call, catalog_name) : wrong_method();
   if (seg.size() < 5 || seg[4] != "tables") return Status::NotFound("no such route");
   if (seg.size() == 5) return get ? ListTables(call, catalog_name, seg[3]) : wrong_method();
-  if (seg.size() > 7) return Status::NotFound("no such route");
   FLOE_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromPath(seg[3]));
   if (seg[5].empty()) return Status::InvalidArgument("the table name is empty");
   TableIdentifier id{std::move(ns), seg[5]};
+  if (auto routed = DispatchOptimizerTable(call, catalog_name, id, seg)) {
+    return std::move(*routed);
+  }
+  if (seg.size() > 7) return Status::NotFound("no such route");
   if (seg.size() == 6) return get ? TableDetails(call, catalog_name, id) : wrong_method();
   const std::string& action = seg[6];
   if (action == "partitions") return get ? TablePartitions(call, catalog_name, id) : wrong_method();
@@ -970,7 +962,7 @@ Result<HttpResponse> ManagementApi::TriggerOptimize(Call& call, const std::strin
   }
   if (options_.optimizer == nullptr) {
     return Status::FailedPrecondition(
-        "self-optimizing is off on this server (optimizer threads 0); run `floe optimize`");
+        "self-optimizing is off on this server (optimizer.enabled false); run `floe optimize`");
   }
   FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(catalog_name));
   {
@@ -1050,19 +1042,6 @@ Result<HttpResponse> ManagementApi::Overview(Call& call) {
   optimizer["running-tables"] = options_.optimizer ? options_.optimizer->RunningCount() : 0;
   j["optimizer"] = std::move(optimizer);
   return JsonResponse(200, j);
-}
-
-Result<HttpResponse> ManagementApi::OptimizerGroups(Call& call) {
-  FLOE_ASSIGN_OR_RETURN(ListParams params, ParseListParams(call, {"name"}, "name"));
-  std::vector<OJson> items;
-  if (options_.optimizer && MatchesQuery(params, "local")) {
-    items.push_back(OJson{{"name", "local"},
-                          {"kind", "local"},
-                          {"threads", options_.optimizer->threads()},
-                          {"queued-tables", options_.optimizer->QueuedCount()},
-                          {"running-tables", options_.optimizer->RunningCount()}});
-  }
-  return Page(std::move(items), params);
 }
 
 }  // namespace floe::manage

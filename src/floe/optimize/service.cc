@@ -559,6 +559,18 @@ void OptimizingService::Save(metastore::TableRuntimeRecord record) {
   if (!st.ok()) Log(EventLine("optimizer-state-not-saved", {{"error", st.ToString()}}));
 }
 
+void OptimizingService::SaveMaintenanceRun(const metastore::MaintenanceRunRecord& record) {
+  std::lock_guard lock(store_mu_);
+  Status st = store_->SaveMaintenanceRun(record);
+  if (!st.ok()) Log(EventLine("maintenance-run-not-saved", {{"error", st.ToString()}}));
+}
+
+Result<std::vector<metastore::MaintenanceRunRecord>> OptimizingService::MaintenanceRuns(
+    const std::string& catalog, const catalog::TableIdentifier& id, int64_t limit) {
+  std::lock_guard lock(store_mu_);
+  return store_->ListMaintenanceRuns(catalog, id.ns.ToString(), id.name, limit);
+}
+
 void OptimizingService::SaveProcess(const metastore::OptimizingProcessRecord& record) {
   std::lock_guard lock(store_mu_);
   Status st = store_->SaveProcess(record);
@@ -604,19 +616,48 @@ void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& 
                                                  {"error", config.status().ToString()}}));
     return;
   }
-  // Nothing of this table is being optimized: its evaluation runs on this thread alone.
-  auto expired = ExpireTableSnapshots(table, *config, now, /*protected_ids=*/{});
+  // The snapshot a running process is based on stays (DESIGN.md §4 rule 5).
+  std::set<int64_t> protected_ids;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [pid, a] : active_) {
+      if (a.key == key && a.record.planned_snapshot_id) {
+        protected_ids.insert(*a.record.planned_snapshot_id);
+      }
+    }
+  }
+  metastore::MaintenanceRunRecord run;
+  {
+    std::lock_guard lock(mu_);
+    run.run_id = ++next_maintenance_run_;
+  }
+  run.catalog = std::get<0>(key);
+  run.table_namespace = std::get<1>(key);
+  run.table_name = std::get<2>(key);
+  run.kind = "expire-snapshots";
+  run.start_ms = now;
+  auto expired = ExpireTableSnapshots(table, *config, now, protected_ids);
+  run.end_ms = Now();
   if (!expired.ok()) {
+    run.status = "failed";
+    run.error = expired.status().ToString();
+    SaveMaintenanceRun(run);
     Log(EventLine("snapshot-expiry-failed", {{"catalog", std::get<0>(key)},
                                              {"table", name},
                                              {"error", expired.status().ToString()}}));
     return;
   }
+  // Disabled (table-expire.enabled=false) or nothing old enough: no run to record.
   if (!expired->has_value()) return;
   const iceberg::ExpireSnapshotsResult& r = **expired;
   const int64_t files = r.deleted_data_files + r.deleted_position_delete_files +
                         r.deleted_equality_delete_files + r.deleted_manifests +
                         r.deleted_manifest_lists + r.deleted_statistics_files;
+  run.status = "success";
+  run.expired_snapshots = static_cast<int64_t>(r.expired_snapshot_ids.size());
+  run.deleted_files = files;
+  if (r.failed_deletes > 0) run.error = fmt::format("{} files could not be deleted", r.failed_deletes);
+  SaveMaintenanceRun(run);
   {
     std::lock_guard lock(mu_);
     counters_.expired_snapshots += static_cast<int64_t>(r.expired_snapshot_ids.size());
@@ -647,11 +688,6 @@ void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& 
 
 Status OptimizingService::Evaluate(const Item& item) {
   const Key key{item.catalog, item.id.ns.ToString(), item.id.name};
-  {
-    // One process per table: the table is looked at again when it ends.
-    std::lock_guard lock(mu_);
-    if (active_by_table_.contains(key)) return Status::OK();
-  }
   metastore::TableRuntimeRecord rt = Runtime(key);
   FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(item.catalog));
   FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
@@ -662,6 +698,11 @@ Status OptimizingService::Evaluate(const Item& item) {
   }
   FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(**ops));
   MaybeExpireSnapshots(key, item.id.ToString(), *table);
+  {
+    // One process per table: a later commit or refresh looks at it again.
+    std::lock_guard lock(mu_);
+    if (active_by_table_.contains(key)) return Status::OK();
+  }
   iceberg::TableMetadataPtr metadata = table->metadata();
   const iceberg::Snapshot* current = metadata->current_snapshot();
   {

@@ -157,7 +157,10 @@ class OptimizingService {
                        int64_t process_id);
   // Pauses (no new processes; a running one finishes) or resumes the table.
   Status SetPaused(const std::string& catalog, const catalog::TableIdentifier& id, bool paused);
-  // A process's tasks: live while it runs, else from the metastore.
+  // A table's maintenance runs, newest first.
+  Result<std::vector<metastore::MaintenanceRunRecord>> MaintenanceRuns(
+      const std::string& catalog, const catalog::TableIdentifier& id, int64_t limit);
+  // A process's tasks (saved on every change).
   Result<std::vector<metastore::OptimizingTaskRecord>> ProcessTasks(int64_t process_id);
 
   // Stops taking work; waits for the tables being optimized to finish (their commits
@@ -215,6 +218,7 @@ class OptimizingService {
   // is what the service acts on).
   void Save(metastore::TableRuntimeRecord record);
   void SaveProcess(const metastore::OptimizingProcessRecord& record);
+  void SaveMaintenanceRun(const metastore::MaintenanceRunRecord& record);
   void Log(std::string_view line) const;
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;

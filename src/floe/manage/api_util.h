@@ -1,0 +1,70 @@
+// Helpers the management API's handler files share (management_api.cc defines them):
+// the request being answered, JSON bodies, errors, and list paging / sorting / filtering.
+// Internal to floe_manage.
+#pragma once
+
+#include <cstddef>
+#include <initializer_list>
+#include <map>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "floe/base/status.h"
+#include "floe/http/http.h"
+#include "floe/manage/management_api.h"
+
+namespace floe::manage {
+
+struct ManagementApi::Call {
+  const http::HttpRequest& request;
+  const AccessCheck& access;
+  std::vector<std::pair<std::string, std::string>> query;
+
+  std::optional<std::string> Query(std::string_view name) const {
+    for (const auto& [k, v] : query) {
+      if (k == name) return v;
+    }
+    return std::nullopt;
+  }
+  bool CanRead(std::string_view catalog) const { return !access || access(catalog, false); }
+};
+
+namespace internal {
+
+using OJson = nlohmann::ordered_json;
+
+http::HttpResponse JsonResponse(int status, const OJson& body);
+// The REST error body for a failed call (404, 409, 400, 401, 503, 500, ...).
+http::HttpResponse FromStatus(const Status& status);
+Result<OJson> ParseObjectBody(const http::HttpRequest& request, bool allow_empty);
+// kInvalidArgument for a member of `body` outside `known`.
+Status CheckKnownFields(const OJson& body, std::initializer_list<std::string_view> known);
+Result<std::optional<std::string>> OptionalString(const OJson& body, std::string_view key);
+Result<std::map<std::string, std::string>> StringMap(const OJson& body, std::string_view key);
+
+// List parameters: page, sort and the name filter.
+struct ListParams {
+  size_t offset = 0;
+  size_t size = 100;
+  std::string sort_key;
+  bool descending = false;
+  std::string q;  // lowercase
+};
+Result<ListParams> ParseListParams(const ManagementApi::Call& call,
+                                   std::initializer_list<std::string_view> sort_keys,
+                                   std::string_view default_sort);
+Result<std::optional<std::string>> EnumFilter(const ManagementApi::Call& call,
+                                              std::string_view name,
+                                              std::span<const std::string_view> allowed);
+bool MatchesQuery(const ListParams& p, std::string_view name);
+// Sorts `items` by the sort key, then answers one page.
+http::HttpResponse Page(std::vector<OJson> items, const ListParams& p);
+
+}  // namespace internal
+}  // namespace floe::manage
