@@ -970,11 +970,13 @@ Result<HttpResponse> ManagementApi::TriggerOptimize(Call& call, const std::strin
     FLOE_ASSIGN_OR_RETURN(bool exists, lease->TableExists(id));
     if (!exists) return Status::NotFound("Table does not exist: {}", id.ToString());
   }
+  const int64_t queued_at = WallClockMs();
   options_.optimizer->Trigger(catalog_name, id, forced);
   return JsonResponse(202, OJson{{"catalog", catalog_name},
                                  {"identifier", id.ToString()},
                                  {"mode", mode.value_or("auto")},
-                                 {"queued", true}});
+                                 {"queued", true},
+                                 {"queued-at-ms", queued_at}});
 }
 
 Result<HttpResponse> ManagementApi::ManagedTables(Call& call) {
