@@ -51,7 +51,7 @@ Result<int64_t> BodyInt(const OJson& body, std::string_view key) {
   return it->get<int64_t>();
 }
 
-OJson GroupJson(const optimize::OptimizingService::GroupView& g, int64_t now_ms) {
+OJson GroupJson(const optimize::OptimizingService::GroupView& g) {
   OJson j = OJson::object();
   j["name"] = g.record.name;
   j["kind"] = g.record.name == "local" ? "local" : "external";
@@ -68,12 +68,13 @@ OJson GroupJson(const optimize::OptimizingService::GroupView& g, int64_t now_ms)
   j["running-tasks"] = g.stats.running_tasks;
   j["completed-tasks"] = g.stats.completed_tasks;
   j["failed-tasks"] = g.stats.failed_tasks;
-  // Throughput since the first task completed: input bytes of successful tasks per second.
-  const int64_t span_ms = now_ms - g.stats.first_completion_ms;
+  // Throughput of a busy thread: input bytes of successful tasks per second of their
+  // execution.
   j["completed-bytes"] = g.stats.completed_bytes;
+  j["busy-ms"] = g.stats.busy_ms;
   j["throughput-bytes-per-second"] =
-      g.stats.first_completion_ms > 0 && span_ms > 0
-          ? static_cast<double>(g.stats.completed_bytes) * 1000.0 / static_cast<double>(span_ms)
+      g.stats.busy_ms > 0
+          ? static_cast<double>(g.stats.completed_bytes) * 1000.0 / static_cast<double>(g.stats.busy_ms)
           : 0.0;
   return j;
 }
@@ -125,11 +126,6 @@ OJson RunJson(const metastore::MaintenanceRunRecord& r) {
   return j;
 }
 
-int64_t NowMs() {
-  return std::chrono::duration_cast<std::chrono::milliseconds>(
-             std::chrono::system_clock::now().time_since_epoch())
-      .count();
-}
 
 }  // namespace
 
@@ -146,11 +142,40 @@ std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizer(
     r.headers.emplace_back("Allow", std::string(allow));
     return r;
   };
+  // The methods of the route come first: a wrong one is a 405 whatever the server's state.
+  std::string_view allow;
+  if (seg.size() == 1) {
+    allow = "GET, HEAD, POST";
+  } else if (seg.size() == 2) {
+    allow = seg[0] == "optimizer-groups" ? "GET, HEAD, DELETE" : "DELETE";
+  } else if (seg.size() == 3 && seg[0] == "optimizers") {
+    allow = "POST";
+  } else {
+    return Result<HttpResponse>(Status::NotFound("no such route"));
+  }
+  const bool allowed = (get && allow.starts_with("GET")) ||
+                       (method != "GET" && method != "HEAD" &&
+                        allow.find(method) != std::string_view::npos);
+  if (!allowed) return not_allowed(allow);
+  // The task protocol: the optimizer proves who it is with its registration token.
+  const std::string* token_header = nullptr;
+  for (const auto& [name, value] : call.request.headers) {
+    if (name == kTokenHeader) token_header = &value;
+  }
+  const bool protocol = seg[0] == "optimizers" && seg.size() >= 2 &&
+                        !(seg.size() == 3 && seg[2] == "drain");
+  if (protocol && (token_header == nullptr || token_header->empty())) {
+    return Result<HttpResponse>(
+        Status::Unauthenticated("the task protocol needs the {} header", kTokenHeader));
+  }
   optimize::OptimizingService* service = options_.optimizer;
   if (service == nullptr) {
     if (seg[0] == "optimizer-groups" && seg.size() == 1 && get) {
       // Self-optimizing is off: no groups.
-      return internal::JsonResponse(200, OJson{{"items", OJson::array()}, {"total", 0}});
+      auto params = internal::ParseListParams(call, {"name", "threads", "queued-tasks", "tables"},
+                                              "name");
+      if (!params.ok()) return Result<HttpResponse>(params.status());
+      return internal::Page({}, *params);
     }
     return Result<HttpResponse>(Status::FailedPrecondition(
         "self-optimizing is off on this server (optimizer.enabled false)"));
@@ -166,7 +191,7 @@ std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizer(
           std::vector<OJson> items;
           for (const auto& g : service->Groups()) {
             if (!internal::MatchesQuery(params, g.record.name)) continue;
-            items.push_back(GroupJson(g, NowMs()));
+            items.push_back(GroupJson(g));
           }
           return internal::Page(std::move(items), params);
         }
@@ -184,14 +209,14 @@ std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizer(
         record.properties = std::move(properties);
         FLOE_RETURN_IF_ERROR(service->CreateGroup(record));
         for (const auto& g : service->Groups()) {
-          if (g.record.name == record.name) return internal::JsonResponse(201, GroupJson(g, NowMs()));
+          if (g.record.name == record.name) return internal::JsonResponse(201, GroupJson(g));
         }
         return Status::Internal("group {} vanished", record.name);
       }
       if (seg.size() != 2) return Status::NotFound("no such route");
       if (get) {
         for (const auto& g : service->Groups()) {
-          if (g.record.name == seg[1]) return internal::JsonResponse(200, GroupJson(g, NowMs()));
+          if (g.record.name == seg[1]) return internal::JsonResponse(200, GroupJson(g));
         }
         return Status::NotFound("no optimizer group named '{}'", seg[1]);
       }
@@ -240,14 +265,6 @@ std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizer(
       if (method != "POST") return not_allowed("POST");
       FLOE_RETURN_IF_ERROR(service->DrainOptimizer(id));
       return internal::JsonResponse(202, OJson{{"id", id}, {"draining", true}});
-    }
-    // The task protocol: the optimizer proves who it is with its registration token.
-    const std::string* token_header = nullptr;
-    for (const auto& [name, value] : call.request.headers) {
-      if (name == kTokenHeader) token_header = &value;
-    }
-    if (token_header == nullptr) {
-      return Status::Unauthenticated("the task protocol needs the {} header", kTokenHeader);
     }
     const std::string& token = *token_header;
     bool owns = false;
@@ -325,7 +342,8 @@ std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizerTable(
   const std::string& method = call.request.method;
   const bool get = method == "GET" || method == "HEAD";
   const bool pause = action == "pause" || action == "resume";
-  const bool process_route = action == "optimizing-processes" && seg.size() == 9;
+  const bool process_route = action == "optimizing-processes" && seg.size() == 9 &&
+                             (seg[8] == "cancel" || seg[8] == "tasks");
   const bool runs = action == "maintenance-runs" && seg.size() == 7;
   if (!(pause && seg.size() == 7) && !process_route && !runs) return std::nullopt;
   auto not_allowed = [&](std::string_view allow) -> Result<HttpResponse> {
@@ -334,6 +352,11 @@ std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizerTable(
     r.headers.emplace_back("Allow", std::string(allow));
     return r;
   };
+  const std::string_view allow =
+      pause || (process_route && seg[8] == "cancel") ? "POST" : "GET, HEAD";
+  if ((allow == "POST") != (method == "POST") || (allow != "POST" && !get)) {
+    return not_allowed(allow);
+  }
   optimize::OptimizingService* service = options_.optimizer;
   auto run = [&]() -> Result<HttpResponse> {
     if (service == nullptr) {

@@ -114,7 +114,7 @@ Result<std::unique_ptr<OptimizingService>> OptimizingService::Start(
     for (const QueuedTask& t : raw->tasks_->ProcessTasks(process_id)) {
       if (t.task_id == task_id) raw->SaveTask(t);
     }
-    raw->work_cv_.notify_all();
+    raw->task_cv_.notify_all();
   };
   service->tasks_ = std::make_unique<TaskQueue>(std::move(queue_options));
   FLOE_ASSIGN_OR_RETURN(auto groups, service->store_->ListGroups());
@@ -163,6 +163,7 @@ void OptimizingService::Stop() {
     stopping_ = true;
   }
   work_cv_.notify_all();
+  task_cv_.notify_all();
   stop_cv_.notify_all();
   commit_cv_.notify_all();
   if (scheduler_.joinable()) scheduler_.join();
@@ -282,7 +283,7 @@ void OptimizingService::LocalWorker(int32_t thread) {
     auto handout = tasks_->Poll(local_token_, thread);
     if (!handout.ok() || !handout->has_value()) {
       std::unique_lock lock(mu_);
-      work_cv_.wait_for(lock, kLocalPollInterval, [this] { return stopping_; });
+      task_cv_.wait_for(lock, kLocalPollInterval, [this] { return stopping_; });
       continue;
     }
     const Handout h = std::move(**handout);
@@ -900,7 +901,7 @@ Status OptimizingService::Evaluate(const Item& item) {
     Save(rt);
     return submitted;
   }
-  work_cv_.notify_all();
+  task_cv_.notify_all();
   return Status::OK();
 }
 

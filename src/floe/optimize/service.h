@@ -241,6 +241,9 @@ class OptimizingService {
   std::map<Key, int64_t> active_by_table_;
   std::map<std::string, metastore::OptimizerGroupRecord> groups_;
   std::condition_variable commit_cv_;
+  // Local optimizer threads wait here for tasks (apart from work_cv_, whose waiters are the
+  // evaluators: a notify_one must reach one of them).
+  std::condition_variable task_cv_;
   bool finished_pending_ = false;
 
   std::unique_ptr<TaskQueue> tasks_;

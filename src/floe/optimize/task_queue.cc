@@ -349,8 +349,7 @@ Status TaskQueue::Complete(const std::string& token, int64_t process_id, int64_t
       ++o->completed_tasks;
       ++group.completed_tasks;
       group.completed_bytes += t.input_bytes;
-      if (group.first_completion_ms == 0) group.first_completion_ms = now;
-      group.last_completion_ms = now;
+      group.busy_ms += now - t.acked_ms;
     } else {
       ++t.retries;
       t.error = output.status().ToString();
@@ -508,8 +507,7 @@ std::vector<GroupStats> TaskQueue::Groups() const {
     s.completed_tasks = g.completed_tasks;
     s.failed_tasks = g.failed_tasks;
     s.completed_bytes = g.completed_bytes;
-    s.first_completion_ms = g.first_completion_ms;
-    s.last_completion_ms = g.last_completion_ms;
+    s.busy_ms = g.busy_ms;
     for (const auto& [id, o] : optimizers_) {
       if (o.group != name) continue;
       ++s.optimizers;

@@ -152,8 +152,7 @@ struct GroupStats {
   int64_t completed_tasks = 0;
   int64_t failed_tasks = 0;
   int64_t completed_bytes = 0;  // input bytes of successful tasks
-  int64_t first_completion_ms = 0;
-  int64_t last_completion_ms = 0;
+  int64_t busy_ms = 0;  // execution time of successful tasks
 };
 
 class TaskQueue {
@@ -223,8 +222,7 @@ class TaskQueue {
     int64_t completed_tasks = 0;
     int64_t failed_tasks = 0;
     int64_t completed_bytes = 0;
-    int64_t first_completion_ms = 0;
-    int64_t last_completion_ms = 0;
+    int64_t busy_ms = 0;
   };
   using Changed = std::vector<std::pair<int64_t, int64_t>>;
 
