@@ -222,7 +222,7 @@ def test_killed_optimizer_task_is_retried_elsewhere(server, floe, tmp_path):
         second = start_optimizer(floe, server, tmp_path, "second")
         p = wait_for(lambda: finished_process(server, "big"), "the process ending", server,
                      timeout=120)
-        assert p["status"] == "success", p
+        assert p["status"] == "success", (p, server.log_text())
         items = ok(server, "GET", tasks_path)["items"]
         second_id = [o["id"] for o in optimizers(server)]
         assert first_id not in second_id

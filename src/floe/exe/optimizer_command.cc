@@ -270,7 +270,7 @@ class Worker {
       FLOE_ASSIGN_OR_RETURN(optimize::TaskInput input,
                             optimize::DecodeTaskInput(handout["task"].dump()));
       FLOE_ASSIGN_OR_RETURN(io, io::s3::MakeFileIO(input.io_properties, std::getenv));
-      FLOE_ASSIGN_OR_RETURN(output, optimize::RunTask(input, *io));
+      FLOE_ASSIGN_OR_RETURN(output, optimize::RunTask(input, *io, ids["attempt"].get<int64_t>()));
       return Status::OK();
     }();
     Json done = ids;

@@ -256,7 +256,7 @@ TEST_P(RewriteTest, TasksRunFromTheirProtocolPayloads) {
       EXPECT_EQ(decoded->task.rewrite_data[j].equality_deletes.size(),
                 plan->tasks[i].rewrite_data[j].equality_deletes.size());
     }
-    auto ran = RunTask(*decoded, io_);
+    auto ran = RunTask(*decoded, io_, 1);
     ASSERT_TRUE(ran.ok()) << ran.status().ToString();
     auto output = DecodeTaskOutput(EncodeTaskOutput(*ran), *md);
     ASSERT_TRUE(output.ok()) << output.status().ToString();

@@ -300,7 +300,7 @@ void OptimizingService::LocalWorker(int32_t thread) {
         output = made.status();
       } else {
         io = std::move(*made);
-        auto ran = RunTask(*input, *io);
+        auto ran = RunTask(*input, *io, h.attempt);
         if (ran.ok()) {
           output = EncodeTaskOutput(*ran);
           written = std::move(*ran);

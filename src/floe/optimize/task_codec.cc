@@ -4,6 +4,7 @@
 #include <set>
 #include <utility>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "floe/iceberg/metadata_json.h"
@@ -416,11 +417,12 @@ Result<TaskOutput> DecodeTaskOutput(std::string_view text,
   return out;
 }
 
-Result<TaskOutput> RunTask(const TaskInput& input, io::FileIO& io) {
+Result<TaskOutput> RunTask(const TaskInput& input, io::FileIO& io, int64_t attempt) {
   FLOE_ASSIGN_OR_RETURN(OptimizingConfig config,
                         OptimizingConfig::FromProperties(input.metadata->properties));
-  return ExecuteRewriteTask(input.metadata, input.snapshot_id, io, input.task, config,
-                            input.execute);
+  ExecuteOptions execute = input.execute;
+  execute.operation_id += fmt::format("-a{}", attempt);
+  return ExecuteRewriteTask(input.metadata, input.snapshot_id, io, input.task, config, execute);
 }
 
 void DeleteTaskOutput(const TaskOutput& output, io::FileIO& io) {

@@ -40,9 +40,11 @@ Result<TaskInput> DecodeTaskInput(std::string_view json);
 
 std::string EncodeTaskOutput(const TaskOutput& output);
 
-// Runs a decoded task with `io` (the FileIO of its table's warehouse): the rewrite of
-// rewrite.h with the table's self-optimizing properties. On error nothing it wrote is left.
-Result<TaskOutput> RunTask(const TaskInput& input, io::FileIO& io);
+// Runs hand-out `attempt` of a decoded task with `io` (the FileIO of its table's
+// warehouse): the rewrite of rewrite.h with the table's self-optimizing properties. The
+// output files are named by the attempt too, so a retry never collides with the files a
+// lost attempt left. On error nothing it wrote is left.
+Result<TaskOutput> RunTask(const TaskInput& input, io::FileIO& io, int64_t attempt);
 // Deletes the files of an output the server refused (a stale or canceled attempt). Best
 // effort: orphan cleanup finds what is left.
 void DeleteTaskOutput(const TaskOutput& output, io::FileIO& io);
