@@ -340,3 +340,70 @@ def pause_resume_cancel(server, t, expected, fake):
     wait_for(lambda: fake.draining, "the heartbeat telling the optimizer to drain", server)
     code, _, _ = fake.call("poll", {"thread": 0})
     assert code == 204
+
+
+def test_task_protocol_needs_auth_when_auth_is_on(floe, tmp_path):
+    """With auth on, an optimizer authenticates as a principal with write access to every
+    catalog (it commits into any of them), and then with its own registration token."""
+    import hashlib
+
+    def sha(text):
+        return hashlib.sha256(text.encode()).hexdigest()
+
+    config = {"optimizer": {"threads": 0},
+              "auth": {"enabled": True, "principals": {
+                  "optimizer": {"tokens-sha256": [sha("opt-token")], "catalogs": {"*": "write"}},
+                  "writer": {"tokens-sha256": [sha("writer-token")],
+                             "catalogs": {"default": "write"}}}}}
+    with FloeServer(floe.path, tmp_path / "data", optimizer=True, config=config) as server:
+        body = {"group": "local", "threads": 1}
+        code, _, _ = server.request("POST", "/api/v1/optimizers", body)
+        assert code == 401
+        code, _, _ = server.request("POST", "/api/v1/optimizers", body,
+                                    {"Authorization": "Bearer writer-token"})
+        assert code == 403
+        code, _, _ = server.request("POST", "/api/v1/optimizer-groups", {"name": "g"},
+                                    {"Authorization": "Bearer writer-token"})
+        assert code == 403
+        principal = {"Authorization": "Bearer opt-token"}
+        code, info, _ = server.request("POST", "/api/v1/optimizers", body, principal)
+        assert code == 201, info
+        beat = f"/api/v1/optimizers/{info['id']}/heartbeat"
+        code, _, _ = server.request("POST", beat, {}, principal)
+        assert code == 401  # the registration token is missing
+        code, out, _ = server.request("POST", beat, {},
+                                      {**principal, "X-Floe-Optimizer-Token": info["token"]})
+        assert code == 200 and out == {"draining": False}
+        # A standalone optimizer with the principal's token works against this server.
+        t, expected = make_table_auth(server, principal)
+        proc = subprocess.Popen([str(floe.path), "optimizer", "--server", server.uri,
+                                 "--group", "local", "--token", "opt-token"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            ok(server, "POST", f"{TABLES}/a/optimize", {"mode": "full"}, status=202,
+               headers=principal)
+
+            def done():
+                code, page, _ = server.request("GET", f"{TABLES}/a/optimizing-processes", None,
+                                               principal)
+                items = page["items"] if code == 200 else []
+                return items[0] if items and items[0]["status"] != "running" else None
+
+            p = wait_for(done, "the process", server)
+            assert p["status"] == "success", p
+            assert read_rows(t) == expected
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=30) == 0
+
+
+def make_table_auth(server, principal):
+    cat = RestCatalog("floe", uri=server.uri, warehouse="default", token="opt-token")
+    cat.create_namespace("db")
+    t = cat.create_table("db.a", SCHEMA, properties={
+        "self-optimizing.minor.trigger.file-count": "1000",
+        "self-optimizing.minor.trigger.interval": "-1"})
+    for i in range(3):
+        t.append(rows(i * 10, 10))
+    t.refresh()
+    return t, sorted(tuple(r.values()) for r in t.scan().to_arrow().to_pylist())
