@@ -1009,6 +1009,8 @@ void OptimizingService::Conclude(FinishedProcess finished) {
   } else {
     rt.status_reason = fmt::format("last process failed: {}", outcome.message());
   }
+  // Paused while the process ran: the reason says so from now on.
+  if (rt.paused) rt.status_reason = "paused";
   Save(rt);
   {
     std::lock_guard lock(mu_);
