@@ -104,7 +104,7 @@ class FloeServer:
                     "--http-port", str(self.port), *kafka_args,
                     "--access-log",
                     str(self.data_dir / "access.log") if self.access_log else "none",
-                    *([] if self.optimizer else ["--optimizer-threads", "0"]),
+                    *([] if self.optimizer else ["--no-self-optimizing"]),
                     *self.extra_args]
             if self.metastore:
                 argv += ["--metastore", self.metastore]

@@ -47,6 +47,9 @@ void AddOptimizeCommands(CLI::App& app, int* exit_code);
 // `floe status`, `floe optimizer list`, `floe table health` through a server's management
 // API (manage_command.cc); after AddTableCommands.
 void AddManageCommands(CLI::App& app, int* exit_code);
+// `floe optimizer` without a subcommand (a standalone worker) and `floe group ...`
+// (optimizer_command.cc); after AddManageCommands.
+void AddOptimizerWorkerCommand(CLI::App& app, int* exit_code);
 // `floe storage ls|rm|cat|put` (storage_command.cc).
 void AddStorageCommands(CLI::App& app, int* exit_code);
 

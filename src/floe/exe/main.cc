@@ -18,6 +18,7 @@ int main(int argc, char** argv) {
   floe::exe::AddServerCommands(app, &exit_code);
   floe::exe::AddOptimizeCommands(app, &exit_code);
   floe::exe::AddManageCommands(app, &exit_code);
+  floe::exe::AddOptimizerWorkerCommand(app, &exit_code);
   floe::exe::AddStorageCommands(app, &exit_code);
   try {
     app.parse(argc, argv);

@@ -1,6 +1,8 @@
 // `floe optimize NS.T`: one self-optimizing run of a table, in this process, against a
 // catalog (optimize/rewrite.h OptimizeTable): plan with the table's self-optimizing.*
 // properties, rewrite, commit. With --mode the triggers are skipped (a manual run).
+// With --server the run is queued on a floe server instead (its management API), where the
+// table's optimizer group runs it; --wait waits for its process and prints it.
 #include <chrono>
 #include <cstdio>
 #include <memory>
@@ -8,7 +10,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include <thread>
+
+#include <fmt/format.h>
+
 #include "floe/catalog/catalog.h"
+#include "floe/http/http.h"
+#include "floe/http/http_client.h"
 #include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
 #include "floe/iceberg/table.h"
@@ -22,7 +30,119 @@ struct OptimizeArgs {
   CatalogFlags catalog;
   std::string table;
   std::string mode;
+  std::string server;  // non-empty: through this server
+  std::string token;
+  bool wait = false;
+  int64_t wait_timeout_s = 3600;
 };
+
+using OJson = nlohmann::ordered_json;
+
+Result<std::pair<int, OJson>> Call(http::HttpClient& client, const OptimizeArgs& a,
+                                   const std::string& method, const std::string& path,
+                                   const std::string& body) {
+  http::ClientRequest request;
+  request.method = method;
+  std::string base = a.server;
+  while (base.ends_with('/')) base.pop_back();
+  request.url = base + "/api/v1" + path;
+  request.body = body;
+  if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
+  if (!a.token.empty()) request.headers.emplace_back("Authorization", "Bearer " + a.token);
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, client.Send(request));
+  OJson json = OJson::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  if (response.status >= 300) {
+    std::string message = fmt::format("{} {} answered {}", method, request.url, response.status);
+    if (json.is_object() && json.contains("error") && json["error"].is_object()) {
+      message += ": " + json["error"].value("message", std::string());
+    }
+    switch (response.status) {
+      case 400: return Status::InvalidArgument("{}", message);
+      case 401: return Status::Unauthenticated("{}", message);
+      case 403: return Status::PermissionDenied("{}", message);
+      case 404: return Status::NotFound("{}", message);
+      case 409: return Status::FailedPrecondition("{}", message);
+      default: return Status::IOError("{}", message);
+    }
+  }
+  return std::pair{response.status, std::move(json)};
+}
+
+// Queues the run on the server; with --wait, waits for the process the run started (or
+// for the evaluation that found nothing to do) and prints it.
+Status OptimizeOnServer(const OptimizeArgs& a) {
+  FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::TableIdentifier::Parse(a.table));
+  FLOE_ASSIGN_OR_RETURN(auto client, http::HttpClient::Make());
+  const std::string table_path = fmt::format(
+      "/catalogs/{}/namespaces/{}/tables/{}", http::PercentEncode(a.catalog.name),
+      http::PercentEncode(id.ns.ToString()), http::PercentEncode(id.name));
+  const std::string processes_path = table_path + "/optimizing-processes?page-size=1";
+  int64_t before = 0;
+  if (a.wait) {
+    FLOE_ASSIGN_OR_RETURN(auto listed, Call(*client, a, "GET", processes_path, ""));
+    if (!listed.second["items"].empty()) {
+      before = listed.second["items"][0].value("process-id", int64_t{0});
+    }
+  }
+  OJson body = OJson::object();
+  if (!a.mode.empty()) body["mode"] = a.mode;
+  FLOE_ASSIGN_OR_RETURN(auto queued, Call(*client, a, "POST", table_path + "/optimize", body.dump()));
+  std::string text;
+  if (!a.wait) {
+    text = a.catalog.json ? queued.second.dump(2) + "\n"
+                          : fmt::format("queued {} on the server\n", a.table);
+  } else {
+    const int64_t queued_at = queued.second.value("queued-at-ms", int64_t{0});
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(a.wait_timeout_s);
+    OJson result;
+    while (true) {
+      FLOE_ASSIGN_OR_RETURN(auto listed, Call(*client, a, "GET", processes_path, ""));
+      if (!listed.second["items"].empty() &&
+          listed.second["items"][0].value("process-id", int64_t{0}) > before) {
+        const OJson& p = listed.second["items"][0];
+        if (p.value("status", std::string()) != "running") {
+          result = p;
+          break;
+        }
+      } else {
+        FLOE_ASSIGN_OR_RETURN(auto details,
+                              Call(*client, a, "GET", table_path + "?health=false", ""));
+        const OJson& o = details.second["optimizing"];
+        if (o.value("updated-at-ms", int64_t{0}) >= queued_at &&
+            o.value("status", std::string()) == "idle") {
+          // Evaluated after the trigger, and no process: nothing to do (or paused).
+          result = OJson{{"status", "nothing-to-do"},
+                         {"status-reason", o.value("status-reason", std::string())}};
+          break;
+        }
+      }
+      if (std::chrono::steady_clock::now() > deadline) {
+        return Status::DeadlineExceeded("no result within {} s", a.wait_timeout_s);
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    }
+    if (a.catalog.json) {
+      text = result.dump(2) + "\n";
+    } else {
+      for (auto it = result.begin(); it != result.end(); ++it) {
+        text += it.key() + ": " + it.value().dump() + "\n";
+      }
+    }
+    if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+      return Status::IOError("cannot write to standard output");
+    }
+    const std::string status = result.value("status", std::string());
+    if (status == "failed" || status == "canceled") {
+      return Status::FailedPrecondition("process {}: {}", status,
+                                        result.value("error", std::string()));
+    }
+    return Status::OK();
+  }
+  if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
+    return Status::IOError("cannot write to standard output");
+  }
+  return Status::OK();
+}
 
 Result<std::optional<optimize::OptimizingType>> ParseMode(const std::string& mode) {
   if (mode.empty()) return std::optional<optimize::OptimizingType>();
@@ -34,6 +154,8 @@ Result<std::optional<optimize::OptimizingType>> ParseMode(const std::string& mod
 
 Status Optimize(const OptimizeArgs& a) {
   FLOE_ASSIGN_OR_RETURN(auto forced, ParseMode(a.mode));
+  if (!a.server.empty()) return OptimizeOnServer(a);
+  if (a.wait) return Status::InvalidArgument("--wait needs --server");
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Catalog> cat, OpenFromFlags(a.catalog));
   FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::TableIdentifier::Parse(a.table));
   FLOE_ASSIGN_OR_RETURN(auto ops, cat->LoadTable(id));
@@ -108,6 +230,14 @@ void AddOptimizeCommands(CLI::App& app, int* exit_code) {
   c->add_option("--mode", a->mode,
                 "minor, major or full: run that optimizing even if no trigger is reached "
                 "(default: only what the table's self-optimizing properties call for)");
+  c->add_option("--server", a->server,
+                 "Queue the run on this floe server (its optimizer group runs it) instead of "
+                 "running it here");
+  c->add_option("--token", a->token, "Bearer token when the server has auth enabled")
+      ->envname("FLOE_TOKEN");
+  c->add_flag("--wait", a->wait, "With --server: wait for the process and print it");
+  c->add_option("--wait-timeout-s", a->wait_timeout_s, "How long --wait waits")
+      ->capture_default_str();
   SetCommand(c, exit_code, [a] { return Optimize(*a).WithContext("{}", a->table); });
 }
 

@@ -33,6 +33,7 @@ struct ServerFlags {
   int workers = 0;
   std::string access_log;
   int optimizer_threads = 1;
+  bool no_self_optimizing = false;
   int64_t optimizer_refresh_ms = 0;
   int kafka_port = 0;
   std::string kafka_host;
@@ -103,6 +104,7 @@ Result<server::ServerConfig> ConfigFrom(const ServerFlags& flags) {
     if (flags.optimizer_threads < 0) return Status::InvalidArgument("--optimizer-threads < 0");
     config.optimizer_threads = flags.optimizer_threads;
   }
+  if (flags.no_self_optimizing) config.optimizer_enabled = false;
   if (flags.kafka_port_opt->count() > 0) {
     if (flags.kafka_port < 0 || flags.kafka_port > 65535) {
       return Status::InvalidArgument("--kafka-port {} is not a port", flags.kafka_port);
@@ -175,15 +177,15 @@ Status RunServer(const ServerFlags& flags) {
       "  data dir:      %s\n"
       "  metastore:     %s\n"
       "  warehouse:     %s\n"
-      "  optimizer:     %d local thread(s)%s\n"
+      "  optimizer:     %s%d local thread(s)%s\n"
       "  kafka:         %s\n"
       "Stop with Ctrl-C or SIGTERM.\n",
       c.http_host.c_str(), server->http_port(), catalogs.c_str(), c.default_catalog.c_str(),
       c.http_host.c_str(), server->http_port(), c.http_host.c_str(), server->http_port(),
       c.web_dir.empty() ? "not built: make build needs npm; or --web-dir" : c.web_dir.c_str(),
       c.data_dir.c_str(), manage::MaskUri(c.metastore_uri).c_str(),
-      c.default_warehouse.c_str(), c.optimizer_threads,
-      c.optimizer_threads > 0 ? "" : " (self-optimizing off)",
+      c.default_warehouse.c_str(), c.optimizer_enabled ? "" : "off; ", c.optimizer_threads,
+      c.optimizer_enabled && c.optimizer_threads == 0 ? " (standalone optimizers only)" : "",
       server->kafka_port() > 0
           ? fmt::format("{}:{}", c.kafka.host, server->kafka_port()).c_str()
           : "off");
@@ -241,7 +243,10 @@ void AddServerCommands(CLI::App& app, int* exit_code) {
       "Access log: '-' for stderr (default), a file path, or 'none' (env FLOE_ACCESS_LOG)");
   flags->optimizer_threads_opt = server->add_option(
       "--optimizer-threads", flags->optimizer_threads,
-      "Threads of the local optimizer group (default 1; 0 turns self-optimizing off)");
+      "Threads of the local optimizer group (default 1; 0: only standalone `floe optimizer` "
+      "processes run tasks)");
+  server->add_flag("--no-self-optimizing", flags->no_self_optimizing,
+                   "Turn self-optimizing off (no evaluation, groups or optimizers)");
   flags->optimizer_refresh_opt = server->add_option(
       "--optimizer-refresh-ms", flags->optimizer_refresh_ms,
       "How often every table is evaluated besides commit events (default 60000)");

@@ -53,6 +53,8 @@ HttpResponse FromStatus(const Status& status) {
       return rest::ErrorResponse(409, "ConflictException", status.message());
     case StatusCode::kInvalidArgument:
       return rest::ErrorResponse(400, "BadRequestException", status.message());
+    case StatusCode::kUnauthenticated:
+      return rest::ErrorResponse(401, "NotAuthorizedException", status.message());
     case StatusCode::kUnimplemented:
       return rest::ErrorResponse(406, "UnsupportedOperationException", status.message());
     case StatusCode::kUnavailable:
@@ -175,7 +177,8 @@ constexpr std::array<std::string_view, 7> kTableStatuses = {
 constexpr std::array<std::string_view, 4> kCatalogTypes = {"internal", "sql", "filesystem",
                                                            "rest"};
 constexpr std::array<std::string_view, 3> kProducers = {"optimize", "ingest", "external"};
-constexpr std::array<std::string_view, 3> kProcessStatuses = {"running", "success", "failed"};
+constexpr std::array<std::string_view, 4> kProcessStatuses = {"running", "success", "failed",
+                                                               "canceled"};
 
 bool MatchesQuery(const ListParams& p, std::string_view name) {
   return p.q.empty() || Lower(name).find(p.q) != std::string::npos;
@@ -233,6 +236,8 @@ OJson RuntimeJson(const metastore::TableRuntimeRecord& r) {
   j["identifier"] = r.table_namespace + "." + r.table_name;
   j["status"] = r.status;
   j["status-reason"] = r.status_reason;
+  j["paused"] = r.paused;
+  if (!r.optimizer_group.empty()) j["optimizer-group"] = r.optimizer_group;
   if (r.last_optimized_snapshot_id) {
     j["last-optimized-snapshot-id"] = *r.last_optimized_snapshot_id;
   }
@@ -402,10 +407,13 @@ std::optional<rest::RouteTarget> ManagementApi::Target(const http::HttpRequest& 
   if (segments.ok() && segments->size() >= 3 && (*segments)[2] == "topics") {
     return rest::RouteTarget{options_.topics_catalog, false};
   }
+  const bool writes = request.method != "GET" && request.method != "HEAD";
   if (!segments.ok() || segments->size() < 3 || (*segments)[2] != "catalogs") {
+    // Server-wide changes (optimizer groups, optimizers and their task protocol) need write
+    // access to every catalog: an optimizer commits into any of them.
+    if (writes && segments.ok() && segments->size() >= 3) return rest::RouteTarget{"*", true};
     return std::nullopt;
   }
-  const bool writes = request.method != "GET" && request.method != "HEAD";
   if (segments->size() >= 4) return rest::RouteTarget{(*segments)[3], writes};
   if (!writes) return std::nullopt;
   // POST /api/v1/catalogs: the catalog being created, named in the body.
@@ -456,10 +464,10 @@ Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
     return HandleTopicsRequest(options_.ingest, method, seg, call.query,
                                options_.now_ms ? options_.now_ms() : 0);
   }
+  if (auto routed = DispatchOptimizer(call, seg)) return std::move(*routed);
   if (seg.size() == 1) {
     if (seg[0] == "overview") return get ? Overview(call) : wrong_method();
     if (seg[0] == "tables") return get ? ManagedTables(call) : wrong_method();
-    if (seg[0] == "optimizer-groups") return get ? OptimizerGroups(call) : wrong_method();
     if (seg[0] == "settings") {
       if (!get) return wrong_method();
       return HttpResponse::Json(200, options_.settings_json);
@@ -485,10 +493,13 @@ Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
   if (seg.size() == 3) return get ? ListNamespaces(call, catalog_name) : wrong_method();
   if (seg.size() < 5 || seg[4] != "tables") return Status::NotFound("no such route");
   if (seg.size() == 5) return get ? ListTables(call, catalog_name, seg[3]) : wrong_method();
-  if (seg.size() > 7) return Status::NotFound("no such route");
   FLOE_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromPath(seg[3]));
   if (seg[5].empty()) return Status::InvalidArgument("the table name is empty");
   TableIdentifier id{std::move(ns), seg[5]};
+  if (auto routed = DispatchOptimizerTable(call, catalog_name, id, seg)) {
+    return std::move(*routed);
+  }
+  if (seg.size() > 7) return Status::NotFound("no such route");
   if (seg.size() == 6) return get ? TableDetails(call, catalog_name, id) : wrong_method();
   const std::string& action = seg[6];
   if (action == "partitions") return get ? TablePartitions(call, catalog_name, id) : wrong_method();
@@ -964,7 +975,7 @@ Result<HttpResponse> ManagementApi::TriggerOptimize(Call& call, const std::strin
   }
   if (options_.optimizer == nullptr) {
     return Status::FailedPrecondition(
-        "self-optimizing is off on this server (optimizer threads 0); run `floe optimize`");
+        "self-optimizing is off on this server (optimizer.enabled false); run `floe optimize`");
   }
   FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(catalog_name));
   {
@@ -972,11 +983,13 @@ Result<HttpResponse> ManagementApi::TriggerOptimize(Call& call, const std::strin
     FLOE_ASSIGN_OR_RETURN(bool exists, lease->TableExists(id));
     if (!exists) return Status::NotFound("Table does not exist: {}", id.ToString());
   }
+  const int64_t queued_at = WallClockMs();
   options_.optimizer->Trigger(catalog_name, id, forced);
   return JsonResponse(202, OJson{{"catalog", catalog_name},
                                  {"identifier", id.ToString()},
                                  {"mode", mode.value_or("auto")},
-                                 {"queued", true}});
+                                 {"queued", true},
+                                 {"queued-at-ms", queued_at}});
 }
 
 Result<HttpResponse> ManagementApi::ManagedTables(Call& call) {
@@ -1044,19 +1057,6 @@ Result<HttpResponse> ManagementApi::Overview(Call& call) {
   optimizer["running-tables"] = options_.optimizer ? options_.optimizer->RunningCount() : 0;
   j["optimizer"] = std::move(optimizer);
   return JsonResponse(200, j);
-}
-
-Result<HttpResponse> ManagementApi::OptimizerGroups(Call& call) {
-  FLOE_ASSIGN_OR_RETURN(ListParams params, ParseListParams(call, {"name"}, "name"));
-  std::vector<OJson> items;
-  if (options_.optimizer && MatchesQuery(params, "local")) {
-    items.push_back(OJson{{"name", "local"},
-                          {"kind", "local"},
-                          {"threads", options_.optimizer->threads()},
-                          {"queued-tables", options_.optimizer->QueuedCount()},
-                          {"running-tables", options_.optimizer->RunningCount()}});
-  }
-  return Page(std::move(items), params);
 }
 
 }  // namespace floe::manage

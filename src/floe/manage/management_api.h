@@ -20,6 +20,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
@@ -112,7 +113,15 @@ class ManagementApi {
                                              const catalog::TableIdentifier& id);
   Result<http::HttpResponse> ManagedTables(Call& call);
   Result<http::HttpResponse> Overview(Call& call);
-  Result<http::HttpResponse> OptimizerGroups(Call& call);
+  // optimizer_api.cc: optimizer groups, optimizers and their task protocol
+  // (/api/v1/optimizer-groups..., /api/v1/optimizers...), and a table's optimizing control
+  // (pause, resume, process cancel and tasks, maintenance runs). nullopt when `seg` (the
+  // path after /api/v1) is none of those routes.
+  std::optional<Result<http::HttpResponse>> DispatchOptimizer(Call& call,
+                                                             const std::vector<std::string>& seg);
+  std::optional<Result<http::HttpResponse>> DispatchOptimizerTable(
+      Call& call, const std::string& catalog, const catalog::TableIdentifier& id,
+      const std::vector<std::string>& seg);
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   ManagementOptions options_;

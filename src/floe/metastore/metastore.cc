@@ -79,6 +79,46 @@ const std::vector<Migration>& Migrations() {
         "error TEXT)",
         "CREATE INDEX IF NOT EXISTS floe_optimizing_processes_table ON floe_optimizing_processes "
         "(catalog_name, table_namespace, table_name, process_id)"}},
+      {3,
+       "optimizer groups, optimizing tasks, paused tables, maintenance runs",
+       {"CREATE TABLE IF NOT EXISTS floe_optimizer_groups ("
+        "name VARCHAR(255) NOT NULL PRIMARY KEY, "
+        "scheduling_policy VARCHAR(32) NOT NULL, "
+        "properties TEXT NOT NULL, "
+        "created_at_ms BIGINT NOT NULL)",
+        "CREATE TABLE IF NOT EXISTS floe_optimizing_tasks ("
+        "process_id BIGINT NOT NULL, "
+        "task_id BIGINT NOT NULL, "
+        "status VARCHAR(16) NOT NULL, "
+        "attempt BIGINT NOT NULL, "
+        "retries BIGINT NOT NULL, "
+        "optimizer VARCHAR(255), "
+        "partition_key TEXT, "
+        "input_files BIGINT NOT NULL, "
+        "input_bytes BIGINT NOT NULL, "
+        "output_files BIGINT NOT NULL, "
+        "output_bytes BIGINT NOT NULL, "
+        "rows_read BIGINT NOT NULL, "
+        "start_ms BIGINT NOT NULL, "
+        "end_ms BIGINT NOT NULL, "
+        "error TEXT, "
+        "PRIMARY KEY (process_id, task_id))",
+        "ALTER TABLE floe_table_runtime ADD COLUMN paused INTEGER NOT NULL DEFAULT 0",
+        "ALTER TABLE floe_table_runtime ADD COLUMN optimizer_group VARCHAR(255)",
+        "CREATE TABLE IF NOT EXISTS floe_maintenance_runs ("
+        "run_id BIGINT NOT NULL PRIMARY KEY, "
+        "catalog_name VARCHAR(255) NOT NULL, "
+        "table_namespace VARCHAR(255) NOT NULL, "
+        "table_name VARCHAR(255) NOT NULL, "
+        "kind VARCHAR(64) NOT NULL, "
+        "status VARCHAR(16) NOT NULL, "
+        "start_ms BIGINT NOT NULL, "
+        "end_ms BIGINT NOT NULL, "
+        "expired_snapshots BIGINT NOT NULL, "
+        "deleted_files BIGINT NOT NULL, "
+        "error TEXT)",
+        "CREATE INDEX IF NOT EXISTS floe_maintenance_runs_table ON floe_maintenance_runs "
+        "(catalog_name, table_namespace, table_name, run_id)"}},
   };
   return kMigrations;
 }
@@ -100,18 +140,27 @@ constexpr std::string_view kUpdateCatalogSql =
 constexpr std::string_view kListRuntimesSql =
     "SELECT catalog_name, table_namespace, table_name, status, status_reason, "
     "last_optimized_snapshot_id, last_minor_ms, last_major_ms, last_full_ms, last_plan_ms, "
-    "updated_at_ms FROM floe_table_runtime ORDER BY catalog_name, table_namespace, table_name";
+    "updated_at_ms, paused, optimizer_group FROM floe_table_runtime "
+    "ORDER BY catalog_name, table_namespace, table_name";
 // SQLite (3.24+) and PostgreSQL both take this upsert.
 constexpr std::string_view kSaveRuntimeSql =
     "INSERT INTO floe_table_runtime (catalog_name, table_namespace, table_name, status, "
     "status_reason, last_optimized_snapshot_id, last_minor_ms, last_major_ms, last_full_ms, "
-    "last_plan_ms, updated_at_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+    "last_plan_ms, updated_at_ms, paused, optimizer_group) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
     "ON CONFLICT (catalog_name, table_namespace, table_name) DO UPDATE SET "
     "status = excluded.status, status_reason = excluded.status_reason, "
     "last_optimized_snapshot_id = excluded.last_optimized_snapshot_id, "
     "last_minor_ms = excluded.last_minor_ms, last_major_ms = excluded.last_major_ms, "
     "last_full_ms = excluded.last_full_ms, last_plan_ms = excluded.last_plan_ms, "
-    "updated_at_ms = excluded.updated_at_ms";
+    "updated_at_ms = excluded.updated_at_ms, paused = excluded.paused, "
+    "optimizer_group = excluded.optimizer_group";
+constexpr std::string_view kTaskColumns =
+    "process_id, task_id, status, attempt, retries, optimizer, partition_key, input_files, "
+    "input_bytes, output_files, output_bytes, rows_read, start_ms, end_ms, error";
+constexpr std::string_view kRunColumns =
+    "run_id, catalog_name, table_namespace, table_name, kind, status, start_ms, end_ms, "
+    "expired_snapshots, deleted_files, error";
 constexpr std::string_view kProcessColumns =
     "process_id, catalog_name, table_namespace, table_name, optimizing_type, status, "
     "planned_snapshot_id, committed_snapshot_id, plan_time_ms, end_time_ms, task_count, "
@@ -163,6 +212,21 @@ Result<std::optional<int64_t>> ParseNullable(const std::optional<std::string>& t
   if (!text) return std::optional<int64_t>();
   FLOE_ASSIGN_OR_RETURN(int64_t v, ParseInt(text, what));
   return std::optional<int64_t>(v);
+}
+
+Status CheckName(std::string_view what, std::string_view name) {
+  if (name.empty() || name.size() > 255) {
+    return Status::InvalidArgument("{} name must have 1 to 255 characters", what);
+  }
+  for (char c : name) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '_' || c == '-' || c == '.';
+    if (!ok) {
+      return Status::InvalidArgument("{} name '{}' may only hold letters, digits, '_', '-' and '.'",
+                                     what, name);
+    }
+  }
+  return Status::OK();
 }
 
 Status CheckCatalogName(std::string_view name) {
@@ -313,7 +377,7 @@ Result<std::vector<TableRuntimeRecord>> Metastore::ListTableRuntimes() {
   FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kListRuntimesSql));
   std::vector<TableRuntimeRecord> out;
   for (const auto& row : result.rows) {
-    if (row.size() != 11 || !row[0] || !row[1] || !row[2] || !row[3]) {
+    if (row.size() != 13 || !row[0] || !row[1] || !row[2] || !row[3]) {
       return Status::Corrupt("metastore: bad floe_table_runtime row");
     }
     TableRuntimeRecord r;
@@ -329,6 +393,9 @@ Result<std::vector<TableRuntimeRecord>> Metastore::ListTableRuntimes() {
     FLOE_ASSIGN_OR_RETURN(r.last_full_ms, ParseInt(row[8], "last_full_ms"));
     FLOE_ASSIGN_OR_RETURN(r.last_plan_ms, ParseInt(row[9], "last_plan_ms"));
     FLOE_ASSIGN_OR_RETURN(r.updated_at_ms, ParseInt(row[10], "updated_at_ms"));
+    FLOE_ASSIGN_OR_RETURN(int64_t paused, ParseInt(row[11], "paused"));
+    r.paused = paused != 0;
+    r.optimizer_group = row[12].value_or("");
     out.push_back(std::move(r));
   }
   return out;
@@ -342,7 +409,9 @@ Status Metastore::SaveTableRuntime(const TableRuntimeRecord& r) {
       ->Execute(kSaveRuntimeSql,
                 {r.catalog, r.table_namespace, r.table_name, r.status, reason,
                  Nullable(r.last_optimized_snapshot_id), r.last_minor_ms, r.last_major_ms,
-                 r.last_full_ms, r.last_plan_ms, updated})
+                 r.last_full_ms, r.last_plan_ms, updated, int64_t{r.paused ? 1 : 0},
+                 r.optimizer_group.empty() ? std::optional<std::string>()
+                                           : std::optional<std::string>(r.optimizer_group)})
       .status();
 }
 
@@ -405,6 +474,157 @@ Result<std::vector<OptimizingProcessRecord>> Metastore::ListProcesses(
     }
     r.reason = row[18].value_or("");
     r.error = row[19].value_or("");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Result<std::vector<OptimizerGroupRecord>> Metastore::ListGroups() {
+  FLOE_ASSIGN_OR_RETURN(auto result,
+                        conn_->Execute("SELECT name, scheduling_policy, properties, created_at_ms "
+                                       "FROM floe_optimizer_groups ORDER BY name"));
+  std::vector<OptimizerGroupRecord> out;
+  for (const auto& row : result.rows) {
+    if (row.size() != 4 || !row[0] || !row[1]) return Status::Corrupt("metastore: bad group row");
+    OptimizerGroupRecord r;
+    r.name = *row[0];
+    r.scheduling_policy = *row[1];
+    auto props = nlohmann::json::parse(row[2].value_or("{}"), nullptr, false);
+    if (props.is_discarded() || !props.is_object()) {
+      return Status::Corrupt("metastore: properties of group {} are not a JSON object", r.name);
+    }
+    for (const auto& [k, v] : props.items()) {
+      if (v.is_string()) r.properties[k] = v.get<std::string>();
+    }
+    FLOE_ASSIGN_OR_RETURN(r.created_at_ms, ParseInt(row[3], "created_at_ms"));
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Status Metastore::CreateGroup(const OptimizerGroupRecord& record) {
+  FLOE_RETURN_IF_ERROR(CheckName("optimizer group", record.name));
+  if (record.scheduling_policy != "quota" && record.scheduling_policy != "balanced") {
+    return Status::InvalidArgument("scheduling-policy must be quota or balanced, not '{}'",
+                                   record.scheduling_policy);
+  }
+  nlohmann::json props = nlohmann::json::object();
+  for (const auto& [k, v] : record.properties) props[k] = v;
+  auto inserted = conn_->Execute(
+      "INSERT INTO floe_optimizer_groups (name, scheduling_policy, properties, created_at_ms) "
+      "VALUES (?, ?, ?, ?)",
+      {record.name, record.scheduling_policy, props.dump(),
+       record.created_at_ms > 0 ? record.created_at_ms : NowMs()});
+  if (!inserted.ok()) {
+    if (inserted.status().code() == StatusCode::kAlreadyExists) {
+      return Status::AlreadyExists("optimizer group '{}' already exists", record.name);
+    }
+    return inserted.status();
+  }
+  return Status::OK();
+}
+
+Status Metastore::DropGroup(std::string_view name) {
+  FLOE_ASSIGN_OR_RETURN(auto result,
+                        conn_->Execute("DELETE FROM floe_optimizer_groups WHERE name = ?", {name}));
+  if (result.affected_rows == 0) return Status::NotFound("no optimizer group named '{}'", name);
+  return Status::OK();
+}
+
+namespace {
+
+std::optional<std::string> NonEmpty(const std::string& s) {
+  if (s.empty()) return std::nullopt;
+  return s;
+}
+
+}  // namespace
+
+Status Metastore::SaveTask(const OptimizingTaskRecord& r) {
+  FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
+  FLOE_RETURN_IF_ERROR(
+      conn_->Execute("DELETE FROM floe_optimizing_tasks WHERE process_id = ? AND task_id = ?",
+                     {r.process_id, r.task_id})
+          .status());
+  FLOE_RETURN_IF_ERROR(
+      conn_
+          ->Execute(fmt::format("INSERT INTO floe_optimizing_tasks ({}) VALUES "
+                                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                kTaskColumns),
+                    {r.process_id, r.task_id, r.status, r.attempt, r.retries,
+                     NonEmpty(r.optimizer), NonEmpty(r.partition_key), r.input_files,
+                     r.input_bytes, r.output_files, r.output_bytes, r.rows_read, r.start_ms,
+                     r.end_ms, NonEmpty(r.error)})
+          .status());
+  return txn.Commit();
+}
+
+Result<std::vector<OptimizingTaskRecord>> Metastore::ListTasks(int64_t process_id) {
+  FLOE_ASSIGN_OR_RETURN(
+      auto result,
+      conn_->Execute(fmt::format("SELECT {} FROM floe_optimizing_tasks WHERE process_id = ? "
+                                 "ORDER BY task_id",
+                                 kTaskColumns),
+                     {process_id}));
+  std::vector<OptimizingTaskRecord> out;
+  for (const auto& row : result.rows) {
+    if (row.size() != 15 || !row[2]) return Status::Corrupt("metastore: bad task row");
+    OptimizingTaskRecord r;
+    FLOE_ASSIGN_OR_RETURN(r.process_id, ParseInt(row[0], "process_id"));
+    FLOE_ASSIGN_OR_RETURN(r.task_id, ParseInt(row[1], "task_id"));
+    r.status = *row[2];
+    FLOE_ASSIGN_OR_RETURN(r.attempt, ParseInt(row[3], "attempt"));
+    FLOE_ASSIGN_OR_RETURN(r.retries, ParseInt(row[4], "retries"));
+    r.optimizer = row[5].value_or("");
+    r.partition_key = row[6].value_or("");
+    int64_t* numbers[] = {&r.input_files, &r.input_bytes, &r.output_files, &r.output_bytes,
+                          &r.rows_read,   &r.start_ms,    &r.end_ms};
+    for (size_t i = 0; i < std::size(numbers); ++i) {
+      FLOE_ASSIGN_OR_RETURN(*numbers[i], ParseInt(row[7 + i], "task figure"));
+    }
+    r.error = row[14].value_or("");
+    out.push_back(std::move(r));
+  }
+  return out;
+}
+
+Status Metastore::SaveMaintenanceRun(const MaintenanceRunRecord& r) {
+  return conn_
+      ->Execute(fmt::format("INSERT INTO floe_maintenance_runs ({}) VALUES "
+                            "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                            kRunColumns),
+                {r.run_id, r.catalog, r.table_namespace, r.table_name, r.kind, r.status,
+                 r.start_ms, r.end_ms, r.expired_snapshots, r.deleted_files, NonEmpty(r.error)})
+      .status();
+}
+
+Result<std::vector<MaintenanceRunRecord>> Metastore::ListMaintenanceRuns(
+    std::string_view catalog, std::string_view table_namespace, std::string_view table_name,
+    int64_t limit) {
+  FLOE_ASSIGN_OR_RETURN(
+      auto result,
+      conn_->Execute(fmt::format("SELECT {} FROM floe_maintenance_runs WHERE catalog_name = ? "
+                                 "AND table_namespace = ? AND table_name = ? "
+                                 "ORDER BY run_id DESC LIMIT ?",
+                                 kRunColumns),
+                     {catalog, table_namespace, table_name, limit}));
+  std::vector<MaintenanceRunRecord> out;
+  for (const auto& row : result.rows) {
+    if (row.size() != 11 || !row[1] || !row[2] || !row[3] || !row[4] || !row[5]) {
+      return Status::Corrupt("metastore: bad floe_maintenance_runs row");
+    }
+    MaintenanceRunRecord r;
+    FLOE_ASSIGN_OR_RETURN(r.run_id, ParseInt(row[0], "run_id"));
+    r.catalog = *row[1];
+    r.table_namespace = *row[2];
+    r.table_name = *row[3];
+    r.kind = *row[4];
+    r.status = *row[5];
+    FLOE_ASSIGN_OR_RETURN(r.start_ms, ParseInt(row[6], "start_ms"));
+    FLOE_ASSIGN_OR_RETURN(r.end_ms, ParseInt(row[7], "end_ms"));
+    FLOE_ASSIGN_OR_RETURN(r.expired_snapshots, ParseInt(row[8], "expired_snapshots"));
+    FLOE_ASSIGN_OR_RETURN(r.deleted_files, ParseInt(row[9], "deleted_files"));
+    r.error = row[10].value_or("");
     out.push_back(std::move(r));
   }
   return out;

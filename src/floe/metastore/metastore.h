@@ -4,8 +4,10 @@
 // number of servers may start at once on one database.
 //
 // What it holds today: the catalogs a server serves (floe_catalogs), each table's
-// self-optimizing state (floe_table_runtime) and its optimizing processes
-// (floe_optimizing_processes). Internal catalogs keep
+// self-optimizing state (floe_table_runtime, with its paused flag), its optimizing processes
+// and their tasks (floe_optimizing_processes, floe_optimizing_tasks), the optimizer groups
+// (floe_optimizer_groups) and the table maintenance runs (floe_maintenance_runs). Internal
+// catalogs keep
 // their namespaces and table pointers in the same database, in the JDBC catalog tables
 // (iceberg_tables, iceberg_namespace_properties) under their own catalog name, so a Java
 // JdbcCatalog or pyiceberg SqlCatalog pointed at the metastore sees them too.
@@ -58,6 +60,53 @@ struct TableRuntimeRecord {
   int64_t last_full_ms = 0;
   int64_t last_plan_ms = 0;
   int64_t updated_at_ms = 0;
+  // Paused by an operator: not optimized until resumed.
+  bool paused = false;
+  // The optimizer group the table was last evaluated for (self-optimizing.group).
+  std::string optimizer_group;
+};
+
+// An optimizer group: where a table's tasks run (self-optimizing.group) and how the group's
+// threads are shared among its tables.
+struct OptimizerGroupRecord {
+  std::string name;
+  std::string scheduling_policy = "quota";  // quota, balanced
+  std::map<std::string, std::string> properties;
+  int64_t created_at_ms = 0;
+};
+
+// One task of an optimizing process, for history.
+struct OptimizingTaskRecord {
+  int64_t process_id = 0;
+  int64_t task_id = 0;
+  std::string status;  // planned, scheduled, acked, success, failed, canceled
+  int64_t attempt = 0;  // hand-outs so far
+  int64_t retries = 0;  // failed executions so far
+  std::string optimizer;  // the optimizer id of the last hand-out
+  std::string partition_key;
+  int64_t input_files = 0;
+  int64_t input_bytes = 0;
+  int64_t output_files = 0;
+  int64_t output_bytes = 0;
+  int64_t rows_read = 0;
+  int64_t start_ms = 0;  // last hand-out
+  int64_t end_ms = 0;
+  std::string error;
+};
+
+// One table maintenance run (snapshot expiry, ...) with its outcome.
+struct MaintenanceRunRecord {
+  int64_t run_id = 0;
+  std::string catalog;
+  std::string table_namespace;
+  std::string table_name;
+  std::string kind;    // expire-snapshots
+  std::string status;  // success, failed
+  int64_t start_ms = 0;
+  int64_t end_ms = 0;
+  int64_t expired_snapshots = 0;
+  int64_t deleted_files = 0;
+  std::string error;
 };
 
 // One optimizing process of a table: its plan, outcome and figures.
@@ -67,7 +116,7 @@ struct OptimizingProcessRecord {
   std::string table_namespace;
   std::string table_name;
   std::string optimizing_type;  // minor, major, full
-  std::string status;           // running, success, failed
+  std::string status;           // running, success, failed, canceled
   std::optional<int64_t> planned_snapshot_id;
   std::optional<int64_t> committed_snapshot_id;
   int64_t plan_time_ms = 0;
@@ -87,7 +136,7 @@ struct OptimizingProcessRecord {
 class Metastore {
  public:
   // The newest schema version this build knows.
-  static constexpr int kSchemaVersion = 2;
+  static constexpr int kSchemaVersion = 3;
 
   // Connects to `uri` (sqlite:PATH or postgresql://...) and applies missing migrations.
   // kFailedPrecondition when the database was migrated by a newer floe.
@@ -121,6 +170,25 @@ class Metastore {
                                                             std::string_view table_namespace,
                                                             std::string_view table_name,
                                                             int64_t limit);
+
+  // Sorted by name.
+  Result<std::vector<OptimizerGroupRecord>> ListGroups();
+  // kAlreadyExists; kInvalidArgument for a bad name (as catalog names) or policy.
+  Status CreateGroup(const OptimizerGroupRecord& record);
+  // kNotFound.
+  Status DropGroup(std::string_view name);
+
+  // Inserts a task, or replaces the one with its process and task id.
+  Status SaveTask(const OptimizingTaskRecord& record);
+  // A process's tasks by task id.
+  Result<std::vector<OptimizingTaskRecord>> ListTasks(int64_t process_id);
+
+  Status SaveMaintenanceRun(const MaintenanceRunRecord& record);
+  // A table's runs, newest first, at most `limit`.
+  Result<std::vector<MaintenanceRunRecord>> ListMaintenanceRuns(std::string_view catalog,
+                                                               std::string_view table_namespace,
+                                                               std::string_view table_name,
+                                                               int64_t limit);
 
  private:
   Metastore(std::unique_ptr<catalog::SqlConnection> conn, std::string uri)

@@ -149,6 +149,103 @@ TEST_P(MetastoreTest, ProcessesNewestFirstAndReplacedById) {
   EXPECT_EQ((*u)[0].error, other.error);
 }
 
+TEST_P(MetastoreTest, PausedFlagAndGroupOfARuntime) {
+  TableRuntimeRecord a;
+  a.catalog = "lake";
+  a.table_namespace = "db";
+  a.table_name = "t";
+  a.paused = true;
+  a.optimizer_group = "remote";
+  ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
+  auto all = store_->ListTableRuntimes();
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_TRUE((*all)[0].paused);
+  EXPECT_EQ((*all)[0].optimizer_group, "remote");
+  a.paused = false;
+  ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
+  EXPECT_FALSE((*store_->ListTableRuntimes())[0].paused);
+}
+
+TEST_P(MetastoreTest, OptimizerGroups) {
+  OptimizerGroupRecord g;
+  g.name = "remote";
+  g.scheduling_policy = "balanced";
+  g.properties = {{"memory", "4096"}};
+  ASSERT_TRUE(store_->CreateGroup(g).ok());
+  EXPECT_EQ(store_->CreateGroup(g).code(), StatusCode::kAlreadyExists);
+  g.name = "bad name";
+  EXPECT_EQ(store_->CreateGroup(g).code(), StatusCode::kInvalidArgument);
+  g.name = "other";
+  g.scheduling_policy = "fifo";
+  EXPECT_EQ(store_->CreateGroup(g).code(), StatusCode::kInvalidArgument);
+  auto groups = store_->ListGroups();
+  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  ASSERT_EQ(groups->size(), 1u);
+  EXPECT_EQ((*groups)[0].scheduling_policy, "balanced");
+  EXPECT_EQ((*groups)[0].properties.at("memory"), "4096");
+  EXPECT_GT((*groups)[0].created_at_ms, 0);
+  ASSERT_TRUE(store_->DropGroup("remote").ok());
+  EXPECT_EQ(store_->DropGroup("remote").code(), StatusCode::kNotFound);
+  EXPECT_TRUE(store_->ListGroups()->empty());
+}
+
+TEST_P(MetastoreTest, TasksAndMaintenanceRuns) {
+  OptimizingTaskRecord t;
+  t.process_id = 7;
+  t.task_id = 1;
+  t.status = "acked";
+  t.attempt = 2;
+  t.optimizer = "optimizer-3";
+  t.partition_key = "0/[]";
+  t.input_files = 4;
+  t.input_bytes = 4096;
+  t.start_ms = 1700000000000;
+  ASSERT_TRUE(store_->SaveTask(t).ok());
+  t.status = "success";
+  t.output_files = 1;
+  t.output_bytes = 2048;
+  t.rows_read = 100;
+  t.end_ms = 1700000001500;
+  ASSERT_TRUE(store_->SaveTask(t).ok());  // replaces
+  OptimizingTaskRecord other = t;
+  other.task_id = 0;
+  other.status = "failed";
+  other.error = "disk full";
+  other.optimizer.clear();
+  ASSERT_TRUE(store_->SaveTask(other).ok());
+  auto tasks = store_->ListTasks(7);
+  ASSERT_TRUE(tasks.ok()) << tasks.status().ToString();
+  ASSERT_EQ(tasks->size(), 2u);
+  EXPECT_EQ((*tasks)[0].task_id, 0);
+  EXPECT_EQ((*tasks)[0].error, "disk full");
+  EXPECT_EQ((*tasks)[0].optimizer, "");
+  EXPECT_EQ((*tasks)[1].status, "success");
+  EXPECT_EQ((*tasks)[1].attempt, 2);
+  EXPECT_EQ((*tasks)[1].rows_read, 100);
+  EXPECT_EQ((*tasks)[1].end_ms, 1700000001500);
+  EXPECT_TRUE(store_->ListTasks(8)->empty());
+
+  for (int64_t id : {1, 2, 3}) {
+    MaintenanceRunRecord r;
+    r.run_id = id;
+    r.catalog = "lake";
+    r.table_namespace = "db";
+    r.table_name = id == 3 ? "other" : "t";
+    r.kind = "expire-snapshots";
+    r.status = id == 2 ? "failed" : "success";
+    r.expired_snapshots = id;
+    if (id == 2) r.error = "boom";
+    ASSERT_TRUE(store_->SaveMaintenanceRun(r).ok());
+  }
+  auto runs = store_->ListMaintenanceRuns("lake", "db", "t", 10);
+  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  ASSERT_EQ(runs->size(), 2u);
+  EXPECT_EQ((*runs)[0].run_id, 2);
+  EXPECT_EQ((*runs)[0].error, "boom");
+  EXPECT_EQ((*runs)[1].expired_snapshots, 1);
+}
+
 INSTANTIATE_TEST_SUITE_P(Dialects, MetastoreTest,
                          ::testing::Values(SqlDialect::kSqlite, SqlDialect::kPostgres),
                          [](const auto& info) {

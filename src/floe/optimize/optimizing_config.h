@@ -2,7 +2,8 @@
 // Apache Amoro's keys and defaults (so an Amoro user's tables behave the same here):
 //
 //   self-optimizing.enabled                        true
-//   self-optimizing.group                          default
+//   self-optimizing.group                          local (Amoro: default; floe names its
+//                                                  in-process group `local`)
 //   self-optimizing.quota                          0.5   (> 1: threads; <= 1: share of the group)
 //   self-optimizing.execute.num-retries            5
 //   self-optimizing.allow-partial-commit           false
@@ -34,7 +35,7 @@ namespace floe::optimize {
 
 struct OptimizingConfig {
   bool enabled = true;
-  std::string group = "default";
+  std::string group = "local";
   double quota = 0.5;
   int32_t execute_num_retries = 5;
   bool allow_partial_commit = false;

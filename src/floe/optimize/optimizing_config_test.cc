@@ -12,7 +12,7 @@ TEST(OptimizingConfig, DefaultsAreAmoros) {
   auto c = OptimizingConfig::FromProperties({});
   ASSERT_TRUE(c.ok());
   EXPECT_TRUE(c->enabled);
-  EXPECT_EQ(c->group, "default");
+  EXPECT_EQ(c->group, "local");
   EXPECT_DOUBLE_EQ(c->quota, 0.5);
   EXPECT_EQ(c->execute_num_retries, 5);
   EXPECT_FALSE(c->allow_partial_commit);

@@ -3,6 +3,7 @@
 // planning and commit (DESIGN.md §4 rules 1 and 2), and refuses to commit when the
 // concurrent commit makes it unsafe.
 #include "floe/optimize/rewrite.h"
+#include "floe/optimize/task_codec.h"
 
 #include <gtest/gtest.h>
 
@@ -215,6 +216,75 @@ TEST_P(RewriteTest, MinorRemovesEqualityDeletesAndKeepsRows) {
   const iceberg::Snapshot* s = table_->metadata()->current_snapshot();
   EXPECT_EQ(s->operation, "replace");
   EXPECT_EQ(*s->SummaryValue("snapshot-producer"), "OPTIMIZE");
+}
+
+// The task protocol's payloads: every task goes through JSON (as to a standalone optimizer)
+// and back; the committed result must still be the model.
+TEST_P(RewriteTest, TasksRunFromTheirProtocolPayloads) {
+  Populate();
+  ASSERT_TRUE(table_->Refresh().ok());
+  auto md = table_->metadata();
+  const int64_t snapshot_id = md->current_snapshot()->snapshot_id;
+  auto config = OptimizingConfig::FromProperties(md->properties);
+  ASSERT_TRUE(config.ok());
+  PlanOptions options;
+  options.forced = OptimizingType::kMinor;
+  auto plan = PlanSnapshot(md, io_, snapshot_id, *config, options);
+  ASSERT_TRUE(plan.ok());
+  ASSERT_FALSE(plan->tasks.empty());
+  std::vector<TaskOutput> outputs;
+  for (size_t i = 0; i < plan->tasks.size(); ++i) {
+    TaskInput input;
+    input.table = "db.t";
+    input.metadata = md;
+    input.snapshot_id = snapshot_id;
+    input.io_properties = {{"s3.region", "x"}};
+    input.task = plan->tasks[i];
+    input.execute.operation_id = env_.NewUuid();
+    input.execute.task_id = static_cast<int64_t>(i);
+    auto payload = EncodeTaskInput(input);
+    ASSERT_TRUE(payload.ok()) << payload.status().ToString();
+    auto decoded = DecodeTaskInput(*payload);
+    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    EXPECT_EQ(decoded->io_properties, input.io_properties);
+    EXPECT_EQ(decoded->metadata->snapshots.size(), 1u);
+    ASSERT_EQ(decoded->task.rewrite_data.size(), plan->tasks[i].rewrite_data.size());
+    for (size_t j = 0; j < decoded->task.rewrite_data.size(); ++j) {
+      const auto& a = *decoded->task.rewrite_data[j].data;
+      const auto& b = *plan->tasks[i].rewrite_data[j].data;
+      EXPECT_EQ(a.file, b.file);
+      EXPECT_EQ(a.data_sequence_number, b.data_sequence_number);
+      EXPECT_EQ(decoded->task.rewrite_data[j].equality_deletes.size(),
+                plan->tasks[i].rewrite_data[j].equality_deletes.size());
+    }
+    auto ran = RunTask(*decoded, io_, 1);
+    ASSERT_TRUE(ran.ok()) << ran.status().ToString();
+    auto output = DecodeTaskOutput(EncodeTaskOutput(*ran), *md);
+    ASSERT_TRUE(output.ok()) << output.status().ToString();
+    EXPECT_EQ(output->data_files, ran->data_files);
+    EXPECT_EQ(output->delete_files, ran->delete_files);
+    outputs.push_back(std::move(*output));
+  }
+  auto committed = CommitRewrite(*table_, snapshot_id, *plan, outputs);
+  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  EXPECT_EQ(Scan(), model_);
+  EXPECT_EQ(CountContent(iceberg::FileContent::kEqualityDeletes), 0);
+}
+
+// Payloads come from the network: malformed ones are errors, never crashes.
+TEST_P(RewriteTest, MalformedPayloadsAreRefused) {
+  Populate();
+  ASSERT_TRUE(table_->Refresh().ok());
+  for (std::string_view bad :
+       {"", "[]", "{\"version\":1}", "{\"version\":2}", "not json",
+        "{\"version\":1,\"data-files\":[{\"content\":0}],\"delete-files\":[]}",
+        "{\"version\":1,\"data-files\":[{\"content\":9,\"file-path\":\"x\"}],"
+        "\"delete-files\":[]}"}) {
+    EXPECT_EQ(DecodeTaskInput(bad).status().code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_EQ(DecodeTaskOutput(bad, *table_->metadata()).status().code(),
+              StatusCode::kInvalidArgument)
+        << bad;
+  }
 }
 
 // Rule 1: an upsert committed while the rewrite runs deletes rows the rewrite copied; the

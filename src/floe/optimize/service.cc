@@ -1,10 +1,12 @@
 #include "floe/optimize/service.h"
 
+#include <algorithm>
 #include <charconv>
 #include <set>
 #include <utility>
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include "floe/base/json_writer.h"
 #include "floe/iceberg/expression.h"
@@ -12,6 +14,7 @@
 #include "floe/iceberg/table.h"
 #include "floe/optimize/maintenance.h"
 #include "floe/optimize/rewrite.h"
+#include "floe/optimize/task_codec.h"
 
 namespace floe::optimize {
 
@@ -33,6 +36,21 @@ std::string EventLine(std::string_view event,
   return line;
 }
 
+constexpr std::string_view kLocalGroup = "local";
+// How often the keeper applies the protocol timeouts, and how long an idle local thread
+// waits before it polls again (a submit wakes it at once).
+constexpr std::chrono::milliseconds kKeeperInterval{1000};
+constexpr std::chrono::milliseconds kLocalPollInterval{500};
+
+template <typename K>
+const std::string& key_catalog(const K& key) {
+  return std::get<0>(key);
+}
+
+std::string TableKey(const std::string& catalog, const std::string& ns, const std::string& name) {
+  return catalog + "." + ns + "." + name;
+}
+
 int64_t SystemNowMs() {
   return std::chrono::duration_cast<std::chrono::milliseconds>(
              std::chrono::system_clock::now().time_since_epoch())
@@ -47,7 +65,7 @@ OptimizingService::OptimizingService(std::shared_ptr<catalog::CatalogRegistry> r
 
 Result<std::unique_ptr<OptimizingService>> OptimizingService::Start(
     std::shared_ptr<catalog::CatalogRegistry> registry, OptimizingServiceOptions options) {
-  if (options.threads < 1) return Status::InvalidArgument("the optimizer needs >= 1 thread");
+  if (options.threads < 0) return Status::InvalidArgument("optimizer threads must be >= 0");
   std::unique_ptr<OptimizingService> service(
       new OptimizingService(std::move(registry), std::move(options)));
   FLOE_ASSIGN_OR_RETURN(service->store_,
@@ -64,10 +82,75 @@ Result<std::unique_ptr<OptimizingService>> OptimizingService::Start(
     service->runtimes_[key] = std::move(r);
   }
   service->next_process_ = service->Now() * 1000;
-  for (int i = 0; i < service->options_.threads; ++i) {
-    service->workers_.emplace_back([s = service.get()] { s->Worker(); });
+  service->next_maintenance_run_ = service->Now() * 1000;
+  // Processes of a previous run were in memory only: their tasks are gone with them.
+  // Their outputs were never committed; they are recorded as failed.
+  for (auto& [key, r] : service->runtimes_) {
+    auto processes = service->store_->ListProcesses(r.catalog, r.table_namespace, r.table_name, 5);
+    if (!processes.ok()) continue;
+    for (metastore::OptimizingProcessRecord& p : *processes) {
+      if (p.status != "running") continue;
+      p.status = "failed";
+      p.error = "the server restarted during the process";
+      p.end_time_ms = service->Now();
+      (void)service->store_->SaveProcess(p);
+    }
   }
-  service->scheduler_ = std::thread([s = service.get()] { s->Scheduler(); });
+
+  OptimizingService* raw = service.get();
+  TaskQueueOptions queue_options;
+  queue_options.now_ms = [raw] { return raw->Now(); };
+  queue_options.heartbeat_timeout_ms = service->options_.heartbeat_timeout_ms;
+  queue_options.ack_timeout_ms = service->options_.ack_timeout_ms;
+  queue_options.execute_timeout_ms = service->options_.execute_timeout_ms;
+  queue_options.on_finished = [raw] {
+    {
+      std::lock_guard lock(raw->mu_);
+      raw->finished_pending_ = true;
+    }
+    raw->commit_cv_.notify_all();
+  };
+  queue_options.on_task_changed = [raw](int64_t process_id, int64_t task_id) {
+    for (const QueuedTask& t : raw->tasks_->ProcessTasks(process_id)) {
+      if (t.task_id == task_id) raw->SaveTask(t);
+    }
+    raw->task_cv_.notify_all();
+  };
+  service->tasks_ = std::make_unique<TaskQueue>(std::move(queue_options));
+  FLOE_ASSIGN_OR_RETURN(auto groups, service->store_->ListGroups());
+  bool has_local = false;
+  for (const auto& g : groups) has_local |= g.name == kLocalGroup;
+  if (!has_local) {
+    metastore::OptimizerGroupRecord local;
+    local.name = std::string(kLocalGroup);
+    local.properties["description"] = "threads inside floe server";
+    Status created = service->store_->CreateGroup(local);
+    // Another server sharing the metastore may have created it first.
+    if (!created.ok() && created.code() != StatusCode::kAlreadyExists) return created;
+    FLOE_ASSIGN_OR_RETURN(groups, service->store_->ListGroups());
+  }
+  for (auto& g : groups) {
+    FLOE_ASSIGN_OR_RETURN(SchedulingPolicy policy, ParseSchedulingPolicy(g.scheduling_policy));
+    service->tasks_->PutGroup(g.name, policy);
+    service->groups_[g.name] = std::move(g);
+  }
+  if (service->options_.threads > 0) {
+    if (!service->options_.make_io) {
+      return Status::InvalidArgument("the local optimizer threads need make_io");
+    }
+    FLOE_ASSIGN_OR_RETURN(OptimizerInfo local,
+                          service->tasks_->Register(std::string(kLocalGroup),
+                                                    service->options_.threads, 0, true));
+    service->local_token_ = local.token;
+  }
+  for (int i = 0; i < std::max(1, service->options_.evaluator_threads); ++i) {
+    service->workers_.emplace_back([raw] { raw->Worker(); });
+  }
+  for (int i = 0; i < service->options_.threads; ++i) {
+    service->local_workers_.emplace_back([raw, i] { raw->LocalWorker(i); });
+  }
+  service->committer_ = std::thread([raw] { raw->Committer(); });
+  service->scheduler_ = std::thread([raw] { raw->Scheduler(); });
   return service;
 }
 
@@ -80,10 +163,16 @@ void OptimizingService::Stop() {
     stopping_ = true;
   }
   work_cv_.notify_all();
+  task_cv_.notify_all();
   stop_cv_.notify_all();
+  commit_cv_.notify_all();
   if (scheduler_.joinable()) scheduler_.join();
   for (std::thread& t : workers_) t.join();
   workers_.clear();
+  // The local threads finish the task they run; the committer then concludes what finished.
+  for (std::thread& t : local_workers_) t.join();
+  local_workers_.clear();
+  if (committer_.joinable()) committer_.join();
 }
 
 int64_t OptimizingService::Now() const {
@@ -111,7 +200,7 @@ size_t OptimizingService::QueuedCount() const {
 
 size_t OptimizingService::RunningCount() const {
   std::lock_guard lock(mu_);
-  return running_.size();
+  return running_.size() + active_.size();
 }
 
 void OptimizingService::Enqueue(Item item) {
@@ -169,11 +258,245 @@ void OptimizingService::RefreshAll() {
 }
 
 void OptimizingService::Scheduler() {
+  auto next_refresh = std::chrono::steady_clock::now();
   while (true) {
-    RefreshAll();
+    if (std::chrono::steady_clock::now() >= next_refresh) {
+      RefreshAll();
+      next_refresh = std::chrono::steady_clock::now() + options_.refresh_interval;
+    }
+    tasks_->Expire();
     std::unique_lock lock(mu_);
-    if (stop_cv_.wait_for(lock, options_.refresh_interval, [this] { return stopping_; })) return;
+    if (stop_cv_.wait_for(lock, std::min<std::chrono::milliseconds>(kKeeperInterval,
+                                                                      options_.refresh_interval),
+                          [this] { return stopping_; })) {
+      return;
+    }
   }
+}
+
+void OptimizingService::LocalWorker(int32_t thread) {
+  while (true) {
+    {
+      std::lock_guard lock(mu_);
+      if (stopping_) return;
+    }
+    auto handout = tasks_->Poll(local_token_, thread);
+    if (!handout.ok() || !handout->has_value()) {
+      std::unique_lock lock(mu_);
+      task_cv_.wait_for(lock, kLocalPollInterval, [this] { return stopping_; });
+      continue;
+    }
+    const Handout h = std::move(**handout);
+    if (!tasks_->Ack(local_token_, h.process_id, h.task_id, h.attempt).ok()) continue;
+    Result<std::string> output = Status::Internal("not run");
+    std::unique_ptr<io::FileIO> io;
+    std::optional<TaskOutput> written;
+    auto input = DecodeTaskInput(h.payload);
+    if (!input.ok()) {
+      output = input.status();
+    } else {
+      auto made = options_.make_io(input->io_properties);
+      if (!made.ok()) {
+        output = made.status();
+      } else {
+        io = std::move(*made);
+        auto ran = RunTask(*input, *io, h.attempt);
+        if (ran.ok()) {
+          output = EncodeTaskOutput(*ran);
+          written = std::move(*ran);
+        } else {
+          output = ran.status();
+        }
+      }
+    }
+    Status completed = tasks_->Complete(local_token_, h.process_id, h.task_id, h.attempt, output);
+    // Refused (the process was canceled or the attempt timed out): the files are nobody's.
+    if (!completed.ok() && written && io) DeleteTaskOutput(*written, *io);
+  }
+}
+
+void OptimizingService::Committer() {
+  while (true) {
+    bool stop = false;
+    {
+      std::unique_lock lock(mu_);
+      commit_cv_.wait(lock, [this] { return stopping_ || finished_pending_; });
+      finished_pending_ = false;
+      stop = stopping_;
+    }
+    for (FinishedProcess& f : tasks_->TakeFinished()) Conclude(std::move(f));
+    if (stop) return;
+  }
+}
+
+void OptimizingService::SaveTask(const QueuedTask& t) {
+  metastore::OptimizingTaskRecord r;
+  r.process_id = t.process_id;
+  r.task_id = t.task_id;
+  r.status = std::string(TaskStatusName(t.status));
+  r.attempt = t.attempt;
+  r.retries = t.retries;
+  r.optimizer = t.optimizer_id;
+  r.partition_key = t.partition_key;
+  r.input_files = t.input_files;
+  r.input_bytes = t.input_bytes;
+  r.start_ms = t.scheduled_ms;
+  r.end_ms = t.end_ms;
+  r.error = t.error;
+  if (t.status == TaskStatus::kSuccess) {
+    // The figures of the output, without decoding its files.
+    auto out = nlohmann::json::parse(t.output, nullptr, false);
+    if (out.is_object()) {
+      r.rows_read = out.value("rows-read", int64_t{0});
+      r.output_bytes = out.value("bytes-written", int64_t{0});
+      for (const char* k : {"data-files", "delete-files"}) {
+        if (out.contains(k) && out[k].is_array()) r.output_files += out[k].size();
+      }
+    }
+  }
+  std::lock_guard lock(store_mu_);
+  Status st = store_->SaveTask(r);
+  if (!st.ok()) Log(EventLine("optimizer-task-not-saved", {{"error", st.ToString()}}));
+}
+
+Result<std::vector<metastore::OptimizingTaskRecord>> OptimizingService::ProcessTasks(
+    int64_t process_id) {
+  std::lock_guard lock(store_mu_);
+  return store_->ListTasks(process_id);
+}
+
+std::map<std::string, std::string> OptimizingService::IoProperties(const std::string& catalog) {
+  std::lock_guard lock(store_mu_);
+  auto record = store_->LoadCatalog(catalog);
+  std::map<std::string, std::string> out;
+  if (!record.ok()) return out;
+  for (const auto& [k, v] : record->properties) {
+    if (k.starts_with("s3.")) out[k] = v;
+  }
+  return out;
+}
+
+std::vector<OptimizingService::GroupView> OptimizingService::Groups() const {
+  std::vector<GroupStats> stats = tasks_->Groups();
+  std::lock_guard lock(mu_);
+  std::vector<GroupView> out;
+  for (const auto& [name, record] : groups_) {
+    GroupView v;
+    v.record = record;
+    v.stats.name = name;
+    for (const GroupStats& s : stats) {
+      if (s.name == name) v.stats = s;
+    }
+    for (const auto& [key, r] : runtimes_) v.tables += r.optimizer_group == name ? 1 : 0;
+    out.push_back(std::move(v));
+  }
+  return out;
+}
+
+Status OptimizingService::CreateGroup(metastore::OptimizerGroupRecord record) {
+  FLOE_ASSIGN_OR_RETURN(SchedulingPolicy policy, ParseSchedulingPolicy(record.scheduling_policy));
+  record.created_at_ms = Now();
+  {
+    std::lock_guard lock(store_mu_);
+    FLOE_RETURN_IF_ERROR(store_->CreateGroup(record));
+  }
+  tasks_->PutGroup(record.name, policy);
+  std::vector<Item> waiting;
+  {
+    std::lock_guard lock(mu_);
+    groups_[record.name] = record;
+    // Tables that waited for this group get evaluated now.
+    for (const auto& [key, r] : runtimes_) {
+      if (r.optimizer_group == record.name && r.status == "pending") {
+        auto ns = catalog::ParseNamespace(r.table_namespace);
+        if (ns.ok()) {
+          waiting.push_back(Item{r.catalog, catalog::TableIdentifier{std::move(*ns), r.table_name},
+                                 false, std::nullopt});
+        }
+      }
+    }
+  }
+  for (Item& item : waiting) Enqueue(std::move(item));
+  return Status::OK();
+}
+
+Status OptimizingService::DropGroup(const std::string& name) {
+  if (name == kLocalGroup) {
+    return Status::FailedPrecondition("the local group is the server's own and cannot be dropped");
+  }
+  {
+    std::lock_guard lock(mu_);
+    if (!groups_.contains(name)) return Status::NotFound("no optimizer group named '{}'", name);
+    for (const auto& [key, r] : runtimes_) {
+      if (r.optimizer_group == name) {
+        return Status::FailedPrecondition(
+            "optimizer group '{}' is used by table {}.{}.{} (self-optimizing.group)", name,
+            r.catalog, r.table_namespace, r.table_name);
+      }
+    }
+  }
+  FLOE_RETURN_IF_ERROR(tasks_->RemoveGroup(name));
+  {
+    std::lock_guard lock(store_mu_);
+    FLOE_RETURN_IF_ERROR(store_->DropGroup(name));
+  }
+  std::lock_guard lock(mu_);
+  groups_.erase(name);
+  return Status::OK();
+}
+
+std::vector<OptimizerInfo> OptimizingService::Optimizers() const {
+  std::vector<OptimizerInfo> out = tasks_->Optimizers();
+  for (OptimizerInfo& o : out) o.token.clear();  // a secret: never shown
+  return out;
+}
+
+Result<OptimizerInfo> OptimizingService::RegisterOptimizer(const std::string& group,
+                                                           int32_t threads, int64_t memory_mb) {
+  FLOE_ASSIGN_OR_RETURN(OptimizerInfo info, tasks_->Register(group, threads, memory_mb, false));
+  // Tables that waited for an optimizer in this group get evaluated now.
+  std::vector<Item> waiting;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [key, r] : runtimes_) {
+      if (r.optimizer_group == group && r.status == "pending") {
+        auto ns = catalog::ParseNamespace(r.table_namespace);
+        if (ns.ok()) {
+          waiting.push_back(Item{r.catalog, catalog::TableIdentifier{std::move(*ns), r.table_name},
+                                 false, std::nullopt});
+        }
+      }
+    }
+  }
+  for (Item& item : waiting) Enqueue(std::move(item));
+  return info;
+}
+
+Status OptimizingService::CancelProcess(const std::string& catalog,
+                                        const catalog::TableIdentifier& id, int64_t process_id) {
+  {
+    std::lock_guard lock(mu_);
+    auto it = active_.find(process_id);
+    if (it == active_.end() || it->second.key != Key{catalog, id.ns.ToString(), id.name}) {
+      return Status::NotFound("process {} of {} is not running", process_id, id.ToString());
+    }
+  }
+  return tasks_->Cancel(process_id);
+}
+
+Status OptimizingService::SetPaused(const std::string& catalog, const catalog::TableIdentifier& id,
+                                    bool paused) {
+  metastore::TableRuntimeRecord rt = Runtime(Key{catalog, id.ns.ToString(), id.name});
+  rt.paused = paused;
+  if (paused && (rt.status == "idle" || rt.status == "pending")) {
+    rt.status = "idle";
+    rt.status_reason = "paused";
+  } else if (!paused && rt.status_reason == "paused") {
+    rt.status_reason.clear();
+  }
+  Save(rt);
+  if (!paused) Trigger(catalog, id, std::nullopt);
+  return Status::OK();
 }
 
 void OptimizingService::Worker() {
@@ -237,6 +560,18 @@ void OptimizingService::Save(metastore::TableRuntimeRecord record) {
   if (!st.ok()) Log(EventLine("optimizer-state-not-saved", {{"error", st.ToString()}}));
 }
 
+void OptimizingService::SaveMaintenanceRun(const metastore::MaintenanceRunRecord& record) {
+  std::lock_guard lock(store_mu_);
+  Status st = store_->SaveMaintenanceRun(record);
+  if (!st.ok()) Log(EventLine("maintenance-run-not-saved", {{"error", st.ToString()}}));
+}
+
+Result<std::vector<metastore::MaintenanceRunRecord>> OptimizingService::MaintenanceRuns(
+    const std::string& catalog, const catalog::TableIdentifier& id, int64_t limit) {
+  std::lock_guard lock(store_mu_);
+  return store_->ListMaintenanceRuns(catalog, id.ns.ToString(), id.name, limit);
+}
+
 void OptimizingService::SaveProcess(const metastore::OptimizingProcessRecord& record) {
   std::lock_guard lock(store_mu_);
   Status st = store_->SaveProcess(record);
@@ -282,19 +617,48 @@ void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& 
                                                  {"error", config.status().ToString()}}));
     return;
   }
-  // Nothing of this table is being optimized: its evaluation runs on this thread alone.
-  auto expired = ExpireTableSnapshots(table, *config, now, /*protected_ids=*/{});
+  // The snapshot a running process is based on stays (DESIGN.md §4 rule 5).
+  std::set<int64_t> protected_ids;
+  {
+    std::lock_guard lock(mu_);
+    for (const auto& [pid, a] : active_) {
+      if (a.key == key && a.record.planned_snapshot_id) {
+        protected_ids.insert(*a.record.planned_snapshot_id);
+      }
+    }
+  }
+  metastore::MaintenanceRunRecord run;
+  {
+    std::lock_guard lock(mu_);
+    run.run_id = ++next_maintenance_run_;
+  }
+  run.catalog = std::get<0>(key);
+  run.table_namespace = std::get<1>(key);
+  run.table_name = std::get<2>(key);
+  run.kind = "expire-snapshots";
+  run.start_ms = now;
+  auto expired = ExpireTableSnapshots(table, *config, now, protected_ids);
+  run.end_ms = Now();
   if (!expired.ok()) {
+    run.status = "failed";
+    run.error = expired.status().ToString();
+    SaveMaintenanceRun(run);
     Log(EventLine("snapshot-expiry-failed", {{"catalog", std::get<0>(key)},
                                              {"table", name},
                                              {"error", expired.status().ToString()}}));
     return;
   }
+  // Disabled (table-expire.enabled=false) or nothing old enough: no run to record.
   if (!expired->has_value()) return;
   const iceberg::ExpireSnapshotsResult& r = **expired;
   const int64_t files = r.deleted_data_files + r.deleted_position_delete_files +
                         r.deleted_equality_delete_files + r.deleted_manifests +
                         r.deleted_manifest_lists + r.deleted_statistics_files;
+  run.status = "success";
+  run.expired_snapshots = static_cast<int64_t>(r.expired_snapshot_ids.size());
+  run.deleted_files = files;
+  if (r.failed_deletes > 0) run.error = fmt::format("{} files could not be deleted", r.failed_deletes);
+  SaveMaintenanceRun(run);
   {
     std::lock_guard lock(mu_);
     counters_.expired_snapshots += static_cast<int64_t>(r.expired_snapshot_ids.size());
@@ -335,6 +699,11 @@ Status OptimizingService::Evaluate(const Item& item) {
   }
   FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(**ops));
   MaybeExpireSnapshots(key, item.id.ToString(), *table);
+  {
+    // One process per table: a later commit or refresh looks at it again.
+    std::lock_guard lock(mu_);
+    if (active_by_table_.contains(key)) return Status::OK();
+  }
   iceberg::TableMetadataPtr metadata = table->metadata();
   const iceberg::Snapshot* current = metadata->current_snapshot();
   {
@@ -366,6 +735,15 @@ Status OptimizingService::Evaluate(const Item& item) {
     Save(rt);
     return Status::OK();
   }
+  rt.optimizer_group = config->group;
+  if (rt.paused) {
+    if (rt.status != "idle" || rt.status_reason != "paused") {
+      rt.status = "idle";
+      rt.status_reason = "paused";
+      Save(rt);
+    }
+    return Status::OK();
+  }
   if (!config->enabled) {
     if (rt.status != "idle" || rt.status_reason != "self-optimizing.enabled is false") {
       rt.status = "idle";
@@ -384,7 +762,8 @@ Status OptimizingService::Evaluate(const Item& item) {
   PlanOptions plan_options;
   plan_options.now_ms = now;
   plan_options.history = {rt.last_minor_ms, rt.last_major_ms, rt.last_full_ms};
-  plan_options.available_threads = options_.threads;
+  plan_options.available_threads =
+      static_cast<int32_t>(std::max<int64_t>(1, tasks_->GroupThreads(config->group)));
   plan_options.forced = item.forced;
   auto planned = PlanSnapshot(metadata, table->io(), current->snapshot_id, *config, plan_options);
   if (!planned.ok()) {
@@ -417,6 +796,24 @@ Status OptimizingService::Evaluate(const Item& item) {
     Save(rt);
     return Status::OK();
   }
+  bool group_exists = false;
+  {
+    std::lock_guard lock(mu_);
+    group_exists = groups_.contains(config->group);
+  }
+  if (!group_exists) {
+    rt.status = "pending";
+    rt.status_reason = fmt::format("optimizer group {} does not exist", config->group);
+    Save(rt);
+    return Status::OK();
+  }
+  if (tasks_->GroupThreads(config->group) == 0) {
+    // Registering an optimizer with the group queues the table again.
+    rt.status = "pending";
+    rt.status_reason = fmt::format("no optimizer in group {}", config->group);
+    Save(rt);
+    return Status::OK();
+  }
   rt.last_plan_ms = now;
 
   metastore::OptimizingProcessRecord process;
@@ -444,21 +841,114 @@ Status OptimizingService::Evaluate(const Item& item) {
     if (!process.reason.empty()) process.reason += "; ";
     process.reason += r;
   }
+  // Every task is self-contained (task_codec.h): the same payload runs on a local thread
+  // or a standalone optimizer.
+  ProcessSubmission submission;
+  submission.process_id = process.process_id;
+  submission.group = config->group;
+  submission.table = TableKey(item.catalog, process.table_namespace, process.table_name);
+  submission.quota = config->quota;
+  submission.max_retries = config->execute_num_retries;
+  submission.last_optimized_ms = std::max({rt.last_minor_ms, rt.last_major_ms, rt.last_full_ms});
+  TaskInput input;
+  input.table = submission.table;
+  input.metadata = metadata;
+  input.snapshot_id = current->snapshot_id;
+  input.io_properties = IoProperties(item.catalog);
+  input.execute.operation_id = table->operations().env().NewUuid();
+  for (size_t i = 0; i < plan.tasks.size(); ++i) {
+    input.task = plan.tasks[i];
+    input.execute.task_id = static_cast<int64_t>(i);
+    FLOE_ASSIGN_OR_RETURN(std::string payload, EncodeTaskInput(input));
+    TaskSpec spec;
+    spec.payload = std::move(payload);
+    spec.partition_key = plan.tasks[i].partition_key;
+    spec.input_files = static_cast<int64_t>(plan.tasks[i].rewrite_data.size() +
+                                            plan.tasks[i].rewrite_pos_data.size());
+    spec.input_bytes = plan.tasks[i].input_bytes;
+    submission.tasks.push_back(std::move(spec));
+  }
   SaveProcess(process);
   rt.status = process.optimizing_type;
+  rt.status_reason.clear();
   Save(rt);
+  {
+    std::lock_guard lock(mu_);
+    ActiveProcess active;
+    active.key = key;
+    active.id = item.id;
+    active.type = *plan.type;
+    active.plan = std::move(plan);
+    active.record = process;
+    active.table_location = metadata->location;
+    active.started_ms = now;
+    active_by_table_[key] = process.process_id;
+    active_.emplace(process.process_id, std::move(active));
+  }
+  Status submitted = tasks_->Submit(std::move(submission));
+  if (!submitted.ok()) {
+    {
+      std::lock_guard lock(mu_);
+      active_.erase(process.process_id);
+      active_by_table_.erase(key);
+    }
+    process.status = "failed";
+    process.error = submitted.ToString();
+    process.end_time_ms = Now();
+    SaveProcess(process);
+    rt.status = "pending";
+    rt.status_reason = fmt::format("submit failed: {}", submitted.message());
+    Save(rt);
+    return submitted;
+  }
+  task_cv_.notify_all();
+  return Status::OK();
+}
 
-  ExecuteOptions execute;
-  execute.operation_id = table->operations().env().NewUuid();
-  std::vector<TaskOutput> outputs;
+void OptimizingService::Conclude(FinishedProcess finished) {
+  ActiveProcess active;
+  {
+    std::lock_guard lock(mu_);
+    auto it = active_.find(finished.process_id);
+    if (it == active_.end()) return;
+    active = std::move(it->second);
+    active_.erase(it);
+  }
+  const Key& key = active.key;
+  metastore::OptimizingProcessRecord& process = active.record;
+  metastore::TableRuntimeRecord rt = Runtime(key);
+  for (const QueuedTask& t : finished.tasks) SaveTask(t);
+
   Status outcome = Status::OK();
-  for (size_t i = 0; i < plan.tasks.size() && outcome.ok(); ++i) {
-    execute.task_id = static_cast<int64_t>(i);
-    auto out = ExecuteRewriteTask(metadata, current->snapshot_id, table->io(), plan.tasks[i],
-                                  *config, execute);
+  std::unique_ptr<iceberg::Table> table;
+  std::unique_ptr<iceberg::TableOperations> ops;
+  std::optional<catalog::CatalogLease> lease;
+  auto load = [&]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(key_catalog(key)));
+    FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease l, pool->Acquire());
+    lease.emplace(std::move(l));
+    FLOE_ASSIGN_OR_RETURN(ops, (*lease)->LoadTable(active.id));
+    FLOE_ASSIGN_OR_RETURN(table, iceberg::Table::Load(*ops));
+    return Status::OK();
+  };
+  Status loaded = load();
+  std::vector<TaskOutput> outputs;
+  // Outputs are decoded even when the process did not succeed, so that their files go.
+  for (const QueuedTask& t : finished.tasks) {
+    if (t.status != TaskStatus::kSuccess || !table) continue;
+    auto out = DecodeTaskOutput(t.output, *table->metadata());
     if (!out.ok()) {
-      outcome = out.status();
-      break;
+      if (outcome.ok()) outcome = out.status().WithContext("task {} output", t.task_id);
+      continue;
+    }
+    // An optimizer names the files it wrote: only files of this table are accepted.
+    for (const auto* list : {&out->data_files, &out->delete_files}) {
+      for (const iceberg::DataFile& f : *list) {
+        if (!f.file_path.starts_with(active.table_location + "/") && outcome.ok()) {
+          outcome = Status::InvalidArgument("task {} wrote {} outside the table location {}",
+                                            t.task_id, f.file_path, active.table_location);
+        }
+      }
     }
     process.new_data_files += static_cast<int64_t>(out->data_files.size());
     process.new_delete_files += static_cast<int64_t>(out->delete_files.size());
@@ -466,27 +956,37 @@ Status OptimizingService::Evaluate(const Item& item) {
     process.bytes_written += out->bytes_written;
     outputs.push_back(std::move(*out));
   }
-  if (outcome.ok()) {
+  if (!loaded.ok()) {
+    outcome = loaded;
+  } else if (finished.outcome == ProcessOutcome::kFailed) {
+    outcome = Status::Internal("{}", finished.error);
+  } else if (finished.outcome == ProcessOutcome::kCanceled) {
+    outcome = Status::FailedPrecondition("canceled");
+  }
+  if (outcome.ok() && outputs.size() == active.plan.tasks.size()) {
     rt.status = "committing";
     Save(rt);
-    auto committed = CommitRewrite(*table, current->snapshot_id, plan, outputs);
+    auto committed = CommitRewrite(*table, *process.planned_snapshot_id, active.plan, outputs);
     if (committed.ok()) {
       process.committed_snapshot_id = *committed;
     } else {
       outcome = committed.status();
     }
   } else {
-    for (const TaskOutput& o : outputs) {
-      for (const auto& f : o.data_files) (void)table->io().Delete(f.file_path);
-      for (const auto& f : o.delete_files) (void)table->io().Delete(f.file_path);
+    if (outcome.ok()) outcome = Status::Internal("missing task outputs");
+    if (table) {
+      for (const TaskOutput& o : outputs) DeleteTaskOutput(o, table->io());
     }
   }
 
+  const int64_t now = active.started_ms;
   process.end_time_ms = Now();
-  process.status = outcome.ok() ? "success" : "failed";
+  process.status = outcome.ok() ? "success"
+                   : finished.outcome == ProcessOutcome::kCanceled ? "canceled"
+                                                                   : "failed";
   {
     std::lock_guard lock(mu_);
-    ++counters_.processes[{item.catalog, process.table_namespace, process.table_name,
+    ++counters_.processes[{key_catalog(key), process.table_namespace, process.table_name,
                            process.optimizing_type, process.status}];
     counters_.bytes_written += process.bytes_written;
     counters_.rows_rewritten += process.rows_rewritten;
@@ -499,15 +999,26 @@ Status OptimizingService::Evaluate(const Item& item) {
   if (outcome.ok()) {
     rt.status_reason.clear();
     // The planned snapshot: commits that raced the process are looked at again.
-    rt.last_optimized_snapshot_id = current->snapshot_id;
-    int64_t* last = plan.type == OptimizingType::kFull    ? &rt.last_full_ms
-                    : plan.type == OptimizingType::kMajor ? &rt.last_major_ms
-                                                          : &rt.last_minor_ms;
+    rt.last_optimized_snapshot_id = *process.planned_snapshot_id;
+    int64_t* last = active.type == OptimizingType::kFull    ? &rt.last_full_ms
+                    : active.type == OptimizingType::kMajor ? &rt.last_major_ms
+                                                            : &rt.last_minor_ms;
     *last = now;
+  } else if (finished.outcome == ProcessOutcome::kCanceled) {
+    rt.status_reason = fmt::format("process {} was canceled", process.process_id);
   } else {
     rt.status_reason = fmt::format("last process failed: {}", outcome.message());
   }
+  // Paused while the process ran: the reason says so from now on.
+  if (rt.paused) rt.status_reason = "paused";
   Save(rt);
+  {
+    std::lock_guard lock(mu_);
+    active_by_table_.erase(key);
+  }
+  table.reset();
+  ops.reset();
+  lease.reset();
 
   std::string line;
   JsonWriter w(&line);
@@ -515,9 +1026,9 @@ Status OptimizingService::Evaluate(const Item& item) {
   w.Key("event");
   w.String("optimizing-process");
   w.Key("catalog");
-  w.String(item.catalog);
+  w.String(key_catalog(key));
   w.Key("table");
-  w.String(item.id.ToString());
+  w.String(active.id.ToString());
   w.Key("type");
   w.String(process.optimizing_type);
   w.Key("status");
@@ -536,7 +1047,6 @@ Status OptimizingService::Evaluate(const Item& item) {
   }
   w.EndObject();
   Log(line);
-  return Status::OK();
 }
 
 }  // namespace floe::optimize

@@ -1,17 +1,22 @@
-// OptimizingService: the resident self-optimizing of `floe server`, running on the local
-// optimizer group (threads in the server process).
+// OptimizingService: the resident self-optimizing of `floe server`: evaluation, the
+// optimizer groups with their task queues (task_queue.h), the server's own `local` group of
+// in-process threads, and the committer.
 //
 // Every table of every catalog is evaluated when it changes (the REST service reports each
 // commit: NotifyTableChanged) and on a periodic refresh (tables changed by other writers,
 // external catalogs). A table whose current snapshot was already evaluated is skipped. An
 // evaluation plans the current snapshot with the table's properties and its optimizing
-// history (planner.h); when there are tasks, it runs them on the evaluating thread and
-// commits (rewrite.h). A table is evaluated by one thread at a time, and not planned
-// again within self-optimizing.min-plan-interval of its last plan.
+// history (planner.h); when there are tasks, the process is submitted to the table's group
+// (self-optimizing.group, `local` when unset), whose optimizers — the local threads or
+// `floe optimizer` processes over the task protocol — run them. When every task succeeded
+// the committer commits the outputs as one rewrite (rewrite.h); a task that fails beyond
+// self-optimizing.execute.num-retries fails the process and its outputs are deleted. A table
+// has one process at a time and is not planned again within self-optimizing.min-plan-interval.
 //
-// State per table (idle, pending, planning, minor / major / full, committing, with a
-// reason when something is wrong) and every process (type, outcome, figures, error) are
-// kept in the metastore (floe_table_runtime, floe_optimizing_processes).
+// Operators pause and resume tables (persisted), cancel a running process, create and drop
+// groups and drain optimizers. State per table (idle, pending, planning, minor / major / full,
+// committing, with a reason when something is wrong), every process, its tasks, the groups
+// and every maintenance run are kept in the metastore.
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
@@ -36,13 +41,27 @@
 #include "floe/catalog/catalog_pool.h"
 #include "floe/iceberg/table.h"
 #include "floe/metastore/metastore.h"
+#include "floe/io/file_io.h"
 #include "floe/optimize/planner.h"
+#include "floe/optimize/task_queue.h"
 
 namespace floe::optimize {
 
 struct OptimizingServiceOptions {
-  // Threads of the local optimizer group: tables optimized at once.
+  // Threads of the local optimizer group (in this process); 0: the group exists but only
+  // standalone optimizers registered with it run its tasks.
   int threads = 1;
+  // Threads that evaluate and plan tables.
+  int evaluator_threads = 1;
+  // Task protocol timeouts (Amoro's optimizer.heart-beat-timeout, task-ack-timeout,
+  // task-execute-timeout).
+  int64_t heartbeat_timeout_ms = 60'000;
+  int64_t ack_timeout_ms = 30'000;
+  int64_t execute_timeout_ms = 3'600'000;
+  // The FileIO for a table's files from its catalog's properties (the local threads run
+  // tasks with it, as a standalone optimizer does).
+  std::function<Result<std::unique_ptr<io::FileIO>>(const std::map<std::string, std::string>&)>
+      make_io;
   // How often every table is looked at, besides the commit events.
   std::chrono::milliseconds refresh_interval{60'000};
   // Each table's maintenance (snapshot expiry, maintenance.h) runs at most this often, when
@@ -110,9 +129,39 @@ class OptimizingService {
   void Trigger(const std::string& catalog, const catalog::TableIdentifier& id,
                std::optional<OptimizingType> forced);
   int threads() const { return options_.threads; }
-  // Tables waiting for evaluation and tables being evaluated now.
+  // Tables waiting for evaluation and tables being evaluated or optimized now.
   size_t QueuedCount() const;
   size_t RunningCount() const;
+
+  // Optimizer groups (the metastore's, with their live figures).
+  struct GroupView {
+    metastore::OptimizerGroupRecord record;
+    GroupStats stats;
+    int64_t tables = 0;  // tables last evaluated for the group
+  };
+  std::vector<GroupView> Groups() const;
+  // kAlreadyExists, kInvalidArgument (name, policy).
+  Status CreateGroup(metastore::OptimizerGroupRecord record);
+  // kNotFound; kFailedPrecondition while tables or optimizers use it, and for `local`.
+  Status DropGroup(const std::string& name);
+  std::vector<OptimizerInfo> Optimizers() const;
+  Status DrainOptimizer(const std::string& optimizer_id) { return tasks_->Drain(optimizer_id); }
+
+  // The task protocol (task_queue.h), for the management API's optimizer endpoints.
+  Result<OptimizerInfo> RegisterOptimizer(const std::string& group, int32_t threads,
+                                          int64_t memory_mb);
+  TaskQueue& tasks() { return *tasks_; }
+
+  // Cancels the table's running process `process_id`: kNotFound when it is not running.
+  Status CancelProcess(const std::string& catalog, const catalog::TableIdentifier& id,
+                       int64_t process_id);
+  // Pauses (no new processes; a running one finishes) or resumes the table.
+  Status SetPaused(const std::string& catalog, const catalog::TableIdentifier& id, bool paused);
+  // A table's maintenance runs, newest first.
+  Result<std::vector<metastore::MaintenanceRunRecord>> MaintenanceRuns(
+      const std::string& catalog, const catalog::TableIdentifier& id, int64_t limit);
+  // A process's tasks (saved on every change).
+  Result<std::vector<metastore::OptimizingTaskRecord>> ProcessTasks(int64_t process_id);
 
   // Stops taking work; waits for the tables being optimized to finish (their commits
   // complete or fail cleanly), then returns. Idempotent.
@@ -145,6 +194,22 @@ class OptimizingService {
   void Scheduler();
   Status ListAll(std::vector<Item>* out);
   Status Evaluate(const Item& item);
+  // A process submitted to a group: what the committer needs.
+  struct ActiveProcess {
+    Key key;
+    catalog::TableIdentifier id;
+    OptimizingPlan plan;
+    OptimizingType type = OptimizingType::kMinor;
+    metastore::OptimizingProcessRecord record;
+    std::string table_location;
+    int64_t started_ms = 0;
+  };
+  void LocalWorker(int32_t thread);
+  void Committer();
+  // Commits or discards a finished process and records its outcome.
+  void Conclude(FinishedProcess finished);
+  void SaveTask(const QueuedTask& task);
+  std::map<std::string, std::string> IoProperties(const std::string& catalog);
   // Expires the table's old snapshots when its maintenance is due (errors are logged).
   void MaybeExpireSnapshots(const Key& key, const std::string& name, iceberg::Table& table);
   int64_t Now() const;
@@ -153,6 +218,7 @@ class OptimizingService {
   // is what the service acts on).
   void Save(metastore::TableRuntimeRecord record);
   void SaveProcess(const metastore::OptimizingProcessRecord& record);
+  void SaveMaintenanceRun(const metastore::MaintenanceRunRecord& record);
   void Log(std::string_view line) const;
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;
@@ -170,11 +236,25 @@ class OptimizingService {
   std::map<Key, int64_t> last_expire_ms_;
   OptimizerCounters counters_;
   int64_t next_process_ = 0;
+  int64_t next_maintenance_run_ = 0;
+  std::map<int64_t, ActiveProcess> active_;  // by process id
+  std::map<Key, int64_t> active_by_table_;
+  std::map<std::string, metastore::OptimizerGroupRecord> groups_;
+  std::condition_variable commit_cv_;
+  // Local optimizer threads wait here for tasks (apart from work_cv_, whose waiters are the
+  // evaluators: a notify_one must reach one of them).
+  std::condition_variable task_cv_;
+  bool finished_pending_ = false;
+
+  std::unique_ptr<TaskQueue> tasks_;
+  std::string local_token_;
 
   std::mutex store_mu_;  // the Metastore is not thread-safe
   std::unique_ptr<metastore::Metastore> store_;
 
   std::vector<std::thread> workers_;
+  std::vector<std::thread> local_workers_;
+  std::thread committer_;
   std::thread scheduler_;
 };
 

@@ -268,7 +268,21 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (const YAML::Node& optimizer = root["optimizer"]; optimizer) {
     FLOE_RETURN_IF_ERROR(
         CheckKeys(optimizer, "optimizer",
-                  {"threads", "refresh-interval-ms", "maintenance-interval-ms"}));
+                  {"enabled", "threads", "refresh-interval-ms", "maintenance-interval-ms",
+                   "heartbeat-timeout-ms", "ack-timeout-ms", "execute-timeout-ms"}));
+    if (optimizer["enabled"]) {
+      FLOE_ASSIGN_OR_RETURN(config->optimizer_enabled,
+                            Boolean(optimizer["enabled"], "optimizer.enabled"));
+    }
+    for (auto [key, field] : {std::pair{"heartbeat-timeout-ms",
+                                        &config->optimizer_heartbeat_timeout_ms},
+                              {"ack-timeout-ms", &config->optimizer_ack_timeout_ms},
+                              {"execute-timeout-ms", &config->optimizer_execute_timeout_ms}}) {
+      if (optimizer[key]) {
+        FLOE_ASSIGN_OR_RETURN(*field, Integer(optimizer[key], fmt::format("optimizer.{}", key),
+                                              1000, int64_t{1} << 40));
+      }
+    }
     if (optimizer["threads"]) {
       FLOE_ASSIGN_OR_RETURN(int64_t threads,
                             Integer(optimizer["threads"], "optimizer.threads", 0, 1024));

@@ -12,8 +12,13 @@
 //     workers: 0                           # 0 = 4 per core
 //     max-request-bytes: 16777216
 //     access-log: "-"                      # "-" stderr, a path, or "none"
-//   optimizer:                             # self-optimizing on in-process threads
-//     threads: 1                           # 0 = off
+//   optimizer:                             # self-optimizing (docs/optimizer-groups.md)
+//     enabled: true                        # false: no evaluation, groups or optimizers
+//     threads: 1                           # the local group's in-process threads; 0 =
+//                                          # only standalone `floe optimizer` processes
+//     heartbeat-timeout-ms: 60000          # task protocol timeouts (Amoro's defaults
+//     ack-timeout-ms: 30000                #   for heart-beat and task-ack; execute as
+//     execute-timeout-ms: 3600000          #   Amoro's shipped config.yaml)
 //     refresh-interval-ms: 60000           # every table looked at this often
 //   catalogs:                              # created or updated in the metastore at start
 //     lake:                                # internal: pointers in the metastore

@@ -171,7 +171,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     server->registry_->Put(std::move(pool));
   }
 
-  if (config.optimizer_threads > 0) {
+  if (config.optimizer_enabled) {
     optimize::OptimizingServiceOptions optimizer_options;
     optimizer_options.threads = config.optimizer_threads;
     optimizer_options.refresh_interval =
@@ -179,6 +179,13 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     optimizer_options.metastore_uri = config.metastore_uri;
     optimizer_options.maintenance_interval_ms = config.maintenance_interval_ms;
     optimizer_options.log = config.optimizer_log;
+    optimizer_options.heartbeat_timeout_ms = config.optimizer_heartbeat_timeout_ms;
+    optimizer_options.ack_timeout_ms = config.optimizer_ack_timeout_ms;
+    optimizer_options.execute_timeout_ms = config.optimizer_execute_timeout_ms;
+    optimizer_options.make_io = [getenv = config.getenv](
+                                    const std::map<std::string, std::string>& properties) {
+      return io::s3::MakeFileIO(properties, getenv);
+    };
     FLOE_ASSIGN_OR_RETURN(server->optimizer_, optimize::OptimizingService::Start(
                                                   server->registry_, std::move(optimizer_options)));
   }
@@ -450,9 +457,13 @@ std::string SettingsJson(const ServerConfig& config) {
         {"max-request-body-bytes", config.max_request_body_bytes},
         {"access-log", config.access_log_path}}},
       {"optimizer",
-       {{"threads", config.optimizer_threads},
+       {{"enabled", config.optimizer_enabled},
+        {"threads", config.optimizer_threads},
         {"refresh-interval-ms", config.optimizer_refresh_interval_ms},
-        {"maintenance-interval-ms", config.maintenance_interval_ms}}},
+        {"maintenance-interval-ms", config.maintenance_interval_ms},
+        {"heartbeat-timeout-ms", config.optimizer_heartbeat_timeout_ms},
+        {"ack-timeout-ms", config.optimizer_ack_timeout_ms},
+        {"execute-timeout-ms", config.optimizer_execute_timeout_ms}}},
       {"kafka",
        {{"enabled", k.enabled},
         {"host", k.host},

@@ -65,7 +65,13 @@ struct ServerConfig {
   std::string web_dir;
   // The local optimizer group's threads (0: no self-optimizing) and its refresh period.
   int optimizer_threads = 1;
+  // Self-optimizing (evaluation, groups, the task protocol) on or off.
+  bool optimizer_enabled = true;
   int64_t optimizer_refresh_interval_ms = 60'000;
+  // The task protocol's timeouts (optimize/task_queue.h).
+  int64_t optimizer_heartbeat_timeout_ms = 60'000;
+  int64_t optimizer_ack_timeout_ms = 30'000;
+  int64_t optimizer_execute_timeout_ms = 3'600'000;
   // How often each table's maintenance (snapshot expiry) runs, at most; Amoro's 1 h.
   int64_t maintenance_interval_ms = 3'600'000;
   // The optimizer's log lines (JSON); none when empty.
