@@ -100,7 +100,7 @@ struct MaintenanceRunRecord {
   std::string catalog;
   std::string table_namespace;
   std::string table_name;
-  std::string kind;    // expire-snapshots
+  std::string kind;    // expire-snapshots, clean-dangling-delete-files, clean-orphan-files
   std::string status;  // success, failed
   int64_t start_ms = 0;
   int64_t end_ms = 0;

@@ -12,6 +12,7 @@
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/table.h"
+#include "floe/optimize/cleanup.h"
 #include "floe/optimize/maintenance.h"
 #include "floe/optimize/rewrite.h"
 #include "floe/optimize/task_codec.h"
@@ -627,16 +628,7 @@ void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& 
       }
     }
   }
-  metastore::MaintenanceRunRecord run;
-  {
-    std::lock_guard lock(mu_);
-    run.run_id = ++next_maintenance_run_;
-  }
-  run.catalog = std::get<0>(key);
-  run.table_namespace = std::get<1>(key);
-  run.table_name = std::get<2>(key);
-  run.kind = "expire-snapshots";
-  run.start_ms = now;
+  metastore::MaintenanceRunRecord run = NewMaintenanceRun(key, "expire-snapshots", now);
   auto expired = ExpireTableSnapshots(table, *config, now, protected_ids);
   run.end_ms = Now();
   if (!expired.ok()) {
@@ -687,6 +679,105 @@ void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& 
   Log(line);
 }
 
+metastore::MaintenanceRunRecord OptimizingService::NewMaintenanceRun(const Key& key,
+                                                                    std::string kind,
+                                                                    int64_t start_ms) {
+  metastore::MaintenanceRunRecord run;
+  {
+    std::lock_guard lock(mu_);
+    run.run_id = ++next_maintenance_run_;
+  }
+  run.catalog = std::get<0>(key);
+  run.table_namespace = std::get<1>(key);
+  run.table_name = std::get<2>(key);
+  run.kind = std::move(kind);
+  run.start_ms = start_ms;
+  return run;
+}
+
+void OptimizingService::MaybeCleanTable(const Key& key, const std::string& name,
+                                        iceberg::Table& table) {
+  const int64_t now = Now();
+  {
+    std::lock_guard lock(mu_);
+    // A running process reads the table's files and will commit against its snapshot:
+    // cleaning waits for the next evaluation after it.
+    if (active_by_table_.contains(key)) return;
+    auto it = last_clean_ms_.find(key);
+    if (it != last_clean_ms_.end() && now - it->second < 24 * options_.maintenance_interval_ms) {
+      return;
+    }
+    last_clean_ms_[key] = now;
+  }
+  auto config = MaintenanceConfig::FromProperties(table.metadata()->properties);
+  if (!config.ok()) return;  // MaybeExpireSnapshots logged it
+  const std::string& catalog = std::get<0>(key);
+
+  if (config->dangling_delete_cleaning_enabled) {
+    metastore::MaintenanceRunRecord run = NewMaintenanceRun(key, "clean-dangling-delete-files", now);
+    auto cleaned = CleanDanglingDeleteFiles(table);
+    run.end_ms = Now();
+    if (!cleaned.ok()) {
+      run.status = "failed";
+      run.error = cleaned.status().ToString();
+      SaveMaintenanceRun(run);
+      Log(EventLine("dangling-delete-cleaning-failed",
+                    {{"catalog", catalog}, {"table", name}, {"error", run.error}}));
+    } else if (cleaned->snapshot_id) {
+      const int64_t removed =
+          cleaned->position_delete_files_removed + cleaned->equality_delete_files_removed;
+      run.status = "success";
+      run.deleted_files = removed;
+      SaveMaintenanceRun(run);
+      {
+        std::lock_guard lock(mu_);
+        counters_.dangling_delete_files_removed += removed;
+      }
+      Log(EventLine("dangling-delete-files-removed",
+                    {{"catalog", catalog},
+                     {"table", name},
+                     {"files", std::to_string(removed)},
+                     {"snapshot_id", std::to_string(*cleaned->snapshot_id)}}));
+    }
+  }
+
+  // gc.enabled=false: the table's files may be shared with other tables; never delete.
+  if (config->orphan_cleaning_enabled && config->gc_enabled) {
+    metastore::MaintenanceRunRecord run = NewMaintenanceRun(key, "clean-orphan-files", Now());
+    auto cleaned = CleanOrphanFiles(*table.metadata(), table.io(), run.start_ms,
+                                    config->orphan_min_age_ms);
+    run.end_ms = Now();
+    if (!cleaned.ok()) {
+      run.status = "failed";
+      run.error = cleaned.status().ToString();
+      SaveMaintenanceRun(run);
+      Log(EventLine("orphan-cleaning-failed",
+                    {{"catalog", catalog}, {"table", name}, {"error", run.error}}));
+      return;
+    }
+    const int64_t deleted = cleaned->content_files_deleted + cleaned->metadata_files_deleted;
+    run.status = "success";
+    run.deleted_files = deleted;
+    if (cleaned->failed_deletes > 0) {
+      run.error = fmt::format("{} files could not be deleted", cleaned->failed_deletes);
+    }
+    SaveMaintenanceRun(run);
+    {
+      std::lock_guard lock(mu_);
+      counters_.orphan_files_deleted += deleted;
+    }
+    if (deleted > 0 || cleaned->failed_deletes > 0) {
+      Log(EventLine("orphan-files-cleaned",
+                    {{"catalog", catalog},
+                     {"table", name},
+                     {"content_files", std::to_string(cleaned->content_files_deleted)},
+                     {"metadata_files", std::to_string(cleaned->metadata_files_deleted)},
+                     {"bytes", std::to_string(cleaned->bytes_deleted)},
+                     {"failed_deletes", std::to_string(cleaned->failed_deletes)}}));
+    }
+  }
+}
+
 Status OptimizingService::Evaluate(const Item& item) {
   const Key key{item.catalog, item.id.ns.ToString(), item.id.name};
   metastore::TableRuntimeRecord rt = Runtime(key);
@@ -699,6 +790,7 @@ Status OptimizingService::Evaluate(const Item& item) {
   }
   FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(**ops));
   MaybeExpireSnapshots(key, item.id.ToString(), *table);
+  MaybeCleanTable(key, item.id.ToString(), *table);
   {
     // One process per table: a later commit or refresh looks at it again.
     std::lock_guard lock(mu_);

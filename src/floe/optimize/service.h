@@ -64,8 +64,9 @@ struct OptimizingServiceOptions {
       make_io;
   // How often every table is looked at, besides the commit events.
   std::chrono::milliseconds refresh_interval{60'000};
-  // Each table's maintenance (snapshot expiry, maintenance.h) runs at most this often, when
-  // the table is evaluated.
+  // Each table's snapshot expiry (maintenance.h) runs at most this often, when the table is
+  // evaluated; its orphan and dangling-delete cleaning (cleanup.h) at most every 24 intervals
+  // (Amoro: expiry hourly, cleaning daily).
   int64_t maintenance_interval_ms = 3'600'000;
   // The metastore holding the optimizing state (its own connection).
   std::string metastore_uri;
@@ -108,6 +109,9 @@ struct OptimizerCounters {
   // Maintenance: snapshots expired and files deleted with them.
   int64_t expired_snapshots = 0;
   int64_t expired_files_deleted = 0;
+  // Maintenance: orphan files deleted, dangling delete files removed from tables.
+  int64_t orphan_files_deleted = 0;
+  int64_t dangling_delete_files_removed = 0;
 };
 
 class OptimizingService {
@@ -212,6 +216,11 @@ class OptimizingService {
   std::map<std::string, std::string> IoProperties(const std::string& catalog);
   // Expires the table's old snapshots when its maintenance is due (errors are logged).
   void MaybeExpireSnapshots(const Key& key, const std::string& name, iceberg::Table& table);
+  // Orphan file and dangling delete file cleaning (cleanup.h), when due and enabled and no
+  // process of the table is running.
+  void MaybeCleanTable(const Key& key, const std::string& name, iceberg::Table& table);
+  metastore::MaintenanceRunRecord NewMaintenanceRun(const Key& key, std::string kind,
+                                                    int64_t start_ms);
   int64_t Now() const;
   metastore::TableRuntimeRecord Runtime(const Key& key) const;
   // Saves `record` in memory and in the metastore (errors are logged: the state in memory
@@ -234,6 +243,7 @@ class OptimizingService {
   std::map<Key, metastore::TableRuntimeRecord> runtimes_;
   std::map<Key, TableStats> stats_;
   std::map<Key, int64_t> last_expire_ms_;
+  std::map<Key, int64_t> last_clean_ms_;
   OptimizerCounters counters_;
   int64_t next_process_ = 0;
   int64_t next_maintenance_run_ = 0;

@@ -112,6 +112,14 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
              "snapshots.");
     w.Sample("floe_maintenance_deleted_files_total", {{"group", group}},
              counters.expired_files_deleted);
+    w.Family("floe_maintenance_orphan_files_deleted_total", "counter",
+             "Orphan files (referenced by no table metadata) the group's maintenance deleted.");
+    w.Sample("floe_maintenance_orphan_files_deleted_total", {{"group", group}},
+             counters.orphan_files_deleted);
+    w.Family("floe_maintenance_dangling_delete_files_removed_total", "counter",
+             "Delete files applying to no live data file that maintenance removed from tables.");
+    w.Sample("floe_maintenance_dangling_delete_files_removed_total", {{"group", group}},
+             counters.dangling_delete_files_removed);
     w.Family("floe_optimizing_processes_total", "counter",
              "Optimizing processes that ended, by table, type and outcome.");
     for (const auto& [key, n] : counters.processes) {
