@@ -266,6 +266,11 @@ class PartitionPlan {
                                  config_.minor_trigger_file_count));
     }
     if (small > 1 && ReachMinorInterval()) {
+      // Never optimized: Amoro's last time is 0, so the interval has always passed.
+      if (options_.history.last_minor_ms <= 0) {
+        return Because(fmt::format(
+            "minor: {} fragment and equality-delete files and no minor optimizing yet", small));
+      }
       return Because(fmt::format("minor: {} fragment and equality-delete files and {} ms since "
                                  "the last minor optimizing",
                                  small, options_.now_ms - options_.history.last_minor_ms));
