@@ -23,6 +23,7 @@ from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, 
 from pyiceberg.catalog.rest import RestCatalog  # noqa: E402
 
 from floe_server import FloeServer  # noqa: E402
+from kafka_topics import create_topic  # noqa: E402
 
 DEADLINE_SECONDS = 60
 JSON_TOPIC = {"floe.table.topic.enable": "true",
@@ -39,13 +40,6 @@ def server(floe, tmp_path_factory):
 
 def topic_name(prefix: str) -> str:
     return f"{prefix}_{uuid.uuid4().hex[:8]}"
-
-
-def create_topic(bootstrap: str, name: str, partitions: int = 1, config: dict | None = None):
-    admin = AdminClient({"bootstrap.servers": bootstrap})
-    futures = admin.create_topics([NewTopic(name, num_partitions=partitions,
-                                            replication_factor=1, config=config or {})])
-    futures[name].result(timeout=30)
 
 
 def produce_confluent(bootstrap, topic, values, partition=None, key=None):

@@ -13,6 +13,7 @@
 #include "floe/columnar/builder.h"
 #include "floe/columnar/compute.h"
 #include "floe/format/text/decoder.h"
+#include "floe/format/text/scalar.h"
 #include "floe/iceberg/data_writer.h"
 #include "floe/iceberg/delete_writer.h"
 #include "floe/iceberg/metadata_updates.h"
@@ -56,40 +57,6 @@ Result<std::vector<int64_t>> ParseOffsets(std::string_view text) {
     start = comma + 1;
   }
   return ends;
-}
-
-bool ValidUtf8(std::string_view s) {
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  const auto* e = p + s.size();
-  while (p < e) {
-    unsigned char c = *p;
-    if (c < 0x80) {
-      ++p;
-      continue;
-    }
-    int n;
-    uint32_t cp;
-    if ((c & 0xE0) == 0xC0) {
-      n = 1, cp = c & 0x1F;
-    } else if ((c & 0xF0) == 0xE0) {
-      n = 2, cp = c & 0x0F;
-    } else if ((c & 0xF8) == 0xF0) {
-      n = 3, cp = c & 0x07;
-    } else {
-      return false;
-    }
-    if (e - p <= n) return false;
-    for (int i = 1; i <= n; ++i) {
-      if ((p[i] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (p[i] & 0x3F);
-    }
-    if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-        cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) {
-      return false;
-    }
-    p += n + 1;
-  }
-  return true;
 }
 
 namespace {
@@ -592,7 +559,7 @@ struct TopicTranslator::Impl {
   Status DecodeValue(const RowRef& row, bool* invalid_data) {
     *invalid_data = false;
     if (config.key_type == ConvertType::kString && row.key_len >= 0 &&
-        !ValidUtf8(Bytes(row.key_pos, row.key_len))) {
+        !format::text::ValidUtf8(Bytes(row.key_pos, row.key_len))) {
       *invalid_data = true;
       return Status::InvalidArgument("the key is not valid UTF-8");
     }
@@ -601,7 +568,7 @@ struct TopicTranslator::Impl {
       row.value_len < 0 ? b->AppendNull() : b->Append(Bytes(row.value_pos, row.value_len));
       return Status::OK();
     }
-    if (row.value_len >= 0 && !ValidUtf8(Bytes(row.value_pos, row.value_len))) {
+    if (row.value_len >= 0 && !format::text::ValidUtf8(Bytes(row.value_pos, row.value_len))) {
       *invalid_data = true;
       return Status::InvalidArgument("the value is not valid UTF-8");
     }

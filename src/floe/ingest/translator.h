@@ -107,9 +107,6 @@ class TopicTranslator {
   std::unique_ptr<Impl> impl_;
 };
 
-// Whether `s` is UTF-8 (RFC 3629: no overlongs, no surrogates, at most U+10FFFF).
-bool ValidUtf8(std::string_view s);
-
 // "0:12,1:40" <-> {12, 40}: the end offset of each partition.
 std::string FormatOffsets(const std::vector<int64_t>& ends);
 Result<std::vector<int64_t>> ParseOffsets(std::string_view text);

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/macros.h"
+#include "floe/format/text/scalar.h"
 
 namespace floe::manage {
 
@@ -54,7 +55,7 @@ void PutBytes(OJson& j, const std::string& name, const std::optional<std::string
   std::string_view v = *bytes;
   const bool cut = v.size() > kMaxBytes;
   if (cut) v = v.substr(0, kMaxBytes);
-  if (ingest::ValidUtf8(v)) {
+  if (format::text::ValidUtf8(v)) {
     j[name] = std::string(v);
   } else {
     j[name] = nullptr;

@@ -49,4 +49,8 @@ const char* ParseHex(std::string_view s, std::string* out);
 // REQUIRES: a.IsValid(i) and a's type is not nested.
 void AppendScalarText(const columnar::Array& a, int64_t i, std::string* out);
 
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past
+// U+10FFFF). Eight ASCII bytes at a time.
+bool ValidUtf8(std::string_view s);
+
 }  // namespace floe::format::text
