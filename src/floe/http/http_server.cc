@@ -178,7 +178,7 @@ class Session : public std::enable_shared_from_this<Session> {
       std::optional<HttpResponse> answered;
       try {
         answered = server_->options.inline_handler(request);
-      } catch (const std::exception&) {
+      } catch (...) {
         answered.reset();  // the worker pool answers (and reports) it
       }
       if (answered) {
