@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/catalog/catalog.h"
+#include "floe/exe/api_client.h"
 #include "floe/exe/command.h"
 #include "floe/http/http.h"
 #include "floe/http/http_client.h"
@@ -39,25 +40,11 @@ void AddServerFlags(CLI::App* c, ServerArgs* a) {
 // becomes the Status (404 -> kNotFound, 401/403 -> kPermissionDenied, ...).
 Result<OJson> Get(const ServerArgs& a, const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(auto client, http::HttpClient::Make());
-  http::ClientRequest request;
-  std::string base = a.server;
-  while (base.ends_with('/')) base.pop_back();
-  request.url = base + "/api/v1" + path;
-  if (!a.token.empty()) request.headers.emplace_back("Authorization", "Bearer " + a.token);
-  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, client->Send(request));
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
+                        SendApiRequest(*client, a.server, a.token, "GET", path));
   OJson body = OJson::parse(response.body, nullptr, /*allow_exceptions=*/false);
   if (response.status == 200 && !body.is_discarded()) return body;
-  std::string message = fmt::format("{} answered {}", request.url, response.status);
-  if (!body.is_discarded() && body.contains("error") && body["error"].is_object()) {
-    message += ": " + body["error"].value("message", std::string());
-  }
-  switch (response.status) {
-    case 404: return Status::NotFound("{}", message);
-    case 400: return Status::InvalidArgument("{}", message);
-    case 401: return Status::Unauthenticated("{}", message);
-    case 403: return Status::PermissionDenied("{}", message);
-    default: return Status::IOError("{}", message);
-  }
+  return ApiError(response, fmt::format("GET {}", path));
 }
 
 Status Print(const std::string& text) {

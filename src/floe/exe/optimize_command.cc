@@ -17,6 +17,7 @@
 #include "floe/catalog/catalog.h"
 #include "floe/http/http.h"
 #include "floe/http/http_client.h"
+#include "floe/exe/api_client.h"
 #include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
 #include "floe/iceberg/table.h"
@@ -41,31 +42,11 @@ using OJson = nlohmann::ordered_json;
 Result<std::pair<int, OJson>> Call(http::HttpClient& client, const OptimizeArgs& a,
                                    const std::string& method, const std::string& path,
                                    const std::string& body) {
-  http::ClientRequest request;
-  request.method = method;
-  std::string base = a.server;
-  while (base.ends_with('/')) base.pop_back();
-  request.url = base + "/api/v1" + path;
-  request.body = body;
-  if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
-  if (!a.token.empty()) request.headers.emplace_back("Authorization", "Bearer " + a.token);
-  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, client.Send(request));
-  OJson json = OJson::parse(response.body, nullptr, /*allow_exceptions=*/false);
-  if (response.status >= 300) {
-    std::string message = fmt::format("{} {} answered {}", method, request.url, response.status);
-    if (json.is_object() && json.contains("error") && json["error"].is_object()) {
-      message += ": " + json["error"].value("message", std::string());
-    }
-    switch (response.status) {
-      case 400: return Status::InvalidArgument("{}", message);
-      case 401: return Status::Unauthenticated("{}", message);
-      case 403: return Status::PermissionDenied("{}", message);
-      case 404: return Status::NotFound("{}", message);
-      case 409: return Status::FailedPrecondition("{}", message);
-      default: return Status::IOError("{}", message);
-    }
-  }
-  return std::pair{response.status, std::move(json)};
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
+                        SendApiRequest(client, a.server, a.token, method, path, body));
+  if (response.status >= 300) return ApiError(response, fmt::format("{} {}", method, path));
+  return std::pair{response.status,
+                   OJson::parse(response.body, nullptr, /*allow_exceptions=*/false)};
 }
 
 // Queues the run on the server; with --wait, waits for the process the run started (or

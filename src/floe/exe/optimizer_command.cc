@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/exe/api_client.h"
 #include "floe/exe/command.h"
 #include "floe/http/http.h"
 #include "floe/http/http_client.h"
@@ -41,48 +42,29 @@ struct Endpoint {
 
 struct Reply {
   int status = 0;
-  Json body;
+  Json body;  // discarded when the answer has no JSON
+  http::ClientResponse response;
 };
 
 // One call of the management API; transport errors are the Status, HTTP errors the reply.
 Result<Reply> Send(http::HttpClient& client, const Endpoint& e, const std::string& method,
                    const std::string& path, const std::string& body,
                    const std::string& optimizer_token = {}) {
-  http::ClientRequest request;
-  request.method = method;
-  std::string base = e.server;
-  while (base.ends_with('/')) base.pop_back();
-  request.url = base + "/api/v1" + path;
-  request.body = body;
-  if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
-  if (!e.token.empty()) request.headers.emplace_back("Authorization", "Bearer " + e.token);
-  if (!optimizer_token.empty()) {
-    request.headers.emplace_back("X-Floe-Optimizer-Token", optimizer_token);
-  }
-  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, client.Send(request));
+  std::vector<std::pair<std::string, std::string>> headers;
+  if (!optimizer_token.empty()) headers.emplace_back("X-Floe-Optimizer-Token", optimizer_token);
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
+                        SendApiRequest(client, e.server, e.token, method, path, body,
+                                       std::move(headers)));
   Reply r;
   r.status = response.status;
   if (!response.body.empty()) {
     r.body = Json::parse(response.body, nullptr, /*allow_exceptions=*/false);
   }
+  r.response = std::move(response);
   return r;
 }
 
-// The API's error as a Status (404 -> kNotFound, 409 -> kFailedPrecondition, ...).
-Status ReplyError(const Reply& r, std::string_view what) {
-  std::string message = fmt::format("{}: the server answered {}", what, r.status);
-  if (r.body.is_object() && r.body.contains("error") && r.body["error"].is_object()) {
-    message += ": " + r.body["error"].value("message", std::string());
-  }
-  switch (r.status) {
-    case 400: return Status::InvalidArgument("{}", message);
-    case 401: return Status::Unauthenticated("{}", message);
-    case 403: return Status::PermissionDenied("{}", message);
-    case 404: return Status::NotFound("{}", message);
-    case 409: return Status::FailedPrecondition("{}", message);
-    default: return Status::IOError("{}", message);
-  }
-}
+Status ReplyError(const Reply& r, std::string_view what) { return ApiError(r.response, what); }
 
 Status Print(const std::string& text) {
   if (std::fwrite(text.data(), 1, text.size(), stdout) != text.size()) {
