@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import threading
+import time
+
 from confluent_kafka.admin import AdminClient, NewTopic
 
 
@@ -10,3 +13,40 @@ def create_topic(bootstrap: str, name: str, partitions: int = 1, config: dict | 
     futures = admin.create_topics([NewTopic(name, num_partitions=partitions,
                                             replication_factor=1, config=config or {})])
     futures[name].result(timeout=30)
+
+
+def produce_through_crashes(server, producer, topic: str, make_value, on_delivery, acked,
+                            per_round: int, rounds: int = 3, settle_s: float = 0.0,
+                            partition: int | None = None) -> None:
+    """Produces make_value(i) for i = 0, 1, ... on a thread while the server is killed with
+    SIGKILL and restarted `rounds` times, each after `acked` grew by `per_round` (or 30 s) and
+    `settle_s` more; then stops producing. The client queues and retries while the broker
+    is down, so a full queue only means waiting."""
+    stop = threading.Event()
+    extra = {} if partition is None else {"partition": partition}
+
+    def run():
+        i = 0
+        while not stop.is_set():
+            try:
+                producer.produce(topic, value=make_value(i), on_delivery=on_delivery, **extra)
+                i += 1
+            except BufferError:
+                pass
+            producer.poll(0.001)
+
+    t = threading.Thread(target=run)
+    t.start()
+    try:
+        for _ in range(rounds):
+            deadline = time.monotonic() + 30
+            start = len(acked)
+            while len(acked) < start + per_round and time.monotonic() < deadline:
+                time.sleep(0.05)
+            time.sleep(settle_s)
+            server.kill()
+            time.sleep(0.3)
+            server.start()
+    finally:
+        stop.set()
+        t.join()

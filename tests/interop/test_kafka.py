@@ -18,7 +18,7 @@ from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, 
                                    ConfigResource, NewTopic)
 
 from floe_server import FloeServer  # noqa: E402
-from kafka_topics import create_topic  # noqa: E402
+from kafka_topics import create_topic, produce_through_crashes  # noqa: E402
 
 CODECS = ["none", "gzip", "snappy", "lz4", "zstd"]
 DEADLINE_SECONDS = 60
@@ -299,7 +299,6 @@ def test_malformed_frames_and_pipelining(server):
 def test_kill_9_while_producing(floe, tmp_path):
     """kill -9 lands while an idempotent producer (acks=all) has requests in flight: every
     record acked before or after the crashes is stored, and none is stored twice."""
-    import threading
     s = FloeServer(floe.path, tmp_path / "data", kafka=True)
     s.start()
     try:
@@ -317,31 +316,8 @@ def test_kill_9_while_producing(floe, tmp_path):
             else:
                 errors.append(err)
 
-        stop = threading.Event()
-
-        def run():
-            i = 0
-            while not stop.is_set():
-                try:
-                    p.produce(topic, value=f"v-{i:07d}".encode(), partition=0,
-                              on_delivery=on_delivery)
-                    i += 1
-                except BufferError:
-                    pass
-                p.poll(0.001)
-
-        t = threading.Thread(target=run)
-        t.start()
-        for _ in range(3):
-            deadline = time.monotonic() + 30
-            start = len(acked)
-            while len(acked) < start + 2000 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            s.kill()
-            time.sleep(0.3)
-            s.start()
-        stop.set()
-        t.join()
+        produce_through_crashes(s, p, topic, lambda i: f"v-{i:07d}".encode(), on_delivery,
+                                acked, per_round=2000, partition=0)
         assert p.flush(120) == 0
         assert errors == []
         assert len(acked) >= 6000  # every round produced before its crash

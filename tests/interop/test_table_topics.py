@@ -7,7 +7,6 @@ acked record in the table exactly once; the management API and /metrics report t
 from __future__ import annotations
 
 import json
-import threading
 import time
 import uuid
 
@@ -23,7 +22,7 @@ from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, 
 from pyiceberg.catalog.rest import RestCatalog  # noqa: E402
 
 from floe_server import FloeServer  # noqa: E402
-from kafka_topics import create_topic  # noqa: E402
+from kafka_topics import create_topic, produce_through_crashes  # noqa: E402
 
 DEADLINE_SECONDS = 60
 JSON_TOPIC = {"floe.table.topic.enable": "true",
@@ -287,33 +286,10 @@ def test_kill_9_every_acked_record_exactly_once(floe, tmp_path):
             else:
                 errors.append(err)
 
-        stop = threading.Event()
-
-        def run():
-            i = 0
-            while not stop.is_set():
-                try:
-                    p.produce(topic, value=json.dumps({"seq": i, "pad": "x" * (i % 40)}).encode(),
-                              on_delivery=on_delivery)
-                    i += 1
-                except BufferError:
-                    pass
-                p.poll(0.001)
-
-        t = threading.Thread(target=run)
-        t.start()
-        for _ in range(3):
-            deadline = time.monotonic() + 30
-            start = len(acked)
-            # Long enough that some commits (1 s interval) land between the crashes.
-            while len(acked) < start + 3000 and time.monotonic() < deadline:
-                time.sleep(0.05)
-            time.sleep(1.5)
-            s.kill()
-            time.sleep(0.3)
-            s.start()
-        stop.set()
-        t.join()
+        # Long enough per round that some commits (1 s interval) land between the crashes.
+        produce_through_crashes(
+            s, p, topic, lambda i: json.dumps({"seq": i, "pad": "x" * (i % 40)}).encode(),
+            on_delivery, acked, per_round=3000, settle_s=1.5)
         assert p.flush(120) == 0
         assert errors == []
         assert len(acked) >= 9000
