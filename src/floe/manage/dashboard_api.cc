@@ -20,6 +20,7 @@
 #include "floe/iceberg/table.h"
 #include "floe/manage/api_util.h"
 #include "floe/optimize/optimizing_config.h"
+#include "floe/optimize/planner.h"
 
 namespace floe::manage {
 
@@ -59,19 +60,6 @@ std::string_view ContentName(iceberg::FileContent c) {
       return "equality-deletes";
   }
   return "data";
-}
-
-// The partition key of the planner's evaluations (optimize/planner.h,
-// PartitionEvaluation::key): "<spec id>/[<values as JSON>]", so that a partition of
-// .../partitions selects its files here.
-std::string PartitionKey(const iceberg::DataFile& file) {
-  std::string key = fmt::format("{}/[", file.spec_id);
-  for (size_t i = 0; i < file.partition.size(); ++i) {
-    if (i > 0) key += ',';
-    key += file.partition[i].ToJson();
-  }
-  key += ']';
-  return key;
 }
 
 // The live files of the current snapshot (empty for a table without one). Metrics maps are
@@ -190,7 +178,7 @@ Result<HttpResponse> ManagementApi::TableFiles(Call& call, const std::string& ca
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> files, LiveFiles(*loaded.table));
   std::vector<OJson> items;
   for (const iceberg::DataFile& f : files) {
-    std::string key = PartitionKey(f);
+    std::string key = optimize::PartitionKey(f);
     std::string_view kind = ContentName(f.content);
     if (partition && *partition != key) continue;
     if (content && *content != kind) continue;
@@ -216,7 +204,7 @@ Result<HttpResponse> ManagementApi::TableFileSizes(Call& call, const std::string
   };
   std::array<Bucket, kSizeBounds.size() + 1> buckets{};
   for (const iceberg::DataFile& f : files) {
-    if (partition && *partition != PartitionKey(f)) continue;
+    if (partition && *partition != optimize::PartitionKey(f)) continue;
     size_t b = 0;
     while (b < kSizeBounds.size() && f.file_size_in_bytes >= kSizeBounds[b]) ++b;
     if (f.content == iceberg::FileContent::kData) {

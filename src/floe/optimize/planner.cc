@@ -60,16 +60,6 @@ bool IsDeletionVector(const DataFile& file) {
          file.file_format == iceberg::FileFormat::kPuffin;
 }
 
-std::string PartitionKeyOf(const DataFile& file) {
-  std::string key = fmt::format("{}/[", file.spec_id);
-  for (size_t i = 0; i < file.partition.size(); ++i) {
-    if (i > 0) key += ',';
-    key += file.partition[i].ToJson();
-  }
-  key += ']';
-  return key;
-}
-
 double NormalizedRatio(double numerator, double denominator) {
   if (denominator <= 0) return 0;
   return std::min(numerator, denominator) / denominator;
@@ -404,6 +394,16 @@ class PartitionPlan {
 
 }  // namespace
 
+std::string PartitionKey(const iceberg::DataFile& file) {
+  std::string key = fmt::format("{}/[", file.spec_id);
+  for (size_t i = 0; i < file.partition.size(); ++i) {
+    if (i > 0) key += ',';
+    key += file.partition[i].ToJson();
+  }
+  key += ']';
+  return key;
+}
+
 OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
                               const OptimizingConfig& config, const PlanOptions& options,
                               const std::vector<iceberg::FileScanTask>* all_files) {
@@ -421,7 +421,7 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
 
   std::map<std::string, PartitionPlan> partitions;
   for (const iceberg::FileScanTask& t : files) {
-    std::string key = PartitionKeyOf(t.data->file);
+    std::string key = PartitionKey(t.data->file);
     auto it = partitions.find(key);
     if (it == partitions.end()) {
       it = partitions.try_emplace(key, config, options, reach_full).first;

@@ -78,6 +78,9 @@ struct FileStats {
 
 // What the evaluator found in one partition. The file counts cover the files that take
 // part in optimizing (a target-size file without deletes does not).
+// A file's partition as PartitionEvaluation::key names it: "<spec id>/[<values as JSON>]".
+std::string PartitionKey(const iceberg::DataFile& file);
+
 struct PartitionEvaluation {
   int32_t spec_id = 0;
   std::vector<iceberg::Literal> partition;
