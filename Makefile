@@ -1,16 +1,16 @@
 # The two set-up commands of the README:
 #   make run    installs what is missing, builds, runs the main job
 #   make test   installs what is missing, builds, runs every suite that fits in CI
-# Other targets: build, java-deps, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
+# Other targets: build, build-all, java-deps, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
 # test-web, demo, heavy-deps, bench, clean.
 
 JOBS ?= $(shell nproc)
-FUZZ_SECONDS ?= 30
+FUZZ_SECONDS ?= 20
 VENV := .venv
 PY := $(VENV)/bin/python
 FLOE := build/release/src/floe/exe/floe
 
-.PHONY: run test deps java-deps venv heavy-deps build build-asan build-fuzz test-unit test-asan \
+.PHONY: run test deps java-deps venv heavy-deps build build-all build-asan build-fuzz test-unit test-asan \
         test-interop-ci test-fuzz test-interop test-web demo bench clean
 
 deps:
@@ -31,7 +31,11 @@ heavy-deps: deps java-deps
 build/release/build.ninja: CMakeLists.txt CMakePresets.json | deps
 	cmake --preset release >/dev/null
 
+# The product and what the interop suites drive; build-all adds the release unit tests.
 build: deps build/release/build.ninja
+	cmake --build --preset release -j $(JOBS) --target floe_product
+
+build-all: deps build/release/build.ninja
 	cmake --build --preset release -j $(JOBS)
 
 build/asan/build.ninja: CMakeLists.txt CMakePresets.json | deps
@@ -51,7 +55,7 @@ build-fuzz: deps build/fuzz/build.ninja
 run: build
 	@scripts/run-main.sh $(FLOE)
 
-test-unit: build
+test-unit: build-all
 	cd build/release && ctest --output-on-failure -j $(JOBS)
 
 test-asan: build-asan
@@ -73,7 +77,10 @@ demo: venv
 test-fuzz: build-asan
 	@scripts/run-fuzz.sh build/asan/tests/fuzz $(FUZZ_SECONDS)
 
-test: test-unit test-asan test-interop-ci test-fuzz
+# The unit tests run once, in the sanitizer tree (ASan + UBSan, -O1): the same assertions
+# as the release tree's, which `make test-unit` runs; the -O3 binary is exercised by the
+# interop suites.
+test: test-asan test-interop-ci test-fuzz
 	@echo "make test: all suites passed"
 
 # Heavier peer suites (Java/Spark, Kafka brokers): not part of CI's `make test`.
