@@ -708,35 +708,43 @@ Result<HttpResponse> ManagementApi::ListTables(Call& call, const std::string& ca
   FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(catalog_name));
   FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
   FLOE_ASSIGN_OR_RETURN(std::vector<TableIdentifier> ids, lease->ListTables(ns));
-  std::map<std::string, metastore::TableRuntimeRecord> runtimes;
-  {
-    std::vector<metastore::TableRuntimeRecord> all;
-    if (options_.optimizer) {
-      all = options_.optimizer->Tables();
-    } else {
-      std::lock_guard lock(store_mu_);
-      FLOE_ASSIGN_OR_RETURN(all, store_->ListTableRuntimes());
-    }
-    const std::string dotted = ns.ToString();
-    for (auto& r : all) {
-      if (r.catalog == catalog_name && r.table_namespace == dotted) {
-        runtimes[r.table_name] = std::move(r);
-      }
-    }
-  }
-  std::vector<OJson> items;
+  // The namespace's tables with their optimizing state (idle when the optimizer has not
+  // seen them), looked up by name in one sorted pass.
+  struct Row {
+    const TableIdentifier* id;
+    std::string status;
+    std::string status_reason;
+  };
+  std::vector<Row> rows;
+  rows.reserve(ids.size());
   for (const TableIdentifier& id : ids) {
-    if (!MatchesQuery(params, id.name)) continue;
-    OJson j = OJson::object();
-    j["name"] = id.name;
-    j["namespace"] = id.ns.ToString();
-    j["identifier"] = id.ToString();
-    auto it = runtimes.find(id.name);
-    j["status"] = it != runtimes.end() ? it->second.status : "idle";
-    j["status-reason"] = it != runtimes.end() ? it->second.status_reason : "";
-    items.push_back(std::move(j));
+    if (MatchesQuery(params, id.name)) rows.push_back(Row{&id, "idle", ""});
   }
-  return Page(std::move(items), params);
+  FLOE_ASSIGN_OR_RETURN(std::vector<metastore::TableRuntimeRecord> all, AllRuntimes());
+  const std::string dotted = ns.ToString();
+  std::map<std::string_view, const metastore::TableRuntimeRecord*> runtimes;
+  for (const auto& r : all) {
+    if (r.catalog == catalog_name && r.table_namespace == dotted) runtimes[r.table_name] = &r;
+  }
+  for (Row& row : rows) {
+    if (auto it = runtimes.find(row.id->name); it != runtimes.end()) {
+      row.status = it->second->status;
+      row.status_reason = it->second->status_reason;
+    }
+  }
+  const bool by_status = params.sort_key == "status";
+  return PageBy(
+      rows, params,
+      [by_status](const Row& r) -> SortValue { return by_status ? r.status : r.id->name; },
+      [](const Row& r) {
+        OJson j = OJson::object();
+        j["name"] = r.id->name;
+        j["namespace"] = r.id->ns.ToString();
+        j["identifier"] = r.id->ToString();
+        j["status"] = r.status;
+        j["status-reason"] = r.status_reason;
+        return j;
+      });
 }
 
 namespace {
