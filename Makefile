@@ -91,6 +91,7 @@ bench: build venv java-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/run.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/scan.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/rest.py
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/dashboard.py --browser
 
 clean:
 	rm -rf build

@@ -4,6 +4,11 @@ with pyiceberg, so the dashboard has something real to show and the optimizer wo
   demo.orders     partitioned by region; 15 small appends -> fragments in every partition,
                   which self-optimizing merges on its own (watch the table page)
   demo.customers  a few appends and a delete (snapshots from different operations)
+  demo_cdc        only when the server's Kafka endpoint is on (its settings say so): a CDC
+                  table topic (Debezium envelopes keyed by id, upserts and deletes) that
+                  confluent-kafka produces into for DEMO_CDC_ROUNDS rounds (default 20, one a
+                  second), landing in kafka.demo_cdc with equality deletes for the optimizer
+                  to work on (watch the topic and table pages and the overview's charts)
 
     make demo                  # against http://127.0.0.1:8181
     FLOE_URL=http://host:port .venv/bin/python scripts/demo-data.py
@@ -11,9 +16,12 @@ with pyiceberg, so the dashboard has something real to show and the optimizer wo
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import sys
+import time
+import urllib.request
 
 import pyarrow as pa
 from pyiceberg.catalog.rest import RestCatalog
@@ -34,6 +42,55 @@ ORDERS = Schema(NestedField(1, "order_id", LongType(), required=True),
 CUSTOMERS = Schema(NestedField(1, "id", LongType(), required=True),
                    NestedField(2, "name", StringType()),
                    identifier_field_ids=[1])
+
+
+CDC_TOPIC = "demo_cdc"
+CDC_CONFIG = {"floe.table.topic.enable": "true",
+              "floe.table.topic.commit.interval.ms": "2000",
+              "floe.table.topic.convert.value.type": "json",
+              "floe.table.topic.transform.value.type": "flatten_debezium",
+              "floe.table.topic.id.columns": "[id]"}
+
+
+def kafka_bootstrap() -> str | None:
+    """host:port of the server's Kafka endpoint, None when it is off."""
+    with urllib.request.urlopen(URL + "/api/v1/settings", timeout=10) as r:
+        kafka = json.load(r).get("kafka", {})
+    if not kafka.get("enabled"):
+        return None
+    host = kafka.get("advertised-host") or kafka.get("host") or "127.0.0.1"
+    if host in ("0.0.0.0", "::"):
+        host = "127.0.0.1"
+    return f"{host}:{kafka['port']}"
+
+
+def cdc_topic(bootstrap: str, rounds: int) -> None:
+    from confluent_kafka import Producer
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    if CDC_TOPIC not in admin.list_topics(timeout=10).topics:
+        admin.create_topics([NewTopic(CDC_TOPIC, num_partitions=2, replication_factor=1,
+                                      config=CDC_CONFIG)])[CDC_TOPIC].result(timeout=30)
+    producer = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5})
+    rng = random.Random(11)
+    live: dict[int, dict] = {}
+    for round_ in range(rounds):
+        for _ in range(200):
+            key = rng.randrange(500)
+            before = live.get(key)
+            if before is not None and rng.random() < 0.2:
+                env = {"before": before, "after": None, "op": "d"}
+                del live[key]
+            else:
+                after = {"id": key, "status": rng.choice(["new", "paid", "shipped"]),
+                         "amount": round(rng.uniform(1, 500), 2)}
+                env = {"before": before, "after": after, "op": "u" if before else "c"}
+                live[key] = after
+            producer.produce(CDC_TOPIC, key=str(key).encode(), value=json.dumps(env).encode())
+        producer.flush(30)
+        print(f"{CDC_TOPIC}: round {round_ + 1}/{rounds} ({len(live)} live keys)", flush=True)
+        time.sleep(1)
 
 
 def main() -> int:
@@ -79,7 +136,15 @@ def main() -> int:
             if attempt == 4:
                 raise
             customers = cat.load_table("demo.customers")
-    print(f"done: open {URL}/ (tables demo.orders and demo.customers)")
+    bootstrap = kafka_bootstrap()
+    if bootstrap is None:
+        print("the server's Kafka endpoint is off: no CDC table topic (start the server "
+              "without --no-kafka for one)")
+        print(f"done: open {URL}/ (tables demo.orders and demo.customers)")
+        return 0
+    cdc_topic(bootstrap, int(os.environ.get("DEMO_CDC_ROUNDS", "20")))
+    print(f"done: open {URL}/ (tables demo.orders, demo.customers and kafka.{CDC_TOPIC}; "
+          f"topic {CDC_TOPIC})")
     return 0
 
 

@@ -66,11 +66,21 @@ try {
     catalogs: await text(page, '[data-testid="catalog-count"] .stat-value'),
   };
   check(seen.overview.tables === String(expect.tables), `overview tables ${seen.overview.tables}`);
-  check(seen.overview.dataFiles === String(expect.data_files), `overview data files ${seen.overview.dataFiles}`);
+  check(seen.overview.dataFiles === String(expect.total_data_files), `overview data files ${seen.overview.dataFiles}`);
   check(seen.overview.catalogs === "1", `overview catalogs ${seen.overview.catalogs}`);
   check((await cardOf(page, "Largest tables").textContent()).includes(`default.${expect.table}`),
         "largest tables lists the table");
   check(await page.locator("svg.chart").count() >= 3, "overview charts");
+  // History: the server samples every few hundred ms (the test's floe.yaml), so every
+  // chart has points, and the files chart ends at pyiceberg's total.
+  seen.historyPoints = await page.locator('[data-testid="history-size"] circle.ts-point').count();
+  check(seen.historyPoints >= 3, `history points ${seen.historyPoints}`);
+  for (const id of ["history-size", "history-files", "history-optimizer", "history-ingest", "history-memory", "history-cpu"]) {
+    check(await page.locator(`[data-testid="${id}"] svg.time-series path.ts-line`).count() >= 1, `${id} line`);
+    check(await page.locator(`[data-testid="${id}"] circle.ts-point`).count() >= 3, `${id} points`);
+  }
+  check((await page.locator('[data-testid="history-files"]').textContent()).includes(`data files: ${expect.total_data_files}`),
+        "files history ends at the current total");
   await shot(page, "overview");
 
   // Tables: the table with pyiceberg's file count.
@@ -137,7 +147,22 @@ try {
         "an optimize snapshot");
   await shot(page, "table-after-optimize");
 
-  // Pause and resume: done (2xx) on a server with those routes, else "not available".
+  // The process's tasks: what each read and wrote (the full optimize merged four files).
+  const processCard = cardOf(page, "Optimizing processes");
+  await processCard.getByTestId("show-tasks").first().click();
+  const taskTable = processCard.locator(".tasks table");
+  await taskTable.waitFor();
+  const taskHeads = (await taskTable.locator("th").allTextContents()).map((t) => t.trim());
+  const taskCells = (await taskTable.locator("tbody tr").first().locator("td").allTextContents()).map((t) => t.trim());
+  const taskField = (name) => taskCells[taskHeads.indexOf(name)];
+  seen.task = { status: taskField("status"), inputFiles: taskField("input-files"), outputFiles: taskField("output-files") };
+  check(seen.task.status === "success", `task status ${seen.task.status}`);
+  check(seen.task.inputFiles === String(expect.data_files), `task input files ${seen.task.inputFiles}`);
+  check(seen.task.outputFiles === "1", `task output files ${seen.task.outputFiles}`);
+  await shot(page, "table-tasks");
+
+  // Pause and resume: each changes the table's state as the API reports it.
+  seen.paused = [];
   for (const action of ["pause", "resume"]) {
     const [resp] = await Promise.all([
       page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith(`/${action}`)),
@@ -151,7 +176,11 @@ try {
       await page.waitForSelector('main[aria-busy="false"]');
       check(await page.locator("p.error").count() === 0, `${action} shows no error`);
     }
+    const runtimes = await (await page.request.get(`${base}/api/v1/tables?catalog=default&q=${expect.table}`)).json();
+    const runtime = runtimes.items.find((r) => r.identifier === expect.table);
+    seen.paused.push(runtime?.paused);
   }
+  check(JSON.stringify(seen.paused) === "[true,false]", `paused after pause, resume: ${seen.paused}`);
 
   // Catalogs: attach pyiceberg's SQL catalog through the form, browse it, edit it.
   await open(page, `${base}/catalogs`);
@@ -183,16 +212,54 @@ try {
   check((await cardOf(page, "Snapshots").textContent()).includes("No snapshots."), "empty table has no snapshots");
   await shot(page, "table-attached-empty");
 
-  // Optimizers: the local group with its threads.
+  // Optimizers: the local group with its threads; a group created through the form.
   await open(page, `${base}/optimizers`);
-  const group = cardOf(page, "Optimizer groups").locator("tbody tr", { hasText: "local" });
-  check(await group.count() === 1, "local optimizer group");
+  const groups = cardOf(page, "Optimizer groups");
+  check(await groups.locator("tbody tr", { hasText: "local" }).count() === 1, "local optimizer group");
+  await groups.locator('input[name="group"]').fill(expect.group);
+  const [created] = await Promise.all([
+    page.waitForResponse((r) => r.request().method() === "POST" && r.url().endsWith("/api/v1/optimizer-groups")),
+    groups.getByRole("button", { name: "Create group" }).click(),
+  ]);
+  check(created.status() === 201 || created.status() === 200, `group create answered ${created.status()}`);
+  await page.waitForSelector(`tr:has(td:text-is("${expect.group}"))`);
+  check((await page.request.get(`${base}/api/v1/optimizer-groups/${expect.group}`)).status() === 200, "group in the API");
   await shot(page, "optimizers");
 
-  // Topics: a table of topics, or the not-available state until the topics API exists.
+  // Topics: the table topic, running (the test produces into it from here on).
+  console.log("phase: topics");
   await open(page, `${base}/topics`);
-  seen.topics = (await page.locator("section.card").first().textContent()).includes("not available") ? "not available" : "listed";
+  check(await page.locator("tbody tr", { hasText: expect.topic }).count() === 1, "topic listed");
   await shot(page, "topics");
+  await page.locator("tbody tr", { hasText: expect.topic }).getByRole("link", { name: "details" }).click();
+  await page.waitForURL(`**/topics/${expect.topic}`);
+  const topicDeadline = Date.now() + 20000;
+  for (;;) {
+    await page.waitForSelector('main[aria-busy="false"]');
+    seen.produceRate = await text(page, 'dd[data-key="produce-rate"]');
+    if (seen.produceRate !== "0" && seen.produceRate !== "–") break;
+    check(Date.now() < topicDeadline, `produce rate stays ${seen.produceRate}`);
+    await page.waitForTimeout(300);
+    await page.reload();
+  }
+  check(await text(page, 'dd[data-key="table-topic"]') === "yes", "a table topic");
+  check(await text(page, 'dd[data-key="table"]') === expect.topic_table, "its table");
+  check(await text(page, 'dd[data-key="dlq-records"]') === String(expect.dlq_records), "dead-letter count");
+  seen.lag = await text(page, 'dd[data-key="translation-lag-offsets"]');
+  check(/^[\d,]+$/.test(seen.lag), `translation lag ${seen.lag}`);
+  const committed = Number((await text(page, 'dd[data-key="rows-committed"]')).replace(/\D/g, ""));
+  check(committed >= expect.good_records, `rows committed ${committed}`);
+  // The newest record as the producer sent it (the test checks it against its rule).
+  const recordsCard = cardOf(page, "Recent records");
+  const recordHeads = (await recordsCard.locator("th").allTextContents()).map((t) => t.trim());
+  const firstRecord = (await recordsCard.locator("tbody tr").first().locator("td").allTextContents()).map((t) => t.trim());
+  seen.topicSample = firstRecord[recordHeads.indexOf("value")];
+  check(seen.topicSample?.startsWith("{"), `record sample ${seen.topicSample}`);
+  await shot(page, "topic");
+  // The topic's table: its snapshots come from ingest.
+  await open(page, `${base}/tables/default/kafka/${expect.topic}`);
+  check(await cardOf(page, "Snapshots").locator("tbody tr", { hasText: "ingest" }).count() >= 1, "ingest snapshots");
+  await shot(page, "topic-table");
 
   // Settings: the effective configuration, secrets masked.
   await open(page, `${base}/settings`);

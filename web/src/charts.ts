@@ -199,3 +199,64 @@ export function lines(times: number[], series: Series[], label: string): SVGSVGE
   el.appendChild(s("text", { x: width - right, y: height - 8, "text-anchor": "end", class: "chart-label small" }, new Date(t0 + span).toISOString().slice(0, 19) + "Z"));
   return el;
 }
+
+export interface TimeSeries {
+  name: string;
+  kind: string; // CSS class suffix: ts-<kind>
+  values: number[];
+}
+
+// Line charts over real time sharing one value scale (the overview's history): the first
+// series is drawn as an area, every sample is a point with its time and value as a tooltip,
+// the y axis shows zero, half and the maximum in `format`.
+export function timeSeries(times: number[], series: TimeSeries[], label: string, format: (v: number) => string): SVGSVGElement {
+  const width = 640;
+  const height = 200;
+  const left = 64;
+  const right = 12;
+  const top = 26;
+  const bottom = 24;
+  const el = svg(width, height, label);
+  el.classList.add("time-series");
+  const base = height - bottom;
+  el.appendChild(s("line", { x1: left, y1: base, x2: width - right, y2: base, class: "axis" }));
+  const max = Math.max(0, ...series.flatMap((ser) => ser.values));
+  const scale = max > 0 ? max : 1;
+  for (const frac of [0.5, 1]) {
+    const y = base - (base - top) * frac;
+    el.appendChild(s("line", { x1: left, y1: y, x2: width - right, y2: y, class: "ts-grid" }));
+    el.appendChild(s("text", { x: left - 6, y: y + 4, "text-anchor": "end", class: "chart-label small" }, format(scale * frac)));
+  }
+  el.appendChild(s("text", { x: left - 6, y: base + 4, "text-anchor": "end", class: "chart-label small" }, format(0)));
+  // The legend above the plot, each name with its latest value.
+  let lx = left;
+  series.forEach((ser) => {
+    const last = ser.values.length ? ser.values[ser.values.length - 1] : 0;
+    const text = `${ser.name}: ${format(last)}`;
+    el.appendChild(s("rect", { x: lx, y: 6, width: 10, height: 10, rx: 2, class: `swatch ts-fill-${ser.kind}` }));
+    el.appendChild(s("text", { x: lx + 14, y: 15, class: "chart-label" }, text));
+    lx += 24 + text.length * 6.5;
+  });
+  if (times.length === 0) return el;
+  const t0 = times[0];
+  const span = Math.max(1, times[times.length - 1] - t0);
+  const x = (t: number) => (times.length === 1 ? (left + width - right) / 2 : left + ((width - left - right) * (t - t0)) / span);
+  const y = (v: number) => base - ((base - top) * v) / scale;
+  series.forEach((ser, si) => {
+    const pts = ser.values.map((v, i) => `${x(times[i]).toFixed(1)},${y(v).toFixed(1)}`);
+    if (si === 0 && pts.length > 1) {
+      const area = s("path", { d: `M${x(times[0]).toFixed(1)},${base}L${pts.join("L")}L${x(times[times.length - 1]).toFixed(1)},${base}Z`, class: `ts-area ts-fill-${ser.kind}` });
+      el.appendChild(area);
+    }
+    el.appendChild(s("path", { d: `M${pts.join("L")}`, class: `ts-line ts-${ser.kind}`, fill: "none" }));
+    ser.values.forEach((v, i) => {
+      const dot = s("circle", { cx: x(times[i]).toFixed(1), cy: y(v).toFixed(1), r: 2.5, class: `ts-point ts-fill-${ser.kind}` });
+      tip(dot, `${new Date(times[i]).toISOString().slice(0, 19)}Z · ${ser.name}: ${format(v)}`);
+      el.appendChild(dot);
+    });
+  });
+  const clock = (t: number) => new Date(t).toISOString().slice(span > 86_400_000 ? 5 : 11, 16).replace("T", " ");
+  el.appendChild(s("text", { x: left, y: height - 6, class: "chart-label small" }, clock(t0)));
+  el.appendChild(s("text", { x: width - right, y: height - 6, "text-anchor": "end", class: "chart-label small" }, `${clock(t0 + span)} UTC`));
+  return el;
+}

@@ -113,16 +113,33 @@ Result<HttpResponse> ManagementApi::TableStats(Call& call) {
                             "total-bytes", "snapshots", "health-score"},
                            "identifier"));
   std::optional<std::string> catalog_filter = call.Query("catalog");
-  std::vector<OJson> items;
+  std::vector<optimize::TableStats> items;
   if (options_.optimizer != nullptr) {
-    for (const optimize::TableStats& s : options_.optimizer->Stats()) {
+    for (optimize::TableStats& s : options_.optimizer->Stats()) {
       if (catalog_filter && *catalog_filter != s.catalog) continue;
       if (!call.CanRead(s.catalog)) continue;
       if (!internal::MatchesQuery(params, s.table_namespace + "." + s.table_name)) continue;
-      items.push_back(StatsJson(s));
+      items.push_back(std::move(s));
     }
   }
-  return internal::Page(std::move(items), params);
+  const std::string& key = params.sort_key;
+  return internal::PageBy(
+      items, params,
+      [&key](const optimize::TableStats& s) -> internal::SortValue {
+        if (key == "catalog") return s.catalog;
+        if (key == "data-files") return s.data_files;
+        if (key == "delete-files") return s.delete_files;
+        if (key == "records") return s.records;
+        if (key == "total-bytes") return s.files_bytes;
+        if (key == "snapshots") return s.snapshots;
+        if (key == "health-score") {
+          // Unplanned tables (no score) sort first, as null does.
+          if (s.health_score < 0) return std::monostate{};
+          return int64_t{s.health_score};
+        }
+        return s.table_namespace + "." + s.table_name;  // identifier
+      },
+      StatsJson);
 }
 
 Result<HttpResponse> ManagementApi::StorageSummary(Call& call) {

@@ -198,11 +198,11 @@ HttpResponse Page(std::vector<OJson> items, const ListParams& p) {
   }
   body["items"] = std::move(page);
   body["total"] = items.size();
-  if (p.offset + p.size < items.size()) {
-    body["next-page-token"] = fmt::format("o{}", p.offset + p.size);
-  }
+  if (p.offset + p.size < items.size()) body["next-page-token"] = NextPageToken(p);
   return JsonResponse(200, body);
 }
+
+std::string NextPageToken(const ListParams& p) { return fmt::format("o{}", p.offset + p.size); }
 
 bool IsSecretKey(std::string_view key) {
   std::string k = Lower(key);
@@ -465,6 +465,9 @@ Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
                                options_.now_ms ? options_.now_ms() : 0);
   }
   if (auto routed = DispatchOptimizer(call, seg)) return std::move(*routed);
+  if (seg.size() == 2 && seg[0] == "overview" && seg[1] == "history") {
+    return get ? OverviewHistory(call) : wrong_method();
+  }
   if (seg.size() == 1) {
     if (seg[0] == "overview") return get ? Overview(call) : wrong_method();
     if (seg[0] == "tables") return get ? ManagedTables(call) : wrong_method();
@@ -705,35 +708,43 @@ Result<HttpResponse> ManagementApi::ListTables(Call& call, const std::string& ca
   FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(catalog_name));
   FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
   FLOE_ASSIGN_OR_RETURN(std::vector<TableIdentifier> ids, lease->ListTables(ns));
-  std::map<std::string, metastore::TableRuntimeRecord> runtimes;
-  {
-    std::vector<metastore::TableRuntimeRecord> all;
-    if (options_.optimizer) {
-      all = options_.optimizer->Tables();
-    } else {
-      std::lock_guard lock(store_mu_);
-      FLOE_ASSIGN_OR_RETURN(all, store_->ListTableRuntimes());
-    }
-    const std::string dotted = ns.ToString();
-    for (auto& r : all) {
-      if (r.catalog == catalog_name && r.table_namespace == dotted) {
-        runtimes[r.table_name] = std::move(r);
-      }
-    }
-  }
-  std::vector<OJson> items;
+  // The namespace's tables with their optimizing state (idle when the optimizer has not
+  // seen them), looked up by name in one sorted pass.
+  struct Row {
+    const TableIdentifier* id;
+    std::string status;
+    std::string status_reason;
+  };
+  std::vector<Row> rows;
+  rows.reserve(ids.size());
   for (const TableIdentifier& id : ids) {
-    if (!MatchesQuery(params, id.name)) continue;
-    OJson j = OJson::object();
-    j["name"] = id.name;
-    j["namespace"] = id.ns.ToString();
-    j["identifier"] = id.ToString();
-    auto it = runtimes.find(id.name);
-    j["status"] = it != runtimes.end() ? it->second.status : "idle";
-    j["status-reason"] = it != runtimes.end() ? it->second.status_reason : "";
-    items.push_back(std::move(j));
+    if (MatchesQuery(params, id.name)) rows.push_back(Row{&id, "idle", ""});
   }
-  return Page(std::move(items), params);
+  FLOE_ASSIGN_OR_RETURN(std::vector<metastore::TableRuntimeRecord> all, AllRuntimes());
+  const std::string dotted = ns.ToString();
+  std::map<std::string_view, const metastore::TableRuntimeRecord*> runtimes;
+  for (const auto& r : all) {
+    if (r.catalog == catalog_name && r.table_namespace == dotted) runtimes[r.table_name] = &r;
+  }
+  for (Row& row : rows) {
+    if (auto it = runtimes.find(row.id->name); it != runtimes.end()) {
+      row.status = it->second->status;
+      row.status_reason = it->second->status_reason;
+    }
+  }
+  const bool by_status = params.sort_key == "status";
+  return PageBy(
+      rows, params,
+      [by_status](const Row& r) -> SortValue { return by_status ? r.status : r.id->name; },
+      [](const Row& r) {
+        OJson j = OJson::object();
+        j["name"] = r.id->name;
+        j["namespace"] = r.id->ns.ToString();
+        j["identifier"] = r.id->ToString();
+        j["status"] = r.status;
+        j["status-reason"] = r.status_reason;
+        return j;
+      });
 }
 
 namespace {
@@ -1002,31 +1013,47 @@ Result<HttpResponse> ManagementApi::ManagedTables(Call& call) {
   std::optional<std::string> catalog_filter = call.Query("catalog");
   FLOE_ASSIGN_OR_RETURN(std::optional<std::string> status_filter,
                         EnumFilter(call, "status", kTableStatuses));
-  std::vector<metastore::TableRuntimeRecord> all;
-  {
-    std::lock_guard lock(store_mu_);
-    FLOE_ASSIGN_OR_RETURN(all, store_->ListTableRuntimes());
-  }
-  std::vector<OJson> items;
+  FLOE_ASSIGN_OR_RETURN(std::vector<metastore::TableRuntimeRecord> all, AllRuntimes());
+  std::vector<metastore::TableRuntimeRecord> items;
   items.reserve(all.size());
-  for (const auto& r : all) {
+  for (auto& r : all) {
     if (catalog_filter && *catalog_filter != r.catalog) continue;
     if (status_filter && *status_filter != r.status) continue;
     if (!call.CanRead(r.catalog)) continue;
     if (!MatchesQuery(params, r.table_namespace + "." + r.table_name)) continue;
-    items.push_back(RuntimeJson(r));
+    items.push_back(std::move(r));
   }
-  return Page(std::move(items), params);
+  const std::string& key = params.sort_key;
+  return PageBy(
+      items, params,
+      [&key](const metastore::TableRuntimeRecord& r) -> SortValue {
+        if (key == "catalog") return r.catalog;
+        if (key == "status") return r.status;
+        if (key == "last-plan-ms") return r.last_plan_ms;
+        if (key == "last-minor-ms") return r.last_minor_ms;
+        if (key == "last-major-ms") return r.last_major_ms;
+        if (key == "last-full-ms") return r.last_full_ms;
+        if (key == "updated-at-ms") return r.updated_at_ms;
+        return r.table_namespace + "." + r.table_name;  // identifier
+      },
+      RuntimeJson);
+}
+
+Result<std::vector<metastore::TableRuntimeRecord>> ManagementApi::AllRuntimes() {
+  // The optimizer's copy in memory is the one it saves to the metastore; reading it keeps a
+  // list request off the metastore connection the API's requests share.
+  if (options_.optimizer != nullptr) return options_.optimizer->Tables();
+  std::lock_guard lock(store_mu_);
+  return store_->ListTableRuntimes();
 }
 
 Result<HttpResponse> ManagementApi::Overview(Call& call) {
   std::vector<metastore::CatalogRecord> catalogs;
-  std::vector<metastore::TableRuntimeRecord> tables;
   {
     std::lock_guard lock(store_mu_);
     FLOE_ASSIGN_OR_RETURN(catalogs, store_->ListCatalogs());
-    FLOE_ASSIGN_OR_RETURN(tables, store_->ListTableRuntimes());
   }
+  FLOE_ASSIGN_OR_RETURN(std::vector<metastore::TableRuntimeRecord> tables, AllRuntimes());
   OJson by_type = OJson::object();
   int64_t catalog_count = 0;
   for (const auto& c : catalogs) {

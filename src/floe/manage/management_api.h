@@ -55,6 +55,8 @@ struct ManagementOptions {
   // The catalog table topics write to: reading /api/v1/topics needs read access to it.
   std::string topics_catalog;
   std::function<int64_t()> now_ms;
+  // How often the server samples the overview's history (HistoryRecorder); 0: it does not.
+  int64_t history_interval_ms = 0;
 };
 
 // Which catalogs a caller may see and change; empty: everything (authentication off).
@@ -112,7 +114,11 @@ class ManagementApi {
   Result<http::HttpResponse> TriggerOptimize(Call& call, const std::string& catalog,
                                              const catalog::TableIdentifier& id);
   Result<http::HttpResponse> ManagedTables(Call& call);
+  // Every table's optimizing state: the optimizer's when it runs, else the metastore's.
+  Result<std::vector<metastore::TableRuntimeRecord>> AllRuntimes();
   Result<http::HttpResponse> Overview(Call& call);
+  // history_api.cc: the overview's samples over time.
+  Result<http::HttpResponse> OverviewHistory(Call& call);
   // optimizer_api.cc: optimizer groups, optimizers and their task protocol
   // (/api/v1/optimizer-groups..., /api/v1/optimizers...), and a table's optimizing control
   // (pause, resume, process cancel and tasks, maintenance runs). nullopt when `seg` (the

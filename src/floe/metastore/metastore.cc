@@ -1,5 +1,7 @@
 #include "floe/metastore/metastore.h"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <charconv>
 
@@ -119,6 +121,24 @@ const std::vector<Migration>& Migrations() {
         "error TEXT)",
         "CREATE INDEX IF NOT EXISTS floe_maintenance_runs_table ON floe_maintenance_runs "
         "(catalog_name, table_namespace, table_name, run_id)"}},
+      {4,
+       "overview history samples",
+       {"CREATE TABLE IF NOT EXISTS floe_overview_history ("
+        "sample_ms BIGINT NOT NULL PRIMARY KEY, "
+        "interval_ms BIGINT NOT NULL, "
+        "tables BIGINT NOT NULL, "
+        "data_files BIGINT NOT NULL, "
+        "delete_files BIGINT NOT NULL, "
+        "records BIGINT NOT NULL, "
+        "data_bytes BIGINT NOT NULL, "
+        "optimizer_threads BIGINT NOT NULL, "
+        "tasks_running BIGINT NOT NULL, "
+        "tasks_queued BIGINT NOT NULL, "
+        "bytes_optimized BIGINT NOT NULL, "
+        "rss_bytes BIGINT NOT NULL, "
+        "cpu_ms BIGINT NOT NULL, "
+        "records_produced BIGINT NOT NULL, "
+        "rows_ingested BIGINT NOT NULL)"}},
   };
   return kMigrations;
 }
@@ -586,6 +606,84 @@ Result<std::vector<OptimizingTaskRecord>> Metastore::ListTasks(int64_t process_i
     out.push_back(std::move(r));
   }
   return out;
+}
+
+namespace {
+
+constexpr std::string_view kHistoryColumns =
+    "sample_ms, interval_ms, tables, data_files, delete_files, records, data_bytes, "
+    "optimizer_threads, tasks_running, tasks_queued, bytes_optimized, rss_bytes, cpu_ms, "
+    "records_produced, rows_ingested";
+
+// The sample's fields in kHistoryColumns order.
+std::array<int64_t HistorySample::*, 15> HistoryFields() {
+  return {&HistorySample::sample_ms,         &HistorySample::interval_ms,
+          &HistorySample::tables,            &HistorySample::data_files,
+          &HistorySample::delete_files,      &HistorySample::records,
+          &HistorySample::data_bytes,        &HistorySample::optimizer_threads,
+          &HistorySample::tasks_running,     &HistorySample::tasks_queued,
+          &HistorySample::bytes_optimized_during, &HistorySample::rss_bytes,
+          &HistorySample::cpu_ms_during,     &HistorySample::records_produced_during,
+          &HistorySample::rows_ingested_during};
+}
+
+}  // namespace
+
+Status Metastore::SaveHistorySample(const HistorySample& sample) {
+  std::vector<catalog::SqlParam> params;
+  for (auto field : HistoryFields()) params.emplace_back(sample.*field);
+  // Delete then insert: the same statements on SQLite and PostgreSQL.
+  FLOE_ASSIGN_OR_RETURN(auto tx, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
+  FLOE_RETURN_IF_ERROR(conn_->Execute("DELETE FROM floe_overview_history WHERE sample_ms = ?",
+                                      {sample.sample_ms})
+                           .status());
+  FLOE_RETURN_IF_ERROR(
+      conn_
+          ->Execute(fmt::format("INSERT INTO floe_overview_history ({}) VALUES "
+                                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                                kHistoryColumns),
+                    params)
+          .status());
+  return tx.Commit();
+}
+
+Result<std::vector<HistorySample>> Metastore::ListHistorySamples(int64_t from_ms, int64_t to_ms,
+                                                                 int64_t limit) {
+  FLOE_ASSIGN_OR_RETURN(
+      auto result,
+      conn_->Execute(fmt::format("SELECT {} FROM floe_overview_history WHERE sample_ms >= ? "
+                                 "AND sample_ms <= ? ORDER BY sample_ms LIMIT ?",
+                                 kHistoryColumns),
+                     {from_ms, to_ms, limit}));
+  const auto fields = HistoryFields();
+  std::vector<HistorySample> out;
+  out.reserve(result.rows.size());
+  for (const auto& row : result.rows) {
+    if (row.size() != fields.size() || !row[0]) {
+      return Status::Corrupt("metastore: bad floe_overview_history row");
+    }
+    HistorySample s;
+    for (size_t i = 0; i < fields.size(); ++i) {
+      FLOE_ASSIGN_OR_RETURN(s.*fields[i], ParseInt(row[i], "floe_overview_history value"));
+    }
+    out.push_back(s);
+  }
+  return out;
+}
+
+Status Metastore::TrimHistory(int64_t before_ms, int64_t max_rows) {
+  FLOE_RETURN_IF_ERROR(
+      conn_->Execute("DELETE FROM floe_overview_history WHERE sample_ms < ?", {before_ms})
+          .status());
+  FLOE_ASSIGN_OR_RETURN(
+      auto oldest_kept,
+      conn_->Execute("SELECT sample_ms FROM floe_overview_history ORDER BY sample_ms DESC "
+                     "LIMIT 1 OFFSET ?",
+                     {std::max<int64_t>(0, max_rows - 1)}));
+  if (oldest_kept.rows.empty() || oldest_kept.rows[0].empty()) return Status::OK();
+  FLOE_ASSIGN_OR_RETURN(int64_t keep_from, ParseInt(oldest_kept.rows[0][0], "sample_ms"));
+  return conn_->Execute("DELETE FROM floe_overview_history WHERE sample_ms < ?", {keep_from})
+      .status();
 }
 
 Status Metastore::SaveMaintenanceRun(const MaintenanceRunRecord& r) {

@@ -6,9 +6,8 @@
 // What it holds today: the catalogs a server serves (floe_catalogs), each table's
 // self-optimizing state (floe_table_runtime, with its paused flag), its optimizing processes
 // and their tasks (floe_optimizing_processes, floe_optimizing_tasks), the optimizer groups
-// (floe_optimizer_groups) and the table maintenance runs (floe_maintenance_runs). Internal
-// catalogs keep
-// their namespaces and table pointers in the same database, in the JDBC catalog tables
+// (floe_optimizer_groups), the table maintenance runs (floe_maintenance_runs) and the
+// overview's history samples (floe_overview_history). Internal catalogs keep their namespaces and table pointers in the same database, in the JDBC catalog tables
 // (iceberg_tables, iceberg_namespace_properties) under their own catalog name, so a Java
 // JdbcCatalog or pyiceberg SqlCatalog pointed at the metastore sees them too.
 //
@@ -133,10 +132,32 @@ struct OptimizingProcessRecord {
   std::string error;   // why it failed
 };
 
+// One sample of the server's totals for the overview's history charts
+// (manage/history_recorder.h). Gauges hold the value at sample_ms; the *_during fields count
+// what happened in the interval_ms before it (so downsampling sums them and restarts do not
+// show as drops).
+struct HistorySample {
+  int64_t sample_ms = 0;
+  int64_t interval_ms = 0;
+  int64_t tables = 0;
+  int64_t data_files = 0;
+  int64_t delete_files = 0;
+  int64_t records = 0;
+  int64_t data_bytes = 0;
+  int64_t optimizer_threads = 0;
+  int64_t tasks_running = 0;
+  int64_t tasks_queued = 0;
+  int64_t rss_bytes = 0;
+  int64_t bytes_optimized_during = 0;
+  int64_t cpu_ms_during = 0;
+  int64_t records_produced_during = 0;
+  int64_t rows_ingested_during = 0;
+};
+
 class Metastore {
  public:
   // The newest schema version this build knows.
-  static constexpr int kSchemaVersion = 3;
+  static constexpr int kSchemaVersion = 4;
 
   // Connects to `uri` (sqlite:PATH or postgresql://...) and applies missing migrations.
   // kFailedPrecondition when the database was migrated by a newer floe.
@@ -182,6 +203,15 @@ class Metastore {
   Status SaveTask(const OptimizingTaskRecord& record);
   // A process's tasks by task id.
   Result<std::vector<OptimizingTaskRecord>> ListTasks(int64_t process_id);
+
+  // Inserts a sample (replacing one with the same sample_ms).
+  Status SaveHistorySample(const HistorySample& sample);
+  // The samples with from_ms <= sample_ms <= to_ms, oldest first, at most `limit`.
+  Result<std::vector<HistorySample>> ListHistorySamples(int64_t from_ms, int64_t to_ms,
+                                                        int64_t limit);
+  // Deletes the samples older than `before_ms`, then the oldest beyond the newest
+  // `max_rows`.
+  Status TrimHistory(int64_t before_ms, int64_t max_rows);
 
   Status SaveMaintenanceRun(const MaintenanceRunRecord& record);
   // A table's runs, newest first, at most `limit`.

@@ -246,6 +246,45 @@ TEST_P(MetastoreTest, TasksAndMaintenanceRuns) {
   EXPECT_EQ((*runs)[1].expired_snapshots, 1);
 }
 
+TEST_P(MetastoreTest, HistorySamplesRangeReplaceAndTrim) {
+  for (int64_t t : {1000, 2000, 3000, 4000, 5000}) {
+    HistorySample s;
+    s.sample_ms = t;
+    s.interval_ms = 1000;
+    s.tables = t / 1000;
+    s.data_bytes = int64_t{1} << 40;  // beyond 32 bits
+    s.cpu_ms_during = 7;
+    ASSERT_TRUE(store_->SaveHistorySample(s).ok());
+  }
+  // Saving the same instant again replaces it.
+  HistorySample again;
+  again.sample_ms = 3000;
+  again.tables = 33;
+  ASSERT_TRUE(store_->SaveHistorySample(again).ok());
+
+  auto range = store_->ListHistorySamples(2000, 4000, 100);
+  ASSERT_TRUE(range.ok()) << range.status().ToString();
+  ASSERT_EQ(range->size(), 3u);
+  EXPECT_EQ((*range)[0].sample_ms, 2000);
+  EXPECT_EQ((*range)[0].data_bytes, int64_t{1} << 40);
+  EXPECT_EQ((*range)[0].cpu_ms_during, 7);
+  EXPECT_EQ((*range)[1].tables, 33);
+  EXPECT_EQ((*range)[2].sample_ms, 4000);
+  auto limited = store_->ListHistorySamples(0, 10000, 2);
+  ASSERT_TRUE(limited.ok());
+  EXPECT_EQ(limited->size(), 2u);
+
+  // Older than 2000 goes by age; then only the newest two stay.
+  ASSERT_TRUE(store_->TrimHistory(2000, 100).ok());
+  EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100)->size(), 4u);
+  ASSERT_TRUE(store_->TrimHistory(0, 2).ok());
+  auto left = store_->ListHistorySamples(0, 10000, 100);
+  ASSERT_TRUE(left.ok());
+  ASSERT_EQ(left->size(), 2u);
+  EXPECT_EQ((*left)[0].sample_ms, 4000);
+  EXPECT_EQ((*left)[1].sample_ms, 5000);
+}
+
 INSTANTIATE_TEST_SUITE_P(Dialects, MetastoreTest,
                          ::testing::Values(SqlDialect::kSqlite, SqlDialect::kPostgres),
                          [](const auto& info) {

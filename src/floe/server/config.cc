@@ -4,6 +4,7 @@
 #include <fstream>
 #include <optional>
 #include <sstream>
+#include <tuple>
 
 #include <yaml-cpp/yaml.h>
 
@@ -248,7 +249,7 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (root.IsNull()) return Status::OK();  // an empty file: every default
   FLOE_RETURN_IF_ERROR(CheckKeys(root, "floe.yaml", {"data-dir", "metastore", "default-catalog",
                                                      "warehouse", "http", "optimizer", "catalogs",
-                                                     "auth", "kafka", "web-dir"}));
+                                                     "auth", "kafka", "web-dir", "history"}));
   if (root["data-dir"]) {
     FLOE_ASSIGN_OR_RETURN(config->data_dir, Scalar(root["data-dir"], "data-dir"));
   }
@@ -330,6 +331,19 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   }
   if (const YAML::Node& kafka = root["kafka"]; kafka) {
     FLOE_RETURN_IF_ERROR(ParseKafka(kafka, &config->kafka));
+  }
+  if (const YAML::Node& history = root["history"]; history) {
+    FLOE_RETURN_IF_ERROR(
+        CheckKeys(history, "history", {"interval-ms", "retention-ms", "max-samples"}));
+    for (auto [key, field, lowest] :
+         {std::tuple{"interval-ms", &config->history.interval_ms, int64_t{100}},
+          {"retention-ms", &config->history.retention_ms, int64_t{1000}},
+          {"max-samples", &config->history.max_samples, int64_t{10}}}) {
+      if (history[key]) {
+        FLOE_ASSIGN_OR_RETURN(*field, Integer(history[key], fmt::format("history.{}", key),
+                                              lowest, int64_t{1} << 40));
+      }
+    }
   }
   return Status::OK();
 }

@@ -20,6 +20,10 @@
 //     ack-timeout-ms: 30000                #   for heart-beat and task-ack; execute as
 //     execute-timeout-ms: 3600000          #   Amoro's shipped config.yaml)
 //     refresh-interval-ms: 60000           # every table looked at this often
+//   history:                               # the overview's charts (docs/dashboard.md)
+//     interval-ms: 60000                   # a sample of the totals this often
+//     retention-ms: 604800000              # kept 7 days
+//     max-samples: 20000                   # and at most this many rows
 //   catalogs:                              # created or updated in the metastore at start
 //     lake:                                # internal: pointers in the metastore
 //       warehouse: /data/lake

@@ -1,12 +1,9 @@
 // /metrics: the server's Prometheus metrics (docs/metrics.md lists names and labels).
-#include <sys/resource.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <fstream>
 #include <functional>
 #include <string>
 
+#include "floe/base/process_stats.h"
 #include "floe/base/prometheus.h"
 #include "floe/server/server.h"
 
@@ -19,23 +16,6 @@ constexpr std::array<std::string_view, 5> kRouteNames = {"iceberg_rest", "manage
 constexpr std::array<std::string_view, 5> kStatusClasses = {"1xx", "2xx", "3xx", "4xx", "5xx"};
 constexpr std::array<std::string_view, 7> kStatuses = {"idle", "pending", "planning", "minor",
                                                        "major", "full", "committing"};
-
-int64_t ResidentBytes() {
-  // statm: size resident shared ... in pages.
-  std::ifstream statm("/proc/self/statm");
-  int64_t size = 0, resident = 0;
-  if (!(statm >> size >> resident)) return 0;
-  return resident * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
-}
-
-double CpuSeconds() {
-  rusage usage{};
-  if (getrusage(RUSAGE_SELF, &usage) != 0) return 0;
-  auto seconds = [](const timeval& t) {
-    return static_cast<double>(t.tv_sec) + static_cast<double>(t.tv_usec) / 1e6;
-  };
-  return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
 
 }  // namespace
 
@@ -54,9 +34,10 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
   w.Family("process_start_time_seconds", "gauge", "When the server started (Unix time).");
   w.Sample("process_start_time_seconds", {}, static_cast<double>(start_time_ms_) / 1000.0);
   w.Family("process_resident_memory_bytes", "gauge", "Resident set size.");
-  w.Sample("process_resident_memory_bytes", {}, ResidentBytes());
+  const ProcessUsage usage = CurrentProcessUsage();
+  w.Sample("process_resident_memory_bytes", {}, usage.resident_bytes);
   w.Family("process_cpu_seconds_total", "counter", "User and system CPU time.");
-  w.Sample("process_cpu_seconds_total", {}, CpuSeconds());
+  w.Sample("process_cpu_seconds_total", {}, usage.cpu_seconds);
 
   w.Family("floe_http_requests_total", "counter",
            "HTTP requests answered, by route class and status class.");

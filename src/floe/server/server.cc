@@ -260,6 +260,17 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   manage_options.topics_catalog =
       config.kafka.table_catalog.empty() ? config.default_catalog : config.kafka.table_catalog;
   manage_options.now_ms = config.now_ms;
+  manage_options.history_interval_ms = config.history.interval_ms;
+  manage::HistoryOptions history_options;
+  history_options.metastore_uri = config.metastore_uri;
+  history_options.interval_ms = config.history.interval_ms;
+  history_options.retention_ms = config.history.retention_ms;
+  history_options.max_samples = config.history.max_samples;
+  history_options.now_ms = config.now_ms;
+  history_options.optimizer = server->optimizer_.get();
+  history_options.ingest = server->ingest_.get();
+  FLOE_ASSIGN_OR_RETURN(server->history_,
+                        manage::HistoryRecorder::Start(std::move(history_options)));
   FLOE_ASSIGN_OR_RETURN(server->manage_,
                         manage::ManagementApi::Make(server->registry_, std::move(manage_options)));
 
@@ -285,6 +296,8 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
 Server::~Server() { Stop(); }
 
 void Server::Stop() {
+  // First: it reads the optimizer and the table topics.
+  if (history_) history_->Stop();
   // Before the listener: the translators read the broker through it.
   if (ingest_) ingest_->Stop();
   if (kafka_) kafka_->Stop();
@@ -464,6 +477,10 @@ std::string SettingsJson(const ServerConfig& config) {
         {"heartbeat-timeout-ms", config.optimizer_heartbeat_timeout_ms},
         {"ack-timeout-ms", config.optimizer_ack_timeout_ms},
         {"execute-timeout-ms", config.optimizer_execute_timeout_ms}}},
+      {"history",
+       {{"interval-ms", config.history.interval_ms},
+        {"retention-ms", config.history.retention_ms},
+        {"max-samples", config.history.max_samples}}},
       {"kafka",
        {{"enabled", k.enabled},
         {"host", k.host},

@@ -35,6 +35,7 @@
 #include "floe/http/http_server.h"
 #include "floe/ingest/ingest_service.h"
 #include "floe/kafka/kafka_server.h"
+#include "floe/manage/history_recorder.h"
 #include "floe/manage/management_api.h"
 #include "floe/metastore/metastore.h"
 #include "floe/optimize/service.h"
@@ -74,6 +75,13 @@ struct ServerConfig {
   int64_t optimizer_execute_timeout_ms = 3'600'000;
   // How often each table's maintenance (snapshot expiry) runs, at most; Amoro's 1 h.
   int64_t maintenance_interval_ms = 3'600'000;
+  // The overview's history (manage/history_recorder.h): a sample of the totals every
+  // interval, kept for the retention, at most max-samples rows.
+  struct History {
+    int64_t interval_ms = 60'000;
+    int64_t retention_ms = int64_t{7} * 24 * 3600 * 1000;
+    int64_t max_samples = 20'000;
+  } history;
   // The optimizer's log lines (JSON); none when empty.
   std::function<void(std::string_view)> optimizer_log;
   // Catalogs to create in the metastore at start, or to update when their definition
@@ -185,6 +193,7 @@ class Server {
   std::unique_ptr<http::HttpServer> http_;
   std::unique_ptr<kafka::KafkaServer> kafka_;
   std::unique_ptr<ingest::IngestService> ingest_;  // with kafka_
+  std::unique_ptr<manage::HistoryRecorder> history_;
 };
 
 // Starts the table topics' service over the running Kafka listener (ingest_wiring.cc).

@@ -1,5 +1,5 @@
 import { get, getOptional, Page } from "../api";
-import { barList, donut } from "../charts";
+import { barList, donut, timeSeries, TimeSeries } from "../charts";
 import { bytes, card, h, healthClass, link, num, stat, table } from "../dom";
 
 interface Overview {
@@ -18,6 +18,76 @@ interface Storage {
   records: number;
   "total-bytes": number;
   "health-distribution": { from: number; to: number; tables: number }[];
+}
+
+interface HistoryPoint {
+  "timestamp-ms": number;
+  tables: number;
+  "data-files": number;
+  "delete-files": number;
+  records: number;
+  "total-bytes": number;
+  "optimizer-threads": number;
+  "tasks-running": number;
+  "tasks-queued": number;
+  "resident-memory-bytes": number;
+  "cpu-cores": number;
+  "bytes-optimized-per-second": number;
+  "produce-records-per-second": number;
+  "ingest-rows-per-second": number;
+}
+
+interface History {
+  from: number;
+  to: number;
+  step: number;
+  "interval-ms": number;
+  points: HistoryPoint[];
+}
+
+// The last day of the server's samples as five charts: data size, files, optimizer,
+// ingest rates and the server's own memory and CPU.
+function historyCharts(history: History | null): HTMLElement {
+  if (!history) return card("Over time", h("p", { class: "empty" }, "This server does not record history."));
+  const pts = history.points;
+  if (pts.length === 0) {
+    return card(
+      "Over time",
+      h("p", { class: "empty", "data-testid": "history-empty" }, `No samples yet: the server records one every ${Math.round(history["interval-ms"] / 1000)} s.`),
+    );
+  }
+  const times = pts.map((p) => p["timestamp-ms"]);
+  const series = (name: string, kind: string, field: keyof HistoryPoint): TimeSeries => ({ name, kind, values: pts.map((p) => p[field]) });
+  // Counts are whole; the axis' midpoint may not be.
+  const count = (v: number) => (Number.isInteger(v) ? num(v) : v.toFixed(1));
+  const rate = (v: number) => (v >= 100 ? num(Math.round(v)) : v.toFixed(v >= 10 ? 1 : 2));
+  const chart = (title: string, testid: string, s: TimeSeries[], format: (v: number) => string) =>
+    h("div", { class: "card", "data-testid": testid }, h("h2", null, title), timeSeries(times, s, title, format));
+  return h(
+    "section",
+    { "data-testid": "history" },
+    h("h2", null, "Over time", h("span", { class: "muted" }, ` · ${pts.length} point(s), one per ${history.step < 1000 ? `${history.step} ms` : `${Math.round(history.step / 1000)} s`}`)),
+    h(
+      "div",
+      { class: "cols" },
+      chart("Data size", "history-size", [series("table data", "a", "total-bytes")], (v) => bytes(v)),
+      chart("Files", "history-files", [series("data files", "a", "data-files"), series("delete files", "c", "delete-files")], count),
+      chart(
+        "Optimizer",
+        "history-optimizer",
+        [series("threads", "a", "optimizer-threads"), series("tasks running", "b", "tasks-running"), series("tasks queued", "c", "tasks-queued")],
+        count,
+      ),
+      chart(
+        "Ingest (per second)",
+        "history-ingest",
+        [series("records produced", "a", "produce-records-per-second"), series("rows committed", "b", "ingest-rows-per-second")],
+        rate,
+      ),
+      chart("Server memory", "history-memory", [series("resident", "a", "resident-memory-bytes")], (v) => bytes(v)),
+      chart("Server CPU (cores)", "history-cpu", [series("cpu", "b", "cpu-cores")], (v) => v.toFixed(2)),
+    ),
+  );
 }
 
 export interface TableStat {
@@ -44,9 +114,10 @@ async function top(sort: string): Promise<TableStat[]> {
 }
 
 export async function overviewPage(): Promise<HTMLElement> {
-  const [overview, storage, bySize, byFiles, byHealth] = await Promise.all([
+  const [overview, storage, history, bySize, byFiles, byHealth] = await Promise.all([
     get<Overview>("/api/v1/overview"),
     getOptional<Storage>("/api/v1/storage"),
+    getOptional<History>("/api/v1/overview/history"),
     top("-total-bytes"),
     top("-data-files"),
     top("health-score"),
@@ -103,6 +174,7 @@ export async function overviewPage(): Promise<HTMLElement> {
       ),
       card("Table health", health, storage && storage["unplanned-tables"] > 0 ? h("p", { class: "muted" }, `${storage["unplanned-tables"]} table(s) not planned yet.`) : null),
     ),
+    historyCharts(history),
     card(
       "Catalogs by type",
       barList(

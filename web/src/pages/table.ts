@@ -292,7 +292,7 @@ function processesCard(path: string, processes: Page<Process>, maintenance: Page
   const status = h("div", null);
   const rows = processes.items.map((p) => {
     const tasks = h("div", { class: "tasks" });
-    const showTasks = h("button", { type: "button", class: "link-button" }, "tasks");
+    const showTasks = h("button", { type: "button", class: "link-button", "data-testid": "show-tasks" }, "tasks");
     showTasks.addEventListener("click", async () => {
       try {
         const page = await getOptional<Page<Task>>(`${path}/optimizing-processes/${p["process-id"]}/tasks`);

@@ -38,7 +38,7 @@ export async function topicPage(params: string[]): Promise<HTMLElement> {
             Object.entries(topic).flatMap(([k, v]) => [
               h("dt", null, k),
               // Lists of records (per-partition offsets, commits) read best as tables.
-              h("dd", null, Array.isArray(v) && v.every((x) => x !== null && typeof x === "object") ? genericTable(v as Item[], "none") : formatValue(k, v)),
+              h("dd", { "data-key": k }, Array.isArray(v) && v.every((x) => x !== null && typeof x === "object") ? genericTable(v as Item[], "none") : formatValue(k, v)),
             ]),
           ),
     ),
