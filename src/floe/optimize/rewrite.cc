@@ -175,9 +175,9 @@ Result<TaskOutput> ExecuteRewriteTask(const iceberg::TableMetadataPtr& metadata,
   return out;
 }
 
-Result<std::optional<int64_t>> CommitRewrite(iceberg::Table& table, int64_t planned_snapshot_id,
-                                             const OptimizingPlan& plan,
-                                             std::vector<TaskOutput> outputs) {
+Result<std::optional<int64_t>> CommitRewrite(
+    iceberg::Table& table, int64_t planned_snapshot_id, const OptimizingPlan& plan,
+    std::vector<TaskOutput> outputs, const std::map<std::string, std::string>& summary) {
   if (outputs.size() != plan.tasks.size()) {
     return Status::InvalidArgument("{} task outputs for {} tasks", outputs.size(),
                                    plan.tasks.size());
@@ -214,6 +214,7 @@ Result<std::optional<int64_t>> CommitRewrite(iceberg::Table& table, int64_t plan
   rewrite->DataSequenceNumber(planned->sequence_number);
   rewrite->Set("snapshot-producer", "OPTIMIZE");
   if (plan.type) rewrite->Set("floe.optimizing.type", std::string(OptimizingTypeName(*plan.type)));
+  for (const auto& [key, value] : summary) rewrite->Set(key, value);
   Status status = rewrite->Commit();
   if (!status.ok()) {
     if (status.code() == StatusCode::kConflict || status.code() == StatusCode::kInvalidArgument) {

@@ -18,8 +18,10 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "floe/base/status.h"
@@ -55,13 +57,17 @@ Result<TaskOutput> ExecuteRewriteTask(const iceberg::TableMetadataPtr& metadata,
                                       const ExecuteOptions& options);
 
 // Commits `outputs[i]` of `plan.tasks[i]` to `table` as one rewrite ("replace" operation,
-// summary snapshot-producer=OPTIMIZE and floe.optimizing.type). Returns the new snapshot
+// summary snapshot-producer=OPTIMIZE, floe.optimizing.type and `summary`). Returns the new snapshot
 // id, or nullopt when the outputs change nothing (converted deletes whose sources all stay
 // are dropped). kConflict (nothing committed, outputs deleted) when a concurrent commit
 // makes the rewrite unsafe; other errors may leave the outcome unknown (outputs kept).
-Result<std::optional<int64_t>> CommitRewrite(iceberg::Table& table, int64_t planned_snapshot_id,
-                                             const OptimizingPlan& plan,
-                                             std::vector<TaskOutput> outputs);
+Result<std::optional<int64_t>> CommitRewrite(
+    iceberg::Table& table, int64_t planned_snapshot_id, const OptimizingPlan& plan,
+    std::vector<TaskOutput> outputs, const std::map<std::string, std::string>& summary = {});
+
+// The snapshot summary key naming the `floe server` process that committed a rewrite: after a
+// crash between the commit and the process record, a restarted server finds it there.
+inline constexpr std::string_view kProcessIdSummaryKey = "floe.optimizing.process-id";
 
 // Plans snapshot `snapshot_id` of a table: its files (only those matching
 // self-optimizing.filter when set) through PlanOptimizing. Errors: a bad filter, manifests

@@ -84,8 +84,9 @@ Result<std::unique_ptr<OptimizingService>> OptimizingService::Start(
   }
   service->next_process_ = service->Now() * 1000;
   service->next_maintenance_run_ = service->Now() * 1000;
-  // Processes of a previous run were in memory only: their tasks are gone with them.
-  // Their outputs were never committed; they are recorded as failed.
+  // Processes of a previous run were in memory only: their tasks are gone with them. They
+  // are recorded as failed until their table's first evaluation finds whether the crash
+  // came after their commit.
   for (auto& [key, r] : service->runtimes_) {
     auto processes = service->store_->ListProcesses(r.catalog, r.table_namespace, r.table_name, 5);
     if (!processes.ok()) continue;
@@ -95,6 +96,7 @@ Result<std::unique_ptr<OptimizingService>> OptimizingService::Start(
       p.error = "the server restarted during the process";
       p.end_time_ms = service->Now();
       (void)service->store_->SaveProcess(p);
+      service->interrupted_[key].push_back(p);
     }
   }
 
@@ -778,6 +780,31 @@ void OptimizingService::MaybeCleanTable(const Key& key, const std::string& name,
   }
 }
 
+void OptimizingService::ResolveInterrupted(const Key& key, const iceberg::TableMetadata& metadata) {
+  std::vector<metastore::OptimizingProcessRecord> processes;
+  {
+    std::lock_guard lock(mu_);
+    auto it = interrupted_.find(key);
+    if (it == interrupted_.end()) return;
+    processes = std::move(it->second);
+    interrupted_.erase(it);
+  }
+  for (metastore::OptimizingProcessRecord& p : processes) {
+    const std::string id = std::to_string(p.process_id);
+    for (const iceberg::Snapshot& s : metadata.snapshots) {
+      const std::string* committed_by = s.SummaryValue(kProcessIdSummaryKey);
+      if (committed_by == nullptr || *committed_by != id) continue;
+      p.status = "success";
+      p.committed_snapshot_id = s.snapshot_id;
+      p.error.clear();
+      SaveProcess(p);
+      Log(EventLine("optimizing-process-recovered",
+                    {{"process_id", id}, {"snapshot_id", std::to_string(s.snapshot_id)}}));
+      break;
+    }
+  }
+}
+
 Status OptimizingService::Evaluate(const Item& item) {
   const Key key{item.catalog, item.id.ns.ToString(), item.id.name};
   metastore::TableRuntimeRecord rt = Runtime(key);
@@ -789,6 +816,7 @@ Status OptimizingService::Evaluate(const Item& item) {
     return ops.status();
   }
   FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(**ops));
+  ResolveInterrupted(key, *table->metadata());
   MaybeExpireSnapshots(key, item.id.ToString(), *table);
   MaybeCleanTable(key, item.id.ToString(), *table);
   {
@@ -1058,7 +1086,9 @@ void OptimizingService::Conclude(FinishedProcess finished) {
   if (outcome.ok() && outputs.size() == active.plan.tasks.size()) {
     rt.status = "committing";
     Save(rt);
-    auto committed = CommitRewrite(*table, *process.planned_snapshot_id, active.plan, outputs);
+    auto committed =
+        CommitRewrite(*table, *process.planned_snapshot_id, active.plan, outputs,
+                      {{std::string(kProcessIdSummaryKey), std::to_string(process.process_id)}});
     if (committed.ok()) {
       process.committed_snapshot_id = *committed;
     } else {

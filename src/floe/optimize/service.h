@@ -198,6 +198,8 @@ class OptimizingService {
   void Scheduler();
   Status ListAll(std::vector<Item>* out);
   Status Evaluate(const Item& item);
+  // Records interrupted processes of `key` whose rewrite `metadata` holds as successes.
+  void ResolveInterrupted(const Key& key, const iceberg::TableMetadata& metadata);
   // A process submitted to a group: what the committer needs.
   struct ActiveProcess {
     Key key;
@@ -249,6 +251,10 @@ class OptimizingService {
   int64_t next_maintenance_run_ = 0;
   std::map<int64_t, ActiveProcess> active_;  // by process id
   std::map<Key, int64_t> active_by_table_;
+  // Processes a previous run left "running" (recorded as failed at start): the first
+  // evaluation of their table looks for their commit (kProcessIdSummaryKey) and, when the
+  // crash came after it, records them as the success they were.
+  std::map<Key, std::vector<metastore::OptimizingProcessRecord>> interrupted_;
   std::map<std::string, metastore::OptimizerGroupRecord> groups_;
   std::condition_variable commit_cv_;
   // Local optimizer threads wait here for tasks (apart from work_cv_, whose waiters are the
