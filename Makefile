@@ -92,6 +92,7 @@ bench: build venv java-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/scan.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/rest.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/dashboard.py --browser
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/kafka.py
 
 clean:
 	rm -rf build

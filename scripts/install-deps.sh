@@ -13,6 +13,8 @@ packages=(
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-venv python3-pip time wrk
+  # kcat (librdkafka) against table topics (tests/interop/test_table_topic_clients.py)
+  kcat
   # a throwaway server for the SQL catalog's PostgreSQL tests (scripts/test-postgres.sh)
   postgresql
   # the dashboard's browser test (tests/e2e/dashboard.mjs drives it headless)

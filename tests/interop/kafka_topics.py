@@ -50,3 +50,33 @@ def produce_through_crashes(server, producer, topic: str, make_value, on_deliver
     finally:
         stop.set()
         t.join()
+
+
+def wait_for_table_rows(uri: str, table: str, n: int, deadline_s: float = 60,
+                        context=lambda: "") -> list[dict]:
+    """The rows of `table` read by pyiceberg through floe's REST catalog at `uri`, once it
+    holds at least `n` (the table appears with the first commit)."""
+    from pyiceberg.catalog.rest import RestCatalog
+
+    cat = RestCatalog("floe", uri=uri, warehouse="default")
+    deadline = time.monotonic() + deadline_s
+    rows: list[dict] = []
+    while time.monotonic() < deadline:
+        try:
+            rows = cat.load_table(table).scan().to_arrow().to_pylist()
+        except Exception:  # noqa: BLE001 - not created yet
+            rows = []
+        if len(rows) >= n:
+            return rows
+        time.sleep(0.2)
+    raise AssertionError(f"{table}: {len(rows)} rows after {deadline_s}s, wanted {n}; "
+                         f"{context()}")
+
+
+def floe_scan(floe, uri: str, table: str) -> list[dict]:
+    """`floe table scan` of `table` through floe's REST catalog, one dict per row."""
+    import json
+
+    out = floe.run("table", "scan", "--catalog", f"rest:{uri}", table)
+    assert out.rc == 0, out.stderr
+    return [json.loads(line) for line in out.stdout.decode().splitlines() if line.strip()]

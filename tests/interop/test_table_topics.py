@@ -22,7 +22,8 @@ from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry, 
 from pyiceberg.catalog.rest import RestCatalog  # noqa: E402
 
 from floe_server import FloeServer  # noqa: E402
-from kafka_topics import create_topic, produce_through_crashes  # noqa: E402
+import kafka_topics  # noqa: E402
+from kafka_topics import create_topic, produce_through_crashes, wait_for_table_rows  # noqa: E402
 
 DEADLINE_SECONDS = 60
 JSON_TOPIC = {"floe.table.topic.enable": "true",
@@ -70,25 +71,11 @@ def catalog(server) -> RestCatalog:
 
 
 def wait_for_rows(server, table: str, n: int):
-    cat = catalog(server)
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    rows = []
-    while time.monotonic() < deadline:
-        try:
-            rows = cat.load_table(table).scan().to_arrow().to_pylist()
-        except Exception:  # noqa: BLE001 - not created yet
-            rows = []
-        if len(rows) >= n:
-            return rows
-        time.sleep(0.2)
-    raise AssertionError(f"{table}: {len(rows)} rows after {DEADLINE_SECONDS}s, wanted {n}; "
-                         f"{server.log_text()}")
+    return wait_for_table_rows(server.uri, table, n, DEADLINE_SECONDS, server.log_text)
 
 
 def floe_scan(floe, server, table: str):
-    out = floe.run("table", "scan", "--catalog", f"rest:{server.uri}", table)
-    assert out.rc == 0, out.stderr
-    return [json.loads(line) for line in out.stdout.decode().splitlines() if line.strip()]
+    return kafka_topics.floe_scan(floe, server.uri, table)
 
 
 def test_json_from_two_clients_lands_exactly(floe, server):

@@ -4,10 +4,7 @@ idempotent producer (acks=all, each codec) writes, the consumer group reads back
 commits; librdkafka reads what Java wrote and Java reads what librdkafka wrote."""
 from __future__ import annotations
 
-import shutil
-import subprocess
 import uuid
-from pathlib import Path
 
 import pytest
 
@@ -15,27 +12,6 @@ from floe_server import FloeServer
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
-
-PROJECT = Path(__file__).resolve().parent / "kafka-java-client"
-
-
-@pytest.fixture(scope="session")
-def java_client(tmp_path_factory):
-    for tool in ("mvn", "java"):
-        if shutil.which(tool) is None:
-            raise RuntimeError(f"{tool} is needed for the Kafka Java interop suite (Debian: maven, "
-                               f"openjdk-17-jdk-headless)")
-    project = tmp_path_factory.mktemp("kafka-java-build") / "kafka-java-client"
-    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("target"))
-    subprocess.run(["mvn", "-q", "-B", "package"], cwd=project, check=True, timeout=1800)
-    target = project / "target"
-    cp = f"{target / 'kafka-java-client-1.jar'}:{target / 'lib'}/*"
-
-    def run(*args) -> str:
-        done = subprocess.run(["java", "-cp", cp, "floe.interop.KafkaClient", *args],
-                              check=True, timeout=300, capture_output=True, text=True)
-        return done.stdout
-    return run
 
 
 @pytest.fixture(scope="module")

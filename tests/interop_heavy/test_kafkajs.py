@@ -5,28 +5,10 @@ batches with acks=all, a group consumer reads every record back exactly."""
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import uuid
-from pathlib import Path
-
-import pytest
 
 from floe_server import FloeServer
-
-PROJECT = Path(__file__).resolve().parent / "kafkajs-client"
-
-
-@pytest.fixture(scope="session")
-def kafkajs(tmp_path_factory):
-    for tool in ("node", "npm"):
-        if shutil.which(tool) is None:
-            raise RuntimeError(f"{tool} is needed for the kafkajs interop suite (Debian: nodejs, npm)")
-    project = tmp_path_factory.mktemp("kafkajs") / "kafkajs-client"
-    shutil.copytree(PROJECT, project, ignore=shutil.ignore_patterns("node_modules"))
-    subprocess.run(["npm", "install", "--no-audit", "--no-fund"], cwd=project, check=True,
-                   timeout=600, capture_output=True)
-    return project
 
 
 def test_kafkajs_produce_and_consume(floe, kafkajs, tmp_path):

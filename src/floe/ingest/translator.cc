@@ -61,6 +61,19 @@ Result<std::vector<int64_t>> ParseOffsets(std::string_view text) {
 
 namespace {
 
+// The rows of a dead-letter table: its current snapshot's total-records (floe appends only).
+int64_t DlqRowCount(const iceberg::TableMetadata& md) {
+  const iceberg::Snapshot* snapshot = md.current_snapshot();
+  if (snapshot == nullptr) return 0;
+  const std::string* total = snapshot->SummaryValue("total-records");
+  int64_t n = 0;
+  if (total == nullptr ||
+      std::from_chars(total->data(), total->data() + total->size(), n).ec != std::errc()) {
+    return 0;
+  }
+  return n;
+}
+
 // The `_kafka` column: where each row came from (docs/table-topics.md).
 iceberg::TypePtr KafkaColumnType(bool string_key) {
   using iceberg::NestedField;
@@ -196,6 +209,9 @@ struct TopicTranslator::Impl {
   std::string committed_property;  // the offsets property the table held when loaded
   std::vector<int64_t> committed;  // per partition
   std::vector<int64_t> next;
+  // Per partition: the timestamp of the oldest record read but not committed, -1 for none
+  // (the translation lag in seconds).
+  std::vector<int64_t> pending_first_ms;
   std::vector<int64_t> dlq_end;  // the dead-letter table's offsets property
   std::string dlq_property;
   int64_t last_commit_ms = 0;
@@ -273,6 +289,7 @@ struct TopicTranslator::Impl {
   Status Load() {
     FLOE_ASSIGN_OR_RETURN(auto parts, Partitions());
     committed.assign(parts.size(), 0);
+    pending_first_ms.assign(parts.size(), -1);
     dlq_end.assign(parts.size(), 0);
     committed_property.clear();
     dlq_property.clear();
@@ -292,6 +309,9 @@ struct TopicTranslator::Impl {
       FLOE_ASSIGN_OR_RETURN(auto dlq_table, iceberg::Table::Load(**dlq_ops));
       FLOE_ASSIGN_OR_RETURN(auto ends, OffsetsOf(*dlq_table->metadata(), &dlq_property));
       for (size_t p = 0; p < ends.size() && p < dlq_end.size(); ++p) dlq_end[p] = ends[p];
+      // The dead-letter count survives restarts: it is the table's row count.
+      std::lock_guard lock(stats_mu);
+      stats.dlq_records = DlqRowCount(*dlq_table->metadata());
     } else if (dlq_ops.error().code() != StatusCode::kNotFound) {
       return dlq_ops.status();
     }
@@ -439,7 +459,11 @@ struct TopicTranslator::Impl {
           FLOE_RETURN_IF_ERROR(kafka::DecodeRecords(
               batch, options.max_uncompressed_batch_bytes, &scratch,
               [&](const kafka::Record& r) {
-                return r.offset < from ? Status::OK() : AddRecord(p, r);
+                if (r.offset < from) return Status::OK();
+                if (pending_first_ms[p] < 0) {
+                  pending_first_ms[p] = std::max<int64_t>(0, r.timestamp);
+                }
+                return AddRecord(p, r);
               }));
         }
         next[p] = h.last_offset() + 1;
@@ -1084,6 +1108,11 @@ struct TopicTranslator::Impl {
     FLOE_RETURN_IF_ERROR(txn->Commit());
     committed_property = property;
     committed = ends;
+    for (size_t p = 0; p < committed.size(); ++p) {
+      // After a partial commit the oldest pending record is younger than the one kept: the
+      // lag shown errs high until the next full commit.
+      if (committed[p] >= next[p]) pending_first_ms[p] = -1;
+    }
     files.clear();
     delete_files.clear();
     const int64_t rows_committed = pending_rows;
@@ -1153,6 +1182,7 @@ Status TopicTranslator::RunOnce() {
       // Partitions added since the load: they start at their beginning.
       s.committed.resize(parts.size(), 0);
       s.next.resize(parts.size(), 0);
+      s.pending_first_ms.resize(parts.size(), -1);
       s.dlq_end.resize(parts.size(), 0);
       s.processed.resize(parts.size(), 0);
     }
@@ -1169,10 +1199,21 @@ Status TopicTranslator::RunOnce() {
         sp.log_end_offset = parts[p].log_end_offset;
         sp.committed_offset = s.committed[p];
         sp.translated_offset = s.next[p];
-        sp.oldest_pending_ms = s.committed[p] < parts[p].log_end_offset ? s.last_commit_ms : -1;
+        sp.oldest_pending_ms =
+            s.committed[p] < parts[p].log_end_offset ? s.pending_first_ms[p] : -1;
+        sp.untranslated_bytes = parts[p].untranslated_bytes;
       }
     }
-    if (s.Now() - s.last_commit_ms >= s.config.commit_interval_ms) FLOE_RETURN_IF_ERROR(s.Commit());
+    // A backlog past commit_backlog_bytes commits early: it bounds the log bytes kept for
+    // the table and lifts the broker's produce throttle (docs/kafka.md, "Throttling").
+    bool backlog = false;
+    for (const auto& part : parts) {
+      backlog |= s.options.commit_backlog_bytes > 0 &&
+                 part.untranslated_bytes >= s.options.commit_backlog_bytes;
+    }
+    if (backlog || s.Now() - s.last_commit_ms >= s.config.commit_interval_ms) {
+      FLOE_RETURN_IF_ERROR(s.Commit());
+    }
     return Status::OK();
   }();
   if (!st.ok()) s.SetState("failed", std::string(st.message()));

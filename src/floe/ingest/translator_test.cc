@@ -130,7 +130,8 @@ class TranslatorTest : public ::testing::Test {
             {"floe.table.topic.errors.tolerance", tolerance}};
   }
 
-  std::unique_ptr<TopicTranslator> Translator(const std::string& topic, catalog::Catalog* c) {
+  std::unique_ptr<TopicTranslator> Translator(const std::string& topic, catalog::Catalog* c,
+                                              int64_t commit_backlog_bytes = 0) {
     auto configs = JsonTopic();
     for (const auto& t : broker_->ListTopics()) {
       if (t.name == topic) configs = t.configs;
@@ -139,6 +140,7 @@ class TranslatorTest : public ::testing::Test {
     EXPECT_TRUE(config.ok());
     IngestOptions o;
     o.now_ms = [this] { return now_ms_; };
+    o.commit_backlog_bytes = commit_backlog_bytes;
     return std::make_unique<TopicTranslator>(topic, *config, c, Call(), o);
   }
 
@@ -456,6 +458,45 @@ TEST(OffsetsTest, RoundTrip) {
   EXPECT_FALSE(ParseOffsets("1:3").ok());
   EXPECT_FALSE(ParseOffsets("0:x").ok());
   EXPECT_TRUE(ParseOffsets("")->empty());
+}
+
+TEST_F(TranslatorTest, BacklogCommitsBeforeTheInterval) {
+  ASSERT_EQ(CreateTopic("busy", 1, JsonTopic()), 0);
+  ASSERT_EQ(CreateTopic("calm", 1, JsonTopic()), 0);
+  Produce("busy", 0, {R"({"n": 1})", R"({"n": 2})", R"({"n": 3})"});
+  Produce("calm", 0, {R"({"n": 1})", R"({"n": 2})", R"({"n": 3})"});
+  // The interval (1 s) has not passed: only the translator with a backlog bound commits.
+  auto busy = Translator("busy", catalog_.get(), /*commit_backlog_bytes=*/50);
+  ASSERT_TRUE(busy->RunOnce().ok()) << busy->stats().last_error;
+  EXPECT_EQ(Offsets("busy"), (std::vector<int64_t>{0, 1, 2}));
+  auto calm = Translator("calm", catalog_.get());
+  ASSERT_TRUE(calm->RunOnce().ok()) << calm->stats().last_error;
+  EXPECT_EQ(calm->stats().commits, 0);
+  ASSERT_EQ(calm->stats().partitions.size(), 1u);
+  EXPECT_GT(calm->stats().partitions[0].untranslated_bytes, 50);
+  // The lag in seconds counts from the oldest uncommitted record's timestamp (the first
+  // produced: Produce stamps each record with the clock, then advances it by 1 ms).
+  EXPECT_EQ(calm->stats().partitions[0].oldest_pending_ms, now_ms_ - 2);
+  // After the commit nothing is pending and the broker's figure drops to zero.
+  ASSERT_TRUE(calm->CommitNow().ok());
+  ASSERT_TRUE(calm->RunOnce().ok());
+  EXPECT_EQ(calm->stats().partitions[0].oldest_pending_ms, -1);
+  EXPECT_EQ(calm->stats().partitions[0].untranslated_bytes, 0);
+}
+
+TEST_F(TranslatorTest, DeadLetterCountSurvivesARestart) {
+  ASSERT_EQ(CreateTopic("noisy", 1, JsonTopic("invalid_data")), 0);
+  Produce("noisy", 0, {R"({"n": 1})", "not json", "nor this", R"({"n": 2})"});
+  {
+    auto t = Translator("noisy", catalog_.get());
+    ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
+    ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+    EXPECT_EQ(t->stats().dlq_records, 2);
+  }
+  auto other_catalog = OpenCatalog();
+  auto restarted = Translator("noisy", other_catalog.get());
+  ASSERT_TRUE(restarted->RunOnce().ok()) << restarted->stats().last_error;
+  EXPECT_EQ(restarted->stats().dlq_records, 2);
 }
 
 }  // namespace

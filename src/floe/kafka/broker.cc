@@ -284,6 +284,7 @@ Status Broker::Load() {
       FLOE_ASSIGN_OR_RETURN(
           p.log, PartitionLog::Open(fmt::format("{}/{}", entry.path().string(), i), log_options,
                                     [&p](const BatchHeader& h) { TrackProducer(p, h); }));
+      p.untranslated_bytes = p.log->size_bytes();  // until the translator reports its offset
     }
     topics_.emplace(name, std::move(topic));
   }
@@ -377,7 +378,7 @@ std::vector<Broker::TopicView> Broker::ListTopics() const {
     v.configs = topic.configs;
     for (const Partition& p : topic.partitions) {
       v.partitions.push_back({p.log->log_start_offset(), p.log->log_end_offset(),
-                              p.records_appended, p.last_append_ms});
+                              p.records_appended, p.last_append_ms, p.untranslated_bytes});
     }
   }
   return out;
@@ -401,6 +402,9 @@ void Broker::SetCommittedOffset(const std::string& topic, int32_t partition, int
   }
   Partition& p = it->second.partitions[static_cast<size_t>(partition)];
   p.committed_offset = std::max(p.committed_offset, offset);
+  // Unreadable headers only make the figure stale; the next commit computes it again.
+  Result<int64_t> bytes = p.log->BytesFrom(p.committed_offset);
+  if (bytes.ok()) p.untranslated_bytes = *bytes;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -630,6 +634,7 @@ ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition,
     return ErrorCode::kKafkaStorageError;
   }
   *base_offset = *offset;
+  partition.untranslated_bytes += static_cast<int64_t>(records.size());
   partition.records_appended += h.records_count;
   partition.last_append_ms = Now();
   BatchHeader stored = h;
@@ -639,9 +644,26 @@ ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition,
 }
 
 Status Broker::HandleProduce(const RequestHeader& h, KafkaReader& r, Respond& respond) {
+  const std::span<const uint8_t> body(r.position(), r.remaining());
+  const bool flexible = r.flexible();
   ProduceRequest req;
   FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
+  // Behind a parked produce, every produce waits its turn: appending it first could reorder
+  // an idempotent producer's batches of one partition.
+  if (!parked_produces_.empty() || OverLagLimit(req)) {
+    const int64_t wait_ms = std::clamp<int64_t>(req.timeout_ms / 2, 0, 15'000);
+    parked_produces_.push_back({h, std::vector<uint8_t>(body.begin(), body.end()), flexible,
+                                Now() + wait_ms, std::move(respond)});
+    return Status::OK();
+  }
+  AnswerProduce(h, req, respond, false);
+  return Status::OK();
+}
+
+void Broker::AnswerProduce(const RequestHeader& h, const ProduceRequest& req, Respond& respond,
+                           bool refuse_lagging) {
   ProduceResponse resp;
+  int32_t throttle_ms = 0;
   const bool acks_ok = req.acks == 0 || req.acks == 1 || req.acks == -1;
   bool appended = false;
   for (const auto& td : req.topic_data) {
@@ -663,6 +685,9 @@ Status Broker::HandleProduce(const RequestHeader& h, KafkaReader& r, Respond& re
         error = ErrorCode::kUnknownTopicOrPartition;
       } else if (!pd.records.has_value() || pd.records->empty()) {
         error = ErrorCode::kInvalidRecord;
+      } else if (refuse_lagging && OverLagLimit(*topic, pd.index)) {
+        error = ErrorCode::kRequestTimedOut;
+        message = "the table topic's translation lags too far behind; retry later";
       } else {
         Partition& partition = topic->partitions[static_cast<size_t>(pd.index)];
         int64_t base = -1;
@@ -671,6 +696,7 @@ Status Broker::HandleProduce(const RequestHeader& h, KafkaReader& r, Respond& re
           pr.base_offset = base;
           pr.log_start_offset = partition.log->log_start_offset();
           appended = true;
+          throttle_ms = std::max(throttle_ms, ThrottleMs(*topic, pd.index));
         }
       }
       pr.error_code = Code(error);
@@ -680,10 +706,12 @@ Status Broker::HandleProduce(const RequestHeader& h, KafkaReader& r, Respond& re
   if (appended) WakeFetches();
   if (req.acks == 0) {
     respond(std::nullopt);
+  } else if (throttle_ms > 0) {
+    resp.throttle_time_ms = throttle_ms;
+    held_responses_.push_back({Now() + throttle_ms, EncodeResponse(h, resp), std::move(respond)});
   } else {
     respond(EncodeResponse(h, resp));
   }
-  return Status::OK();
 }
 
 Status Broker::HandleInitProducerId(const RequestHeader& h, KafkaReader& r, Respond& respond) {
@@ -1103,6 +1131,7 @@ Status Broker::HandleIncrementalAlterConfigs(const RequestHeader& h, KafkaReader
 // Tick
 
 void Broker::Tick() {
+  TickProduces();
   const int64_t now = Now();
   for (size_t i = 0; i < pending_fetches_.size();) {
     if (pending_fetches_[i].deadline_ms <= now) {

@@ -55,6 +55,16 @@ struct BrokerOptions {
   int64_t retention_check_interval_ms = 300'000;
   // Bound on a request's decompressed record bytes (decompression bombs).
   size_t max_uncompressed_batch_bytes = 64 << 20;
+  // Produce backpressure on table topics (docs/kafka.md, "Throttling"). A partition's
+  // untranslated bytes are its log bytes from the offset committed to its table to the log
+  // end. From `lag_throttle_bytes` on, Produce responses carry throttle_time_ms (growing
+  // towards `max_throttle_ms` as the lag nears `lag_limit_bytes`) and are held that long;
+  // at `lag_limit_bytes` a produce is not appended but waits, up to half its timeout, for
+  // translation to catch up, then fails with the retriable REQUEST_TIMED_OUT. <= 0 turns a
+  // bound off.
+  int64_t lag_throttle_bytes = int64_t{256} << 20;
+  int64_t lag_limit_bytes = int64_t{1} << 30;
+  int32_t max_throttle_ms = 1000;
   // Checks a table topic's whole config set (the `floe.table.topic.*` keys, after the
   // per-key type checks) on CreateTopics and IncrementalAlterConfigs: an error message
   // becomes INVALID_CONFIG. Injected by the server (ingest/topic_config.h), since the
@@ -101,6 +111,7 @@ class Broker {
       int64_t log_end_offset = 0;
       int64_t records_appended = 0;  // since the broker started
       int64_t last_append_ms = -1;
+      int64_t untranslated_bytes = 0;  // table topics: log bytes not yet in the table
     };
     std::vector<PartitionView> partitions;
   };
@@ -129,6 +140,7 @@ class Broker {
     std::unique_ptr<PartitionLog> log;
     std::map<int64_t, ProducerState> producers;
     int64_t committed_offset = 0;  // table topics: below this, in the table
+    int64_t untranslated_bytes = 0;  // log bytes from committed_offset to the log end
     int64_t records_appended = 0;
     int64_t last_append_ms = -1;
   };
@@ -142,6 +154,21 @@ class Broker {
  private:
   struct Parked {
     RequestHeader header;
+    Respond respond;
+  };
+  // A produce waiting for its table topic's translation to catch up (lag_limit_bytes): the
+  // request body is kept and parsed again when it runs.
+  struct ParkedProduce {
+    RequestHeader header;
+    std::vector<uint8_t> body;
+    bool flexible = false;
+    int64_t deadline_ms = 0;
+    Respond respond;
+  };
+  // A throttled produce response, sent when its throttle time has passed.
+  struct HeldResponse {
+    int64_t due_ms = 0;
+    Buffer frame;
     Respond respond;
   };
   struct PendingFetch {
@@ -221,6 +248,18 @@ class Broker {
   // Appends one batch to a partition after the idempotence checks (kafka.md §5.3).
   ErrorCode AppendBatch(Topic& topic, Partition& partition, std::span<const uint8_t> records,
                         int16_t version, int64_t* base_offset, std::string* message);
+  // Appends a parsed produce and answers it (held for its throttle time). With
+  // `refuse_lagging`, partitions at lag_limit_bytes get REQUEST_TIMED_OUT, unappended.
+  void AnswerProduce(const RequestHeader& h, const ProduceRequest& req, Respond& respond,
+                     bool refuse_lagging);
+  // Whether `req` appends to a table-topic partition at lag_limit_bytes.
+  bool OverLagLimit(const ProduceRequest& req);
+  bool OverLagLimit(const Topic& topic, int32_t partition) const;
+  // The throttle time for appending to `topic`/`partition` now: 0 below lag_throttle_bytes.
+  int32_t ThrottleMs(const Topic& topic, int32_t partition) const;
+  bool IsTableTopic(const Topic& topic) const;
+  // Sends held responses that are due and runs parked produces that may go (oldest first).
+  void TickProduces();
   // Fills a fetch response; returns the record bytes gathered.
   size_t FillFetch(const FetchRequest& request, FetchResponse* response, Buffer* storage);
   void CompleteFetch(PendingFetch& fetch);
@@ -242,6 +281,8 @@ class Broker {
   std::mt19937_64 random_;
   std::map<std::string, Topic> topics_;
   std::vector<PendingFetch> pending_fetches_;
+  std::deque<ParkedProduce> parked_produces_;
+  std::vector<HeldResponse> held_responses_;
   std::map<std::string, Group> groups_;
   uint64_t join_counter_ = 0;
   int offsets_fd_ = -1;

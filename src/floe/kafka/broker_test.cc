@@ -24,7 +24,7 @@ class BrokerTest : public ::testing::Test {
   }
   void Open() {
     broker_.reset();
-    BrokerOptions options;
+    BrokerOptions options = options_;
     options.data_dir = dir_.string();
     options.now_ms = [this] { return now_ms_; };
     options.random_seed = 1;
@@ -114,6 +114,7 @@ class BrokerTest : public ::testing::Test {
   }
 
   std::filesystem::path dir_;
+  BrokerOptions options_;  // what Open() starts from
   std::unique_ptr<Broker> broker_;
   int64_t now_ms_ = 1'000'000;
   int32_t correlation_ = 0;
@@ -390,6 +391,189 @@ TEST_F(BrokerTest, TopicConfigsAreDurable) {
   md.allow_auto_topic_creation = false;
   auto meta = Parse<MetadataResponse>(*Send(md, 12), 12, true);
   EXPECT_EQ(meta.topics.at(0).error_code, 3);
+}
+
+
+// Produce throttling on a table topic's untranslated bytes (docs/kafka.md, "Throttling").
+class ThrottleTest : public BrokerTest {
+ protected:
+  void SetUp() override {
+    options_.lag_throttle_bytes = 4000;
+    options_.lag_limit_bytes = 8000;
+    options_.max_throttle_ms = 500;
+    BrokerTest::SetUp();
+    CreateTopicsRequest create;
+    for (const char* name : {"tt", "plain"}) {
+      auto& t = create.topics.emplace_back();
+      t.name = name;
+      t.num_partitions = 1;
+      t.replication_factor = 1;
+      if (std::string(name) == "tt") {
+        t.configs.push_back({"floe.table.topic.enable", std::string("true")});
+      }
+    }
+    auto created = Parse<CreateTopicsResponse>(*Send(create, 5), 5, true);
+    ASSERT_EQ(created.topics.at(0).error_code, 0);
+    ASSERT_EQ(created.topics.at(1).error_code, 0);
+  }
+
+  // About 1.1 KB: five records of 200 bytes.
+  static Buffer BigBatch() {
+    BatchBuilder b(BatchBuilderOptions{});
+    for (int i = 0; i < 5; ++i) b.Add(1000 + i, "k", std::string(200, 'x'));
+    Buffer out;
+    EXPECT_TRUE(b.Finish(&out).ok());
+    return out;
+  }
+
+  // Sends a v9 produce of `batch` to `topic` without expecting an answer now.
+  void SendProduce(const std::string& topic, const Buffer& batch,
+                   std::optional<Buffer>* got, bool* called) {
+    ProduceRequest req;
+    req.acks = -1;
+    req.timeout_ms = 30000;
+    auto& t = req.topic_data.emplace_back();
+    t.name = topic;
+    auto& p = t.partition_data.emplace_back();
+    p.index = 0;
+    p.records = batch.span();
+    Buffer frame;
+    KafkaWriter hw(&frame, false);
+    hw.Int16(ProduceRequest::kApiKey);
+    hw.Int16(9);
+    hw.Int32(++correlation_);
+    hw.ClassicNullableString(std::string("test"));
+    hw.UVarint(0);
+    KafkaWriter bw(&frame, true);
+    req.Write(bw, 9);
+    ASSERT_TRUE(broker_->Handle(frame.span(), "h", [got, called](std::optional<Buffer> b) {
+      *called = true;
+      *got = std::move(b);
+    }).ok());
+  }
+
+  int64_t LogEnd(const std::string& topic) {
+    for (const auto& t : broker_->ListTopics()) {
+      if (t.name == topic) return t.partitions.at(0).log_end_offset;
+    }
+    return -1;
+  }
+};
+
+TEST_F(ThrottleTest, BelowTheBoundResponsesAreImmediateAndUnthrottled) {
+  const Buffer batch = BigBatch();
+  ASSERT_LT(batch.size(), 4000u);
+  std::optional<Buffer> got;
+  bool called = false;
+  SendProduce("tt", batch, &got, &called);
+  ASSERT_TRUE(called);
+  auto resp = Parse<ProduceResponse>(*got, 9, true);
+  EXPECT_EQ(resp.responses.at(0).partition_responses.at(0).error_code, 0);
+  EXPECT_EQ(resp.throttle_time_ms, 0);
+}
+
+TEST_F(ThrottleTest, PastTheThrottleBoundResponsesCarryAndWaitTheThrottleTime) {
+  const Buffer batch = BigBatch();
+  // A plain topic is never throttled, however large its log.
+  for (int i = 0; i < 10; ++i) {
+    std::optional<Buffer> got;
+    bool called = false;
+    SendProduce("plain", batch, &got, &called);
+    ASSERT_TRUE(called);
+    EXPECT_EQ(Parse<ProduceResponse>(*got, 9, true).throttle_time_ms, 0);
+  }
+  // The table topic: appended, but the answer waits for its throttle time.
+  int32_t throttle = 0;
+  for (int i = 0; i < 5 && throttle == 0; ++i) {
+    std::optional<Buffer> got;
+    bool called = false;
+    SendProduce("tt", batch, &got, &called);
+    if (!called) {
+      EXPECT_EQ(LogEnd("tt"), 5 * (i + 1));  // on disk already
+      broker_->Tick();
+      EXPECT_FALSE(called);
+      now_ms_ += 500;
+      broker_->Tick();
+      ASSERT_TRUE(called);
+      auto resp = Parse<ProduceResponse>(*got, 9, true);
+      EXPECT_EQ(resp.responses.at(0).partition_responses.at(0).error_code, 0);
+      throttle = resp.throttle_time_ms;
+      EXPECT_GT(throttle, 0);
+      EXPECT_LE(throttle, 500);
+    } else {
+      EXPECT_EQ(Parse<ProduceResponse>(*got, 9, true).throttle_time_ms, 0);
+    }
+  }
+  EXPECT_GT(throttle, 0);
+  // Once the translator has committed everything, produces go through unthrottled.
+  broker_->SetCommittedOffset("tt", 0, LogEnd("tt"));
+  std::optional<Buffer> got;
+  bool called = false;
+  SendProduce("tt", batch, &got, &called);
+  ASSERT_TRUE(called);
+  EXPECT_EQ(Parse<ProduceResponse>(*got, 9, true).throttle_time_ms, 0);
+}
+
+TEST_F(ThrottleTest, PastTheLimitProducesWaitForTranslationAndAreNotLost) {
+  const Buffer batch = BigBatch();
+  // Fill the backlog to the limit, answering throttled responses as they come due.
+  int64_t end = 0;
+  std::optional<Buffer> got;  // outlives the loop: the parked produce answers here
+  bool called = false;
+  for (int i = 0; i < 20; ++i) {
+    got.reset();
+    called = false;
+    SendProduce("tt", batch, &got, &called);
+    now_ms_ += 500;
+    broker_->Tick();
+    if (!called) break;  // parked: the limit is reached
+    end = LogEnd("tt");
+  }
+  ASSERT_GT(end, 0);
+  ASSERT_FALSE(called);
+  EXPECT_EQ(LogEnd("tt"), end);  // the parked batch is not appended
+  const int32_t parked_correlation = correlation_;
+  // The parked produce (and the one behind it) go once translation catches up.
+  std::optional<Buffer> second;
+  bool second_called = false;
+  SendProduce("tt", batch, &second, &second_called);
+  EXPECT_FALSE(second_called);
+  broker_->SetCommittedOffset("tt", 0, end);
+  broker_->Tick();
+  ASSERT_TRUE(called);
+  correlation_ = parked_correlation;
+  EXPECT_EQ(Parse<ProduceResponse>(*got, 9, true).responses.at(0).partition_responses.at(0)
+                .base_offset,
+            end);
+  ASSERT_TRUE(second_called);
+  correlation_ = parked_correlation + 1;
+  auto resp = Parse<ProduceResponse>(*second, 9, true);
+  EXPECT_EQ(resp.responses.at(0).partition_responses.at(0).error_code, 0);
+  EXPECT_EQ(resp.responses.at(0).partition_responses.at(0).base_offset, end + 5);
+  EXPECT_EQ(LogEnd("tt"), end + 10);
+}
+
+TEST_F(ThrottleTest, PastTheLimitWithoutTranslationTheProduceTimesOutUnappended) {
+  const Buffer batch = BigBatch();
+  std::optional<Buffer> got;
+  bool called = false;
+  for (int i = 0; i < 20; ++i) {
+    got.reset();
+    called = false;
+    SendProduce("tt", batch, &got, &called);
+    now_ms_ += 500;
+    broker_->Tick();
+    if (!called) break;
+  }
+  ASSERT_FALSE(called);
+  const int64_t end = LogEnd("tt");
+  now_ms_ += 15'000;  // half the request's timeout
+  broker_->Tick();
+  ASSERT_TRUE(called);
+  auto resp = Parse<ProduceResponse>(*got, 9, true);
+  // REQUEST_TIMED_OUT: retriable; the batch was not appended, so a retry appends it once.
+  EXPECT_EQ(resp.responses.at(0).partition_responses.at(0).error_code, 7);
+  EXPECT_EQ(LogEnd("tt"), end);
 }
 
 }  // namespace

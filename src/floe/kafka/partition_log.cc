@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <cstring>
@@ -125,6 +126,22 @@ Status PartitionLog::OpenSegment(int64_t base_offset, bool last,
 int64_t PartitionLog::size_bytes() const {
   int64_t total = 0;
   for (const auto& [base, seg] : segments_) total += seg.size;
+  return total;
+}
+
+Result<int64_t> PartitionLog::BytesFrom(int64_t offset) const {
+  offset = std::max(offset, log_start_offset_);
+  if (offset >= log_end_offset_) return int64_t{0};
+  int64_t total = 0;
+  for (const auto& [base, seg] : segments_) {
+    if (seg.next_offset <= offset) continue;
+    if (seg.base_offset >= offset) {
+      total += seg.size;
+    } else {
+      FLOE_ASSIGN_OR_RETURN(int64_t pos, Locate(seg, offset));
+      total += seg.size - pos;
+    }
+  }
   return total;
 }
 

@@ -54,6 +54,9 @@ class PartitionLog {
   int64_t log_start_offset() const { return log_start_offset_; }
   int64_t log_end_offset() const { return log_end_offset_; }
   int64_t size_bytes() const;
+  // The bytes of log from the batch holding `offset` (clamped to the log start) to the log
+  // end: 0 at or past the end. kIOError / kCorrupt reading batch headers.
+  Result<int64_t> BytesFrom(int64_t offset) const;
   const std::string& dir() const { return dir_; }
 
   // Appends one validated batch, assigning it offsets from the log end (rewrites its

@@ -144,5 +144,31 @@ TEST_F(PartitionLogTest, SegmentsRollAndRetentionKeepsProtectedOffsets) {
   EXPECT_EQ((*again)->log_end_offset(), 20);
 }
 
+TEST_F(PartitionLogTest, BytesFromCountsWholeBatchesAcrossSegments) {
+  LogOptions options;
+  options.segment_bytes = 1000;  // a few batches per segment
+  auto log = PartitionLog::Open(dir_.string(), options);
+  ASSERT_TRUE(log.ok()) << log.error().ToString();
+  std::vector<int64_t> sizes;
+  for (int i = 0; i < 12; ++i) {
+    Buffer b = MakeBatch(4, 1000 * i, 50);
+    sizes.push_back(static_cast<int64_t>(b.size()));
+    ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
+  }
+  int64_t total = 0;
+  for (int64_t s : sizes) total += s;
+  EXPECT_EQ(*(*log)->BytesFrom(0), total);
+  EXPECT_EQ(*(*log)->BytesFrom(-5), total);  // clamped to the log start
+  // Offset 4k + j (j < 4) lies in batch k: its bytes and every later batch's count.
+  for (int k = 0; k < 12; ++k) {
+    int64_t from_k = 0;
+    for (int i = k; i < 12; ++i) from_k += sizes[static_cast<size_t>(i)];
+    EXPECT_EQ(*(*log)->BytesFrom(4 * k), from_k) << k;
+    EXPECT_EQ(*(*log)->BytesFrom(4 * k + 3), from_k) << k;
+  }
+  EXPECT_EQ(*(*log)->BytesFrom(48), 0);
+  EXPECT_EQ(*(*log)->BytesFrom(100), 0);
+}
+
 }  // namespace
 }  // namespace floe::kafka

@@ -143,6 +143,7 @@ enum class ErrorCode : int16_t {
   kCorruptMessage = 2,
   kUnknownTopicOrPartition = 3,
   kLeaderNotAvailable = 5,
+  kRequestTimedOut = 7,
   kMessageTooLarge = 10,
   kOffsetMetadataTooLarge = 12,
   kCoordinatorNotAvailable = 15,

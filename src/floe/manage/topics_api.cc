@@ -66,6 +66,7 @@ void PutBytes(OJson& j, const std::string& name, const std::optional<std::string
 
 struct Lag {
   int64_t offsets = 0;
+  int64_t bytes = 0;
   double seconds = 0;
 };
 
@@ -75,11 +76,15 @@ Lag LagOf(const ingest::TopicInfo& t, int64_t now_ms) {
   int64_t since = -1;
   for (const auto& p : t.translation->partitions) {
     lag.offsets += std::max<int64_t>(0, p.log_end_offset - p.committed_offset);
+    lag.bytes += p.untranslated_bytes;
     if (p.oldest_pending_ms >= 0 && (since < 0 || p.oldest_pending_ms < since)) {
       since = p.oldest_pending_ms;
     }
   }
-  if (lag.offsets > 0 && since >= 0) lag.seconds = static_cast<double>(now_ms - since) / 1000.0;
+  // Record timestamps come from producers' clocks: one ahead of ours is no lag.
+  if (lag.offsets > 0 && since >= 0) {
+    lag.seconds = static_cast<double>(std::max<int64_t>(0, now_ms - since)) / 1000.0;
+  }
   return lag;
 }
 
@@ -100,6 +105,7 @@ OJson Summary(const ingest::TopicInfo& t, int64_t now_ms) {
   Lag lag = LagOf(t, now_ms);
   j["translation-lag-offsets"] = t.table_topic ? OJson(lag.offsets) : OJson();
   j["translation-lag-seconds"] = t.table_topic ? OJson(lag.seconds) : OJson();
+  j["translation-lag-bytes"] = t.table_topic ? OJson(lag.bytes) : OJson();
   j["last-commit-at-ms"] = s && s->last_commit_ms >= 0 ? OJson(s->last_commit_ms) : OJson();
   j["last-commit-latency-ms"] =
       s && s->last_commit_latency_ms >= 0 ? OJson(s->last_commit_latency_ms) : OJson();
@@ -180,7 +186,8 @@ Result<http::HttpResponse> Details(ingest::IngestService* ingest, const std::str
                        {"log-end-offset", s.log_end_offset},
                        {"committed-offset", s.committed_offset},
                        {"translated-offset", s.translated_offset},
-                       {"lag-offsets", std::max<int64_t>(0, s.log_end_offset - s.committed_offset)}});
+                       {"lag-offsets", std::max<int64_t>(0, s.log_end_offset - s.committed_offset)},
+                       {"lag-bytes", s.untranslated_bytes}});
     }
     j["commits"] = t.translation->commits;
     j["rows-committed"] = t.translation->rows_committed;

@@ -176,7 +176,8 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
                                  {"enabled", "host", "port", "advertised-host", "node-id", "fsync",
                                   "flush-interval-ms", "num-partitions", "auto-create-topics",
                                   "retention-ms", "retention-bytes", "segment-bytes",
-                                  "max-request-bytes", "table-catalog", "table-namespace"}));
+                                  "max-request-bytes", "table-catalog", "table-namespace",
+                                  "lag-throttle-bytes", "lag-limit-bytes", "max-throttle-ms"}));
   if (node["enabled"]) {
     FLOE_ASSIGN_OR_RETURN(kafka->enabled, Boolean(node["enabled"], "kafka.enabled"));
   }
@@ -231,6 +232,20 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
     FLOE_ASSIGN_OR_RETURN(int64_t n, Integer(node["max-request-bytes"], "kafka.max-request-bytes",
                                              1024, int64_t{1} << 31));
     kafka->max_request_bytes = static_cast<size_t>(n);
+  }
+  if (node["lag-throttle-bytes"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->lag_throttle_bytes, Integer(node["lag-throttle-bytes"],
+                                                             "kafka.lag-throttle-bytes", -1,
+                                                             INT64_MAX));
+  }
+  if (node["lag-limit-bytes"]) {
+    FLOE_ASSIGN_OR_RETURN(kafka->lag_limit_bytes, Integer(node["lag-limit-bytes"],
+                                                          "kafka.lag-limit-bytes", -1, INT64_MAX));
+  }
+  if (node["max-throttle-ms"]) {
+    FLOE_ASSIGN_OR_RETURN(int64_t ms, Integer(node["max-throttle-ms"], "kafka.max-throttle-ms", 0,
+                                              60000));
+    kafka->max_throttle_ms = static_cast<int32_t>(ms);
   }
   if (node["table-catalog"]) {
     FLOE_ASSIGN_OR_RETURN(kafka->table_catalog, Scalar(node["table-catalog"], "kafka.table-catalog"));

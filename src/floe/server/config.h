@@ -42,6 +42,8 @@
 //     retention-ms: 604800000
 //     table-catalog: lake                  # where table topics' tables go (default: default-catalog)
 //     table-namespace: kafka               # for topics without floe.table.topic.namespace
+//     lag-throttle-bytes: 268435456        # table topics: throttle produces past this backlog
+//     lag-limit-bytes: 1073741824          #   and hold them past this one
 //   auth:                                  # off by default (a server on loopback)
 //     enabled: true                        # FLOE_AUTH_ENABLED
 //     token-lifetime-seconds: 3600

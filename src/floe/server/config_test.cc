@@ -75,6 +75,9 @@ kafka:
   retention-ms: 1000
   table-catalog: lake
   table-namespace: streams
+  lag-throttle-bytes: 1048576
+  lag-limit-bytes: -1
+  max-throttle-ms: 250
 )", &config);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(config.kafka.enabled);
@@ -88,6 +91,10 @@ kafka:
   EXPECT_EQ(config.kafka.retention_ms, 1000);
   EXPECT_EQ(config.kafka.table_catalog, "lake");
   EXPECT_EQ(config.kafka.table_namespace, "streams");
+  EXPECT_EQ(config.kafka.lag_throttle_bytes, 1048576);
+  EXPECT_EQ(config.kafka.lag_limit_bytes, -1);
+  EXPECT_EQ(config.kafka.max_throttle_ms, 250);
+  EXPECT_FALSE(ParseServerConfig("kafka: {max-throttle-ms: 100000}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {table-namespace: ''}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {fsync: sometimes}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {prot: 1}", &config).ok());

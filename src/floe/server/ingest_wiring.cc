@@ -15,6 +15,11 @@ Result<std::unique_ptr<ingest::IngestService>> StartIngest(
       config.kafka.table_catalog.empty() ? config.default_catalog : config.kafka.table_catalog;
   options.translator.default_namespace = config.kafka.table_namespace;
   options.translator.now_ms = config.now_ms;
+  // Committing at half the throttle bound keeps a translator that keeps up from ever
+  // throttling its producers, whatever the commit interval.
+  const int64_t bound = config.kafka.lag_throttle_bytes > 0 ? config.kafka.lag_throttle_bytes
+                                                            : config.kafka.lag_limit_bytes;
+  options.translator.commit_backlog_bytes = bound > 0 ? bound / 2 : 0;
   if (optimizer != nullptr) {
     options.translator.on_table_changed = [optimizer, catalog = options.catalog](
                                               const catalog::TableIdentifier& id) {

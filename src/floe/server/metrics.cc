@@ -242,6 +242,13 @@ void Server::WriteTopicMetrics(PrometheusWriter& w) {
            }
            w.Sample("floe_table_topic_translation_lag_records", {{"topic", topic}}, lag);
          });
+  family("floe_table_topic_translation_lag_bytes", "gauge",
+         "Log bytes of a table topic not yet committed to its table (produce throttling).",
+         [&](const ingest::TopicStats& s, std::string_view topic) {
+           int64_t lag = 0;
+           for (const auto& p : s.partitions) lag += p.untranslated_bytes;
+           w.Sample("floe_table_topic_translation_lag_bytes", {{"topic", topic}}, lag);
+         });
   family("floe_table_topic_commits_total", "counter", "Commits of a table topic's coordinator.",
          [&](const ingest::TopicStats& s, std::string_view topic) {
            w.Sample("floe_table_topic_commits_total", {{"topic", topic}}, s.commits);

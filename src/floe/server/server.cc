@@ -208,6 +208,9 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     broker_options.retention_ms = config.kafka.retention_ms;
     broker_options.retention_bytes = config.kafka.retention_bytes;
     broker_options.segment_bytes = config.kafka.segment_bytes;
+    broker_options.lag_throttle_bytes = config.kafka.lag_throttle_bytes;
+    broker_options.lag_limit_bytes = config.kafka.lag_limit_bytes;
+    broker_options.max_throttle_ms = config.kafka.max_throttle_ms;
     broker_options.validate_topic_configs = ingest::ValidateTableTopicConfigs;
     FLOE_ASSIGN_OR_RETURN(std::unique_ptr<kafka::Broker> broker,
                           kafka::Broker::Open(std::move(broker_options)));
@@ -495,6 +498,9 @@ std::string SettingsJson(const ServerConfig& config) {
         {"retention-bytes", k.retention_bytes},
         {"segment-bytes", k.segment_bytes},
         {"max-request-bytes", k.max_request_bytes},
+        {"lag-throttle-bytes", k.lag_throttle_bytes},
+        {"lag-limit-bytes", k.lag_limit_bytes},
+        {"max-throttle-ms", k.max_throttle_ms},
         {"table-catalog", k.table_catalog.empty() ? config.default_catalog : k.table_catalog},
         {"table-namespace", k.table_namespace}}},
       {"auth",

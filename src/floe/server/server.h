@@ -107,6 +107,11 @@ struct ServerConfig {
     int64_t retention_bytes = -1;
     int64_t segment_bytes = 1 << 30;
     size_t max_request_bytes = 100 << 20;
+    // Produce throttling on table topics' translation lag (docs/kafka.md, "Throttling"):
+    // bytes per partition not yet committed to the table; <= 0 turns a bound off.
+    int64_t lag_throttle_bytes = int64_t{256} << 20;
+    int64_t lag_limit_bytes = int64_t{1} << 30;
+    int32_t max_throttle_ms = 1000;
     // The catalog receiving table topics' tables (docs/table-topics.md); empty: the
     // default catalog.
     std::string table_catalog;

@@ -1,23 +1,36 @@
 // kafkajs 2.2.4 against a broker: creates a topic, produces COUNT records idempotently with
 // gzip (kafkajs' built-in codec), consumes them in a group and prints one JSON line per
 // record: {offset, key, value, timestamp, headers} with bytes as hex.
-//   node client.js BOOTSTRAP TOPIC GROUP COUNT
+//   node client.js BOOTSTRAP TOPIC GROUP COUNT [table]
+// With `table` the topic is a JSON table topic (floe.table.topic.*) and record i has key
+// kafkajs-i and value {"id": i, "client": "kafkajs", "text": "row i \u00e9", "n": 7 i}.
 const { Kafka, CompressionTypes, logLevel } = require('kafkajs');
 
 async function main() {
-  const [bootstrap, topic, group, countText] = process.argv.slice(2);
+  const [bootstrap, topic, group, countText, mode] = process.argv.slice(2);
+  const table = mode === 'table';
   const count = Number(countText);
   const kafka = new Kafka({ clientId: 'floe-kafkajs', brokers: [bootstrap], logLevel: logLevel.ERROR });
   const admin = kafka.admin();
   await admin.connect();
-  await admin.createTopics({ topics: [{ topic, numPartitions: 1 }], waitForLeaders: true });
+  const configEntries = table ? [
+    { name: 'floe.table.topic.enable', value: 'true' },
+    { name: 'floe.table.topic.commit.interval.ms', value: '1000' },
+    { name: 'floe.table.topic.convert.value.type', value: 'json' },
+    { name: 'floe.table.topic.transform.value.type', value: 'flatten' },
+  ] : [];
+  await admin.createTopics({ topics: [{ topic, numPartitions: 1, configEntries }],
+                             waitForLeaders: true });
   await admin.disconnect();
 
   const producer = kafka.producer({ idempotent: true, maxInFlightRequests: 1 });
   await producer.connect();
   const messages = [];
   for (let i = 0; i < count; i++) {
-    messages.push({ key: `key-${i}`, value: `kafkajs-value-${i}`, partition: 0,
+    const value = table
+      ? JSON.stringify({ id: i, client: 'kafkajs', text: `row ${i} \u00e9`, n: i * 7 })
+      : `kafkajs-value-${i}`;
+    messages.push({ key: table ? `kafkajs-${i}` : `key-${i}`, value, partition: 0,
                     timestamp: String(1700000000000 + i), headers: { h: String(i) } });
   }
   for (let i = 0; i < count; i += 50) {

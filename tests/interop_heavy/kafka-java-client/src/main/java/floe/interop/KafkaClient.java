@@ -21,6 +21,10 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
 /**
  * Drives the Java client against a broker:
  *   create BOOTSTRAP TOPIC PARTITIONS
+ *   create-table BOOTSTRAP TOPIC          (one partition, a JSON table topic: flatten, commit
+ *                                          interval 1 s)
+ *   produce-json BOOTSTRAP TOPIC COUNT    (idempotent, acks=all, zstd; record i: key
+ *                                          "java-i", value {"id":i,"client":"java",...})
  *   produce BOOTSTRAP TOPIC CODEC COUNT   (idempotent, acks=all; record i: key "key-i",
  *                                          value "java-value-i", header h=i, timestamp
  *                                          1700000000000 + i)
@@ -39,6 +43,33 @@ public final class KafkaClient {
           admin.createTopics(List.of(new NewTopic(args[2], Integer.parseInt(args[3]), (short) 1)
                   .configs(Map.of("retention.ms", "86400000"))))
               .all().get();
+        }
+      }
+      case "create-table" -> {
+        try (Admin admin = Admin.create(props)) {
+          admin.createTopics(List.of(new NewTopic(args[2], 1, (short) 1).configs(Map.of(
+                  "floe.table.topic.enable", "true",
+                  "floe.table.topic.commit.interval.ms", "1000",
+                  "floe.table.topic.convert.value.type", "json",
+                  "floe.table.topic.transform.value.type", "flatten"))))
+              .all().get();
+        }
+      }
+      case "produce-json" -> {
+        props.put("acks", "all");
+        props.put("enable.idempotence", "true");
+        props.put("compression.type", "zstd");
+        props.put("linger.ms", "5");
+        try (KafkaProducer<byte[], byte[]> p =
+            new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+          int n = Integer.parseInt(args[3]);
+          for (int i = 0; i < n; i++) {
+            String value = "{\"id\":" + i + ",\"client\":\"java\",\"text\":\"row " + i
+                + " \u00e9\",\"n\":" + (i * 7) + "}";
+            p.send(new ProducerRecord<>(args[2], 0, ("java-" + i).getBytes(StandardCharsets.UTF_8),
+                value.getBytes(StandardCharsets.UTF_8)));
+          }
+          p.flush();
         }
       }
       case "produce" -> {
