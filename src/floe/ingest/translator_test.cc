@@ -195,8 +195,7 @@ TEST_F(TranslatorTest, BrokerValidatesTableTopicConfigs) {
   EXPECT_EQ(CreateTopic("ok", 1, JsonTopic()), 0);
   // INVALID_CONFIG (40): checked as a whole by the injected validator.
   EXPECT_EQ(CreateTopic("bad", 1, {{"floe.table.topic.errors.tolerance", "most"}}), 40);
-  EXPECT_EQ(CreateTopic("bad2", 1, {{"automq.table.topic.convert.value.type", "by_schema_id"}}),
-            40);
+  EXPECT_EQ(CreateTopic("bad2", 1, {{"automq.table.topic.convert.value.type", "protobuf"}}), 40);
 }
 
 TEST_F(TranslatorTest, JsonRowsEvolveAndResumeExactlyOnce) {
