@@ -9,12 +9,14 @@ namespace floe::server {
 
 Result<std::unique_ptr<ingest::IngestService>> StartIngest(
     const ServerConfig& config, std::shared_ptr<catalog::CatalogRegistry> registry,
-    kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer) {
+    kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer,
+    const ingest::SchemaRegistry* schemas) {
   ingest::IngestServiceOptions options;
   options.catalog =
       config.kafka.table_catalog.empty() ? config.default_catalog : config.kafka.table_catalog;
   options.translator.default_namespace = config.kafka.table_namespace;
   options.translator.now_ms = config.now_ms;
+  options.translator.schema_registry = schemas;
   if (optimizer != nullptr) {
     options.translator.on_table_changed = [optimizer, catalog = options.catalog](
                                               const catalog::TableIdentifier& id) {
