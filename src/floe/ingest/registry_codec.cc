@@ -301,9 +301,8 @@ Result<TypePtr> JsonSchemaType(const nlohmann::ordered_json& s, int depth) {
   if (type == "number") return iceberg::DoubleType();
   if (type == "boolean") return iceberg::BooleanType();
   if (type == "string") {
-    const std::string format = s.value("format", "");
-    if (format == "date") return iceberg::DateType();
-    if (format == "date-time") return iceberg::TimestampTzType();
+    if (s.contains("format") && s["format"] == "date") return iceberg::DateType();
+    if (s.contains("format") && s["format"] == "date-time") return iceberg::TimestampTzType();
     return iceberg::StringType();
   }
   if (type == "null") return TypePtr();

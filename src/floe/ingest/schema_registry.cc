@@ -215,7 +215,15 @@ Status SchemaRegistry::Replay() {
     nlohmann::json record = nlohmann::json::parse(text.begin() + static_cast<ptrdiff_t>(start),
                                                   text.begin() + static_cast<ptrdiff_t>(nl),
                                                   nullptr, false);
-    if (record.is_discarded() || !record.is_object() || !state_->Apply(record)) {
+    bool applied = false;
+    if (!record.is_discarded() && record.is_object()) {
+      try {
+        applied = state_->Apply(record);
+      } catch (const nlohmann::json::exception&) {
+        applied = false;  // a member of the wrong type: reported below
+      }
+    }
+    if (!applied) {
       return Status::Corrupt("{}: bad record at byte {}", path, start);
     }
     start = nl + 1;

@@ -319,7 +319,7 @@ http::HttpResponse SchemaRegistryApi::Handle(const http::HttpRequest& request) c
     if (method == "GET") return Reply(200, {{"mode", "READWRITE"}});
     if (method == "PUT") {
       nlohmann::json j = nlohmann::json::parse(request.body, nullptr, false);
-      if (!j.is_discarded() && j.is_object() && j.value("mode", "") == "READWRITE") {
+      if (!j.is_discarded() && j.is_object() && j.contains("mode") && j["mode"] == "READWRITE") {
         return Reply(200, {{"mode", "READWRITE"}});
       }
       return Error(42204, "Only the READWRITE mode is supported");

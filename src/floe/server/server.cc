@@ -227,6 +227,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
       registry_options.host = config.kafka.schema_registry.host;
       registry_options.port = config.kafka.schema_registry.port;
       registry_options.max_body_bytes = config.max_request_body_bytes;
+      registry_options.worker_threads = 2;  // in-memory lookups and one fdatasync per change
       registry_options.access_log = config.access_log;
       FLOE_ASSIGN_OR_RETURN(
           server->registry_http_,
