@@ -19,6 +19,7 @@ struct ProtoDecoder::Plan {
   std::vector<int> column;         // per field: its column (child) index, -1 when omitted
   std::vector<const Plan*> sub;    // per field: a message field's plan (not Timestamp)
   std::vector<std::string> zero_enum;  // per enum field: the symbol of number 0
+  int num_columns = 0;
 };
 
 namespace {
@@ -75,29 +76,37 @@ const ProtoDecoder::Plan* ProtoDecoder::PlanFor(const proto::Message& m) {
   Plan* plan = owned.get();
   plans_[&m] = std::move(owned);
   plan->message = &m;
-  // Columns are the fields ProtoColumns keeps (empty messages are omitted), in order.
-  auto columns = ProtoColumns(m);
-  std::vector<std::string> names;
-  if (columns.ok()) {
-    for (const auto& c : *columns) names.push_back(c.name);
-  }
+  // Columns are the fields ProtoColumns keeps, in order: all but those whose message (or
+  // map value message) has no columns itself. Sub-plans first decide that, once per message
+  // (Make has already refused recursive messages).
   plan->column.assign(m.fields.size(), -1);
   plan->sub.assign(m.fields.size(), nullptr);
   plan->zero_enum.assign(m.fields.size(), {});
+  int next_column = 0;
   for (size_t i = 0; i < m.fields.size(); ++i) {
     const Field& f = m.fields[i];
-    for (size_t c = 0; c < names.size(); ++c) {
-      if (names[c] == f.name) plan->column[i] = static_cast<int>(c);
-    }
-    if (m.map_entry) plan->column[i] = static_cast<int>(i);
+    bool omitted = false;
     if (f.type == FieldType::kMessage && !proto::IsTimestamp(*f.message)) {
       plan->sub[i] = PlanFor(*f.message);
+      if (f.is_map) {
+        const Field& value = f.message->fields[1];
+        omitted = value.type == FieldType::kMessage && !proto::IsTimestamp(*value.message) &&
+                  PlanFor(*value.message)->num_columns == 0;
+      } else {
+        omitted = plan->sub[i]->num_columns == 0;
+      }
     }
     if (f.type == FieldType::kEnum) {
       const std::string* zero = f.enumeration->NameOf(0);
       plan->zero_enum[i] = zero != nullptr ? *zero : "0";
     }
+    if (m.map_entry) {
+      plan->column[i] = static_cast<int>(i);
+    } else if (!omitted) {
+      plan->column[i] = next_column++;
+    }
   }
+  plan->num_columns = m.map_entry ? static_cast<int>(m.fields.size()) : next_column;
   return plan;
 }
 

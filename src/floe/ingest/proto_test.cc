@@ -216,6 +216,26 @@ TEST(ProtoDecoderTest, RejectsMalformedBytes) {
   EXPECT_FALSE((*decoder)->Read(group).ok());
 }
 
+TEST(ProtoDecoderTest, EmptyMessagesHoldNoColumn) {
+  auto schema = proto::ProtoSchema::Parse(
+      "syntax = \"proto3\"; message E {} "
+      "message M { E e = 1; int32 x = 2; map<string, E> m = 3; string s = 4; }");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  auto decoder = ProtoDecoder::Make(*(*schema)->FindMessage("M"));
+  ASSERT_TRUE(decoder.ok()) << decoder.status().ToString();
+  ASSERT_EQ((*decoder)->columns().size(), 2u);
+  EXPECT_EQ((*decoder)->columns()[0].name, "x");
+  EXPECT_EQ((*decoder)->columns()[1].name, "s");
+  // Protocol Buffers Encoding: e = {} (tag 0x0a, length 0), x = 5 (0x10 05), an m entry
+  // {key "k", value {}} (0x1a, length 5), s = "a" (0x22 01 61).
+  const uint8_t bytes[] = {0x0a, 0x00, 0x10, 0x05, 0x1a, 0x05, 0x0a, 0x01,
+                           0x6b, 0x12, 0x00, 0x22, 0x01, 0x61};
+  ASSERT_TRUE((*decoder)->Read(bytes).ok());
+  auto c = (*decoder)->Finish();
+  EXPECT_EQ(c[0].Value<int32_t>(0), 5);
+  EXPECT_EQ(c[1].BinaryValue(0), "a");
+}
+
 TEST(ProtoDescriptorTest, Base64DescriptorBecomesEquivalentText) {
   EXPECT_TRUE(proto::LooksLikeBase64Descriptor(kOrderDescriptor));
   EXPECT_FALSE(proto::LooksLikeBase64Descriptor(kOrderProto));
