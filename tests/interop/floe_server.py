@@ -11,7 +11,8 @@ answers, stopped with SIGTERM (a graceful stop must exit 0). Self-optimizing is 
 with --config, e.g. {"auth": {"enabled": True, "principals": {...}}}.
 
 The Kafka listener is off (--no-kafka) unless `kafka=True`; then it listens on its own free
-port, `server.kafka_bootstrap` ("127.0.0.1:PORT"). `kill()` ends the process with SIGKILL
+port, `server.kafka_bootstrap` ("127.0.0.1:PORT"), and the schema registry on another,
+`server.schema_registry_uri` ("http://127.0.0.1:PORT"). `kill()` ends the process with SIGKILL
 (crash tests); `start()` again restarts it on the same data dir and ports.
 """
 
@@ -74,6 +75,7 @@ class FloeServer:
         self.port = 0
         self.kafka = kafka
         self.kafka_port = 0
+        self.schema_registry_port = 0
         self.proc: subprocess.Popen | None = None
         self.exit_code: int | None = None
 
@@ -84,6 +86,10 @@ class FloeServer:
     @property
     def kafka_bootstrap(self) -> str:
         return f"127.0.0.1:{self.kafka_port}"
+
+    @property
+    def schema_registry_uri(self) -> str:
+        return f"http://127.0.0.1:{self.schema_registry_port}"
 
     @property
     def warehouse(self) -> Path:
@@ -97,9 +103,11 @@ class FloeServer:
             if not restart:
                 self.port = free_port()
                 self.kafka_port = free_port() if self.kafka else 0
+                self.schema_registry_port = free_port() if self.kafka else 0
             restart = False
-            kafka_args = (["--kafka-port", str(self.kafka_port)] if self.kafka
-                          else ["--no-kafka"])
+            kafka_args = (["--kafka-port", str(self.kafka_port),
+                           "--schema-registry-port", str(self.schema_registry_port)]
+                          if self.kafka else ["--no-kafka"])
             argv = [self.floe_bin, "server", "--data-dir", str(self.data_dir),
                     "--http-port", str(self.port), *kafka_args,
                     "--access-log",

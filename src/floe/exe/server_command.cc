@@ -50,6 +50,8 @@ struct ServerFlags {
   CLI::Option* optimizer_threads_opt = nullptr;
   CLI::Option* optimizer_refresh_opt = nullptr;
   CLI::Option* kafka_port_opt = nullptr;
+  int schema_registry_port = 0;
+  CLI::Option* schema_registry_port_opt = nullptr;
   CLI::Option* kafka_host_opt = nullptr;
   CLI::Option* kafka_advertised_host_opt = nullptr;
   CLI::Option* web_dir_opt = nullptr;
@@ -110,6 +112,13 @@ Result<server::ServerConfig> ConfigFrom(const ServerFlags& flags) {
       return Status::InvalidArgument("--kafka-port {} is not a port", flags.kafka_port);
     }
     config.kafka.port = static_cast<uint16_t>(flags.kafka_port);
+  }
+  if (flags.schema_registry_port_opt->count() > 0) {
+    if (flags.schema_registry_port < 0 || flags.schema_registry_port > 65535) {
+      return Status::InvalidArgument("--schema-registry-port {} is not a port",
+                                     flags.schema_registry_port);
+    }
+    config.kafka.schema_registry.port = static_cast<uint16_t>(flags.schema_registry_port);
   }
   if (flags.kafka_host_opt->count() > 0) config.kafka.host = flags.kafka_host;
   if (flags.kafka_advertised_host_opt->count() > 0) {
@@ -189,6 +198,10 @@ Status RunServer(const ServerFlags& flags) {
       server->kafka_port() > 0
           ? fmt::format("{}:{}", c.kafka.host, server->kafka_port()).c_str()
           : "off");
+  if (server->schema_registry_port() > 0) {
+    std::printf("  schema registry: http://%s:%u\n", c.kafka.schema_registry.host.c_str(),
+                server->schema_registry_port());
+  }
   if (c.auth.enabled) {
     std::printf("  auth:          on (%zu principals; tokens at http://%s:%u/v1/oauth/tokens)\n",
                 c.auth.principals.size(), c.http_host.c_str(), server->http_port());
@@ -259,6 +272,9 @@ void AddServerCommands(CLI::App& app, int* exit_code) {
       "--kafka-advertised-host", flags->kafka_advertised_host,
       "Host name Kafka clients are told to connect to (default: the listen address)");
   server->add_flag("--no-kafka", flags->no_kafka, "Do not start the Kafka listener");
+  flags->schema_registry_port_opt = server->add_option(
+      "--schema-registry-port", flags->schema_registry_port,
+      "Schema registry port (default 8081; 0 = any free port; env FLOE_SCHEMA_REGISTRY_PORT)");
   flags->web_dir_opt = server->add_option(
       "--web-dir", flags->web_dir,
       "The dashboard's built files (default: build/<preset>/web or <prefix>/share/floe/web "

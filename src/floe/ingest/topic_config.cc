@@ -27,13 +27,11 @@ Result<ConvertType> ParseConvert(const std::string& key, std::string_view v) {
   if (v == "raw") return ConvertType::kRaw;
   if (v == "string") return ConvertType::kString;
   if (v == "json") return ConvertType::kJson;
-  if (v == "by_schema_id" || v == "by_latest_schema") {
-    return Status::InvalidArgument(
-        "{}{}: '{}' needs a schema registry, which this floe server does not have; use raw, "
-        "string or json",
-        kPrefix, key, v);
-  }
-  return Status::InvalidArgument("{}{}: '{}' is not one of raw, string, json", kPrefix, key, v);
+  if (v == "by_schema_id") return ConvertType::kBySchemaId;
+  if (v == "by_latest_schema") return ConvertType::kByLatestSchema;
+  return Status::InvalidArgument(
+      "{}{}: '{}' is not one of raw, string, json, by_schema_id, by_latest_schema", kPrefix, key,
+      v);
 }
 
 bool ValidColumnName(std::string_view s) {
@@ -147,6 +145,10 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
       if (c.key_type == ConvertType::kJson) {
         return Status::InvalidArgument("{}{}: keys are stored as raw or string", kPrefix, key);
       }
+      // Registry-encoded keys are kept as their bytes in _kafka.key (docs/table-topics.md).
+      if (c.key_type == ConvertType::kBySchemaId || c.key_type == ConvertType::kByLatestSchema) {
+        c.key_type = ConvertType::kRaw;
+      }
     } else if (key == "transform.value.type") {
       if (value == "none") {
         c.transform = TransformType::kNone;
@@ -190,7 +192,13 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
     }
   }
   // Cross-key rules: columns only exist for structured values.
-  const bool structured = c.value_type == ConvertType::kJson;
+  const bool structured = c.value_type == ConvertType::kJson || c.registry();
+  if (c.registry() && (!c.cdc_field.empty() || c.transform == TransformType::kFlattenDebezium)) {
+    return Status::InvalidArgument(
+        "{}cdc.field and flatten_debezium need convert.value.type json (registry-decoded values "
+        "support upsert.enable)",
+        kPrefix);
+  }
   if (c.transform != TransformType::kNone && !structured) {
     return Status::InvalidArgument(
         "{}transform.value.type: flatten and flatten_debezium need convert.value.type json",

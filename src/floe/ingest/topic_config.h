@@ -13,7 +13,9 @@
 
 namespace floe::ingest {
 
-enum class ConvertType { kRaw, kString, kJson };
+// kBySchemaId: the Confluent wire format (magic byte, schema id) decoded with that schema;
+// kByLatestSchema: no header, decoded with the latest schema of subject <topic>-value.
+enum class ConvertType { kRaw, kString, kJson, kBySchemaId, kByLatestSchema };
 enum class TransformType { kNone, kFlatten, kFlattenDebezium };
 enum class ErrorsTolerance { kNone, kInvalidData, kAll };
 
@@ -37,6 +39,11 @@ struct TableTopicConfig {
   std::vector<PartitionByField> partition_by;
   ErrorsTolerance errors_tolerance = ErrorsTolerance::kInvalidData;
 
+  // Values are decoded with schema registry schemas.
+  bool registry() const {
+    return value_type == ConvertType::kBySchemaId || value_type == ConvertType::kByLatestSchema;
+  }
+
   // Rows are keyed: upserts, CDC ops or Debezium envelopes become equality deletes.
   bool keyed() const {
     return upsert || !cdc_field.empty() || transform == TransformType::kFlattenDebezium;
@@ -46,9 +53,8 @@ struct TableTopicConfig {
 inline constexpr int64_t kMinCommitIntervalMs = 1000;
 
 // Parses a topic's configs (canonical `floe.table.topic.*` names; other keys ignored).
-// kInvalidArgument naming the key and what is wrong: unknown enum values; by_schema_id and
-// by_latest_schema (they need a schema registry, which floe does not have); transforms that
-// need structured values; upsert or CDC without id.columns; bad partition.by entries.
+// kInvalidArgument naming the key and what is wrong: unknown enum values; transforms that
+// need structured values; cdc.field or Debezium with registry-decoded values; upsert or CDC without id.columns; bad partition.by entries.
 Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::string>& configs);
 
 // The broker's validation hook (BrokerOptions::validate_topic_configs): the message of

@@ -68,9 +68,10 @@ TEST(TopicConfigTest, RejectsBadValues) {
   bad({{"commit.interval.ms", "999"}}, "at least 1000");
   bad({{"commit.interval.ms", "soon"}}, "not an integer");
   bad({{"enable", "yes"}}, "not a boolean");
-  bad({{"convert.value.type", "avro"}}, "not one of raw, string, json");
-  bad({{"convert.value.type", "by_schema_id"}}, "schema registry");
-  bad({{"convert.value.type", "by_latest_schema"}}, "schema registry");
+  bad({{"convert.value.type", "avro"}}, "not one of raw, string, json, by_schema_id");
+  bad({{"convert.value.type", "by_schema_id"}, {"transform.value.type", "flatten_debezium"},
+       {"id.columns", "id"}},
+      "need convert.value.type json");
   bad({{"transform.value.type", "unwrap"}}, "not one of none, flatten");
   bad({{"transform.value.type", "flatten"}}, "need convert.value.type json");
   bad({{"errors.tolerance", "some"}}, "not one of none, invalid_data, all");

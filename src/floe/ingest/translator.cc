@@ -20,6 +20,8 @@
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
 #include "floe/ingest/json_schema.h"
+#include "floe/ingest/registry_codec.h"
+#include "floe/ingest/registry_values.h"
 #include "floe/kafka/record_batch.h"
 
 namespace floe::ingest {
@@ -227,6 +229,12 @@ struct TopicTranslator::Impl {
   std::unique_ptr<col::ArrayBuilder> meta;      // the _kafka column
   std::unique_ptr<col::ArrayBuilder> value;     // raw / string: the value column
   std::string wrapped;                          // json + transform none: {"value":...}
+  // Registry-decoded values: the codec of the rows in the builders, and one that a row
+  // needs the table to evolve for (set by DecodeValue for HandleBadRow).
+  std::unique_ptr<RegistryValues> registry_values;
+  RegistryCodec* active_codec = nullptr;
+  RegistryCodec* evolve_codec = nullptr;
+  std::string registry_json_text;  // a JSON Schema payload the decoder rejected
   std::unique_ptr<iceberg::DataWriter> writer;
   std::vector<iceberg::DataFile> files;
   int64_t pending_rows = 0;
@@ -353,7 +361,7 @@ struct TopicTranslator::Impl {
         iceberg::AssignFreshIds(*KafkaColumnType(config.key_type == ConvertType::kString),
                                 next_id),
         "Kafka partition, offset, timestamp, key and headers of the record")};
-    if (config.value_type != ConvertType::kJson) {
+    if (config.value_type != ConvertType::kJson && !config.registry()) {
       fields.push_back(iceberg::NestedField::Optional(
           next_id(), "value",
           config.value_type == ConvertType::kString ? iceberg::StringType()
@@ -389,7 +397,9 @@ struct TopicTranslator::Impl {
     pending_ops.clear();
     decoder.reset();
     value.reset();
-    if (config.value_type == ConvertType::kJson) {
+    if (registry_values) registry_values->Reset();
+    active_codec = nullptr;
+    if (config.value_type == ConvertType::kJson || config.registry()) {
       std::vector<iceberg::NestedField> rest(schema.fields().begin() + 1, schema.fields().end());
       FLOE_ASSIGN_OR_RETURN(iceberg::Schema value_schema, iceberg::Schema::Make(std::move(rest)));
       format::text::ReadOptions ro;
@@ -587,6 +597,7 @@ struct TopicTranslator::Impl {
       *invalid_data = true;
       return Status::InvalidArgument("the key is not valid UTF-8");
     }
+    if (config.registry()) return DecodeRegistryValue(row, invalid_data);
     if (config.value_type == ConvertType::kRaw) {
       auto* b = static_cast<col::BinaryBuilder*>(value.get());
       row.value_len < 0 ? b->AppendNull() : b->Append(Bytes(row.value_pos, row.value_len));
@@ -629,11 +640,90 @@ struct TopicTranslator::Impl {
     return decoder->DecodeJsonRow(text);
   }
 
+  // The codec of a row's value, or nullptr when it has none (the decode reports why).
+  RegistryCodec* RowCodec(const RowRef& row) {
+    if (row.value_len < 0) return nullptr;
+    std::span<const uint8_t> payload;
+    auto codec = registry_values->Resolve(
+        {arena.data() + row.value_pos, static_cast<size_t>(row.value_len)}, &payload);
+    return codec.ok() && (*codec)->error.empty() ? *codec : nullptr;
+  }
+
+  // Registry-decoded values (see RegistryValues). A schema the table cannot hold yet sets
+  // evolve_codec and fails, so that HandleBadRow evolves the table and the row is retried.
+  Status DecodeRegistryValue(const RowRef& row, bool* invalid_data) {
+    if (row.value_len < 0) {
+      *invalid_data = true;
+      return Status::InvalidArgument("a null value carries no schema");
+    }
+    std::span<const uint8_t> payload;
+    auto resolved = registry_values->Resolve(
+        {arena.data() + row.value_pos, static_cast<size_t>(row.value_len)}, &payload);
+    if (!resolved.ok()) {
+      *invalid_data = true;
+      return resolved.status();
+    }
+    RegistryCodec* codec = *resolved;
+    if (!codec->error.empty()) {
+      *invalid_data = true;
+      return Status::InvalidArgument("{}", codec->error);
+    }
+    const int32_t schema_id = table->metadata()->current_schema()->schema_id();
+    if (codec->fits_schema_id != schema_id) {
+      auto changes = CodecChanges(*codec);
+      if (changes.ok() && changes->empty()) {
+        codec->fits_schema_id = schema_id;
+      } else {
+        evolve_codec = codec;
+        return changes.ok() ? Status::FailedPrecondition("schema id {} needs a schema update",
+                                                         codec->schema_id)
+                            : changes.status();
+      }
+    }
+    if (active_codec != nullptr && active_codec != codec) {
+      return Status::Internal("rows of two schemas in one batch");
+    }
+    active_codec = codec;
+    if (codec->type == SchemaType::kJson) {
+      std::string_view text(reinterpret_cast<const char*>(payload.data()), payload.size());
+      if (!format::text::ValidUtf8(text)) {
+        *invalid_data = true;
+        return Status::InvalidArgument("the value is not valid UTF-8");
+      }
+      if (config.transform == TransformType::kNone) {
+        wrapped.assign("{\"value\":");
+        wrapped.append(text);
+        wrapped.push_back('}');
+        text = wrapped;
+      }
+      Status st = decoder->DecodeJsonRow(text);
+      if (!st.ok()) {
+        // HandleBadRow decides: not JSON (invalid data), or columns to add.
+        registry_json_text.assign(reinterpret_cast<const char*>(payload.data()), payload.size());
+        return st;
+      }
+    } else {
+      Status st = registry_values->Decode(codec, payload);
+      if (!st.ok()) {
+        *invalid_data = true;
+        return st.WithContext("schema id {}", codec->schema_id);
+      }
+    }
+    if (config.keyed()) pending_ops.push_back('U');
+    return Status::OK();
+  }
+
   Status WriteBuilt() {
     std::vector<col::Array> columns;
     columns.push_back(meta->Finish());
     int64_t n = columns[0].length();
-    if (decoder) {
+    if (active_codec != nullptr && active_codec->type != SchemaType::kJson) {
+      const iceberg::Schema& schema = *table->metadata()->current_schema();
+      std::vector<iceberg::NestedField> targets(schema.fields().begin() + 1, schema.fields().end());
+      FLOE_ASSIGN_OR_RETURN(std::vector<col::Array> values,
+                            registry_values->Finish(active_codec, targets));
+      for (col::Array& a : values) columns.push_back(std::move(a));
+    } else if (decoder) {
       col::RecordBatch values = decoder->Finish();
       for (col::Array& a : values.mutable_columns()) columns.push_back(std::move(a));
     } else {
@@ -763,9 +853,7 @@ struct TopicTranslator::Impl {
   // Evolves the table so that `object` (the record's value columns as JSON) decodes.
   // Returns false when no change would help.
   Result<bool> Evolve(const nlohmann::json& object, std::string* conflict) {
-    // Held: a keyed topic commits below, which replaces the table's metadata.
-    const iceberg::TableMetadataPtr metadata = table->metadata();
-    const iceberg::Schema& schema = *metadata->current_schema();
+    const iceberg::Schema& schema = *table->metadata()->current_schema();
     std::vector<iceberg::NestedField> rest(schema.fields().begin() + 1, schema.fields().end());
     std::vector<SchemaChange> changes;
     Status inferred = InferChanges(rest, object, "", &changes);
@@ -773,6 +861,30 @@ struct TopicTranslator::Impl {
       *conflict = std::string(inferred.message());
       return false;
     }
+    return ApplyChanges(std::move(changes), conflict);
+  }
+
+  // The registry schema's changes for a codec (registry_codec.h, RecordChanges). Id columns
+  // of keyed topics stay required (identifier fields).
+  Result<std::vector<SchemaChange>> CodecChanges(const RegistryCodec& codec) {
+    const iceberg::Schema& schema = *table->metadata()->current_schema();
+    std::vector<iceberg::NestedField> rest(schema.fields().begin() + 1, schema.fields().end());
+    std::vector<SchemaChange> changes;
+    FLOE_RETURN_IF_ERROR(RecordChanges(rest, codec.columns, "", &changes));
+    std::erase_if(changes, [&](const SchemaChange& c) {
+      return config.keyed() && c.kind == SchemaChange::Kind::kMakeOptional &&
+             std::find(config.id_columns.begin(), config.id_columns.end(), c.name) !=
+                 config.id_columns.end();
+    });
+    return changes;
+  }
+
+  // Applies schema changes (commits held rows of keyed topics first). False when there are
+  // none or they clash with the id columns (`conflict` says why).
+  Result<bool> ApplyChanges(std::vector<SchemaChange> changes, std::string* conflict) {
+    // Held: a keyed topic commits below, which replaces the table's metadata.
+    const iceberg::TableMetadataPtr metadata = table->metadata();
+    const iceberg::Schema& schema = *metadata->current_schema();
     for (const SchemaChange& c : changes) {
       if (c.kind == SchemaChange::Kind::kAddColumn && c.parent.empty() && c.name == kKafkaColumn) {
         *conflict = "a value field named _kafka clashes with the metadata column";
@@ -874,10 +986,28 @@ struct TopicTranslator::Impl {
   Result<bool> HandleBadRow(const RowRef& row, bool invalid_data, const Status& why,
                             bool evolved_already) {
     std::string reason = std::string(why.message());
-    if (!invalid_data && config.value_type == ConvertType::kJson && row.value_len >= 0 &&
-        !evolved_already) {
-      std::string_view text = Bytes(row.value_pos, row.value_len);
-      if (config.keyed()) {
+    if (!invalid_data && config.registry() && evolve_codec != nullptr) {
+      RegistryCodec* codec = std::exchange(evolve_codec, nullptr);
+      if (!evolved_already) {
+        auto changes = CodecChanges(*codec);
+        if (!changes.ok()) {
+          reason = std::string(changes.status().message());
+        } else {
+          std::string conflict;
+          FLOE_ASSIGN_OR_RETURN(bool evolved, ApplyChanges(std::move(*changes), &conflict));
+          if (evolved) return true;
+          if (!conflict.empty()) reason = conflict;
+        }
+      }
+    }
+    // JSON Schema values that the table's columns reject (fields the schema leaves open)
+    // evolve like plain JSON.
+    const std::string registry_json = std::exchange(registry_json_text, std::string());
+    if (!invalid_data && (config.value_type == ConvertType::kJson || !registry_json.empty()) &&
+        row.value_len >= 0 && !evolved_already) {
+      std::string_view text =
+          registry_json.empty() ? Bytes(row.value_pos, row.value_len) : registry_json;
+      if (config.keyed() && registry_json.empty()) {
         // DecodeValue only fails after a good envelope for keyed rows: its row text.
         auto envelope = Envelope(text);
         if (envelope.ok()) text = envelope->second;
@@ -916,7 +1046,19 @@ struct TopicTranslator::Impl {
     if (!table) FLOE_RETURN_IF_ERROR(CreateTable());
     size_t segment = 0;  // first row not yet written
     size_t evolved_row = SIZE_MAX;
+    if (registry_values) registry_values->RefreshLatest();
     for (size_t i = 0; i < rows.size();) {
+      if (config.registry()) {
+        // The builders hold rows of one codec: a row of another writes them out first.
+        RegistryCodec* codec = RowCodec(rows[i]);
+        if (codec != nullptr && codec != active_codec) {
+          if (active_codec != nullptr) {
+            FLOE_RETURN_IF_ERROR(WriteBuilt());
+            segment = i;
+          }
+          active_codec = codec;
+        }
+      }
       bool invalid = false;
       Status st = DecodeValue(rows[i], &invalid);
       if (st.ok()) {
@@ -1147,6 +1289,9 @@ struct TopicTranslator::Impl {
     dlq_rows.clear();
     arena.Clear();
     pending_rows = 0;
+    active_codec = nullptr;
+    evolve_codec = nullptr;
+    if (registry_values) registry_values->Reset();
     loaded = false;
   }
 };
@@ -1169,6 +1314,10 @@ TopicTranslator::TopicTranslator(std::string topic, TableTopicConfig config,
   s.stats.table = s.id.ToString();
   s.stats.dlq_table = s.dlq_id.ToString();
   s.stats.state = "starting";
+  if (s.config.registry()) {
+    s.registry_values =
+        std::make_unique<RegistryValues>(s.options.schema_registry, s.config, s.topic);
+  }
 }
 
 TopicTranslator::~TopicTranslator() { impl_->Drop(); }

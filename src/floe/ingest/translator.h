@@ -19,7 +19,12 @@
 // row of each key not deleted (equality deletes only reach earlier commits, so duplicates
 // within a commit are dropped here). A schema change commits the held rows first.
 //
-// Records that cannot be decoded (invalid_data: not JSON, not an object, not UTF-8) or
+// Registry-decoded values (convert.value.type by_schema_id / by_latest_schema) go through
+// RegistryValues; a record whose schema the table cannot hold yet first evolves the table
+// from the schema's columns (registry_codec.h, RecordChanges).
+//
+// Records that cannot be decoded (invalid_data: not JSON, not an object, not UTF-8; no
+// schema registry header, an unknown schema id, bytes that do not match the schema) or
 // converted (a value that fits no evolution of its column) go to `<table>_dlq` per
 // errors.tolerance, committed just before the table with the same offsets property, so a
 // retried range skips what the dead-letter table already holds. With errors.tolerance=none
@@ -43,6 +48,8 @@
 
 namespace floe::ingest {
 
+class SchemaRegistry;
+
 // Runs a function on the broker's thread (kafka::KafkaServer::Call, or directly in tests).
 using BrokerCall = std::function<Status(const std::function<void(kafka::Broker&)>&)>;
 
@@ -56,6 +63,9 @@ struct IngestOptions {
   // Commit before commit.interval.ms once a partition has this many log bytes not yet in
   // the table (0: only on the interval). The server sets half the broker's throttle bound.
   int64_t commit_backlog_bytes = 0;
+  // The schemas of by_schema_id / by_latest_schema topics (null: their records are
+  // undecodable). Must outlive the translators.
+  const SchemaRegistry* schema_registry = nullptr;
   // Called after every commit to a table (the optimizer's change event).
   std::function<void(const catalog::TableIdentifier&)> on_table_changed;
 };

@@ -10,6 +10,7 @@
 #include "floe/catalog/sql_catalog.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/table.h"
+#include "floe/ingest/schema_registry.h"
 #include "floe/kafka/record_batch.h"
 
 namespace floe::ingest {
@@ -197,8 +198,7 @@ TEST_F(TranslatorTest, BrokerValidatesTableTopicConfigs) {
   EXPECT_EQ(CreateTopic("ok", 1, JsonTopic()), 0);
   // INVALID_CONFIG (40): checked as a whole by the injected validator.
   EXPECT_EQ(CreateTopic("bad", 1, {{"floe.table.topic.errors.tolerance", "most"}}), 40);
-  EXPECT_EQ(CreateTopic("bad2", 1, {{"automq.table.topic.convert.value.type", "by_schema_id"}}),
-            40);
+  EXPECT_EQ(CreateTopic("bad2", 1, {{"automq.table.topic.convert.value.type", "protobuf"}}), 40);
 }
 
 TEST_F(TranslatorTest, JsonRowsEvolveAndResumeExactlyOnce) {
@@ -497,6 +497,71 @@ TEST_F(TranslatorTest, DeadLetterCountSurvivesARestart) {
   auto restarted = Translator("noisy", other_catalog.get());
   ASSERT_TRUE(restarted->RunOnce().ok()) << restarted->stats().last_error;
   EXPECT_EQ(restarted->stats().dlq_records, 2);
+}
+
+}  // namespace
+}  // namespace floe::ingest
+
+namespace floe::ingest {
+namespace {
+
+// A value in the Confluent wire format: magic 0, the schema id big-endian, the payload.
+std::string Framed(int32_t id, std::string_view payload) {
+  std::string out(1, '\0');
+  for (int shift = 24; shift >= 0; shift -= 8) out += static_cast<char>((id >> shift) & 0xff);
+  out += payload;
+  return out;
+}
+
+TEST_F(TranslatorTest, RegistryAvroRowsEvolveTheTableAndBadIdsGoToTheDlq) {
+  auto registry = *SchemaRegistry::Open("");
+  auto v1 = registry->Register("reg-value", SchemaType::kAvro,
+                               R"({"type":"record","name":"R","fields":[
+                                   {"name":"id","type":"long"},{"name":"name","type":"string"}]})",
+                               {});
+  auto v2 = registry->Register("reg-value", SchemaType::kAvro,
+                               R"({"type":"record","name":"R","fields":[
+                                   {"name":"id","type":"long"},{"name":"name","type":"string"},
+                                   {"name":"score","type":["null","double"],"default":null}]})",
+                               {});
+  ASSERT_TRUE(v1.ok() && v2.ok());
+  ASSERT_EQ(CreateTopic("reg", 1, {{"floe.table.topic.enable", "true"},
+                                   {"floe.table.topic.convert.value.type", "by_schema_id"},
+                                   {"floe.table.topic.transform.value.type", "flatten"},
+                                   {"floe.table.topic.commit.interval.ms", "1000"}}),
+            0);
+  // Avro binary encoding (spec): long 3 = zig-zag 0x06; string "ab" = length 0x04 + bytes;
+  // union branch 1 = 0x02, then double 1.5 little-endian.
+  const std::string row1 = Framed(*v1, std::string("\x06\x04" "ab", 4));
+  const std::string row2 =
+      Framed(*v2, std::string("\x08\x02" "c" "\x02\x00\x00\x00\x00\x00\x00\xf8\x3f", 12));
+  Produce("reg", 0, {row1, row2, Framed(999, "\x02"), std::string("no header")});
+  std::map<std::string, std::string> configs;
+  for (const auto& topic : broker_->ListTopics()) {
+    if (topic.name == "reg") configs = topic.configs;
+  }
+  auto config = ParseTableTopicConfig(configs);
+  ASSERT_TRUE(config.ok());
+  IngestOptions o;
+  o.now_ms = [this] { return now_ms_; };
+  o.schema_registry = registry.get();
+  TopicTranslator t("reg", *config, catalog_.get(), Call(), o);
+  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
+  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  EXPECT_EQ(t.stats().dlq_records, 2);
+  EXPECT_GE(t.stats().schema_updates, 2);  // the v1 columns, then score
+  EXPECT_EQ(Offsets("reg"), (std::vector<int64_t>{0, 1}));
+  std::map<int64_t, std::string> rows;
+  for (const auto& b : Scan("reg")) {
+    const auto& id = b.column(static_cast<size_t>(b.schema()->FieldIndex("id")));
+    const auto& name = b.column(static_cast<size_t>(b.schema()->FieldIndex("name")));
+    const auto& score = b.column(static_cast<size_t>(b.schema()->FieldIndex("score")));
+    for (int64_t i = 0; i < b.num_rows(); ++i) {
+      rows[id.Value<int64_t>(i)] = std::string(name.BinaryValue(i)) + "/" +
+                                   (score.IsNull(i) ? "null" : std::to_string(score.Value<double>(i)));
+    }
+  }
+  EXPECT_EQ(rows, (std::map<int64_t, std::string>{{3, "ab/null"}, {4, "c/1.500000"}}));
 }
 
 }  // namespace

@@ -177,7 +177,8 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
                                   "flush-interval-ms", "num-partitions", "auto-create-topics",
                                   "retention-ms", "retention-bytes", "segment-bytes",
                                   "max-request-bytes", "table-catalog", "table-namespace",
-                                  "lag-throttle-bytes", "lag-limit-bytes", "max-throttle-ms"}));
+                                  "lag-throttle-bytes", "lag-limit-bytes", "max-throttle-ms",
+                                  "schema-registry"}));
   if (node["enabled"]) {
     FLOE_ASSIGN_OR_RETURN(kafka->enabled, Boolean(node["enabled"], "kafka.enabled"));
   }
@@ -255,6 +256,21 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
                           Scalar(node["table-namespace"], "kafka.table-namespace"));
     if (kafka->table_namespace.empty()) {
       return Status::InvalidArgument("kafka.table-namespace must not be empty");
+    }
+  }
+  if (const YAML::Node& sr = node["schema-registry"]; sr) {
+    FLOE_RETURN_IF_ERROR(CheckKeys(sr, "kafka.schema-registry", {"enabled", "host", "port"}));
+    if (sr["enabled"]) {
+      FLOE_ASSIGN_OR_RETURN(kafka->schema_registry.enabled,
+                            Boolean(sr["enabled"], "kafka.schema-registry.enabled"));
+    }
+    if (sr["host"]) {
+      FLOE_ASSIGN_OR_RETURN(kafka->schema_registry.host,
+                            Scalar(sr["host"], "kafka.schema-registry.host"));
+    }
+    if (sr["port"]) {
+      FLOE_ASSIGN_OR_RETURN(int64_t port, Integer(sr["port"], "kafka.schema-registry.port", 0, 65535));
+      kafka->schema_registry.port = static_cast<uint16_t>(port);
     }
   }
   return Status::OK();
@@ -413,6 +429,15 @@ Status ApplyServerEnvironment(const std::function<const char*(const char*)>& get
       return Status::InvalidArgument("FLOE_KAFKA_PORT '{}' is not a port", text);
     }
     config->kafka.port = static_cast<uint16_t>(port);
+  }
+  if (const char* v = value("FLOE_SCHEMA_REGISTRY_PORT")) {
+    std::string_view text(v);
+    int port = -1;
+    auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), port);
+    if (ec != std::errc() || ptr != text.data() + text.size() || port < 0 || port > 65535) {
+      return Status::InvalidArgument("FLOE_SCHEMA_REGISTRY_PORT '{}' is not a port", text);
+    }
+    config->kafka.schema_registry.port = static_cast<uint16_t>(port);
   }
   if (const char* v = value("FLOE_AUTH_ENABLED")) {
     std::optional<bool> enabled = ParseBool(v);

@@ -44,6 +44,10 @@
 //     table-namespace: kafka               # for topics without floe.table.topic.namespace
 //     lag-throttle-bytes: 268435456        # table topics: throttle produces past this backlog
 //     lag-limit-bytes: 1073741824          #   and hold them past this one
+//     schema-registry:                     # Confluent-compatible (docs/table-topics.md)
+//       enabled: true                      # on whenever kafka is
+//       host: 127.0.0.1
+//       port: 8081                         # FLOE_SCHEMA_REGISTRY_PORT; 0 = any free port
 //   auth:                                  # off by default (a server on loopback)
 //     enabled: true                        # FLOE_AUTH_ENABLED
 //     token-lifetime-seconds: 3600
@@ -73,7 +77,8 @@ Status ParseServerConfig(std::string_view yaml_text, ServerConfig* config);
 // Reads and parses a file (kNotFound / kIOError for the file).
 Status LoadServerConfig(const std::string& path, ServerConfig* config);
 
-// FLOE_DATA_DIR, FLOE_METASTORE, FLOE_HTTP_HOST, FLOE_HTTP_PORT, FLOE_KAFKA_PORT, FLOE_ACCESS_LOG,
+// FLOE_DATA_DIR, FLOE_METASTORE, FLOE_HTTP_HOST, FLOE_HTTP_PORT, FLOE_KAFKA_PORT,
+// FLOE_SCHEMA_REGISTRY_PORT, FLOE_ACCESS_LOG,
 // FLOE_AUTH_ENABLED, FLOE_WEB_DIR.
 // `getenv` is injected for tests.
 Status ApplyServerEnvironment(const std::function<const char*(const char*)>& getenv,

@@ -78,8 +78,15 @@ kafka:
   lag-throttle-bytes: 1048576
   lag-limit-bytes: -1
   max-throttle-ms: 250
+  schema-registry: {host: 0.0.0.0, port: 18081}
 )", &config);
   ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_TRUE(config.kafka.schema_registry.enabled);
+  EXPECT_EQ(config.kafka.schema_registry.host, "0.0.0.0");
+  EXPECT_EQ(config.kafka.schema_registry.port, 18081);
+  EXPECT_FALSE(ParseServerConfig("kafka: {schema-registry: {prot: 1}}", &config).ok());
+  EXPECT_TRUE(ParseServerConfig("kafka: {schema-registry: {enabled: false}}", &config).ok());
+  EXPECT_FALSE(config.kafka.schema_registry.enabled);
   EXPECT_TRUE(config.kafka.enabled);
   EXPECT_EQ(config.kafka.host, "0.0.0.0");
   EXPECT_EQ(config.kafka.port, 19092);
@@ -102,6 +109,7 @@ kafka:
   EXPECT_EQ(defaults.kafka.port, 9092);
   EXPECT_EQ(defaults.kafka.table_catalog, "");  // the default catalog
   EXPECT_EQ(defaults.kafka.table_namespace, "kafka");
+  EXPECT_EQ(defaults.kafka.schema_registry.port, 8081);  // Confluent's default port
 }
 
 TEST(ServerConfig, HistorySection) {

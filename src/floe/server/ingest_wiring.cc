@@ -9,7 +9,8 @@ namespace floe::server {
 
 Result<std::unique_ptr<ingest::IngestService>> StartIngest(
     const ServerConfig& config, std::shared_ptr<catalog::CatalogRegistry> registry,
-    kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer) {
+    kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer,
+    const ingest::SchemaRegistry* schemas) {
   ingest::IngestServiceOptions options;
   options.catalog =
       config.kafka.table_catalog.empty() ? config.default_catalog : config.kafka.table_catalog;
@@ -20,6 +21,7 @@ Result<std::unique_ptr<ingest::IngestService>> StartIngest(
   const int64_t bound = config.kafka.lag_throttle_bytes > 0 ? config.kafka.lag_throttle_bytes
                                                             : config.kafka.lag_limit_bytes;
   options.translator.commit_backlog_bytes = bound > 0 ? bound / 2 : 0;
+  options.translator.schema_registry = schemas;
   if (optimizer != nullptr) {
     options.translator.on_table_changed = [optimizer, catalog = options.catalog](
                                               const catalog::TableIdentifier& id) {

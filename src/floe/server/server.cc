@@ -221,9 +221,29 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     kafka_options.advertise_bound_port = config.kafka.port == 0;
     FLOE_ASSIGN_OR_RETURN(server->kafka_,
                           kafka::KafkaServer::Start(std::move(kafka_options), std::move(broker)));
+    if (config.kafka.schema_registry.enabled) {
+      FLOE_ASSIGN_OR_RETURN(server->schema_registry_,
+                            ingest::SchemaRegistry::Open((data_dir / "schema-registry").string()));
+      server->registry_api_ =
+          std::make_unique<ingest::SchemaRegistryApi>(server->schema_registry_.get());
+      http::HttpServerOptions registry_options;
+      registry_options.host = config.kafka.schema_registry.host;
+      registry_options.port = config.kafka.schema_registry.port;
+      registry_options.max_body_bytes = config.max_request_body_bytes;
+      registry_options.worker_threads = 2;  // in-memory lookups and one fdatasync per change
+      registry_options.access_log = config.access_log;
+      FLOE_ASSIGN_OR_RETURN(
+          server->registry_http_,
+          http::HttpServer::Start(std::move(registry_options),
+                                  [api = server->registry_api_.get()](
+                                      const http::HttpRequest& request) {
+                                    return api->Handle(request);
+                                  }));
+    }
     FLOE_ASSIGN_OR_RETURN(server->ingest_, StartIngest(config, server->registry_,
                                                        server->kafka_.get(),
-                                                       server->optimizer_.get()));
+                                                       server->optimizer_.get(),
+                                                       server->schema_registry_.get()));
   }
 
   rest::RestCatalogOptions rest_options;
@@ -303,6 +323,7 @@ void Server::Stop() {
   if (history_) history_->Stop();
   // Before the listener: the translators read the broker through it.
   if (ingest_) ingest_->Stop();
+  if (registry_http_) registry_http_->Stop();
   if (kafka_) kafka_->Stop();
   if (http_) http_->Stop();
   // After the HTTP server: no request can report a commit to a stopped optimizer.
@@ -501,6 +522,10 @@ std::string SettingsJson(const ServerConfig& config) {
         {"lag-throttle-bytes", k.lag_throttle_bytes},
         {"lag-limit-bytes", k.lag_limit_bytes},
         {"max-throttle-ms", k.max_throttle_ms},
+        {"schema-registry",
+         {{"enabled", k.schema_registry.enabled},
+          {"host", k.schema_registry.host},
+          {"port", k.schema_registry.port}}},
         {"table-catalog", k.table_catalog.empty() ? config.default_catalog : k.table_catalog},
         {"table-namespace", k.table_namespace}}},
       {"auth",

@@ -34,6 +34,8 @@
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http_server.h"
 #include "floe/ingest/ingest_service.h"
+#include "floe/ingest/schema_registry.h"
+#include "floe/ingest/schema_registry_api.h"
 #include "floe/kafka/kafka_server.h"
 #include "floe/manage/history_recorder.h"
 #include "floe/manage/management_api.h"
@@ -116,6 +118,12 @@ struct ServerConfig {
     // default catalog.
     std::string table_catalog;
     std::string table_namespace = "kafka";
+    // The built-in schema registry's listener (its schemas under <data-dir>/schema-registry).
+    struct SchemaRegistry {
+      bool enabled = true;
+      std::string host = "127.0.0.1";
+      uint16_t port = 8081;  // 0: a free port
+    } schema_registry;
   } kafka;
   // Milliseconds since the epoch, for token expiry (injected for tests; default: the system
   // clock).
@@ -149,6 +157,8 @@ class Server {
   uint16_t http_port() const { return http_->port(); }
   // The Kafka listener's bound port; 0 when it is off.
   uint16_t kafka_port() const { return kafka_ ? kafka_->port() : 0; }
+  // The schema registry's bound port; 0 when it is off.
+  uint16_t schema_registry_port() const { return registry_http_ ? registry_http_->port() : 0; }
   const ServerConfig& config() const { return config_; }
   // The number of dashboard files served at /; 0 without a dashboard.
   size_t web_file_count() const { return web_ ? web_->file_count() : 0; }
@@ -197,6 +207,11 @@ class Server {
   std::unique_ptr<auth::Authenticator> auth_;  // null when authentication is off
   std::unique_ptr<http::HttpServer> http_;
   std::unique_ptr<kafka::KafkaServer> kafka_;
+  // The schema registry (with kafka_ unless disabled), declared before ingest_, whose
+  // translators read it, so that it outlives them.
+  std::unique_ptr<ingest::SchemaRegistry> schema_registry_;
+  std::unique_ptr<ingest::SchemaRegistryApi> registry_api_;
+  std::unique_ptr<http::HttpServer> registry_http_;
   std::unique_ptr<ingest::IngestService> ingest_;  // with kafka_
   std::unique_ptr<manage::HistoryRecorder> history_;
 };
@@ -204,7 +219,8 @@ class Server {
 // Starts the table topics' service over the running Kafka listener (ingest_wiring.cc).
 Result<std::unique_ptr<ingest::IngestService>> StartIngest(
     const ServerConfig& config, std::shared_ptr<catalog::CatalogRegistry> registry,
-    kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer);
+    kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer,
+    const ingest::SchemaRegistry* schemas);
 
 // Whether `host` (http.host) only accepts connections from this machine: localhost,
 // 127.0.0.0/8 or ::1.

@@ -1,0 +1,26 @@
+// The Confluent Schema Registry REST API subset over SchemaRegistry (docs/table-topics.md,
+// "Schema registry"): what the serializers of confluent-kafka, the Java client and kafkajs
+// call, plus the listing, delete, config and compatibility routes tools use. Errors are
+// Confluent's bodies, {"error_code": 40401, "message": "..."}, with HTTP status
+// error_code / 100 (409 for incompatible schemas, whose error_code is 409 too).
+//
+// Thread-safety: Handle may be called concurrently.
+#pragma once
+
+#include "floe/http/http.h"
+#include "floe/ingest/schema_registry.h"
+
+namespace floe::ingest {
+
+class SchemaRegistryApi {
+ public:
+  // REQUIRES: `registry` outlives the API.
+  explicit SchemaRegistryApi(SchemaRegistry* registry) : registry_(registry) {}
+
+  http::HttpResponse Handle(const http::HttpRequest& request) const;
+
+ private:
+  SchemaRegistry* registry_;
+};
+
+}  // namespace floe::ingest

@@ -1,0 +1,266 @@
+// The schema registry's store and REST API: ids, versions, deletes, compatibility levels
+// and the Confluent error codes (Confluent Schema Registry API reference), and the Avro
+// resolution rules of the Avro specification ("Schema Resolution") behind BACKWARD /
+// FORWARD / FULL.
+#include "floe/ingest/schema_registry.h"
+
+#include <unistd.h>
+
+#include <filesystem>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "floe/ingest/schema_compatibility.h"
+#include "floe/ingest/schema_registry_api.h"
+
+namespace floe::ingest {
+namespace {
+
+constexpr std::string_view kV1 =
+    R"({"type":"record","name":"User","fields":[{"name":"id","type":"long"}]})";
+// v1 plus an optional field with a default: readable both ways.
+constexpr std::string_view kV2 =
+    R"({"type":"record","name":"User","fields":[{"name":"id","type":"long"},
+        {"name":"email","type":["null","string"],"default":null}]})";
+// A new field without a default: a v3 reader cannot read v1 data.
+constexpr std::string_view kNoDefault =
+    R"({"type":"record","name":"User","fields":[{"name":"id","type":"long"},
+        {"name":"age","type":"int"}]})";
+
+TEST(SchemaRegistryTest, IdsVersionsAndDeletes) {
+  auto opened = SchemaRegistry::Open("");
+  ASSERT_TRUE(opened.ok());
+  SchemaRegistry& r = **opened;
+  auto id1 = r.Register("users-value", SchemaType::kAvro, kV1, {});
+  ASSERT_TRUE(id1.ok()) << id1.status().ToString();
+  // Same schema (other whitespace) again: same id, no new version.
+  auto again = r.Register("users-value", SchemaType::kAvro,
+                          R"({"type": "record", "name": "User", "fields": [{"name": "id", "type": "long"}]})",
+                          {});
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ(*again, *id1);
+  // Ids are global: another subject gets the same id for the same schema.
+  EXPECT_EQ(*r.Register("other-value", SchemaType::kAvro, kV1, {}), *id1);
+  auto id2 = r.Register("users-value", SchemaType::kAvro, kV2, {});
+  ASSERT_TRUE(id2.ok()) << id2.status().ToString();
+  EXPECT_NE(*id2, *id1);
+  EXPECT_EQ(*r.Versions("users-value", false), (std::vector<int32_t>{1, 2}));
+  EXPECT_EQ(r.GetVersion("users-value", -1, false)->id, *id2);
+  auto found = r.Lookup("users-value", SchemaType::kAvro, kV1, {}, false);
+  ASSERT_TRUE(found.ok());
+  EXPECT_EQ(found->version, 1);
+  // BACKWARD (the default) refuses a field without a default.
+  auto refused = r.Register("users-value", SchemaType::kAvro, kNoDefault, {});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kConflict);
+  // Soft delete of version 2; latest is 1 again; re-registering v2 makes version 3.
+  ASSERT_TRUE(r.DeleteVersion("users-value", 2, false).ok());
+  EXPECT_EQ(r.GetVersion("users-value", -1, false)->version, 1);
+  EXPECT_EQ(*r.Register("users-value", SchemaType::kAvro, kV2, {}), *id2);
+  EXPECT_EQ(r.GetVersion("users-value", -1, false)->version, 3);
+  // A permanent delete needs a soft one first.
+  EXPECT_EQ(r.DeleteSubject("other-value", true).status().code(), StatusCode::kFailedPrecondition);
+  EXPECT_EQ(*r.DeleteSubject("other-value", false), std::vector<int32_t>{1});
+  EXPECT_FALSE(r.HasSubject("other-value", false));
+  EXPECT_TRUE(r.HasSubject("other-value", true));
+  EXPECT_TRUE(r.DeleteSubject("other-value", true).ok());
+  EXPECT_FALSE(r.HasSubject("other-value", true));
+  // The schema itself stays readable by id.
+  EXPECT_TRUE(r.GetById(*id1).ok());
+  EXPECT_FALSE(r.GetById(999).ok());
+  EXPECT_FALSE(r.Register("x", SchemaType::kAvro, "{not json", {}).ok());
+}
+
+TEST(SchemaRegistryTest, SurvivesReopen) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("floe-sr-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  int32_t id2 = 0;
+  {
+    auto r = SchemaRegistry::Open(dir.string());
+    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    ASSERT_TRUE((*r)->Register("s", SchemaType::kAvro, kV1, {}).ok());
+    id2 = *(*r)->Register("s", SchemaType::kAvro, kV2, {});
+    ASSERT_TRUE((*r)->SetCompatibility("s", Compatibility::kFull).ok());
+    ASSERT_TRUE((*r)->DeleteVersion("s", 1, false).ok());
+  }
+  {
+    // A torn last line (a crash mid-append) is dropped.
+    std::FILE* f = std::fopen((dir / "schemas.log").c_str(), "ab");
+    std::fputs("{\"op\":\"vers", f);
+    std::fclose(f);
+  }
+  auto r = SchemaRegistry::Open(dir.string());
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(*(*r)->Versions("s", false), std::vector<int32_t>{2});
+  EXPECT_EQ(*(*r)->GetCompatibility("s"), Compatibility::kFull);
+  EXPECT_EQ(*(*r)->Register("t", SchemaType::kAvro, kV2, {}), id2);
+  // New ids continue after the replayed ones.
+  auto id3 = (*r)->Register("u", SchemaType::kJson, R"({"type":"object"})", {});
+  ASSERT_TRUE(id3.ok());
+  EXPECT_GT(*id3, id2);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(SchemaCompatibilityTest, AvroResolutionRules) {
+  std::vector<std::string> m;
+  auto can = [&](std::string_view reader, std::string_view writer) {
+    m.clear();
+    auto r = CanRead(SchemaType::kAvro, reader, writer, {}, &m);
+    EXPECT_TRUE(r.ok());
+    return r.ok() && *r;
+  };
+  EXPECT_TRUE(can(kV2, kV1));   // reader default fills the new field
+  EXPECT_TRUE(can(kV1, kV2));   // writer's extra field is skipped
+  EXPECT_FALSE(can(kNoDefault, kV1));
+  EXPECT_FALSE(m.empty());
+  // Promotions: int -> long, float, double; long -> float, double; float -> double;
+  // string <-> bytes. Not the reverse.
+  EXPECT_TRUE(can(R"("long")", R"("int")"));
+  EXPECT_TRUE(can(R"("double")", R"("long")"));
+  EXPECT_TRUE(can(R"("double")", R"("float")"));
+  EXPECT_TRUE(can(R"("bytes")", R"("string")"));
+  EXPECT_FALSE(can(R"("int")", R"("long")"));
+  EXPECT_FALSE(can(R"("string")", R"("int")"));
+  // Unions: each writer branch must be readable.
+  EXPECT_TRUE(can(R"(["null","long"])", R"("int")"));
+  EXPECT_FALSE(can(R"("long")", R"(["null","long"])"));
+  // Enums: writer symbols in the reader, or a reader default.
+  EXPECT_FALSE(can(R"({"type":"enum","name":"E","symbols":["A"]})",
+                   R"({"type":"enum","name":"E","symbols":["A","B"]})"));
+  EXPECT_TRUE(can(R"({"type":"enum","name":"E","symbols":["A"],"default":"A"})",
+                  R"({"type":"enum","name":"E","symbols":["A","B"]})"));
+  // Names must match; fixed sizes too.
+  EXPECT_FALSE(can(R"({"type":"record","name":"A","fields":[]})",
+                   R"({"type":"record","name":"B","fields":[]})"));
+  EXPECT_FALSE(can(R"({"type":"fixed","name":"F","size":4})", R"({"type":"fixed","name":"F","size":8})"));
+  EXPECT_TRUE(can(R"({"type":"array","items":"long"})", R"({"type":"array","items":"int"})"));
+  EXPECT_TRUE(can(R"({"type":"map","values":"double"})", R"({"type":"map","values":"float"})"));
+}
+
+TEST(SchemaCompatibilityTest, LevelsAndTransitivity) {
+  auto r = *SchemaRegistry::Open("");
+  // FORWARD: the old schema must read the new one's data. A v1 reader skips kNoDefault's
+  // extra field; a kNoDefault reader cannot read v1 data (no age, no default).
+  ASSERT_TRUE(r->SetCompatibility("f", Compatibility::kForward).ok());
+  ASSERT_TRUE(r->Register("f", SchemaType::kAvro, kV1, {}).ok());
+  EXPECT_TRUE(r->Register("f", SchemaType::kAvro, kNoDefault, {}).ok());
+  ASSERT_TRUE(r->SetCompatibility("g", Compatibility::kForward).ok());
+  ASSERT_TRUE(r->Register("g", SchemaType::kAvro, kNoDefault, {}).ok());
+  EXPECT_FALSE(r->Register("g", SchemaType::kAvro, R"({"type":"record","name":"User","fields":[
+      {"name":"id","type":"long"},{"name":"age","type":"string"}]})", {}).ok());
+  // NONE accepts anything of the same type.
+  ASSERT_TRUE(r->SetCompatibility("n", Compatibility::kNone).ok());
+  ASSERT_TRUE(r->Register("n", SchemaType::kAvro, kV1, {}).ok());
+  EXPECT_TRUE(r->Register("n", SchemaType::kAvro, R"("string")", {}).ok());
+  // BACKWARD checks the latest only; BACKWARD_TRANSITIVE every version.
+  const std::string a = R"({"type":"record","name":"R","fields":[{"name":"x","type":"int"}]})";
+  const std::string b = R"({"type":"record","name":"R","fields":[]})";
+  const std::string c =
+      R"({"type":"record","name":"R","fields":[{"name":"x","type":"string","default":""}]})";
+  ASSERT_TRUE(r->Register("b", SchemaType::kAvro, a, {}).ok());
+  ASSERT_TRUE(r->Register("b", SchemaType::kAvro, b, {}).ok());
+  std::vector<std::string> m;
+  EXPECT_TRUE(*r->TestCompatibility("b", -1, SchemaType::kAvro, c, {}, &m));
+  ASSERT_TRUE(r->SetCompatibility("b", Compatibility::kBackwardTransitive).ok());
+  EXPECT_FALSE(*r->TestCompatibility("b", -1, SchemaType::kAvro, c, {}, &m));
+  // Against a given version.
+  EXPECT_FALSE(*r->TestCompatibility("b", 1, SchemaType::kAvro, c, {}, &m));
+  EXPECT_FALSE(r->TestCompatibility("b", 7, SchemaType::kAvro, c, {}, &m).ok());
+}
+
+TEST(SchemaCompatibilityTest, ProtobufAndJsonSubsets) {
+  std::vector<std::string> m;
+  const std::string p1 = "syntax = \"proto3\"; message M { int32 a = 1; string b = 2; }";
+  const std::string p2 = "syntax = \"proto3\"; message M { int64 a = 1; string b = 2; bool c = 3; }";
+  const std::string p3 = "syntax = \"proto3\"; message M { string a = 1; }";
+  EXPECT_TRUE(*CanRead(SchemaType::kProtobuf, p2, p1, {}, &m));   // int32 -> int64: same wire
+  EXPECT_FALSE(*CanRead(SchemaType::kProtobuf, p3, p1, {}, &m));  // varint -> bytes
+  EXPECT_FALSE(*CanRead(SchemaType::kProtobuf,
+                        "syntax = \"proto3\"; message M { repeated int32 a = 1; }", p1, {}, &m));
+  const std::string j1 = R"({"type":"object","properties":{"a":{"type":"integer"}}})";
+  const std::string j2 =
+      R"({"type":"object","properties":{"a":{"type":"number"},"b":{"type":"string"}},"required":["b"]})";
+  const std::string j3 = R"({"type":"object","properties":{"a":{"type":"number"}}})";
+  EXPECT_FALSE(*CanRead(SchemaType::kJson, j2, j1, {}, &m));  // b now required
+  EXPECT_TRUE(*CanRead(SchemaType::kJson, j3, j1, {}, &m));   // integer -> number
+  EXPECT_FALSE(*CanRead(SchemaType::kJson, j1, j3, {}, &m));  // number -> integer
+}
+
+http::HttpResponse Call(const SchemaRegistryApi& api, std::string method, std::string path,
+                        std::string body = "", std::string query = "") {
+  http::HttpRequest req;
+  req.method = std::move(method);
+  req.path = std::move(path);
+  req.body = std::move(body);
+  req.query = std::move(query);
+  return api.Handle(req);
+}
+
+TEST(SchemaRegistryApiTest, ConfluentRoutesAndErrors) {
+  auto r = *SchemaRegistry::Open("");
+  SchemaRegistryApi api(r.get());
+  const std::string v1 = nlohmann::json{{"schema", kV1}}.dump();
+  auto reg = Call(api, "POST", "/subjects/users-value/versions", v1);
+  ASSERT_EQ(reg.status, 200) << reg.body;
+  EXPECT_EQ(reg.content_type, "application/vnd.schemaregistry.v1+json");
+  const int id = nlohmann::json::parse(reg.body)["id"];
+  auto by_id = nlohmann::json::parse(Call(api, "GET", "/schemas/ids/" + std::to_string(id)).body);
+  EXPECT_FALSE(by_id.contains("schemaType"));  // AVRO is implied, as Confluent answers
+  EXPECT_EQ(nlohmann::json::parse(by_id["schema"].get<std::string>()),
+            nlohmann::json::parse(kV1));
+  auto latest = nlohmann::json::parse(Call(api, "GET", "/subjects/users-value/versions/latest").body);
+  EXPECT_EQ(latest["version"], 1);
+  EXPECT_EQ(latest["id"], id);
+  EXPECT_EQ(latest["subject"], "users-value");
+  auto lookup = Call(api, "POST", "/subjects/users-value", v1);
+  EXPECT_EQ(lookup.status, 200);
+  EXPECT_EQ(nlohmann::json::parse(lookup.body)["version"], 1);
+  auto err = [&](const http::HttpResponse& resp) {
+    auto j = nlohmann::json::parse(resp.body);
+    return std::make_pair(resp.status, j["error_code"].get<int>());
+  };
+  EXPECT_EQ(err(Call(api, "GET", "/subjects/nope/versions")), std::make_pair(404, 40401));
+  EXPECT_EQ(err(Call(api, "GET", "/subjects/users-value/versions/9")), std::make_pair(404, 40402));
+  EXPECT_EQ(err(Call(api, "GET", "/schemas/ids/999")), std::make_pair(404, 40403));
+  EXPECT_EQ(err(Call(api, "POST", "/subjects/users-value",
+                     nlohmann::json{{"schema", kV2}}.dump())),
+            std::make_pair(404, 40403));
+  EXPECT_EQ(err(Call(api, "POST", "/subjects/users-value/versions",
+                     nlohmann::json{{"schema", "{bad"}}.dump())),
+            std::make_pair(422, 42201));
+  EXPECT_EQ(err(Call(api, "POST", "/subjects/users-value/versions",
+                     nlohmann::json{{"schema", kNoDefault}}.dump())),
+            std::make_pair(409, 409));
+  EXPECT_EQ(err(Call(api, "GET", "/subjects/users-value/versions/x")), std::make_pair(422, 42202));
+  EXPECT_EQ(err(Call(api, "GET", "/config/users-value")), std::make_pair(404, 40408));
+  EXPECT_EQ(nlohmann::json::parse(Call(api, "GET", "/config").body)["compatibilityLevel"],
+            "BACKWARD");
+  auto put = Call(api, "PUT", "/config/users-value", R"({"compatibility":"NONE"})");
+  EXPECT_EQ(nlohmann::json::parse(put.body)["compatibility"], "NONE");
+  EXPECT_EQ(err(Call(api, "PUT", "/config", R"({"compatibility":"SOMETIMES"})")),
+            std::make_pair(422, 42203));
+  auto compat = Call(api, "POST", "/compatibility/subjects/users-value/versions/latest",
+                     nlohmann::json{{"schema", kNoDefault}}.dump());
+  EXPECT_EQ(nlohmann::json::parse(compat.body)["is_compatible"], true);  // NONE now
+  EXPECT_EQ(nlohmann::json::parse(Call(api, "GET", "/subjects").body),
+            nlohmann::json::array({"users-value"}));
+  auto del = Call(api, "DELETE", "/subjects/users-value");
+  EXPECT_EQ(nlohmann::json::parse(del.body), nlohmann::json::array({1}));
+  EXPECT_EQ(nlohmann::json::parse(Call(api, "GET", "/subjects").body), nlohmann::json::array());
+  EXPECT_EQ(nlohmann::json::parse(Call(api, "GET", "/subjects", "", "deleted=true").body),
+            nlohmann::json::array({"users-value"}));
+  auto proto = Call(api, "POST", "/subjects/p-value/versions",
+                    nlohmann::json{{"schema", "syntax = \"proto3\"; message M { int32 a = 1; }"},
+                                   {"schemaType", "PROTOBUF"}}
+                        .dump());
+  ASSERT_EQ(proto.status, 200) << proto.body;
+  auto pid = nlohmann::json::parse(proto.body)["id"].get<int>();
+  EXPECT_EQ(nlohmann::json::parse(Call(api, "GET", "/schemas/ids/" + std::to_string(pid)).body)["schemaType"],
+            "PROTOBUF");
+  EXPECT_EQ(Call(api, "GET", "/schemas/types").status, 200);
+}
+
+}  // namespace
+}  // namespace floe::ingest
