@@ -12,6 +12,7 @@
 #include "floe/columnar/bitmap.h"
 #include "floe/columnar/compute.h"
 #include "floe/format/puffin/deletion_vector.h"
+#include "floe/iceberg/equality_key.h"
 #include "floe/iceberg/file_filter.h"
 #include "floe/iceberg/manifest_list.h"
 #include "floe/iceberg/manifest_reader.h"
@@ -21,6 +22,11 @@ namespace floe::iceberg {
 
 namespace col = floe::columnar;
 namespace puffin = floe::format::puffin;
+using internal::AppendKey;
+using internal::EqualityKeyTable;
+using internal::FindAnyField;
+using internal::LocateAll;
+using internal::Located;
 
 // Reserved field ids of position delete files (spec, "Position Delete Files").
 constexpr int32_t kDeleteFilePathFieldId = 2147483546;
@@ -431,158 +437,6 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
 
 namespace {
 
-// A column located by field id in a batch (top level or inside structs), with the
-// validity of the structs above it.
-struct Located {
-  const col::Array* array = nullptr;
-  std::vector<const col::Array*> parents;
-};
-
-bool Locate(const std::vector<col::Field>& fields, const std::vector<const col::Array*>& arrays,
-            int32_t id, Located* out) {
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (fields[i].field_id == id) {
-      out->array = arrays[i];
-      return true;
-    }
-  }
-  for (size_t i = 0; i < fields.size(); ++i) {
-    if (fields[i].type->id() != col::TypeId::kStruct) continue;
-    std::vector<const col::Array*> children;
-    for (const col::Array& c : arrays[i]->children()) children.push_back(&c);
-    out->parents.push_back(arrays[i]);
-    if (Locate(fields[i].type->children(), children, id, out)) return true;
-    out->parents.pop_back();
-  }
-  return false;
-}
-
-Result<std::vector<Located>> LocateAll(const col::RecordBatch& batch,
-                                       const std::vector<int32_t>& ids) {
-  std::vector<const col::Array*> arrays;
-  for (const col::Array& a : batch.columns()) arrays.push_back(&a);
-  std::vector<Located> out;
-  for (int32_t id : ids) {
-    Located l;
-    if (!Locate(batch.schema()->fields(), arrays, id, &l)) {
-      return Status::Internal("equality field {} missing from the read batch", id);
-    }
-    out.push_back(std::move(l));
-  }
-  return out;
-}
-
-// Appends the key of row i: per column a null marker, then the value's bytes (length-
-// prefixed for variable-width types). Equal values give equal bytes, and a null equals a
-// null (equality deletes match nulls to nulls).
-void AppendKey(const std::vector<Located>& cols, int64_t i, std::string* key) {
-  for (const Located& c : cols) {
-    bool valid = c.array->IsValid(i);
-    for (const col::Array* p : c.parents) valid = valid && p->IsValid(i);
-    if (!valid) {
-      key->push_back('\0');
-      continue;
-    }
-    key->push_back('\1');
-    const col::Array& a = *c.array;
-    switch (a.type_id()) {
-      case col::TypeId::kBool:
-        key->push_back(a.BoolValue(i) ? '\1' : '\0');
-        break;
-      case col::TypeId::kString:
-      case col::TypeId::kBinary: {
-        std::string_view v = a.BinaryValue(i);
-        auto len = static_cast<uint32_t>(v.size());
-        key->append(reinterpret_cast<const char*>(&len), sizeof(len));
-        key->append(v);
-        break;
-      }
-      default: {
-        auto w = static_cast<size_t>(a.type()->fixed_width());
-        key->append(reinterpret_cast<const char*>(a.values().data()) + w * static_cast<size_t>(i),
-                    w);
-      }
-    }
-  }
-}
-
-// The encoded keys (AppendKey) of equality deletes: an open-addressing table of (hash,
-// entry) slots over one arena of key bytes. A lookup touches one slot and, only when the
-// 64-bit hashes agree, the key bytes: a data row whose key is not deleted costs one cache
-// miss, where a node-based map costs a bucket, a node and a string.
-class EqualityKeyTable {
- public:
-  static constexpr uint32_t kAbsent = UINT32_MAX;
-
-  static uint64_t Hash(std::string_view key) { return XXH3_64bits(key.data(), key.size()); }
-
-  // The entry of `key`, added (with *added = true) when absent.
-  uint32_t FindOrAdd(std::string_view key, uint64_t hash, bool* added) {
-    if ((ends_.size() + 1) * 2 > slots_.size()) Grow();
-    size_t pos = hash & mask_;
-    const auto tag = static_cast<uint32_t>(hash >> 32);
-    for (;; pos = (pos + 1) & mask_) {
-      Slot& slot = slots_[pos];
-      if (slot.entry == kAbsent) break;
-      if (slot.tag == tag && Key(slot.entry) == key) {
-        *added = false;
-        return slot.entry;
-      }
-    }
-    const auto entry = static_cast<uint32_t>(ends_.size());
-    arena_.append(key);
-    ends_.push_back(arena_.size());
-    slots_[pos] = Slot{tag, entry};
-    *added = true;
-    return entry;
-  }
-
-  uint32_t Find(std::string_view key, uint64_t hash) const {
-    if (slots_.empty()) return kAbsent;
-    const auto tag = static_cast<uint32_t>(hash >> 32);
-    for (size_t pos = hash & mask_;; pos = (pos + 1) & mask_) {
-      const Slot& slot = slots_[pos];
-      if (slot.entry == kAbsent) return kAbsent;
-      if (slot.tag == tag && Key(slot.entry) == key) return slot.entry;
-    }
-  }
-
-  // Starts loading the slot a later Find(…, hash) reads first.
-  void Prefetch(uint64_t hash) const {
-    if (!slots_.empty()) __builtin_prefetch(&slots_[hash & mask_]);
-  }
-
- private:
-  // 8 bytes: the low hash bits pick the slot, the high 32 are kept to skip most key
-  // compares. Grow() cannot recompute the position from them, so it rehashes the keys.
-  struct Slot {
-    uint32_t tag = 0;
-    uint32_t entry = kAbsent;
-  };
-
-  std::string_view Key(uint32_t entry) const {
-    const size_t begin = entry == 0 ? 0 : ends_[entry - 1];
-    return std::string_view(arena_).substr(begin, ends_[entry] - begin);
-  }
-
-  void Grow() {
-    std::vector<Slot> old = std::move(slots_);
-    slots_.assign(std::max<size_t>(1024, old.size() * 2), Slot{});
-    mask_ = slots_.size() - 1;
-    for (const Slot& slot : old) {
-      if (slot.entry == kAbsent) continue;
-      size_t pos = Hash(Key(slot.entry)) & mask_;
-      while (slots_[pos].entry != kAbsent) pos = (pos + 1) & mask_;
-      slots_[pos] = slot;
-    }
-  }
-
-  std::vector<Slot> slots_;
-  size_t mask_ = 0;
-  std::string arena_;
-  std::vector<size_t> ends_;  // by entry: end of its key in arena_
-};
-
 // The keys of every equality delete file loaded so far that deletes by one set of field
 // ids, each key with the files holding it. Data files see different subsets of the delete
 // files (the sequence-number and partition rules), so the index is built once per scan and
@@ -618,6 +472,11 @@ struct TableScan::Reader::State {
   std::unordered_map<std::string, std::shared_ptr<std::unordered_map<std::string, puffin::PositionBitmap>>>
       position_files;  // delete file path -> data file path -> positions
   std::map<std::vector<int32_t>, EqualityDeleteIndex> equality_indexes;  // by field ids
+  // Memory-bounded application (ScanOptions::equality_deletes), planned at the first task.
+  bool equality_planned = false;
+  std::vector<internal::EqualityGroup> groups;
+  std::vector<puffin::PositionBitmap> equality_positions;  // by task: spilled groups' rows
+  EqualityDeleteStats equality_stats;
 };
 
 TableScan::Reader::Reader(TableScan* scan, std::vector<FileScanTask> tasks)
@@ -629,16 +488,6 @@ Result<std::unique_ptr<TableScan::Reader>> TableScan::Open(std::vector<FileScanT
 }
 
 namespace {
-
-// The field with `id` in the scan schema or, for columns dropped since (equality deletes
-// still apply to them), in any schema of the table.
-const NestedField* FindAnyField(const TableMetadata& md, const Schema& schema, int32_t id) {
-  if (const NestedField* f = schema.FindField(id)) return f;
-  for (const Schema& s : md.schemas) {
-    if (const NestedField* f = s.FindField(id)) return f;
-  }
-  return nullptr;
-}
 
 Result<std::shared_ptr<const Schema>> ReadSchemaFor(const TableMetadata& md, const Schema& scan,
                                                     const Schema& projected,
@@ -736,64 +585,56 @@ Status TableScan::Reader::OpenTask() {
     }
   }
 
-  // Equality deletes, grouped by their equality field ids.
-  std::map<std::vector<int32_t>, std::vector<const ScanFile*>> groups;
-  std::set<int32_t> equality_ids;
-  for (const auto& d : task.equality_deletes) {
-    if (!d->file.equality_ids || d->file.equality_ids->empty()) {
-      return Status::Corrupt("equality delete file {} has no equality ids", d->file.file_path);
-    }
-    std::vector<int32_t> ids = *d->file.equality_ids;
-    std::sort(ids.begin(), ids.end());
-    for (int32_t id : ids) equality_ids.insert(id);
-    groups[ids].push_back(d.get());
+  if (!s.equality_planned) FLOE_RETURN_IF_ERROR(PlanEqualityDeletes());
+  const size_t task_index = next_task_ - 1;
+  if (!s.equality_positions.empty() && !s.equality_positions[task_index].empty()) {
+    s.positions.Merge(s.equality_positions[task_index]);
+    s.equality_positions[task_index] = puffin::PositionBitmap();
   }
-  for (auto& [ids, files] : groups) {
-    EqualityDeleteIndex& index = s.equality_indexes[ids];
+
+  // Equality deletes of the groups applied while reading (not spilled).
+  std::set<int32_t> equality_ids;
+  for (internal::EqualityGroup& group : s.groups) {
+    const std::vector<uint32_t>& applies = group.applies[task_index];
+    if (applies.empty() || group.mode == internal::EqualityMode::kSpilled) continue;
+    for (int32_t id : group.ids) equality_ids.insert(id);
+    EqualityDeleteIndex& index = s.equality_indexes[group.ids];
     if (index.key_schema == nullptr) {
-      index.field_ids = ids;
-      std::vector<NestedField> key_fields;
-      for (int32_t id : ids) {
-        const NestedField* f = FindAnyField(md, *scan_->schema_, id);
-        if (f == nullptr) {
-          return Status::Corrupt("equality field {} is in no schema of the table", id);
-        }
-        key_fields.push_back(*f);
-      }
-      FLOE_ASSIGN_OR_RETURN(Schema key_schema, Schema::Make(key_fields));
-      index.key_schema = std::make_shared<const Schema>(std::move(key_schema));
+      index.field_ids = group.ids;
+      index.key_schema = group.key_schema;
     }
     std::fill(index.applies.begin(), index.applies.end(), 0);
-    for (const ScanFile* f : files) {
+    const internal::KeyFilter* filter = group.filter.get();
+    for (uint32_t d : applies) {
+      const ScanFile* f = group.deletes[d];
       auto [it, added] = index.files.emplace(f->file.file_path,
                                              static_cast<uint32_t>(index.files.size()));
       const uint32_t file_index = it->second;
       if (added) {
         index.applies.push_back(0);
-        FLOE_ASSIGN_OR_RETURN(std::unique_ptr<DataFileReader> r,
-                              DataFileReader::Open(*scan_->io_, f->file.file_path,
-                                                   index.key_schema, {}, nullptr,
-                                                   scan_->options_.read));
-        while (true) {
-          FLOE_ASSIGN_OR_RETURN(std::optional<PositionedBatch> b, r->Next());
-          if (!b) break;
-          FLOE_ASSIGN_OR_RETURN(std::vector<Located> cols, LocateAll(b->batch, ids));
-          for (int64_t i = 0; i < b->batch.num_rows(); ++i) {
-            s.key.clear();
-            AppendKey(cols, i, &s.key);
-            bool fresh = false;
-            const uint32_t entry =
-                index.keys.FindOrAdd(s.key, EqualityKeyTable::Hash(s.key), &fresh);
-            if (fresh) {
-              index.holders.push_back({file_index, {}});
-              continue;
-            }
-            EqualityDeleteIndex::Holders& h = index.holders[entry];
-            if (h.first != file_index && (h.more.empty() || h.more.back() != file_index)) {
-              h.more.push_back(file_index);
-            }
+        FLOE_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedDeleteKeys> keys,
+                              internal::LoadDeleteKeys(*scan_->io_, f->file.file_path, group.ids,
+                                                       group.key_schema, scan_->options_.read,
+                                                       scan_->options_.equality_deletes.cache));
+        s.equality_stats.delete_keys_read += static_cast<int64_t>(keys->size());
+        for (size_t j = 0; j < keys->size(); ++j) {
+          if (filter != nullptr && !filter->MayContain(keys->hashes[j])) continue;
+          ++s.equality_stats.delete_keys_kept;
+          bool fresh = false;
+          const uint32_t entry = index.keys.FindOrAdd(keys->key(j), keys->hashes[j], &fresh);
+          if (fresh) {
+            index.holders.push_back({file_index, {}});
+            continue;
+          }
+          EqualityDeleteIndex::Holders& h = index.holders[entry];
+          if (h.first != file_index && (h.more.empty() || h.more.back() != file_index)) {
+            h.more.push_back(file_index);
           }
         }
+        s.equality_stats.peak_table_bytes = std::max<int64_t>(
+            s.equality_stats.peak_table_bytes,
+            static_cast<int64_t>(index.keys.memory_bytes() +
+                                 index.holders.capacity() * sizeof(EqualityDeleteIndex::Holders)));
       }
       index.applies[file_index] = 1;
     }
@@ -803,31 +644,32 @@ Status TableScan::Reader::OpenTask() {
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<const Schema> read_schema,
                         ReadSchemaFor(md, *scan_->schema_, *scan_->projected_, *scan_->filter_,
                                       equality_ids));
-  // Identity-partition values stand in for source columns missing from the file.
-  std::map<int32_t, Literal> constants;
-  if (const PartitionSpec* spec = md.spec_by_id(data.spec_id)) {
-    for (size_t i = 0; i < spec->fields().size() && i < data.partition.size(); ++i) {
-      const PartitionField& pf = spec->fields()[i];
-      if (pf.transform.kind() == TransformKind::kIdentity) {
-        constants.emplace(pf.source_id, data.partition[i]);
-      }
-    }
-  }
-  NameMapping mapping;
-  const NameMapping* mapping_ptr = nullptr;
-  if (auto it = md.properties.find("schema.name-mapping.default"); it != md.properties.end()) {
-    Result<NameMapping> parsed = NameMapping::FromJson(it->second);
-    if (!parsed.ok()) {
-      return Status::InvalidArgument("table property schema.name-mapping.default: {}",
-                                     parsed.status().message());
-    }
-    mapping = std::move(*parsed);
-    mapping_ptr = &mapping;
-  }
-  FLOE_ASSIGN_OR_RETURN(s.reader, DataFileReader::Open(*scan_->io_, data.file_path, read_schema,
-                                                       std::move(constants), mapping_ptr,
-                                                       scan_->options_.read));
+  FLOE_ASSIGN_OR_RETURN(s.reader, internal::OpenScanDataFile(md, *scan_->io_, data, read_schema,
+                                                             scan_->options_.read));
   return Status::OK();
+}
+
+Status TableScan::Reader::PlanEqualityDeletes() {
+  State& s = *state_;
+  s.equality_planned = true;
+  const TableMetadata& md = *scan_->metadata_;
+  const EqualityDeleteOptions& options = scan_->options_.equality_deletes;
+  FLOE_ASSIGN_OR_RETURN(s.groups,
+                        internal::PlanEqualityGroups(md, *scan_->schema_, tasks_, options));
+  for (internal::EqualityGroup& group : s.groups) {
+    if (group.mode == internal::EqualityMode::kMemory) continue;
+    if (group.mode == internal::EqualityMode::kSpilled && s.equality_positions.empty()) {
+      s.equality_positions.resize(tasks_.size());
+    }
+    FLOE_RETURN_IF_ERROR(internal::ResolveEqualityGroup(md, *scan_->io_, tasks_,
+                                                        scan_->options_.read, options, group,
+                                                        &s.equality_positions, &s.equality_stats));
+  }
+  return Status::OK();
+}
+
+const EqualityDeleteStats& TableScan::Reader::equality_stats() const {
+  return state_->equality_stats;
 }
 
 Result<std::optional<TableScan::Reader::Matches>> TableScan::Reader::NextMatches() {

@@ -12,8 +12,9 @@
 //     data sequence number in the same partition (file-scoped ones only to their file);
 //   - a deletion vector for a data file replaces that file's position delete files.
 // Reading applies position deletes (as a position bitmap), equality deletes (a hash set of
-// delete keys per equality field set; nulls match nulls) and the row filter, then keeps the
-// projected columns.
+// delete keys per equality field set; nulls match nulls; bounded by a memory budget with a
+// key filter and spilling when ScanOptions::equality_deletes asks, equality_deletes.h) and
+// the row filter, then keeps the projected columns.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +28,7 @@
 #include "floe/base/status.h"
 #include "floe/columnar/array.h"
 #include "floe/iceberg/data_reader.h"
+#include "floe/iceberg/equality_deletes.h"
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/expression_eval.h"
 #include "floe/iceberg/manifest.h"
@@ -73,6 +75,9 @@ struct ScanOptions {
   // no delete files. The snapshot must be an ancestor of the scan snapshot.
   std::optional<int64_t> from_snapshot_id;
   DataReadOptions read;
+  // Memory budget, spill directory and key cache for equality deletes
+  // (equality_deletes.h); the default holds every delete key in memory.
+  EqualityDeleteOptions equality_deletes;
 };
 
 struct ScanMetrics {
@@ -140,12 +145,16 @@ class TableScan::Reader {
   // Data files opened so far (the current one included) and in all: scan progress.
   size_t tasks_opened() const { return next_task_; }
   size_t task_count() const { return tasks_.size(); }
+  // How the equality deletes were applied so far (memory-bounded reads).
+  const EqualityDeleteStats& equality_stats() const;
 
  private:
   friend class TableScan;
   struct State;
   Reader(TableScan* scan, std::vector<FileScanTask> tasks);
   Status OpenTask();
+  // Chooses how each set of equality field ids is applied and resolves the spilled ones.
+  Status PlanEqualityDeletes();
   Status ComputeKeep(const PositionedBatch& batch);
 
   TableScan* scan_;
