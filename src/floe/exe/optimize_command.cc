@@ -35,6 +35,9 @@ struct OptimizeArgs {
   std::string token;
   bool wait = false;
   int64_t wait_timeout_s = 3600;
+  int64_t memory_mb = 0;
+  std::string spill_dir;
+  int threads = 1;
 };
 
 using OJson = nlohmann::ordered_json;
@@ -145,10 +148,15 @@ Status Optimize(const OptimizeArgs& a) {
   optimize::PlanOptions options;
   options.now_ms = table->operations().env().NowMillis();
   options.forced = forced;
+  options.available_threads = a.threads;
   // History lives in the server's metastore; a run from the CLI sees none, so the
   // interval triggers count as reached.
   auto started = std::chrono::steady_clock::now();
-  FLOE_ASSIGN_OR_RETURN(optimize::OptimizeResult r, optimize::OptimizeTable(*table, options));
+  optimize::ExecuteOptions execute;
+  execute.memory_budget_bytes = a.memory_mb << 20;
+  execute.spill_dir = a.spill_dir;
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizeResult r,
+                        optimize::OptimizeTable(*table, options, execute));
   double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 
@@ -169,6 +177,11 @@ Status Optimize(const OptimizeArgs& a) {
                                                      : nlohmann::ordered_json(nullptr);
   out["snapshot_id"] = r.committed_snapshot_id ? nlohmann::ordered_json(*r.committed_snapshot_id)
                                                : nlohmann::ordered_json(nullptr);
+  out["equality_delete_keys_read"] = r.totals.delete_keys_read;
+  out["equality_delete_keys_kept"] = r.totals.delete_keys_kept;
+  out["spilled_bytes"] = r.totals.spilled_bytes;
+  out["sort_runs"] = r.totals.sort_runs;
+  if (!r.partial_error.empty()) out["partial_error"] = r.partial_error;
   out["seconds"] = seconds;
   nlohmann::ordered_json partitions = nlohmann::ordered_json::array();
   for (const optimize::PartitionEvaluation& p : r.plan.partitions) {
@@ -219,6 +232,17 @@ void AddOptimizeCommands(CLI::App& app, int* exit_code) {
   c->add_flag("--wait", a->wait, "With --server: wait for the process and print it");
   c->add_option("--wait-timeout-s", a->wait_timeout_s, "How long --wait waits")
       ->capture_default_str();
+  c->add_option("--memory-mb", a->memory_mb,
+                "Memory budget of a task run here (equality-delete keys, sorting); default: "
+                "the table's self-optimizing.memory-budget-mb, else 1024")
+      ->check(CLI::NonNegativeNumber);
+  c->add_option("--threads", a->threads,
+                "Tasks run at once here (each task on one thread); also sizes the plan as "
+                "that many optimizer threads would")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  c->add_option("--spill-dir", a->spill_dir,
+                "Where equality-delete and sort runs spill (default: the temp directory)");
   SetCommand(c, exit_code, [a] { return Optimize(*a).WithContext("{}", a->table); });
 }
 

@@ -87,6 +87,7 @@ struct WorkerArgs {
   std::string group = "local";
   int threads = 1;
   int64_t memory_mb = 0;
+  std::string spill_dir;
   int64_t heartbeat_ms = 10'000;
 };
 
@@ -252,7 +253,8 @@ class Worker {
       FLOE_ASSIGN_OR_RETURN(optimize::TaskInput input,
                             optimize::DecodeTaskInput(handout["task"].dump()));
       FLOE_ASSIGN_OR_RETURN(io, io::s3::MakeFileIO(input.io_properties, std::getenv));
-      FLOE_ASSIGN_OR_RETURN(output, optimize::RunTask(input, *io, ids["attempt"].get<int64_t>()));
+      FLOE_ASSIGN_OR_RETURN(output, optimize::RunTask(input, *io, ids["attempt"].get<int64_t>(),
+                                                      LocalOptions()));
       return Status::OK();
     }();
     Json done = ids;
@@ -278,7 +280,22 @@ class Worker {
                  accepted ? "" : " (completion refused: output deleted)");
   }
 
+  // --memory-mb is shared by the threads: each task gets its share, and a quarter of the
+  // whole goes to the delete-key cache the threads share.
+  optimize::ExecuteOptions LocalOptions() {
+    optimize::ExecuteOptions local;
+    if (args_.memory_mb > 0) {
+      local.memory_budget_bytes = (args_.memory_mb << 20) * 3 / 4 / args_.threads;
+    }
+    local.spill_dir = args_.spill_dir;
+    local.delete_cache = &cache_;
+    return local;
+  }
+
   const WorkerArgs args_;
+  iceberg::DeleteKeyCache cache_{(args_.memory_mb > 0 ? args_.memory_mb << 20
+                                                      : optimize::kDefaultTaskMemoryBytes) /
+                                 4};
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::mutex register_mu_;
@@ -353,7 +370,9 @@ void AddOptimizerWorkerCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   optimizer->add_option("--threads", a->threads, "Tasks run at once")->capture_default_str();
   optimizer->add_option("--memory-mb", a->memory_mb,
-                        "Memory this optimizer may use (reported to the server)");
+                        "Memory this optimizer may use (reported to the server; split over the threads)");
+  optimizer->add_option("--spill-dir", a->spill_dir,
+                        "Where equality-delete spill runs go (default: the temp directory)");
   optimizer->add_option("--heartbeat-ms", a->heartbeat_ms, "Heartbeat interval")
       ->capture_default_str();
   optimizer->callback([optimizer, exit_code, a] {

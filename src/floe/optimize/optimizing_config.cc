@@ -123,6 +123,7 @@ Result<OptimizingConfig> OptimizingConfig::FromProperties(
   FLOE_RETURN_IF_ERROR(
       r.Int64("self-optimizing.min-plan-interval", 0, &c.min_plan_interval_ms));
   FLOE_RETURN_IF_ERROR(r.Int64("read.split.open-file-cost", 0, &c.open_file_cost));
+  FLOE_RETURN_IF_ERROR(r.Int64("self-optimizing.memory-budget-mb", 0, &c.memory_budget_mb));
   return c;
 }
 

@@ -20,6 +20,11 @@
 //   self-optimizing.min-plan-interval              60000 ms
 //   read.split.open-file-cost                      4194304 (a file's fixed cost in planning)
 //
+// floe's addition:
+//   self-optimizing.memory-budget-mb               0     (a task's memory for equality-delete
+//                                                  keys and sorting; 0: the optimizer's
+//                                                  --memory-mb per thread, else 1024)
+//
 // A value that does not parse, or is out of range, is an error naming the key: the table's
 // optimizing status then shows it instead of silently using a default.
 #pragma once
@@ -51,6 +56,7 @@ struct OptimizingConfig {
   std::string filter;
   int64_t min_plan_interval_ms = 60000;
   int64_t open_file_cost = 4194304;
+  int64_t memory_budget_mb = 0;
 
   // Files at most this size are fragments.
   int64_t fragment_size() const { return target_size / fragment_ratio; }

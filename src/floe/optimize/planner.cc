@@ -200,7 +200,7 @@ class PartitionPlan {
     const DataFile& data = entry.data->file;
     if (reach_full_) {
       return config_.full_rewrite_all_files || !entry.deletes.empty() || IsFragment(data) ||
-             IsUndersized(data);
+             IsUndersized(data) || OldSpec(data);
     }
     if (IsFragment(data)) return true;
     // Equality deletes are left out: minor optimizing converts them to position deletes,
@@ -282,9 +282,19 @@ class PartitionPlan {
     }
     return false;
   }
+  // A file of a spec other than the current one, which full optimizing moves.
+  bool OldSpec(const DataFile& data) const {
+    return options_.current_spec_id && data.spec_id != *options_.current_spec_id;
+  }
+
   bool FullNecessary() {
     if (!reach_full_) return false;
     const PartitionEvaluation& e = eval;
+    if (options_.current_spec_id && e.spec_id != *options_.current_spec_id &&
+        (e.fragments.count + e.rewrite_segments.count + e.undersized_segments.count) > 0) {
+      return Because(fmt::format("full: data of partition spec {} moves to the current spec {}",
+                                 e.spec_id, *options_.current_spec_id));
+    }
     if (e.equality_deletes.count > 0 || e.position_deletes.count > 0 || e.fragments.count >= 2 ||
         e.undersized_segments.count >= 2 || e.rewrite_segments.count > 0 ||
         e.rewrite_pos_segments.count > 0) {
@@ -465,7 +475,10 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
     planned_cost += static_cast<double>(p->eval.cost);
     if (tasks.empty()) continue;
     if (!type || static_cast<int>(p->eval.type) > static_cast<int>(*type)) type = p->eval.type;
-    for (RewriteTask& t : tasks) plan.tasks.push_back(std::move(t));
+    for (RewriteTask& t : tasks) {
+      if (reach_full && options.current_spec_id) t.output_spec_id = options.current_spec_id;
+      plan.tasks.push_back(std::move(t));
+    }
   }
   if (!plan.tasks.empty()) plan.type = type;
 

@@ -33,6 +33,8 @@
 //     applies to is in the plan, across partitions (an unpartitioned equality delete
 //     applies to every partition); Amoro decides per partition (DESIGN.md §4 rule 2).
 //   - A lone deletion vector is already the per-file form: it needs no conversion.
+//   - Full optimizing moves data to the current partition spec: a data file of an older
+//     spec is always rewritten, with the current spec (Amoro keeps each file's spec).
 //
 // Pure computation: no I/O, no clock (the plan time comes in).
 #pragma once
@@ -108,6 +110,9 @@ struct PartitionEvaluation {
 // One unit of work for an optimizer: files of one partition.
 struct RewriteTask {
   int32_t spec_id = 0;
+  // The spec the rewritten rows are written with: the input's (nullopt), or the table's
+  // current spec in full optimizing, which moves data off older specs.
+  std::optional<int32_t> output_spec_id;
   std::vector<iceberg::Literal> partition;
   std::string partition_key;
   // Read with their deletes applied; their live rows go to new data files.
@@ -133,6 +138,9 @@ struct PlanOptions {
   // A manual run (`floe optimize --mode`): full treats the full interval as reached; any
   // forced run plans every partition that yields a task, triggers or not.
   std::optional<OptimizingType> forced;
+  // The table's current (default) partition spec. In full optimizing, data files of other
+  // specs are rewritten with it.
+  std::optional<int32_t> current_spec_id;
 };
 
 struct OptimizingPlan {

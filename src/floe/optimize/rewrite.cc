@@ -1,5 +1,8 @@
 #include "floe/optimize/rewrite.h"
 
+#include <algorithm>
+#include <atomic>
+#include <thread>
 #include <map>
 #include <memory>
 #include <set>
@@ -10,6 +13,7 @@
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/snapshot_producer.h"
+#include "floe/optimize/sorter.h"
 
 namespace floe::optimize {
 
@@ -38,18 +42,32 @@ iceberg::FileWriterOptions WriterOptions(const iceberg::TableMetadata& metadata,
 Status RewriteData(const iceberg::TableMetadata& metadata, iceberg::TableScan& scan,
                    io::FileIO& io, const RewriteTask& task, const OptimizingConfig& config,
                    const ExecuteOptions& options, TaskOutput* out) {
-  const iceberg::PartitionSpec* spec = metadata.spec_by_id(task.spec_id);
+  const int32_t spec_id = task.output_spec_id.value_or(task.spec_id);
+  const iceberg::PartitionSpec* spec = metadata.spec_by_id(spec_id);
   if (spec == nullptr) {
-    return Status::Corrupt("task partition {} has unknown spec {}", task.partition_key,
-                           task.spec_id);
+    return Status::Corrupt("task partition {} has unknown spec {}", task.partition_key, spec_id);
   }
+  // A sorted table's files are written in its order: rows go through the sorter, and the
+  // writer records the order id (input_sorted).
   const iceberg::SortOrder* order = metadata.default_sort_order();
+  const bool sorted = order != nullptr && !order->is_unsorted();
   iceberg::FileWriterOptions writer_options = WriterOptions(metadata, options, 0);
   writer_options.target_file_size_bytes = config.target_size;
   FLOE_ASSIGN_OR_RETURN(auto writer,
                         iceberg::DataWriter::Make(&io, scan.scan_schema(), *spec,
-                                                  order ? *order : iceberg::SortOrder(), false,
+                                                  sorted ? *order : iceberg::SortOrder(), sorted,
                                                   std::move(writer_options)));
+  std::unique_ptr<ExternalSorter> sorter;
+  if (sorted) {
+    // A third of the task's budget: the rest is the equality-delete keys and the reader.
+    auto made = ExternalSorter::Make(scan.scan_schema(), *order,
+                                     TaskMemoryBudget(config, options) / 3, options.spill_dir);
+    if (!made.ok()) {
+      (void)writer->Abort();
+      return made.status();
+    }
+    sorter = std::move(*made);
+  }
   FLOE_ASSIGN_OR_RETURN(auto reader, scan.Open(task.rewrite_data));
   Status status = Status::OK();
   while (status.ok()) {
@@ -61,7 +79,12 @@ Status RewriteData(const iceberg::TableMetadata& metadata, iceberg::TableScan& s
     if (!batch->has_value()) break;
     if ((*batch)->num_rows() == 0) continue;
     out->rows_read += (*batch)->num_rows();
-    status = writer->Write(**batch);
+    status = sorter ? sorter->Add(std::move(**batch)) : writer->Write(**batch);
+  }
+  out->AddStats(reader->equality_stats());
+  if (status.ok() && sorter) {
+    status = sorter->Finish([&](const columnar::RecordBatch& b) { return writer->Write(b); });
+    out->sort_runs += sorter->runs_spilled();
   }
   if (!status.ok()) {
     (void)writer->Abort();
@@ -102,6 +125,7 @@ Status ConvertDeletes(const iceberg::TableMetadata& metadata, iceberg::TableScan
     RemovedPositions& f = files[m->task->data->file.file_path];
     for (int64_t p : m->positions) f.Live(p);
   }
+  out->AddStats(reader->equality_stats());
   const bool vectors = metadata.format_version >= 3;
   std::unique_ptr<iceberg::DeletionVectorWriter> dv_writer;
   if (vectors) {
@@ -148,6 +172,16 @@ Status ConvertDeletes(const iceberg::TableMetadata& metadata, iceberg::TableScan
 
 }  // namespace
 
+int64_t TaskMemoryBudget(const OptimizingConfig& config, const ExecuteOptions& options) {
+  const int64_t table = config.memory_budget_mb > 0 ? config.memory_budget_mb << 20 : 0;
+  if (table > 0 && options.memory_budget_bytes > 0) {
+    return std::min(table, options.memory_budget_bytes);
+  }
+  if (table > 0) return table;
+  if (options.memory_budget_bytes > 0) return options.memory_budget_bytes;
+  return kDefaultTaskMemoryBytes;
+}
+
 Result<TaskOutput> ExecuteRewriteTask(const iceberg::TableMetadataPtr& metadata,
                                       int64_t snapshot_id, io::FileIO& io,
                                       const RewriteTask& task, const OptimizingConfig& config,
@@ -157,6 +191,9 @@ Result<TaskOutput> ExecuteRewriteTask(const iceberg::TableMetadataPtr& metadata,
   }
   iceberg::ScanOptions scan_options;
   scan_options.snapshot_id = snapshot_id;
+  scan_options.equality_deletes.max_memory_bytes = TaskMemoryBudget(config, options);
+  scan_options.equality_deletes.spill_dir = options.spill_dir;
+  scan_options.equality_deletes.cache = options.delete_cache;
   FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
   TaskOutput out;
   Status status = Status::OK();
@@ -225,9 +262,49 @@ Result<std::optional<int64_t>> CommitRewrite(
   return rewrite->snapshot_id();
 }
 
+PartialPlan CommittablePart(const OptimizingPlan& plan, const std::vector<bool>& succeeded) {
+  std::set<std::string> failed_partitions;
+  for (size_t i = 0; i < plan.tasks.size(); ++i) {
+    if (i >= succeeded.size() || !succeeded[i]) failed_partitions.insert(plan.tasks[i].partition_key);
+  }
+  // Every delete file a left-out task reads, whether it applies to its rewritten or to its
+  // converted files.
+  std::set<std::string> still_needed;
+  for (size_t i = 0; i < plan.tasks.size(); ++i) {
+    const RewriteTask& t = plan.tasks[i];
+    if (!failed_partitions.contains(t.partition_key)) continue;
+    for (const auto* files : {&t.rewrite_data, &t.rewrite_pos_data}) {
+      for (const iceberg::FileScanTask& f : *files) {
+        for (const auto& d : f.position_deletes) still_needed.insert(DeleteFileKey(d->file));
+        for (const auto& d : f.equality_deletes) still_needed.insert(DeleteFileKey(d->file));
+      }
+    }
+  }
+  PartialPlan part;
+  part.plan.type = plan.type;
+  part.plan.partitions = plan.partitions;
+  for (size_t i = 0; i < plan.tasks.size(); ++i) {
+    const RewriteTask& t = plan.tasks[i];
+    if (failed_partitions.contains(t.partition_key)) continue;
+    RewriteTask kept = t;
+    kept.rewritten_deletes.clear();
+    for (const auto& d : t.rewritten_deletes) {
+      (still_needed.contains(DeleteFileKey(d->file)) ? kept.read_only_deletes
+                                                      : kept.rewritten_deletes)
+          .push_back(d);
+    }
+    part.plan.tasks.push_back(std::move(kept));
+    part.tasks.push_back(i);
+  }
+  if (part.plan.tasks.empty()) part.plan.type.reset();
+  return part;
+}
+
 Result<OptimizingPlan> PlanSnapshot(const iceberg::TableMetadataPtr& metadata, io::FileIO& io,
                                     int64_t snapshot_id, const OptimizingConfig& config,
-                                    const PlanOptions& options) {
+                                    const PlanOptions& plan_options) {
+  PlanOptions options = plan_options;
+  options.current_spec_id = metadata->default_spec_id;
   iceberg::ScanOptions scan_options;
   scan_options.snapshot_id = snapshot_id;
   FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
@@ -240,7 +317,8 @@ Result<OptimizingPlan> PlanSnapshot(const iceberg::TableMetadataPtr& metadata, i
   return PlanOptimizing(files, config, options, &all_files);
 }
 
-Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& options) {
+Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& options,
+                                     const ExecuteOptions& execute_options) {
   OptimizeResult result;
   iceberg::TableMetadataPtr metadata = table.metadata();
   FLOE_ASSIGN_OR_RETURN(OptimizingConfig config,
@@ -252,24 +330,79 @@ Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& o
                                                   config, options));
   if (result.plan.tasks.empty()) return result;
 
-  ExecuteOptions execute;
+  ExecuteOptions execute = execute_options;
   execute.operation_id = table.operations().env().NewUuid();
-  std::vector<TaskOutput> outputs;
-  outputs.reserve(result.plan.tasks.size());
-  for (size_t i = 0; i < result.plan.tasks.size(); ++i) {
-    execute.task_id = static_cast<int64_t>(i);
-    auto output = ExecuteRewriteTask(metadata, current->snapshot_id, table.io(),
-                                     result.plan.tasks[i], config, execute);
-    if (!output.ok()) {
-      for (const TaskOutput& o : outputs) DeleteOutputs(table.io(), o);
-      return output.status();
+  // Tasks of one partition read the same delete files: decode each once.
+  std::unique_ptr<iceberg::DeleteKeyCache> cache;
+  if (execute.delete_cache == nullptr) {
+    cache = std::make_unique<iceberg::DeleteKeyCache>(TaskMemoryBudget(config, execute) / 4);
+    execute.delete_cache = cache.get();
+  }
+  // Tasks run on options.available_threads threads (each task on one).
+  const size_t n = result.plan.tasks.size();
+  std::vector<Result<TaskOutput>> ran(n, Status::Internal("not run"));
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < n; i = next++) {
+      ExecuteOptions task_options = execute;
+      task_options.task_id = static_cast<int64_t>(i);
+      ran[i] = ExecuteRewriteTask(metadata, current->snapshot_id, table.io(), result.plan.tasks[i],
+                                  config, task_options);
     }
+  };
+  {
+    std::vector<std::jthread> threads;
+    const size_t extra = std::min<size_t>(n, static_cast<size_t>(std::max(1, options.available_threads))) - 1;
+    for (size_t t = 0; t < extra; ++t) threads.emplace_back(work);
+    work();
+  }
+  std::vector<TaskOutput> outputs;
+  outputs.reserve(n);
+  std::vector<bool> succeeded;
+  Status first_error = Status::OK();
+  for (size_t i = 0; i < n; ++i) {
+    Result<TaskOutput>& output = ran[i];
+    if (!output.ok()) {
+      if (first_error.ok()) first_error = output.status().WithContext("task {}", i);
+      outputs.emplace_back();
+      succeeded.push_back(false);
+      continue;
+    }
+    succeeded.push_back(true);
     result.totals.rows_read += output->rows_read;
     result.totals.deleted_positions += output->deleted_positions;
     result.totals.bytes_written += output->bytes_written;
+    result.totals.delete_keys_read += output->delete_keys_read;
+    result.totals.delete_keys_kept += output->delete_keys_kept;
+    result.totals.spilled_bytes += output->spilled_bytes;
+    result.totals.sort_runs += output->sort_runs;
     for (const DataFile& f : output->data_files) result.totals.data_files.push_back(f);
     for (const DataFile& f : output->delete_files) result.totals.delete_files.push_back(f);
     outputs.push_back(std::move(*output));
+  }
+  // Without partial commit one failed task fails the run.
+  if (!first_error.ok() && !config.allow_partial_commit) {
+    for (const TaskOutput& o : outputs) DeleteOutputs(table.io(), o);
+    return first_error;
+  }
+  if (!first_error.ok()) {
+    PartialPlan part = CommittablePart(result.plan, succeeded);
+    std::vector<TaskOutput> kept;
+    std::set<size_t> kept_tasks(part.tasks.begin(), part.tasks.end());
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (kept_tasks.contains(i)) {
+        kept.push_back(std::move(outputs[i]));
+      } else {
+        DeleteOutputs(table.io(), outputs[i]);
+      }
+    }
+    if (!part.plan.tasks.empty()) {
+      FLOE_ASSIGN_OR_RETURN(result.committed_snapshot_id,
+                            CommitRewrite(table, current->snapshot_id, part.plan, std::move(kept)));
+    }
+    result.plan = std::move(part.plan);
+    result.partial_error = first_error.ToString();
+    return result;
   }
   FLOE_ASSIGN_OR_RETURN(result.committed_snapshot_id,
                         CommitRewrite(table, current->snapshot_id, result.plan, std::move(outputs)));

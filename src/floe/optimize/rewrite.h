@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "floe/base/status.h"
+#include "floe/iceberg/equality_deletes.h"
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_metadata.h"
@@ -40,14 +41,42 @@ struct TaskOutput {
   int64_t rows_read = 0;         // live rows of the rewritten files
   int64_t deleted_positions = 0; // positions written to the new delete files
   int64_t bytes_written = 0;
+  // How the task bounded its memory (not part of task payloads): equality-delete keys read
+  // and held after the key filter, bytes spilled to equality-delete runs, sorted runs
+  // spilled.
+  int64_t delete_keys_read = 0;
+  int64_t delete_keys_kept = 0;
+  int64_t spilled_bytes = 0;
+  int64_t sort_runs = 0;
+  void AddStats(const iceberg::EqualityDeleteStats& s) {
+    delete_keys_read += s.delete_keys_read;
+    delete_keys_kept += s.delete_keys_kept;
+    spilled_bytes += s.spilled_bytes;
+  }
 };
+
+// A task's memory budget when neither the table (self-optimizing.memory-budget-mb) nor the
+// process running it (floe optimizer --memory-mb) sets one.
+inline constexpr int64_t kDefaultTaskMemoryBytes = int64_t{1} << 30;
 
 struct ExecuteOptions {
   // Names the output files (OutputFileFactory): a fresh UUID per process, and the task's
   // number within it.
   std::string operation_id;
   int64_t task_id = 0;
+  // Set by the process that runs the task (not part of task payloads):
+  // the bytes one task may use for equality-delete keys and sorting (0: the table's
+  // self-optimizing.memory-budget-mb, else kDefaultTaskMemoryBytes; the table's setting
+  // wins when both are set and it is smaller);
+  int64_t memory_budget_bytes = 0;
+  // where spilled runs go (empty: the system's temporary directory);
+  std::string spill_dir;
+  // decoded delete keys shared by the tasks this process runs (not owned; may be null).
+  iceberg::DeleteKeyCache* delete_cache = nullptr;
 };
+
+// The memory budget of a task: see ExecuteOptions::memory_budget_bytes.
+int64_t TaskMemoryBudget(const OptimizingConfig& config, const ExecuteOptions& options);
 
 // Runs `task`, planned on snapshot `snapshot_id` of `metadata`. On error every file the task
 // wrote is deleted (best effort) and the error returned.
@@ -69,6 +98,17 @@ Result<std::optional<int64_t>> CommitRewrite(
 // crash between the commit and the process record, a restarted server finds it there.
 inline constexpr std::string_view kProcessIdSummaryKey = "floe.optimizing.process-id";
 
+// The part of `plan` that self-optimizing.allow-partial-commit commits when some tasks
+// failed: the tasks of the partitions whose tasks all succeeded (succeeded[i] for
+// plan.tasks[i]). A delete file that a left-out task reads stays in the table (it moves to
+// the kept tasks' read_only_deletes): its other data files are not rewritten (DESIGN.md §4
+// rule 2). `tasks` holds the indexes in `plan` of the kept tasks.
+struct PartialPlan {
+  OptimizingPlan plan;
+  std::vector<size_t> tasks;
+};
+PartialPlan CommittablePart(const OptimizingPlan& plan, const std::vector<bool>& succeeded);
+
 // Plans snapshot `snapshot_id` of a table: its files (only those matching
 // self-optimizing.filter when set) through PlanOptimizing. Errors: a bad filter, manifests
 // that cannot be read.
@@ -81,10 +121,15 @@ struct OptimizeResult {
   std::optional<int64_t> planned_snapshot_id;
   std::optional<int64_t> committed_snapshot_id;  // none when there was nothing to do
   TaskOutput totals;                               // summed over the tasks
+  // With self-optimizing.allow-partial-commit: the first failed task's error; `plan` then
+  // holds only the committed part (CommittablePart).
+  std::string partial_error;
 };
 
-// Plans `table`'s current snapshot with its properties and `options`, runs every task and
-// commits. kInvalidArgument for bad self-optimizing properties.
-Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& options);
+// Plans `table`'s current snapshot with its properties and `options`, runs every task on
+// options.available_threads threads (with `execute`'s budget, spill directory and cache; a
+// cache is made when it has none) and commits. kInvalidArgument for bad self-optimizing properties.
+Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& options,
+                                     const ExecuteOptions& execute = {});
 
 }  // namespace floe::optimize

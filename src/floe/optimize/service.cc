@@ -303,7 +303,7 @@ void OptimizingService::LocalWorker(int32_t thread) {
         output = made.status();
       } else {
         io = std::move(*made);
-        auto ran = RunTask(*input, *io, h.attempt);
+        auto ran = RunTask(*input, *io, h.attempt, LocalExecuteOptions());
         if (ran.ok()) {
           output = EncodeTaskOutput(*ran);
           written = std::move(*ran);
@@ -316,6 +316,17 @@ void OptimizingService::LocalWorker(int32_t thread) {
     // Refused (the process was canceled or the attempt timed out): the files are nobody's.
     if (!completed.ok() && written && io) DeleteTaskOutput(*written, *io);
   }
+}
+
+ExecuteOptions OptimizingService::LocalExecuteOptions() {
+  ExecuteOptions local;
+  if (options_.memory_mb > 0) {
+    local.memory_budget_bytes =
+        (options_.memory_mb << 20) * 3 / 4 / std::max(options_.threads, 1);
+  }
+  local.spill_dir = options_.spill_dir;
+  local.delete_cache = &delete_cache_;
+  return local;
 }
 
 void OptimizingService::Committer() {
@@ -969,6 +980,7 @@ Status OptimizingService::Evaluate(const Item& item) {
   submission.table = TableKey(item.catalog, process.table_namespace, process.table_name);
   submission.quota = config->quota;
   submission.max_retries = config->execute_num_retries;
+  submission.allow_partial_commit = config->allow_partial_commit;
   submission.last_optimized_ms = std::max({rt.last_minor_ms, rt.last_major_ms, rt.last_full_ms});
   TaskInput input;
   input.table = submission.table;
@@ -1002,6 +1014,7 @@ Status OptimizingService::Evaluate(const Item& item) {
     active.record = process;
     active.table_location = metadata->location;
     active.started_ms = now;
+    active.allow_partial_commit = config->allow_partial_commit;
     active_by_table_[key] = process.process_id;
     active_.emplace(process.process_id, std::move(active));
   }
@@ -1053,6 +1066,7 @@ void OptimizingService::Conclude(FinishedProcess finished) {
   };
   Status loaded = load();
   std::vector<TaskOutput> outputs;
+  std::vector<int64_t> output_tasks;  // the task id of each output
   // Outputs are decoded even when the process did not succeed, so that their files go.
   for (const QueuedTask& t : finished.tasks) {
     if (t.status != TaskStatus::kSuccess || !table) continue;
@@ -1075,9 +1089,48 @@ void OptimizingService::Conclude(FinishedProcess finished) {
     process.rows_rewritten += out->rows_read;
     process.bytes_written += out->bytes_written;
     outputs.push_back(std::move(*out));
+    output_tasks.push_back(t.task_id);
+  }
+  // self-optimizing.allow-partial-commit: the queue let every task run; the partitions
+  // whose tasks all succeeded are committed, the others' outputs deleted.
+  std::optional<Status> partial;
+  if (loaded.ok() && outcome.ok() && finished.outcome == ProcessOutcome::kFailed &&
+      active.allow_partial_commit) {
+    std::vector<bool> succeeded(active.plan.tasks.size(), false);
+    for (int64_t id : output_tasks) {
+      if (id >= 0 && static_cast<size_t>(id) < succeeded.size()) succeeded[static_cast<size_t>(id)] = true;
+    }
+    PartialPlan part = CommittablePart(active.plan, succeeded);
+    std::vector<TaskOutput> kept;
+    for (size_t k : part.tasks) {
+      for (size_t i = 0; i < outputs.size(); ++i) {
+        if (output_tasks[i] == static_cast<int64_t>(k)) kept.push_back(std::move(outputs[i]));
+      }
+    }
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      if (std::find(part.tasks.begin(), part.tasks.end(), static_cast<size_t>(output_tasks[i])) ==
+          part.tasks.end()) {
+        DeleteTaskOutput(outputs[i], table->io());
+      }
+    }
+    outputs.clear();
+    if (!part.plan.tasks.empty()) {
+      rt.status = "committing";
+      Save(rt);
+      auto committed = CommitRewrite(*table, *process.planned_snapshot_id, part.plan, std::move(kept));
+      if (committed.ok()) {
+        process.committed_snapshot_id = *committed;
+        partial = Status::Internal("partially committed ({} of {} tasks): {}", part.tasks.size(),
+                                   active.plan.tasks.size(), finished.error);
+      } else {
+        partial = committed.status().WithContext("partial commit after: {}", finished.error);
+      }
+    }
   }
   if (!loaded.ok()) {
     outcome = loaded;
+  } else if (partial) {
+    outcome = *partial;
   } else if (finished.outcome == ProcessOutcome::kFailed) {
     outcome = Status::Internal("{}", finished.error);
   } else if (finished.outcome == ProcessOutcome::kCanceled) {

@@ -43,6 +43,7 @@
 #include "floe/metastore/metastore.h"
 #include "floe/io/file_io.h"
 #include "floe/optimize/planner.h"
+#include "floe/optimize/rewrite.h"
 #include "floe/optimize/task_queue.h"
 
 namespace floe::optimize {
@@ -51,6 +52,12 @@ struct OptimizingServiceOptions {
   // Threads of the local optimizer group (in this process); 0: the group exists but only
   // standalone optimizers registered with it run its tasks.
   int threads = 1;
+  // Memory of the local group: each local thread's task gets memory_mb * 3/4 / threads
+  // (equality-delete keys, sorting), a quarter goes to the delete-key cache the threads
+  // share; 0: the tables' self-optimizing.memory-budget-mb, else 1 GiB per task.
+  int64_t memory_mb = 0;
+  // Where the local threads' spill runs go (empty: the system's temporary directory).
+  std::string spill_dir;
   // Threads that evaluate and plan tables.
   int evaluator_threads = 1;
   // Task protocol timeouts (Amoro's optimizer.heart-beat-timeout, task-ack-timeout,
@@ -209,8 +216,11 @@ class OptimizingService {
     metastore::OptimizingProcessRecord record;
     std::string table_location;
     int64_t started_ms = 0;
+    bool allow_partial_commit = false;  // self-optimizing.allow-partial-commit
   };
   void LocalWorker(int32_t thread);
+  // The budget, spill directory and cache of a task run by a local thread.
+  ExecuteOptions LocalExecuteOptions();
   void Committer();
   // Commits or discards a finished process and records its outcome.
   void Conclude(FinishedProcess finished);
@@ -234,6 +244,9 @@ class OptimizingService {
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   OptimizingServiceOptions options_;
+  // Decoded equality-delete keys shared by the local threads (thread-safe).
+  iceberg::DeleteKeyCache delete_cache_{
+      (options_.memory_mb > 0 ? options_.memory_mb << 20 : kDefaultTaskMemoryBytes) / 4};
 
   mutable std::mutex mu_;
   std::condition_variable work_cv_;

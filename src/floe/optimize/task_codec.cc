@@ -296,6 +296,7 @@ Result<std::string> EncodeTaskInput(const TaskInput& input) {
   FileTable files;
   Json task = Json::object();
   task["spec-id"] = input.task.spec_id;
+  task["output-spec-id"] = input.task.output_spec_id.value_or(input.task.spec_id);
   task["partition-key"] = input.task.partition_key;
   task["rewrite-data"] = files.Tasks(input.task.rewrite_data);
   task["rewrite-pos-data"] = files.Tasks(input.task.rewrite_pos_data);
@@ -359,6 +360,14 @@ Result<TaskInput> DecodeTaskInput(std::string_view text) {
   if (metadata.spec_by_id(t.spec_id) == nullptr) {
     return Status::InvalidArgument("the task names unknown spec {}", t.spec_id);
   }
+  // Payloads of servers from before spec moves have none: the input's spec.
+  t.output_spec_id = t.spec_id;
+  if (task->contains("output-spec-id")) {
+    FLOE_ASSIGN_OR_RETURN(t.output_spec_id, Int(*task, "output-spec-id"));
+    if (metadata.spec_by_id(*t.output_spec_id) == nullptr) {
+      return Status::InvalidArgument("the task names unknown output spec {}", *t.output_spec_id);
+    }
+  }
   FLOE_ASSIGN_OR_RETURN(t.partition_key, String(*task, "partition-key"));
   FLOE_ASSIGN_OR_RETURN(t.rewrite_data, ReadTasks(files, *task, "rewrite-data"));
   FLOE_ASSIGN_OR_RETURN(t.rewrite_pos_data, ReadTasks(files, *task, "rewrite-pos-data"));
@@ -417,10 +426,14 @@ Result<TaskOutput> DecodeTaskOutput(std::string_view text,
   return out;
 }
 
-Result<TaskOutput> RunTask(const TaskInput& input, io::FileIO& io, int64_t attempt) {
+Result<TaskOutput> RunTask(const TaskInput& input, io::FileIO& io, int64_t attempt,
+                           const ExecuteOptions& local) {
   FLOE_ASSIGN_OR_RETURN(OptimizingConfig config,
                         OptimizingConfig::FromProperties(input.metadata->properties));
   ExecuteOptions execute = input.execute;
+  execute.memory_budget_bytes = local.memory_budget_bytes;
+  execute.spill_dir = local.spill_dir;
+  execute.delete_cache = local.delete_cache;
   execute.operation_id += fmt::format("-a{}", attempt);
   return ExecuteRewriteTask(input.metadata, input.snapshot_id, io, input.task, config, execute);
 }

@@ -44,7 +44,9 @@ std::string EncodeTaskOutput(const TaskOutput& output);
 // warehouse): the rewrite of rewrite.h with the table's self-optimizing properties. The
 // output files are named by the attempt too, so a retry never collides with the files a
 // lost attempt left. On error nothing it wrote is left.
-Result<TaskOutput> RunTask(const TaskInput& input, io::FileIO& io, int64_t attempt);
+// `local` carries the running process's budget, spill directory and delete-key cache.
+Result<TaskOutput> RunTask(const TaskInput& input, io::FileIO& io, int64_t attempt,
+                           const ExecuteOptions& local = {});
 // Deletes the files of an output the server refused (a stale or canceled attempt). Best
 // effort: orphan cleanup finds what is left.
 void DeleteTaskOutput(const TaskOutput& output, io::FileIO& io);

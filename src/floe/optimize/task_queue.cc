@@ -426,6 +426,11 @@ bool TaskQueue::MaybeFinish(int64_t process_id, Changed* changed) {
   auto it = processes_.find(process_id);
   if (it == processes_.end()) return false;
   Process& p = it->second;
+  if (p.submission.allow_partial_commit) {
+    for (const QueuedTask& t : p.tasks) {
+      if (t.status != TaskStatus::kSuccess && t.status != TaskStatus::kFailed) return false;
+    }
+  }
   for (const QueuedTask& t : p.tasks) {
     if (t.status == TaskStatus::kFailed) {
       Finish(p, ProcessOutcome::kFailed,

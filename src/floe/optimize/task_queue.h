@@ -105,6 +105,10 @@ struct ProcessSubmission {
   std::string table;  // one process per table at a time; quota usage is kept per table
   double quota = 0.5;
   int32_t max_retries = 5;
+  // self-optimizing.allow-partial-commit: a failed task does not cancel the others; the
+  // process finishes (as failed) once every task has succeeded or failed, so that the
+  // partitions whose tasks all succeeded can still be committed.
+  bool allow_partial_commit = false;
   // When the table was last optimized (balanced policy).
   int64_t last_optimized_ms = 0;
   std::vector<TaskSpec> tasks;

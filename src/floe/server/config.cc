@@ -300,7 +300,7 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (const YAML::Node& optimizer = root["optimizer"]; optimizer) {
     FLOE_RETURN_IF_ERROR(
         CheckKeys(optimizer, "optimizer",
-                  {"enabled", "threads", "refresh-interval-ms", "maintenance-interval-ms",
+                  {"enabled", "threads", "memory-mb", "refresh-interval-ms", "maintenance-interval-ms",
                    "heartbeat-timeout-ms", "ack-timeout-ms", "execute-timeout-ms"}));
     if (optimizer["enabled"]) {
       FLOE_ASSIGN_OR_RETURN(config->optimizer_enabled,
@@ -319,6 +319,11 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
       FLOE_ASSIGN_OR_RETURN(int64_t threads,
                             Integer(optimizer["threads"], "optimizer.threads", 0, 1024));
       config->optimizer_threads = static_cast<int>(threads);
+    }
+    if (optimizer["memory-mb"]) {
+      FLOE_ASSIGN_OR_RETURN(config->optimizer_memory_mb,
+                            Integer(optimizer["memory-mb"], "optimizer.memory-mb", 0,
+                                    int64_t{1} << 30));
     }
     if (optimizer["refresh-interval-ms"]) {
       FLOE_ASSIGN_OR_RETURN(config->optimizer_refresh_interval_ms,

@@ -16,6 +16,8 @@
 //     enabled: true                        # false: no evaluation, groups or optimizers
 //     threads: 1                           # the local group's in-process threads; 0 =
 //                                          # only standalone `floe optimizer` processes
+//     memory-mb: 0                         # the local group's memory, split over its
+//                                          # threads (0: 1 GiB per task; self-optimizing.md)
 //     heartbeat-timeout-ms: 60000          # task protocol timeouts (Amoro's defaults
 //     ack-timeout-ms: 30000                #   for heart-beat and task-ack; execute as
 //     execute-timeout-ms: 3600000          #   Amoro's shipped config.yaml)

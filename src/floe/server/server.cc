@@ -174,6 +174,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   if (config.optimizer_enabled) {
     optimize::OptimizingServiceOptions optimizer_options;
     optimizer_options.threads = config.optimizer_threads;
+    optimizer_options.memory_mb = config.optimizer_memory_mb;
     optimizer_options.refresh_interval =
         std::chrono::milliseconds(config.optimizer_refresh_interval_ms);
     optimizer_options.metastore_uri = config.metastore_uri;

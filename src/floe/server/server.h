@@ -68,6 +68,7 @@ struct ServerConfig {
   std::string web_dir;
   // The local optimizer group's threads (0: no self-optimizing) and its refresh period.
   int optimizer_threads = 1;
+  int64_t optimizer_memory_mb = 0;  // optimizer.memory-mb
   // Self-optimizing (evaluation, groups, the task protocol) on or off.
   bool optimizer_enabled = true;
   int64_t optimizer_refresh_interval_ms = 60'000;
