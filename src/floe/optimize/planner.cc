@@ -163,9 +163,11 @@ class PartitionPlan {
       std::vector<const Entry*> convert;
       for (const Entry* e : bin) (pos_set.contains(e) ? convert : rewrite).push_back(e);
       RewriteTask task = MakeTask(rewrite, convert);
-      // One data file without deletes rewritten alone gains nothing.
+      // One data file without deletes rewritten alone gains nothing, unless it moves to
+      // the current spec.
       bool only_one_file = task.rewrite_data.size() == 1 && task.rewrite_pos_data.empty() &&
-                           task.rewritten_deletes.empty();
+                           task.rewritten_deletes.empty() &&
+                           !(reach_full_ && OldSpec(task.rewrite_data[0].data->file));
       if (!only_one_file) tasks.push_back(std::move(task));
     }
     return tasks;
