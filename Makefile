@@ -87,12 +87,13 @@ test: test-asan test-interop-ci test-fuzz
 test-interop: build venv java-deps heavy-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt tests/interop_heavy
 
-bench: build venv java-deps
+bench: build venv java-deps heavy-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/run.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/scan.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/rest.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/dashboard.py --browser
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/kafka.py
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/compaction.py
 
 clean:
 	rm -rf build
