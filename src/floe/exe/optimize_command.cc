@@ -149,6 +149,9 @@ Status Optimize(const OptimizeArgs& a) {
   options.now_ms = table->operations().env().NowMillis();
   options.forced = forced;
   options.available_threads = a.threads;
+  // A manual run covers every partition that yields a task (docs/cli.md): the per-thread
+  // input budget that spreads the service's work over processes does not cut it short.
+  if (forced) options.max_input_size_per_thread = int64_t{1} << 50;
   // History lives in the server's metastore; a run from the CLI sees none, so the
   // interval triggers count as reached.
   auto started = std::chrono::steady_clock::now();
