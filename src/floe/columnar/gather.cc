@@ -8,7 +8,9 @@ Result<Array> Gather(const std::vector<const Array*>& sources, const std::vector
   if (sources.empty()) return Status::InvalidArgument("gather from no arrays");
   const DataTypePtr& type = sources[0]->type();
   for (const Array* a : sources) {
-    if (a->type_id() != type->id()) return Status::InvalidArgument("gather from arrays of different types");
+    if (a->type_id() != type->id()) {
+      return Status::InvalidArgument("gather from arrays of different types");
+    }
   }
   const auto n = static_cast<int64_t>(picks.size());
   if (type->id() == TypeId::kNull) return Array::Nulls(type, n);

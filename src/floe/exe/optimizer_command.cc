@@ -370,7 +370,8 @@ void AddOptimizerWorkerCommand(CLI::App& app, int* exit_code) {
       ->capture_default_str();
   optimizer->add_option("--threads", a->threads, "Tasks run at once")->capture_default_str();
   optimizer->add_option("--memory-mb", a->memory_mb,
-                        "Memory this optimizer may use (reported to the server; split over the threads)");
+                        "Memory this optimizer may use (reported to the server; split over "
+                        "the threads)");
   optimizer->add_option("--spill-dir", a->spill_dir,
                         "Where equality-delete spill runs go (default: the temp directory)");
   optimizer->add_option("--heartbeat-ms", a->heartbeat_ms, "Heartbeat interval")

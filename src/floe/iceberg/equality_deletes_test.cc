@@ -235,7 +235,8 @@ TEST_F(EqualityDeletesTest, CacheSharesDecodedDeletes) {
 
 TEST(KeyFilterTest, NeverDropsAnAddedKey) {
   for (bool exact : {true, false}) {
-    internal::KeyFilter f = exact ? internal::KeyFilter::Exact(10) : internal::KeyFilter::Bloom(10000);
+    internal::KeyFilter f =
+        exact ? internal::KeyFilter::Exact(10) : internal::KeyFilter::Bloom(10000);
     std::mt19937_64 rng(1);
     std::vector<uint64_t> added;
     for (int i = 0; i < 10000; ++i) added.push_back(rng());

@@ -265,7 +265,9 @@ Result<std::optional<int64_t>> CommitRewrite(
 PartialPlan CommittablePart(const OptimizingPlan& plan, const std::vector<bool>& succeeded) {
   std::set<std::string> failed_partitions;
   for (size_t i = 0; i < plan.tasks.size(); ++i) {
-    if (i >= succeeded.size() || !succeeded[i]) failed_partitions.insert(plan.tasks[i].partition_key);
+    if (i >= succeeded.size() || !succeeded[i]) {
+      failed_partitions.insert(plan.tasks[i].partition_key);
+    }
   }
   // Every delete file a left-out task reads, whether it applies to its rewritten or to its
   // converted files.
@@ -352,7 +354,8 @@ Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& o
   };
   {
     std::vector<std::jthread> threads;
-    const size_t extra = std::min<size_t>(n, static_cast<size_t>(std::max(1, options.available_threads))) - 1;
+    const auto wanted = static_cast<size_t>(std::max(1, options.available_threads));
+    const size_t extra = std::min(n, wanted) - 1;
     for (size_t t = 0; t < extra; ++t) threads.emplace_back(work);
     work();
   }

@@ -1098,7 +1098,9 @@ void OptimizingService::Conclude(FinishedProcess finished) {
       active.allow_partial_commit) {
     std::vector<bool> succeeded(active.plan.tasks.size(), false);
     for (int64_t id : output_tasks) {
-      if (id >= 0 && static_cast<size_t>(id) < succeeded.size()) succeeded[static_cast<size_t>(id)] = true;
+      if (id >= 0 && static_cast<size_t>(id) < succeeded.size()) {
+        succeeded[static_cast<size_t>(id)] = true;
+      }
     }
     PartialPlan part = CommittablePart(active.plan, succeeded);
     std::vector<TaskOutput> kept;
@@ -1117,7 +1119,8 @@ void OptimizingService::Conclude(FinishedProcess finished) {
     if (!part.plan.tasks.empty()) {
       rt.status = "committing";
       Save(rt);
-      auto committed = CommitRewrite(*table, *process.planned_snapshot_id, part.plan, std::move(kept));
+      auto committed =
+          CommitRewrite(*table, *process.planned_snapshot_id, part.plan, std::move(kept));
       if (committed.ok()) {
         process.committed_snapshot_id = *committed;
         partial = Status::Internal("partially committed ({} of {} tasks): {}", part.tasks.size(),

@@ -40,7 +40,9 @@ Result<const col::Array*> LocateColumn(const iceberg::Schema& schema, const col:
     }
     if (index == fields->size()) return Status::InvalidArgument("sort field {} not found", id);
     if (depth == 0) {
-      if (index >= batch.num_columns()) return Status::InvalidArgument("batch lacks sort field {}", id);
+      if (index >= batch.num_columns()) {
+        return Status::InvalidArgument("batch lacks sort field {}", id);
+      }
       array = &batch.column(index);
     } else {
       parents->push_back(array);
@@ -323,7 +325,8 @@ Status ExternalSorter::Merge(const std::function<Status(const col::RecordBatch&)
   };
   for (size_t r = 0; r < runs_.size(); ++r) {
     FLOE_ASSIGN_OR_RETURN(sources[r].reader,
-                          iceberg::DataFileReader::Open(io, runs_[r], read_schema, {}, nullptr, read));
+                          iceberg::DataFileReader::Open(io, runs_[r], read_schema, {}, nullptr,
+                                                        read));
     FLOE_RETURN_IF_ERROR(advance_batch(sources[r]));
   }
   // Ties go to the lower run: runs hold consecutive input, so the merge stays stable.

@@ -39,9 +39,10 @@ std::tuple<int, double> FloatRank(double v) {
 class SorterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    schema_ = *iceberg::Schema::Make({iceberg::NestedField::Required(1, "id", iceberg::LongType()),
-                                      iceberg::NestedField::Optional(2, "s", iceberg::StringType()),
-                                      iceberg::NestedField::Optional(3, "d", iceberg::DoubleType())});
+    schema_ = *iceberg::Schema::Make(
+        {iceberg::NestedField::Required(1, "id", iceberg::LongType()),
+         iceberg::NestedField::Optional(2, "s", iceberg::StringType()),
+         iceberg::NestedField::Optional(3, "d", iceberg::DoubleType())});
     std::mt19937_64 rng(5);
     const std::vector<std::string> strings = {"", "a", "ab", "b", std::string("a\0b", 3),
                                               "\xc3\xa9", "z", "aa"};
@@ -129,7 +130,9 @@ TEST_F(SorterTest, SpecOrderInMemoryAndSpilled) {
       // Unsigned byte order, descending.
       return std::lexicographical_compare(
           b.s->begin(), b.s->end(), a.s->begin(), a.s->end(),
-          [](char x, char y) { return static_cast<unsigned char>(x) < static_cast<unsigned char>(y); });
+          [](char x, char y) {
+            return static_cast<unsigned char>(x) < static_cast<unsigned char>(y);
+          });
     }
     if (a.d.has_value() != b.d.has_value()) return !a.d.has_value();  // nulls first
     if (a.d && FloatRank(*a.d) != FloatRank(*b.d)) return FloatRank(*a.d) < FloatRank(*b.d);

@@ -300,7 +300,8 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (const YAML::Node& optimizer = root["optimizer"]; optimizer) {
     FLOE_RETURN_IF_ERROR(
         CheckKeys(optimizer, "optimizer",
-                  {"enabled", "threads", "memory-mb", "refresh-interval-ms", "maintenance-interval-ms",
+                  {"enabled", "threads", "memory-mb", "refresh-interval-ms",
+                   "maintenance-interval-ms",
                    "heartbeat-timeout-ms", "ack-timeout-ms", "execute-timeout-ms"}));
     if (optimizer["enabled"]) {
       FLOE_ASSIGN_OR_RETURN(config->optimizer_enabled,
