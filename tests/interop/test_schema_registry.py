@@ -32,7 +32,7 @@ from confluent_kafka.serialization import MessageField, SerializationContext  # 
 from pyiceberg.catalog.rest import RestCatalog  # noqa: E402
 
 from floe_server import FloeServer  # noqa: E402
-from kafka_topics import create_topic  # noqa: E402
+from kafka_topics import create_topic, wait_for_table_rows  # noqa: E402
 
 DEADLINE_SECONDS = 60
 
@@ -70,19 +70,7 @@ def produce(server, topic, values):
 
 
 def wait_for_rows(server, table: str, n: int):
-    cat = RestCatalog("floe", uri=server.uri, warehouse="default")
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    rows = []
-    while time.monotonic() < deadline:
-        try:
-            rows = cat.load_table(table).scan().to_arrow().to_pylist()
-        except Exception:  # noqa: BLE001 - not created yet
-            rows = []
-        if len(rows) >= n:
-            return rows
-        time.sleep(0.2)
-    raise AssertionError(f"{table}: {len(rows)} rows after {DEADLINE_SECONDS}s, wanted {n}; "
-                         f"{server.log_text()}")
+    return wait_for_table_rows(server.uri, table, n, DEADLINE_SECONDS, server.log_text)
 
 
 # ---- registry REST behaviour, through Confluent's client
