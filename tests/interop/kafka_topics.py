@@ -8,6 +8,13 @@ import time
 from confluent_kafka.admin import AdminClient, NewTopic
 
 
+# A table topic of flattened JSON values, committed every second.
+JSON_TABLE_TOPIC = {"floe.table.topic.enable": "true",
+                    "floe.table.topic.commit.interval.ms": "1000",
+                    "floe.table.topic.convert.value.type": "json",
+                    "floe.table.topic.transform.value.type": "flatten"}
+
+
 def create_topic(bootstrap: str, name: str, partitions: int = 1, config: dict | None = None):
     admin = AdminClient({"bootstrap.servers": bootstrap})
     futures = admin.create_topics([NewTopic(name, num_partitions=partitions,

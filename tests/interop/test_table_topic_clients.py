@@ -20,13 +20,10 @@ pytest.importorskip("pyiceberg")
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
 
 from floe_server import FloeServer  # noqa: E402
-from kafka_topics import create_topic, floe_scan, wait_for_table_rows  # noqa: E402
+from kafka_topics import (JSON_TABLE_TOPIC as TOPIC_CONFIG, create_topic,  # noqa: E402
+                          floe_scan, wait_for_table_rows)
 
 N = 200
-TOPIC_CONFIG = {"floe.table.topic.enable": "true",
-                "floe.table.topic.commit.interval.ms": "1000",
-                "floe.table.topic.convert.value.type": "json",
-                "floe.table.topic.transform.value.type": "flatten"}
 
 
 @pytest.fixture(scope="module")

@@ -13,15 +13,12 @@ import uuid
 import pytest
 
 from floe_server import FloeServer
-from kafka_topics import create_topic, floe_scan, wait_for_table_rows
+from kafka_topics import (JSON_TABLE_TOPIC as TOPIC_CONFIG, create_topic, floe_scan,
+                          wait_for_table_rows)
 
 pytest.importorskip("pyiceberg")
 
 N = 200
-TOPIC_CONFIG = {"floe.table.topic.enable": "true",
-                "floe.table.topic.commit.interval.ms": "1000",
-                "floe.table.topic.convert.value.type": "json",
-                "floe.table.topic.transform.value.type": "flatten"}
 
 
 @pytest.fixture(scope="module")
