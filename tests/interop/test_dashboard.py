@@ -198,9 +198,9 @@ def test_files_and_sizes_match_pyiceberg(server):
     assert code == 400, body
 
 
-def history(server, **params) -> dict:
+def history(floe_server, **params) -> dict:
     query = "&".join(f"{k}={v}" for k, v in params.items())
-    code, body, _ = server.request("GET", "/api/v1/overview/history?" + query)
+    code, body, _ = floe_server.request("GET", "/api/v1/overview/history?" + query)
     assert code == 200, body
     return body
 
@@ -251,6 +251,54 @@ def test_history_samples_follow_the_live_totals(server):
     for bad in ("from=5&to=4", "step=0", "to=-1", "from=x", "from=0&to=100000000&step=1"):
         code, err, _ = server.request("GET", "/api/v1/overview/history?" + bad)
         assert code == 400 and err["error"]["type"] == "BadRequestException", bad
+
+
+def test_history_of_two_servers_on_one_metastore(floe, tmp_path):
+    """Two servers sharing one metastore keep one series each; the merged points add up
+    their memory and threads, and `server` picks one series."""
+    metastore = f"sqlite:{tmp_path / 'metastore.db'}"
+    servers = {}
+    try:
+        for name in ("alpha", "beta"):
+            servers[name] = FloeServer(
+                floe.path, tmp_path / name, metastore=metastore, optimizer=True,
+                config={"history": {"server-id": name, "interval-ms": HISTORY_INTERVAL_MS}})
+            servers[name].start()
+        alpha, beta = servers["alpha"], servers["beta"]
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            if all(len(history(alpha, server=n)["points"]) >= 8 for n in servers):
+                break
+            time.sleep(HISTORY_INTERVAL_MS / 1000)
+        # A closed span a second in the past, so that no sample lands in it between the
+        # requests below; 10 ms steps hold one sample each.
+        to = int(time.time() * 1000) - 1000
+        span = {"from": to - 30_000, "to": to}
+        own = {n: history(alpha, server=n, step=10, **span)["points"] for n in servers}
+        both = history(beta, **span)  # either server answers for both
+        assert both["servers"] == ["alpha", "beta"]
+        for name, points in own.items():
+            assert len(points) >= 3, name
+            assert all(p["servers"] == 1 for p in points)
+            times = [p["timestamp-ms"] for p in points]
+            assert times == sorted(times) and len(set(times)) == len(times)
+            kernel_rss = rss_bytes(servers[name].proc.pid)
+            assert 0.5 * kernel_rss < points[-1]["resident-memory-bytes"] < 2 * kernel_rss
+            assert points[-1]["optimizer-threads"] >= 1
+        # One step over the whole span: both servers in the point.
+        merged = history(alpha, step=30_001, **span)
+        assert len(merged["points"]) == 1
+        point = merged["points"][0]
+        assert point["servers"] == 2
+        assert point["timestamp-ms"] == max(own[n][-1]["timestamp-ms"] for n in own)
+        assert point["optimizer-threads"] == sum(own[n][-1]["optimizer-threads"] for n in own)
+        peaks = {n: max(p["resident-memory-bytes"] for p in own[n]) for n in own}
+        assert point["resident-memory-bytes"] == sum(peaks.values())
+        # The unmerged view of one server never holds the other's samples.
+        assert history(alpha, server="nobody")["points"] == []
+    finally:
+        for s in servers.values():
+            s.stop()
 
 
 def run_browser(server, expect) -> tuple[str, str, int]:

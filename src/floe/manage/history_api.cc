@@ -1,10 +1,15 @@
 // GET /api/v1/overview/history: the samples of HistoryRecorder (history_recorder.h) between
 // `from` and `to`, downsampled to one point per `step` (docs/management-api.md, "Overview
-// history"). Per point: counts and sizes as of the bucket's last sample; tasks and memory at
-// their peak in the bucket, so a burst between two points still shows; rates as what
-// happened in the bucket divided by the time its samples cover.
+// history"). Per point and server: counts and sizes as of the bucket's last sample; tasks
+// and memory at their peak in the bucket, so a burst between two points still shows; rates
+// as what happened in the bucket divided by the time its samples cover. Servers sharing the
+// metastore each record their own series; a point adds them up (`server` picks one): the
+// tables and files are those of the newest sample (every server sees the same tables),
+// threads, tasks, memory, amounts and rates are summed.
 #include <algorithm>
 #include <charconv>
+#include <map>
+#include <set>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -58,25 +63,45 @@ double PerSecond(int64_t amount, int64_t covered_ms) {
                         : 0.0;
 }
 
-OJson PointJson(const Bucket& b) {
+// One point: the buckets of every server that sampled in the step.
+OJson PointJson(const std::map<std::string, Bucket>& by_server) {
+  const Bucket* newest = nullptr;
+  int64_t threads = 0, tasks_running = 0, tasks_queued = 0, rss = 0;
+  int64_t bytes_optimized = 0, records_produced = 0, rows_ingested = 0;
+  double cpu_ms_per_s = 0, optimized_per_s = 0, produced_per_s = 0, ingested_per_s = 0;
+  for (const auto& [server, b] : by_server) {
+    if (newest == nullptr || b.last.sample_ms > newest->last.sample_ms) newest = &b;
+    threads += b.last.optimizer_threads;
+    tasks_running += b.tasks_running_max;
+    tasks_queued += b.tasks_queued_max;
+    rss += b.rss_max;
+    bytes_optimized += b.bytes_optimized;
+    records_produced += b.records_produced;
+    rows_ingested += b.rows_ingested;
+    cpu_ms_per_s += PerSecond(b.cpu_ms, b.covered_ms);
+    optimized_per_s += PerSecond(b.bytes_optimized, b.covered_ms);
+    produced_per_s += PerSecond(b.records_produced, b.covered_ms);
+    ingested_per_s += PerSecond(b.rows_ingested, b.covered_ms);
+  }
   OJson j = OJson::object();
-  j["timestamp-ms"] = b.last.sample_ms;
-  j["tables"] = b.last.tables;
-  j["data-files"] = b.last.data_files;
-  j["delete-files"] = b.last.delete_files;
-  j["records"] = b.last.records;
-  j["total-bytes"] = b.last.data_bytes;
-  j["optimizer-threads"] = b.last.optimizer_threads;
-  j["tasks-running"] = b.tasks_running_max;
-  j["tasks-queued"] = b.tasks_queued_max;
-  j["resident-memory-bytes"] = b.rss_max;
-  j["cpu-cores"] = PerSecond(b.cpu_ms, b.covered_ms) / 1000.0;
-  j["bytes-optimized"] = b.bytes_optimized;
-  j["bytes-optimized-per-second"] = PerSecond(b.bytes_optimized, b.covered_ms);
-  j["records-produced"] = b.records_produced;
-  j["produce-records-per-second"] = PerSecond(b.records_produced, b.covered_ms);
-  j["rows-ingested"] = b.rows_ingested;
-  j["ingest-rows-per-second"] = PerSecond(b.rows_ingested, b.covered_ms);
+  j["timestamp-ms"] = newest->last.sample_ms;
+  j["servers"] = by_server.size();
+  j["tables"] = newest->last.tables;
+  j["data-files"] = newest->last.data_files;
+  j["delete-files"] = newest->last.delete_files;
+  j["records"] = newest->last.records;
+  j["total-bytes"] = newest->last.data_bytes;
+  j["optimizer-threads"] = threads;
+  j["tasks-running"] = tasks_running;
+  j["tasks-queued"] = tasks_queued;
+  j["resident-memory-bytes"] = rss;
+  j["cpu-cores"] = cpu_ms_per_s / 1000.0;
+  j["bytes-optimized"] = bytes_optimized;
+  j["bytes-optimized-per-second"] = optimized_per_s;
+  j["records-produced"] = records_produced;
+  j["produce-records-per-second"] = produced_per_s;
+  j["rows-ingested"] = rows_ingested;
+  j["ingest-rows-per-second"] = ingested_per_s;
   return j;
 }
 
@@ -97,10 +122,11 @@ Result<HttpResponse> ManagementApi::OverviewHistory(Call& call) {
                                      *step_param);
     }
   }
+  std::optional<std::string> server = call.Query("server");
   std::vector<metastore::HistorySample> samples;
   {
     std::lock_guard lock(store_mu_);
-    FLOE_ASSIGN_OR_RETURN(samples, store_->ListHistorySamples(from, to, kMaxRows));
+    FLOE_ASSIGN_OR_RETURN(samples, store_->ListHistorySamples(from, to, kMaxRows, server));
   }
   // Without `from`, the span starts at the oldest sample of the last day: a server started
   // minutes ago shows each of its samples, not one point for all of them.
@@ -111,17 +137,20 @@ Result<HttpResponse> ManagementApi::OverviewHistory(Call& call) {
                                       (to - from + 1 + kDefaultPoints - 1) / kDefaultPoints});
   OJson points = OJson::array();
   std::optional<int64_t> current_index;
-  Bucket bucket;
+  std::map<std::string, Bucket> buckets;  // by server, for the current step
+  std::set<std::string> servers;
   auto flush = [&] {
-    if (current_index) points.push_back(PointJson(bucket));
+    if (current_index && !buckets.empty()) points.push_back(PointJson(buckets));
   };
   for (const metastore::HistorySample& s : samples) {
     const int64_t index = (s.sample_ms - from) / step;
     if (!current_index || *current_index != index) {
       flush();
       current_index = index;
-      bucket = Bucket{};
+      buckets.clear();
     }
+    servers.insert(s.server_id);
+    Bucket& bucket = buckets[s.server_id];
     bucket.last = s;
     bucket.tasks_running_max = std::max(bucket.tasks_running_max, s.tasks_running);
     bucket.tasks_queued_max = std::max(bucket.tasks_queued_max, s.tasks_queued);
@@ -138,6 +167,7 @@ Result<HttpResponse> ManagementApi::OverviewHistory(Call& call) {
   j["to"] = to;
   j["step"] = step;
   j["interval-ms"] = options_.history_interval_ms;
+  j["servers"] = OJson(std::vector<std::string>(servers.begin(), servers.end()));
   j["points"] = std::move(points);
   return JsonResponse(200, j);
 }

@@ -73,6 +73,7 @@ HistoryRecorder::Counters HistoryRecorder::ReadCounters() {
 
 Status HistoryRecorder::SampleNow() {
   metastore::HistorySample s;
+  s.server_id = options_.server_id;
   // Gauges.
   if (options_.optimizer != nullptr) {
     for (const optimize::TableStats& t : options_.optimizer->Stats()) {
@@ -102,7 +103,8 @@ Status HistoryRecorder::SampleNow() {
   s.rows_ingested_during = std::max<int64_t>(0, now.rows_ingested - last_.rows_ingested);
   last_ = now;
   FLOE_RETURN_IF_ERROR(store_->SaveHistorySample(s));
-  return store_->TrimHistory(s.sample_ms - options_.retention_ms, options_.max_samples);
+  return store_->TrimHistory(options_.server_id, s.sample_ms - options_.retention_ms,
+                             options_.max_samples);
 }
 
 }  // namespace floe::manage

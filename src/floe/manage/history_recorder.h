@@ -28,6 +28,9 @@ namespace floe::manage {
 struct HistoryOptions {
   // floe's metastore (the recorder keeps its own connection).
   std::string metastore_uri;
+  // This server's name in the samples (history.server-id; default host:port), so that
+  // servers sharing a metastore keep separate series.
+  std::string server_id;
   int64_t interval_ms = 60'000;
   int64_t retention_ms = int64_t{7} * 24 * 3600 * 1000;
   int64_t max_samples = 20'000;

@@ -139,6 +139,39 @@ const std::vector<Migration>& Migrations() {
         "cpu_ms BIGINT NOT NULL, "
         "records_produced BIGINT NOT NULL, "
         "rows_ingested BIGINT NOT NULL)"}},
+      // Several servers on one metastore each keep their own series: the table is rebuilt
+      // with (server_id, sample_ms) as its key; the samples recorded before belong to the
+      // server id '' (shown with the others in the merged series).
+      {5,
+       "overview history per server",
+       {"CREATE TABLE floe_overview_history_v5 ("
+        "server_id VARCHAR(255) NOT NULL, "
+        "sample_ms BIGINT NOT NULL, "
+        "interval_ms BIGINT NOT NULL, "
+        "tables BIGINT NOT NULL, "
+        "data_files BIGINT NOT NULL, "
+        "delete_files BIGINT NOT NULL, "
+        "records BIGINT NOT NULL, "
+        "data_bytes BIGINT NOT NULL, "
+        "optimizer_threads BIGINT NOT NULL, "
+        "tasks_running BIGINT NOT NULL, "
+        "tasks_queued BIGINT NOT NULL, "
+        "bytes_optimized BIGINT NOT NULL, "
+        "rss_bytes BIGINT NOT NULL, "
+        "cpu_ms BIGINT NOT NULL, "
+        "records_produced BIGINT NOT NULL, "
+        "rows_ingested BIGINT NOT NULL, "
+        "PRIMARY KEY (server_id, sample_ms))",
+        "INSERT INTO floe_overview_history_v5 (server_id, sample_ms, interval_ms, tables, "
+        "data_files, delete_files, records, data_bytes, optimizer_threads, tasks_running, "
+        "tasks_queued, bytes_optimized, rss_bytes, cpu_ms, records_produced, rows_ingested) "
+        "SELECT '', sample_ms, interval_ms, tables, data_files, delete_files, records, "
+        "data_bytes, optimizer_threads, tasks_running, tasks_queued, bytes_optimized, "
+        "rss_bytes, cpu_ms, records_produced, rows_ingested FROM floe_overview_history",
+        "DROP TABLE floe_overview_history",
+        "ALTER TABLE floe_overview_history_v5 RENAME TO floe_overview_history",
+        "CREATE INDEX IF NOT EXISTS floe_overview_history_time ON floe_overview_history "
+        "(sample_ms)"}},
   };
   return kMigrations;
 }
@@ -631,58 +664,69 @@ std::array<int64_t HistorySample::*, 15> HistoryFields() {
 
 Status Metastore::SaveHistorySample(const HistorySample& sample) {
   std::vector<catalog::SqlParam> params;
+  params.emplace_back(sample.server_id);
   for (auto field : HistoryFields()) params.emplace_back(sample.*field);
   // Delete then insert: the same statements on SQLite and PostgreSQL.
   FLOE_ASSIGN_OR_RETURN(auto tx, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
-  FLOE_RETURN_IF_ERROR(conn_->Execute("DELETE FROM floe_overview_history WHERE sample_ms = ?",
-                                      {sample.sample_ms})
-                           .status());
   FLOE_RETURN_IF_ERROR(
       conn_
-          ->Execute(fmt::format("INSERT INTO floe_overview_history ({}) VALUES "
-                                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+          ->Execute("DELETE FROM floe_overview_history WHERE server_id = ? AND sample_ms = ?",
+                    {sample.server_id, sample.sample_ms})
+          .status());
+  FLOE_RETURN_IF_ERROR(
+      conn_
+          ->Execute(fmt::format("INSERT INTO floe_overview_history (server_id, {}) VALUES "
+                                "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 kHistoryColumns),
                     params)
           .status());
   return tx.Commit();
 }
 
-Result<std::vector<HistorySample>> Metastore::ListHistorySamples(int64_t from_ms, int64_t to_ms,
-                                                                 int64_t limit) {
+Result<std::vector<HistorySample>> Metastore::ListHistorySamples(
+    int64_t from_ms, int64_t to_ms, int64_t limit, const std::optional<std::string>& server_id) {
+  std::vector<catalog::SqlParam> params = {from_ms, to_ms};
+  if (server_id) params.emplace_back(*server_id);
+  params.emplace_back(limit);
   FLOE_ASSIGN_OR_RETURN(
       auto result,
-      conn_->Execute(fmt::format("SELECT {} FROM floe_overview_history WHERE sample_ms >= ? "
-                                 "AND sample_ms <= ? ORDER BY sample_ms LIMIT ?",
-                                 kHistoryColumns),
-                     {from_ms, to_ms, limit}));
+      conn_->Execute(fmt::format("SELECT server_id, {} FROM floe_overview_history "
+                                 "WHERE sample_ms >= ? AND sample_ms <= ?{} "
+                                 "ORDER BY sample_ms, server_id LIMIT ?",
+                                 kHistoryColumns, server_id ? " AND server_id = ?" : ""),
+                     params));
   const auto fields = HistoryFields();
   std::vector<HistorySample> out;
   out.reserve(result.rows.size());
   for (const auto& row : result.rows) {
-    if (row.size() != fields.size() || !row[0]) {
+    if (row.size() != fields.size() + 1 || !row[0] || !row[1]) {
       return Status::Corrupt("metastore: bad floe_overview_history row");
     }
     HistorySample s;
+    s.server_id = *row[0];
     for (size_t i = 0; i < fields.size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(s.*fields[i], ParseInt(row[i], "floe_overview_history value"));
+      FLOE_ASSIGN_OR_RETURN(s.*fields[i], ParseInt(row[i + 1], "floe_overview_history value"));
     }
-    out.push_back(s);
+    out.push_back(std::move(s));
   }
   return out;
 }
 
-Status Metastore::TrimHistory(int64_t before_ms, int64_t max_rows) {
+Status Metastore::TrimHistory(const std::string& server_id, int64_t before_ms,
+                              int64_t max_rows) {
   FLOE_RETURN_IF_ERROR(
       conn_->Execute("DELETE FROM floe_overview_history WHERE sample_ms < ?", {before_ms})
           .status());
   FLOE_ASSIGN_OR_RETURN(
       auto oldest_kept,
-      conn_->Execute("SELECT sample_ms FROM floe_overview_history ORDER BY sample_ms DESC "
-                     "LIMIT 1 OFFSET ?",
-                     {std::max<int64_t>(0, max_rows - 1)}));
+      conn_->Execute("SELECT sample_ms FROM floe_overview_history WHERE server_id = ? "
+                     "ORDER BY sample_ms DESC LIMIT 1 OFFSET ?",
+                     {server_id, std::max<int64_t>(0, max_rows - 1)}));
   if (oldest_kept.rows.empty() || oldest_kept.rows[0].empty()) return Status::OK();
   FLOE_ASSIGN_OR_RETURN(int64_t keep_from, ParseInt(oldest_kept.rows[0][0], "sample_ms"));
-  return conn_->Execute("DELETE FROM floe_overview_history WHERE sample_ms < ?", {keep_from})
+  return conn_
+      ->Execute("DELETE FROM floe_overview_history WHERE server_id = ? AND sample_ms < ?",
+                {server_id, keep_from})
       .status();
 }
 

@@ -135,8 +135,10 @@ struct OptimizingProcessRecord {
 // One sample of the server's totals for the overview's history charts
 // (manage/history_recorder.h). Gauges hold the value at sample_ms; the *_during fields count
 // what happened in the interval_ms before it (so downsampling sums them and restarts do not
-// show as drops).
+// show as drops). Each server sharing the metastore records its own series, keyed by
+// server_id.
 struct HistorySample {
+  std::string server_id;
   int64_t sample_ms = 0;
   int64_t interval_ms = 0;
   int64_t tables = 0;
@@ -157,7 +159,7 @@ struct HistorySample {
 class Metastore {
  public:
   // The newest schema version this build knows.
-  static constexpr int kSchemaVersion = 4;
+  static constexpr int kSchemaVersion = 5;
 
   // Connects to `uri` (sqlite:PATH or postgresql://...) and applies missing migrations.
   // kFailedPrecondition when the database was migrated by a newer floe.
@@ -204,14 +206,16 @@ class Metastore {
   // A process's tasks by task id.
   Result<std::vector<OptimizingTaskRecord>> ListTasks(int64_t process_id);
 
-  // Inserts a sample (replacing one with the same sample_ms).
+  // Inserts a sample (replacing the one with the same server_id and sample_ms).
   Status SaveHistorySample(const HistorySample& sample);
-  // The samples with from_ms <= sample_ms <= to_ms, oldest first, at most `limit`.
-  Result<std::vector<HistorySample>> ListHistorySamples(int64_t from_ms, int64_t to_ms,
-                                                        int64_t limit);
-  // Deletes the samples older than `before_ms`, then the oldest beyond the newest
-  // `max_rows`.
-  Status TrimHistory(int64_t before_ms, int64_t max_rows);
+  // The samples with from_ms <= sample_ms <= to_ms of every server (or of `server_id` when
+  // given), oldest first (then by server), at most `limit`.
+  Result<std::vector<HistorySample>> ListHistorySamples(
+      int64_t from_ms, int64_t to_ms, int64_t limit,
+      const std::optional<std::string>& server_id = std::nullopt);
+  // Deletes every server's samples older than `before_ms` (so a server gone for good leaves
+  // nothing behind), then `server_id`'s oldest beyond its newest `max_rows`.
+  Status TrimHistory(const std::string& server_id, int64_t before_ms, int64_t max_rows);
 
   Status SaveMaintenanceRun(const MaintenanceRunRecord& record);
   // A table's runs, newest first, at most `limit`.

@@ -275,14 +275,101 @@ TEST_P(MetastoreTest, HistorySamplesRangeReplaceAndTrim) {
   EXPECT_EQ(limited->size(), 2u);
 
   // Older than 2000 goes by age; then only the newest two stay.
-  ASSERT_TRUE(store_->TrimHistory(2000, 100).ok());
+  ASSERT_TRUE(store_->TrimHistory("", 2000, 100).ok());
   EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100)->size(), 4u);
-  ASSERT_TRUE(store_->TrimHistory(0, 2).ok());
+  ASSERT_TRUE(store_->TrimHistory("", 0, 2).ok());
   auto left = store_->ListHistorySamples(0, 10000, 100);
   ASSERT_TRUE(left.ok());
   ASSERT_EQ(left->size(), 2u);
   EXPECT_EQ((*left)[0].sample_ms, 4000);
   EXPECT_EQ((*left)[1].sample_ms, 5000);
+}
+
+TEST_P(MetastoreTest, HistorySamplesPerServer) {
+  // Two servers sampling at the same instants keep two series.
+  for (const char* server : {"a:8181", "b:8181"}) {
+    for (int64_t t : {1000, 2000, 3000}) {
+      HistorySample s;
+      s.server_id = server;
+      s.sample_ms = t;
+      s.rss_bytes = server[0] == 'a' ? 100 : 200;
+      ASSERT_TRUE(store_->SaveHistorySample(s).ok());
+    }
+  }
+  auto all = store_->ListHistorySamples(0, 10000, 100);
+  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  ASSERT_EQ(all->size(), 6u);
+  EXPECT_EQ((*all)[0].server_id, "a:8181");
+  EXPECT_EQ((*all)[1].server_id, "b:8181");
+  EXPECT_EQ((*all)[1].sample_ms, 1000);
+  EXPECT_EQ((*all)[1].rss_bytes, 200);
+  auto only_b = store_->ListHistorySamples(0, 10000, 100, std::string("b:8181"));
+  ASSERT_TRUE(only_b.ok());
+  ASSERT_EQ(only_b->size(), 3u);
+  for (const HistorySample& s : *only_b) EXPECT_EQ(s.server_id, "b:8181");
+
+  // Replacing an instant touches only that server's sample.
+  HistorySample again;
+  again.server_id = "a:8181";
+  again.sample_ms = 2000;
+  again.rss_bytes = 111;
+  ASSERT_TRUE(store_->SaveHistorySample(again).ok());
+  auto at_2000 = store_->ListHistorySamples(2000, 2000, 100);
+  ASSERT_EQ(at_2000->size(), 2u);
+  EXPECT_EQ((*at_2000)[0].rss_bytes, 111);
+  EXPECT_EQ((*at_2000)[1].rss_bytes, 200);
+
+  // The row bound is per server; the age bound applies to every server.
+  ASSERT_TRUE(store_->TrimHistory("a:8181", 0, 1).ok());
+  EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100, std::string("a:8181"))->size(), 1u);
+  EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100, std::string("b:8181"))->size(), 3u);
+  ASSERT_TRUE(store_->TrimHistory("a:8181", 3000, 100).ok());
+  auto left = store_->ListHistorySamples(0, 10000, 100);
+  ASSERT_EQ(left->size(), 2u);
+  EXPECT_EQ((*left)[0].sample_ms, 3000);
+  EXPECT_EQ((*left)[1].sample_ms, 3000);
+}
+
+TEST_P(MetastoreTest, HistoryOfAVersion4MetastoreMovesToServerIdEmpty) {
+  // Back to the version 4 layout, with one sample in it, as an older floe left it.
+  auto conn = catalog::SqlConnection::Open(db_.uri());
+  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  for (const char* sql :
+       {"DROP TABLE floe_overview_history",
+        "DELETE FROM floe_schema_version WHERE version = 5",
+        "CREATE TABLE floe_overview_history (sample_ms BIGINT NOT NULL PRIMARY KEY, "
+        "interval_ms BIGINT NOT NULL, tables BIGINT NOT NULL, data_files BIGINT NOT NULL, "
+        "delete_files BIGINT NOT NULL, records BIGINT NOT NULL, data_bytes BIGINT NOT NULL, "
+        "optimizer_threads BIGINT NOT NULL, tasks_running BIGINT NOT NULL, "
+        "tasks_queued BIGINT NOT NULL, bytes_optimized BIGINT NOT NULL, "
+        "rss_bytes BIGINT NOT NULL, cpu_ms BIGINT NOT NULL, records_produced BIGINT NOT NULL, "
+        "rows_ingested BIGINT NOT NULL)",
+        "INSERT INTO floe_overview_history VALUES "
+        "(1000, 60000, 7, 8, 9, 10, 11, 2, 1, 3, 12, 13, 14, 15, 16)"}) {
+    auto done = (*conn)->Execute(sql);
+    ASSERT_TRUE(done.ok()) << sql << ": " << done.status().ToString();
+  }
+  conn->reset();
+  store_.reset();
+  auto reopened = Metastore::Open(db_.uri());
+  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  EXPECT_EQ(*(*reopened)->SchemaVersion(), 5);
+  auto samples = (*reopened)->ListHistorySamples(0, 10000, 100);
+  ASSERT_TRUE(samples.ok()) << samples.status().ToString();
+  ASSERT_EQ(samples->size(), 1u);
+  const HistorySample& s = (*samples)[0];
+  EXPECT_EQ(s.server_id, "");
+  EXPECT_EQ(s.sample_ms, 1000);
+  EXPECT_EQ(s.tables, 7);
+  EXPECT_EQ(s.data_bytes, 11);
+  EXPECT_EQ(s.rss_bytes, 13);
+  EXPECT_EQ(s.rows_ingested_during, 16);
+  // The new key holds: a second server's sample at the same instant is its own row.
+  HistorySample other;
+  other.server_id = "b";
+  other.sample_ms = 1000;
+  ASSERT_TRUE((*reopened)->SaveHistorySample(other).ok());
+  EXPECT_EQ((*reopened)->ListHistorySamples(0, 10000, 100)->size(), 2u);
 }
 
 INSTANTIATE_TEST_SUITE_P(Dialects, MetastoreTest,

@@ -371,7 +371,15 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   }
   if (const YAML::Node& history = root["history"]; history) {
     FLOE_RETURN_IF_ERROR(
-        CheckKeys(history, "history", {"interval-ms", "retention-ms", "max-samples"}));
+        CheckKeys(history, "history",
+                  {"server-id", "interval-ms", "retention-ms", "max-samples"}));
+    if (history["server-id"]) {
+      FLOE_ASSIGN_OR_RETURN(config->history.server_id,
+                            Scalar(history["server-id"], "history.server-id"));
+      if (config->history.server_id.size() > 255) {
+        return Status::InvalidArgument("floe.yaml: history.server-id is longer than 255 bytes");
+      }
+    }
     for (auto [key, field, lowest] :
          {std::tuple{"interval-ms", &config->history.interval_ms, int64_t{100}},
           {"retention-ms", &config->history.retention_ms, int64_t{1000}},

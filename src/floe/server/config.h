@@ -23,6 +23,7 @@
 //     execute-timeout-ms: 3600000          #   Amoro's shipped config.yaml)
 //     refresh-interval-ms: 60000           # every table looked at this often
 //   history:                               # the overview's charts (docs/dashboard.md)
+//     server-id: floe-1                    # this server's series (default host:http-port)
 //     interval-ms: 60000                   # a sample of the totals this often
 //     retention-ms: 604800000              # kept 7 days
 //     max-samples: 20000                   # and at most this many rows

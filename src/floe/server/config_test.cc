@@ -116,17 +116,23 @@ TEST(ServerConfig, HistorySection) {
   ServerConfig config;
   Status s = ParseServerConfig(R"(
 history:
+  server-id: floe-eu-1
   interval-ms: 250
   retention-ms: 3600000
   max-samples: 100
 )", &config);
   ASSERT_TRUE(s.ok()) << s.ToString();
+  EXPECT_EQ(config.history.server_id, "floe-eu-1");
   EXPECT_EQ(config.history.interval_ms, 250);
   EXPECT_EQ(config.history.retention_ms, 3'600'000);
   EXPECT_EQ(config.history.max_samples, 100);
   EXPECT_FALSE(ParseServerConfig("history: {interval-ms: 5}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("history: {every: 5}", &config).ok());
+  EXPECT_FALSE(ParseServerConfig("history: {server-id: [a]}", &config).ok());
+  EXPECT_FALSE(
+      ParseServerConfig("history: {server-id: " + std::string(256, 'x') + "}", &config).ok());
   ServerConfig defaults;
+  EXPECT_EQ(defaults.history.server_id, "");  // the host name and HTTP port at start
   EXPECT_EQ(defaults.history.interval_ms, 60'000);
   EXPECT_EQ(defaults.history.retention_ms, int64_t{7} * 24 * 3600 * 1000);
 }

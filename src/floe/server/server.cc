@@ -6,7 +6,9 @@
 #include <system_error>
 #include <utility>
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "floe/base/macros.h"
 #include "floe/catalog/sql_catalog.h"
@@ -25,6 +27,13 @@ constexpr std::string_view kLandingPage =
     "files: build them with <code>make build</code> (needs npm) and restart, or pass "
     "<code>--web-dir</code> (docs/dashboard.md).</p>"
     "</body></html>";
+
+// The machine's host name ("localhost" when it has none).
+std::string HostName() {
+  char name[256] = {};
+  if (gethostname(name, sizeof(name) - 1) != 0 || name[0] == '\0') return "localhost";
+  return name;
+}
 
 }  // namespace
 
@@ -285,16 +294,6 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
       config.kafka.table_catalog.empty() ? config.default_catalog : config.kafka.table_catalog;
   manage_options.now_ms = config.now_ms;
   manage_options.history_interval_ms = config.history.interval_ms;
-  manage::HistoryOptions history_options;
-  history_options.metastore_uri = config.metastore_uri;
-  history_options.interval_ms = config.history.interval_ms;
-  history_options.retention_ms = config.history.retention_ms;
-  history_options.max_samples = config.history.max_samples;
-  history_options.now_ms = config.now_ms;
-  history_options.optimizer = server->optimizer_.get();
-  history_options.ingest = server->ingest_.get();
-  FLOE_ASSIGN_OR_RETURN(server->history_,
-                        manage::HistoryRecorder::Start(std::move(history_options)));
   FLOE_ASSIGN_OR_RETURN(server->manage_,
                         manage::ManagementApi::Make(server->registry_, std::move(manage_options)));
 
@@ -314,6 +313,21 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
                                                 [raw](const http::HttpRequest& request) {
                                                   return raw->Handle(request);
                                                 }));
+  // After the listener, whose bound port names this server's history series by default.
+  manage::HistoryOptions history_options;
+  const ServerConfig& cfg = server->config_;
+  history_options.metastore_uri = cfg.metastore_uri;
+  history_options.server_id = cfg.history.server_id.empty()
+                                  ? fmt::format("{}:{}", HostName(), server->http_->port())
+                                  : cfg.history.server_id;
+  history_options.interval_ms = cfg.history.interval_ms;
+  history_options.retention_ms = cfg.history.retention_ms;
+  history_options.max_samples = cfg.history.max_samples;
+  history_options.now_ms = cfg.now_ms;
+  history_options.optimizer = server->optimizer_.get();
+  history_options.ingest = server->ingest_.get();
+  FLOE_ASSIGN_OR_RETURN(server->history_,
+                        manage::HistoryRecorder::Start(std::move(history_options)));
   return server;
 }
 
@@ -503,7 +517,8 @@ std::string SettingsJson(const ServerConfig& config) {
         {"ack-timeout-ms", config.optimizer_ack_timeout_ms},
         {"execute-timeout-ms", config.optimizer_execute_timeout_ms}}},
       {"history",
-       {{"interval-ms", config.history.interval_ms},
+       {{"server-id", config.history.server_id},
+        {"interval-ms", config.history.interval_ms},
         {"retention-ms", config.history.retention_ms},
         {"max-samples", config.history.max_samples}}},
       {"kafka",

@@ -81,6 +81,8 @@ struct ServerConfig {
   // The overview's history (manage/history_recorder.h): a sample of the totals every
   // interval, kept for the retention, at most max-samples rows.
   struct History {
+    // This server's name in the samples; empty: host name and HTTP port.
+    std::string server_id;
     int64_t interval_ms = 60'000;
     int64_t retention_ms = int64_t{7} * 24 * 3600 * 1000;
     int64_t max_samples = 20'000;
