@@ -78,21 +78,26 @@ using SortValue = std::variant<std::monostate, int64_t, std::string>;
 
 // One page of `items` in the order of `sort_value(item)` (ties keep their order), with only
 // the page's items rendered by `to_json`: for long lists (10,000 tables), where building
-// every item's JSON to show a hundred would dominate the request.
+// every item's JSON to show a hundred would dominate the request. Only the items up to the
+// page's end are put in order (a partial sort, O(n log(offset + size))).
 template <typename T, typename SortFn, typename JsonFn>
 http::HttpResponse PageBy(const std::vector<T>& items, const ListParams& p, SortFn sort_value,
                           JsonFn to_json) {
   std::vector<std::pair<SortValue, size_t>> order;
   order.reserve(items.size());
   for (size_t i = 0; i < items.size(); ++i) order.emplace_back(sort_value(items[i]), i);
-  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    return p.descending ? b.first < a.first : a.first < b.first;
-  });
+  // The index breaks ties, which keeps the input order without a stable sort.
+  auto before = [&](const std::pair<SortValue, size_t>& a, const std::pair<SortValue, size_t>& b) {
+    if (a.first != b.first) return p.descending ? b.first < a.first : a.first < b.first;
+    return a.second < b.second;
+  };
+  const size_t end = p.offset >= order.size() ? order.size()
+                                              : p.offset + std::min(p.size, order.size() - p.offset);
+  std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(end), order.end(),
+                    before);
   OJson body = OJson::object();
   OJson page = OJson::array();
-  for (size_t i = p.offset; i < order.size() && i < p.offset + p.size; ++i) {
-    page.push_back(to_json(items[order[i].second]));
-  }
+  for (size_t i = p.offset; i < end; ++i) page.push_back(to_json(items[order[i].second]));
   body["items"] = std::move(page);
   body["total"] = items.size();
   if (p.offset + p.size < items.size()) body["next-page-token"] = NextPageToken(p);

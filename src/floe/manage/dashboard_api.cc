@@ -113,33 +113,39 @@ Result<HttpResponse> ManagementApi::TableStats(Call& call) {
                             "total-bytes", "snapshots", "health-score"},
                            "identifier"));
   std::optional<std::string> catalog_filter = call.Query("catalog");
-  std::vector<optimize::TableStats> items;
-  if (options_.optimizer != nullptr) {
-    for (optimize::TableStats& s : options_.optimizer->Stats()) {
+  std::shared_ptr<const std::vector<optimize::TableStats>> all =
+      options_.optimizer != nullptr ? options_.optimizer->StatsView() : nullptr;
+  std::vector<const optimize::TableStats*> items;
+  if (all != nullptr) {
+    items.reserve(all->size());
+    for (const optimize::TableStats& s : *all) {
       if (catalog_filter && *catalog_filter != s.catalog) continue;
       if (!call.CanRead(s.catalog)) continue;
-      if (!internal::MatchesQuery(params, s.table_namespace + "." + s.table_name)) continue;
-      items.push_back(std::move(s));
+      if (!params.q.empty() &&
+          !internal::MatchesQuery(params, s.table_namespace + "." + s.table_name)) {
+        continue;
+      }
+      items.push_back(&s);
     }
   }
   const std::string& key = params.sort_key;
   return internal::PageBy(
       items, params,
-      [&key](const optimize::TableStats& s) -> internal::SortValue {
-        if (key == "catalog") return s.catalog;
-        if (key == "data-files") return s.data_files;
-        if (key == "delete-files") return s.delete_files;
-        if (key == "records") return s.records;
-        if (key == "total-bytes") return s.files_bytes;
-        if (key == "snapshots") return s.snapshots;
+      [&key](const optimize::TableStats* s) -> internal::SortValue {
+        if (key == "catalog") return s->catalog;
+        if (key == "data-files") return s->data_files;
+        if (key == "delete-files") return s->delete_files;
+        if (key == "records") return s->records;
+        if (key == "total-bytes") return s->files_bytes;
+        if (key == "snapshots") return s->snapshots;
         if (key == "health-score") {
           // Unplanned tables (no score) sort first, as null does.
-          if (s.health_score < 0) return std::monostate{};
-          return int64_t{s.health_score};
+          if (s->health_score < 0) return std::monostate{};
+          return int64_t{s->health_score};
         }
-        return s.table_namespace + "." + s.table_name;  // identifier
+        return s->table_namespace + "." + s->table_name;  // identifier
       },
-      StatsJson);
+      [](const optimize::TableStats* s) { return StatsJson(*s); });
 }
 
 Result<HttpResponse> ManagementApi::StorageSummary(Call& call) {
@@ -147,7 +153,9 @@ Result<HttpResponse> ManagementApi::StorageSummary(Call& call) {
   std::array<int64_t, 5> bands{};
   int64_t tables = 0, unplanned = 0, data_files = 0, delete_files = 0, records = 0, bytes = 0;
   if (options_.optimizer != nullptr) {
-    for (const optimize::TableStats& s : options_.optimizer->Stats()) {
+    const std::shared_ptr<const std::vector<optimize::TableStats>> all =
+        options_.optimizer->StatsView();
+    for (const optimize::TableStats& s : *all) {
       if (!call.CanRead(s.catalog)) continue;
       ++tables;
       data_files += s.data_files;

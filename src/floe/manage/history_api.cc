@@ -123,6 +123,9 @@ Result<HttpResponse> ManagementApi::OverviewHistory(Call& call) {
     }
   }
   std::optional<std::string> server = call.Query("server");
+  if (server && server->size() > 255) {
+    return Status::InvalidArgument("server must be at most 255 bytes (a history.server-id)");
+  }
   std::vector<metastore::HistorySample> samples;
   {
     std::lock_guard lock(store_mu_);

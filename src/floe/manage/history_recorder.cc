@@ -76,7 +76,8 @@ Status HistoryRecorder::SampleNow() {
   s.server_id = options_.server_id;
   // Gauges.
   if (options_.optimizer != nullptr) {
-    for (const optimize::TableStats& t : options_.optimizer->Stats()) {
+    const auto stats = options_.optimizer->StatsView();
+    for (const optimize::TableStats& t : *stats) {
       ++s.tables;
       s.data_files += t.data_files;
       s.delete_files += t.delete_files;

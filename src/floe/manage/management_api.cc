@@ -7,6 +7,8 @@
 #include <charconv>
 #include <map>
 #include <span>
+#include <tuple>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -709,40 +711,49 @@ Result<HttpResponse> ManagementApi::ListTables(Call& call, const std::string& ca
   FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
   FLOE_ASSIGN_OR_RETURN(std::vector<TableIdentifier> ids, lease->ListTables(ns));
   // The namespace's tables with their optimizing state (idle when the optimizer has not
-  // seen them), looked up by name in one sorted pass.
+  // seen them): the states are ordered by catalog, namespace and name, so the namespace's
+  // are one run of them, searched by name.
+  FLOE_ASSIGN_OR_RETURN(RuntimesView all, AllRuntimes());
+  const std::string dotted = ns.ToString();
+  using Runtime = metastore::TableRuntimeRecord;
+  auto [first, last] = std::equal_range(
+      all->begin(), all->end(), std::pair<std::string_view, std::string_view>(catalog_name, dotted),
+      [](const auto& a, const auto& b) {
+        if constexpr (std::is_same_v<std::decay_t<decltype(a)>, Runtime>) {
+          return std::tie(a.catalog, a.table_namespace) < std::tie(b.first, b.second);
+        } else {
+          return std::tie(a.first, a.second) < std::tie(b.catalog, b.table_namespace);
+        }
+      });
   struct Row {
     const TableIdentifier* id;
-    std::string status;
-    std::string status_reason;
+    const Runtime* runtime;  // null: not seen yet (idle)
   };
   std::vector<Row> rows;
   rows.reserve(ids.size());
   for (const TableIdentifier& id : ids) {
-    if (MatchesQuery(params, id.name)) rows.push_back(Row{&id, "idle", ""});
+    if (!MatchesQuery(params, id.name)) continue;
+    auto it = std::lower_bound(first, last, id.name, [](const Runtime& r, const std::string& n) {
+      return r.table_name < n;
+    });
+    rows.push_back(Row{&id, it != last && it->table_name == id.name ? &*it : nullptr});
   }
-  FLOE_ASSIGN_OR_RETURN(std::vector<metastore::TableRuntimeRecord> all, AllRuntimes());
-  const std::string dotted = ns.ToString();
-  std::map<std::string_view, const metastore::TableRuntimeRecord*> runtimes;
-  for (const auto& r : all) {
-    if (r.catalog == catalog_name && r.table_namespace == dotted) runtimes[r.table_name] = &r;
-  }
-  for (Row& row : rows) {
-    if (auto it = runtimes.find(row.id->name); it != runtimes.end()) {
-      row.status = it->second->status;
-      row.status_reason = it->second->status_reason;
-    }
-  }
+  static const std::string kIdle = "idle";
+  static const std::string kNoReason;
   const bool by_status = params.sort_key == "status";
   return PageBy(
       rows, params,
-      [by_status](const Row& r) -> SortValue { return by_status ? r.status : r.id->name; },
+      [by_status](const Row& r) -> SortValue {
+        if (by_status) return r.runtime ? r.runtime->status : kIdle;
+        return r.id->name;
+      },
       [](const Row& r) {
         OJson j = OJson::object();
         j["name"] = r.id->name;
         j["namespace"] = r.id->ns.ToString();
         j["identifier"] = r.id->ToString();
-        j["status"] = r.status;
-        j["status-reason"] = r.status_reason;
+        j["status"] = r.runtime ? r.runtime->status : kIdle;
+        j["status-reason"] = r.runtime ? r.runtime->status_reason : kNoReason;
         return j;
       });
 }
@@ -1013,38 +1024,47 @@ Result<HttpResponse> ManagementApi::ManagedTables(Call& call) {
   std::optional<std::string> catalog_filter = call.Query("catalog");
   FLOE_ASSIGN_OR_RETURN(std::optional<std::string> status_filter,
                         EnumFilter(call, "status", kTableStatuses));
-  FLOE_ASSIGN_OR_RETURN(std::vector<metastore::TableRuntimeRecord> all, AllRuntimes());
-  std::vector<metastore::TableRuntimeRecord> items;
-  items.reserve(all.size());
-  for (auto& r : all) {
+  FLOE_ASSIGN_OR_RETURN(RuntimesView all, AllRuntimes());
+  std::vector<const metastore::TableRuntimeRecord*> items;
+  items.reserve(all->size());
+  for (const metastore::TableRuntimeRecord& r : *all) {
     if (catalog_filter && *catalog_filter != r.catalog) continue;
     if (status_filter && *status_filter != r.status) continue;
     if (!call.CanRead(r.catalog)) continue;
-    if (!MatchesQuery(params, r.table_namespace + "." + r.table_name)) continue;
-    items.push_back(std::move(r));
+    if (!params.q.empty() && !MatchesQuery(params, r.table_namespace + "." + r.table_name)) {
+      continue;
+    }
+    items.push_back(&r);
   }
   const std::string& key = params.sort_key;
   return PageBy(
       items, params,
-      [&key](const metastore::TableRuntimeRecord& r) -> SortValue {
-        if (key == "catalog") return r.catalog;
-        if (key == "status") return r.status;
-        if (key == "last-plan-ms") return r.last_plan_ms;
-        if (key == "last-minor-ms") return r.last_minor_ms;
-        if (key == "last-major-ms") return r.last_major_ms;
-        if (key == "last-full-ms") return r.last_full_ms;
-        if (key == "updated-at-ms") return r.updated_at_ms;
-        return r.table_namespace + "." + r.table_name;  // identifier
+      [&key](const metastore::TableRuntimeRecord* r) -> SortValue {
+        if (key == "catalog") return r->catalog;
+        if (key == "status") return r->status;
+        if (key == "last-plan-ms") return r->last_plan_ms;
+        if (key == "last-minor-ms") return r->last_minor_ms;
+        if (key == "last-major-ms") return r->last_major_ms;
+        if (key == "last-full-ms") return r->last_full_ms;
+        if (key == "updated-at-ms") return r->updated_at_ms;
+        return r->table_namespace + "." + r->table_name;  // identifier
       },
-      RuntimeJson);
+      [](const metastore::TableRuntimeRecord* r) { return RuntimeJson(*r); });
 }
 
-Result<std::vector<metastore::TableRuntimeRecord>> ManagementApi::AllRuntimes() {
+Result<ManagementApi::RuntimesView> ManagementApi::AllRuntimes() {
   // The optimizer's copy in memory is the one it saves to the metastore; reading it keeps a
   // list request off the metastore connection the API's requests share.
-  if (options_.optimizer != nullptr) return options_.optimizer->Tables();
+  if (options_.optimizer != nullptr) return options_.optimizer->TablesView();
   std::lock_guard lock(store_mu_);
-  return store_->ListTableRuntimes();
+  FLOE_ASSIGN_OR_RETURN(std::vector<metastore::TableRuntimeRecord> saved,
+                        store_->ListTableRuntimes());
+  // In byte order, as the optimizer's (the database's collation may differ).
+  std::sort(saved.begin(), saved.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.catalog, a.table_namespace, a.table_name) <
+           std::tie(b.catalog, b.table_namespace, b.table_name);
+  });
+  return std::make_shared<const std::vector<metastore::TableRuntimeRecord>>(std::move(saved));
 }
 
 Result<HttpResponse> ManagementApi::Overview(Call& call) {
@@ -1053,7 +1073,7 @@ Result<HttpResponse> ManagementApi::Overview(Call& call) {
     std::lock_guard lock(store_mu_);
     FLOE_ASSIGN_OR_RETURN(catalogs, store_->ListCatalogs());
   }
-  FLOE_ASSIGN_OR_RETURN(std::vector<metastore::TableRuntimeRecord> tables, AllRuntimes());
+  FLOE_ASSIGN_OR_RETURN(RuntimesView tables, AllRuntimes());
   OJson by_type = OJson::object();
   int64_t catalog_count = 0;
   for (const auto& c : catalogs) {
@@ -1067,7 +1087,7 @@ Result<HttpResponse> ManagementApi::Overview(Call& call) {
     by_status[std::string(s)] = 0;
   }
   int64_t table_count = 0;
-  for (const auto& t : tables) {
+  for (const auto& t : *tables) {
     if (!call.CanRead(t.catalog)) continue;
     ++table_count;
     by_status[t.status] = by_status.value(t.status, 0) + 1;

@@ -115,7 +115,8 @@ class ManagementApi {
                                              const catalog::TableIdentifier& id);
   Result<http::HttpResponse> ManagedTables(Call& call);
   // Every table's optimizing state: the optimizer's when it runs, else the metastore's.
-  Result<std::vector<metastore::TableRuntimeRecord>> AllRuntimes();
+  using RuntimesView = std::shared_ptr<const std::vector<metastore::TableRuntimeRecord>>;
+  Result<RuntimesView> AllRuntimes();
   Result<http::HttpResponse> Overview(Call& call);
   // history_api.cc: the overview's samples over time.
   Result<http::HttpResponse> OverviewHistory(Call& call);

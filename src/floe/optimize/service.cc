@@ -81,6 +81,7 @@ Result<std::unique_ptr<OptimizingService>> OptimizingService::Start(
     }
     Key key{r.catalog, r.table_namespace, r.table_name};
     service->runtimes_[key] = std::move(r);
+    ++service->runtimes_version_;
   }
   service->next_process_ = service->Now() * 1000;
   service->next_maintenance_run_ = service->Now() * 1000;
@@ -568,6 +569,7 @@ void OptimizingService::Save(metastore::TableRuntimeRecord record) {
   {
     std::lock_guard lock(mu_);
     runtimes_[Key{record.catalog, record.table_namespace, record.table_name}] = record;
+    ++runtimes_version_;
   }
   std::lock_guard lock(store_mu_);
   Status st = store_->SaveTableRuntime(record);
@@ -592,12 +594,16 @@ void OptimizingService::SaveProcess(const metastore::OptimizingProcessRecord& re
   if (!st.ok()) Log(EventLine("optimizer-process-not-saved", {{"error", st.ToString()}}));
 }
 
-std::vector<TableStats> OptimizingService::Stats() const {
+std::shared_ptr<const std::vector<TableStats>> OptimizingService::StatsView() const {
   std::lock_guard lock(mu_);
-  std::vector<TableStats> out;
-  out.reserve(stats_.size());
-  for (const auto& [key, s] : stats_) out.push_back(s);
-  return out;
+  if (!stats_view_ || stats_view_version_ != stats_version_) {
+    auto view = std::make_shared<std::vector<TableStats>>();
+    view->reserve(stats_.size());
+    for (const auto& [key, s] : stats_) view->push_back(s);
+    stats_view_ = std::move(view);
+    stats_view_version_ = stats_version_;
+  }
+  return stats_view_;
 }
 
 OptimizerCounters OptimizingService::Counters() const {
@@ -605,12 +611,17 @@ OptimizerCounters OptimizingService::Counters() const {
   return counters_;
 }
 
-std::vector<metastore::TableRuntimeRecord> OptimizingService::Tables() const {
+std::shared_ptr<const std::vector<metastore::TableRuntimeRecord>> OptimizingService::TablesView()
+    const {
   std::lock_guard lock(mu_);
-  std::vector<metastore::TableRuntimeRecord> out;
-  out.reserve(runtimes_.size());
-  for (const auto& [key, r] : runtimes_) out.push_back(r);
-  return out;
+  if (!tables_view_ || tables_view_version_ != runtimes_version_) {
+    auto view = std::make_shared<std::vector<metastore::TableRuntimeRecord>>();
+    view->reserve(runtimes_.size());
+    for (const auto& [key, r] : runtimes_) view->push_back(r);
+    tables_view_ = std::move(view);
+    tables_view_version_ = runtimes_version_;
+  }
+  return tables_view_;
 }
 
 void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& name,
@@ -840,6 +851,7 @@ Status OptimizingService::Evaluate(const Item& item) {
   {
     std::lock_guard lock(mu_);
     TableStats& stats = stats_[key];
+    ++stats_version_;
     stats.catalog = item.catalog;
     stats.table_namespace = std::get<1>(key);
     stats.table_name = item.id.name;
@@ -908,6 +920,7 @@ Status OptimizingService::Evaluate(const Item& item) {
     const TableHealth health = SummarizeHealth(plan);
     std::lock_guard lock(mu_);
     TableStats& stats = stats_[key];
+    ++stats_version_;
     stats.health_score = health.mean.total();
     stats.equality_delete_files = health.equality_delete_files;
     stats.position_delete_files = health.position_delete_files;

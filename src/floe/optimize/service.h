@@ -178,15 +178,21 @@ class OptimizingService {
   // complete or fail cleanly), then returns. Idempotent.
   void Stop();
 
-  // The state of every table seen so far.
-  std::vector<metastore::TableRuntimeRecord> Tables() const;
+  // The state of every table seen so far, by catalog, namespace and name.
+  std::vector<metastore::TableRuntimeRecord> Tables() const { return *TablesView(); }
+  // The same as an immutable snapshot that every reader shares until the next change: the
+  // dashboard's lists read 10,000 tables without copying them, or holding the service's
+  // lock, per request.
+  std::shared_ptr<const std::vector<metastore::TableRuntimeRecord>> TablesView() const;
   // One table's state (an idle record when the table was not seen yet).
   metastore::TableRuntimeRecord TableRuntime(const std::string& catalog,
                                              const catalog::TableIdentifier& id) const {
     return Runtime(Key{catalog, id.ns.ToString(), id.name});
   }
-  // What the last evaluation of each table saw.
-  std::vector<TableStats> Stats() const;
+  // What the last evaluation of each table saw, by catalog, namespace and name.
+  std::vector<TableStats> Stats() const { return *StatsView(); }
+  // The same as a shared snapshot (see TablesView).
+  std::shared_ptr<const std::vector<TableStats>> StatsView() const;
   OptimizerCounters Counters() const;
 
  private:
@@ -257,6 +263,13 @@ class OptimizingService {
   std::set<Key> running_;
   std::map<Key, metastore::TableRuntimeRecord> runtimes_;
   std::map<Key, TableStats> stats_;
+  // Bumped by every change of runtimes_ / stats_; the views are rebuilt when stale.
+  uint64_t runtimes_version_ = 0;
+  uint64_t stats_version_ = 0;
+  mutable std::shared_ptr<const std::vector<metastore::TableRuntimeRecord>> tables_view_;
+  mutable uint64_t tables_view_version_ = 0;
+  mutable std::shared_ptr<const std::vector<TableStats>> stats_view_;
+  mutable uint64_t stats_view_version_ = 0;
   std::map<Key, int64_t> last_expire_ms_;
   std::map<Key, int64_t> last_clean_ms_;
   OptimizerCounters counters_;

@@ -111,7 +111,8 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
                n);
     }
 
-    const std::vector<metastore::TableRuntimeRecord> runtimes = optimizer_->Tables();
+    const auto runtimes_view = optimizer_->TablesView();
+    const std::vector<metastore::TableRuntimeRecord>& runtimes = *runtimes_view;
     const int64_t now_ms = config_.now_ms();
     w.Family("floe_table_optimizing_status", "gauge",
              "1 for a table's current self-optimizing status.");
@@ -153,7 +154,8 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
       }
     }
 
-    const std::vector<optimize::TableStats> stats = optimizer_->Stats();
+    const auto stats_view = optimizer_->StatsView();
+    const std::vector<optimize::TableStats>& stats = *stats_view;
     struct Gauge {
       std::string_view name;
       std::string_view help;
