@@ -54,7 +54,7 @@ inline constexpr int64_t kMinCommitIntervalMs = 1000;
 
 // Parses a topic's configs (canonical `floe.table.topic.*` names; other keys ignored).
 // kInvalidArgument naming the key and what is wrong: unknown enum values; transforms that
-// need structured values; cdc.field or Debezium with registry-decoded values; upsert or CDC without id.columns; bad partition.by entries.
+// need structured values; upsert or CDC without id.columns; bad partition.by entries.
 Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::string>& configs);
 
 // The broker's validation hook (BrokerOptions::validate_topic_configs): the message of
