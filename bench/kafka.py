@@ -287,7 +287,7 @@ def translation_throughput(cp: str, server: FloeServer, payload: Path, records: 
     else:
         lines = [line.encode() for line in payload.read_text().splitlines()]
         python_produce(server.kafka_bootstrap, topic, lines, records)
-    return measure_translation(server, topic, records * record_size)
+    return measure_translation(server, topic, records, record_size)
 
 
 def python_produce(bootstrap: str, topic: str, values: list[bytes], records: int) -> None:
@@ -347,7 +347,7 @@ def avro_translation_throughput(server: FloeServer, records: int, record_size: i
         "floe.table.topic.convert.value.type": "by_schema_id"})
     python_produce(server.kafka_bootstrap, topic, avro_payloads(server, topic, record_size),
                    records)
-    return measure_translation(server, topic, records * record_size)
+    return measure_translation(server, topic, records, record_size)
 
 
 def event_proto_class():
@@ -415,12 +415,12 @@ def protobuf_translation_throughput(server: FloeServer, records: int, record_siz
         "floe.table.topic.convert.value.type": "by_schema_id"})
     python_produce(server.kafka_bootstrap, topic, protobuf_payloads(server, topic, record_size),
                    records)
-    return measure_translation(server, topic, records * record_size)
+    return measure_translation(server, topic, records, record_size)
 
 
-def measure_translation(server: FloeServer, topic: str, total_bytes: int) -> dict:
+def measure_translation(server: FloeServer, topic: str, records: int, record_size: int) -> dict:
     """Turns the table topic on and takes the floe process's CPU time until everything in
-    the topic is committed: MiB of record values per CPU second."""
+    the topic is committed: MiB of record values (and records) per CPU second."""
     from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry,
                                        ConfigResource)
     admin = AdminClient({"bootstrap.servers": server.kafka_bootstrap})
@@ -434,10 +434,10 @@ def measure_translation(server: FloeServer, topic: str, total_bytes: int) -> dic
     wait_translated(server, topic, 900)
     cpu = cpu_seconds(pid) - cpu0
     wall = time.monotonic() - t0
-    mib = total_bytes / (1 << 20)
+    mib = records * record_size / (1 << 20)
     progress(f"translated {mib:.0f} MiB: {cpu:.1f} s CPU, {wall:.1f} s wall")
     return {"mib": mib, "cpu_s": cpu, "wall_s": wall, "mib_per_cpu_s": mib / cpu,
-            "mib_per_s": mib / wall}
+            "mib_per_s": mib / wall, "records_per_cpu_s": records / cpu}
 
 
 def freshness(server: FloeServer, interval_ms: int, seconds: float) -> dict:
@@ -487,7 +487,8 @@ def print_translation(results: dict) -> None:
         t = results[key]
         print(f"translation ({label}): {t['mib']:.0f} MiB in {t['wall_s']:.1f} s wall, "
               f"{t['cpu_s']:.1f} s CPU of the floe process: {t['mib_per_cpu_s']:.1f} MiB/s per "
-              f"core ({t['mib_per_s']:.1f} MiB/s wall; target >= 50 MiB/s per core)")
+              f"core, {t['records_per_cpu_s'] / 1000:.0f}k records/s per core "
+              f"({t['mib_per_s']:.1f} MiB/s wall; target >= 50 MiB/s per core)")
 
 
 def translation_only(floe_bin: str, args) -> int:
