@@ -192,7 +192,10 @@ def test_debezium_envelopes_through_the_registry(floe, server, registry, fmt):
             key = key_ser({"id": key_id}, kctx)
             before = model.get(key_id)
             if before is not None and rng.random() < 0.3:
-                p.produce(topic, key=key, value=serialize(vctx, before, None, "d"))
+                # Some connectors send deletes without `before`: the Avro key holds the id
+                # (JSON Schema values go through the text path, which needs `before`).
+                image = None if fmt != "json" and rng.random() < 0.5 else before
+                p.produce(topic, key=key, value=serialize(vctx, image, None, "d"))
                 p.produce(topic, key=key, value=None)  # Debezium's tombstone
                 del model[key_id]
                 continue

@@ -127,6 +127,7 @@ Result<std::vector<col::Array>> ExtractDebeziumRows(std::vector<col::Array> colu
   if (before == nullptr) before = &no_before;
   keyed->ops.assign(static_cast<size_t>(num_rows), 0);
   keyed->errors.assign(static_cast<size_t>(num_rows), std::string());
+  keyed->key_only.assign(static_cast<size_t>(num_rows), 0);
   std::vector<col::RowRef> picks(static_cast<size_t>(num_rows));
   for (int64_t i = 0; i < num_rows; ++i) {
     const size_t r = static_cast<size_t>(i);
@@ -145,6 +146,7 @@ Result<std::vector<col::Array>> ExtractDebeziumRows(std::vector<col::Array> colu
     if (picked.IsNull(i)) {
       keyed->errors[r] = fmt::format("Debezium op '{}' without \"{}\"", op.BinaryValue(i),
                                      del ? "before" : "after");
+      keyed->key_only[r] = del ? 1 : 0;
       continue;
     }
     keyed->ops[r] = *o;

@@ -43,12 +43,15 @@ Status CheckCdcField(const std::vector<iceberg::NestedField>& columns, std::stri
 struct KeyedRows {
   std::vector<char> ops;            // kOpUpsert / kOpDelete; 0 for an invalid row
   std::vector<std::string> errors;  // empty for a good row
+  // Debezium deletes without a `before` image (invalid unless the key supplies the id).
+  std::vector<uint8_t> key_only;
 };
 
 // Debezium envelopes decoded into `columns` (named `names`, `num_rows` rows): the row image
 // each op picks (after for c/r/u, before for d) as the row type's columns, with their names
 // in `row_names`; `keyed` gets each row's op, or the reason it is invalid (an unknown op, a
-// missing image). The rows of invalid ones are null.
+// missing image; a delete without `before` is also marked key_only). The rows of invalid
+// ones are null.
 Result<std::vector<columnar::Array>> ExtractDebeziumRows(std::vector<columnar::Array> columns,
                                                          const std::vector<std::string>& names,
                                                          int64_t num_rows,

@@ -43,13 +43,13 @@ Result<size_t> IndexPrefixLength(std::span<const uint8_t> payload) {
 }  // namespace
 
 RegistryValues::RegistryValues(const SchemaRegistry* registry, const TableTopicConfig& config,
-                               std::string topic)
+                               std::string topic, std::string_view subject_suffix)
     : registry_(registry),
       mode_(config.value_type),
       wrap_(config.transform == TransformType::kNone),
       debezium_(config.transform == TransformType::kFlattenDebezium),
       cdc_field_(config.cdc_field),
-      subject_(std::move(topic) + "-value") {}
+      subject_(std::move(topic) + std::string(subject_suffix)) {}
 
 void RegistryValues::RefreshLatest() {
   if (mode_ != ConvertType::kByLatestSchema || registry_ == nullptr) return;

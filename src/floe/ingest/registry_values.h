@@ -52,8 +52,9 @@ struct RegistryCodec {
 class RegistryValues {
  public:
   // REQUIRES: `registry` (may be null: every record is then invalid) outlives this.
+  // Values of `config.value_type` with subject <topic><subject_suffix> for by_latest_schema.
   RegistryValues(const SchemaRegistry* registry, const TableTopicConfig& config,
-                 std::string topic);
+                 std::string topic, std::string_view subject_suffix = "-value");
 
   // by_latest_schema: looks up the latest schema of <topic>-value again (once per round).
   void RefreshLatest();

@@ -147,6 +147,7 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
       }
       // Registry-encoded keys are kept as their bytes in _kafka.key (docs/table-topics.md).
       if (c.key_type == ConvertType::kBySchemaId || c.key_type == ConvertType::kByLatestSchema) {
+        c.key_registry = c.key_type;
         c.key_type = ConvertType::kRaw;
       }
     } else if (key == "transform.value.type") {

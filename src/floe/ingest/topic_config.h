@@ -32,6 +32,9 @@ struct TableTopicConfig {
   std::string table_namespace;  // empty: the server's default (floe.yaml kafka.table-namespace)
   ConvertType value_type = ConvertType::kRaw;
   ConvertType key_type = ConvertType::kString;
+  // by_schema_id / by_latest_schema keys (stored as bytes, key_type kRaw): decoded only for
+  // the key of a Debezium delete without a `before` image. kRaw otherwise.
+  ConvertType key_registry = ConvertType::kRaw;
   TransformType transform = TransformType::kNone;
   std::vector<std::string> id_columns;
   bool upsert = false;

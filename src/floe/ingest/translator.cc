@@ -12,6 +12,7 @@
 #include "floe/base/macros.h"
 #include "floe/columnar/builder.h"
 #include "floe/columnar/compute.h"
+#include "floe/columnar/gather.h"
 #include "floe/format/text/decoder.h"
 #include "floe/format/text/scalar.h"
 #include "floe/iceberg/data_writer.h"
@@ -233,6 +234,8 @@ struct TopicTranslator::Impl {
   // Registry-decoded values: the codec of the rows in the builders, and one that a row
   // needs the table to evolve for (set by DecodeValue for HandleBadRow).
   std::unique_ptr<RegistryValues> registry_values;
+  // Registry-encoded keys of a flatten_debezium topic: the ids of deletes without `before`.
+  std::unique_ptr<RegistryValues> key_values;
   RegistryCodec* active_codec = nullptr;
   RegistryCodec* evolve_codec = nullptr;
   std::string registry_json_text;  // a JSON Schema payload the decoder rejected
@@ -1098,6 +1101,9 @@ struct TopicTranslator::Impl {
       keyed->errors.assign(static_cast<size_t>(n), std::string());
       pending_ops.resize(pending_ops.size() - static_cast<size_t>(n));
     }
+    if (key_values != nullptr && !keyed->key_only.empty()) {
+      FLOE_RETURN_IF_ERROR(KeysOfDeletes(batch, rows, keyed));
+    }
     std::vector<size_t> key_columns;
     for (const std::string& name : config.id_columns) {
       const int c = batch->schema()->FieldIndex(name);
@@ -1126,6 +1132,61 @@ struct TopicTranslator::Impl {
     return Status::OK();
   }
 
+  // Debezium deletes without a `before` image (keyed->key_only): their id columns from the
+  // record's registry-encoded key (a record of the id columns), patched into `batch`. A key
+  // that does not decode leaves the row invalid.
+  Status KeysOfDeletes(col::RecordBatch* batch, const std::vector<RowRef>& rows,
+                       KeyedRows* keyed) {
+    const iceberg::Schema& schema = *table->metadata()->current_schema();
+    std::vector<iceberg::NestedField> id_fields;
+    std::vector<size_t> id_at;
+    for (const std::string& name : config.id_columns) {
+      const int c = batch->schema()->FieldIndex(name);
+      const iceberg::NestedField* f = schema.FindFieldByName(name);
+      if (c < 0 || f == nullptr) return Status::OK();
+      id_fields.push_back(*f);
+      id_at.push_back(static_cast<size_t>(c));
+    }
+    std::vector<std::vector<col::Array>> keys;  // per patched row: its id columns
+    std::vector<int64_t> patched;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (keyed->key_only[r] == 0 || rows[r].key_len < 0) continue;
+      std::span<const uint8_t> payload;
+      auto codec = key_values->Resolve(
+          {arena.data() + rows[r].key_pos, static_cast<size_t>(rows[r].key_len)}, &payload);
+      if (!codec.ok() || !(*codec)->error.empty()) continue;
+      if (!key_values->Decode(*codec, payload).ok()) {
+        key_values->Reset();
+        continue;
+      }
+      FLOE_ASSIGN_OR_RETURN(std::vector<col::Array> key,
+                            key_values->Finish(*codec, id_fields, nullptr));
+      keys.push_back(std::move(key));
+      patched.push_back(static_cast<int64_t>(r));
+      keyed->errors[r].clear();
+      keyed->ops[r] = kOpDelete;
+    }
+    if (patched.empty()) return Status::OK();
+    const int64_t n = batch->num_rows();
+    col::SchemaPtr batch_schema = batch->schema();
+    std::vector<col::Array> columns = std::move(batch->mutable_columns());
+    for (size_t k = 0; k < id_at.size(); ++k) {
+      std::vector<const col::Array*> sources = {&columns[id_at[k]]};
+      for (const auto& key : keys) sources.push_back(&key[k]);
+      std::vector<col::RowRef> picks(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        picks[static_cast<size_t>(i)] = {0, static_cast<uint32_t>(i)};
+      }
+      for (size_t j = 0; j < patched.size(); ++j) {
+        picks[static_cast<size_t>(patched[j])] = {static_cast<uint32_t>(j + 1), 0};
+      }
+      FLOE_ASSIGN_OR_RETURN(col::Array merged, col::Gather(sources, picks));
+      columns[id_at[k]] = std::move(merged);
+    }
+    *batch = col::RecordBatch(std::move(batch_schema), n, std::move(columns));
+    return Status::OK();
+  }
+
   // Decodes the arena into batches for the writer, then empties it.
   Status Flush() {
     if (rows.empty()) return Status::OK();
@@ -1133,6 +1194,7 @@ struct TopicTranslator::Impl {
     size_t segment = 0;  // first row not yet written
     size_t evolved_row = SIZE_MAX;
     if (registry_values) registry_values->RefreshLatest();
+    if (key_values) key_values->RefreshLatest();
     for (size_t i = 0; i < rows.size();) {
       if (config.registry()) {
         // The builders hold rows of one codec: a row of another writes them out first.
@@ -1378,6 +1440,7 @@ struct TopicTranslator::Impl {
     active_codec = nullptr;
     evolve_codec = nullptr;
     if (registry_values) registry_values->Reset();
+    if (key_values) key_values->Reset();
     loaded = false;
   }
 };
@@ -1403,6 +1466,15 @@ TopicTranslator::TopicTranslator(std::string topic, TableTopicConfig config,
   if (s.config.registry()) {
     s.registry_values =
         std::make_unique<RegistryValues>(s.options.schema_registry, s.config, s.topic);
+  }
+  if (s.config.registry() && s.config.transform == TransformType::kFlattenDebezium &&
+      s.config.key_registry != ConvertType::kRaw) {
+    TableTopicConfig keys = s.config;
+    keys.value_type = s.config.key_registry;
+    keys.transform = TransformType::kFlatten;
+    keys.cdc_field.clear();
+    s.key_values =
+        std::make_unique<RegistryValues>(s.options.schema_registry, keys, s.topic, "-key");
   }
 }
 

@@ -102,10 +102,17 @@ class TranslatorTest : public ::testing::Test {
 
   void Produce(const std::string& topic, int32_t partition,
                const std::vector<std::optional<std::string>>& values) {
+    std::vector<std::pair<std::string, std::optional<std::string>>> records;
+    for (const auto& v : values) records.emplace_back("k", v);
+    ProduceKeyed(topic, partition, records);
+  }
+
+  using KeyedRecords = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  void ProduceKeyed(const std::string& topic, int32_t partition, const KeyedRecords& records) {
     kafka::BatchBuilder builder({});
-    for (const auto& v : values) {
-      builder.Add(++now_ms_, std::string_view("k"), v ? std::optional<std::string_view>(*v)
-                                                      : std::nullopt,
+    for (const auto& [k, v] : records) {
+      builder.Add(++now_ms_, std::string_view(k), v ? std::optional<std::string_view>(*v)
+                                                    : std::nullopt,
                   {{"h", std::string("hv")}});
     }
     Buffer batch;
@@ -654,6 +661,50 @@ TEST_F(TranslatorTest, RegistryAvroDebeziumEnvelopesBecomeDeletesAndUpserts) {
   ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
   EXPECT_EQ(LiveRows(Scan("users")), (std::map<int64_t, std::string>{{2, "again"}, {4, "y"}}));
   EXPECT_EQ(Load("users").table->metadata()->properties.at("floe.ingest.offsets"), "0:11");
+}
+
+TEST_F(TranslatorTest, RegistryDebeziumDeleteWithoutBeforeTakesTheKey) {
+  // A connector that sends deletes without `before`: the id comes from the Avro key.
+  auto registry = *SchemaRegistry::Open("");
+  auto id = registry->Register("users-value", SchemaType::kAvro, kDebeziumAvro, {});
+  auto key_id = registry->Register(
+      "users-key", SchemaType::kAvro,
+      R"({"type":"record","name":"Key","fields":[{"name":"id","type":"long"}]})", {});
+  ASSERT_TRUE(id.ok() && key_id.ok());
+  ASSERT_EQ(CreateTopic("users", 1, {{"floe.table.topic.enable", "true"},
+                                     {"floe.table.topic.convert.value.type", "by_schema_id"},
+                                     {"floe.table.topic.convert.key.type", "by_schema_id"},
+                                     {"floe.table.topic.transform.value.type", "flatten_debezium"},
+                                     {"floe.table.topic.id.columns", "[id]"},
+                                     {"floe.table.topic.commit.interval.ms", "1000"}}),
+            0);
+  auto key = [&](int64_t k) { return Framed(*key_id, AvroLong(k)); };
+  auto f = [&](const std::optional<std::string>& before, const std::optional<std::string>& after,
+               std::string_view op) { return Framed(*id, DebeziumDatum(before, after, op)); };
+  ProduceKeyed("users", 0, {{key(1), f(std::nullopt, UserValue(1, "a"), "c")},
+                            {key(2), f(std::nullopt, UserValue(2, "b"), "c")},
+                            {key(3), f(std::nullopt, UserValue(3, "c"), "c")}});
+  std::map<std::string, std::string> configs;
+  for (const auto& topic : broker_->ListTopics()) {
+    if (topic.name == "users") configs = topic.configs;
+  }
+  auto config = ParseTableTopicConfig(configs);
+  ASSERT_TRUE(config.ok()) << config.error().message();
+  IngestOptions o;
+  o.now_ms = [this] { return now_ms_; };
+  o.schema_registry = registry.get();
+  TopicTranslator t("users", *config, catalog_.get(), Call(), o);
+  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
+  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  // Deletes of 2 (in a later commit) and 3 (with an undecodable key: a dead letter).
+  ProduceKeyed("users", 0, {{key(2), f(std::nullopt, std::nullopt, "d")},
+                            {"not a key", f(std::nullopt, std::nullopt, "d")},
+                            {key(4), f(std::nullopt, UserValue(4, "d"), "c")}});
+  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
+  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  EXPECT_EQ(LiveRows(Scan("users")),
+            (std::map<int64_t, std::string>{{1, "a"}, {3, "c"}, {4, "d"}}));
+  EXPECT_EQ(t.stats().dlq_records, 1);
 }
 
 TEST_F(TranslatorTest, RegistryAvroCdcFieldOps) {
