@@ -17,6 +17,9 @@ machine, one run. Not a test: it prints figures and ratios.
 2. Translation: --translate-records JSON records are produced to a topic whose table-topic
    config is off; turning it on starts the translator, and the floe process's CPU time
    (utime + stime) until everything is committed gives MiB/s per core (target >= 50).
+   The same events as Avro and as Protobuf values of the same size (confluent-kafka's
+   AvroSerializer / ProtobufSerializer through floe's registry, by_schema_id) give the Avro
+   and Protobuf figures. --translation-only measures just these, without the Kafka broker.
 3. Freshness: a record every 20 ms for a few commit intervals; each record's latency from
    its produce call to the commit timestamp of the first snapshot holding its offset
    (snapshot summary floe.ingest.offsets). p50 / p99 (target p99 <= interval + 2 s).
@@ -24,6 +27,7 @@ machine, one run. Not a test: it prints figures and ratios.
 
     make bench
     FLOE_BIN=build/release/src/floe/exe/floe .venv/bin/python bench/kafka.py --records 200000
+    FLOE_BIN=build/release/src/floe/exe/floe .venv/bin/python bench/kafka.py --translation-only
 """
 
 from __future__ import annotations
@@ -148,30 +152,51 @@ class KafkaBroker:
                 self.proc.wait()
 
 
-def payload_file(path: Path, record_size: int, count: int = 1000) -> Path:
-    """JSON objects of exactly record_size bytes, one per line (ProducerPerformance picks
-    one at random per record): an event-like mix of 46 fields (integers, doubles, booleans,
-    strings of varied text, a nested object, a list), padded to the size with one short
-    string."""
+WORDS = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
+         "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
+
+
+def event_doc(i: int) -> dict:
+    """An event-like mix of 46 fields (integers, doubles, booleans, strings of varied text,
+    a nested object, a list) and an empty `pad` string."""
     import random
 
-    words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel",
-             "india", "juliet", "kilo", "lima", "mike", "november", "oscar", "papa"]
+    rnd = random.Random(i)
+    doc = {"id": i, "ts": 1_700_000_000_000 + i * 37, "user": f"user-{rnd.randrange(10**6)}",
+           "ok": rnd.random() < 0.5,
+           "geo": {"lat": rnd.uniform(-90, 90), "lon": rnd.uniform(-180, 180),
+                   "city": rnd.choice(WORDS)},
+           "tags": [rnd.choice(WORDS) for _ in range(3)]}
+    for f in range(40):
+        kind = f % 4
+        doc[f"f{f}"] = (rnd.randrange(-10**9, 10**9) if kind == 0 else
+                        round(rnd.uniform(0, 10**6), 3) if kind == 1 else
+                        " ".join(rnd.choice(WORDS) for _ in range(rnd.randrange(2, 5)))
+                        if kind == 2 else rnd.random() < 0.5)
+    doc["pad"] = ""
+    return doc
+
+
+# The Avro schema of event_doc's records (ts a timestamp-millis).
+EVENT_AVRO = {"type": "record", "name": "Event", "namespace": "floe.bench", "fields": [
+    {"name": "id", "type": "long"},
+    {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-millis"}},
+    {"name": "user", "type": "string"}, {"name": "ok", "type": "boolean"},
+    {"name": "geo", "type": {"type": "record", "name": "Geo", "fields": [
+        {"name": "lat", "type": "double"}, {"name": "lon", "type": "double"},
+        {"name": "city", "type": "string"}]}},
+    {"name": "tags", "type": {"type": "array", "items": "string"}},
+    *[{"name": f"f{f}", "type": ["long", "double", "string", "boolean"][f % 4]}
+      for f in range(40)],
+    {"name": "pad", "type": "string"}]}
+
+
+def payload_file(path: Path, record_size: int, count: int = 1000) -> Path:
+    """JSON objects of exactly record_size bytes, one per line (ProducerPerformance picks
+    one at random per record): event_doc()s padded to the size with the `pad` string."""
     lines = []
     for i in range(count):
-        rnd = random.Random(i)
-        doc = {"id": i, "ts": 1_700_000_000_000 + i * 37, "user": f"user-{rnd.randrange(10**6)}",
-               "ok": rnd.random() < 0.5,
-               "geo": {"lat": rnd.uniform(-90, 90), "lon": rnd.uniform(-180, 180),
-                       "city": rnd.choice(words)},
-               "tags": [rnd.choice(words) for _ in range(3)]}
-        for f in range(40):
-            kind = f % 4
-            doc[f"f{f}"] = (rnd.randrange(-10**9, 10**9) if kind == 0 else
-                            round(rnd.uniform(0, 10**6), 3) if kind == 1 else
-                            " ".join(rnd.choice(words) for _ in range(rnd.randrange(2, 5)))
-                            if kind == 2 else rnd.random() < 0.5)
-        doc["pad"] = ""
+        doc = event_doc(i)
         base = len(json.dumps(doc, separators=(",", ":")))
         if base > record_size:
             raise ValueError(f"--record-size {record_size} is below the {base} B of the fields")
@@ -256,8 +281,146 @@ def translation_throughput(cp: str, server: FloeServer, payload: Path, records: 
                            record_size: int) -> dict:
     topic = f"translate_{uuid.uuid4().hex[:6]}"
     create_topic(server.kafka_bootstrap, topic, config=table_topic_config(1000, enable=False))
-    producer_perf(cp, server.kafka_bootstrap, topic, payload, records,
-                  {"acks": "all", "batch.size": "262144", "linger.ms": "5"})
+    if cp:
+        producer_perf(cp, server.kafka_bootstrap, topic, payload, records,
+                      {"acks": "all", "batch.size": "262144", "linger.ms": "5"})
+    else:
+        lines = [line.encode() for line in payload.read_text().splitlines()]
+        python_produce(server.kafka_bootstrap, topic, lines, records)
+    return measure_translation(server, topic, records, record_size)
+
+
+def python_produce(bootstrap: str, topic: str, values: list[bytes], records: int) -> None:
+    """`records` records cycling through `values` (confluent-kafka, acks=all)."""
+    from confluent_kafka import Producer
+
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5,
+                  "batch.size": 262144, "queue.buffering.max.messages": 1_000_000})
+    for i in range(records):
+        while True:
+            try:
+                p.produce(topic, value=values[i % len(values)])
+                break
+            except BufferError:
+                p.poll(0.05)
+    assert p.flush(120) == 0
+
+
+def avro_payloads(server: FloeServer, topic: str, record_size: int,
+                  count: int = 1000) -> list[bytes]:
+    """event_doc()s as Confluent-framed Avro values (confluent-kafka's AvroSerializer, the
+    schema registered in floe's registry) of exactly record_size bytes each."""
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+    from confluent_kafka.schema_registry.avro import AvroSerializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    ser = AvroSerializer(SchemaRegistryClient({"url": server.schema_registry_uri}),
+                         json.dumps(EVENT_AVRO))
+    ctx = SerializationContext(topic, MessageField.VALUE)
+
+    def varint_len(n: int) -> int:  # a string's length: a zig-zag varint of 2n
+        z, k = 2 * n, 1
+        while z >= 0x80:
+            z, k = z >> 7, k + 1
+        return k
+
+    out = []
+    for i in range(count):
+        doc = event_doc(i)
+        free = record_size - (len(ser(doc, ctx)) - 1)  # bytes for pad's length and text
+        pad = next((n for n in range(max(0, free - 4), free + 1) if n + varint_len(n) == free),
+                   None)
+        if pad is None:
+            raise ValueError(f"--record-size {record_size} does not fit an Avro event")
+        doc["pad"] = "x" * pad
+        value = ser(doc, ctx)
+        assert len(value) == record_size, (len(value), record_size)
+        out.append(value)
+    return out
+
+
+def avro_translation_throughput(server: FloeServer, records: int, record_size: int) -> dict:
+    """The JSON measure with the same events as Avro (by_schema_id, flatten)."""
+    topic = f"translate_avro_{uuid.uuid4().hex[:6]}"
+    create_topic(server.kafka_bootstrap, topic, config={
+        **table_topic_config(1000, enable=False),
+        "floe.table.topic.convert.value.type": "by_schema_id"})
+    python_produce(server.kafka_bootstrap, topic, avro_payloads(server, topic, record_size),
+                   records)
+    return measure_translation(server, topic, records, record_size)
+
+
+def event_proto_class():
+    """A Protobuf message class for event_doc()'s records (built from a descriptor)."""
+    from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+
+    F = descriptor_pb2.FieldDescriptorProto
+    fd = descriptor_pb2.FileDescriptorProto(name="floe_bench_event.proto", package="floe.bench",
+                                            syntax="proto3")
+    geo = fd.message_type.add(name="Geo")
+    for number, (name, kind) in enumerate(
+            [("lat", F.TYPE_DOUBLE), ("lon", F.TYPE_DOUBLE), ("city", F.TYPE_STRING)], 1):
+        geo.field.add(name=name, number=number, type=kind, label=F.LABEL_OPTIONAL)
+    event = fd.message_type.add(name="Event")
+    kinds = [F.TYPE_INT64, F.TYPE_DOUBLE, F.TYPE_STRING, F.TYPE_BOOL]
+    fields = [("id", F.TYPE_INT64), ("ts", F.TYPE_INT64), ("user", F.TYPE_STRING),
+              ("ok", F.TYPE_BOOL), ("geo", F.TYPE_MESSAGE), ("tags", F.TYPE_STRING),
+              *[(f"f{f}", kinds[f % 4]) for f in range(40)], ("pad", F.TYPE_STRING)]
+    for number, (name, kind) in enumerate(fields, 1):
+        f = event.field.add(name=name, number=number, type=kind,
+                            label=F.LABEL_REPEATED if name == "tags" else F.LABEL_OPTIONAL)
+        if kind == F.TYPE_MESSAGE:
+            f.type_name = ".floe.bench.Geo"
+    pool = descriptor_pool.DescriptorPool()
+    pool.Add(fd)
+    return message_factory.GetMessageClass(pool.FindMessageTypeByName("floe.bench.Event"))
+
+
+def protobuf_payloads(server: FloeServer, topic: str, record_size: int,
+                      count: int = 1000) -> list[bytes]:
+    """event_doc()s as Confluent-framed Protobuf values (ProtobufSerializer through floe's
+    registry) of exactly record_size bytes each."""
+    from confluent_kafka.schema_registry import SchemaRegistryClient
+    from confluent_kafka.schema_registry.protobuf import ProtobufSerializer
+    from confluent_kafka.serialization import MessageField, SerializationContext
+
+    Event = event_proto_class()
+    ser = ProtobufSerializer(Event, SchemaRegistryClient({"url": server.schema_registry_uri}),
+                             {"use.deprecated.format": False})
+    ctx = SerializationContext(topic, MessageField.VALUE)
+    out = []
+    for i in range(count):
+        doc = event_doc(i)
+        geo, tags = doc.pop("geo"), doc.pop("tags")
+        m = Event(**doc)
+        m.geo.lat, m.geo.lon, m.geo.city = geo["lat"], geo["lon"], geo["city"]
+        m.tags.extend(tags)
+        need = record_size - len(ser(m, ctx))
+        for n in range(max(0, need - 5), need + 1):
+            m.pad = "x" * n
+            value = ser(m, ctx)
+            if len(value) == record_size:
+                break
+        else:
+            raise ValueError(f"--record-size {record_size} does not fit a Protobuf event")
+        out.append(value)
+    return out
+
+
+def protobuf_translation_throughput(server: FloeServer, records: int, record_size: int) -> dict:
+    """The JSON measure with the same events as Protobuf (by_schema_id, flatten)."""
+    topic = f"translate_proto_{uuid.uuid4().hex[:6]}"
+    create_topic(server.kafka_bootstrap, topic, config={
+        **table_topic_config(1000, enable=False),
+        "floe.table.topic.convert.value.type": "by_schema_id"})
+    python_produce(server.kafka_bootstrap, topic, protobuf_payloads(server, topic, record_size),
+                   records)
+    return measure_translation(server, topic, records, record_size)
+
+
+def measure_translation(server: FloeServer, topic: str, records: int, record_size: int) -> dict:
+    """Turns the table topic on and takes the floe process's CPU time until everything in
+    the topic is committed: MiB of record values (and records) per CPU second."""
     from confluent_kafka.admin import (AdminClient, AlterConfigOpType, ConfigEntry,
                                        ConfigResource)
     admin = AdminClient({"bootstrap.servers": server.kafka_bootstrap})
@@ -274,7 +437,7 @@ def translation_throughput(cp: str, server: FloeServer, payload: Path, records: 
     mib = records * record_size / (1 << 20)
     progress(f"translated {mib:.0f} MiB: {cpu:.1f} s CPU, {wall:.1f} s wall")
     return {"mib": mib, "cpu_s": cpu, "wall_s": wall, "mib_per_cpu_s": mib / cpu,
-            "mib_per_s": mib / wall}
+            "mib_per_s": mib / wall, "records_per_cpu_s": records / cpu}
 
 
 def freshness(server: FloeServer, interval_ms: int, seconds: float) -> dict:
@@ -318,6 +481,36 @@ def freshness(server: FloeServer, interval_ms: int, seconds: float) -> dict:
             "p99_s": pick(0.99), "max_s": lat[-1] / 1000}
 
 
+def print_translation(results: dict) -> None:
+    for key, label in (("translate", "JSON, flatten"), ("translate_avro", "Avro, flatten"),
+                       ("translate_proto", "Protobuf, flatten")):
+        t = results[key]
+        print(f"translation ({label}): {t['mib']:.0f} MiB in {t['wall_s']:.1f} s wall, "
+              f"{t['cpu_s']:.1f} s CPU of the floe process: {t['mib_per_cpu_s']:.1f} MiB/s per "
+              f"core, {t['records_per_cpu_s'] / 1000:.0f}k records/s per core "
+              f"({t['mib_per_s']:.1f} MiB/s wall; target >= 50 MiB/s per core)")
+
+
+def translation_only(floe_bin: str, args) -> int:
+    """The translation figures alone: records produced by confluent-kafka instead of
+    ProducerPerformance (the producer runs before the measured span either way)."""
+    work = Path(tempfile.mkdtemp(prefix="floe-bench-translate-"))
+    results: dict = {}
+    try:
+        payload = payload_file(work / "payload.json", args.record_size)
+        with FloeServer(floe_bin, work / "data", kafka=True, access_log=False) as server:
+            results["translate"] = translation_throughput(
+                "", server, payload, args.translate_records, args.record_size)
+            results["translate_avro"] = avro_translation_throughput(
+                server, args.translate_records, args.record_size)
+            results["translate_proto"] = protobuf_translation_throughput(
+                server, args.translate_records, args.record_size)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    print_translation(results)
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--records", type=int, default=300_000)
@@ -327,8 +520,12 @@ def main() -> int:
     ap.add_argument("--translate-records", type=int, default=100_000)
     ap.add_argument("--commit-interval-ms", type=int, default=5_000)
     ap.add_argument("--freshness-seconds", type=float, default=20)
+    ap.add_argument("--translation-only", action="store_true",
+                    help="only the translation figures (no Kafka broker, no Java)")
     args = ap.parse_args()
     floe_bin = os.environ.get("FLOE_BIN", str(ROOT.parent / "build/release/src/floe/exe/floe"))
+    if args.translation_only:
+        return translation_only(floe_bin, args)
 
     cp = peers_classpath()
     work = Path(tempfile.mkdtemp(prefix="floe-bench-kafka-"))
@@ -365,6 +562,10 @@ def main() -> int:
                 if name == "floe":
                     results["translate"] = translation_throughput(
                         cp, server, payload, args.translate_records, args.record_size)
+                    results["translate_avro"] = avro_translation_throughput(
+                        server, args.translate_records, args.record_size)
+                    results["translate_proto"] = protobuf_translation_throughput(
+                        server, args.translate_records, args.record_size)
                     results["fresh"] = freshness(server, args.commit_interval_ms,
                                                  args.freshness_seconds)
                 results[name + "_rss"] = peak_rss_mib(server.proc.pid)
@@ -383,10 +584,8 @@ def main() -> int:
         print(f"{label:<34}{r['records_per_s']:>12.0f}{r['mb_per_s']:>9.1f}{r['p99_ms']:>9.0f}"
               f"{r['records_per_s'] / k['records_per_s']:>7.2f}x")
     print("targets: plain >= 1.00x, table topic >= 0.70x")
-    t = results["translate"]
-    print(f"\ntranslation (JSON, flatten): {t['mib']:.0f} MiB in {t['wall_s']:.1f} s wall, "
-          f"{t['cpu_s']:.1f} s CPU of the floe process: {t['mib_per_cpu_s']:.1f} MiB/s per core "
-          f"({t['mib_per_s']:.1f} MiB/s wall; target >= 50 MiB/s per core)")
+    print()
+    print_translation(results)
     f = results["fresh"]
     print(f"freshness (commit.interval.ms={args.commit_interval_ms}): {f['records']} records, "
           f"p50 {f['p50_s']:.2f} s, p99 {f['p99_s']:.2f} s, max {f['max_s']:.2f} s "

@@ -4,6 +4,8 @@
 #include <set>
 
 #include "floe/base/macros.h"
+#include "floe/columnar/bitmap.h"
+#include "floe/columnar/gather.h"
 #include "floe/format/avro/columnar_schema.h"
 #include "floe/iceberg/data_reader.h"
 
@@ -60,6 +62,11 @@ Result<std::vector<int32_t>> ReadMessageIndexes(std::span<const uint8_t>* payloa
 
 // ---- Avro
 
+std::string UnionMemberName(std::string_view branch_label) {
+  const size_t dot = branch_label.rfind('.');
+  return std::string(dot == std::string_view::npos ? branch_label : branch_label.substr(dot + 1));
+}
+
 namespace {
 
 // The records being derived (a recursive one has no columnar form) and a budget of nodes,
@@ -67,6 +74,7 @@ namespace {
 struct AvroStack {
   std::vector<const avro::Node*> open;
   int64_t budget = 100000;
+  int unions = 0;  // unions of several types being derived (one may not hold another)
 };
 Result<TypePtr> AvroType(const avro::Node& node, int depth, bool* nullable, AvroStack& stack);
 
@@ -156,7 +164,36 @@ Result<TypePtr> AvroType(const avro::Node& node, int depth, bool* nullable, Avro
     case T::kUnion: {
       avro::UnionShape shape = avro::ClassifyUnion(node);
       if (shape.dense) {
-        return Status::Unimplemented("unions of several non-null types are not supported");
+        // One optional field per non-null branch, at most one of them set per value (as
+        // Redpanda and Kafka Connect's AvroData map unions); the union's null is the
+        // struct's.
+        *nullable = shape.null_branch >= 0;
+        if (stack.unions > 0) {
+          return Status::Unimplemented("a union of several types within another one");
+        }
+        ++stack.unions;
+        struct Leave {
+          AvroStack& s;
+          ~Leave() { --s.unions; }
+        } leave{stack};
+        std::vector<NestedField> members;
+        for (size_t i = 0; i < node.num_branches(); ++i) {
+          const avro::Node& branch = node.branch(i);
+          if (branch.type() == T::kNull) continue;
+          bool inner = false;
+          FLOE_ASSIGN_OR_RETURN(TypePtr t, AvroType(branch, depth + 1, &inner, stack));
+          if (t == nullptr) continue;  // an empty record holds nothing
+          std::string name = UnionMemberName(branch.branch_label());
+          for (const NestedField& m : members) {
+            if (m.name == name) {
+              return Status::Unimplemented("union branches {} and {} have one field name",
+                                           m.name, branch.branch_label());
+            }
+          }
+          members.push_back(NestedField::Optional(0, std::move(name), std::move(t)));
+        }
+        if (members.empty()) return TypePtr();
+        return iceberg::StructType(std::move(members));
       }
       *nullable = shape.null_branch >= 0;
       if (shape.value_branch < 0) return TypePtr();
@@ -259,9 +296,82 @@ Result<std::vector<NestedField>> ProtoColumns(const proto::Message& message) {
 
 namespace {
 
-Result<TypePtr> JsonSchemaType(const nlohmann::ordered_json& s, int depth) {
+// The document a schema's local references ("#/definitions/X", "#/$defs/X") resolve in,
+// the references being followed (a recursive one has no columnar form), and a budget of
+// nodes, since a definition used twice per level makes a small schema's tree exponential.
+struct JsonSchemaScope {
+  const nlohmann::ordered_json& root;
+  std::vector<std::string> open;
+  int64_t budget = 100000;
+};
+
+Result<TypePtr> JsonSchemaType(const nlohmann::ordered_json& s, int depth, JsonSchemaScope& scope);
+
+// The schema a local "$ref" points at (a JSON Pointer into the document, RFC 6901).
+Result<const nlohmann::ordered_json*> ResolveJsonRef(const nlohmann::ordered_json& root,
+                                                     const std::string& ref) {
+  if (ref != "#" && !ref.starts_with("#/")) {
+    return Status::Unimplemented("JSON Schema $ref '{}' is not local (#/definitions/..., "
+                                 "#/$defs/...)", ref);
+  }
+  const nlohmann::ordered_json* at = &root;
+  size_t start = 2;
+  while (ref.size() > 1 && start <= ref.size()) {
+    size_t slash = ref.find('/', start);
+    std::string token = ref.substr(start, slash == std::string::npos ? slash : slash - start);
+    // RFC 6901 escapes: ~1 is '/', ~0 is '~'.
+    for (size_t i = 0; (i = token.find('~', i)) != std::string::npos; ++i) {
+      if (i + 1 < token.size() && token[i + 1] == '1') token.replace(i, 2, "/");
+      else if (i + 1 < token.size() && token[i + 1] == '0') token.replace(i, 2, "~");
+    }
+    if (!at->is_object() || !at->contains(token)) {
+      return Status::Unimplemented("JSON Schema $ref '{}' points at nothing", ref);
+    }
+    at = &(*at)[token];
+    if (slash == std::string::npos) break;
+    start = slash + 1;
+  }
+  return at;
+}
+
+// oneOf / anyOf: [null, T] (in any order) is an optional T; nullptr when there is no such
+// member (the schema has its own type).
+Result<const nlohmann::ordered_json*> NullableMember(const nlohmann::ordered_json& s) {
+  for (const char* key : {"oneOf", "anyOf"}) {
+    if (!s.contains(key)) continue;
+    const auto& members = s[key];
+    if (!members.is_array()) return Status::Unimplemented("JSON Schema {} is not a list", key);
+    const nlohmann::ordered_json* value = nullptr;
+    for (const auto& m : members) {
+      if (m.is_object() && m.size() == 1 && m.contains("type") && m["type"] == "null") continue;
+      if (value != nullptr) {
+        return Status::Unimplemented("JSON Schema {} of several non-null schemas", key);
+      }
+      value = &m;
+    }
+    if (value == nullptr) return Status::Unimplemented("JSON Schema {} of only null", key);
+    return value;
+  }
+  return nullptr;
+}
+
+Result<TypePtr> JsonSchemaType(const nlohmann::ordered_json& s, int depth, JsonSchemaScope& scope) {
   if (depth > 64) return Status::Unimplemented("the JSON Schema nests too deeply");
+  if (--scope.budget < 0) return Status::Unimplemented("the JSON Schema is too large");
   if (!s.is_object()) return Status::Unimplemented("a boolean JSON Schema has no type");
+  if (s.contains("$ref") && s["$ref"].is_string()) {
+    const std::string ref = s["$ref"].get<std::string>();
+    if (std::find(scope.open.begin(), scope.open.end(), ref) != scope.open.end()) {
+      return Status::Unimplemented("recursive JSON Schema $ref '{}' is not supported", ref);
+    }
+    FLOE_ASSIGN_OR_RETURN(const nlohmann::ordered_json* target, ResolveJsonRef(scope.root, ref));
+    scope.open.push_back(ref);
+    Result<TypePtr> t = JsonSchemaType(*target, depth + 1, scope);
+    scope.open.pop_back();
+    return t;
+  }
+  FLOE_ASSIGN_OR_RETURN(const nlohmann::ordered_json* member, NullableMember(s));
+  if (member != nullptr) return JsonSchemaType(*member, depth + 1, scope);
   std::string type;
   if (s.contains("type")) {
     const auto& t = s["type"];
@@ -284,7 +394,7 @@ Result<TypePtr> JsonSchemaType(const nlohmann::ordered_json& s, int depth) {
     std::vector<NestedField> fields;
     if (s.contains("properties") && s["properties"].is_object()) {
       for (auto it = s["properties"].begin(); it != s["properties"].end(); ++it) {
-        FLOE_ASSIGN_OR_RETURN(TypePtr t, JsonSchemaType(it.value(), depth + 1));
+        FLOE_ASSIGN_OR_RETURN(TypePtr t, JsonSchemaType(it.value(), depth + 1, scope));
         if (t != nullptr) fields.push_back(NestedField::Optional(0, it.key(), std::move(t)));
       }
     }
@@ -293,7 +403,7 @@ Result<TypePtr> JsonSchemaType(const nlohmann::ordered_json& s, int depth) {
   }
   if (type == "array") {
     if (!s.contains("items")) return Status::Unimplemented("a JSON Schema array without items");
-    FLOE_ASSIGN_OR_RETURN(TypePtr e, JsonSchemaType(s["items"], depth + 1));
+    FLOE_ASSIGN_OR_RETURN(TypePtr e, JsonSchemaType(s["items"], depth + 1, scope));
     if (e == nullptr) return Status::Unimplemented("a JSON Schema array of empty objects");
     return iceberg::ListType(0, e, false);
   }
@@ -312,7 +422,8 @@ Result<TypePtr> JsonSchemaType(const nlohmann::ordered_json& s, int depth) {
 }  // namespace
 
 Result<std::vector<NestedField>> JsonSchemaColumns(const nlohmann::ordered_json& schema) {
-  FLOE_ASSIGN_OR_RETURN(TypePtr t, JsonSchemaType(schema, 0));
+  JsonSchemaScope scope{schema, {}};
+  FLOE_ASSIGN_OR_RETURN(TypePtr t, JsonSchemaType(schema, 0, scope));
   if (t == nullptr) return Status::Unimplemented("the JSON Schema holds no properties");
   if (t->kind() == TypeKind::kStruct) return t->fields();
   return std::vector<NestedField>{NestedField::Optional(0, "value", std::move(t))};
@@ -440,8 +551,50 @@ Status RecordChanges(const std::vector<NestedField>& table, const std::vector<Ne
 
 namespace {
 
+// A decoded dense union (Avro, one member per branch) as the struct AvroColumns gives it:
+// one field per non-null member, named UnionMemberName(label), set in the rows of that
+// member; the row is null where the union holds null.
+Result<col::Array> UnionToStruct(const col::Array& a) {
+  const int64_t n = a.length();
+  const int8_t* ids = a.union_type_ids();
+  const int32_t* offsets = a.union_offsets();
+  const auto& members = a.type()->children();
+  Buffer validity;
+  validity.ResizeZeroed(static_cast<size_t>(col::BytesForBits(n)));
+  int64_t nulls = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const auto m = static_cast<size_t>(ids[i]);
+    if (m >= members.size()) return Status::Internal("union type id out of range");
+    if (members[m].type->id() == col::TypeId::kNull) {
+      ++nulls;
+    } else {
+      col::SetBit(validity.data(), i);
+    }
+  }
+  std::vector<col::Field> fields;
+  std::vector<col::Array> children;
+  for (size_t m = 0; m < members.size(); ++m) {
+    if (members[m].type->id() == col::TypeId::kNull) continue;
+    col::Array null_row = col::Array::Nulls(members[m].type, 1);
+    std::vector<col::RowRef> picks(static_cast<size_t>(n));
+    for (int64_t i = 0; i < n; ++i) {
+      picks[static_cast<size_t>(i)] = static_cast<size_t>(ids[i]) == m
+                                          ? col::RowRef{0, static_cast<uint32_t>(offsets[i])}
+                                          : col::RowRef{1, 0};
+    }
+    FLOE_ASSIGN_OR_RETURN(col::Array child, col::Gather({&a.child(m), &null_row}, picks));
+    fields.emplace_back(UnionMemberName(members[m].name), child.type(), true);
+    children.push_back(std::move(child));
+  }
+  return col::Array(col::Struct(std::move(fields)), n, nulls, std::move(validity), Buffer(),
+                    Buffer(), std::move(children));
+}
+
 Result<col::Array> ConformByName(col::Array a, const NestedField& target) {
   const iceberg::Type& tt = *target.type;
+  if (a.type_id() == col::TypeId::kUnion && tt.kind() == TypeKind::kStruct) {
+    FLOE_ASSIGN_OR_RETURN(a, UnionToStruct(a));
+  }
   if (a.type_id() == col::TypeId::kNull || tt.is_primitive()) {
     return iceberg::ConformArray(std::move(a), target);
   }

@@ -8,23 +8,27 @@
 //     fixed(n) -> fixed[n], record -> struct, array -> list, map -> map<string, V>,
 //     ["null", T] -> T, decimal -> decimal(p, s), uuid: fixed(16) -> uuid, string -> string,
 //     date, time-millis/-micros -> time, timestamp-millis/-micros -> timestamptz,
-//     local-timestamp-millis/-micros -> timestamp, duration -> fixed[12]. Unions of several
-//     non-null types and recursive records are kUnimplemented.
+//     local-timestamp-millis/-micros -> timestamp, duration -> fixed[12], a union of several
+//     non-null types -> a struct with one optional field per branch (UnionMemberName).
+//     Named types are expanded wherever they are referenced; recursive records are
+//     kUnimplemented.
 //   Protobuf: double, float, int32/sint32/sfixed32 -> int, int64/sint64/sfixed64,
 //     uint32, fixed32 -> long, uint64/fixed64 -> long (values above 2^63 - 1 wrap, as Java
 //     reads them), bool, string, bytes -> binary, enum -> string (the symbol; an unknown
 //     number as its digits), message -> struct, repeated -> list, map<K, V> -> map,
 //     oneof members -> optional fields, google.protobuf.Timestamp -> timestamptz.
 //   JSON Schema: object with properties -> struct, array with items -> list, integer ->
-//     long, number -> double, boolean, string (format date / date-time / uuid / time ->
-//     date / timestamptz / string / string) -> string; a union type with "null" is that
-//     type; anything else (no type, several types, $ref) -> string holding the JSON text is
-//     not attempted: the schema is kUnimplemented.
+//     long, number -> double, boolean, string (format date / date-time -> date /
+//     timestamptz) -> string; a type list with "null", or oneOf / anyOf of {"type": "null"}
+//     and one schema, is that type; local "$ref"s (#/definitions/..., #/$defs/...) are
+//     followed. Anything else (no type, several types, a recursive or remote $ref) is
+//     kUnimplemented.
 #pragma once
 
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -49,6 +53,11 @@ Result<WireHeader> ParseWireHeader(std::span<const uint8_t> value);
 // Reads the Protobuf message-index path at the start of `payload` (a zig-zag varint count,
 // then that many zig-zag varints; a count of 0 means [0]) and advances past it.
 Result<std::vector<int32_t>> ReadMessageIndexes(std::span<const uint8_t>* payload);
+
+// The field name of an Avro union branch in the struct a union of several non-null types
+// becomes: the simple name of a named type ("floe.it.Point" -> "Point"), else the type name
+// ("int", "string", "array", "map").
+std::string UnionMemberName(std::string_view branch_label);
 
 // The value columns of a schema (field ids 0). A non-record Avro root gives one column
 // "value".

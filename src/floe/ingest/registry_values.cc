@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "floe/base/macros.h"
+#include "floe/ingest/avro_references.h"
 #include "floe/ingest/registry_codec.h"
 
 namespace floe::ingest {
@@ -42,11 +43,13 @@ Result<size_t> IndexPrefixLength(std::span<const uint8_t> payload) {
 }  // namespace
 
 RegistryValues::RegistryValues(const SchemaRegistry* registry, const TableTopicConfig& config,
-                               std::string topic)
+                               std::string topic, std::string_view subject_suffix)
     : registry_(registry),
       mode_(config.value_type),
       wrap_(config.transform == TransformType::kNone),
-      subject_(std::move(topic) + "-value") {}
+      debezium_(config.transform == TransformType::kFlattenDebezium),
+      cdc_field_(config.cdc_field),
+      subject_(std::move(topic) + std::string(subject_suffix)) {}
 
 void RegistryValues::RefreshLatest() {
   if (mode_ != ConvertType::kByLatestSchema || registry_ == nullptr) return;
@@ -67,7 +70,9 @@ Result<std::unique_ptr<RegistryCodec>> RegistryValues::MakeCodec(int32_t id,
     std::vector<iceberg::NestedField> columns;
     switch (stored->type) {
       case SchemaType::kAvro: {
-        FLOE_ASSIGN_OR_RETURN(codec->avro_schema, avro::Schema::Parse(stored->schema));
+        FLOE_ASSIGN_OR_RETURN(auto referenced, registry_->ResolveReferences(stored->references));
+        FLOE_ASSIGN_OR_RETURN(std::string text, ExpandAvroReferences(stored->schema, referenced));
+        FLOE_ASSIGN_OR_RETURN(codec->avro_schema, avro::Schema::Parse(text));
         FLOE_ASSIGN_OR_RETURN(columns, AvroColumns(*codec->avro_schema));
         break;
       }
@@ -92,6 +97,12 @@ Result<std::unique_ptr<RegistryCodec>> RegistryValues::MakeCodec(int32_t id,
       }
     }
     for (const auto& c : columns) codec->names.push_back(c.name);
+    // Keyed topics whose records carry their op: the table holds the row, not the envelope.
+    if (debezium_) {
+      FLOE_ASSIGN_OR_RETURN(columns, DebeziumRowColumns(columns));
+    } else if (!cdc_field_.empty()) {
+      FLOE_RETURN_IF_ERROR(CheckCdcField(columns, cdc_field_));
+    }
     if (wrap_) {
       codec->columns = {iceberg::NestedField::Optional(0, "value", iceberg::StructType(columns))};
     } else {
@@ -189,7 +200,7 @@ Status RegistryValues::Decode(RegistryCodec* codec, std::span<const uint8_t> pay
 }
 
 Result<std::vector<col::Array>> RegistryValues::Finish(
-    RegistryCodec* codec, const std::vector<iceberg::NestedField>& targets) {
+    RegistryCodec* codec, const std::vector<iceberg::NestedField>& targets, KeyedRows* keyed) {
   std::vector<col::Array> columns;
   int64_t n = 0;
   if (codec->avro) {
@@ -198,6 +209,28 @@ Result<std::vector<col::Array>> RegistryValues::Finish(
   } else if (codec->proto) {
     n = codec->proto->num_rows();
     columns = codec->proto->Finish();
+  }
+  if (n == 0 || columns.empty()) return ConformColumns({}, {}, targets, 0);
+  if (debezium_) {
+    // Each image as the table's row first (a union becomes its struct), so that the op's
+    // image can be picked row by row from arrays of one type.
+    const iceberg::NestedField row =
+        iceberg::NestedField::Optional(0, "row", iceberg::StructType(targets));
+    for (size_t c = 0; c < columns.size() && c < codec->names.size(); ++c) {
+      if (codec->names[c] != "before" && codec->names[c] != "after") continue;
+      std::vector<col::Array> image;
+      image.push_back(std::move(columns[c]));
+      FLOE_ASSIGN_OR_RETURN(image, ConformColumns(std::move(image), {"row"}, {row}, n));
+      columns[c] = std::move(image[0]);
+    }
+    std::vector<std::string> row_names;
+    FLOE_ASSIGN_OR_RETURN(std::vector<col::Array> rows,
+                          ExtractDebeziumRows(std::move(columns), codec->names, n, &row_names,
+                                              keyed));
+    return ConformColumns(std::move(rows), row_names, targets, n);
+  }
+  if (!cdc_field_.empty()) {
+    FLOE_RETURN_IF_ERROR(CdcFieldOps(columns, codec->names, cdc_field_, n, keyed));
   }
   if (!wrap_) return ConformColumns(std::move(columns), codec->names, targets, n);
   // transform none: the record is the struct column "value".

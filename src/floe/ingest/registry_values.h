@@ -22,6 +22,7 @@
 #include "floe/format/avro/datum_reader.h"
 #include "floe/iceberg/schema.h"
 #include "floe/ingest/proto_decoder.h"
+#include "floe/ingest/registry_cdc.h"
 #include "floe/ingest/schema_registry.h"
 #include "floe/ingest/topic_config.h"
 
@@ -34,7 +35,7 @@ struct RegistryCodec {
   // not parse); empty when they can.
   std::string error;
   // The value columns the table must hold for these records (transform none: one struct
-  // column "value"), field ids 0.
+  // column "value"; flatten_debezium: the fields of the envelope's row image), field ids 0.
   std::vector<iceberg::NestedField> columns;
   // The table schema id these columns were last checked to fit (-1: not yet).
   int32_t fits_schema_id = -1;
@@ -45,14 +46,15 @@ struct RegistryCodec {
   std::unique_ptr<proto::ProtoSchema> proto_schema;
   const proto::Message* proto_message = nullptr;
   std::unique_ptr<ProtoDecoder> proto;
-  std::vector<std::string> names;  // the decoded columns' names
+  std::vector<std::string> names;  // the decoded columns' names (Debezium: the envelope's)
 };
 
 class RegistryValues {
  public:
   // REQUIRES: `registry` (may be null: every record is then invalid) outlives this.
+  // Values of `config.value_type` with subject <topic><subject_suffix> for by_latest_schema.
   RegistryValues(const SchemaRegistry* registry, const TableTopicConfig& config,
-                 std::string topic);
+                 std::string topic, std::string_view subject_suffix = "-value");
 
   // by_latest_schema: looks up the latest schema of <topic>-value again (once per round).
   void RefreshLatest();
@@ -67,9 +69,12 @@ class RegistryValues {
   // kCorrupt / kInvalidArgument; afterwards call Reset() before decoding again.
   Status Decode(RegistryCodec* codec, std::span<const uint8_t> payload);
 
-  // The codec's rows since the last call, as the table's value columns `targets`.
+  // The codec's rows since the last call, as the table's value columns `targets`. With
+  // flatten_debezium or cdc.field (Avro, Protobuf), `keyed` gets each row's op or why it is
+  // invalid data (the row's columns are then null), and Debezium rows are the op's image.
   Result<std::vector<columnar::Array>> Finish(RegistryCodec* codec,
-                                              const std::vector<iceberg::NestedField>& targets);
+                                              const std::vector<iceberg::NestedField>& targets,
+                                              KeyedRows* keyed);
 
   // Drops every decoder's pending rows.
   void Reset();
@@ -80,6 +85,8 @@ class RegistryValues {
   const SchemaRegistry* registry_;
   ConvertType mode_;
   bool wrap_;  // transform none: the record is one struct column "value"
+  bool debezium_;          // flatten_debezium: values are Debezium envelopes
+  std::string cdc_field_;  // cdc.field: the dotted field holding each record's op
   std::string subject_;
   int32_t latest_id_ = 0;
   std::map<std::pair<int32_t, std::string>, std::unique_ptr<RegistryCodec>> codecs_;

@@ -6,6 +6,7 @@
 
 #include "floe/base/macros.h"
 #include "floe/format/avro/schema.h"
+#include "floe/ingest/avro_references.h"
 #include "floe/ingest/proto_schema.h"
 
 namespace floe::ingest {
@@ -313,9 +314,16 @@ Result<std::string> NormalizeSchema(SchemaType type, std::string_view text,
                                     const std::map<std::string, std::string>& imports) {
   switch (type) {
     case SchemaType::kAvro: {
-      auto parsed = avro::Schema::Parse(text);
+      auto expanded = ExpandAvroReferences(text, imports);
+      if (!expanded.ok()) {
+        return Status::InvalidArgument("Invalid schema: {}", expanded.status().message());
+      }
+      auto parsed = avro::Schema::Parse(*expanded);
       if (!parsed.ok()) return Status::InvalidArgument("Invalid schema: {}", parsed.status().message());
-      return (*parsed)->ToJson();
+      if (imports.empty()) return (*parsed)->ToJson();
+      // A schema with references is kept as written (compact): clients parse it together
+      // with the referenced schemas, which would define its written-in types twice.
+      return nlohmann::ordered_json::parse(text, nullptr, false).dump();
     }
     case SchemaType::kJson: {
       nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
@@ -338,8 +346,10 @@ Result<bool> CanRead(SchemaType type, std::string_view reader, std::string_view 
                      std::vector<std::string>* messages) {
   switch (type) {
     case SchemaType::kAvro: {
-      FLOE_ASSIGN_OR_RETURN(auto r, avro::Schema::Parse(reader));
-      FLOE_ASSIGN_OR_RETURN(auto w, avro::Schema::Parse(writer));
+      FLOE_ASSIGN_OR_RETURN(std::string reader_text, ExpandAvroReferences(reader, imports));
+      FLOE_ASSIGN_OR_RETURN(std::string writer_text, ExpandAvroReferences(writer, imports));
+      FLOE_ASSIGN_OR_RETURN(auto r, avro::Schema::Parse(reader_text));
+      FLOE_ASSIGN_OR_RETURN(auto w, avro::Schema::Parse(writer_text));
       AvroChecker checker{messages, {}};
       return checker.Check(r->root(), w->root(), "", 0);
     }

@@ -147,6 +147,7 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
       }
       // Registry-encoded keys are kept as their bytes in _kafka.key (docs/table-topics.md).
       if (c.key_type == ConvertType::kBySchemaId || c.key_type == ConvertType::kByLatestSchema) {
+        c.key_registry = c.key_type;
         c.key_type = ConvertType::kRaw;
       }
     } else if (key == "transform.value.type") {
@@ -193,15 +194,10 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
   }
   // Cross-key rules: columns only exist for structured values.
   const bool structured = c.value_type == ConvertType::kJson || c.registry();
-  if (c.registry() && (!c.cdc_field.empty() || c.transform == TransformType::kFlattenDebezium)) {
-    return Status::InvalidArgument(
-        "{}cdc.field and flatten_debezium need convert.value.type json (registry-decoded values "
-        "support upsert.enable)",
-        kPrefix);
-  }
   if (c.transform != TransformType::kNone && !structured) {
     return Status::InvalidArgument(
-        "{}transform.value.type: flatten and flatten_debezium need convert.value.type json",
+        "{}transform.value.type: flatten and flatten_debezium need convert.value.type json, "
+        "by_schema_id or by_latest_schema",
         kPrefix);
   }
   if ((c.upsert || !c.cdc_field.empty()) && c.id_columns.empty()) {

@@ -32,6 +32,9 @@ struct TableTopicConfig {
   std::string table_namespace;  // empty: the server's default (floe.yaml kafka.table-namespace)
   ConvertType value_type = ConvertType::kRaw;
   ConvertType key_type = ConvertType::kString;
+  // by_schema_id / by_latest_schema keys (stored as bytes, key_type kRaw): decoded only for
+  // the key of a Debezium delete without a `before` image. kRaw otherwise.
+  ConvertType key_registry = ConvertType::kRaw;
   TransformType transform = TransformType::kNone;
   std::vector<std::string> id_columns;
   bool upsert = false;
@@ -54,7 +57,7 @@ inline constexpr int64_t kMinCommitIntervalMs = 1000;
 
 // Parses a topic's configs (canonical `floe.table.topic.*` names; other keys ignored).
 // kInvalidArgument naming the key and what is wrong: unknown enum values; transforms that
-// need structured values; cdc.field or Debezium with registry-decoded values; upsert or CDC without id.columns; bad partition.by entries.
+// need structured values; upsert or CDC without id.columns; bad partition.by entries.
 Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::string>& configs);
 
 // The broker's validation hook (BrokerOptions::validate_topic_configs): the message of

@@ -69,9 +69,6 @@ TEST(TopicConfigTest, RejectsBadValues) {
   bad({{"commit.interval.ms", "soon"}}, "not an integer");
   bad({{"enable", "yes"}}, "not a boolean");
   bad({{"convert.value.type", "avro"}}, "not one of raw, string, json, by_schema_id");
-  bad({{"convert.value.type", "by_schema_id"}, {"transform.value.type", "flatten_debezium"},
-       {"id.columns", "id"}},
-      "need convert.value.type json");
   bad({{"transform.value.type", "unwrap"}}, "not one of none, flatten");
   bad({{"transform.value.type", "flatten"}}, "need convert.value.type json");
   bad({{"errors.tolerance", "some"}}, "not one of none, invalid_data, all");
@@ -94,6 +91,25 @@ TEST(TopicConfigTest, RejectsBadValues) {
       "positive integer");
   bad({{"convert.value.type", "json"}, {"partition.by", "[id]"}}, "partition.by names value");
   bad({{"no.such.key", "1"}}, "unknown table topic config");
+}
+
+TEST(TopicConfigTest, RegistryValuesTakeDebeziumAndCdcField) {
+  auto debezium = ParseTableTopicConfig(
+      Configs({{"convert.value.type", "by_schema_id"},
+               {"transform.value.type", "flatten_debezium"},
+               {"id.columns", "[id]"}}));
+  ASSERT_TRUE(debezium.ok()) << debezium.error().message();
+  EXPECT_TRUE(debezium->keyed());
+  auto cdc = ParseTableTopicConfig(Configs({{"convert.value.type", "by_latest_schema"},
+                                            {"transform.value.type", "flatten"},
+                                            {"cdc.field", "op"},
+                                            {"id.columns", "[id]"}}));
+  ASSERT_TRUE(cdc.ok()) << cdc.error().message();
+  EXPECT_EQ(cdc->cdc_field, "op");
+  // Still refused: Debezium without id columns, whatever the value type.
+  EXPECT_FALSE(ParseTableTopicConfig(Configs({{"convert.value.type", "by_schema_id"},
+                                              {"transform.value.type", "flatten_debezium"}}))
+                   .ok());
 }
 
 TEST(TopicConfigTest, ValidateHookReturnsTheMessage) {

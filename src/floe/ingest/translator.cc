@@ -12,6 +12,7 @@
 #include "floe/base/macros.h"
 #include "floe/columnar/builder.h"
 #include "floe/columnar/compute.h"
+#include "floe/columnar/gather.h"
 #include "floe/format/text/decoder.h"
 #include "floe/format/text/scalar.h"
 #include "floe/iceberg/data_writer.h"
@@ -20,6 +21,7 @@
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
 #include "floe/ingest/json_schema.h"
+#include "floe/ingest/registry_cdc.h"
 #include "floe/ingest/registry_codec.h"
 #include "floe/ingest/registry_values.h"
 #include "floe/kafka/record_batch.h"
@@ -232,6 +234,8 @@ struct TopicTranslator::Impl {
   // Registry-decoded values: the codec of the rows in the builders, and one that a row
   // needs the table to evolve for (set by DecodeValue for HandleBadRow).
   std::unique_ptr<RegistryValues> registry_values;
+  // Registry-encoded keys of a flatten_debezium topic: the ids of deletes without `before`.
+  std::unique_ptr<RegistryValues> key_values;
   RegistryCodec* active_codec = nullptr;
   RegistryCodec* evolve_codec = nullptr;
   std::string registry_json_text;  // a JSON Schema payload the decoder rejected
@@ -244,6 +248,8 @@ struct TopicTranslator::Impl {
   std::vector<col::RecordBatch> held;
   std::vector<char> held_ops;
   std::vector<char> pending_ops;   // rows in the builders
+  std::vector<RowRef> built_rows;  // the rows in the builders, in order
+  bool skip_row = false;           // set by DecodeValue: the row adds nothing
   std::vector<int64_t> processed;  // per partition: one past the last row handled
   std::vector<iceberg::DataFile> delete_files;
 
@@ -394,6 +400,7 @@ struct TopicTranslator::Impl {
     }
     table_columnar = std::make_shared<col::Schema>(schema.ToColumnar());
     meta = col::MakeBuilder(table_columnar->field(0).type);
+    built_rows.clear();
     pending_ops.clear();
     decoder.reset();
     value.reset();
@@ -491,6 +498,7 @@ struct TopicTranslator::Impl {
   // ---- decoding
 
   void AppendMeta(const RowRef& row) {
+    built_rows.push_back(row);
     auto* s = static_cast<col::StructBuilder*>(meta.get());
     s->Append();
     static_cast<col::FixedWidthBuilder<int32_t>*>(s->child(0))->Append(row.partition);
@@ -531,7 +539,7 @@ struct TopicTranslator::Impl {
   // Keyed topics: the op and the row's JSON text of a value (Debezium: `after`, or `before`
   // for a delete; the envelope may sit in `payload`). kInvalidArgument: invalid data.
   Result<std::pair<char, std::string_view>> Envelope(std::string_view value) const {
-    char op = 'U';
+    char op = kOpUpsert;
     std::string_view row = value;
     if (config.transform == TransformType::kFlattenDebezium) {
       std::string_view envelope = value;
@@ -539,18 +547,15 @@ struct TopicTranslator::Impl {
         envelope = *payload;
       }
       auto op_text = FindMember(envelope, "op");
-      if (!op_text || op_text->size() != 3 || (*op_text)[0] != '"') {
+      if (!op_text || op_text->size() < 2 || (*op_text)[0] != '"') {
         return Status::InvalidArgument("not a Debezium envelope: no \"op\"");
       }
-      const char c = (*op_text)[1];
-      if (c != 'c' && c != 'r' && c != 'u' && c != 'd') {
-        return Status::InvalidArgument("Debezium op '{}' is not c, r, u or d", c);
-      }
-      op = c == 'd' ? 'D' : 'U';
-      auto image = FindMember(envelope, op == 'D' ? "before" : "after");
+      const std::string_view c = op_text->substr(1, op_text->size() - 2);
+      FLOE_ASSIGN_OR_RETURN(op, DebeziumOp(c));
+      auto image = FindMember(envelope, op == kOpDelete ? "before" : "after");
       if (!image || !image->starts_with('{')) {
         return Status::InvalidArgument("Debezium op '{}' without \"{}\"", c,
-                                       op == 'D' ? "before" : "after");
+                                       op == kOpDelete ? "before" : "after");
       }
       row = *image;
     } else if (!config.cdc_field.empty()) {
@@ -571,13 +576,7 @@ struct TopicTranslator::Impl {
       if (!field || field->size() < 3 || (*field)[0] != '"') {
         return Status::InvalidArgument("no string CDC field \"{}\"", config.cdc_field);
       }
-      const char c = static_cast<char>(std::toupper(static_cast<unsigned char>((*field)[1])));
-      if (c != 'I' && c != 'U' && c != 'D') {
-        return Status::InvalidArgument("CDC field \"{}\" is {}, not I, U or D", config.cdc_field,
-                                       *field);
-      }
-      // An insert replaces a row of the same key too: a replayed source stays one row.
-      op = c == 'D' ? 'D' : 'U';
+      FLOE_ASSIGN_OR_RETURN(op, CdcFieldOp(field->substr(1, field->size() - 2), config.cdc_field));
     }
     for (const std::string& id_column : config.id_columns) {
       auto v = FindMember(row, id_column);
@@ -588,8 +587,27 @@ struct TopicTranslator::Impl {
     return std::make_pair(op, row);
   }
 
+  // A keyed record with a null value. Debezium follows every delete event with one (for
+  // log compaction; tombstones.on.delete): the delete event already removed the key, so
+  // the tombstone adds no row (skip_row). For upserts and cdc.field it is invalid data.
+  Status Tombstone(bool* invalid_data) {
+    if (config.transform == TransformType::kFlattenDebezium) {
+      skip_row = true;
+      return Status::OK();
+    }
+    *invalid_data = true;
+    return Status::InvalidArgument("a null value carries no key to upsert or delete");
+  }
+
+  // Registry values whose op the decoded columns hold (Debezium envelopes, cdc.field):
+  // RegistryValues::Finish works the ops out per batch (Avro, Protobuf).
+  bool OpsFromColumns() const {
+    return config.transform == TransformType::kFlattenDebezium || !config.cdc_field.empty();
+  }
+
   // Decodes one row's value into the value builders; on error the builders may hold part
-  // of the row (json), so the caller rebuilds them.
+  // of the row (json), so the caller rebuilds them. A row that adds nothing (a Debezium
+  // tombstone) sets skip_row instead.
   Status DecodeValue(const RowRef& row, bool* invalid_data) {
     *invalid_data = false;
     if (config.key_type == ConvertType::kString && row.key_len >= 0 &&
@@ -613,10 +631,7 @@ struct TopicTranslator::Impl {
       return Status::OK();
     }
     if (config.keyed()) {
-      if (row.value_len < 0) {
-        *invalid_data = true;
-        return Status::InvalidArgument("a null value carries no key to upsert or delete");
-      }
+      if (row.value_len < 0) return Tombstone(invalid_data);
       auto envelope = Envelope(Bytes(row.value_pos, row.value_len));
       if (!envelope.ok()) {
         *invalid_data = true;
@@ -653,6 +668,7 @@ struct TopicTranslator::Impl {
   // evolve_codec and fails, so that HandleBadRow evolves the table and the row is retried.
   Status DecodeRegistryValue(const RowRef& row, bool* invalid_data) {
     if (row.value_len < 0) {
+      if (config.keyed()) return Tombstone(invalid_data);
       *invalid_data = true;
       return Status::InvalidArgument("a null value carries no schema");
     }
@@ -690,6 +706,17 @@ struct TopicTranslator::Impl {
         *invalid_data = true;
         return Status::InvalidArgument("the value is not valid UTF-8");
       }
+      char op = kOpUpsert;
+      if (OpsFromColumns()) {
+        // JSON text: the same envelope and CDC field scan as convert.value.type json.
+        auto envelope = Envelope(text);
+        if (!envelope.ok()) {
+          *invalid_data = true;
+          return envelope.status();
+        }
+        op = envelope->first;
+        text = envelope->second;
+      }
       if (config.transform == TransformType::kNone) {
         wrapped.assign("{\"value\":");
         wrapped.append(text);
@@ -699,17 +726,18 @@ struct TopicTranslator::Impl {
       Status st = decoder->DecodeJsonRow(text);
       if (!st.ok()) {
         // HandleBadRow decides: not JSON (invalid data), or columns to add.
-        registry_json_text.assign(reinterpret_cast<const char*>(payload.data()), payload.size());
+        registry_json_text.assign(text);
         return st;
       }
-    } else {
-      Status st = registry_values->Decode(codec, payload);
-      if (!st.ok()) {
-        *invalid_data = true;
-        return st.WithContext("schema id {}", codec->schema_id);
-      }
+      if (config.keyed()) pending_ops.push_back(op);
+      return Status::OK();
     }
-    if (config.keyed()) pending_ops.push_back('U');
+    Status st = registry_values->Decode(codec, payload);
+    if (!st.ok()) {
+      *invalid_data = true;
+      return st.WithContext("schema id {}", codec->schema_id);
+    }
+    if (config.keyed() && !OpsFromColumns()) pending_ops.push_back(kOpUpsert);
     return Status::OK();
   }
 
@@ -717,12 +745,21 @@ struct TopicTranslator::Impl {
     std::vector<col::Array> columns;
     columns.push_back(meta->Finish());
     int64_t n = columns[0].length();
+    std::vector<RowRef> built = std::move(built_rows);
+    built_rows.clear();
     if (active_codec != nullptr && active_codec->type != SchemaType::kJson) {
       const iceberg::Schema& schema = *table->metadata()->current_schema();
       std::vector<iceberg::NestedField> targets(schema.fields().begin() + 1, schema.fields().end());
+      KeyedRows keyed;
       FLOE_ASSIGN_OR_RETURN(std::vector<col::Array> values,
-                            registry_values->Finish(active_codec, targets));
+                            registry_values->Finish(active_codec, targets, &keyed));
       for (col::Array& a : values) columns.push_back(std::move(a));
+      if (config.keyed() && n > 0) {
+        col::RecordBatch batch(table_columnar, n, std::move(columns));
+        FLOE_RETURN_IF_ERROR(KeepKeyedRows(&batch, built, &keyed));
+        n = batch.num_rows();
+        columns = std::move(batch.mutable_columns());
+      }
     } else if (decoder) {
       col::RecordBatch values = decoder->Finish();
       for (col::Array& a : values.mutable_columns()) columns.push_back(std::move(a));
@@ -1026,6 +1063,13 @@ struct TopicTranslator::Impl {
         if (!conflict.empty()) reason = conflict;
       }
     }
+    FLOE_RETURN_IF_ERROR(RouteBad(row, invalid_data, std::move(reason)));
+    return false;
+  }
+
+  // A row that cannot go into the table: to the dead-letter table per errors.tolerance,
+  // or an error that stops translation here.
+  Status RouteBad(const RowRef& row, bool invalid_data, std::string reason) {
     const bool tolerated = invalid_data ? config.errors_tolerance != ErrorsTolerance::kNone
                                         : config.errors_tolerance == ErrorsTolerance::kAll;
     if (!tolerated) {
@@ -1037,7 +1081,110 @@ struct TopicTranslator::Impl {
     if (row.offset >= dlq_end[static_cast<size_t>(row.partition)]) {
       dlq_rows.push_back({row, std::move(reason)});
     }
-    return false;
+    return Status::OK();
+  }
+
+  // Keyed registry rows decoded into `batch` (the table's columns; `rows` are its records):
+  // drops the rows that are invalid data (an op Finish rejected, a null id column; to the
+  // dead-letter table) and queues the ops of the others (from `keyed` when the columns held
+  // them, else upserts already queued by DecodeRegistryValue).
+  Status KeepKeyedRows(col::RecordBatch* batch, const std::vector<RowRef>& rows,
+                       KeyedRows* keyed) {
+    const int64_t n = batch->num_rows();
+    if (static_cast<int64_t>(rows.size()) != n) {
+      return Status::Internal("{} rows decoded for {} records", n, rows.size());
+    }
+    const bool ops_here = !keyed->ops.empty();
+    if (!ops_here) {
+      // Upserts: DecodeRegistryValue queued one op per row.
+      keyed->ops.assign(pending_ops.end() - n, pending_ops.end());
+      keyed->errors.assign(static_cast<size_t>(n), std::string());
+      pending_ops.resize(pending_ops.size() - static_cast<size_t>(n));
+    }
+    if (key_values != nullptr && !keyed->key_only.empty()) {
+      FLOE_RETURN_IF_ERROR(KeysOfDeletes(batch, rows, keyed));
+    }
+    std::vector<size_t> key_columns;
+    for (const std::string& name : config.id_columns) {
+      const int c = batch->schema()->FieldIndex(name);
+      if (c >= 0) key_columns.push_back(static_cast<size_t>(c));
+    }
+    std::vector<uint8_t> keep(static_cast<size_t>(n), 1);
+    bool dropped = false;
+    for (int64_t i = 0; i < n; ++i) {
+      const size_t r = static_cast<size_t>(i);
+      std::string& error = keyed->errors[r];
+      for (size_t k = 0; k < key_columns.size() && error.empty(); ++k) {
+        if (batch->column(key_columns[k]).IsNull(i)) {
+          error = fmt::format("the row has no id column \"{}\"",
+                              batch->schema()->field(key_columns[k]).name);
+        }
+      }
+      if (error.empty()) {
+        pending_ops.push_back(keyed->ops[r]);
+        continue;
+      }
+      keep[r] = 0;
+      dropped = true;
+      FLOE_RETURN_IF_ERROR(RouteBad(rows[r], /*invalid_data=*/true, std::move(error)));
+    }
+    if (dropped) *batch = col::Filter(*batch, keep);
+    return Status::OK();
+  }
+
+  // Debezium deletes without a `before` image (keyed->key_only): their id columns from the
+  // record's registry-encoded key (a record of the id columns), patched into `batch`. A key
+  // that does not decode leaves the row invalid.
+  Status KeysOfDeletes(col::RecordBatch* batch, const std::vector<RowRef>& rows,
+                       KeyedRows* keyed) {
+    const iceberg::Schema& schema = *table->metadata()->current_schema();
+    std::vector<iceberg::NestedField> id_fields;
+    std::vector<size_t> id_at;
+    for (const std::string& name : config.id_columns) {
+      const int c = batch->schema()->FieldIndex(name);
+      const iceberg::NestedField* f = schema.FindFieldByName(name);
+      if (c < 0 || f == nullptr) return Status::OK();
+      id_fields.push_back(*f);
+      id_at.push_back(static_cast<size_t>(c));
+    }
+    std::vector<std::vector<col::Array>> keys;  // per patched row: its id columns
+    std::vector<int64_t> patched;
+    for (size_t r = 0; r < rows.size(); ++r) {
+      if (keyed->key_only[r] == 0 || rows[r].key_len < 0) continue;
+      std::span<const uint8_t> payload;
+      auto codec = key_values->Resolve(
+          {arena.data() + rows[r].key_pos, static_cast<size_t>(rows[r].key_len)}, &payload);
+      if (!codec.ok() || !(*codec)->error.empty()) continue;
+      if (!key_values->Decode(*codec, payload).ok()) {
+        key_values->Reset();
+        continue;
+      }
+      FLOE_ASSIGN_OR_RETURN(std::vector<col::Array> key,
+                            key_values->Finish(*codec, id_fields, nullptr));
+      keys.push_back(std::move(key));
+      patched.push_back(static_cast<int64_t>(r));
+      keyed->errors[r].clear();
+      keyed->ops[r] = kOpDelete;
+    }
+    if (patched.empty()) return Status::OK();
+    const int64_t n = batch->num_rows();
+    col::SchemaPtr batch_schema = batch->schema();
+    std::vector<col::Array> columns = std::move(batch->mutable_columns());
+    for (size_t k = 0; k < id_at.size(); ++k) {
+      std::vector<const col::Array*> sources = {&columns[id_at[k]]};
+      for (const auto& key : keys) sources.push_back(&key[k]);
+      std::vector<col::RowRef> picks(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) {
+        picks[static_cast<size_t>(i)] = {0, static_cast<uint32_t>(i)};
+      }
+      for (size_t j = 0; j < patched.size(); ++j) {
+        picks[static_cast<size_t>(patched[j])] = {static_cast<uint32_t>(j + 1), 0};
+      }
+      FLOE_ASSIGN_OR_RETURN(col::Array merged, col::Gather(sources, picks));
+      columns[id_at[k]] = std::move(merged);
+    }
+    *batch = col::RecordBatch(std::move(batch_schema), n, std::move(columns));
+    return Status::OK();
   }
 
   // Decodes the arena into batches for the writer, then empties it.
@@ -1047,6 +1194,7 @@ struct TopicTranslator::Impl {
     size_t segment = 0;  // first row not yet written
     size_t evolved_row = SIZE_MAX;
     if (registry_values) registry_values->RefreshLatest();
+    if (key_values) key_values->RefreshLatest();
     for (size_t i = 0; i < rows.size();) {
       if (config.registry()) {
         // The builders hold rows of one codec: a row of another writes them out first.
@@ -1062,7 +1210,7 @@ struct TopicTranslator::Impl {
       bool invalid = false;
       Status st = DecodeValue(rows[i], &invalid);
       if (st.ok()) {
-        AppendMeta(rows[i]);
+        if (!std::exchange(skip_row, false)) AppendMeta(rows[i]);
         processed[static_cast<size_t>(rows[i].partition)] = rows[i].offset + 1;
         ++i;
         continue;
@@ -1074,7 +1222,7 @@ struct TopicTranslator::Impl {
         bool unused = false;
         Status again = DecodeValue(rows[j], &unused);
         if (!again.ok()) return Status::Internal("row decoded once failed again: {}", again.message());
-        AppendMeta(rows[j]);
+        if (!std::exchange(skip_row, false)) AppendMeta(rows[j]);
       }
       FLOE_RETURN_IF_ERROR(WriteBuilt());
       segment = i;
@@ -1292,6 +1440,7 @@ struct TopicTranslator::Impl {
     active_codec = nullptr;
     evolve_codec = nullptr;
     if (registry_values) registry_values->Reset();
+    if (key_values) key_values->Reset();
     loaded = false;
   }
 };
@@ -1317,6 +1466,15 @@ TopicTranslator::TopicTranslator(std::string topic, TableTopicConfig config,
   if (s.config.registry()) {
     s.registry_values =
         std::make_unique<RegistryValues>(s.options.schema_registry, s.config, s.topic);
+  }
+  if (s.config.registry() && s.config.transform == TransformType::kFlattenDebezium &&
+      s.config.key_registry != ConvertType::kRaw) {
+    TableTopicConfig keys = s.config;
+    keys.value_type = s.config.key_registry;
+    keys.transform = TransformType::kFlatten;
+    keys.cdc_field.clear();
+    s.key_values =
+        std::make_unique<RegistryValues>(s.options.schema_registry, keys, s.topic, "-key");
   }
 }
 

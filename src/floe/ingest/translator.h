@@ -14,10 +14,11 @@
 // After a crash or restart the coordinator reads the property and resumes there, so each
 // acked record lands exactly once.
 //
-// Keyed topics (upsert.enable, cdc.field, flatten_debezium) hold a commit's rows with their
-// op and commit them as one row delta: an equality delete for every key touched and the last
-// row of each key not deleted (equality deletes only reach earlier commits, so duplicates
-// within a commit are dropped here). A schema change commits the held rows first.
+// Keyed topics (upsert.enable, cdc.field, flatten_debezium; JSON or registry-decoded, the
+// ops shared through registry_cdc.h) hold a commit's rows with their op and commit them as
+// one row delta: an equality delete for every key touched and the last row of each key not
+// deleted (equality deletes only reach earlier commits, so duplicates within a commit are
+// dropped here). A schema change commits the held rows first.
 //
 // Registry-decoded values (convert.value.type by_schema_id / by_latest_schema) go through
 // RegistryValues; a record whose schema the table cannot hold yet first evolves the table

@@ -102,10 +102,17 @@ class TranslatorTest : public ::testing::Test {
 
   void Produce(const std::string& topic, int32_t partition,
                const std::vector<std::optional<std::string>>& values) {
+    std::vector<std::pair<std::string, std::optional<std::string>>> records;
+    for (const auto& v : values) records.emplace_back("k", v);
+    ProduceKeyed(topic, partition, records);
+  }
+
+  using KeyedRecords = std::vector<std::pair<std::string, std::optional<std::string>>>;
+  void ProduceKeyed(const std::string& topic, int32_t partition, const KeyedRecords& records) {
     kafka::BatchBuilder builder({});
-    for (const auto& v : values) {
-      builder.Add(++now_ms_, std::string_view("k"), v ? std::optional<std::string_view>(*v)
-                                                      : std::nullopt,
+    for (const auto& [k, v] : records) {
+      builder.Add(++now_ms_, std::string_view(k), v ? std::optional<std::string_view>(*v)
+                                                    : std::nullopt,
                   {{"h", std::string("hv")}});
     }
     Buffer batch;
@@ -562,6 +569,180 @@ TEST_F(TranslatorTest, RegistryAvroRowsEvolveTheTableAndBadIdsGoToTheDlq) {
     }
   }
   EXPECT_EQ(rows, (std::map<int64_t, std::string>{{3, "ab/null"}, {4, "c/1.500000"}}));
+}
+
+// Avro binary encoding (spec, "Binary Encoding"): zig-zag varint longs, strings as a long
+// length and the bytes, a union as the branch index (a long) and the branch's value.
+std::string AvroLong(int64_t v) {
+  uint64_t z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
+  std::string out;
+  while (z >= 0x80) {
+    out += static_cast<char>((z & 0x7f) | 0x80);
+    z >>= 7;
+  }
+  out += static_cast<char>(z);
+  return out;
+}
+std::string AvroString(std::string_view s) {
+  return AvroLong(static_cast<int64_t>(s.size())) + std::string(s);
+}
+// A union value: branch 0 (null) or branch 1 with `value`.
+std::string AvroOptional(const std::optional<std::string>& value) {
+  return value ? AvroLong(1) + *value : AvroLong(0);
+}
+
+// Debezium's envelope as the Avro converter writes it: before/after are ["null", Value].
+constexpr std::string_view kDebeziumAvro = R"({"type":"record","name":"Envelope",
+  "namespace":"dbserver1.inventory.users","fields":[
+  {"name":"before","type":["null",{"type":"record","name":"Value","fields":[
+      {"name":"id","type":"long"},{"name":"v","type":["null","string"],"default":null}]}],
+   "default":null},
+  {"name":"after","type":["null","Value"],"default":null},
+  {"name":"source","type":{"type":"record","name":"Source","namespace":"io.debezium.connector",
+      "fields":[{"name":"db","type":"string"}]}},
+  {"name":"op","type":"string"},
+  {"name":"ts_ms","type":["null","long"],"default":null}]})";
+
+std::string UserValue(int64_t id, std::string_view v) {
+  return AvroLong(id) + AvroOptional(AvroString(v));
+}
+std::string DebeziumDatum(const std::optional<std::string>& before,
+                          const std::optional<std::string>& after, std::string_view op) {
+  return AvroOptional(before) + AvroOptional(after) + AvroString("inventory") + AvroString(op) +
+         AvroOptional(AvroLong(1700000000000));
+}
+
+TEST_F(TranslatorTest, RegistryAvroDebeziumEnvelopesBecomeDeletesAndUpserts) {
+  auto registry = *SchemaRegistry::Open("");
+  auto id = registry->Register("users-value", SchemaType::kAvro, kDebeziumAvro, {});
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  ASSERT_EQ(CreateTopic("users", 1, {{"floe.table.topic.enable", "true"},
+                                     {"floe.table.topic.convert.value.type", "by_schema_id"},
+                                     {"floe.table.topic.transform.value.type", "flatten_debezium"},
+                                     {"floe.table.topic.id.columns", "[id]"},
+                                     {"floe.table.topic.commit.interval.ms", "1000"}}),
+            0);
+  auto f = [&](const std::optional<std::string>& before, const std::optional<std::string>& after,
+               std::string_view op) { return Framed(*id, DebeziumDatum(before, after, op)); };
+  Produce("users", 0,
+          {f(std::nullopt, UserValue(1, "a"), "c"), f(std::nullopt, UserValue(2, "b"), "r"),
+           f(UserValue(1, "a"), UserValue(1, "a2"), "u"), f(UserValue(2, "b"), std::nullopt, "d"),
+           std::nullopt,  // the tombstone Debezium sends after a delete
+           f(std::nullopt, UserValue(3, "x"), "t"),    // no such op: dead-letter table
+           f(std::nullopt, std::nullopt, "d"),         // a delete without before: too
+           f(std::nullopt, UserValue(4, "y"), "c")});
+  std::map<std::string, std::string> configs;
+  for (const auto& topic : broker_->ListTopics()) {
+    if (topic.name == "users") configs = topic.configs;
+  }
+  auto config = ParseTableTopicConfig(configs);
+  ASSERT_TRUE(config.ok()) << config.error().message();
+  IngestOptions o;
+  o.now_ms = [this] { return now_ms_; };
+  o.schema_registry = registry.get();
+  TopicTranslator t("users", *config, catalog_.get(), Call(), o);
+  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
+  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  EXPECT_EQ(LiveRows(Scan("users")), (std::map<int64_t, std::string>{{1, "a2"}, {4, "y"}}));
+  EXPECT_EQ(t.stats().dlq_records, 2);
+  // The table holds the row's columns (not the envelope's), keyed by id.
+  Loaded l = Load("users");
+  const iceberg::Schema& schema = *l.table->metadata()->current_schema();
+  EXPECT_EQ(schema.FindFieldByName("after"), nullptr);
+  EXPECT_EQ(schema.FindFieldByName("op"), nullptr);
+  ASSERT_NE(schema.FindFieldByName("v"), nullptr);
+  ASSERT_EQ(schema.identifier_field_ids().size(), 1u);
+  EXPECT_EQ(schema.identifier_field_ids()[0], schema.FindFieldByName("id")->id);
+
+  // Across commits: delete 1, re-create 2.
+  Produce("users", 0, {f(UserValue(1, "a2"), std::nullopt, "d"), std::nullopt,
+                       f(std::nullopt, UserValue(2, "again"), "c")});
+  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
+  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  EXPECT_EQ(LiveRows(Scan("users")), (std::map<int64_t, std::string>{{2, "again"}, {4, "y"}}));
+  EXPECT_EQ(Load("users").table->metadata()->properties.at("floe.ingest.offsets"), "0:11");
+}
+
+TEST_F(TranslatorTest, RegistryDebeziumDeleteWithoutBeforeTakesTheKey) {
+  // A connector that sends deletes without `before`: the id comes from the Avro key.
+  auto registry = *SchemaRegistry::Open("");
+  auto id = registry->Register("users-value", SchemaType::kAvro, kDebeziumAvro, {});
+  auto key_id = registry->Register(
+      "users-key", SchemaType::kAvro,
+      R"({"type":"record","name":"Key","fields":[{"name":"id","type":"long"}]})", {});
+  ASSERT_TRUE(id.ok() && key_id.ok());
+  ASSERT_EQ(CreateTopic("users", 1, {{"floe.table.topic.enable", "true"},
+                                     {"floe.table.topic.convert.value.type", "by_schema_id"},
+                                     {"floe.table.topic.convert.key.type", "by_schema_id"},
+                                     {"floe.table.topic.transform.value.type", "flatten_debezium"},
+                                     {"floe.table.topic.id.columns", "[id]"},
+                                     {"floe.table.topic.commit.interval.ms", "1000"}}),
+            0);
+  auto key = [&](int64_t k) { return Framed(*key_id, AvroLong(k)); };
+  auto f = [&](const std::optional<std::string>& before, const std::optional<std::string>& after,
+               std::string_view op) { return Framed(*id, DebeziumDatum(before, after, op)); };
+  ProduceKeyed("users", 0, {{key(1), f(std::nullopt, UserValue(1, "a"), "c")},
+                            {key(2), f(std::nullopt, UserValue(2, "b"), "c")},
+                            {key(3), f(std::nullopt, UserValue(3, "c"), "c")}});
+  std::map<std::string, std::string> configs;
+  for (const auto& topic : broker_->ListTopics()) {
+    if (topic.name == "users") configs = topic.configs;
+  }
+  auto config = ParseTableTopicConfig(configs);
+  ASSERT_TRUE(config.ok()) << config.error().message();
+  IngestOptions o;
+  o.now_ms = [this] { return now_ms_; };
+  o.schema_registry = registry.get();
+  TopicTranslator t("users", *config, catalog_.get(), Call(), o);
+  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
+  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  // Deletes of 2 (in a later commit) and 3 (with an undecodable key: a dead letter).
+  ProduceKeyed("users", 0, {{key(2), f(std::nullopt, std::nullopt, "d")},
+                            {"not a key", f(std::nullopt, std::nullopt, "d")},
+                            {key(4), f(std::nullopt, UserValue(4, "d"), "c")}});
+  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
+  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  EXPECT_EQ(LiveRows(Scan("users")),
+            (std::map<int64_t, std::string>{{1, "a"}, {3, "c"}, {4, "d"}}));
+  EXPECT_EQ(t.stats().dlq_records, 1);
+}
+
+TEST_F(TranslatorTest, RegistryAvroCdcFieldOps) {
+  auto registry = *SchemaRegistry::Open("");
+  auto id = registry->Register("ops-value", SchemaType::kAvro,
+                               R"({"type":"record","name":"Row","fields":[
+                                   {"name":"id","type":"long"},
+                                   {"name":"v","type":["null","string"],"default":null},
+                                   {"name":"meta","type":{"type":"record","name":"Meta",
+                                     "fields":[{"name":"op","type":"string"}]}}]})",
+                               {});
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  ASSERT_EQ(CreateTopic("ops", 1, {{"floe.table.topic.enable", "true"},
+                                   {"floe.table.topic.convert.value.type", "by_schema_id"},
+                                   {"floe.table.topic.transform.value.type", "flatten"},
+                                   {"floe.table.topic.cdc.field", "meta.op"},
+                                   {"floe.table.topic.id.columns", "[id]"},
+                                   {"floe.table.topic.commit.interval.ms", "1000"}}),
+            0);
+  auto row = [&](int64_t key, std::string_view v, std::string_view op) {
+    return Framed(*id, UserValue(key, v) + AvroString(op));
+  };
+  Produce("ops", 0, {row(1, "a", "I"), row(2, "b", "i"), row(1, "c", "U"), row(2, "", "D"),
+                     row(3, "z", "X")});
+  std::map<std::string, std::string> configs;
+  for (const auto& topic : broker_->ListTopics()) {
+    if (topic.name == "ops") configs = topic.configs;
+  }
+  auto config = ParseTableTopicConfig(configs);
+  ASSERT_TRUE(config.ok()) << config.error().message();
+  IngestOptions o;
+  o.now_ms = [this] { return now_ms_; };
+  o.schema_registry = registry.get();
+  TopicTranslator t("ops", *config, catalog_.get(), Call(), o);
+  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
+  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  EXPECT_EQ(LiveRows(Scan("ops")), (std::map<int64_t, std::string>{{1, "c"}}));
+  EXPECT_EQ(t.stats().dlq_records, 1);  // op X
 }
 
 }  // namespace
