@@ -165,7 +165,8 @@ def test_cdc_upserts_while_optimizing(floe, harness, server, tmp_path, version):
     t = RestCatalog("floe", uri=server.uri).load_table(TABLE)
     assert as_tuples(t.scan().to_arrow().to_pylist()) == final
     # Every optimizer commit after the loop (the final ones) also reads its writer's model.
-    after = [s for s in java.snapshots(TABLE)["snapshots"]
+    snaps = {s["snapshot_id"]: s for s in java.snapshots(TABLE)["snapshots"]}
+    after = [s for s in snaps.values()
              if s["summary"].get("floe.optimizing.process-id")
              and s["snapshot_id"] not in {r["snapshot_id"] for r in rewrites}]
     for s in after:
