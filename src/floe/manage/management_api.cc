@@ -926,6 +926,8 @@ Result<HttpResponse> ManagementApi::UpdateProperties(Call& call, const std::stri
   for (const auto& [k, v] : updates) merged[k] = v;
   FLOE_RETURN_IF_ERROR(optimize::OptimizingConfig::FromProperties(merged).status());
   FLOE_RETURN_IF_ERROR(optimize::MaintenanceConfig::FromProperties(merged).status());
+  FLOE_RETURN_IF_ERROR(optimize::DataExpirationConfig::FromProperties(merged).status());
+  FLOE_RETURN_IF_ERROR(optimize::AutoTagConfig::FromProperties(merged).status());
 
   auto update = loaded.table->NewUpdateProperties();
   for (const auto& [k, v] : updates) update->Set(k, v);

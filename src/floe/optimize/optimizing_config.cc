@@ -4,10 +4,12 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
 #include <limits>
 #include <string_view>
 
 #include "floe/format/text/scalar.h"
+#include "floe/optimize/datetime_pattern.h"
 
 namespace floe::optimize {
 
@@ -73,6 +75,24 @@ class PropertyReader {
     return Status::OK();
   }
 
+  // One of `choices` (compared without regard to case); its index into `out`.
+  Status Choice(std::string_view key, std::initializer_list<std::string_view> choices,
+                size_t* out) {
+    const std::string* value = Find(key);
+    if (value == nullptr) return Status::OK();
+    size_t i = 0;
+    for (std::string_view choice : choices) {
+      if (EqualsIgnoreCase(*value, choice)) {
+        *out = i;
+        return Status::OK();
+      }
+      ++i;
+    }
+    std::string expected = "one of";
+    for (std::string_view choice : choices) expected += fmt::format(" {}", choice);
+    return Bad(key, *value, expected);
+  }
+
   Status String(std::string_view key, std::string* out) {
     if (const std::string* value = Find(key)) *out = *value;
     return Status::OK();
@@ -82,6 +102,16 @@ class PropertyReader {
   const std::string* Find(std::string_view key) const {
     auto it = properties_.find(std::string(key));
     return it == properties_.end() ? nullptr : &it->second;
+  }
+  static bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(a[i])) !=
+          std::tolower(static_cast<unsigned char>(b[i]))) {
+        return false;
+      }
+    }
+    return true;
   }
   static Status Bad(std::string_view key, std::string_view value, std::string_view expected) {
     return Status::InvalidArgument("table property {}: '{}' is not {}", key, value, expected);
@@ -182,6 +212,72 @@ Result<MaintenanceConfig> MaintenanceConfig::FromProperties(
   c.orphan_min_age_ms = orphan_minutes * 60'000;
   FLOE_RETURN_IF_ERROR(
       r.Bool("clean-dangling-delete-files.enabled", &c.dangling_delete_cleaning_enabled));
+  return c;
+}
+
+Result<DataExpirationConfig> DataExpirationConfig::FromProperties(
+    const std::map<std::string, std::string>& properties) {
+  DataExpirationConfig c;
+  PropertyReader r(properties);
+  FLOE_RETURN_IF_ERROR(r.Bool("data-expire.enabled", &c.enabled));
+  FLOE_RETURN_IF_ERROR(r.String("data-expire.field", &c.field));
+  size_t level = 0;
+  FLOE_RETURN_IF_ERROR(r.Choice("data-expire.level", {"partition", "file"}, &level));
+  c.level = level == 0 ? Level::kPartition : Level::kFile;
+  FLOE_RETURN_IF_ERROR(r.DurationMs("data-expire.retention-time", &c.retention_ms));
+  FLOE_RETURN_IF_ERROR(
+      r.String("data-expire.datetime-string-pattern", &c.datetime_string_pattern));
+  size_t number = 0;
+  FLOE_RETURN_IF_ERROR(r.Choice("data-expire.datetime-number-format",
+                                {"TIMESTAMP_MS", "TIMESTAMP_S"}, &number));
+  c.number_in_seconds = number == 1;
+  size_t base = 0;
+  FLOE_RETURN_IF_ERROR(
+      r.Choice("data-expire.base-on-rule", {"LAST_COMMIT_TIME", "CURRENT_TIME"}, &base));
+  c.base_on = base == 0 ? BaseOn::kLastCommitTime : BaseOn::kCurrentTime;
+  if (auto pattern = DateTimePattern::Make(c.datetime_string_pattern); !pattern.ok()) {
+    return Status::InvalidArgument("table property data-expire.datetime-string-pattern: {}",
+                                   pattern.status().message());
+  }
+  if (c.enabled && c.field.empty()) {
+    return Status::InvalidArgument("table property data-expire.field must name a column when "
+                                   "data-expire.enabled is true");
+  }
+  if (c.enabled && c.retention_ms <= 0) {
+    return Status::InvalidArgument("table property data-expire.retention-time must be a "
+                                   "positive duration when data-expire.enabled is true");
+  }
+  return c;
+}
+
+Result<AutoTagConfig> AutoTagConfig::FromProperties(
+    const std::map<std::string, std::string>& properties) {
+  AutoTagConfig c;
+  PropertyReader r(properties);
+  FLOE_RETURN_IF_ERROR(r.Bool("tag.auto-create.enabled", &c.enabled));
+  size_t period = 0;
+  FLOE_RETURN_IF_ERROR(r.Choice("tag.auto-create.trigger.period", {"daily", "hourly"}, &period));
+  c.period = period == 0 ? Period::kDaily : Period::kHourly;
+  FLOE_RETURN_IF_ERROR(r.Int64("tag.auto-create.trigger.offset.minutes", 0, &c.offset_minutes));
+  if (c.offset_minutes >= c.period_ms() / 60'000) {
+    return Status::InvalidArgument(
+        "table property tag.auto-create.trigger.offset.minutes: {} is not shorter than the "
+        "trigger period",
+        c.offset_minutes);
+  }
+  FLOE_RETURN_IF_ERROR(r.Int64("tag.auto-create.trigger.max-delay.minutes", INT32_MIN,
+                               &c.max_delay_minutes));
+  if (c.max_delay_minutes > INT32_MAX) {
+    return Status::InvalidArgument("table property tag.auto-create.trigger.max-delay.minutes "
+                                   "is too large");
+  }
+  c.tag_format = c.period == Period::kDaily ? "'tag-'yyyyMMdd" : "'tag-'yyyyMMddHH";
+  FLOE_RETURN_IF_ERROR(r.String("tag.auto-create.tag-format", &c.tag_format));
+  if (auto pattern = DateTimePattern::Make(c.tag_format); !pattern.ok()) {
+    return Status::InvalidArgument("table property tag.auto-create.tag-format: {}",
+                                   pattern.status().message());
+  }
+  FLOE_RETURN_IF_ERROR(r.Int64("tag.auto-create.max-age-ms", INT64_MIN, &c.max_age_ms));
   return c;
 }
 

@@ -102,6 +102,63 @@ struct MaintenanceConfig {
       const std::map<std::string, std::string>& properties);
 };
 
+// A table's data expiration settings (Amoro's "expire-data" action), with Amoro's keys and
+// defaults:
+//
+//   data-expire.enabled                  false
+//   data-expire.field                    (none; required when enabled) a timestamp,
+//                                        timestamptz, long, string or date column
+//   data-expire.level                    partition   partition | file
+//   data-expire.retention-time           (none; required when enabled) a duration
+//   data-expire.datetime-string-pattern  yyyy-MM-dd  how a string field holds its time
+//   data-expire.datetime-number-format   TIMESTAMP_MS  TIMESTAMP_MS | TIMESTAMP_S (long field)
+//   data-expire.base-on-rule             LAST_COMMIT_TIME  LAST_COMMIT_TIME | CURRENT_TIME
+//
+// Enum values are matched without regard to case, as Amoro does. Errors as for
+// OptimizingConfig; whether the field exists and has a usable type is checked against the
+// schema when expiry runs (data_expiration.h).
+struct DataExpirationConfig {
+  enum class Level { kPartition, kFile };
+  enum class BaseOn { kLastCommitTime, kCurrentTime };
+
+  bool enabled = false;
+  std::string field;
+  Level level = Level::kPartition;
+  int64_t retention_ms = 0;  // 0: not set
+  std::string datetime_string_pattern = "yyyy-MM-dd";
+  bool number_in_seconds = false;  // datetime-number-format TIMESTAMP_S
+  BaseOn base_on = BaseOn::kLastCommitTime;
+
+  static Result<DataExpirationConfig> FromProperties(
+      const std::map<std::string, std::string>& properties);
+};
+
+// A table's automatic tag settings (Amoro's "auto-create-tags" action), with Amoro's keys and
+// defaults:
+//
+//   tag.auto-create.enabled                    false
+//   tag.auto-create.trigger.period             daily   daily | hourly
+//   tag.auto-create.trigger.offset.minutes     0       the period's trigger is its start + this
+//   tag.auto-create.trigger.max-delay.minutes  60      no tag when the first snapshot after the
+//                                                      trigger is later than this (<= 0: no limit)
+//   tag.auto-create.tag-format                 'tag-'yyyyMMdd (daily), 'tag-'yyyyMMddHH (hourly)
+//   tag.auto-create.max-age-ms                 -1      the tag's max-ref-age-ms (<= 0: kept)
+struct AutoTagConfig {
+  enum class Period { kDaily, kHourly };
+
+  bool enabled = false;
+  Period period = Period::kDaily;
+  int64_t offset_minutes = 0;
+  int64_t max_delay_minutes = 60;
+  std::string tag_format;  // the period's default when the property is absent
+  int64_t max_age_ms = -1;
+
+  int64_t period_ms() const { return period == Period::kDaily ? 86'400'000 : 3'600'000; }
+
+  static Result<AutoTagConfig> FromProperties(
+      const std::map<std::string, std::string>& properties);
+};
+
 // "720min", "12h", "30 s", "1500" (ms), ... to milliseconds; kInvalidArgument otherwise.
 Result<int64_t> ParseDurationMs(std::string_view text);
 

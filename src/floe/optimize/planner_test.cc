@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -92,10 +93,13 @@ std::set<std::string> Paths(const Json& list) {
   return out;
 }
 
-// A task as comparable text: its four path sets.
+// A task as comparable text: its four path sets and the spec its output is written with
+// when not the input's.
 std::string Describe(const std::set<std::string>& rewrite, const std::set<std::string>& pos,
-                     const std::set<std::string>& read_only, const std::set<std::string>& removed) {
+                     const std::set<std::string>& read_only, const std::set<std::string>& removed,
+                     std::optional<int32_t> output_spec) {
   std::ostringstream out;
+  if (output_spec) out << "output_spec=" << *output_spec << ' ';
   auto list = [&out](const char* name, const std::set<std::string>& s) {
     out << name << "=[";
     for (const auto& p : s) out << p << ' ';
@@ -140,6 +144,7 @@ void RunCase(const std::filesystem::path& path) {
   if (c.contains("max_input_size_per_thread")) {
     options.max_input_size_per_thread = c["max_input_size_per_thread"].get<int64_t>();
   }
+  if (c.contains("current_spec")) options.current_spec_id = c["current_spec"].get<int32_t>();
   if (c.contains("forced")) {
     std::string forced = c["forced"].get<std::string>();
     options.forced = forced == "full"    ? OptimizingType::kFull
@@ -188,12 +193,16 @@ void RunCase(const std::filesystem::path& path) {
     expected_tasks.insert(Describe(Paths(t.value("rewrite_data", Json::array())),
                                    Paths(t.value("rewrite_pos_data", Json::array())),
                                    Paths(t.value("read_only_deletes", Json::array())),
-                                   Paths(t.value("rewritten_deletes", Json::array()))));
+                                   Paths(t.value("rewritten_deletes", Json::array())),
+                                   t.contains("output_spec")
+                                       ? std::optional<int32_t>(t["output_spec"].get<int32_t>())
+                                       : std::nullopt));
   }
   std::multiset<std::string> actual_tasks;
   for (const RewriteTask& t : plan.tasks) {
     actual_tasks.insert(Describe(Paths(t.rewrite_data), Paths(t.rewrite_pos_data),
-                                 Paths(t.read_only_deletes), Paths(t.rewritten_deletes)));
+                                 Paths(t.read_only_deletes), Paths(t.rewritten_deletes),
+                                 t.output_spec_id));
   }
   EXPECT_EQ(actual_tasks, expected_tasks);
 }

@@ -841,6 +841,8 @@ Status OptimizingService::Evaluate(const Item& item) {
   ResolveInterrupted(key, *table->metadata());
   MaybeExpireSnapshots(key, item.id.ToString(), *table);
   MaybeCleanTable(key, item.id.ToString(), *table);
+  MaybeExpireData(key, item.id.ToString(), *table);
+  MaybeCreateTag(key, item.id.ToString(), *table);
   {
     // One process per table: a later commit or refresh looks at it again.
     std::lock_guard lock(mu_);

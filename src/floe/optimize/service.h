@@ -237,6 +237,11 @@ class OptimizingService {
   // Orphan file and dangling delete file cleaning (cleanup.h), when due and enabled and no
   // process of the table is running.
   void MaybeCleanTable(const Key& key, const std::string& name, iceberg::Table& table);
+  // Data expiration (data_expiration.h), when due (every 24 intervals, as cleaning) and
+  // enabled and no process of the table is running; automatic tags (auto_tag.h), checked at
+  // most every maintenance interval / 60 (Amoro: every minute). service_maintenance.cc.
+  void MaybeExpireData(const Key& key, const std::string& name, iceberg::Table& table);
+  void MaybeCreateTag(const Key& key, const std::string& name, iceberg::Table& table);
   metastore::MaintenanceRunRecord NewMaintenanceRun(const Key& key, std::string kind,
                                                     int64_t start_ms);
   int64_t Now() const;
@@ -272,6 +277,8 @@ class OptimizingService {
   mutable uint64_t stats_view_version_ = 0;
   std::map<Key, int64_t> last_expire_ms_;
   std::map<Key, int64_t> last_clean_ms_;
+  std::map<Key, int64_t> last_data_expire_ms_;
+  std::map<Key, int64_t> last_tag_check_ms_;
   OptimizerCounters counters_;
   int64_t next_process_ = 0;
   int64_t next_maintenance_run_ = 0;

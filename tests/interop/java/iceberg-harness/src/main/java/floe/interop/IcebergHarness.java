@@ -107,7 +107,9 @@ public final class IcebergHarness {
       Map.entry("snapshots", Set.of()),
       Map.entry("describe", Set.of()),
       Map.entry("bench-scan", Set.of("repeat", "sum-column")),
-      Map.entry("expire", Set.of("older-than-ms", "retain-last")));
+      Map.entry("expire", Set.of("older-than-ms", "retain-last")),
+      Map.entry("cdc-loop", Set.of("keys", "partitions", "commits", "ops-per-commit",
+          "delete-ratio", "pause-ms", "seed", "model-dir")));
 
   private final Catalog catalog;
   private final SupportsNamespaces namespaces;
@@ -178,6 +180,7 @@ public final class IcebergHarness {
         case "describe": h.print(h.describe(catalog.loadTable(id))); break;
         case "bench-scan": h.benchScan(id, args); break;
         case "expire": h.expire(id, args); break;
+        case "cdc-loop": new CdcLoop(catalog.loadTable(id), out).run(args); break;
         default: throw new Args.UsageError("unknown command " + command);
       }
     } finally {
