@@ -139,7 +139,7 @@ def main() -> int:
                 run([floe, "table", "append", "bench.wide", str(f), *catalog])
                 f.unlink()
 
-            py = SqlCatalog("bench", uri=f"sqlite:///{work}/catalog.db",
+            py = SqlCatalog("default", uri=f"sqlite:///{work}/catalog.db",
                             warehouse=f"s3://{BUCKET}/wh", **{
                                 "s3.endpoint": endpoint, "s3.access-key-id": ACCESS_KEY,
                                 "s3.secret-access-key": SECRET_KEY, "s3.region": REGION})
@@ -156,7 +156,7 @@ def main() -> int:
                 chunk_gets += 2 + md.num_row_groups * md.num_columns
 
             r = run([floe, "iceberg", "scan", table.metadata_location, "--columns", "id",
-                     "--format", "csv", "--output", str(work / "ids.csv"), "--stats", *props])
+                     "--output", str(work / "ids.jsonl"), "--stats", *props])
             proj = stats_of(r)
 
             r = run([floe, "optimize", "bench.wide", "--mode", "full", "--json", *catalog])
