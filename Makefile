@@ -94,6 +94,7 @@ bench: build venv java-deps heavy-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/dashboard.py --browser
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/kafka.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/compaction.py
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/s3.py
 
 clean:
 	rm -rf build

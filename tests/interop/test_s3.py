@@ -9,17 +9,21 @@ catalog keeps its previous metadata.
 """
 from __future__ import annotations
 
+import collections
+import datetime
 import http.client
 import http.server
 import json
 import os
 import random
+import re
 import socket
 import socketserver
 import subprocess
 import sys
 import threading
 import time
+import urllib.parse
 import uuid
 
 import boto3
@@ -277,10 +281,83 @@ def test_listing_pages_and_batch_delete(floe, tmp_path, moto_endpoint, bucket):
     assert [c["Key"] for c in left] == ["other"]
 
 
+def test_projection_reads_only_its_column_chunks_coalesced(floe, tmp_path, moto_endpoint,
+                                                           bucket):
+    """`floe parquet cat` of an s3:// object reads the footer (one 64 KiB tail read, and the
+    4-byte head magic), then only the projected columns' chunks; adjacent chunks of a row
+    group come in one ranged GET (gaps up to Arrow's hole_size_limit of 8 KiB are read
+    through). The chunk layout and the values come from pyarrow, which wrote the file."""
+    import pyarrow as pa
+    n, width = 20000, 40
+    table = pa.table({f"c{i:02d}": pa.array([(k * (i + 7)) % 1000003 for k in range(n)],
+                                            pa.int64()) for i in range(width)})
+    path = tmp_path / "wide.parquet"
+    pq.write_table(table, path, row_group_size=n // 2, compression="none", use_dictionary=False)
+    size = path.stat().st_size
+    md = pq.ParquetFile(path).metadata
+    assert md.num_row_groups == 2
+    s3_client(moto_endpoint).upload_file(str(path), bucket, "wide.parquet")
+    props = [f"--property={k}={v}" for k, v in s3_properties(moto_endpoint).items()]
+    location = f"s3://{bucket}/wide.parquet"
+
+    r = floe.run("parquet", "cat", location, "--columns", "c07", "--stats", *props)
+    assert r.rc == 0, r.describe()
+    assert [json.loads(line)["c07"] for line in r.text.splitlines()] == \
+        table.column("c07").to_pylist()
+    stats = json.loads(r.stderr.strip().splitlines()[-1])
+    chunks = sum(md.row_group(g).column(7).total_compressed_size for g in range(2))
+    # HEAD at open; GETs: head magic, tail, one per row group.
+    assert stats["head"] == 1 and stats["get"] == 4, stats
+    # The chunks, the tail and the magic; each chunk read may run 100 bytes past its end
+    # (the reader's allowance for parquet-mr's PARQUET-816).
+    assert chunks + 65536 + 4 <= stats["bytes_read"] <= chunks + 65536 + 4 + 200, stats
+    assert stats["bytes_read"] * 20 < size, (stats, size)
+
+    wanted = [f"c{i:02d}" for i in range(20)]
+    r = floe.run("parquet", "cat", location, "--columns", ",".join(wanted), "--limit", "3",
+                 "--stats", *props)
+    assert r.rc == 0, r.describe()
+    got = [json.loads(line) for line in r.text.splitlines()]
+    assert got == table.select(wanted).slice(0, 3).to_pylist()
+    stats = json.loads(r.stderr.strip().splitlines()[-1])
+    # 20 adjacent chunks, one GET (20 without coalescing); --limit stops in row group 0.
+    assert stats["get"] == 3, stats
+    assert stats["operations"] == {"HeadObject": 1, "GetObjectRange": 3}, stats
+
+
 # ---- fault injection -------------------------------------------------------------------
 
 SLOW_DOWN = (b'<?xml version="1.0" encoding="UTF-8"?>\n<Error><Code>SlowDown</Code>'
              b'<Message>Please reduce your request rate.</Message></Error>')
+
+
+def s3_operation(method: str, path: str, headers) -> str:
+    """The S3 API operation of a request (GETs of objects as "GetObject"; see whole_object)."""
+    query = urllib.parse.parse_qs(urllib.parse.urlsplit(path).query, keep_blank_values=True)
+    bucket_only = "/" not in urllib.parse.urlsplit(path).path.strip("/")
+    if method == "HEAD":
+        return "HeadObject"
+    if method == "GET":
+        return "ListObjectsV2" if bucket_only else "GetObject"
+    if method == "PUT":
+        return "UploadPart" if "uploadId" in query else "PutObject"
+    if method == "POST":
+        if "delete" in query:
+            return "DeleteObjects"
+        return "CreateMultipartUpload" if "uploads" in query else "CompleteMultipartUpload"
+    if method == "DELETE":
+        return "AbortMultipartUpload" if "uploadId" in query else "DeleteObject"
+    return method
+
+
+def whole_object(range_header, content_range) -> bool:
+    """Whether a GET answered the whole object: no Range, or a Content-Range
+    "bytes 0-(n-1)/n" (RFC 9110 14.4)."""
+    if not range_header or not content_range:
+        return True
+    span, _, total = content_range.removeprefix("bytes ").partition("/")
+    first, _, last = span.partition("-")
+    return int(first) == 0 and int(last) + 1 == int(total)
 
 
 class FaultProxy:
@@ -288,14 +365,20 @@ class FaultProxy:
     500, a connection closed before forwarding, or one closed after moto handled the request
     (the client never learns that it succeeded)."""
 
-    def __init__(self, upstream_port: int, fault_rate: float, seed: int = 1, methods=None):
+    def __init__(self, upstream_port: int, fault_rate: float, seed: int = 1, methods=None,
+                 list_rewrite=None):
         self.upstream_port = upstream_port
+        self.list_rewrite = list_rewrite  # bytes -> bytes, applied to ListObjectsV2 answers
         self.methods = methods  # None: every method
         self.fault_rate = fault_rate
         self.random = random.Random(seed)
         self.lock = threading.Lock()
         self.faults = 0
         self.requests = 0
+        # S3 operation -> requests, and body bytes of GETs / PUTs, as seen on the wire.
+        self.ops = collections.Counter()
+        self.bytes_read = 0
+        self.bytes_written = 0
         proxy = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -307,8 +390,11 @@ class FaultProxy:
             def handle_any(self):
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length) if length else b""
+                op = s3_operation(self.command, self.path, self.headers)
                 with proxy.lock:
                     proxy.requests += 1
+                    if op in ("PutObject", "UploadPart"):
+                        proxy.bytes_written += len(body)
                     eligible = proxy.methods is None or self.command in proxy.methods
                     fault = (proxy.random.choice(["503", "500", "drop", "drop-after"])
                              if eligible and proxy.random.random() < proxy.fault_rate else None)
@@ -334,6 +420,16 @@ class FaultProxy:
                 resp = conn.getresponse()
                 data = resp.read()
                 conn.close()
+                if proxy.list_rewrite and op == "ListObjectsV2" and resp.status == 200:
+                    data = proxy.list_rewrite(data)
+                if op == "GetObject" and resp.status in (200, 206):
+                    whole = whole_object(self.headers.get("Range"), resp.getheader("Content-Range"))
+                    with proxy.lock:
+                        proxy.ops["GetObject" if whole else "GetObjectRange"] += 1
+                        proxy.bytes_read += len(data)
+                elif op != "GetObject":
+                    with proxy.lock:
+                        proxy.ops[op] += 1
                 if fault == "drop-after":
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
@@ -433,6 +529,89 @@ def test_filesystem_catalog_refuses_s3(floe, bucket):
     assert r.rc not in (0, None) and "atomic rename" in r.stderr, r.describe()
 
 
+def backdate_listing(young_marker: str, seconds: int, cutoff: dict):
+    """A ListObjectsV2 answer rewriter: objects written before cutoff["at"] (once set) whose
+    key lacks `young_marker` show a LastModified `seconds` earlier (moto cannot create old
+    objects); objects written later (commits in flight) keep their real age."""
+    def rewrite(body: bytes) -> bytes:
+        def one(m):
+            block = m.group(0)
+            key = urllib.parse.unquote_plus(re.search(r"<Key>(.*?)</Key>", block).group(1))
+            stamp = re.search(r"<LastModified>(.*?)</LastModified>", block).group(1)
+            when = datetime.datetime.fromisoformat(stamp.replace("Z", "+00:00"))
+            if young_marker in key or "at" not in cutoff or when >= cutoff["at"]:
+                return block
+            old = (when - datetime.timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+            return block.replace(stamp, old)
+        return re.sub(r"<Contents>.*?</Contents>", one, body.decode(), flags=re.S).encode()
+    return rewrite
+
+
+def test_orphan_cleanup_on_s3_goes_by_last_modified(floe, tmp_path, moto_endpoint, bucket):
+    """`floe server`'s orphan cleaning of a table in the bucket: the age of an object is its
+    LastModified in the listing (a proxy shows the objects written before the last commit
+    two hours old, but the one named "young"); unreferenced old objects under data/ and
+    metadata/ go, a young one (a writer still at work) and objects outside the table's
+    directories stay, and the table reads the same rows with pyiceberg."""
+    from pyiceberg.catalog.rest import RestCatalog
+    import pyarrow as pa
+    from floe_server import FloeServer
+
+    moto_port = int(moto_endpoint.rsplit(":", 1)[1])
+    cutoff = {}
+    proxy = FaultProxy(moto_port, fault_rate=0.0,
+                       list_rewrite=backdate_listing("young", 7200, cutoff))
+    config = {"catalogs": {"lake": {"warehouse": f"s3://{bucket}/lake",
+                                    "properties": s3_properties(proxy.endpoint)}},
+              "optimizer": {"maintenance-interval-ms": 0}}
+    with proxy, FloeServer(floe.path, tmp_path / "data", optimizer=True, config=config,
+                           extra_args=["--optimizer-refresh-ms", "3600000"]) as server:
+        cat = RestCatalog("lake", uri=server.uri, warehouse="lake",
+                          **{"s3.access-key-id": ACCESS_KEY, "s3.secret-access-key": SECRET_KEY,
+                             "s3.endpoint": moto_endpoint})
+        cat.create_namespace("db")
+        schema = pa.schema([pa.field("id", pa.int64())])
+        t = cat.create_table("db.t", schema, properties={
+            "clean-orphan-file.enabled": "true",
+            "clean-orphan-file.min-existing-time-minutes": "60",
+            "self-optimizing.enabled": "false", "table-expire.enabled": "false"})
+        t.append(pa.table({"id": list(range(10))}))
+        t.append(pa.table({"id": list(range(10, 20))}))
+        s3 = s3_client(moto_endpoint)
+        root = "lake/db/t"
+        old_orphans = [f"{root}/data/failed-writer-00001.parquet",
+                       f"{root}/metadata/lost-commit-m0.avro"]
+        young = f"{root}/data/young-in-flight-00002.parquet"
+        outside = f"{root}/data-archive/keep.parquet"
+        for key in old_orphans + [young, outside]:
+            s3.put_object(Bucket=bucket, Key=key, Body=b"not referenced by the table")
+        before = set_of_keys(s3, bucket, root + "/")
+        # What exists now turns two hours old; the next commit's files stay young (moto's
+        # LastModified may have whole seconds).
+        cutoff["at"] = datetime.datetime.now(datetime.timezone.utc)
+        time.sleep(1.1)
+
+        t.append(pa.table({"id": list(range(20, 25))}))  # the commit event
+        deadline = time.monotonic() + 30
+        while any(k in set_of_keys(s3, bucket, root) for k in old_orphans):
+            assert time.monotonic() < deadline, server.log_text()[-4000:]
+            time.sleep(0.2)
+        left = set_of_keys(s3, bucket, root)
+        assert young in left and outside in left
+        # Everything else that was there (all referenced) is still there.
+        assert before - set(old_orphans) <= left, before - set(old_orphans) - left
+        t = cat.load_table("db.t")
+        assert sorted(r["id"] for r in t.scan().to_arrow().to_pylist()) == list(range(25))
+        assert '"event":"orphan-files-cleaned"' in server.log_text()
+
+
+def set_of_keys(s3, bucket: str, prefix: str) -> set:
+    out = set()
+    for page in s3.get_paginator("list_objects_v2").paginate(Bucket=bucket, Prefix=prefix):
+        out |= {c["Key"] for c in page.get("Contents", [])}
+    return out
+
+
 def test_server_catalog_on_s3_with_self_optimizing(floe, tmp_path, moto_endpoint, bucket):
     """`floe server` serving an internal catalog whose warehouse is in the bucket (s3.*
     catalog properties in floe.yaml): pyiceberg writes through the REST catalog with its own
@@ -444,19 +623,26 @@ def test_server_catalog_on_s3_with_self_optimizing(floe, tmp_path, moto_endpoint
     import pyarrow as pa
     from floe_server import FloeServer
 
+    from metrics_scrape import scrape
+
+    # The server reaches the store through a counting proxy (no faults); pyiceberg goes
+    # straight to moto, so the proxy sees floe's requests only.
+    moto_port = int(moto_endpoint.rsplit(":", 1)[1])
+    proxy = FaultProxy(moto_port, fault_rate=0.0)
     config = {"catalogs": {"lake": {"warehouse": f"s3://{bucket}/lake",
-                                    "properties": s3_properties(moto_endpoint)}}}
-    with FloeServer(floe.path, tmp_path / "data", optimizer=True, config=config,
-                    extra_args=["--optimizer-refresh-ms", "500"]) as server:
+                                    "properties": s3_properties(proxy.endpoint)}}}
+    with proxy, FloeServer(floe.path, tmp_path / "data", optimizer=True, config=config,
+                           extra_args=["--optimizer-refresh-ms", "500"]) as server:
         # The endpoint and region come from the server's /v1/config defaults; the keys are
         # the client's own (never vended from the catalog's properties).
         import urllib.request
         with urllib.request.urlopen(f"{server.uri}/v1/config?warehouse=lake") as resp:
             served = json.load(resp)
-        assert served["defaults"]["s3.endpoint"] == moto_endpoint, served
+        assert served["defaults"]["s3.endpoint"] == proxy.endpoint, served
         assert "s3.secret-access-key" not in json.dumps(served), served
         cat = RestCatalog("lake", uri=server.uri, warehouse="lake",
-                          **{"s3.access-key-id": ACCESS_KEY, "s3.secret-access-key": SECRET_KEY})
+                          **{"s3.access-key-id": ACCESS_KEY, "s3.secret-access-key": SECRET_KEY,
+                             "s3.endpoint": moto_endpoint})
         cat.create_namespace("db")
         schema = Schema(NestedField(1, "id", LongType(), required=False),
                         NestedField(2, "v", StringType(), required=False))
@@ -487,3 +673,100 @@ def test_server_catalog_on_s3_with_self_optimizing(floe, tmp_path, moto_endpoint
         # The rewritten files are objects in the bucket too.
         assert all(f.startswith(f"s3://{bucket}/lake/db/events/data/")
                    for f in t.inspect.files().column("file_path").to_pylist())
+
+        # /metrics counts, per operation, the requests the proxy saw, and the body bytes
+        # it carried: the catalog's (metadata) under catalog="lake", the optimizer threads'
+        # (data files) under catalog="". A sample agrees once no request is in flight.
+        deadline = time.monotonic() + 30
+        while True:
+            with proxy.lock:
+                seen = (dict(proxy.ops), proxy.bytes_read, proxy.bytes_written)
+            families = scrape(server)
+            counted = collections.Counter()
+            by_catalog = collections.Counter()
+            read = written = 0
+            for family in families.values():
+                for smp in family.samples:
+                    if smp.labels.get("bucket") != bucket:
+                        continue
+                    if smp.name == "floe_s3_requests_total":
+                        counted[smp.labels["operation"]] += int(smp.value)
+                        by_catalog[smp.labels["catalog"], smp.labels["operation"]] += smp.value
+                    elif smp.name == "floe_s3_read_bytes_total":
+                        read += int(smp.value)
+                    elif smp.name == "floe_s3_written_bytes_total":
+                        written += int(smp.value)
+                    elif smp.name == "floe_s3_request_errors_total":
+                        raise AssertionError(f"an S3 error was counted: {smp}")
+            with proxy.lock:
+                again = (dict(proxy.ops), proxy.bytes_read, proxy.bytes_written)
+            if seen == again and (dict(counted), read, written) == seen:
+                break
+            assert time.monotonic() < deadline, (dict(counted), read, written, seen)
+            time.sleep(0.2)
+        assert by_catalog["lake", "PutObject"] >= 7  # create + 6 appends' metadata.json
+        # The optimizer's inputs are small: one GET each reads the whole file, footer and
+        # chunks (docs/storage.md).
+        assert by_catalog["", "GetObject"] + by_catalog["", "GetObjectRange"] > 0
+        assert by_catalog["", "PutObject"] > 0
+        assert read > 0 and written > 0
+
+
+def test_table_topic_and_full_optimize_on_s3(floe, tmp_path, moto_endpoint, bucket):
+    """A table topic whose catalog's warehouse is in the bucket: records produced with
+    confluent-kafka land in the table (Parquet data files written to S3), a full optimize
+    on the server rewrites them into one file on S3, and pyiceberg, with its own S3 FileIO,
+    reads the produced records before and after."""
+    from confluent_kafka import Producer
+    from pyiceberg.catalog.rest import RestCatalog
+    from floe_server import FloeServer
+    from kafka_topics import JSON_TABLE_TOPIC, create_topic
+
+    config = {"catalogs": {"lake": {"warehouse": f"s3://{bucket}/lake",
+                                    "properties": s3_properties(moto_endpoint)}},
+              "kafka": {"table-catalog": "lake"}}
+    with FloeServer(floe.path, tmp_path / "data", optimizer=True, kafka=True, config=config,
+                    extra_args=["--optimizer-refresh-ms", "3600000"]) as server:
+        topic = "orders_" + uuid.uuid4().hex[:8]
+        create_topic(server.kafka_bootstrap, topic, partitions=2, config=JSON_TABLE_TOPIC)
+        producer = Producer({"bootstrap.servers": server.kafka_bootstrap, "acks": "all",
+                             "enable.idempotence": True, "linger.ms": 5})
+        sent = [{"id": i, "item": f"sku-{i % 13}", "qty": i % 5} for i in range(300)]
+        errors = []
+        for k, rec in enumerate(sent):
+            producer.produce(topic, value=json.dumps(rec).encode(), partition=k % 2,
+                             on_delivery=lambda err, msg: errors.append(err) if err else None)
+            if k % 100 == 99:
+                producer.flush(30)  # several commits: several data files
+                time.sleep(1.2)
+        assert producer.flush(30) == 0 and errors == []
+
+        cat = RestCatalog("lake", uri=server.uri, warehouse="lake",
+                          **{"s3.access-key-id": ACCESS_KEY, "s3.secret-access-key": SECRET_KEY})
+        table = f"kafka.{topic}"
+        deadline = time.monotonic() + 60
+        got = []
+        while time.monotonic() < deadline:
+            try:
+                got = cat.load_table(table).scan().to_arrow().to_pylist()
+            except Exception:  # noqa: BLE001 - not created yet
+                got = []
+            if len(got) >= len(sent):
+                break
+            time.sleep(0.3)
+        want = sorted((r["id"], r["item"], r["qty"]) for r in sent)
+        assert sorted((r["id"], r["item"], r["qty"]) for r in got) == want, \
+            server.log_text()[-3000:]
+        t = cat.load_table(table)
+        files = t.inspect.files().column("file_path").to_pylist()
+        assert len(files) > 1 and all(f.startswith(f"s3://{bucket}/lake/") for f in files)
+
+        r = floe.run("optimize", table, "--server", server.uri, "--catalog-name", "lake",
+                     "--mode", "full", "--wait", timeout=120)
+        assert r.rc == 0, r.describe()
+        t = cat.load_table(table)
+        assert (t.current_snapshot().summary or {}).get("snapshot-producer") == "OPTIMIZE"
+        files = t.inspect.files().column("file_path").to_pylist()
+        assert len(files) == 1 and files[0].startswith(f"s3://{bucket}/lake/"), files
+        got = t.scan().to_arrow().to_pylist()
+        assert sorted((r["id"], r["item"], r["qty"]) for r in got) == want

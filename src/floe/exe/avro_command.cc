@@ -7,9 +7,9 @@
 #include "floe/base/macros.h"
 #include "floe/columnar/value_format.h"
 #include "floe/exe/command.h"
+#include "floe/exe/file_io_flags.h"
 #include "floe/format/avro/container.h"
 #include "floe/format/avro/json_encoding.h"
-#include "floe/io/local_file_io.h"
 
 namespace floe::exe {
 
@@ -37,8 +37,7 @@ bool IsReservedKey(const std::string& key) {
 
 // One JSON object: the schema with all its attributes, the codec, the user metadata (values
 // as strings), the sync marker in hex, and block and record counts from walking the blocks.
-Status Meta(const std::string& path) {
-  io::LocalFileIO io;
+Status Meta(io::FileIO& io, const std::string& path) {
   avro::ContainerReaderOptions options;
   options.metadata_only = true;
   FLOE_ASSIGN_OR_RETURN(auto reader, OpenAvro(io, path, options));
@@ -82,8 +81,7 @@ Status Meta(const std::string& path) {
 }
 
 // The records as JSON Lines in the Avro JSON encoding.
-Status Cat(const std::string& path, int64_t limit) {
-  io::LocalFileIO io;
+Status Cat(io::FileIO& io, const std::string& path, int64_t limit) {
   FLOE_ASSIGN_OR_RETURN(auto reader, OpenAvro(io, path, {}));
   const avro::Schema& schema = *reader->writer_schema();
   int64_t written = 0;
@@ -103,9 +101,8 @@ Status Cat(const std::string& path, int64_t limit) {
 
 // Reads every record with floe's reader and writes it with floe's writer, keeping the
 // schema (every attribute) and the user metadata.
-Status Rewrite(const std::string& in_path, const std::string& out_path,
+Status Rewrite(io::FileIO& io, const std::string& in_path, const std::string& out_path,
                const std::string& codec_name, int level) {
-  io::LocalFileIO io;
   FLOE_ASSIGN_OR_RETURN(auto reader, OpenAvro(io, in_path, {}));
   avro::ContainerWriterOptions options;
   if (codec_name.empty()) {
@@ -143,18 +140,28 @@ void AddAvroCommands(CLI::App& app, int* exit_code) {
 
   auto* meta = avro_cmd->add_subcommand("meta", "Print the header, metadata and block counts");
   auto meta_path = std::make_shared<std::string>();
+  auto meta_io = std::make_shared<FileIOFlags>();
   meta->add_option("file", *meta_path, "Avro file")->required();
-  SetCommand(meta, exit_code, [meta_path] {
-    return Meta(*meta_path).WithContext("{}", *meta_path);
+  AddFileIOFlags(meta, meta_io.get());
+  SetCommand(meta, exit_code, [meta_path, meta_io]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(*meta_io));
+    FLOE_RETURN_IF_ERROR(Meta(*fio.io, *meta_path).WithContext("{}", *meta_path));
+    fio.PrintStats(*meta_io);
+    return Status::OK();
   });
 
   auto* cat = avro_cmd->add_subcommand("cat", "Print records as JSON Lines (Avro JSON encoding)");
   auto cat_path = std::make_shared<std::string>();
   auto limit = std::make_shared<int64_t>(-1);
+  auto cat_io = std::make_shared<FileIOFlags>();
   cat->add_option("file", *cat_path, "Avro file")->required();
   cat->add_option("--limit", *limit, "Print at most this many records");
-  SetCommand(cat, exit_code, [cat_path, limit] {
-    return Cat(*cat_path, *limit).WithContext("{}", *cat_path);
+  AddFileIOFlags(cat, cat_io.get());
+  SetCommand(cat, exit_code, [cat_path, limit, cat_io]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(*cat_io));
+    FLOE_RETURN_IF_ERROR(Cat(*fio.io, *cat_path, *limit).WithContext("{}", *cat_path));
+    fio.PrintStats(*cat_io);
+    return Status::OK();
   });
 
   auto* rewrite = avro_cmd->add_subcommand(
@@ -168,8 +175,14 @@ void AddAvroCommands(CLI::App& app, int* exit_code) {
   rewrite->add_option("--codec", *codec, "Output codec (default: the input's)")
       ->check(CLI::IsMember({"null", "deflate", "snappy", "zstandard"}));
   rewrite->add_option("--level", *level, "Compression level (deflate, zstandard)");
-  SetCommand(rewrite, exit_code, [in_path, out_path, codec, level] {
-    return Rewrite(*in_path, *out_path, *codec, *level).WithContext("{}", *in_path);
+  auto rewrite_io = std::make_shared<FileIOFlags>();
+  AddFileIOFlags(rewrite, rewrite_io.get());
+  SetCommand(rewrite, exit_code, [in_path, out_path, codec, level, rewrite_io]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(*rewrite_io));
+    FLOE_RETURN_IF_ERROR(
+        Rewrite(*fio.io, *in_path, *out_path, *codec, *level).WithContext("{}", *in_path));
+    fio.PrintStats(*rewrite_io);
+    return Status::OK();
   });
 }
 

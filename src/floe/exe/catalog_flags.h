@@ -11,6 +11,7 @@
 
 #include "floe/base/status.h"
 #include "floe/catalog/catalog.h"
+#include "floe/io/s3/s3_metrics.h"
 
 namespace floe::exe {
 
@@ -26,7 +27,9 @@ struct CatalogFlags {
 void AddCatalogFlags(CLI::App* command, CatalogFlags* flags);
 // KEY=VALUE arguments to a map (kInvalidArgument for one without '=').
 Result<std::map<std::string, std::string>> ParseProperties(const std::vector<std::string>& pairs);
-Result<std::unique_ptr<catalog::Catalog>> OpenFromFlags(const CatalogFlags& flags);
+// S3 requests of the catalog's FileIO are counted in `s3_metrics` when not null.
+Result<std::unique_ptr<catalog::Catalog>> OpenFromFlags(
+    const CatalogFlags& flags, std::shared_ptr<io::s3::S3Metrics> s3_metrics = nullptr);
 
 // `floe table scan|append|delete|upsert|files|snapshots|history|refs|expire-snapshots|
 // rollback` (table_data_command.cc), added under `floe table`.

@@ -7,9 +7,9 @@
 
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
+#include "floe/exe/file_io_flags.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/table_metadata_builder.h"
-#include "floe/io/local_file_io.h"
 
 namespace floe::exe {
 
@@ -21,10 +21,10 @@ struct MetadataOptions {
   bool pretty = false;
   int format_version = 0;
   int64_t now_ms = -1;
+  FileIOFlags io;
 };
 
-Status Metadata(const MetadataOptions& o) {
-  io::LocalFileIO io;
+Status Metadata(const MetadataOptions& o, io::FileIO& io) {
   FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata md, iceberg::ReadTableMetadata(io, o.path));
   if (o.format_version != 0) {
     auto base = std::make_shared<const iceberg::TableMetadata>(std::move(md));
@@ -64,7 +64,13 @@ void AddIcebergMetadataCommand(CLI::App* ice, int* exit_code) {
                    "Upgrade to this format version first (as a commit would)");
   meta->add_option("--now-ms", o->now_ms,
                    "Commit time for --format-version (default: the current time)");
-  SetCommand(meta, exit_code, [o] { return Metadata(*o).WithContext("{}", o->path); });
+  AddFileIOFlags(meta, &o->io);
+  SetCommand(meta, exit_code, [o]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(o->io));
+    FLOE_RETURN_IF_ERROR(Metadata(*o, *fio.io).WithContext("{}", o->path));
+    fio.PrintStats(o->io);
+    return Status::OK();
+  });
 }
 
 }  // namespace floe::exe

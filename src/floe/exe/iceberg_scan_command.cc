@@ -6,10 +6,10 @@
 
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
+#include "floe/exe/file_io_flags.h"
 #include "floe/exe/table_output.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/table_metadata.h"
-#include "floe/io/local_file_io.h"
 
 namespace floe::exe {
 
@@ -26,10 +26,10 @@ struct ScanArgs {
   std::string format;
   std::string codec;
   std::string output;
+  FileIOFlags io;
 };
 
-Status Scan(const ScanArgs& a) {
-  io::LocalFileIO io;
+Status Scan(const ScanArgs& a, io::FileIO& io) {
   FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata md, iceberg::ReadTableMetadata(io, a.metadata));
   iceberg::ScanOptions options;
   options.snapshot_id = a.snapshot_id;
@@ -72,7 +72,13 @@ void AddIcebergScanCommand(CLI::App* iceberg, int* exit_code) {
   scan->add_option("--codec", a->codec,
                    "Parquet output compression: zstd (default), snappy, gzip, lz4, none");
   scan->add_option("--output", a->output, "Write to FILE instead of standard output");
-  SetCommand(scan, exit_code, [a] { return Scan(*a).WithContext("{}", a->metadata); });
+  AddFileIOFlags(scan, &a->io);
+  SetCommand(scan, exit_code, [a]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(a->io));
+    FLOE_RETURN_IF_ERROR(Scan(*a, *fio.io).WithContext("{}", a->metadata));
+    fio.PrintStats(a->io);
+    return Status::OK();
+  });
 }
 
 }  // namespace floe::exe

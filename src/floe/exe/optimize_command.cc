@@ -19,6 +19,7 @@
 #include "floe/http/http_client.h"
 #include "floe/exe/api_client.h"
 #include "floe/exe/catalog_flags.h"
+#include "floe/exe/file_io_flags.h"
 #include "floe/exe/command.h"
 #include "floe/iceberg/table.h"
 #include "floe/optimize/rewrite.h"
@@ -140,7 +141,11 @@ Status Optimize(const OptimizeArgs& a) {
   FLOE_ASSIGN_OR_RETURN(auto forced, ParseMode(a.mode));
   if (!a.server.empty()) return OptimizeOnServer(a);
   if (a.wait) return Status::InvalidArgument("--wait needs --server");
-  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Catalog> cat, OpenFromFlags(a.catalog));
+  // The run's S3 traffic (reads of the inputs, writes of the outputs and metadata), reported
+  // with the result: object stores bill per request.
+  auto s3_metrics = std::make_shared<io::s3::S3Metrics>();
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<catalog::Catalog> cat,
+                        OpenFromFlags(a.catalog, s3_metrics));
   FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::TableIdentifier::Parse(a.table));
   FLOE_ASSIGN_OR_RETURN(auto ops, cat->LoadTable(id));
   FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(*ops));
@@ -186,6 +191,9 @@ Status Optimize(const OptimizeArgs& a) {
   out["sort_runs"] = r.totals.sort_runs;
   if (!r.partial_error.empty()) out["partial_error"] = r.partial_error;
   out["seconds"] = seconds;
+  if (s3_metrics->Total().Total().requests > 0) {
+    out["s3"] = nlohmann::ordered_json::parse(S3StatsJson(*s3_metrics).dump());
+  }
   nlohmann::ordered_json partitions = nlohmann::ordered_json::array();
   for (const optimize::PartitionEvaluation& p : r.plan.partitions) {
     if (!p.necessary && !a.catalog.json) continue;

@@ -1,4 +1,4 @@
-// `floe parquet meta|schema|cat|rewrite`.
+// `floe parquet meta|schema|cat|rewrite` on local files and s3:// objects (file_io_flags.h).
 #include <algorithm>
 #include <cstdio>
 #include <string>
@@ -11,7 +11,7 @@
 #include "floe/format/parquet/file_reader.h"
 #include "floe/format/parquet/file_writer.h"
 #include "floe/format/parquet/metadata_json.h"
-#include "floe/io/local_file_io.h"
+#include "floe/exe/file_io_flags.h"
 
 namespace floe::exe {
 
@@ -22,8 +22,7 @@ namespace {
 // Rows decoded at a time: memory follows the batch, not the row group.
 constexpr int64_t kBatchRows = 65536;
 
-Result<std::unique_ptr<pq::FileReader>> OpenParquet(const std::string& path) {
-  io::LocalFileIO fio;
+Result<std::unique_ptr<pq::FileReader>> OpenParquet(io::FileIO& fio, const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(auto file, fio.OpenInput(path));
   return pq::FileReader::Open(std::move(file));
 }
@@ -53,10 +52,11 @@ struct CatArgs {
   std::string file;
   std::string columns;
   int64_t limit = -1;
+  FileIOFlags io;
 };
 
-Status Cat(const CatArgs& args) {
-  FLOE_ASSIGN_OR_RETURN(auto reader, OpenParquet(args.file));
+Status Cat(const CatArgs& args, io::FileIO& fio) {
+  FLOE_ASSIGN_OR_RETURN(auto reader, OpenParquet(fio, args.file));
   pq::SchemaDescriptor::Projection projection;
   if (args.columns.empty()) {
     projection = reader->schema().ProjectAll();
@@ -96,6 +96,7 @@ struct RewriteArgs {
   std::string bloom_filter;
   double bloom_fpp = 0.01;
   std::string page_crc = "off";
+  FileIOFlags io;
 };
 
 // The codec an input chunk uses, as a codec floe writes (Hadoop-framed LZ4, which DuckDB
@@ -135,8 +136,8 @@ Result<int> FindLeaf(const pq::SchemaDescriptor& schema, const std::string& name
   return Status::NotFound("no leaf column named '{}'", name);
 }
 
-Status Rewrite(const RewriteArgs& args) {
-  FLOE_ASSIGN_OR_RETURN(auto reader, OpenParquet(args.in));
+Status Rewrite(const RewriteArgs& args, io::FileIO& fio) {
+  FLOE_ASSIGN_OR_RETURN(auto reader, OpenParquet(fio, args.in));
   FLOE_ASSIGN_OR_RETURN(std::shared_ptr<const pq::SchemaDescriptor> schema,
                         pq::SchemaDescriptor::Make(reader->metadata().schema));
   pq::WriterOptions options;
@@ -161,7 +162,6 @@ Status Rewrite(const RewriteArgs& args) {
   }
   options.key_value_metadata = reader->metadata().key_value_metadata.value_or(
       std::vector<pq::KeyValue>());
-  io::LocalFileIO fio;
   FLOE_ASSIGN_OR_RETURN(auto out, fio.CreateOutput(args.out, /*overwrite=*/true));
   FLOE_ASSIGN_OR_RETURN(auto writer, pq::FileWriter::Make(std::move(out), schema, options));
   FLOE_ASSIGN_OR_RETURN(auto batches, reader->ReadBatches(reader->schema().ProjectAll(), kBatchRows));
@@ -190,19 +190,30 @@ void AddParquetCommands(CLI::App& app, int* exit_code) {
   // Each command's flags live in a shared_ptr owned by its callback, so they outlive this
   // function without globals.
   auto meta_file = std::make_shared<std::string>();
+  auto meta_io = std::make_shared<FileIOFlags>();
   auto* meta = parquet->add_subcommand("meta", "Print the footer as JSON");
   meta->add_option("FILE", *meta_file, "Parquet file")->required();
-  SetCommand(meta, exit_code, [meta_file] {
-    FLOE_ASSIGN_OR_RETURN(auto reader, OpenParquet(*meta_file));
-    return WriteStdout(pq::FileMetaDataToJson(reader->metadata(), /*pretty=*/true) + "\n");
+  AddFileIOFlags(meta, meta_io.get());
+  SetCommand(meta, exit_code, [meta_file, meta_io] {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(*meta_io));
+    FLOE_ASSIGN_OR_RETURN(auto reader, OpenParquet(*fio.io, *meta_file));
+    FLOE_RETURN_IF_ERROR(
+        WriteStdout(pq::FileMetaDataToJson(reader->metadata(), /*pretty=*/true) + "\n"));
+    fio.PrintStats(*meta_io);
+    return Status::OK();
   });
 
   auto schema_file = std::make_shared<std::string>();
+  auto schema_io = std::make_shared<FileIOFlags>();
   auto* schema = parquet->add_subcommand("schema", "Print the schema");
   schema->add_option("FILE", *schema_file, "Parquet file")->required();
-  SetCommand(schema, exit_code, [schema_file] {
-    FLOE_ASSIGN_OR_RETURN(auto reader, OpenParquet(*schema_file));
-    return WriteStdout(pq::SchemaToText(reader->metadata()));
+  AddFileIOFlags(schema, schema_io.get());
+  SetCommand(schema, exit_code, [schema_file, schema_io] {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(*schema_io));
+    FLOE_ASSIGN_OR_RETURN(auto reader, OpenParquet(*fio.io, *schema_file));
+    FLOE_RETURN_IF_ERROR(WriteStdout(pq::SchemaToText(reader->metadata())));
+    fio.PrintStats(*schema_io);
+    return Status::OK();
   });
 
   auto cat_args = std::make_shared<CatArgs>();
@@ -211,7 +222,14 @@ void AddParquetCommands(CLI::App& app, int* exit_code) {
   cat->add_option("--columns", cat_args->columns, "Comma-separated columns (dotted paths)");
   cat->add_option("--limit", cat_args->limit, "Print at most N rows")
       ->check(CLI::NonNegativeNumber);
-  SetCommand(cat, exit_code, [cat_args] { return Cat(*cat_args); });
+  AddFileIOFlags(cat, &cat_args->io);
+  SetCommand(cat, exit_code, [cat_args]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(cat_args->io));
+    FLOE_RETURN_IF_ERROR(Cat(*cat_args, *fio.io));
+    std::fflush(stdout);
+    fio.PrintStats(cat_args->io);
+    return Status::OK();
+  });
 
   auto rw = std::make_shared<RewriteArgs>();
   auto* rewrite = parquet->add_subcommand(
@@ -233,7 +251,13 @@ void AddParquetCommands(CLI::App& app, int* exit_code) {
   rewrite->add_option("--bloom-fpp", rw->bloom_fpp, "Bloom filter false-positive rate");
   rewrite->add_option("--page-crc", rw->page_crc, "Write page CRCs: on|off")
       ->check(CLI::IsMember({"on", "off"}));
-  SetCommand(rewrite, exit_code, [rw] { return Rewrite(*rw); });
+  AddFileIOFlags(rewrite, &rw->io);
+  SetCommand(rewrite, exit_code, [rw]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(rw->io));
+    FLOE_RETURN_IF_ERROR(Rewrite(*rw, *fio.io));
+    fio.PrintStats(rw->io);
+    return Status::OK();
+  });
 }
 
 }  // namespace floe::exe

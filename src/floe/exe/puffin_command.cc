@@ -1,4 +1,5 @@
-// `floe puffin meta|dv`: inspect Puffin files and the deletion vectors in them.
+// `floe puffin meta|dv|write-dv`: inspect Puffin files and the deletion vectors in them, on
+// local disk or object storage (file_io_flags.h).
 #include <charconv>
 #include <cstdio>
 #include <memory>
@@ -9,9 +10,9 @@
 #include "floe/base/json_writer.h"
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
+#include "floe/exe/file_io_flags.h"
 #include "floe/format/puffin/deletion_vector.h"
 #include "floe/format/puffin/puffin.h"
-#include "floe/io/local_file_io.h"
 
 namespace floe::exe {
 
@@ -29,8 +30,7 @@ Status WriteStdout(const std::string& text) {
 
 // One JSON object: sizes, whether the footer was compressed, and the footer payload as
 // floe writes it (the Puffin FileMetadata fields).
-Status Meta(const std::string& path) {
-  io::LocalFileIO io;
+Status Meta(io::FileIO& io, const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(auto file, io.OpenInput(path));
   FLOE_ASSIGN_OR_RETURN(auto reader, puffin::PuffinReader::Open(*file));
   std::string out;
@@ -53,9 +53,8 @@ Status Meta(const std::string& path) {
 
 // The positions of the deletion vector blob at [offset, offset + length), one per line or
 // as JSON.
-Status Dv(const std::string& path, uint64_t offset, uint64_t length, int64_t cardinality,
-          bool json) {
-  io::LocalFileIO io;
+Status Dv(io::FileIO& io, const std::string& path, uint64_t offset, uint64_t length,
+          int64_t cardinality, bool json) {
   FLOE_ASSIGN_OR_RETURN(auto file, io.OpenInput(path));
   FLOE_ASSIGN_OR_RETURN(puffin::PositionBitmap positions,
                         puffin::ReadDeletionVector(*file, offset, length, cardinality));
@@ -116,8 +115,8 @@ Result<puffin::PositionBitmap> ReadPositions(io::FileIO& io, const std::string& 
 
 // Writes one Puffin file with a deletion vector per DATA_FILE=POSITIONS_FILE argument and
 // prints what the manifest entries need.
-Status WriteDv(const std::string& out_path, const std::vector<std::string>& specs) {
-  io::LocalFileIO io;
+Status WriteDv(io::FileIO& io, const std::string& out_path,
+               const std::vector<std::string>& specs) {
   std::vector<std::pair<std::string, puffin::PositionBitmap>> dvs;
   for (const std::string& spec : specs) {
     size_t eq = spec.rfind('=');
@@ -168,9 +167,14 @@ void AddPuffinCommands(CLI::App& app, int* exit_code) {
 
   auto* meta = puffin_cmd->add_subcommand("meta", "Print the footer as JSON");
   auto meta_path = std::make_shared<std::string>();
+  auto meta_io = std::make_shared<FileIOFlags>();
   meta->add_option("file", *meta_path, "Puffin file")->required();
-  SetCommand(meta, exit_code, [meta_path] {
-    return Meta(*meta_path).WithContext("{}", *meta_path);
+  AddFileIOFlags(meta, meta_io.get());
+  SetCommand(meta, exit_code, [meta_path, meta_io]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(*meta_io));
+    FLOE_RETURN_IF_ERROR(Meta(*fio.io, *meta_path).WithContext("{}", *meta_path));
+    fio.PrintStats(*meta_io);
+    return Status::OK();
   });
 
   auto* dv = puffin_cmd->add_subcommand(
@@ -186,8 +190,14 @@ void AddPuffinCommands(CLI::App& app, int* exit_code) {
   dv->add_option("--cardinality", *cardinality,
                  "Expected number of positions (record_count); checked when given");
   dv->add_flag("--json", *json, "Print {\"cardinality\": N, \"positions\": [...]}");
-  SetCommand(dv, exit_code, [dv_path, offset, length, cardinality, json] {
-    return Dv(*dv_path, *offset, *length, *cardinality, *json).WithContext("{}", *dv_path);
+  auto dv_io = std::make_shared<FileIOFlags>();
+  AddFileIOFlags(dv, dv_io.get());
+  SetCommand(dv, exit_code, [dv_path, offset, length, cardinality, json, dv_io]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(*dv_io));
+    FLOE_RETURN_IF_ERROR(Dv(*fio.io, *dv_path, *offset, *length, *cardinality, *json)
+                             .WithContext("{}", *dv_path));
+    fio.PrintStats(*dv_io);
+    return Status::OK();
   });
 
   auto* write_dv = puffin_cmd->add_subcommand(
@@ -198,8 +208,13 @@ void AddPuffinCommands(CLI::App& app, int* exit_code) {
   write_dv->add_option("dvs", *specs,
                        "DATA_FILE=POSITIONS_FILE (positions one per line, or START..END)")
       ->required();
-  SetCommand(write_dv, exit_code, [out_path, specs] {
-    return WriteDv(*out_path, *specs).WithContext("{}", *out_path);
+  auto write_io = std::make_shared<FileIOFlags>();
+  AddFileIOFlags(write_dv, write_io.get());
+  SetCommand(write_dv, exit_code, [out_path, specs, write_io]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(*write_io));
+    FLOE_RETURN_IF_ERROR(WriteDv(*fio.io, *out_path, *specs).WithContext("{}", *out_path));
+    fio.PrintStats(*write_io);
+    return Status::OK();
   });
 }
 

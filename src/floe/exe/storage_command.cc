@@ -15,11 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/macros.h"
-#include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
+#include "floe/exe/file_io_flags.h"
 #include "floe/io/local_file_io.h"
-#include "floe/io/s3/make_file_io.h"
-#include "floe/io/s3/s3_file_io.h"
 
 namespace floe::exe {
 
@@ -27,47 +25,11 @@ namespace {
 
 struct StorageArgs {
   std::vector<std::string> locations;
-  std::vector<std::string> properties;
   std::string input;  // put: a local file
-  bool stats = false;
+  FileIOFlags io;
 };
 
-// The FileIO for `location`: an S3FileIO (whose request counts --stats prints) or local.
-struct Opened {
-  std::unique_ptr<io::FileIO> io;
-  io::s3::S3FileIO* s3 = nullptr;
-};
-
-Result<Opened> OpenFor(std::string_view location, const StorageArgs& a) {
-  Opened out;
-  if (!io::s3::IsS3Location(location)) {
-    out.io = std::make_unique<io::LocalFileIO>();
-    return out;
-  }
-  FLOE_ASSIGN_OR_RETURN(auto properties, ParseProperties(a.properties));
-  FLOE_ASSIGN_OR_RETURN(io::s3::S3Options options,
-                        io::s3::S3Options::FromProperties(
-                            properties, [](const char* n) { return std::getenv(n); }));
-  FLOE_ASSIGN_OR_RETURN(auto s3, io::s3::S3FileIO::Make(std::move(options)));
-  out.s3 = s3.get();
-  out.io = std::move(s3);
-  return out;
-}
-
-void PrintStats(const Opened& opened, const StorageArgs& a) {
-  if (!a.stats || opened.s3 == nullptr) return;
-  io::s3::S3RequestCounts c = opened.s3->request_counts();
-  nlohmann::json j = {{"get", c.get},   {"head", c.head},           {"put", c.put},
-                      {"list", c.list}, {"delete", c.delete_},      {"multipart", c.multipart},
-                      {"retries", c.retries}};
-  std::cerr << j.dump() << "\n";
-}
-
-void AddCommon(CLI::App* c, StorageArgs* a) {
-  c->add_option("--property,--catalog-property", a->properties,
-                "FileIO property KEY=VALUE, repeatable (s3.endpoint, s3.region, ...)");
-  c->add_flag("--stats", a->stats, "Print the S3 requests sent, per operation, to stderr");
-}
+void AddCommon(CLI::App* c, StorageArgs* a) { AddFileIOFlags(c, &a->io); }
 
 }  // namespace
 
@@ -82,7 +44,7 @@ void AddStorageCommands(CLI::App& app, int* exit_code) {
         ->expected(1);
     AddCommon(c, a.get());
     SetCommand(c, exit_code, [a]() -> Status {
-      FLOE_ASSIGN_OR_RETURN(Opened opened, OpenFor(a->locations[0], *a));
+      FLOE_ASSIGN_OR_RETURN(CommandFileIO opened, MakeCommandFileIO(a->io));
       FLOE_ASSIGN_OR_RETURN(auto files, opened.io->List(a->locations[0]));
       for (const io::FileInfo& f : files) {
         std::cout << nlohmann::json{{"location", f.location},
@@ -91,7 +53,7 @@ void AddStorageCommands(CLI::App& app, int* exit_code) {
                          .dump()
                   << "\n";
       }
-      PrintStats(opened, *a);
+      opened.PrintStats(a->io);
       return Status::OK();
     });
   }
@@ -113,9 +75,9 @@ void AddStorageCommands(CLI::App& app, int* exit_code) {
         }
       }
       if (locations.empty()) return Status::OK();
-      FLOE_ASSIGN_OR_RETURN(Opened opened, OpenFor(locations[0], *a));
+      FLOE_ASSIGN_OR_RETURN(CommandFileIO opened, MakeCommandFileIO(a->io));
       Status s = opened.io->DeleteFiles(locations);
-      PrintStats(opened, *a);
+      opened.PrintStats(a->io);
       return s;
     });
   }
@@ -125,11 +87,11 @@ void AddStorageCommands(CLI::App& app, int* exit_code) {
     c->add_option("location", a->locations, "Location")->required()->expected(1);
     AddCommon(c, a.get());
     SetCommand(c, exit_code, [a]() -> Status {
-      FLOE_ASSIGN_OR_RETURN(Opened opened, OpenFor(a->locations[0], *a));
+      FLOE_ASSIGN_OR_RETURN(CommandFileIO opened, MakeCommandFileIO(a->io));
       FLOE_ASSIGN_OR_RETURN(Buffer bytes, opened.io->ReadFile(a->locations[0]));
       std::fwrite(bytes.data(), 1, bytes.size(), stdout);
       std::fflush(stdout);
-      PrintStats(opened, *a);
+      opened.PrintStats(a->io);
       return Status::OK();
     });
   }
@@ -140,7 +102,7 @@ void AddStorageCommands(CLI::App& app, int* exit_code) {
     c->add_option("location", a->locations, "Destination")->required()->expected(1);
     AddCommon(c, a.get());
     SetCommand(c, exit_code, [a]() -> Status {
-      FLOE_ASSIGN_OR_RETURN(Opened opened, OpenFor(a->locations[0], *a));
+      FLOE_ASSIGN_OR_RETURN(CommandFileIO opened, MakeCommandFileIO(a->io));
       FLOE_ASSIGN_OR_RETURN(auto in, io::LocalFileIO().OpenInput(a->input));
       FLOE_ASSIGN_OR_RETURN(auto out, opened.io->CreateOutput(a->locations[0], true));
       // Streamed in 1 MiB reads: the output sends parts as they fill.
@@ -150,7 +112,7 @@ void AddStorageCommands(CLI::App& app, int* exit_code) {
         FLOE_RETURN_IF_ERROR(out->Write(chunk.data(), chunk.size()));
       }
       FLOE_RETURN_IF_ERROR(out->Close());
-      PrintStats(opened, *a);
+      opened.PrintStats(a->io);
       return Status::OK();
     });
   }

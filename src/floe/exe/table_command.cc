@@ -466,7 +466,8 @@ void AddCatalogFlags(CLI::App* command, CatalogFlags* flags) {
   command->add_flag("--json", flags->json, "Print JSON");
 }
 
-Result<std::unique_ptr<Catalog>> OpenFromFlags(const CatalogFlags& flags) {
+Result<std::unique_ptr<Catalog>> OpenFromFlags(const CatalogFlags& flags,
+                                               std::shared_ptr<io::s3::S3Metrics> s3_metrics) {
   if (flags.uri.empty()) {
     return Status::InvalidArgument("no catalog: pass --catalog URI or set FLOE_CATALOG");
   }
@@ -476,7 +477,8 @@ Result<std::unique_ptr<Catalog>> OpenFromFlags(const CatalogFlags& flags) {
   FLOE_ASSIGN_OR_RETURN(auto properties, ParseProperties(flags.properties));
   // The process environment is read here, at the edge (AWS_* variables).
   auto getenv = [](const char* name) { return std::getenv(name); };
-  FLOE_ASSIGN_OR_RETURN(options.io, io::s3::MakeFileIO(properties, getenv));
+  FLOE_ASSIGN_OR_RETURN(options.io,
+                        io::s3::MakeFileIO(properties, getenv, std::move(s3_metrics)));
   return catalog::OpenCatalog(flags.uri, std::move(options));
 }
 

@@ -6,12 +6,12 @@
 
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
+#include "floe/exe/file_io_flags.h"
 #include "floe/format/parquet/file_reader.h"
 #include "floe/format/parquet/file_writer.h"
 #include "floe/format/text/reader.h"
 #include "floe/format/text/writer.h"
 #include "floe/iceberg/schema.h"
-#include "floe/io/local_file_io.h"
 
 namespace floe::exe {
 
@@ -69,6 +69,7 @@ struct ConvertArgs {
   bool ignore_unknown = false;
   bool no_header = false;
   std::string delimiter = ",";
+  FileIOFlags io;
 };
 
 // Rows of the input that do not parse make the input corrupt for this command (exit 4).
@@ -111,8 +112,7 @@ class ParquetSource final : public Source {
   std::unique_ptr<pq::BatchReader> batches_;
 };
 
-Status Convert(const ConvertArgs& args) {
-  io::LocalFileIO fio;
+Status Convert(const ConvertArgs& args, io::FileIO& fio) {
   FLOE_ASSIGN_OR_RETURN(Format in_format, FormatOf(args.in, ""));
   FLOE_ASSIGN_OR_RETURN(Format out_format,
                         FormatOf(args.out, args.out == "-" && args.format.empty() ? "jsonl"
@@ -230,7 +230,13 @@ void AddTextCommands(CLI::App& app, int* exit_code) {
                     "Skip JSON fields and CSV columns not in the schema");
   convert->add_flag("--no-header", args->no_header, "CSV without a header row (columns by position)");
   convert->add_option("--delimiter", args->delimiter, "CSV delimiter (default ,)");
-  SetCommand(convert, exit_code, [args] { return Convert(*args).WithContext("{}", args->in); });
+  AddFileIOFlags(convert, &args->io);
+  SetCommand(convert, exit_code, [args]() -> Status {
+    FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(args->io));
+    FLOE_RETURN_IF_ERROR(Convert(*args, *fio.io).WithContext("{}", args->in));
+    fio.PrintStats(args->io);
+    return Status::OK();
+  });
 }
 
 }  // namespace floe::exe

@@ -203,6 +203,7 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
   }
 
   if (ingest_) WriteTopicMetrics(w);
+  if (s3_metrics_) io::s3::WriteS3Metrics(*s3_metrics_, w);
 
   http::HttpResponse response;
   response.content_type = "text/plain; version=0.0.4; charset=utf-8";

@@ -70,12 +70,14 @@ bool IsLoopbackHost(std::string_view host) {
 
 Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(
     const metastore::CatalogRecord& record, std::string_view metastore_uri,
-    const std::function<const char*(const char*)>& getenv) {
+    const std::function<const char*(const char*)>& getenv,
+    std::shared_ptr<io::s3::S3Metrics> s3_metrics) {
   catalog::CatalogOptions options;
   options.name = record.name;
   options.warehouse = record.warehouse;
   // The catalog's s3.* properties configure its FileIO (docs/storage.md).
-  FLOE_ASSIGN_OR_RETURN(options.io, io::s3::MakeFileIO(record.properties, getenv));
+  FLOE_ASSIGN_OR_RETURN(options.io, io::s3::MakeFileIO(record.properties, getenv,
+                                                       std::move(s3_metrics), record.name));
   switch (record.kind) {
     case metastore::CatalogKind::kInternal: {
       FLOE_ASSIGN_OR_RETURN(auto cat, catalog::SqlCatalog::Open(metastore_uri, std::move(options)));
@@ -168,13 +170,15 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   server->auth_ = std::move(authenticator);
   server->registry_ = std::make_shared<catalog::CatalogRegistry>();
   server->client_storage_ = std::make_shared<ClientStorageSettings>();
+  server->s3_metrics_ = std::make_shared<io::s3::S3Metrics>();
   for (const auto& record : records) {
     // Open one catalog now so that a bad record fails the start, not the first request.
-    FLOE_ASSIGN_OR_RETURN(auto first,
-                          OpenCatalogFor(record, config.metastore_uri, config.getenv));
+    FLOE_ASSIGN_OR_RETURN(auto first, OpenCatalogFor(record, config.metastore_uri,
+                                                     config.getenv, server->s3_metrics_));
     auto pool = std::make_shared<catalog::CatalogPool>(
-        record.name, [record, uri = config.metastore_uri, getenv = config.getenv] {
-          return OpenCatalogFor(record, uri, getenv);
+        record.name, [record, uri = config.metastore_uri, getenv = config.getenv,
+                      metrics = server->s3_metrics_] {
+          return OpenCatalogFor(record, uri, getenv, metrics);
         });
     { auto lease = catalog::CatalogLease(pool.get(), std::move(first)); }
     server->registry_->Put(std::move(pool));
@@ -192,9 +196,10 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     optimizer_options.heartbeat_timeout_ms = config.optimizer_heartbeat_timeout_ms;
     optimizer_options.ack_timeout_ms = config.optimizer_ack_timeout_ms;
     optimizer_options.execute_timeout_ms = config.optimizer_execute_timeout_ms;
-    optimizer_options.make_io = [getenv = config.getenv](
+    // A task names no catalog: the local threads' requests carry an empty catalog label.
+    optimizer_options.make_io = [getenv = config.getenv, metrics = server->s3_metrics_](
                                     const std::map<std::string, std::string>& properties) {
-      return io::s3::MakeFileIO(properties, getenv);
+      return io::s3::MakeFileIO(properties, getenv, metrics);
     };
     FLOE_ASSIGN_OR_RETURN(server->optimizer_, optimize::OptimizingService::Start(
                                                   server->registry_, std::move(optimizer_options)));
@@ -276,9 +281,10 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   manage::ManagementOptions manage_options;
   manage_options.metastore_uri = config.metastore_uri;
   manage_options.default_catalog = config.default_catalog;
-  manage_options.open_catalog = [uri = config.metastore_uri, getenv = config.getenv](
+  manage_options.open_catalog = [uri = config.metastore_uri, getenv = config.getenv,
+                                 metrics = server->s3_metrics_](
                                     const metastore::CatalogRecord& record) {
-    return OpenCatalogFor(record, uri, getenv);
+    return OpenCatalogFor(record, uri, getenv, metrics);
   };
   manage_options.on_catalog_saved = [storage = server->client_storage_](
                                         const metastore::CatalogRecord& record) {

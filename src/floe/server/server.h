@@ -33,6 +33,7 @@
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http_server.h"
+#include "floe/io/s3/s3_metrics.h"
 #include "floe/ingest/ingest_service.h"
 #include "floe/ingest/schema_registry.h"
 #include "floe/ingest/schema_registry_api.h"
@@ -201,6 +202,8 @@ class Server {
   ServerConfig config_;
   int64_t start_time_ms_ = 0;
   HttpMetrics http_metrics_;
+  // S3 requests of every catalog's FileIOs and the local optimizer threads' (/metrics).
+  std::shared_ptr<io::s3::S3Metrics> s3_metrics_;
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   std::shared_ptr<ClientStorageSettings> client_storage_;
   std::unique_ptr<WebAssets> web_;  // the dashboard; null without one
@@ -233,9 +236,11 @@ bool IsLoopbackHost(std::string_view host);
 // credentials and secrets are masked, principals are listed with their roles only.
 std::string SettingsJson(const ServerConfig& config);
 
-// Opens the catalog a metastore record describes (a factory for the record's pool).
+// Opens the catalog a metastore record describes (a factory for the record's pool); its S3
+// requests are counted in `s3_metrics` (when not null) under the record's name.
 Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(
     const metastore::CatalogRecord& record, std::string_view metastore_uri,
-    const std::function<const char*(const char*)>& getenv = nullptr);
+    const std::function<const char*(const char*)>& getenv = nullptr,
+    std::shared_ptr<io::s3::S3Metrics> s3_metrics = nullptr);
 
 }  // namespace floe::server

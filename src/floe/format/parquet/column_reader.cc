@@ -821,6 +821,34 @@ class ChunkDecoder {
   int data_pages_ = 0;
 };
 
+Result<io::ByteRange> ColumnChunkRange(const ColumnChunk& chunk, uint64_t data_end) {
+  if (!chunk.meta_data) return Status::Corrupt("column chunk without metadata");
+  const ColumnMetaData& md = *chunk.meta_data;
+  if (md.num_values < 0 || md.total_compressed_size < 0 || md.data_page_offset < 0) {
+    return Status::Corrupt("negative sizes or offsets in the chunk metadata");
+  }
+  // An empty chunk (pyarrow writes one per column for an empty table, with offsets that
+  // point nowhere) has nothing to read.
+  if (md.num_values == 0) return io::ByteRange{};
+  // Start at the dictionary page when there is one; the data page offset is unreliable
+  // in several writers (parquet.md §1).
+  int64_t start = md.data_page_offset;
+  if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
+      *md.dictionary_page_offset < start) {
+    start = *md.dictionary_page_offset;
+  }
+  const auto end = static_cast<int64_t>(data_end);
+  if (start < 4 || start > end || md.total_compressed_size > end - start) {
+    return Status::Corrupt("chunk range [{}, +{}) lies outside the file's data", start,
+                           md.total_compressed_size);
+  }
+  // parquet-mr <= 1.2.8 left the dictionary page header out of total_compressed_size:
+  // read a little more when the file has it (PARQUET-816).
+  const int64_t length =
+      md.total_compressed_size + std::min<int64_t>(100, end - start - md.total_compressed_size);
+  return io::ByteRange{static_cast<uint64_t>(start), static_cast<uint64_t>(length)};
+}
+
 ColumnChunkReader::ColumnChunkReader(const ColumnDescriptor& column) : column_(column) {}
 ColumnChunkReader::~ColumnChunkReader() = default;
 
@@ -841,38 +869,15 @@ Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(
     return fail(Status::Corrupt("chunk type {} differs from the schema's {}",
                                 EnumToString(md.type), EnumToString(column.physical_type)));
   }
-  if (md.num_values < 0 || md.total_compressed_size < 0 || md.data_page_offset < 0) {
-    return fail(Status::Corrupt("negative sizes or offsets in the chunk metadata"));
-  }
+  auto range = ColumnChunkRange(chunk, options.data_end);
+  if (!range.ok()) return fail(std::move(range).status());
   auto kind = CompressionFor(md.codec);
   if (!kind.ok()) return fail(std::move(kind).status());
   auto codec = Codec::Make(*kind);
   if (!codec.ok()) return fail(std::move(codec).status());
   std::unique_ptr<ColumnChunkReader> reader(new ColumnChunkReader(column));
-  int64_t start = 0;
-  int64_t length = 0;
-  // An empty chunk (pyarrow writes one per column for an empty table, with offsets that
-  // point nowhere) has nothing to read.
-  if (md.num_values > 0) {
-    // Start at the dictionary page when there is one; the data page offset is unreliable
-    // in several writers (parquet.md §1).
-    start = md.data_page_offset;
-    if (md.dictionary_page_offset && *md.dictionary_page_offset >= 4 &&
-        *md.dictionary_page_offset < start) {
-      start = *md.dictionary_page_offset;
-    }
-    const auto data_end = static_cast<int64_t>(options.data_end);
-    if (start < 4 || start > data_end || md.total_compressed_size > data_end - start) {
-      return fail(Status::Corrupt("chunk range [{}, +{}) lies outside the file's data", start,
-                                  md.total_compressed_size));
-    }
-    // parquet-mr <= 1.2.8 left the dictionary page header out of total_compressed_size:
-    // read a little more when the file has it (PARQUET-816).
-    length = md.total_compressed_size +
-             std::min<int64_t>(100, data_end - start - md.total_compressed_size);
-  }
-  auto stream = std::make_unique<ChunkStream>(file, static_cast<uint64_t>(start),
-                                              static_cast<uint64_t>(length), options.window_bytes);
+  auto stream =
+      std::make_unique<ChunkStream>(file, range->offset, range->length, options.window_bytes);
   reader->decoder_ = std::make_unique<ChunkDecoder>(column, options, std::move(stream),
                                                     md.num_values, std::move(*codec));
   return reader;

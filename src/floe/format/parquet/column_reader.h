@@ -15,6 +15,7 @@
 #include "floe/format/parquet/assembly.h"
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/schema.h"
+#include "floe/io/coalesced_input.h"
 #include "floe/io/file_io.h"
 
 namespace floe::format::parquet {
@@ -35,6 +36,11 @@ struct ColumnReadOptions {
 };
 
 class ChunkDecoder;
+
+// The bytes ColumnChunkReader reads for `chunk` in a file whose data ends at `data_end`
+// (empty for a chunk without values). Errors: kCorrupt (no metadata, negative sizes, a range
+// outside the data).
+Result<io::ByteRange> ColumnChunkRange(const ColumnChunk& chunk, uint64_t data_end);
 
 // Reads a column chunk record by record: each call decodes just enough pages.
 class ColumnChunkReader {

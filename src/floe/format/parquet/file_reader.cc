@@ -29,11 +29,19 @@ Result<std::unique_ptr<FileReader>> FileReader::Open(std::unique_ptr<io::InputFi
 Status FileReader::ReadFooter() {
   const uint64_t size = file_->size();
   if (size < 12) return Status::Corrupt("not a Parquet file: {} bytes is too small", size);
-  uint8_t head[4];
-  FLOE_RETURN_IF_ERROR(file_->ReadAt(0, 4, head));
-  // Read the tail speculatively: most footers fit in 64 KiB, saving a second read.
+  // Read the tail speculatively: most footers fit in 64 KiB, saving a second read. It is
+  // kept: the column chunks of a small file (most files of a streaming table) are in it,
+  // and on an object store the whole file then costs one request.
   const uint64_t tail_size = std::min<uint64_t>(size, 64 * 1024);
-  FLOE_ASSIGN_OR_RETURN(Buffer tail, file_->Read(size - tail_size, tail_size));
+  FLOE_ASSIGN_OR_RETURN(tail_, file_->Read(size - tail_size, tail_size));
+  tail_offset_ = size - tail_size;
+  const Buffer& tail = tail_;
+  uint8_t head[4];
+  if (tail_offset_ == 0) {
+    std::memcpy(head, tail.data(), 4);
+  } else {
+    FLOE_RETURN_IF_ERROR(file_->ReadAt(0, 4, head));
+  }
   const uint8_t* end = tail.data() + tail.size();
   if (std::memcmp(end - 4, "PARE", 4) == 0) {
     return Status::Unimplemented("the footer is encrypted (Parquet modular encryption)");
@@ -152,8 +160,23 @@ Status BatchReader::OpenRowGroup(int index) {
   const ColumnReadOptions copts = reader_.ColumnOptions();
   columns_.clear();
   columns_.resize(static_cast<size_t>(reader_.schema_->num_leaves()));
+  // The projected chunks a reader reads whole, in one read (no larger than its window), are
+  // fetched together where they are near (io/coalesced_input.h): on an object store a
+  // projection of many narrow columns costs a few requests, not one per column. Chunks in
+  // the tail read at open cost none. Larger chunks stream through their windows.
+  std::vector<io::ByteRange> ranges;
+  const std::span<const uint8_t> tail = reader_.tail_.span();
   for (int leaf : projection_.leaves) {
-    auto r = ColumnChunkReader::Make(*reader_.file_, reader_.schema_->leaf(leaf),
+    auto range = ColumnChunkRange(rg.columns[static_cast<size_t>(leaf)], copts.data_end);
+    if (!range.ok() || range->length > copts.window_bytes) continue;  // Make reports it
+    if (range->offset >= reader_.tail_offset_) continue;
+    ranges.push_back(*range);
+  }
+  file_ = std::make_unique<io::CoalescedInputFile>(*reader_.file_, std::move(ranges),
+                                                   io::CoalesceOptions(), tail,
+                                                   reader_.tail_offset_);
+  for (int leaf : projection_.leaves) {
+    auto r = ColumnChunkReader::Make(*file_, reader_.schema_->leaf(leaf),
                                      rg.columns[static_cast<size_t>(leaf)], copts);
     if (!r.ok()) return std::move(r).status().WithContext("row group {}", index);
     columns_[static_cast<size_t>(leaf)] = std::move(*r);
@@ -189,6 +212,7 @@ Result<std::optional<col::RecordBatch>> BatchReader::NextImpl() {
       }
       current_ = -1;
       columns_.clear();
+      file_.reset();
     }
     if (next_row_group_ >= row_groups_.size()) return std::nullopt;
     FLOE_RETURN_IF_ERROR(OpenRowGroup(row_groups_[next_row_group_++]));

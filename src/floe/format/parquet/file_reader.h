@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "floe/base/buffer.h"
 #include "floe/base/status.h"
 #include "floe/columnar/array.h"
 #include "floe/format/parquet/column_reader.h"
@@ -16,6 +17,7 @@
 #include "floe/format/parquet/metadata.h"
 #include "floe/format/parquet/schema.h"
 #include "floe/format/parquet/statistics.h"
+#include "floe/io/coalesced_input.h"
 #include "floe/io/file_io.h"
 
 namespace floe::format::parquet {
@@ -58,6 +60,8 @@ class BatchReader {
   size_t next_row_group_ = 0;
   int current_ = -1;
   int64_t rows_left_ = 0;
+  // The current row group's reads, coalesced; declared before the readers that use it.
+  std::unique_ptr<io::CoalescedInputFile> file_;
   std::vector<std::unique_ptr<ColumnChunkReader>> columns_;  // by leaf index
 };
 
@@ -110,6 +114,9 @@ class FileReader {
   std::unique_ptr<SchemaDescriptor> schema_;
   columnar::KeyValueMetadata key_values_;
   uint64_t data_end_ = 0;  // where the footer starts
+  // The file's last bytes (up to 64 KiB, footer included), read at open, from tail_offset_.
+  Buffer tail_;
+  uint64_t tail_offset_ = 0;
 };
 
 }  // namespace floe::format::parquet

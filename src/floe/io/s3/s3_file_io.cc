@@ -30,7 +30,7 @@ constexpr size_t kDeleteBatch = 1000;
 // One ranged GET reads at most this much, well under HttpClient's response limit.
 constexpr size_t kMaxGetBytes = 64ull << 20;
 
-enum class Op { kGet, kHead, kPut, kList, kDelete, kMultipart };
+using Op = S3Operation;
 
 // Error messages quote a bounded prefix of what the server said.
 std::string Bounded(std::string_view text) {
@@ -304,7 +304,7 @@ Result<int64_t> ParseS3Timestamp(std::string_view text) {
 class S3Client {
  public:
   struct Call {
-    Op op = Op::kGet;
+    Op op = Op::kGetObjectRange;
     std::string method;
     const S3Location* location = nullptr;
     bool bucket_only = false;  // a bucket operation (list, batch delete): no key in the path
@@ -335,9 +335,11 @@ class S3Client {
     const int max_attempts = std::max(1, options_.retry.max_attempts);
     for (int attempt = 1;; ++attempt) {
       out.attempts = attempt;
-      Count(call.op, attempt > 1);
       http::ClientRequest request = Build(call);
       Result<http::ClientResponse> r = Transport(request);
+      const bool error_body = r.has_value() && call.error_in_ok_body && r->status == 200 &&
+                              IsErrorBody(r->body);
+      Count(call, attempt > 1, r, error_body);
       bool retry;
       if (!r.has_value()) {
         StatusCode code = r.error().code();
@@ -345,8 +347,7 @@ class S3Client {
         if (!retry || attempt >= max_attempts) return std::move(r).error();
       } else {
         retry = RetryableStatus(r->status) ||
-                (r->status == 400 && ParseError(*r).code == "RequestTimeout") ||
-                (call.error_in_ok_body && r->status == 200 && IsErrorBody(r->body));
+                (r->status == 400 && ParseError(*r).code == "RequestTimeout") || error_body;
         if (!retry || attempt >= max_attempts) {
           out.response = std::move(r).value();
           return out;
@@ -378,16 +379,37 @@ class S3Client {
   }
 
  private:
-  void Count(Op op, bool retry) {
-    switch (op) {
-      case Op::kGet: ++get_; break;
-      case Op::kHead: ++head_; break;
-      case Op::kPut: ++put_; break;
-      case Op::kList: ++list_; break;
-      case Op::kDelete: ++delete_; break;
-      case Op::kMultipart: ++multipart_; break;
+  // Counts one attempt in this client's request counts and in the shared S3Metrics.
+  void Count(const Call& call, bool retry, const Result<http::ClientResponse>& r,
+             bool error_body) {
+    switch (call.op) {
+      case Op::kGetObject:
+      case Op::kGetObjectRange: ++get_; break;
+      case Op::kHeadObject: ++head_; break;
+      case Op::kPutObject: ++put_; break;
+      case Op::kListObjectsV2: ++list_; break;
+      case Op::kDeleteObject:
+      case Op::kDeleteObjects: ++delete_; break;
+      case Op::kCreateMultipartUpload:
+      case Op::kUploadPart:
+      case Op::kCompleteMultipartUpload:
+      case Op::kAbortMultipartUpload: ++multipart_; break;
     }
     if (retry) ++retries_;
+    if (!options_.metrics) return;
+    S3Attempt a;
+    a.op = call.op;
+    a.retry = retry;
+    a.error = !r.has_value() || error_body ||
+              (r->status >= 400 && r->status != 404 && r->status != 412);
+    if (r.has_value() && (call.op == Op::kGetObject || call.op == Op::kGetObjectRange) &&
+        (r->status == 200 || r->status == 206)) {
+      a.bytes_read = r->body.size();
+    }
+    if (call.op == Op::kPutObject || call.op == Op::kUploadPart) {
+      a.bytes_written = call.body.size();
+    }
+    options_.metrics->Record(options_.metrics_catalog, call.location->bucket, a);
   }
 
   double NextUnit() {
@@ -502,7 +524,7 @@ struct HeadResult {
 
 Result<std::optional<HeadResult>> Head(S3Client& client, const S3Location& loc) {
   S3Client::Call call;
-  call.op = Op::kHead;
+  call.op = Op::kHeadObject;
   call.method = "HEAD";
   call.location = &loc;
   FLOE_ASSIGN_OR_RETURN(auto outcome, client.Send(call));
@@ -546,7 +568,7 @@ class S3InputFile final : public InputFile {
  private:
   Status ReadRange(uint64_t offset, size_t n, uint8_t* out) const {
     S3Client::Call call;
-    call.op = Op::kGet;
+    call.op = offset == 0 && n == head_.size ? Op::kGetObject : Op::kGetObjectRange;
     call.method = "GET";
     call.location = &loc_;
     call.headers.emplace_back("range", fmt::format("bytes={}-{}", offset, offset + n - 1));
@@ -658,7 +680,7 @@ class S3OutputStream final : public OutputStream {
 
   Status PutObject() {
     S3Client::Call call;
-    call.op = Op::kPut;
+    call.op = Op::kPutObject;
     call.method = "PUT";
     call.location = &loc_;
     call.headers.emplace_back("content-type", std::string(kObjectContentType));
@@ -677,7 +699,7 @@ class S3OutputStream final : public OutputStream {
 
   Status Start() {
     S3Client::Call call;
-    call.op = Op::kMultipart;
+    call.op = Op::kCreateMultipartUpload;
     call.method = "POST";
     call.location = &loc_;
     call.query.emplace_back("uploads", "");
@@ -701,7 +723,7 @@ class S3OutputStream final : public OutputStream {
                                      location_, kMaxParts);
     }
     S3Client::Call call;
-    call.op = Op::kMultipart;
+    call.op = Op::kUploadPart;
     call.method = "PUT";
     call.location = &loc_;
     call.query.emplace_back("partNumber", std::to_string(etags_.size() + 1));
@@ -726,7 +748,7 @@ class S3OutputStream final : public OutputStream {
     }
     body += "</CompleteMultipartUpload>";
     S3Client::Call call;
-    call.op = Op::kMultipart;
+    call.op = Op::kCompleteMultipartUpload;
     call.method = "POST";
     call.location = &loc_;
     call.query.emplace_back("uploadId", upload_id_);
@@ -766,7 +788,7 @@ class S3OutputStream final : public OutputStream {
   Status Abort() {
     if (upload_id_.empty()) return Status::OK();
     S3Client::Call call;
-    call.op = Op::kMultipart;
+    call.op = Op::kAbortMultipartUpload;
     call.method = "DELETE";
     call.location = &loc_;
     call.query.emplace_back("uploadId", upload_id_);
@@ -830,7 +852,7 @@ Result<std::unique_ptr<OutputStream>> S3FileIO::CreateOutput(std::string_view lo
 Status S3FileIO::Delete(std::string_view location) {
   FLOE_ASSIGN_OR_RETURN(S3Location loc, S3Location::Parse(location));
   S3Client::Call call;
-  call.op = Op::kDelete;
+  call.op = Op::kDeleteObject;
   call.method = "DELETE";
   call.location = &loc;
   FLOE_ASSIGN_OR_RETURN(auto outcome, client_->Send(call));
@@ -856,7 +878,7 @@ Status S3FileIO::DeleteFiles(const std::vector<std::string>& locations) {
       }
       body += "</Delete>";
       S3Client::Call call;
-      call.op = Op::kDelete;
+      call.op = Op::kDeleteObjects;
       call.method = "POST";
       call.location = &locs[start];
       call.bucket_only = true;
@@ -905,7 +927,7 @@ Result<std::vector<FileInfo>> S3FileIO::List(std::string_view prefix) {
   std::string token;
   while (true) {
     S3Client::Call call;
-    call.op = Op::kList;
+    call.op = Op::kListObjectsV2;
     call.method = "GET";
     call.location = &loc;
     call.bucket_only = true;

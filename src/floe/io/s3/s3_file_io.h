@@ -17,7 +17,8 @@
 //
 // Every request is retried with exponential backoff and full jitter on throttling (429, 503
 // SlowDown), 500, 502, 504, S3's RequestTimeout / InternalError codes and transport errors,
-// up to RetryPolicy::max_attempts. Requests are counted per operation (request_counts()).
+// up to RetryPolicy::max_attempts. Requests are counted per operation (request_counts(), and
+// S3Options::metrics when given).
 //
 // Thread-safety: the FileIO and its InputFiles may be used from several threads (a pool of
 // curl handles, each reusing its connection); one OutputStream is used by one thread.
@@ -35,6 +36,7 @@
 
 #include "floe/http/http_client.h"
 #include "floe/io/file_io.h"
+#include "floe/io/s3/s3_metrics.h"
 #include "floe/io/s3/sigv4.h"
 
 namespace floe::io::s3 {
@@ -68,6 +70,10 @@ struct S3Options {
   int max_connections = 16;
   RetryPolicy retry;
   http::HttpClientOptions http;
+  // Where every attempt is also counted, labelled with `metrics_catalog` and the bucket
+  // (s3_metrics.h); null: only request_counts().
+  std::shared_ptr<S3Metrics> metrics;
+  std::string metrics_catalog;
 
   // Injected for tests; defaults: a pool of HttpClients, the system clock, a real sleep,
   // a random seed.

@@ -358,6 +358,61 @@ TEST_F(S3FileIOTest, RetriesAreBoundedAndClientErrorsAreNotRetried) {
   EXPECT_EQ(fake_.requests.size(), 1u);
 }
 
+// Every attempt is one billed request: counted by catalog, bucket and operation, with the
+// retries, the failed attempts (503, 403; not the 404 of an existence check) and the body
+// bytes of GETs and PUTs.
+TEST_F(S3FileIOTest, SharedMetricsCountAttemptsByCatalogBucketAndOperation) {
+  auto metrics = std::make_shared<S3Metrics>();
+  S3Options options;
+  options.metrics = metrics;
+  options.metrics_catalog = "lake";
+  auto io = Make(std::move(options));
+  fake_.objects["b/k"] = "0123456789";
+  auto in = io->OpenInput("s3://b/k");
+  ASSERT_TRUE(in.has_value());
+  ASSERT_TRUE((*in)->Read(2, 3).has_value());
+  ASSERT_TRUE((*in)->Read(0, 10).has_value());
+  fake_.faults.push_back(Status503());
+  auto exists = io->Exists("s3://b/missing");
+  ASSERT_TRUE(exists.has_value());
+  EXPECT_FALSE(*exists);
+  ASSERT_TRUE(io->WriteFile("s3a://c/new", "abcdef", /*overwrite=*/true).ok());
+  ClientResponse denied = FakeS3::Reply(403, "<Error><Code>AccessDenied</Code></Error>");
+  fake_.faults.push_back(denied);
+  EXPECT_EQ(io->Delete("s3://b/k").code(), StatusCode::kPermissionDenied);
+
+  auto snapshot = metrics->Snapshot();
+  ASSERT_EQ(snapshot.size(), 2u);
+  const S3TrafficCounts& b = snapshot[{"lake", "b"}];
+  EXPECT_EQ(b.of(S3Operation::kHeadObject).requests, 3);  // the open, the 503, the 404
+  EXPECT_EQ(b.of(S3Operation::kHeadObject).retries, 1);
+  EXPECT_EQ(b.of(S3Operation::kHeadObject).errors, 1);
+  EXPECT_EQ(b.of(S3Operation::kGetObjectRange).requests, 1);
+  EXPECT_EQ(b.of(S3Operation::kGetObject).requests, 1);
+  EXPECT_EQ(b.of(S3Operation::kDeleteObject).requests, 1);
+  EXPECT_EQ(b.of(S3Operation::kDeleteObject).errors, 1);
+  EXPECT_EQ(b.bytes_read, 13);
+  EXPECT_EQ(b.bytes_written, 0);
+  const S3TrafficCounts& c = snapshot[{"lake", "c"}];
+  EXPECT_EQ(c.of(S3Operation::kPutObject).requests, 1);
+  EXPECT_EQ(c.of(S3Operation::kPutObject).errors, 0);
+  EXPECT_EQ(c.bytes_written, 6);
+  EXPECT_EQ(c.Total().requests, 1);
+  EXPECT_EQ(metrics->Total().Total().requests, 7);
+
+  std::string text;
+  PrometheusWriter w(&text);
+  WriteS3Metrics(*metrics, w);
+  EXPECT_NE(text.find("floe_s3_requests_total{catalog=\"lake\",bucket=\"b\","
+                      "operation=\"HeadObject\"} 3\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("floe_s3_read_bytes_total{catalog=\"lake\",bucket=\"b\"} 13\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("# TYPE floe_s3_request_errors_total counter"), std::string::npos);
+}
+
 TEST_F(S3FileIOTest, ConcurrentReadsShareOneFile) {
   auto io = Make();
   std::string data(1 << 16, '\0');
