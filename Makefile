@@ -77,7 +77,7 @@ demo: venv
 test-fuzz: build-asan
 	@scripts/run-fuzz.sh build/asan/tests/fuzz $(FUZZ_SECONDS)
 
-# The unit tests run once, in the sanitizer tree (ASan + UBSan, -O1): the same assertions
+# The unit tests run once, in the sanitizer tree (ASan + UBSan, -O0): the same assertions
 # as the release tree's, which `make test-unit` runs; the -O3 binary is exercised by the
 # interop suites.
 test: test-asan test-interop-ci test-fuzz
