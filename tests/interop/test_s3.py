@@ -733,27 +733,32 @@ def test_table_topic_and_full_optimize_on_s3(floe, tmp_path, moto_endpoint, buck
                              "enable.idempotence": True, "linger.ms": 5})
         sent = [{"id": i, "item": f"sku-{i % 13}", "qty": i % 5} for i in range(300)]
         errors = []
-        for k, rec in enumerate(sent):
-            producer.produce(topic, value=json.dumps(rec).encode(), partition=k % 2,
-                             on_delivery=lambda err, msg: errors.append(err) if err else None)
-            if k % 100 == 99:
-                producer.flush(30)  # several commits: several data files
-                time.sleep(1.2)
-        assert producer.flush(30) == 0 and errors == []
-
         cat = RestCatalog("lake", uri=server.uri, warehouse="lake",
                           **{"s3.access-key-id": ACCESS_KEY, "s3.secret-access-key": SECRET_KEY})
         table = f"kafka.{topic}"
-        deadline = time.monotonic() + 60
-        got = []
-        while time.monotonic() < deadline:
-            try:
-                got = cat.load_table(table).scan().to_arrow().to_pylist()
-            except Exception:  # noqa: BLE001 - not created yet
-                got = []
-            if len(got) >= len(sent):
-                break
-            time.sleep(0.3)
+
+        def rows_once(count: int) -> list:
+            # The table's rows once it holds `count` (or what it held at the deadline).
+            deadline = time.monotonic() + 60
+            rows = []
+            while time.monotonic() < deadline:
+                try:
+                    rows = cat.load_table(table).scan().to_arrow().to_pylist()
+                except Exception:  # noqa: BLE001 - not created yet
+                    rows = []
+                if len(rows) >= count:
+                    break
+                time.sleep(0.3)
+            return rows
+
+        # Three batches, each committed before the next is sent: several data files, however
+        # slow the machine.
+        for start in range(0, len(sent), 100):
+            for k in range(start, start + 100):
+                producer.produce(topic, value=json.dumps(sent[k]).encode(), partition=k % 2,
+                                 on_delivery=lambda err, msg: errors.append(err) if err else None)
+            assert producer.flush(30) == 0 and errors == []
+            got = rows_once(start + 100)
         want = sorted((r["id"], r["item"], r["qty"]) for r in sent)
         assert sorted((r["id"], r["item"], r["qty"]) for r in got) == want, \
             server.log_text()[-3000:]
