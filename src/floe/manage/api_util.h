@@ -91,8 +91,9 @@ http::HttpResponse PageBy(const std::vector<T>& items, const ListParams& p, Sort
     if (a.first != b.first) return p.descending ? b.first < a.first : a.first < b.first;
     return a.second < b.second;
   };
-  const size_t end = p.offset >= order.size() ? order.size()
-                                              : p.offset + std::min(p.size, order.size() - p.offset);
+  const size_t end = p.offset >= order.size()
+                         ? order.size()
+                         : p.offset + std::min(p.size, order.size() - p.offset);
   std::partial_sort(order.begin(), order.begin() + static_cast<std::ptrdiff_t>(end), order.end(),
                     before);
   OJson body = OJson::object();

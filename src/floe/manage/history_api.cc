@@ -8,9 +8,9 @@
 // threads, tasks, memory, amounts and rates are summed.
 #include <algorithm>
 #include <charconv>
+#include <cstdint>
 #include <map>
 #include <set>
-#include <cstdint>
 #include <string>
 #include <vector>
 
