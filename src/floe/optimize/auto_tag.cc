@@ -1,5 +1,7 @@
 #include "floe/optimize/auto_tag.h"
 
+#include <chrono>
+
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/optimize/datetime_pattern.h"
 
@@ -13,17 +15,33 @@ int64_t FloorDiv(int64_t a, int64_t b) {
   return q;
 }
 
+// The start (00:00 UTC on the 1st) of the calendar month holding `ms`.
+int64_t MonthStartMs(int64_t ms) {
+  using namespace std::chrono;
+  const year_month_day day{floor<days>(sys_time<milliseconds>(milliseconds(ms)))};
+  const sys_days first{day.year() / day.month() / 1};
+  return duration_cast<milliseconds>(first.time_since_epoch()).count();
+}
+
 }  // namespace
 
 int64_t TagTriggerMs(const AutoTagConfig& config, int64_t now_ms) {
-  const int64_t period = config.period_ms();
   const int64_t offset = config.offset_minutes * 60'000;
+  if (config.period == AutoTagConfig::Period::kMonthly) {
+    return MonthStartMs(now_ms - offset) + offset;
+  }
+  const int64_t period = config.period_ms();
   return FloorDiv(now_ms - offset, period) * period + offset;
 }
 
 Result<std::string> TagNameFor(const AutoTagConfig& config, int64_t trigger_ms) {
   FLOE_ASSIGN_OR_RETURN(DateTimePattern pattern, DateTimePattern::Make(config.tag_format));
-  return pattern.Format(trigger_ms - config.offset_minutes * 60'000 - config.period_ms());
+  // The tag names the period that ended at the trigger.
+  const int64_t period_end = trigger_ms - config.offset_minutes * 60'000;
+  if (config.period == AutoTagConfig::Period::kMonthly) {
+    return pattern.Format(MonthStartMs(period_end - 1));
+  }
+  return pattern.Format(period_end - config.period_ms());
 }
 
 Result<std::optional<AutoTagResult>> CreateAutoTag(iceberg::Table& table,

@@ -65,6 +65,11 @@ TEST(DataMaintenanceConfig, AmoroDefaults) {
   auto hourly = AutoTagConfig::FromProperties({{"tag.auto-create.trigger.period", "hourly"}});
   ASSERT_TRUE(hourly.ok());
   EXPECT_EQ(hourly->tag_format, "'tag-'yyyyMMddHH");
+  auto monthly = AutoTagConfig::FromProperties({{"tag.auto-create.trigger.period", "monthly"}});
+  ASSERT_TRUE(monthly.ok()) << monthly.status().ToString();
+  EXPECT_EQ(monthly->period, AutoTagConfig::Period::kMonthly);
+  EXPECT_EQ(monthly->tag_format, "'tag-'yyyyMM");
+  EXPECT_FALSE(AutoTagConfig::FromProperties({{"tag.auto-create.trigger.period", "weekly"}}).ok());
 }
 
 TEST(DataMaintenanceConfig, ParsesAmoroValues) {
@@ -151,6 +156,22 @@ TEST(AutoTag, TriggerAndNameFollowThePeriod) {
   hourly.tag_format = "'tag-'yyyyMMddHH";
   EXPECT_EQ(TagTriggerMs(hourly, k20261201T1030), k20261201T10);
   EXPECT_EQ(*TagNameFor(hourly, k20261201T10), "tag-2026120109");
+
+  // Calendar months (UTC): on 2026-12-01T10:30 the trigger is 2026-12-01T00:00 and the tag
+  // names November; in March 2024 (a leap year) the tag names February.
+  AutoTagConfig monthly;
+  monthly.period = AutoTagConfig::Period::kMonthly;
+  monthly.tag_format = "'tag-'yyyyMM";
+  EXPECT_EQ(TagTriggerMs(monthly, k20261201T1030), k20261201);
+  EXPECT_EQ(TagTriggerMs(monthly, k20261201T1030 + 20 * kDayMs), k20261201);
+  EXPECT_EQ(*TagNameFor(monthly, k20261201), "tag-202611");
+  const int64_t k20240301 = k20240229T235958 + 2'000;
+  EXPECT_EQ(TagTriggerMs(monthly, k20240301 + 5 * kDayMs), k20240301);
+  EXPECT_EQ(*TagNameFor(monthly, k20240301), "tag-202402");
+  // Before the offset, the previous month's trigger still applies.
+  monthly.offset_minutes = 60;
+  EXPECT_EQ(TagTriggerMs(monthly, k20240301 + 60'000), k20240301 - 29 * kDayMs + 3'600'000);
+  EXPECT_EQ(*TagNameFor(monthly, k20240301 + 3'600'000), "tag-202402");
 }
 
 DataFile Data(std::string path, std::string region, std::optional<int64_t> ts_upper_ms) {

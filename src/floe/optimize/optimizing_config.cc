@@ -256,8 +256,9 @@ Result<AutoTagConfig> AutoTagConfig::FromProperties(
   PropertyReader r(properties);
   FLOE_RETURN_IF_ERROR(r.Bool("tag.auto-create.enabled", &c.enabled));
   size_t period = 0;
-  FLOE_RETURN_IF_ERROR(r.Choice("tag.auto-create.trigger.period", {"daily", "hourly"}, &period));
-  c.period = period == 0 ? Period::kDaily : Period::kHourly;
+  FLOE_RETURN_IF_ERROR(
+      r.Choice("tag.auto-create.trigger.period", {"daily", "hourly", "monthly"}, &period));
+  c.period = period == 0 ? Period::kDaily : period == 1 ? Period::kHourly : Period::kMonthly;
   FLOE_RETURN_IF_ERROR(r.Int64("tag.auto-create.trigger.offset.minutes", 0, &c.offset_minutes));
   if (c.offset_minutes >= c.period_ms() / 60'000) {
     return Status::InvalidArgument(
@@ -271,7 +272,9 @@ Result<AutoTagConfig> AutoTagConfig::FromProperties(
     return Status::InvalidArgument("table property tag.auto-create.trigger.max-delay.minutes "
                                    "is too large");
   }
-  c.tag_format = c.period == Period::kDaily ? "'tag-'yyyyMMdd" : "'tag-'yyyyMMddHH";
+  c.tag_format = c.period == Period::kDaily    ? "'tag-'yyyyMMdd"
+                 : c.period == Period::kHourly ? "'tag-'yyyyMMddHH"
+                                               : "'tag-'yyyyMM";
   FLOE_RETURN_IF_ERROR(r.String("tag.auto-create.tag-format", &c.tag_format));
   if (auto pattern = DateTimePattern::Make(c.tag_format); !pattern.ok()) {
     return Status::InvalidArgument("table property tag.auto-create.tag-format: {}",

@@ -137,14 +137,15 @@ struct DataExpirationConfig {
 // defaults:
 //
 //   tag.auto-create.enabled                    false
-//   tag.auto-create.trigger.period             daily   daily | hourly
+//   tag.auto-create.trigger.period             daily   daily | hourly | monthly (UTC months)
 //   tag.auto-create.trigger.offset.minutes     0       the period's trigger is its start + this
 //   tag.auto-create.trigger.max-delay.minutes  60      no tag when the first snapshot after the
 //                                                      trigger is later than this (<= 0: no limit)
-//   tag.auto-create.tag-format                 'tag-'yyyyMMdd (daily), 'tag-'yyyyMMddHH (hourly)
+//   tag.auto-create.tag-format                 'tag-'yyyyMMdd (daily), 'tag-'yyyyMMddHH (hourly),
+//                                              'tag-'yyyyMM (monthly)
 //   tag.auto-create.max-age-ms                 -1      the tag's max-ref-age-ms (<= 0: kept)
 struct AutoTagConfig {
-  enum class Period { kDaily, kHourly };
+  enum class Period { kDaily, kHourly, kMonthly };
 
   bool enabled = false;
   Period period = Period::kDaily;
@@ -153,7 +154,12 @@ struct AutoTagConfig {
   std::string tag_format;  // the period's default when the property is absent
   int64_t max_age_ms = -1;
 
-  int64_t period_ms() const { return period == Period::kDaily ? 86'400'000 : 3'600'000; }
+  // The period's length; for months the shortest one (28 days), which bounds the offset.
+  int64_t period_ms() const {
+    return period == Period::kDaily    ? 86'400'000
+           : period == Period::kHourly ? 3'600'000
+                                       : int64_t{28} * 86'400'000;
+  }
 
   static Result<AutoTagConfig> FromProperties(
       const std::map<std::string, std::string>& properties);
