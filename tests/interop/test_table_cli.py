@@ -440,3 +440,27 @@ def test_scan_parquet_codec(env):
     assert r.rc == EXIT_USAGE and "no deflate codec" in r.stderr and not bad.exists(), r.describe()
     r = env.run("table", "scan", "cd.t", "--codec", "snappy", ok=False)  # JSON Lines output
     assert r.rc == EXIT_USAGE and "--format parquet" in r.stderr, r.describe()
+
+
+def test_scan_csv_read_by_pyarrow(env):
+    """`--format csv` (and an output ending in .csv): a header and one record per row that
+    pyarrow's CSV reader reads back as the table's rows, nulls as empty cells."""
+    import pyarrow.csv as pacsv
+
+    env.run("namespace", "create", "cv")
+    env.run("table", "create", "cv.t", "--schema", "id long not null, name string, score double")
+    rows = [{"id": i, "name": None if i % 5 == 0 else f'n,"{i}"\n', "score": i / 4}
+            for i in range(50)]
+    env.run("table", "append", "cv.t", env.jsonl("rows.jsonl", rows))
+    want = sorted(((r["id"], r["name"], r["score"]) for r in rows), key=lambda t: t[0])
+    convert = pacsv.ConvertOptions(column_types={"id": pa.int64(), "name": pa.string(),
+                                                 "score": pa.float64()},
+                                   strings_can_be_null=True, quoted_strings_can_be_null=False)
+    for args in (["--format", "csv", "--output", env.root / "a.out"],
+                 ["--output", env.root / "b.csv"]):
+        env.run("table", "scan", "cv.t", *args)
+        got = pacsv.read_csv(args[-1], convert_options=convert).to_pylist()
+        assert sorted(((r["id"], r["name"], r["score"]) for r in got),
+                      key=lambda t: t[0]) == want, args
+    r = env.run("table", "scan", "cv.t", "--format", "csv")  # standard output
+    assert r.stdout.splitlines()[0] == b"id,name,score", r.describe()

@@ -5,6 +5,7 @@
 #include "floe/base/macros.h"
 #include "floe/columnar/json.h"
 #include "floe/format/parquet/file_writer.h"
+#include "floe/format/text/writer.h"
 #include "floe/io/local_file_io.h"
 
 namespace floe::exe {
@@ -58,7 +59,33 @@ class ParquetSink final : public RowSink {
   std::unique_ptr<format::parquet::FileWriter> writer_;
 };
 
+// RFC 4180 CSV with a header row (format/text/writer.h: nulls are empty cells).
+class CsvSink final : public RowSink {
+ public:
+  CsvSink(std::unique_ptr<io::OutputStream> out, std::unique_ptr<format::text::CsvWriter> w)
+      : out_(std::move(out)), writer_(std::move(w)) {}
+  Status Write(const columnar::RecordBatch& batch) override { return writer_->Write(batch); }
+  Status Close() override { return out_->Close(); }
+
+ private:
+  std::unique_ptr<io::OutputStream> out_;  // outlives writer_, which writes into it
+  std::unique_ptr<format::text::CsvWriter> writer_;
+};
+
 }  // namespace
+
+Status StdoutStream::Write(const void* data, size_t n) {
+  if (n > 0 && std::fwrite(data, 1, n, stdout) != n) {
+    return Status::IOError("cannot write to standard output");
+  }
+  position_ += n;
+  return Status::OK();
+}
+
+Status StdoutStream::Close() {
+  return std::fflush(stdout) == 0 ? Status::OK()
+                                  : Status::IOError("cannot write to standard output");
+}
 
 Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format_in, const std::string& output,
                                              const columnar::Schema& schema,
@@ -78,6 +105,18 @@ Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format_in, const
       FLOE_ASSIGN_OR_RETURN(out, local_io.CreateOutput(output, true));
     }
     return std::unique_ptr<RowSink>(new JsonLinesSink(std::move(out)));
+  }
+  if (format == "csv") {
+    std::unique_ptr<io::OutputStream> out;
+    if (to_stdout) {
+      out = std::make_unique<StdoutStream>();
+    } else {
+      FLOE_ASSIGN_OR_RETURN(out, local_io.CreateOutput(output, true));
+    }
+    FLOE_ASSIGN_OR_RETURN(
+        auto writer,
+        format::text::CsvWriter::Make(out.get(), std::make_shared<const columnar::Schema>(schema)));
+    return std::unique_ptr<RowSink>(new CsvSink(std::move(out), std::move(writer)));
   }
   if (format == "parquet") {
     if (to_stdout) return Status::InvalidArgument("--format parquet needs --output FILE");

@@ -7,8 +7,22 @@
 
 #include "floe/base/status.h"
 #include "floe/columnar/array.h"
+#include "floe/io/file_io.h"
 
 namespace floe::exe {
+
+// Standard output as an OutputStream (an output path of "-").
+class StdoutStream final : public io::OutputStream {
+ public:
+  const std::string& location() const override { return location_; }
+  Status Write(const void* data, size_t n) override;
+  uint64_t position() const override { return position_; }
+  Status Close() override;
+
+ private:
+  std::string location_ = "-";
+  uint64_t position_ = 0;
+};
 
 class RowSink {
  public:

@@ -7,6 +7,7 @@
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
 #include "floe/exe/file_io_flags.h"
+#include "floe/exe/table_output.h"
 #include "floe/format/parquet/file_reader.h"
 #include "floe/format/parquet/file_writer.h"
 #include "floe/format/text/reader.h"
@@ -35,28 +36,6 @@ Result<Format> FormatOf(const std::string& path, const std::string& forced) {
   return Status::InvalidArgument("{}: cannot tell the format (use .jsonl, .csv or .parquet, or "
                                  "--format)", path);
 }
-
-// Standard output as an OutputStream (OUT "-").
-class StdoutStream final : public io::OutputStream {
- public:
-  const std::string& location() const override { return location_; }
-  Status Write(const void* data, size_t n) override {
-    if (n > 0 && std::fwrite(data, 1, n, stdout) != n) {
-      return Status::IOError("cannot write to standard output");
-    }
-    position_ += n;
-    return Status::OK();
-  }
-  uint64_t position() const override { return position_; }
-  Status Close() override {
-    return std::fflush(stdout) == 0 ? Status::OK()
-                                    : Status::IOError("cannot write to standard output");
-  }
-
- private:
-  std::string location_ = "-";
-  uint64_t position_ = 0;
-};
 
 struct ConvertArgs {
   std::string in;
