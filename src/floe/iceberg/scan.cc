@@ -14,6 +14,7 @@
 #include "floe/format/puffin/deletion_vector.h"
 #include "floe/iceberg/equality_key.h"
 #include "floe/iceberg/file_filter.h"
+#include "floe/iceberg/manifest_cache.h"
 #include "floe/iceberg/manifest_list.h"
 #include "floe/iceberg/manifest_reader.h"
 #include "floe/iceberg/partition_spec.h"
@@ -342,7 +343,14 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
   };
 
   ManifestSchemaCache schema_cache;
+  ManifestEntryCache* cache = options_.manifest_cache;
   auto read_manifest = [&](const ManifestFile& m, bool stats) -> Result<std::vector<ManifestEntry>> {
+    if (cache != nullptr) {
+      // Manifests never change once written: their decoded entries serve every later plan.
+      if (ManifestEntryCache::Entries held = cache->Get(m.manifest_path, stats)) {
+        return std::vector<ManifestEntry>(*held);
+      }
+    }
     FLOE_ASSIGN_OR_RETURN(const SpecInfo* info, spec_info(m.partition_spec_id));
     FLOE_ASSIGN_OR_RETURN(std::unique_ptr<io::InputFile> f, io_->OpenInput(m.manifest_path));
     ManifestReaderOptions opts;
@@ -354,6 +362,10 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
     if (!entries.ok()) {
       return Status(entries.status().code(),
                     fmt::format("{}: {}", m.manifest_path, entries.status().message()));
+    }
+    if (cache != nullptr) {
+      cache->Put(m.manifest_path, stats,
+                 std::make_shared<const std::vector<ManifestEntry>>(*entries));
     }
     return entries;
   };

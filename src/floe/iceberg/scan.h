@@ -53,6 +53,8 @@ struct FileScanTask {
   std::vector<std::shared_ptr<const ScanFile>> equality_deletes;
 };
 
+class ManifestEntryCache;  // manifest_cache.h
+
 struct ScanOptions {
   // Which snapshot: at most one of these; none = the current snapshot of `main`.
   std::optional<int64_t> snapshot_id;
@@ -78,6 +80,9 @@ struct ScanOptions {
   // Memory budget, spill directory and key cache for equality deletes
   // (equality_deletes.h); the default holds every delete key in memory.
   EqualityDeleteOptions equality_deletes;
+  // Decoded manifests kept between plans (null: every manifest is read); must outlive
+  // PlanFiles.
+  ManifestEntryCache* manifest_cache = nullptr;
 };
 
 struct ScanMetrics {

@@ -50,6 +50,10 @@
 #include "floe/iceberg/scan.h"
 #include "floe/optimize/optimizing_config.h"
 
+namespace floe::iceberg {
+class ManifestEntryCache;
+}  // namespace floe::iceberg
+
 namespace floe::optimize {
 
 enum class OptimizingType { kMinor, kMajor, kFull };
@@ -130,6 +134,9 @@ struct RewriteTask {
 
 struct PlanOptions {
   int64_t now_ms = 0;
+  // Decoded manifests shared between evaluations (null: PlanSnapshot reads every manifest):
+  // an evaluation after a commit then reads only the manifests the commit added.
+  iceberg::ManifestEntryCache* manifest_cache = nullptr;
   OptimizingHistory history;
   // Optimizer threads registered in the table's group (at least 1 is assumed): the plan
   // takes partitions, costliest first, until their cost passes threads * per-thread input.

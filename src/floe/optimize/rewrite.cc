@@ -309,6 +309,7 @@ Result<OptimizingPlan> PlanSnapshot(const iceberg::TableMetadataPtr& metadata, i
   options.current_spec_id = metadata->default_spec_id;
   iceberg::ScanOptions scan_options;
   scan_options.snapshot_id = snapshot_id;
+  scan_options.manifest_cache = plan_options.manifest_cache;
   FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> all_files, scan->PlanFiles());
   if (config.filter.empty()) return PlanOptimizing(all_files, config, options);

@@ -7,12 +7,14 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "floe/columnar/builder.h"
+#include "floe/iceberg/manifest_cache.h"
 #include "floe/optimize/cleanup.h"
 #include "floe/iceberg/data_writer.h"
 #include "floe/iceberg/delete_writer.h"
@@ -216,6 +218,51 @@ TEST_P(RewriteTest, MinorRemovesEqualityDeletesAndKeepsRows) {
   const iceberg::Snapshot* s = table_->metadata()->current_snapshot();
   EXPECT_EQ(s->operation, "replace");
   EXPECT_EQ(*s->SummaryValue("snapshot-producer"), "OPTIMIZE");
+}
+
+// Evaluations share a manifest cache: after a commit only the manifests it added are read,
+// and the plan equals the one read from the files.
+TEST_P(RewriteTest, PlanWithTheManifestCacheReadsOnlyNewManifests) {
+  Populate();
+  ASSERT_TRUE(table_->Refresh().ok());
+  auto config = OptimizingConfig::FromProperties(table_->metadata()->properties);
+  ASSERT_TRUE(config.ok());
+  iceberg::ManifestEntryCache cache(1'000'000);
+  auto plan_with = [&](iceberg::ManifestEntryCache* c) {
+    auto md = table_->metadata();
+    PlanOptions options;
+    options.manifest_cache = c;
+    options.forced = OptimizingType::kMinor;
+    auto plan = PlanSnapshot(md, io_, md->current_snapshot()->snapshot_id, *config, options);
+    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    std::vector<std::string> inputs;
+    for (const RewriteTask& t : plan->tasks) {
+      for (const auto& f : t.rewrite_data) inputs.push_back(f.data->file.file_path);
+      for (const auto& f : t.rewrite_pos_data) inputs.push_back(f.data->file.file_path);
+      for (const auto& f : t.rewritten_deletes) inputs.push_back(f->file.file_path);
+    }
+    std::sort(inputs.begin(), inputs.end());
+    return inputs;
+  };
+  const size_t manifests = [&] {
+    auto list = iceberg::ReadSnapshotManifests(*table_->metadata()->current_snapshot(), io_);
+    EXPECT_TRUE(list.ok());
+    return list->size();
+  }();
+  const auto uncached = plan_with(nullptr);
+  EXPECT_EQ(plan_with(&cache), uncached);
+  const int64_t first_misses = cache.misses();
+  EXPECT_EQ(first_misses, static_cast<int64_t>(manifests));
+  EXPECT_EQ(cache.hits(), 0);
+  // One more commit: its manifests are the only ones read.
+  Upsert(*table_, {{5, "u4"}});
+  ASSERT_TRUE(table_->Refresh().ok());
+  auto after = iceberg::ReadSnapshotManifests(*table_->metadata()->current_snapshot(), io_);
+  ASSERT_TRUE(after.ok());
+  const auto again = plan_with(&cache);
+  EXPECT_EQ(again, plan_with(nullptr));
+  EXPECT_EQ(cache.misses() - first_misses, static_cast<int64_t>(after->size() - manifests));
+  EXPECT_EQ(cache.hits(), static_cast<int64_t>(manifests));
 }
 
 // The task protocol's payloads: every task goes through JSON (as to a standalone optimizer)

@@ -910,6 +910,7 @@ Status OptimizingService::Evaluate(const Item& item) {
   plan_options.available_threads =
       static_cast<int32_t>(std::max<int64_t>(1, tasks_->GroupThreads(config->group)));
   plan_options.forced = item.forced;
+  plan_options.manifest_cache = &manifest_cache_;
   auto planned = PlanSnapshot(metadata, table->io(), current->snapshot_id, *config, plan_options);
   if (!planned.ok()) {
     rt.status = "pending";

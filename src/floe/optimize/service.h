@@ -39,6 +39,7 @@
 #include "floe/base/status.h"
 #include "floe/catalog/catalog.h"
 #include "floe/catalog/catalog_pool.h"
+#include "floe/iceberg/manifest_cache.h"
 #include "floe/iceberg/table.h"
 #include "floe/metastore/metastore.h"
 #include "floe/io/file_io.h"
@@ -255,6 +256,9 @@ class OptimizingService {
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   OptimizingServiceOptions options_;
+  // Decoded manifests of the tables evaluated (thread-safe): an evaluation after a commit
+  // reads only the manifests the commit added. At most 200,000 entries (tens of MB).
+  iceberg::ManifestEntryCache manifest_cache_{200'000};
   // Decoded equality-delete keys shared by the local threads (thread-safe).
   iceberg::DeleteKeyCache delete_cache_{
       (options_.memory_mb > 0 ? options_.memory_mb << 20 : kDefaultTaskMemoryBytes) / 4};
