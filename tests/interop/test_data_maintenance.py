@@ -8,40 +8,22 @@ rows it expects from its own writes and sees the tag as a ref.
 from __future__ import annotations
 
 import datetime as dt
-import time
 
 import pyarrow as pa
-import pytest
 from pyiceberg.catalog.rest import RestCatalog
 from pyiceberg.partitioning import PartitionField, PartitionSpec
 from pyiceberg.schema import Schema
 from pyiceberg.transforms import IdentityTransform
 from pyiceberg.types import LongType, NestedField, StringType
 
-from floe_server import FloeServer
+# The maintenance suite's server (maintenance on every evaluation) and its wait helper.
+from test_maintenance import server, wait_for  # noqa: F401
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=False),
                 NestedField(2, "dt", StringType(), required=False))
 SPEC = PartitionSpec(PartitionField(source_id=2, field_id=1000, transform=IdentityTransform(),
                                     name="dt"))
 BASE = "/api/v1/catalogs/default/namespaces/db/tables"
-
-
-@pytest.fixture
-def server(floe, tmp_path):
-    with FloeServer(floe.path, tmp_path / "data", optimizer=True,
-                    config={"optimizer": {"maintenance-interval-ms": 0}},
-                    extra_args=["--optimizer-refresh-ms", "3600000"]) as s:
-        yield s
-
-
-def wait_for(predicate, what, server, seconds=30):
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if predicate():
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"{what} did not happen; server log:\n{server.log_text()[-4000:]}")
 
 
 def runs(server, table, kind):
