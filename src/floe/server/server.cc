@@ -46,6 +46,15 @@ void ClientStorageSettings::Put(const metastore::CatalogRecord& record) {
       settings[key] = it->second;
     }
   }
+  // floe addresses a custom endpoint path-style unless told otherwise (io/s3), but Iceberg
+  // Java's S3FileIO defaults to virtual-hosted: say which, so both reach the same objects.
+  if (settings.contains("s3.endpoint") && !settings.contains("s3.path-style-access")) {
+    settings["s3.path-style-access"] = "true";
+  }
+  // Iceberg Java reads the region as client.region (pyiceberg and floe as s3.region).
+  if (auto it = settings.find("s3.region"); it != settings.end()) {
+    settings.try_emplace("client.region", it->second);
+  }
   std::lock_guard lock(mu_);
   by_catalog_[record.name] = std::move(settings);
 }

@@ -138,7 +138,8 @@ struct ServerConfig {
 };
 
 // The storage settings of each catalog that REST clients get from /v1/config (s3.endpoint,
-// s3.region, s3.path-style-access; never credentials). Thread-safe: updated when the
+// s3.region and client.region, s3.path-style-access, explicit or implied by an endpoint;
+// never credentials). Thread-safe: updated when the
 // management API attaches or edits a catalog.
 class ClientStorageSettings {
  public:

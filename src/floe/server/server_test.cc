@@ -2,6 +2,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <string>
 
@@ -135,6 +136,35 @@ TEST_F(ServerTest, SettingsShowTheConfigurationWithoutSecrets) {
         auth::HexEncode(auth::Sha256("etl-token"))}) {
     EXPECT_EQ(text.find(secret), std::string::npos) << secret;
   }
+}
+
+// Iceberg Java's S3FileIO reads client.region and defaults to virtual-hosted addressing
+// (Iceberg's AwsClientProperties / S3FileIOProperties), so the config states both.
+TEST(ClientStorageSettings, StatesRegionAndAddressingUnderIcebergJavasNames) {
+  ClientStorageSettings storage;
+  metastore::CatalogRecord record;
+  record.name = "lake";
+  record.properties = {{"s3.endpoint", "http://minio:9000"},
+                       {"s3.region", "eu-west-1"},
+                       {"s3.access-key-id", "AKIA-not-served"},
+                       {"s3.secret-access-key", "not-served"}};
+  storage.Put(record);
+  EXPECT_EQ(storage.Get("lake"),
+            (std::map<std::string, std::string>{{"client.region", "eu-west-1"},
+                                                {"s3.endpoint", "http://minio:9000"},
+                                                {"s3.path-style-access", "true"},
+                                                {"s3.region", "eu-west-1"}}));
+  // An explicit choice is kept (OSS needs virtual-hosted addressing); no endpoint, no
+  // addressing stated (AWS: virtual-hosted, every client's default).
+  record.properties = {{"s3.endpoint", "https://oss-cn-hangzhou.aliyuncs.com"},
+                       {"s3.path-style-access", "false"}};
+  storage.Put(record);
+  EXPECT_EQ(storage.Get("lake").at("s3.path-style-access"), "false");
+  record.properties = {{"s3.region", "eu-central-1"}};
+  storage.Put(record);
+  EXPECT_FALSE(storage.Get("lake").contains("s3.path-style-access"));
+  storage.Remove("lake");
+  EXPECT_TRUE(storage.Get("lake").empty());
 }
 
 TEST(IsLoopbackHost, Hosts) {
