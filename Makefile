@@ -22,11 +22,12 @@ java-deps:
 venv: deps
 	@scripts/python-env.sh
 
-# What only the heavy suites need: pyspark (PyPI) and the Iceberg Spark runtime jar (Maven
-# Central, into the interop cache).
+# What only the heavy suites need: pyspark (PyPI), the Iceberg Spark runtime jar and Iceberg's
+# AWS bundle for Spark on S3 (Maven Central, into the interop cache).
 heavy-deps: deps java-deps
 	@scripts/python-env.sh tests/interop_heavy/requirements.txt
 	@scripts/fetch-spark-runtime.sh >/dev/null
+	@scripts/fetch-spark-runtime.sh aws-bundle >/dev/null
 
 build/release/build.ninja: CMakeLists.txt CMakePresets.json | deps
 	cmake --preset release >/dev/null
