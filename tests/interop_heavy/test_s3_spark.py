@@ -2,9 +2,10 @@
 `floe server` catalog whose warehouse is in an S3 bucket (moto's S3 server, the fixture of
 tests/interop/test_s3.py).
 
-floe writes the tables: appends and a delete (position deletes) on a partitioned v2 table,
-upserts (equality deletes) on a table with an identifier field, records produced to a table
-topic, and full optimize runs by the server's optimizer. Spark, pointed at the server as its
+floe writes the tables: appends and a delete (position deletes) on a partitioned v2 table and
+upserts (equality deletes) on a table with an identifier field, each then fully optimized by
+`floe optimize` (the CLI's optimizer, committing through the server), and records produced to
+a table topic, fully optimized by a second server's optimizer (`floe optimize --server`). Spark, pointed at the server as its
 Iceberg REST catalog, reads every table at every step with the rows the writes imply (a Python
 model) and the rows pyiceberg (its own S3 FileIO) reads. Spark then writes a table of its own
 on the same warehouse (INSERT, a merge-on-read DELETE), which `floe table scan` and pyiceberg
@@ -44,7 +45,8 @@ from pyspark.sql import SparkSession
 
 ROOT = Path(__file__).resolve().parents[2]
 FETCH = ROOT / "scripts" / "fetch-spark-runtime.sh"
-CATALOG = "lake"  # the server's catalog name, Spark's catalog name and the REST warehouse
+CATALOG = "lake"  # the servers' catalog name, the REST warehouse, and Spark's catalog name
+STREAM = "stream"  # Spark's name for the table-topic server's catalog
 
 
 def fetch_jar(which: str) -> str:
@@ -55,8 +57,10 @@ def fetch_jar(which: str) -> str:
 
 
 # ---------------------------------------------------------------------------------------------
-# Fixtures: one bucket, one floe server (Kafka on; self-optimizing off, so that every snapshot
-# is the test's own) and one Spark session per module.
+# Fixtures, one each per module: a bucket; a floe server for the tables the CLI writes
+# (self-optimizing off, so that every snapshot is the test's own) and one for table topics
+# (Kafka and the optimizer on), each with its warehouse in the bucket; a Spark session with a
+# catalog on each server.
 
 @pytest.fixture(scope="module")
 def bucket(moto_endpoint):  # noqa: F811
@@ -65,21 +69,34 @@ def bucket(moto_endpoint):  # noqa: F811
     return name
 
 
-@pytest.fixture(scope="module")
-def server(floe, tmp_path_factory, moto_endpoint, bucket):  # noqa: F811
+def server_config(endpoint: str, warehouse: str) -> dict:
     # Only endpoint, region and keys in the catalog: path-style addressing is floe's default
     # for a custom endpoint, and the server must tell clients so.
-    config = {"catalogs": {CATALOG: {"warehouse": f"s3://{bucket}/wh",
-                                     "properties": s3_properties(moto_endpoint)}},
-              "kafka": {"table-catalog": CATALOG}}
-    with FloeServer(floe.path, tmp_path_factory.mktemp("floe-s3-spark"), kafka=True,
-                    config=config) as s:
+    return {"catalogs": {CATALOG: {"warehouse": warehouse,
+                                   "properties": s3_properties(endpoint)}},
+            "kafka": {"table-catalog": CATALOG}}
+
+
+@pytest.fixture(scope="module")
+def server(floe, tmp_path_factory, moto_endpoint, bucket):  # noqa: F811
+    with FloeServer(floe.path, tmp_path_factory.mktemp("floe-s3-spark"),
+                    config=server_config(moto_endpoint, f"s3://{bucket}/wh")) as s:
         yield s
     assert s.exit_code == 0, s.log_text()
 
 
 @pytest.fixture(scope="module")
-def spark(server, tmp_path_factory):
+def stream_server(floe, tmp_path_factory, moto_endpoint, bucket):  # noqa: F811
+    # The optimizer runs what `floe optimize --server` queues; no scheduled evaluations.
+    with FloeServer(floe.path, tmp_path_factory.mktemp("floe-s3-stream"), kafka=True,
+                    optimizer=True, config=server_config(moto_endpoint, f"s3://{bucket}/stream"),
+                    extra_args=["--optimizer-refresh-ms", "3600000"]) as s:
+        yield s
+    assert s.exit_code == 0, s.log_text()
+
+
+@pytest.fixture(scope="module")
+def spark(server, stream_server, tmp_path_factory):
     work = tmp_path_factory.mktemp("spark")
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["PYSPARK_PYTHON"] = sys.executable
@@ -89,7 +106,6 @@ def spark(server, tmp_path_factory):
                                                    "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3")
               if var in os.environ}
     jars = ",".join([fetch_jar("runtime"), fetch_jar("aws-bundle")])
-    c = f"spark.sql.catalog.{CATALOG}"
     builder = (SparkSession.builder.master("local[2]").appName("floe-s3-spark")
                .config("spark.jars", jars)
                .config("spark.driver.memory", "1g")
@@ -102,16 +118,10 @@ def spark(server, tmp_path_factory):
                .config("spark.local.dir", str(work / "local"))
                .config("spark.driver.extraJavaOptions", f"-Djava.io.tmpdir={work}")
                .config("spark.sql.extensions",
-                       "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions")
-               .config(c, "org.apache.iceberg.spark.SparkCatalog")
-               .config(f"{c}.type", "rest")
-               .config(f"{c}.uri", server.uri)
-               .config(f"{c}.warehouse", CATALOG)
-               # floe writes these tables behind Spark's back: no cached table metadata.
-               .config(f"{c}.cache-enabled", "false")
-               # The client's own keys: the server never hands out the catalog's.
-               .config(f"{c}.s3.access-key-id", ACCESS_KEY)
-               .config(f"{c}.s3.secret-access-key", SECRET_KEY))
+                       "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"))
+    for name, s in ((CATALOG, server), (STREAM, stream_server)):
+        for k, v in spark_catalog_conf(name, s.uri).items():
+            builder = builder.config(k, v)
     try:
         session = builder.getOrCreate()
     finally:
@@ -122,6 +132,22 @@ def spark(server, tmp_path_factory):
     finally:
         session.stop()
     check_access_log(server)
+    check_access_log(stream_server)
+
+
+def spark_catalog_conf(name: str, uri: str) -> dict[str, str]:
+    """What Spark needs to know of a floe catalog on S3 (docs/storage.md): the rest comes
+    from the server's /v1/config."""
+    c = f"spark.sql.catalog.{name}"
+    return {c: "org.apache.iceberg.spark.SparkCatalog",
+            f"{c}.type": "rest",
+            f"{c}.uri": uri,
+            f"{c}.warehouse": CATALOG,  # the server's catalog name
+            # floe writes these tables behind Spark's back: no cached table metadata.
+            f"{c}.cache-enabled": "false",
+            # The client's own keys: the server never hands out the catalog's.
+            f"{c}.s3.access-key-id": ACCESS_KEY,
+            f"{c}.s3.secret-access-key": SECRET_KEY}
 
 
 def check_access_log(server: FloeServer) -> None:
@@ -132,11 +158,15 @@ def check_access_log(server: FloeServer) -> None:
     assert not bad, bad
 
 
-@pytest.fixture(scope="module")
-def rest(server, moto_endpoint) -> RestCatalog:  # noqa: F811
+def pyiceberg_catalog(server: FloeServer, endpoint: str) -> RestCatalog:
     return RestCatalog(CATALOG, uri=server.uri, warehouse=CATALOG,
                        **{"s3.access-key-id": ACCESS_KEY, "s3.secret-access-key": SECRET_KEY,
-                          "s3.endpoint": moto_endpoint, "s3.region": REGION})
+                          "s3.endpoint": endpoint, "s3.region": REGION})
+
+
+@pytest.fixture(scope="module")
+def rest(server, moto_endpoint) -> RestCatalog:  # noqa: F811
+    return pyiceberg_catalog(server, moto_endpoint)
 
 
 class FloeCli:
@@ -183,8 +213,9 @@ def same(model: list[dict], actual: list[dict], what: str) -> None:
     ij.assert_same_rows(canon(model), actual, what)
 
 
-def spark_rows(spark, table: str, columns: list[str] | None = None) -> list[dict]:
-    df = spark.table(f"{CATALOG}.{table}")
+def spark_rows(spark, table: str, columns: list[str] | None = None,
+               catalog: str = CATALOG) -> list[dict]:
+    df = spark.table(f"{catalog}.{table}")
     if columns is not None:
         df = df.select(*columns)
     return canon([r.asDict() for r in df.collect()])
@@ -195,9 +226,9 @@ def pyiceberg_rows(rest: RestCatalog, table: str, columns: list[str] | None = No
     return ij.canonical_rows(arrow, columns)
 
 
-def spark_files(spark, table: str) -> list[str]:
+def spark_files(spark, table: str, catalog: str = CATALOG) -> list[str]:
     return [r["file_path"] for r in spark.sql(
-        f"SELECT file_path FROM {CATALOG}.{table}.files").collect()]
+        f"SELECT file_path FROM {catalog}.{table}.files").collect()]
 
 
 def optimize_full(cli: FloeCli, table: str) -> None:
@@ -294,35 +325,53 @@ def test_upserts_with_equality_deletes_read_by_spark(spark, rest, cli, bucket):
     same(model, pyiceberg_rows(rest, "cdc.users"), "pyiceberg after optimize")
 
 
-def test_table_topic_read_by_spark(spark, rest, server, bucket):
+def test_table_topic_and_server_full_optimize_read_by_spark(spark, floe, stream_server,
+                                                           moto_endpoint, bucket):  # noqa: F811
+    """Records produced to a table topic land in a table on S3; the server's optimizer
+    rewrites it by a full optimize run; Spark reads the produced records before and after."""
     from confluent_kafka import Producer
     from kafka_topics import JSON_TABLE_TOPIC, create_topic
 
+    rest = pyiceberg_catalog(stream_server, moto_endpoint)
     topic = "orders_" + uuid.uuid4().hex[:8]
-    create_topic(server.kafka_bootstrap, topic, partitions=2, config=JSON_TABLE_TOPIC)
-    producer = Producer({"bootstrap.servers": server.kafka_bootstrap, "acks": "all",
+    create_topic(stream_server.kafka_bootstrap, topic, partitions=2, config=JSON_TABLE_TOPIC)
+    producer = Producer({"bootstrap.servers": stream_server.kafka_bootstrap, "acks": "all",
                          "enable.idempotence": True, "linger.ms": 5})
-    sent = [{"id": i, "item": f"sku-{i % 13}", "qty": i % 5} for i in range(200)]
-    errors = []
-    for k, record in enumerate(sent):
-        producer.produce(topic, value=json.dumps(record).encode(), partition=k % 2,
-                         on_delivery=lambda err, msg: errors.append(err) if err else None)
-    assert producer.flush(30) == 0 and errors == []
+    sent = [{"id": i, "item": f"sku-{i % 13}", "qty": i % 5} for i in range(300)]
     table = f"kafka.{topic}"
     columns = ["id", "item", "qty"]
-    deadline = time.monotonic() + 60
+    errors = []
     got = []
-    while time.monotonic() < deadline:
-        try:
-            got = pyiceberg_rows(rest, table, columns)
-        except Exception:  # noqa: BLE001 - the table is created with the first commit
-            got = []
-        if len(got) >= len(sent):
-            break
-        time.sleep(0.3)
+    # Three batches, each committed before the next is sent: several data files.
+    for start in range(0, len(sent), 100):
+        for k in range(start, start + 100):
+            producer.produce(topic, value=json.dumps(sent[k]).encode(), partition=k % 2,
+                             on_delivery=lambda err, msg: errors.append(err) if err else None)
+        assert producer.flush(30) == 0 and errors == []
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                got = pyiceberg_rows(rest, table, columns)
+            except Exception:  # noqa: BLE001 - the table is created with the first commit
+                got = []
+            if len(got) >= start + 100:
+                break
+            time.sleep(0.3)
     same(sent, got, "pyiceberg reads the table topic")
-    same(sent, spark_rows(spark, table, columns), "Spark reads the table topic")
-    assert all(f.startswith(f"s3://{bucket}/wh/") for f in spark_files(spark, table))
+    same(sent, spark_rows(spark, table, columns, STREAM), "Spark reads the table topic")
+    files = spark_files(spark, table, STREAM)
+    assert len(files) > 1 and all(f.startswith(f"s3://{bucket}/stream/") for f in files), files
+
+    r = floe.run("optimize", table, "--server", stream_server.uri, "--catalog-name", CATALOG,
+                 "--mode", "full", "--wait", timeout=180)
+    assert r.rc == 0, r.describe()
+    snap = spark.sql(f"SELECT summary FROM {STREAM}.{table}.snapshots "
+                     f"ORDER BY committed_at DESC LIMIT 1").collect()[0]["summary"]
+    assert snap.get("snapshot-producer") == "OPTIMIZE", snap
+    files = spark_files(spark, table, STREAM)
+    assert len(files) == 1 and files[0].startswith(f"s3://{bucket}/stream/"), files
+    same(sent, spark_rows(spark, table, columns, STREAM), "Spark after the full optimize")
+    same(sent, pyiceberg_rows(rest, table, columns), "pyiceberg after the full optimize")
 
 
 def test_spark_writes_floe_and_pyiceberg_read(spark, rest, cli, bucket):
