@@ -1,7 +1,7 @@
 # The two set-up commands of the README:
 #   make run    installs what is missing, builds, runs the main job
 #   make test   installs what is missing, builds, runs every suite that fits in CI
-# Other targets: build, build-all, java-deps, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
+# Other targets: build, build-all, java-deps, java-peers, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
 # test-web, demo, heavy-deps, bench, clean.
 
 JOBS ?= $(shell nproc)
@@ -10,7 +10,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 FLOE := build/release/src/floe/exe/floe
 
-.PHONY: run test deps java-deps venv heavy-deps build build-all build-asan build-fuzz test-unit test-asan \
+.PHONY: run test deps java-deps java-peers venv heavy-deps build build-all build-asan build-fuzz test-unit test-asan \
         test-interop-ci test-fuzz test-interop test-web demo bench clean
 
 deps:
@@ -21,6 +21,11 @@ java-deps:
 
 venv: deps
 	@scripts/python-env.sh
+
+# The Java peers tests/interop drives (Iceberg Java harness, REST client peer, RCK classpath),
+# built into their caches; a no-op when they hold builds of the current sources.
+java-peers: venv java-deps
+	@$(PY) scripts/build-java-peers.py
 
 # What only the heavy suites need: pyspark (PyPI), the Iceberg Spark runtime jar and Iceberg's
 # AWS bundle for Spark on S3 (Maven Central, into the interop cache).
@@ -63,7 +68,7 @@ test-asan: build-asan
 	cd build/asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
 	  ctest --output-on-failure -j $(JOBS)
 
-test-interop-ci: build venv java-deps
+test-interop-ci: build venv java-peers
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt
 
 # The dashboard alone: static files, its API routes and the Playwright browser test (also part
@@ -80,12 +85,17 @@ test-fuzz: build-asan
 
 # The unit tests run once, in the sanitizer tree (ASan + UBSan, -O0): the same assertions
 # as the release tree's, which `make test-unit` runs; the -O3 binary is exercised by the
-# interop suites.
-test: test-asan test-interop-ci test-fuzz
+# interop suites. The stages overlap what waits with what computes, for CI's 2 cores: the
+# downloads (pip, Maven, apt) and the Java peers' builds run beside the sanitizer compile,
+# and the unit tests (which leave a core idle much of the time) beside the release compile.
+test:
+	@$(MAKE) --no-print-directory -j 3 build-asan java-peers
+	@$(MAKE) --no-print-directory -j 2 test-asan build
+	@$(MAKE) --no-print-directory test-interop-ci test-fuzz
 	@echo "make test: all suites passed"
 
 # Heavier peer suites (Java/Spark, Kafka brokers): not part of CI's `make test`.
-test-interop: build venv java-deps heavy-deps
+test-interop: build venv java-peers heavy-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt tests/interop_heavy
 
 bench: build venv java-deps heavy-deps
