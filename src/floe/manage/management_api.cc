@@ -178,7 +178,8 @@ constexpr std::array<std::string_view, 7> kTableStatuses = {
     "idle", "pending", "planning", "minor", "major", "full", "committing"};
 constexpr std::array<std::string_view, 4> kCatalogTypes = {"internal", "sql", "filesystem",
                                                            "rest"};
-constexpr std::array<std::string_view, 3> kProducers = {"optimize", "ingest", "external"};
+constexpr std::array<std::string_view, 4> kProducers = {"optimize", "maintenance", "ingest",
+                                                        "external"};
 constexpr std::array<std::string_view, 4> kProcessStatuses = {"running", "success", "failed",
                                                                "canceled"};
 
@@ -304,8 +305,11 @@ OJson PartitionJson(const optimize::PartitionEvaluation& p) {
   return j;
 }
 
-// Where a snapshot came from, for the timeline: floe's optimizer marks its commits.
+// Where a snapshot came from, for the timeline: floe's optimizer and maintenance mark their
+// commits with snapshot-producer (data expiration and dangling-delete cleanup are maintenance,
+// as in Amoro's table settings, not optimizing).
 std::string_view SnapshotProducer(const iceberg::Snapshot& s) {
+  if (optimize::ProducedByMaintenance(s)) return "maintenance";
   if (optimize::ProducedByOptimizer(s)) return "optimize";
   if (s.SummaryValue("floe.ingest.topic") != nullptr) return "ingest";
   return "external";

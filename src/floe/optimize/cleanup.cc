@@ -7,6 +7,7 @@
 
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/snapshot_producer.h"
+#include "floe/optimize/maintenance.h"
 
 namespace floe::optimize {
 namespace {
@@ -207,7 +208,7 @@ Result<DanglingDeleteResult> CleanDanglingDeleteFiles(iceberg::Table& table) {
   }
   if (!any) return result;
   rewrite->ValidateFromSnapshot(snapshot->snapshot_id)
-      .Set("snapshot-producer", "CLEAN_DANGLING_DELETE");
+      .Set("snapshot-producer", std::string(kCleanDanglingDeleteProducer));
   FLOE_RETURN_IF_ERROR(rewrite->Commit());
   result.snapshot_id = table.metadata()->current_snapshot_id;
   return result;

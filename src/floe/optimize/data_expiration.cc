@@ -14,8 +14,6 @@ namespace floe::optimize {
 
 namespace {
 
-constexpr std::string_view kProducer = "DATA_EXPIRATION";
-
 int64_t FloorDiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) --q;
@@ -33,7 +31,7 @@ bool SupportedKind(iceberg::TypeKind kind) {
 bool ChangesData(const iceberg::Snapshot& s) {
   if (ProducedByOptimizer(s)) return false;
   const std::string* producer = s.SummaryValue("snapshot-producer");
-  return producer == nullptr || *producer != kProducer;
+  return producer == nullptr || *producer != kDataExpirationProducer;
 }
 
 }  // namespace
@@ -149,7 +147,7 @@ Result<std::optional<DataExpirationResult>> ExpireData(iceberg::Table& table,
   if (result.data_files_removed == 0) return Outcome(std::move(result));
   // A file an optimizer rewrote or a writer deleted meanwhile fails the commit: the next run
   // looks at the new snapshot.
-  remove->ValidateFilesExist().Set("snapshot-producer", std::string(kProducer));
+  remove->ValidateFilesExist().Set("snapshot-producer", std::string(kDataExpirationProducer));
   FLOE_RETURN_IF_ERROR(remove->Commit());
   result.snapshot_id = table.metadata()->current_snapshot_id;
 

@@ -6,7 +6,14 @@ namespace floe::optimize {
 
 bool ProducedByOptimizer(const iceberg::Snapshot& snapshot) {
   const std::string* producer = snapshot.SummaryValue("snapshot-producer");
-  return producer != nullptr && (*producer == "OPTIMIZE" || *producer == "CLEAN_DANGLING_DELETE");
+  return producer != nullptr &&
+         (*producer == "OPTIMIZE" || *producer == kCleanDanglingDeleteProducer);
+}
+
+bool ProducedByMaintenance(const iceberg::Snapshot& snapshot) {
+  const std::string* producer = snapshot.SummaryValue("snapshot-producer");
+  return producer != nullptr &&
+         (*producer == kCleanDanglingDeleteProducer || *producer == kDataExpirationProducer);
 }
 
 std::optional<int64_t> ExpireOlderThanMs(const iceberg::TableMetadata& metadata,

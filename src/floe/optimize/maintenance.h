@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <string_view>
 
 #include "floe/base/status.h"
 #include "floe/iceberg/expire_snapshots.h"
@@ -14,10 +15,18 @@
 
 namespace floe::optimize {
 
+// snapshot-producer values of floe's maintenance commits (Amoro's names).
+inline constexpr std::string_view kCleanDanglingDeleteProducer = "CLEAN_DANGLING_DELETE";
+inline constexpr std::string_view kDataExpirationProducer = "DATA_EXPIRATION";
+
 // Whether floe's optimizer committed `snapshot` (snapshot-producer OPTIMIZE, or
 // CLEAN_DANGLING_DELETE as Amoro names its dangling-delete cleaning): commits that change no
 // row, unlike ingest and external writers.
 bool ProducedByOptimizer(const iceberg::Snapshot& snapshot);
+
+// Whether floe's table maintenance committed `snapshot` (dangling-delete cleanup or data
+// expiration), as the snapshots API and the dashboard's timeline tell them apart.
+bool ProducedByMaintenance(const iceberg::Snapshot& snapshot);
 
 // The expiry time Amoro uses: snapshots older than now - snapshot.keep.duration, but never
 // a snapshot at or after the newest one that is not floe's optimizing commit (readers

@@ -242,7 +242,7 @@ function snapshotsCard(snaps: Snapshot[], refs: Details["refs"]): HTMLElement {
   }
   return card(
     "Snapshots",
-    h("p", { class: "legend" }, badge("external"), " ", badge("ingest"), " ", badge("optimize")),
+    h("p", { class: "legend" }, badge("external"), " ", badge("ingest"), " ", badge("optimize"), " ", badge("maintenance")),
     timeline(
       snaps.map((s) => ({
         t: s["timestamp-ms"],
