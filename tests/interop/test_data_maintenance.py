@@ -17,6 +17,7 @@ from pyiceberg.transforms import IdentityTransform
 from pyiceberg.types import LongType, NestedField, StringType
 
 # The maintenance suite's server (maintenance on every evaluation) and its wait helper.
+from metrics_scrape import one, scrape
 from test_maintenance import server, wait_for  # noqa: F401
 
 SCHEMA = Schema(NestedField(1, "id", LongType(), required=False),
@@ -72,6 +73,10 @@ def test_partitions_older_than_the_retention_are_deleted(server):
         sorted([days[1], days[0]])
     done = runs(server, "events", "expire-data")
     assert [(r["status"], r["deleted-files"]) for r in done] == [("success", 2)], done
+    # The two expired partitions' files and rows (pyiceberg wrote 5 rows per partition).
+    families = scrape(server)
+    assert one(families, "floe_maintenance_expired_data_files_total", group="local") == 2
+    assert one(families, "floe_maintenance_expired_records_total", group="local") == 10
     assert '"event":"data-expired"' in server.log_text()
 
 
@@ -116,3 +121,4 @@ def test_hourly_tag_on_the_first_snapshot_of_the_hour(server):
     assert ref.snapshot_id == after[0][1]
     assert ref.max_ref_age_ms == 86400000
     assert [r["status"] for r in runs(server, "tagged", "auto-create-tags")] == ["success"]
+    assert one(scrape(server), "floe_maintenance_tags_created_total", group="local") == 1

@@ -120,6 +120,11 @@ struct OptimizerCounters {
   // Maintenance: orphan files deleted, dangling delete files removed from tables.
   int64_t orphan_files_deleted = 0;
   int64_t dangling_delete_files_removed = 0;
+  // Maintenance: data expiration (files removed from tables, and their records), tags made
+  // by automatic tagging.
+  int64_t expired_data_files = 0;
+  int64_t expired_records = 0;
+  int64_t tags_created = 0;
 };
 
 class OptimizingService {

@@ -85,6 +85,12 @@ void OptimizingService::MaybeExpireData(const Key& key, const std::string& name,
   run.deleted_files = r.data_files_removed + r.delete_files_removed;
   run.error = r.delete_cleanup_error;
   SaveMaintenanceRun(run);
+  {
+    std::lock_guard lock(mu_);
+    counters_.expired_data_files += r.data_files_removed;
+    counters_.expired_records += r.records_removed;
+    counters_.dangling_delete_files_removed += r.delete_files_removed;
+  }
   Log(Line("data-expired", catalog, name,
            {{"data_files", std::to_string(r.data_files_removed)},
             {"records", std::to_string(r.records_removed)},
@@ -128,6 +134,10 @@ void OptimizingService::MaybeCreateTag(const Key& key, const std::string& name,
   run.end_ms = Now();
   run.status = "success";
   SaveMaintenanceRun(run);
+  {
+    std::lock_guard lock(mu_);
+    ++counters_.tags_created;
+  }
   Log(Line("tag-created", catalog, name,
            {{"tag", (*created)->tag},
             {"snapshot_id", std::to_string((*created)->snapshot_id)},

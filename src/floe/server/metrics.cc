@@ -101,6 +101,17 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
              "Delete files applying to no live data file that maintenance removed from tables.");
     w.Sample("floe_maintenance_dangling_delete_files_removed_total", {{"group", group}},
              counters.dangling_delete_files_removed);
+    w.Family("floe_maintenance_expired_data_files_total", "counter",
+             "Data files data expiration (data-expire.*) removed from tables.");
+    w.Sample("floe_maintenance_expired_data_files_total", {{"group", group}},
+             counters.expired_data_files);
+    w.Family("floe_maintenance_expired_records_total", "counter",
+             "Records in the data files data expiration removed.");
+    w.Sample("floe_maintenance_expired_records_total", {{"group", group}},
+             counters.expired_records);
+    w.Family("floe_maintenance_tags_created_total", "counter",
+             "Tags automatic tagging (tag.auto-create.*) created.");
+    w.Sample("floe_maintenance_tags_created_total", {{"group", group}}, counters.tags_created);
     w.Family("floe_optimizing_processes_total", "counter",
              "Optimizing processes that ended, by table, type and outcome.");
     for (const auto& [key, n] : counters.processes) {
