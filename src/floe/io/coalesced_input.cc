@@ -21,12 +21,15 @@ std::vector<ByteRange> CoalesceRanges(std::vector<ByteRange> ranges,
     if (!out.empty()) {
       ByteRange& last = out.back();
       const uint64_t end = std::max(last.end(), r.end());
-      // Overlapping ranges always merge (their bytes are read either way); near ones while
-      // the merged read stays within the limit.
-      const bool overlaps = r.offset < last.end();
+      // A range inside the last one (or starting with it) merges: it adds no request. Near
+      // and overlapping ones merge while the merged read stays within the limit; past it an
+      // overlapping range starts the next read, whose first bytes the last one also reads.
+      // (The Parquet reader's chunk ranges overlap their successors by up to 100 bytes,
+      // PARQUET-816: merging them regardless would make a row group one unbounded read.)
+      const bool contained = r.end() <= last.end() || r.offset == last.offset;
       const bool near = r.offset - std::min(r.offset, last.end()) <= options.hole_size_limit &&
                         end - last.offset <= options.range_size_limit;
-      if (overlaps || near) {
+      if (contained || near) {
         last.length = end - last.offset;
         continue;
       }

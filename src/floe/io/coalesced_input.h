@@ -33,9 +33,10 @@ struct CoalesceOptions {
   uint64_t prefetch_limit_bytes = uint64_t{64} << 20;
 };
 
-// Sorts `ranges` and merges overlapping ones, and near ones while the merged range stays
-// within range_size_limit (a single range larger than that stays whole). Empty ranges are
-// dropped.
+// Sorts `ranges` and merges near and overlapping ones while the merged range stays within
+// range_size_limit (a single range larger than that stays whole; a range contained in
+// another, or starting with it, always merges). The results start at increasing offsets;
+// neighbours may overlap where announced ranges did. Empty ranges are dropped.
 std::vector<ByteRange> CoalesceRanges(std::vector<ByteRange> ranges,
                                       const CoalesceOptions& options = {});
 
@@ -91,7 +92,9 @@ class CoalescedInputFile final : public InputFile {
   const std::span<const uint8_t> preloaded_;
   const uint64_t preloaded_offset_;
   mutable std::mutex mu_;
-  mutable std::vector<Merged> merged_;  // sorted by offset, disjoint; guarded by mu_
+  // By increasing offset; an announced range lies in the last one starting at or before
+  // it. Guarded by mu_.
+  mutable std::vector<Merged> merged_;
 };
 
 }  // namespace floe::io

@@ -44,10 +44,19 @@ TEST(CoalesceRanges, MergesNearRangesWithinTheSizeLimit) {
   CoalesceOptions small{.hole_size_limit = 100, .range_size_limit = 50};
   EXPECT_EQ(CoalesceRanges({{0, 20}, {30, 20}, {60, 20}}, small),
             (std::vector<ByteRange>{{0, 50}, {60, 20}}));
-  // A range larger than the limit stays whole; overlapping ranges always merge.
+  // A range larger than the limit stays whole; contained ranges always merge, overlapping
+  // ones within the limit.
   EXPECT_EQ(CoalesceRanges({{0, 80}, {200, 10}}, small),
             (std::vector<ByteRange>{{0, 80}, {200, 10}}));
-  EXPECT_EQ(CoalesceRanges({{0, 40}, {30, 40}}, small), (std::vector<ByteRange>{{0, 70}}));
+  EXPECT_EQ(CoalesceRanges({{0, 30}, {20, 25}}, small), (std::vector<ByteRange>{{0, 45}}));
+  EXPECT_EQ(CoalesceRanges({{0, 80}, {10, 20}, {0, 90}}, small),
+            (std::vector<ByteRange>{{0, 90}}));
+  // Past the limit an overlapping range starts the next read (chunks padded into their
+  // successors, as the Parquet reader announces them, stay within the limit).
+  EXPECT_EQ(CoalesceRanges({{0, 40}, {30, 40}}, small),
+            (std::vector<ByteRange>{{0, 40}, {30, 40}}));
+  EXPECT_EQ(CoalesceRanges({{0, 30}, {20, 30}, {40, 30}}, small),
+            (std::vector<ByteRange>{{0, 50}, {40, 30}}));
 }
 
 TEST(CoalescedInputFile, OneReadPerMergedRangeReleasedWhenConsumed) {
@@ -80,6 +89,21 @@ TEST(CoalescedInputFile, OneReadPerMergedRangeReleasedWhenConsumed) {
   EXPECT_EQ(base.reads.size(), before);
   // Errors of the underlying file pass through.
   EXPECT_FALSE(file.ReadAt(data.size() - 8, 16, out).ok());
+}
+
+TEST(CoalescedInputFile, OverlappingNeighboursServeTheirOwnRanges) {
+  const std::string data = Pattern(1000);
+  CountingFile base(data);
+  // Three padded chunks of 30 bytes, each running 10 bytes into the next; two reads.
+  const std::vector<ByteRange> ranges = {{0, 40}, {30, 40}, {60, 40}};
+  CoalescedInputFile file(base, ranges, {.hole_size_limit = 100, .range_size_limit = 70});
+  EXPECT_EQ(file.merged_ranges(), (std::vector<ByteRange>{{0, 70}}));  // {60, 40}: one range
+  for (const ByteRange& r : ranges) {
+    std::string out(r.length, '\0');
+    ASSERT_TRUE(file.ReadAt(r.offset, r.length, reinterpret_cast<uint8_t*>(out.data())).ok());
+    EXPECT_EQ(out, data.substr(r.offset, r.length));
+  }
+  EXPECT_EQ(base.reads, (std::vector<ByteRange>{{0, 70}, {60, 40}}));
 }
 
 TEST(CoalescedInputFile, IgnoresRangesPastTheEnd) {
