@@ -775,3 +775,198 @@ def test_table_topic_and_full_optimize_on_s3(floe, tmp_path, moto_endpoint, buck
         assert len(files) == 1 and files[0].startswith(f"s3://{bucket}/lake/"), files
         got = t.scan().to_arrow().to_pylist()
         assert sorted((r["id"], r["item"], r["qty"]) for r in got) == want
+
+
+# ---- CLI debugging tools and scan output on s3:// ----------------------------------------
+
+def get_object(endpoint: str, bucket: str, key: str) -> tuple[bytes, dict]:
+    r = s3_client(endpoint).get_object(Bucket=bucket, Key=key)
+    return r["Body"].read(), r
+
+
+def test_iceberg_manifest_tools_read_and_write_s3(floe, tmp_path, moto_endpoint, bucket):
+    """`floe iceberg manifest [--list]` of the manifest list and manifests of a table on
+    s3:// print what pyiceberg (its own S3 FileIO) reads from the same objects; the manifest
+    written back to s3:// by `write-manifest` / `write-manifest-list` (entries JSON read from
+    s3:// too) is read by pyiceberg with the same entries."""
+    from pyiceberg.manifest import read_manifest_list
+    env = Env(floe, tmp_path, moto_endpoint, bucket)
+    props = [f"--property={k}={v}" for k, v in s3_properties(moto_endpoint).items()]
+    env.run("namespace", "create", "m")
+    env.run("table", "create", "m.t", "--schema", "id long not null, name string, v int",
+            "--partition-by", "bucket(4, id)")
+    env.run("table", "append", "m.t", env.jsonl("a.jsonl", rows(0, 100)))
+    env.run("table", "append", "m.t", env.jsonl("b.jsonl", rows(100, 50)))
+    table = env.pyiceberg().load_table("m.t")
+    snapshot = table.current_snapshot()
+    assert snapshot.manifest_list.startswith(f"s3://{bucket}/")
+
+    r = floe.run("iceberg", "manifest", snapshot.manifest_list, "--list", "--stats", *props)
+    assert r.rc == 0, r.describe()
+    listed = json.loads(r.text)["manifests"]
+    stats = json.loads(r.stderr.strip().splitlines()[-1])
+    assert stats["get"] >= 1 and stats["put"] == 0, stats
+    py_manifests = snapshot.manifests(table.io)
+    assert [(m["manifest_path"], m["manifest_length"], m["added_snapshot_id"],
+             m["sequence_number"], m["added_files_count"], m["added_rows_count"])
+            for m in listed] == \
+        [(m.manifest_path, m.manifest_length, m.added_snapshot_id, m.sequence_number,
+          m.added_files_count, m.added_rows_count) for m in py_manifests]
+
+    for m in py_manifests:
+        r = floe.run("iceberg", "manifest", m.manifest_path, "--sequence-number",
+                     str(m.sequence_number), "--snapshot-id", str(m.added_snapshot_id), *props)
+        assert r.rc == 0, r.describe()
+        shown = json.loads(r.text)
+        py_entries = m.fetch_manifest_entry(table.io, discard_deleted=False)
+        assert [(e["status"], e["snapshot_id"], e["sequence_number"],
+                 e["data_file"]["file_path"], e["data_file"]["record_count"],
+                 e["data_file"]["file_size_in_bytes"], e["data_file"]["partition"])
+                for e in shown["entries"]] == \
+            [(int(e.status), e.snapshot_id, e.sequence_number, e.data_file.file_path,
+              e.data_file.record_count, e.data_file.file_size_in_bytes,
+              list(e.data_file.partition)) for e in py_entries]
+
+    # Write the first manifest's entries back to s3:// and list it in a manifest list there.
+    first = py_manifests[0]
+    r = floe.run("iceberg", "manifest", first.manifest_path, "--sequence-number",
+                 str(first.sequence_number), "--snapshot-id", str(first.added_snapshot_id),
+                 *props)
+    assert r.rc == 0, r.describe()
+    shown = json.loads(r.text)
+    s3 = s3_client(moto_endpoint)
+    s3.put_object(Bucket=bucket, Key="debug/entries.json",
+                  Body=json.dumps({"entries": shown["entries"]}).encode())
+    copy = f"s3://{bucket}/debug/copy-m0.avro"
+    r = floe.run("iceberg", "write-manifest", copy, "--entries-json",
+                 f"s3://{bucket}/debug/entries.json", "--partition-type-json",
+                 json.dumps(shown["partition_type"]), "--snapshot-id",
+                 str(first.added_snapshot_id), "--schema-json",
+                 table.schema().model_dump_json(), "--stats", *props)
+    assert r.rc == 0, r.describe()
+    written = json.loads(r.text)
+    assert written["manifest_length"] == len(get_object(moto_endpoint, bucket,
+                                                        "debug/copy-m0.avro")[0])
+    (tmp_path / "manifests.json").write_text(json.dumps({"manifests": [written]}))
+    copy_list = f"s3://{bucket}/debug/snap-copy.avro"
+    r = floe.run("iceberg", "write-manifest-list", copy_list, "--manifests-json",
+                 tmp_path / "manifests.json", "--snapshot-id", str(first.added_snapshot_id),
+                 "--sequence-number", str(first.sequence_number), *props)
+    assert r.rc == 0, r.describe()
+    [m] = list(read_manifest_list(table.io.new_input(copy_list)))
+    assert m.manifest_path == copy
+    got = m.fetch_manifest_entry(table.io, discard_deleted=False)
+    want = first.fetch_manifest_entry(table.io, discard_deleted=False)
+    assert [(e.data_file.file_path, e.data_file.record_count, list(e.data_file.partition),
+             e.sequence_number) for e in got] == \
+        [(e.data_file.file_path, e.data_file.record_count, list(e.data_file.partition),
+          e.sequence_number) for e in want]
+
+
+def test_iceberg_writers_and_commit_test_on_s3(floe, tmp_path, moto_endpoint, bucket):
+    """`floe iceberg write-data` reads its input from s3:// and writes data files there,
+    `write-deletes` a position delete file, `commit-test` a table's metadata: pyarrow and
+    pyiceberg read them from the bucket."""
+    import pyarrow as pa
+    from pyiceberg.schema import Schema
+    from pyiceberg.table import StaticTable
+    from pyiceberg.types import LongType, NestedField, StringType
+    props = [f"--property={k}={v}" for k, v in s3_properties(moto_endpoint).items()]
+    schema = Schema(NestedField(1, "id", LongType(), required=True),
+                    NestedField(2, "name", StringType(), required=False))
+    arrow = pa.schema([pa.field("id", pa.int64(), nullable=False,
+                                metadata={b"PARQUET:field_id": b"1"}),
+                       pa.field("name", pa.string(), metadata={b"PARQUET:field_id": b"2"})])
+    data = [{"id": k, "name": f"n{k % 5}"} for k in range(500)]
+    src = tmp_path / "in.parquet"
+    pq.write_table(pa.Table.from_pylist(data, schema=arrow), src)
+    s3_client(moto_endpoint).upload_file(str(src), bucket, "in/in.parquet")
+
+    r = floe.run("iceberg", "write-data", "--schema-json", schema.model_dump_json(),
+                 "--location", f"s3://{bucket}/wd", "--input", f"s3://{bucket}/in/in.parquet",
+                 *props)
+    assert r.rc == 0, r.describe()
+    files = json.loads(r.text)["data_files"]
+    got = []
+    for f in files:
+        assert f["file_path"].startswith(f"s3://{bucket}/wd/data/"), f
+        body, _ = get_object(moto_endpoint, bucket, f["file_path"].split(f"{bucket}/", 1)[1])
+        assert f["file_size_in_bytes"] == len(body)
+        t = pq.read_table(pa.BufferReader(body))
+        assert f["record_count"] == t.num_rows
+        got += t.to_pylist()
+    assert sorted(got, key=lambda r: r["id"]) == data
+
+    target = files[0]["file_path"]
+    (tmp_path / "deletes.json").write_text(json.dumps(
+        [{"file_path": target, "positions": [0, 5, 7], "partition": []}]))
+    r = floe.run("iceberg", "write-deletes", "--mode", "position", "--schema-json",
+                 schema.model_dump_json(), "--location", f"s3://{bucket}/wd", "--deletes-json",
+                 tmp_path / "deletes.json", *props)
+    assert r.rc == 0, r.describe()
+    [d] = json.loads(r.text)["delete_files"]
+    body, _ = get_object(moto_endpoint, bucket, d["file_path"].split(f"{bucket}/", 1)[1])
+    t = pq.read_table(pa.BufferReader(body))
+    assert t.select(["file_path", "pos"]).to_pylist() == \
+        [{"file_path": target, "pos": p} for p in (0, 5, 7)]
+
+    r = floe.run("iceberg", "commit-test", f"s3://{bucket}/ct", *props)
+    assert r.rc == 0, r.describe()
+    out = json.loads(r.text)
+    assert out["metadata_location"].startswith(f"s3://{bucket}/ct/metadata/")
+    table = StaticTable.from_metadata(out["metadata_location"],
+                                      properties=s3_properties(moto_endpoint))
+    assert table.current_snapshot().snapshot_id == out["rewrite"]
+    assert {s.snapshot_id for s in table.snapshots()} == \
+        {out["row_delta"], out["row_delta_2"], out["rewrite"]}
+
+
+def test_table_scan_output_streams_to_s3(floe, tmp_path, moto_endpoint, bucket):
+    """`floe table scan --output s3://...` (and `floe iceberg scan`) write JSON Lines, CSV and
+    Parquet objects that pyarrow reads back with the table's rows; an output larger than a
+    part (5 MiB here) is a multipart upload (its ETag ends in -<parts>), none left open."""
+    import io as pyio
+    import pyarrow.csv as pacsv
+    env = Env(floe, tmp_path, moto_endpoint, bucket,
+              extra_properties=["s3.multipart.size=5242880"])
+    env.run("namespace", "create", "o")
+    env.run("table", "create", "o.t", "--schema", "id long not null, payload string")
+    rnd = random.Random(11)
+    data = [{"id": k, "payload": "%064x" % rnd.getrandbits(256)} for k in range(70_000)]
+    env.run("table", "append", "o.t", env.jsonl("o.jsonl", data))
+    want = sorted((r["id"], r["payload"]) for r in data)
+
+    env.run("table", "scan", "o.t", "--output", f"s3://{bucket}/out/rows.jsonl")
+    body, resp = get_object(moto_endpoint, bucket, "out/rows.jsonl")
+    assert len(body) > 5 << 20
+    assert resp["ETag"].strip('"').endswith("-2"), resp["ETag"]
+    got = [json.loads(line) for line in body.decode().splitlines()]
+    assert sorted((r["id"], r["payload"]) for r in got) == want
+
+    env.run("table", "scan", "o.t", "--output", f"s3://{bucket}/out/rows.csv")
+    t = pacsv.read_csv(pa_buffer(get_object(moto_endpoint, bucket, "out/rows.csv")[0]))
+    assert sorted(zip(t.column("id").to_pylist(), t.column("payload").to_pylist())) == want
+
+    env.run("table", "scan", "o.t", "--format", "parquet", "--where", "id < 1000",
+            "--output", f"s3a://{bucket}/out/rows.parquet")
+    t = pq.read_table(pyio.BytesIO(get_object(moto_endpoint, bucket, "out/rows.parquet")[0]))
+    assert sorted(zip(t.column("id").to_pylist(), t.column("payload").to_pylist())) == \
+        [w for w in want if w[0] < 1000]
+
+    # `floe iceberg scan` of the metadata file, to s3:// as well.
+    metadata = env.pyiceberg().load_table("o.t").metadata_location
+    props = [f"--property={k}={v}" for k, v in s3_properties(moto_endpoint).items()]
+    r = floe.run("iceberg", "scan", metadata, "--columns", "id", "--format", "parquet",
+                 "--output", f"s3://{bucket}/out/ids.parquet", "--stats", *props)
+    assert r.rc == 0, r.describe()
+    stats = json.loads(r.stderr.strip().splitlines()[-1])
+    assert stats["put"] == 1, stats
+    t = pq.read_table(pyio.BytesIO(get_object(moto_endpoint, bucket, "out/ids.parquet")[0]))
+    assert sorted(t.column("id").to_pylist()) == list(range(70_000))
+    uploads = s3_client(moto_endpoint).list_multipart_uploads(Bucket=bucket)
+    assert not uploads.get("Uploads"), uploads
+
+
+def pa_buffer(data: bytes):
+    import pyarrow as pa
+    return pa.BufferReader(data)

@@ -1,4 +1,4 @@
-// The FileIO of the file commands (`floe parquet|avro|puffin|storage …`): FILE arguments may
+// The FileIO of the file commands (`floe parquet|avro|puffin|storage|iceberg …`): FILE arguments may
 // be local paths or s3:// / s3a:// locations, the latter reached through an S3FileIO set up
 // like a catalog's (docs/storage.md): `--property KEY=VALUE` (s3.endpoint, s3.region,
 // s3.access-key-id, ...; also spelled --catalog-property) and the AWS_* environment.
@@ -12,6 +12,7 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/macros.h"
 #include "floe/base/status.h"
 #include "floe/io/file_io.h"
 #include "floe/io/s3/s3_metrics.h"
@@ -40,5 +41,14 @@ nlohmann::json S3StatsJson(const io::s3::S3Metrics& metrics);
 
 // Errors: kInvalidArgument (a property without '=', bad s3.* values). Sends no request.
 Result<CommandFileIO> MakeCommandFileIO(const FileIOFlags& flags);
+
+// Runs `fn(io::FileIO&)` with the FileIO of `flags`, then (after success) prints --stats.
+template <typename Fn>
+Status RunWithFileIO(const FileIOFlags& flags, Fn&& fn) {
+  FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(flags));
+  FLOE_RETURN_IF_ERROR(fn(*fio.io));
+  fio.PrintStats(flags);
+  return Status::OK();
+}
 
 }  // namespace floe::exe

@@ -1,26 +1,25 @@
 // `floe iceberg manifest|write-manifest|write-manifest-list|write-data|write-deletes`:
 // debugging tools that print manifests and manifest lists as JSON, write them from JSON, and
-// drive the data and delete file writers (docs/cli.md). The JSON
+// drive the data and delete file writers (docs/cli.md). Files and locations may be local or
+// s3:// / s3a:// (file_io_flags.h: --property s3.*, the AWS_* environment, --stats). The JSON
 // shapes are floe's own, made for tests against other implementations; bytes (bounds,
 // key metadata) are hex, partition values the Iceberg JSON single-value form.
 #include <charconv>
 #include <cstdio>
-#include <fstream>
 #include <memory>
-#include <sstream>
 #include <string>
 
 #include <nlohmann/json.hpp>
 
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
+#include "floe/exe/file_io_flags.h"
 #include "floe/iceberg/data_reader.h"
 #include "floe/iceberg/data_writer.h"
 #include "floe/iceberg/delete_writer.h"
 #include "floe/iceberg/manifest_list.h"
 #include "floe/iceberg/manifest_reader.h"
 #include "floe/iceberg/manifest_writer.h"
-#include "floe/io/local_file_io.h"
 
 namespace floe::exe {
 
@@ -265,12 +264,10 @@ Result<ManifestFile> ManifestFileFromJson(const Json& j) {
   return m;
 }
 
-Result<Json> ReadJsonFile(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return Status::NotFound("cannot open {}", path);
-  std::stringstream ss;
-  ss << in.rdbuf();
-  Json j = Json::parse(ss.str(), nullptr, false);
+Result<Json> ReadJsonFile(io::FileIO& io, const std::string& path) {
+  FLOE_ASSIGN_OR_RETURN(Buffer bytes, io.ReadFile(path));
+  Json j = Json::parse(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                       nullptr, false);
   if (j.is_discarded()) return Status::InvalidArgument("{} is not JSON", path);
   return j;
 }
@@ -284,6 +281,7 @@ Status Print(const Json& j) {
 }
 
 struct ManifestArgs {
+  FileIOFlags io;
   std::string path;
   bool list = false;
   std::optional<int64_t> sequence_number, snapshot_id, first_row_id;
@@ -292,8 +290,7 @@ struct ManifestArgs {
   bool json = true;
 };
 
-Status ShowManifest(const ManifestArgs& a) {
-  io::LocalFileIO io;
+Status ShowManifest(const ManifestArgs& a, io::FileIO& io) {
   FLOE_ASSIGN_OR_RETURN(auto file, io.OpenInput(a.path));
   if (a.list) {
     FLOE_ASSIGN_OR_RETURN(auto manifests, ReadManifestList(*file));
@@ -329,6 +326,7 @@ Status ShowManifest(const ManifestArgs& a) {
 }
 
 struct WriteArgs {
+  FileIOFlags io;
   std::string out;
   std::string entries_json;
   std::string partition_type_json = R"({"type":"struct","fields":[]})";
@@ -341,9 +339,9 @@ struct WriteArgs {
   std::optional<int64_t> first_row_id;
 };
 
-Status WriteManifest(const WriteArgs& a) {
+Status WriteManifest(const WriteArgs& a, io::FileIO& io) {
   FLOE_ASSIGN_OR_RETURN(TypePtr partition_type, TypeFromJson(a.partition_type_json));
-  FLOE_ASSIGN_OR_RETURN(Json input, ReadJsonFile(a.entries_json));
+  FLOE_ASSIGN_OR_RETURN(Json input, ReadJsonFile(io, a.entries_json));
   ManifestWriterOptions o;
   o.format_version = a.version;
   if (a.content != "data" && a.content != "deletes") {
@@ -356,7 +354,6 @@ Status WriteManifest(const WriteArgs& a) {
   o.partition_spec_json = a.spec_json;
   o.snapshot_id = a.snapshot_id;
   o.first_row_id = a.first_row_id;
-  io::LocalFileIO io;
   FLOE_ASSIGN_OR_RETURN(auto out, io.CreateOutput(a.out, true));
   FLOE_ASSIGN_OR_RETURN(auto writer, ManifestWriter::Make(std::move(out), std::move(o)));
   const Json& entries = input.is_object() && input.contains("entries") ? input["entries"] : input;
@@ -390,6 +387,7 @@ Status WriteManifest(const WriteArgs& a) {
 }
 
 struct WriteListArgs {
+  FileIOFlags io;
   std::string out;
   std::string manifests_json;
   int version = 2;
@@ -399,8 +397,8 @@ struct WriteListArgs {
   std::optional<int64_t> first_row_id;
 };
 
-Status WriteManifestList(const WriteListArgs& a) {
-  FLOE_ASSIGN_OR_RETURN(Json input, ReadJsonFile(a.manifests_json));
+Status WriteManifestList(const WriteListArgs& a, io::FileIO& io) {
+  FLOE_ASSIGN_OR_RETURN(Json input, ReadJsonFile(io, a.manifests_json));
   const Json& manifests =
       input.is_object() && input.contains("manifests") ? input["manifests"] : input;
   if (!manifests.is_array()) return Status::InvalidArgument("manifests must be an array");
@@ -410,7 +408,6 @@ Status WriteManifestList(const WriteListArgs& a) {
   o.parent_snapshot_id = a.parent_snapshot_id;
   o.sequence_number = a.sequence_number;
   o.first_row_id = a.first_row_id;
-  io::LocalFileIO io;
   FLOE_ASSIGN_OR_RETURN(auto out, io.CreateOutput(a.out, true));
   FLOE_ASSIGN_OR_RETURN(auto writer, ManifestListWriter::Make(std::move(out), o));
   Json written = Json::array();
@@ -425,6 +422,7 @@ Status WriteManifestList(const WriteListArgs& a) {
 }
 
 struct WriteFilesArgs {
+  FileIOFlags io;
   std::string schema_json;
   std::string spec_json = R"({"spec-id":0,"fields":[]})";
   std::string properties_json = "{}";
@@ -477,8 +475,7 @@ Status ForEachInputBatch(io::FileIO& io, const WriteFilesArgs& a, const Schema& 
   return Status::OK();
 }
 
-Status WriteData(const WriteFilesArgs& a) {
-  io::LocalFileIO io;
+Status WriteData(const WriteFilesArgs& a, io::FileIO& io) {
   FLOE_ASSIGN_OR_RETURN(Schema schema, SchemaFromJson(a.schema_json));
   FLOE_ASSIGN_OR_RETURN(PartitionSpec spec, PartitionSpecFromJson(a.spec_json));
   SortOrder order;
@@ -504,8 +501,7 @@ Json DeleteResultJson(const DeleteWriteResult& r) {
 
 // --deletes-json: [{"file_path": P, "positions": [..], "partition": [JSON values],
 // "previous": [..positions merged into a deletion vector]}], partitions typed by the spec.
-Status WriteDeletes(const WriteFilesArgs& a) {
-  io::LocalFileIO io;
+Status WriteDeletes(const WriteFilesArgs& a, io::FileIO& io) {
   FLOE_ASSIGN_OR_RETURN(Schema schema, SchemaFromJson(a.schema_json));
   FLOE_ASSIGN_OR_RETURN(PartitionSpec spec, PartitionSpecFromJson(a.spec_json));
   FLOE_ASSIGN_OR_RETURN(FileWriterOptions options, WriterOptionsFrom(a));
@@ -524,7 +520,7 @@ Status WriteDeletes(const WriteFilesArgs& a) {
     return Status::InvalidArgument("--mode must be position, equality or dv");
   }
   FLOE_ASSIGN_OR_RETURN(TypePtr partition_type, spec.PartitionType(schema));
-  FLOE_ASSIGN_OR_RETURN(Json deletes, ReadJsonFile(a.deletes_json));
+  FLOE_ASSIGN_OR_RETURN(Json deletes, ReadJsonFile(io, a.deletes_json));
   if (!deletes.is_array()) return Status::InvalidArgument("--deletes-json must hold an array");
   std::unique_ptr<PositionDeleteWriter> pos;
   std::unique_ptr<DeletionVectorWriter> dv;
@@ -581,6 +577,7 @@ void AddWriterOptions(CLI::App* c, WriteFilesArgs* a) {
   c->add_option("--operation-id", a->operation_id, "Operation id in file names (a UUID)");
   c->add_option("--target-file-size", a->target_file_size, "Target file size in bytes");
   c->add_option("--max-open-files", a->max_open_files, "Files open at once");
+  AddFileIOFlags(c, &a->io);
 }
 
 }  // namespace
@@ -605,7 +602,10 @@ void AddIcebergCommands(CLI::App& app, int* exit_code) {
   show->add_option("--first-row-id", m->first_row_id, "The manifest's first_row_id (v3)");
   show->add_option("--spec-id", m->spec_id, "Spec id when the file does not name one");
   show->add_flag("--no-stats", m->no_stats, "Skip the metrics maps");
-  SetCommand(show, exit_code, [m] { return ShowManifest(*m); });
+  AddFileIOFlags(show, &m->io);
+  SetCommand(show, exit_code, [m] {
+    return RunWithFileIO(m->io, [&](io::FileIO& io) { return ShowManifest(*m, io); });
+  });
 
   auto w = std::make_shared<WriteArgs>();
   auto* write = iceberg->add_subcommand("write-manifest",
@@ -622,7 +622,10 @@ void AddIcebergCommands(CLI::App& app, int* exit_code) {
   write->add_option("--snapshot-id", w->snapshot_id, "Snapshot id writing the manifest");
   write->add_option("--content", w->content, "data or deletes");
   write->add_option("--first-row-id", w->first_row_id, "Manifest first_row_id (v3)");
-  SetCommand(write, exit_code, [w] { return WriteManifest(*w); });
+  AddFileIOFlags(write, &w->io);
+  SetCommand(write, exit_code, [w] {
+    return RunWithFileIO(w->io, [&](io::FileIO& io) { return WriteManifest(*w, io); });
+  });
 
   auto l = std::make_shared<WriteListArgs>();
   auto* write_list = iceberg->add_subcommand(
@@ -635,7 +638,10 @@ void AddIcebergCommands(CLI::App& app, int* exit_code) {
   write_list->add_option("--parent-snapshot-id", l->parent_snapshot_id, "Parent snapshot id");
   write_list->add_option("--sequence-number", l->sequence_number, "Commit sequence number");
   write_list->add_option("--first-row-id", l->first_row_id, "Snapshot first-row-id (v3)");
-  SetCommand(write_list, exit_code, [l] { return WriteManifestList(*l); });
+  AddFileIOFlags(write_list, &l->io);
+  SetCommand(write_list, exit_code, [l] {
+    return RunWithFileIO(l->io, [&](io::FileIO& io) { return WriteManifestList(*l, io); });
+  });
 
   auto d = std::make_shared<WriteFilesArgs>();
   auto* write_data = iceberg->add_subcommand(
@@ -645,7 +651,9 @@ void AddIcebergCommands(CLI::App& app, int* exit_code) {
       ->required();
   write_data->add_option("--sort-order-json", d->sort_order_json, "The table's sort order JSON");
   write_data->add_flag("--sorted", d->sorted, "The input is sorted by the sort order");
-  SetCommand(write_data, exit_code, [d] { return WriteData(*d); });
+  SetCommand(write_data, exit_code, [d] {
+    return RunWithFileIO(d->io, [&](io::FileIO& io) { return WriteData(*d, io); });
+  });
 
   auto x = std::make_shared<WriteFilesArgs>();
   auto* write_deletes = iceberg->add_subcommand(
@@ -656,7 +664,9 @@ void AddIcebergCommands(CLI::App& app, int* exit_code) {
                             "position/dv: file with [{file_path, positions, partition, previous}]");
   write_deletes->add_option("--input", x->inputs, "equality: Parquet files with the delete rows");
   write_deletes->add_option("--equality-ids", x->equality_ids, "equality: field ids");
-  SetCommand(write_deletes, exit_code, [x] { return WriteDeletes(*x); });
+  SetCommand(write_deletes, exit_code, [x] {
+    return RunWithFileIO(x->io, [&](io::FileIO& io) { return WriteDeletes(*x, io); });
+  });
 }
 
 }  // namespace floe::exe

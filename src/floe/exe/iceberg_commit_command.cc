@@ -1,5 +1,6 @@
 // `floe iceberg commit-test`: a debugging command that runs a fixed sequence of commits
-// through floe's table layer (iceberg/table.h) on a new table in a local directory, so
+// through floe's table layer (iceberg/table.h) on a new table in a directory (local, or an
+// s3:// prefix through file_io_flags.h), so
 // other engines can read what floe committed. The table pointer lives only in the process
 // (InMemoryTableOperations); the metadata files are written to DIR/metadata. Data and
 // delete files are described, not written (readers of metadata and manifests only).
@@ -18,12 +19,12 @@
 
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
+#include "floe/exe/file_io_flags.h"
 #include "floe/iceberg/expire_snapshots.h"
 #include "floe/iceberg/in_memory_table_operations.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
 #include "floe/iceberg/table_metadata_builder.h"
-#include "floe/io/local_file_io.h"
 
 namespace floe::exe {
 
@@ -34,6 +35,7 @@ using namespace floe::iceberg;  // NOLINT(google-build-using-namespace): a debug
 struct CommitTestOptions {
   std::string dir;
   int format_version = 2;
+  FileIOFlags io;
 };
 
 DataFile File(const std::string& dir, const std::string& name, FileContent content,
@@ -53,8 +55,7 @@ DataFile File(const std::string& dir, const std::string& name, FileContent conte
   return f;
 }
 
-Status CommitTest(const CommitTestOptions& o) {
-  io::LocalFileIO io;
+Status CommitTest(const CommitTestOptions& o, io::FileIO& io) {
   auto env = MakeSystemCommitEnvironment();
   FLOE_ASSIGN_OR_RETURN(
       Schema schema, Schema::Make({NestedField::Required(1, "id", LongType()),
@@ -131,9 +132,15 @@ void AddIcebergCommitTestCommand(CLI::App* ice, int* exit_code) {
       "Create a table in DIR and commit append, row delta, rewrite and expire through floe's "
       "table layer (debugging; prints the snapshot ids and the metadata location)");
   auto o = std::make_shared<CommitTestOptions>();
-  cmd->add_option("dir", o->dir, "Table location (a new, empty local directory)")->required();
+  cmd->add_option("dir", o->dir, "Table location (a new, empty directory or s3:// prefix)")
+      ->required();
   cmd->add_option("--format-version", o->format_version, "Table format version (2 or 3)");
-  SetCommand(cmd, exit_code, [o] { return CommitTest(*o).WithContext("{}", o->dir); });
+  AddFileIOFlags(cmd, &o->io);
+  SetCommand(cmd, exit_code, [o] {
+    return RunWithFileIO(o->io, [&](io::FileIO& io) {
+      return CommitTest(*o, io).WithContext("{}", o->dir);
+    });
+  });
 }
 
 }  // namespace floe::exe

@@ -208,7 +208,8 @@ Status Scan(const ScanArgs& a) {
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
   FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(std::move(tasks)));
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RowSink> sink,
-                        OpenRowSink(a.format, a.output, scan->projected_schema()->ToColumnar(), a.codec));
+                        OpenRowSink(l.table->io(), a.format, a.output,
+                                    scan->projected_schema()->ToColumnar(), a.codec));
   ProgressBar progress = ProgressBar::OnTerminal(
       "scan", static_cast<int64_t>(reader->task_count()), "files");
   while (true) {

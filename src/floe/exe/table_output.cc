@@ -6,7 +6,6 @@
 #include "floe/columnar/json.h"
 #include "floe/format/parquet/file_writer.h"
 #include "floe/format/text/writer.h"
-#include "floe/io/local_file_io.h"
 
 namespace floe::exe {
 
@@ -87,7 +86,8 @@ Status StdoutStream::Close() {
                                   : Status::IOError("cannot write to standard output");
 }
 
-Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format_in, const std::string& output,
+Result<std::unique_ptr<RowSink>> OpenRowSink(io::FileIO& io, const std::string& format_in,
+                                             const std::string& output,
                                              const columnar::Schema& schema,
                                              const std::string& codec) {
   std::string format = format_in;
@@ -98,11 +98,10 @@ Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format_in, const
   if (!codec.empty() && format != "parquet") {
     return Status::InvalidArgument("--codec applies to --format parquet only");
   }
-  io::LocalFileIO local_io;  // streams do not refer back to it
   if (format == "jsonl" || format == "json") {
     std::unique_ptr<io::OutputStream> out;
     if (!to_stdout) {
-      FLOE_ASSIGN_OR_RETURN(out, local_io.CreateOutput(output, true));
+      FLOE_ASSIGN_OR_RETURN(out, io.CreateOutput(output, true));
     }
     return std::unique_ptr<RowSink>(new JsonLinesSink(std::move(out)));
   }
@@ -111,7 +110,7 @@ Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format_in, const
     if (to_stdout) {
       out = std::make_unique<StdoutStream>();
     } else {
-      FLOE_ASSIGN_OR_RETURN(out, local_io.CreateOutput(output, true));
+      FLOE_ASSIGN_OR_RETURN(out, io.CreateOutput(output, true));
     }
     FLOE_ASSIGN_OR_RETURN(
         auto writer,
@@ -126,7 +125,7 @@ Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format_in, const
       // Checked before the output file is created, so a bad flag leaves no empty file.
       FLOE_RETURN_IF_ERROR(format::parquet::CheckParquetCompression(options.compression));
     }
-    FLOE_ASSIGN_OR_RETURN(auto out, local_io.CreateOutput(output, true));
+    FLOE_ASSIGN_OR_RETURN(auto out, io.CreateOutput(output, true));
     FLOE_ASSIGN_OR_RETURN(auto desc, format::parquet::SchemaDescriptor::FromColumnar(schema));
     FLOE_ASSIGN_OR_RETURN(auto writer,
                           format::parquet::FileWriter::Make(

@@ -1,5 +1,6 @@
 // Output of table rows for `floe table scan` and `floe iceberg scan`: JSON Lines (default,
-// the value forms of docs/cli.md), CSV or Parquet, to a file or standard output.
+// the value forms of docs/cli.md), CSV or Parquet, to a file (local or s3://) or standard
+// output.
 #pragma once
 
 #include <memory>
@@ -32,11 +33,14 @@ class RowSink {
 };
 
 // `format` is "jsonl", "csv" or "parquet" (empty: from the output file's extension, else
-// jsonl). `output` empty or "-" is standard output (not for parquet).
+// jsonl). `output` empty or "-" is standard output (not for parquet); other outputs are
+// created through `io` (an s3:// output streams as a multipart upload: memory holds one
+// part, and for Parquet the row group being encoded). `io` must outlive the sink.
 // `schema` is the columnar schema of the batches (field ids kept in Parquet output).
 // `codec` names the Parquet compression (ParseCompressionKind: snappy, zstd, gzip, lz4,
 // none); empty: zstd, Iceberg's default. Other formats take no codec.
-Result<std::unique_ptr<RowSink>> OpenRowSink(const std::string& format, const std::string& output,
+Result<std::unique_ptr<RowSink>> OpenRowSink(io::FileIO& io, const std::string& format,
+                                             const std::string& output,
                                              const columnar::Schema& schema,
                                              const std::string& codec = "");
 

@@ -1,7 +1,10 @@
 #include "floe/io/coalesced_input.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <system_error>
+#include <thread>
 
 #include "floe/base/macros.h"
 
@@ -18,12 +21,15 @@ std::vector<ByteRange> CoalesceRanges(std::vector<ByteRange> ranges,
     if (!out.empty()) {
       ByteRange& last = out.back();
       const uint64_t end = std::max(last.end(), r.end());
-      // Overlapping ranges always merge (their bytes are read either way); near ones while
-      // the merged read stays within the limit.
-      const bool overlaps = r.offset < last.end();
+      // A range inside the last one (or starting with it) merges: it adds no request. Near
+      // and overlapping ones merge while the merged read stays within the limit; past it an
+      // overlapping range starts the next read, whose first bytes the last one also reads.
+      // (The Parquet reader's chunk ranges overlap their successors by up to 100 bytes,
+      // PARQUET-816: merging them regardless would make a row group one unbounded read.)
+      const bool contained = r.end() <= last.end() || r.offset == last.offset;
       const bool near = r.offset - std::min(r.offset, last.end()) <= options.hole_size_limit &&
                         end - last.offset <= options.range_size_limit;
-      if (overlaps || near) {
+      if (contained || near) {
         last.length = end - last.offset;
         continue;
       }
@@ -37,7 +43,10 @@ CoalescedInputFile::CoalescedInputFile(const InputFile& base, std::vector<ByteRa
                                        const CoalesceOptions& options,
                                        std::span<const uint8_t> preloaded,
                                        uint64_t preloaded_offset)
-    : base_(base), preloaded_(preloaded), preloaded_offset_(preloaded_offset) {
+    : base_(base),
+      prefetch_limit_bytes_(options.prefetch_limit_bytes),
+      preloaded_(preloaded),
+      preloaded_offset_(preloaded_offset) {
   std::erase_if(ranges, [&](const ByteRange& r) {
     return r.length == 0 || r.offset > base.size() || r.length > base.size() - r.offset;
   });
@@ -72,7 +81,10 @@ Status CoalescedInputFile::ReadAt(uint64_t offset, size_t n, uint8_t* out) const
     if (it != merged_.begin()) {
       Merged& m = *std::prev(it);
       const bool inside = offset + n <= m.range.end();
-      if (inside && m.members > 1 && m.state != State::kReleased) {
+      // A single announced range is read straight from `base` (a buffer would only add a
+      // copy), unless Prefetch already fetched it.
+      const bool buffered = m.members > 1 || m.state == State::kFetched;
+      if (inside && buffered && m.state != State::kReleased) {
         if (m.state == State::kPending) {
           m.bytes = Buffer(m.range.length);
           Status s = base_.ReadAt(m.range.offset, m.range.length, m.bytes.data());
@@ -93,6 +105,71 @@ Status CoalescedInputFile::ReadAt(uint64_t offset, size_t n, uint8_t* out) const
     }
   }
   return base_.ReadAt(offset, n, out);
+}
+
+Status CoalescedInputFile::Prefetch() {
+  const auto concurrency = static_cast<size_t>(std::max(1, base_.max_concurrent_reads()));
+  if (concurrency < 2) return Status::OK();
+  std::vector<size_t> picked;  // indexes into merged_, whose `range` never changes
+  {
+    std::lock_guard lock(mu_);
+    uint64_t held = 0;
+    for (const Merged& m : merged_) {
+      if (m.state == State::kFetched) held += m.range.length;
+    }
+    for (size_t i = 0; i < merged_.size(); ++i) {
+      const Merged& m = merged_[i];
+      if (m.state != State::kPending) continue;
+      if ((!picked.empty() || held > 0) && held + m.range.length > prefetch_limit_bytes_) break;
+      picked.push_back(i);
+      held += m.range.length;
+    }
+  }
+  if (picked.size() < 2) return Status::OK();
+
+  std::vector<Buffer> fetched(picked.size());
+  std::vector<Status> results(picked.size());
+  std::atomic<size_t> next{0};
+  std::atomic<bool> failed{false};
+  // Each worker takes the next range until none is left (or one read failed): never more
+  // reads in flight than workers.
+  auto work = [&] {
+    while (!failed.load()) {
+      const size_t k = next.fetch_add(1);
+      if (k >= picked.size()) break;
+      const ByteRange r = merged_[picked[k]].range;
+      fetched[k] = Buffer(r.length);
+      results[k] = base_.ReadAt(r.offset, r.length, fetched[k].data());
+      if (!results[k].ok()) failed.store(true);
+    }
+  };
+  std::vector<std::thread> workers;
+  const size_t threads = std::min(concurrency, picked.size()) - 1;
+  for (size_t t = 0; t < threads; ++t) {
+    try {
+      workers.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads to be had: the ones running (and this one) do the rest
+    }
+  }
+  work();
+  for (std::thread& t : workers) t.join();
+
+  Status first_error = Status::OK();
+  std::lock_guard lock(mu_);
+  for (size_t k = 0; k < picked.size(); ++k) {
+    Merged& m = merged_[picked[k]];
+    if (!results[k].ok()) {
+      if (first_error.ok()) first_error = results[k];
+      continue;
+    }
+    // Skipped after a failure (not read), or read meanwhile by ReadAt (its reader was
+    // served): nothing to keep.
+    if (fetched[k].size() != m.range.length || m.state != State::kPending) continue;
+    m.bytes = std::move(fetched[k]);
+    m.state = State::kFetched;
+  }
+  return first_error;
 }
 
 std::vector<ByteRange> CoalescedInputFile::merged_ranges() const {

@@ -28,11 +28,15 @@ struct ByteRange {
 struct CoalesceOptions {
   uint64_t hole_size_limit = uint64_t{8} << 10;
   uint64_t range_size_limit = uint64_t{32} << 20;
+  // The most bytes CoalescedInputFile::Prefetch fetches ahead of their readers (at least
+  // one range): what concurrent fetching may hold beyond fetching on demand.
+  uint64_t prefetch_limit_bytes = uint64_t{64} << 20;
 };
 
-// Sorts `ranges` and merges overlapping ones, and near ones while the merged range stays
-// within range_size_limit (a single range larger than that stays whole). Empty ranges are
-// dropped.
+// Sorts `ranges` and merges near and overlapping ones while the merged range stays within
+// range_size_limit (a single range larger than that stays whole; a range contained in
+// another, or starting with it, always merges). The results start at increasing offsets;
+// neighbours may overlap where announced ranges did. Empty ranges are dropped.
 std::vector<ByteRange> CoalesceRanges(std::vector<ByteRange> ranges,
                                       const CoalesceOptions& options = {});
 
@@ -42,9 +46,10 @@ std::vector<ByteRange> CoalesceRanges(std::vector<ByteRange> ranges,
 // announced range is read once, whole, by its reader), so memory follows the reads still
 // to come. Reads inside `preloaded` (bytes of the file already in memory, starting at
 // `preloaded_offset`: the tail read with a Parquet footer) cost no request; reads outside
-// every merged range, and merged ranges holding a single announced range, go to `base`.
+// every merged range, and merged ranges holding a single announced range (unless
+// Prefetch fetched them), go to `base`.
 // `base` and `preloaded` must outlive this. Thread-safe (a lock per file; a merged range is
-// fetched under it).
+// fetched under it on demand, outside it by Prefetch).
 class CoalescedInputFile final : public InputFile {
  public:
   CoalescedInputFile(const InputFile& base, std::vector<ByteRange> ranges,
@@ -54,6 +59,20 @@ class CoalescedInputFile final : public InputFile {
   const std::string& location() const override { return base_.location(); }
   uint64_t size() const override { return base_.size(); }
   Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const override;
+  int max_concurrent_reads() const override { return base_.max_concurrent_reads(); }
+
+  // Fetches the ranges not fetched yet (merged ones and single announced ones), in offset
+  // order as many as fit in options.prefetch_limit_bytes (at least one), with up to
+  // base.max_concurrent_reads() reads in flight: on an object store a row group's ranges
+  // then cost about one round trip instead of one each. The reads sent are the ones
+  // on-demand fetching sends (each range once, whole), so bytes and request counts do not
+  // change. Does nothing when the base takes one read at a time or fewer than two ranges
+  // are pending. Bytes fetched here are held until their announced ranges have been read
+  // (or this file is destroyed): at most prefetch_limit_bytes. Uses up to
+  // max_concurrent_reads() - 1 short-lived threads besides the caller's, joined before it
+  // returns. Call it before the reads it serves. Errors: the first failed read's (the
+  // ranges read successfully stay fetched).
+  Status Prefetch();
 
   // Merged ranges that will be (or were) fetched as one read each.
   std::vector<ByteRange> merged_ranges() const;
@@ -69,10 +88,13 @@ class CoalescedInputFile final : public InputFile {
   };
 
   const InputFile& base_;
+  const uint64_t prefetch_limit_bytes_;
   const std::span<const uint8_t> preloaded_;
   const uint64_t preloaded_offset_;
   mutable std::mutex mu_;
-  mutable std::vector<Merged> merged_;  // sorted by offset, disjoint; guarded by mu_
+  // By increasing offset; an announced range lies in the last one starting at or before
+  // it. Guarded by mu_.
+  mutable std::vector<Merged> merged_;
 };
 
 }  // namespace floe::io

@@ -26,6 +26,11 @@ class InputFile {
   // Reads exactly `n` bytes at `offset` into `out`. A range past the end is kCorrupt
   // (the caller computed it from file contents); OS failures are kIOError.
   virtual Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const = 0;
+  // How many ReadAt calls are worth having in flight at once: an object store answers
+  // each after a round trip, so readers that know several ranges they need (a Parquet row
+  // group's column chunks, io/coalesced_input.h) send up to this many together. 1 (the
+  // default): overlapping reads gain nothing (local files, memory).
+  virtual int max_concurrent_reads() const { return 1; }
 
   // Reads `n` bytes at `offset` into a new buffer.
   Result<Buffer> Read(uint64_t offset, size_t n) const;

@@ -175,6 +175,9 @@ Status BatchReader::OpenRowGroup(int index) {
   file_ = std::make_unique<io::CoalescedInputFile>(*reader_.file_, std::move(ranges),
                                                    io::CoalesceOptions(), tail,
                                                    reader_.tail_offset_);
+  // The column readers read their chunks one after another; on an object store the
+  // ranges are fetched together first (the same requests, about one round trip).
+  if (Status s = file_->Prefetch(); !s.ok()) return s.WithContext("row group {}", index);
   for (int leaf : projection_.leaves) {
     auto r = ColumnChunkReader::Make(*file_, reader_.schema_->leaf(leaf),
                                      rg.columns[static_cast<size_t>(leaf)], copts);

@@ -4,7 +4,10 @@
 // and DuckDB by tests/interop.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <cstring>
+#include <mutex>
 #include <string>
 
 #include "floe/columnar/builder.h"
@@ -393,6 +396,86 @@ TEST(FileReaderTest, BatchesOfAnySizeMatchWholeRowGroups) {
     ++rows;
   }
   EXPECT_EQ(rows, 4);
+}
+
+// An object-store-like file over a file in memory: invites `concurrency` reads at once and
+// records each read.
+class ConcurrentReadsFile final : public io::InputFile {
+ public:
+  ConcurrentReadsFile(std::unique_ptr<io::InputFile> base, int concurrency)
+      : base_(std::move(base)), concurrency_(concurrency) {}
+  const std::string& location() const override { return base_->location(); }
+  uint64_t size() const override { return base_->size(); }
+  int max_concurrent_reads() const override { return concurrency_; }
+  Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const override {
+    {
+      std::lock_guard lock(mu_);
+      reads.push_back({offset, n});
+    }
+    return base_->ReadAt(offset, n, out);
+  }
+  mutable std::mutex mu_;
+  mutable std::vector<io::ByteRange> reads;  // guarded by mu_
+
+ private:
+  std::unique_ptr<io::InputFile> base_;
+  int concurrency_;
+};
+
+TEST(FileReaderTest, ConcurrentRangeFetchReadsTheSameBytesAndBatches) {
+  col::RecordBatch batch = AllTypesBatch(20000);
+  auto schema = SchemaDescriptor::FromColumnar(*batch.schema());
+  ASSERT_TRUE(schema.ok());
+  std::shared_ptr<const SchemaDescriptor> shared = std::move(*schema);
+  io::MemoryFileIO fio;
+  WriterOptions options;
+  options.compression = CompressionKind::kUncompressed;
+  options.dictionary = false;
+  options.row_group_bytes = 400000;  // a few row groups
+  auto writer = FileWriter::Make(*fio.CreateOutput("mem://c", true), shared, options);
+  ASSERT_TRUE((*writer)->Write(batch).ok());
+  ASSERT_TRUE((*writer)->Close().ok());
+
+  // Columns far apart (more than the 8 KiB hole limit): several ranges per row group.
+  auto read = [&](int concurrency, std::vector<io::ByteRange>* reads, int* row_groups) {
+    auto file = std::make_unique<ConcurrentReadsFile>(*fio.OpenInput("mem://c"), concurrency);
+    ConcurrentReadsFile* raw = file.get();
+    auto reader = FileReader::Open(std::move(file));
+    EXPECT_TRUE(reader.ok());
+    *row_groups = (*reader)->num_row_groups();
+    auto projection = (*reader)->schema().ProjectByNames({"i8", "f64", "s", "map"});
+    EXPECT_TRUE(projection.ok());
+    auto batches = (*reader)->ReadBatches(*projection, 4096);
+    EXPECT_TRUE(batches.ok());
+    std::vector<col::RecordBatch> out;
+    for (;;) {
+      auto next = (*batches)->Next();
+      EXPECT_TRUE(next.ok()) << next.status().ToString();
+      if (!next.ok() || !next->has_value()) break;
+      out.push_back(std::move(**next));
+    }
+    std::lock_guard lock(raw->mu_);
+    *reads = raw->reads;
+    std::sort(reads->begin(), reads->end(), [](const io::ByteRange& a, const io::ByteRange& b) {
+      return a.offset != b.offset ? a.offset < b.offset : a.length < b.length;
+    });
+    return out;
+  };
+  std::vector<io::ByteRange> sequential_reads, concurrent_reads;
+  int row_groups = 0;
+  std::vector<col::RecordBatch> sequential = read(1, &sequential_reads, &row_groups);
+  ASSERT_GT(row_groups, 1);
+  // Per row group: the four chunks, each its own read.
+  ASSERT_GE(sequential_reads.size(), static_cast<size_t>(4 * row_groups));
+  std::vector<col::RecordBatch> concurrent = read(4, &concurrent_reads, &row_groups);
+  EXPECT_EQ(concurrent_reads, sequential_reads);  // the same requests and bytes
+  ASSERT_EQ(concurrent.size(), sequential.size());
+  int64_t rows = 0;
+  for (size_t i = 0; i < concurrent.size(); ++i) {
+    EXPECT_TRUE(concurrent[i].Equals(sequential[i])) << i;
+    rows += concurrent[i].num_rows();
+  }
+  EXPECT_EQ(rows, 20000);
 }
 
 TEST(FileReaderTest, DamagedFilesAreCorrupt) {

@@ -230,6 +230,13 @@ Result<S3Options> S3Options::FromProperties(
     }
     o.max_connections = static_cast<int>(n);
   }
+  if (auto v = prop("s3.read-concurrency")) {
+    FLOE_ASSIGN_OR_RETURN(int64_t n, ParseInt("s3.read-concurrency", *v));
+    if (n < 1 || n > 1024) {
+      return Status::InvalidArgument("s3.read-concurrency: {} not in 1..1024", n);
+    }
+    o.read_concurrency = static_cast<int>(n);
+  }
   if (auto v = prop("s3.retry.max-attempts")) {
     FLOE_ASSIGN_OR_RETURN(int64_t n, ParseInt("s3.retry.max-attempts", *v));
     if (n < 1 || n > 100) {
@@ -549,6 +556,11 @@ class S3InputFile final : public InputFile {
 
   const std::string& location() const override { return location_; }
   uint64_t size() const override { return head_.size; }
+  // Bounded by the connection pool, so concurrent GETs reuse its connections.
+  int max_concurrent_reads() const override {
+    const S3Options& o = client_->options();
+    return std::max(1, std::min(o.read_concurrency, o.max_connections));
+  }
 
   Status ReadAt(uint64_t offset, size_t n, uint8_t* out) const override {
     if (offset > head_.size || n > head_.size - offset) {

@@ -3,6 +3,8 @@
 //
 // Semantics on an object store:
 //   - OpenInput issues a HEAD (size fixed at open); ReadAt issues one ranged GET per call.
+//     Its InputFiles invite up to S3Options::read_concurrency concurrent ReadAt calls
+//     (InputFile::max_concurrent_reads).
 //   - CreateOutput buffers up to part_size_bytes: a file that fits is one PUT at Close; a
 //     larger one becomes a multipart upload whose parts are sent while writing. Nothing is
 //     visible before Close succeeds; a failed part, a failed Close or destruction without
@@ -68,6 +70,9 @@ struct S3Options {
   uint64_t part_size_bytes = 8ull << 20;
   // Curl handles kept for reuse (also the useful parallelism of concurrent readers).
   int max_connections = 16;
+  // Ranged GETs of one file a reader may send at once (a Parquet row group's coalesced
+  // ranges), at most max_connections; 1: one at a time.
+  int read_concurrency = 8;
   RetryPolicy retry;
   http::HttpClientOptions http;
   // Where every attempt is also counted, labelled with `metrics_catalog` and the bucket
@@ -84,7 +89,7 @@ struct S3Options {
 
   // Reads the Iceberg FileIO properties (s3.endpoint, s3.region, s3.access-key-id,
   // s3.secret-access-key, s3.session-token, s3.path-style-access, s3.multipart.size,
-  // s3.signed-payload, s3.max-connections, s3.retry.max-attempts) and, for what they leave
+  // s3.signed-payload, s3.max-connections, s3.read-concurrency, s3.retry.max-attempts) and, for what they leave
   // out, the standard AWS environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
   // AWS_SESSION_TOKEN, AWS_REGION / AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 /
   // AWS_ENDPOINT_URL). `getenv` may be null (no environment). Errors: kInvalidArgument.

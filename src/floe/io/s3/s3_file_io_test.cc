@@ -440,6 +440,25 @@ TEST_F(S3FileIOTest, ConcurrentReadsShareOneFile) {
   EXPECT_EQ(io->request_counts().get, 400);
 }
 
+TEST_F(S3FileIOTest, ReadConcurrencyIsBoundedByTheConnectionPool) {
+  fake_.objects["b/k"] = "bytes";
+  auto defaults = Make()->OpenInput("s3://b/k");
+  ASSERT_TRUE(defaults.has_value());
+  EXPECT_EQ((*defaults)->max_concurrent_reads(), 8);
+  S3Options few;
+  few.max_connections = 3;
+  auto capped = Make(few)->OpenInput("s3://b/k");
+  ASSERT_TRUE(capped.has_value());
+  EXPECT_EQ((*capped)->max_concurrent_reads(), 3);
+  auto o = S3Options::FromProperties({{"s3.read-concurrency", "1"}}, nullptr);
+  ASSERT_TRUE(o.has_value());
+  EXPECT_EQ(o->read_concurrency, 1);
+  auto sequential = Make(*o)->OpenInput("s3://b/k");
+  ASSERT_TRUE(sequential.has_value());
+  EXPECT_EQ((*sequential)->max_concurrent_reads(), 1);
+  EXPECT_FALSE(S3Options::FromProperties({{"s3.read-concurrency", "0"}}, nullptr).has_value());
+}
+
 TEST_F(S3FileIOTest, RetryPolicyDelays) {
   RetryPolicy p{.max_attempts = 10, .base_delay_ms = 100, .max_delay_ms = 1000};
   EXPECT_EQ(p.DelayMs(1, 0.999), 99);
