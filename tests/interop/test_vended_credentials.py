@@ -100,7 +100,8 @@ def vending(floe, tmp_path, moto_endpoint):  # noqa: F811
                                         "vended-credentials.external-id": EXTERNAL_ID,
                                         "vended-credentials.duration-seconds": "900",
                                         "vended-credentials.sts-endpoint": sts.endpoint}},
-                "plain": {"warehouse": f"s3://{bucket}/plain", "properties": storage},
+                "plain": {"warehouse": f"s3://{bucket}/plain",
+                          "properties": {**storage, "client-config.s3.connect-timeout": "30"}},
             },
             "auth": {"enabled": True, "principals": {
                 "writer": {"tokens-sha256": [sha256(WRITER_TOKEN)],
@@ -207,18 +208,20 @@ def test_load_config_credentials_route_and_refusals(vending):
     location = f"s3://{bucket}/wh/db/events"
     path = "/v1/lake/namespaces/db/tables/events"
 
-    # Without the header: storage settings, never keys.
+    # Without the header: no keys, and no storage settings either (a table's config would
+    # override the client's own; they come as /v1/config defaults).
     code, body, _ = server.request("GET", path, headers=auth(READER_TOKEN, vended=False))
     assert code == 200, body
-    assert body["config"]["s3.endpoint"].startswith("http://127.0.0.1:")
-    assert body["config"]["s3.region"] == REGION
-    assert body["config"]["client.region"] == REGION
+    assert body["config"] == {}
     assert "storage-credentials" not in body
     assert SECRET_KEY not in json.dumps(body) and ACCESS_KEY not in json.dumps(body)
 
     # With it: a StorageCredential for the table's prefix, and the keys in config too.
     code, body, _ = server.request("GET", path, headers=auth(READER_TOKEN))
     assert code == 200, body
+    assert body["config"]["s3.endpoint"].startswith("http://127.0.0.1:")
+    assert body["config"]["s3.region"] == REGION
+    assert body["config"]["client.region"] == REGION
     [credential] = body["storage-credentials"]
     assert credential["prefix"] == location
     cfg = credential["config"]
@@ -255,7 +258,9 @@ def test_load_config_credentials_route_and_refusals(vending):
                                    {"name": "t", "schema": json.loads(SCHEMA.model_dump_json())},
                                    headers=auth(WRITER_TOKEN))
     assert code == 200, body
-    assert "storage-credentials" not in body and "s3.access-key-id" not in body["config"]
+    assert "storage-credentials" not in body
+    # What the operator set for clients explicitly, and nothing else.
+    assert body["config"] == {"s3.connect-timeout": "30"}
     code, body, _ = server.request("GET", plain_path + "/credentials", headers=auth(WRITER_TOKEN))
     assert code == 400, body
     assert "vended-credentials.role-arn" in body["error"]["message"]

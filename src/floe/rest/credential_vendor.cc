@@ -252,17 +252,27 @@ Result<std::optional<CredentialVendor::Vended>> CredentialVendor::Vend(
 
 Result<TableStorage> CredentialVendor::ForTable(const TableStorageRequest& request) {
   TableStorage out;
-  out.config = ClientConfig(request.catalog);
-  if (!request.vended || request.locations.empty() || !IsS3(request.locations.front())) {
-    return out;
-  }
   std::optional<std::map<std::string, std::string>> properties =
       options_.catalog_properties ? options_.catalog_properties(request.catalog) : std::nullopt;
   if (!properties) return out;
+  // A table's config overrides the client's own settings (REST OpenAPI, LoadTableResult),
+  // unlike /v1/config defaults: without vended credentials it carries only what the
+  // operator set for clients explicitly, so a client that reaches the store under another
+  // name than the server (a container network) keeps its own s3.endpoint.
+  for (const auto& [key, value] : *properties) {
+    if (key.starts_with(kClientConfigPrefix) && key.size() > kClientConfigPrefix.size()) {
+      out.config[key.substr(kClientConfigPrefix.size())] = value;
+    }
+  }
+  if (!request.vended || request.locations.empty() || !IsS3(request.locations.front())) {
+    return out;
+  }
   FLOE_ASSIGN_OR_RETURN(std::optional<Vended> vended, Vend(request, *properties));
   // A catalog that does not vend answers as before: pyiceberg asks for vended credentials
   // by default, and its users bring their own keys.
   if (!vended) return out;
+  // Credentials go with the store they are valid for.
+  out.config = ClientConfig(request.catalog);
   StorageCredential credential;
   credential.prefix = request.locations.front();
   PutKeys(credential.config, vended->credentials, vended->expires_at_ms);

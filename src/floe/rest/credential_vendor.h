@@ -2,7 +2,9 @@
 // properties, set in floe.yaml or through the management API):
 //   - the storage settings clients need to reach the warehouse (s3.endpoint, s3.region /
 //     client.region, s3.path-style-access, and `client-config.<key>` entries returned as
-//     <key>), in /v1/config `defaults` and load-table `config`; never the server's keys;
+//     <key>) in /v1/config `defaults`; in load / create / register `config` (which overrides
+//     the client's own settings) the `client-config.` entries, and with vended credentials
+//     all of them; never the server's keys;
 //   - on `X-Iceberg-Access-Delegation: vended-credentials`, short-lived credentials scoped to
 //     the table: STS AssumeRole of `vended-credentials.role-arn` (with
 //     `vended-credentials.external-id`) and a session policy allowing the table's locations
