@@ -170,7 +170,9 @@ TEST(Sts, UntrustedBodiesAreCorruptNotCrashes) {
 TEST(Sts, AssumeRoleSendsThroughTheTransport) {
   StsOptions options = Options();
   options.endpoint = "http://sts.test:8080";
-  options.now = [] { return std::chrono::system_clock::time_point(std::chrono::seconds(kSignedAt)); };
+  options.now = [] {
+    return std::chrono::system_clock::time_point(std::chrono::seconds(kSignedAt));
+  };
   http::ClientRequest seen;
   options.transport = [&](const http::ClientRequest& r) -> Result<http::ClientResponse> {
     seen = r;
