@@ -43,6 +43,12 @@ struct Fixture {
       if (name != "lake") return std::nullopt;
       return properties;
     };
+    // As the server states them (server.h, ClientStorageSettings).
+    options.client_settings = [this](const std::string&) {
+      return std::map<std::string, std::string>{{"s3.endpoint", properties["s3.endpoint"]},
+                                                {"s3.region", properties["s3.region"]},
+                                                {"client.region", properties["s3.region"]}};
+    };
     options.now = [this] { return now; };
     options.sts_transport = [this](const http::ClientRequest& r) -> Result<http::ClientResponse> {
       std::map<std::string, std::string> form;
