@@ -249,6 +249,20 @@ def test_load_config_credentials_route_and_refusals(vending):
     assert same["storage-credentials"][0]["config"]["s3.access-key-id"] == writer_key
     assert len(sts.calls) == calls
 
+    # A table placed outside the catalog's warehouse gets no credentials: whoever may create
+    # tables must not obtain them for any place the role reaches.
+    code, body, _ = server.request("POST", "/v1/lake/namespaces/db/tables",
+                                   {"name": "outside", "location": f"s3://{bucket}/outside/t",
+                                    "schema": json.loads(SCHEMA.model_dump_json())},
+                                   headers=auth(WRITER_TOKEN))
+    assert code == 200, body
+    assert body["metadata"]["location"] == f"s3://{bucket}/outside/t"
+    assert "storage-credentials" not in body and "s3.session-token" not in body["config"]
+    code, body, _ = server.request("GET", "/v1/lake/namespaces/db/tables/outside/credentials",
+                                   headers=auth(WRITER_TOKEN))
+    assert code == 400, body
+    assert "vended-credentials.allowed-locations" in body["error"]["message"]
+
     # A catalog without a role does not vend: loads answer as before (pyiceberg asks by
     # default and brings its own keys), the credentials route says why.
     plain = catalog(server, "plain", WRITER_TOKEN)

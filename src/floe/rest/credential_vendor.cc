@@ -23,6 +23,7 @@ constexpr std::string_view kStsEndpoint = "vended-credentials.sts-endpoint";
 constexpr std::string_view kStsRegion = "vended-credentials.sts-region";
 constexpr std::string_view kStaticKeys = "vended-credentials.static-keys";
 constexpr std::string_view kClientConfigPrefix = "client-config.";
+constexpr std::string_view kAllowedLocations = "vended-credentials.allowed-locations";
 constexpr int64_t kDefaultDurationSeconds = 3600;
 
 const std::string* Find(const std::map<std::string, std::string>& properties,
@@ -65,6 +66,19 @@ void PutKeys(std::map<std::string, std::string>& config, const io::s3::AwsCreden
   config["s3.secret-access-key"] = keys.secret_access_key;
   if (!keys.session_token.empty()) config["s3.session-token"] = keys.session_token;
   if (expires_at_ms) config["s3.session-token-expires-at-ms"] = std::to_string(*expires_at_ms);
+}
+
+// Whether `location` is `allowed` or lies under it (s3:// and s3a:// name the same objects).
+bool Under(std::string_view location, std::string_view allowed) {
+  auto loc = io::s3::S3Location::Parse(location);
+  auto root = io::s3::S3Location::Parse(allowed);
+  if (!loc.ok() || !root.ok() || loc->bucket != root->bucket) return false;
+  std::string_view key = loc->key;
+  std::string_view prefix = root->key;
+  while (key.ends_with('/')) key.remove_suffix(1);
+  while (prefix.ends_with('/')) prefix.remove_suffix(1);
+  if (prefix.empty() || key == prefix) return true;
+  return key.size() > prefix.size() && key.starts_with(prefix) && key[prefix.size()] == '/';
 }
 
 }  // namespace
@@ -170,12 +184,45 @@ std::map<std::string, std::string> CredentialVendor::ClientConfig(
   return config;
 }
 
+Status CredentialVendor::CheckAllowed(
+    const TableStorageRequest& request,
+    const std::map<std::string, std::string>& properties) const {
+  std::vector<std::string> allowed;
+  if (const std::string* v = Find(properties, kAllowedLocations); v != nullptr && !v->empty()) {
+    std::string_view list = *v;
+    while (!list.empty()) {
+      size_t comma = list.find(',');
+      std::string_view item = list.substr(0, comma);
+      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+      if (!item.empty()) allowed.emplace_back(item);
+      if (comma == std::string_view::npos) break;
+      list.remove_prefix(comma + 1);
+    }
+  } else if (options_.catalog_warehouse) {
+    allowed.push_back(options_.catalog_warehouse(request.catalog));
+  }
+  for (const std::string& location : request.locations) {
+    bool inside = std::any_of(allowed.begin(), allowed.end(),
+                              [&](const std::string& root) { return Under(location, root); });
+    if (!inside) {
+      return Status::FailedPrecondition(
+          "no credentials are vended for {}: it is outside catalog '{}''s allowed locations "
+          "({}; default: the catalog's warehouse)",
+          location, request.catalog, kAllowedLocations);
+    }
+  }
+
+  return Status::OK();
+}
+
 Result<std::optional<CredentialVendor::Vended>> CredentialVendor::Vend(
     const TableStorageRequest& request, const std::map<std::string, std::string>& properties) {
   const std::string* role = Find(properties, kRoleArn);
   bool static_keys = false;
   if (const std::string* v = Find(properties, kStaticKeys)) static_keys = *v == "true";
   if ((role == nullptr || role->empty()) && !static_keys) return std::nullopt;
+  FLOE_RETURN_IF_ERROR(CheckAllowed(request, properties));
 
   FLOE_ASSIGN_OR_RETURN(io::s3::S3Options s3,
                         io::s3::S3Options::FromProperties(properties, options_.getenv));
@@ -267,6 +314,9 @@ Result<TableStorage> CredentialVendor::ForTable(const TableStorageRequest& reque
   if (!request.vended || request.locations.empty() || !IsS3(request.locations.front())) {
     return out;
   }
+  // A table outside the allowed locations gets no credentials (GET .../credentials says
+  // why); its load still succeeds for clients with keys of their own.
+  if (!CheckAllowed(request, *properties).ok()) return out;
   FLOE_ASSIGN_OR_RETURN(std::optional<Vended> vended, Vend(request, *properties));
   // A catalog that does not vend answers as before: pyiceberg asks for vended credentials
   // by default, and its users bring their own keys.

@@ -6,7 +6,8 @@
 //     the client's own settings) the `client-config.` entries, and with vended credentials
 //     all of them; never the server's keys;
 //   - on `X-Iceberg-Access-Delegation: vended-credentials`, short-lived credentials scoped to
-//     the table: STS AssumeRole of `vended-credentials.role-arn` (with
+//     the table, when its locations lie under `vended-credentials.allowed-locations`
+//     (default: the catalog's warehouse): STS AssumeRole of `vended-credentials.role-arn` (with
 //     `vended-credentials.external-id`) and a session policy allowing the table's locations
 //     only, read-only for principals that may only read the catalog; or, where the operator
 //     opts in with `vended-credentials.static-keys: true` and names no role, the server's
@@ -66,6 +67,8 @@ struct CredentialVendorOptions {
   // A catalog's properties; nullopt for an unknown catalog.
   std::function<std::optional<std::map<std::string, std::string>>(const std::string&)>
       catalog_properties;
+  // A catalog's warehouse: the default of vended-credentials.allowed-locations.
+  std::function<std::string(const std::string&)> catalog_warehouse;
   // The storage settings clients of a catalog need (s3.endpoint, s3.region, client.region,
   // s3.path-style-access; never keys); null: none.
   std::function<std::map<std::string, std::string>(const std::string&)> client_settings;
@@ -86,12 +89,15 @@ class CredentialVendor {
 
   // A load / create / register answer's `config` and `storage-credentials`. Credentials only
   // when `request.vended`, the table is on S3 and the catalog vends (a role, or static keys
-  // opted in); otherwise the client brings its own keys. Errors: the STS call's
-  // (kPermissionDenied, kUnavailable, kInvalidArgument for a bad setting, kCorrupt).
+  // opted in) and the table's locations are allowed (whoever may create or register tables
+  // must not obtain credentials for any place the role reaches); otherwise the client
+  // brings its own keys. Errors: the STS call's (kPermissionDenied, kUnavailable,
+  // kInvalidArgument for a bad setting, kCorrupt).
   Result<TableStorage> ForTable(const TableStorageRequest& request);
 
   // GET .../credentials: fresh credentials for the table (empty for a table off S3).
-  // Errors: kFailedPrecondition when the catalog does not vend; as ForTable.
+  // Errors: kFailedPrecondition when the catalog does not vend or the table lies outside
+  // its allowed locations; as ForTable.
   Result<std::vector<StorageCredential>> Credentials(const TableStorageRequest& request);
 
  private:
@@ -102,6 +108,9 @@ class CredentialVendor {
   // nullopt: the catalog does not vend.
   Result<std::optional<Vended>> Vend(const TableStorageRequest& request,
                                      const std::map<std::string, std::string>& properties);
+  // kFailedPrecondition when a location lies outside vended-credentials.allowed-locations.
+  Status CheckAllowed(const TableStorageRequest& request,
+                      const std::map<std::string, std::string>& properties) const;
   int64_t NowMs() const;
 
   CredentialVendorOptions options_;

@@ -49,6 +49,7 @@ struct Fixture {
                                                 {"s3.region", properties["s3.region"]},
                                                 {"client.region", properties["s3.region"]}};
     };
+    options.catalog_warehouse = [](const std::string&) { return "s3://bucket/wh"; };
     options.now = [this] { return now; };
     options.sts_transport = [this](const http::ClientRequest& r) -> Result<http::ClientResponse> {
       std::map<std::string, std::string> form;
@@ -181,6 +182,34 @@ TEST(CredentialVendor, ConfigWithoutDelegationAndBadSettings) {
   f.properties["vended-credentials.duration-seconds"] = "60";
   EXPECT_EQ(f.vendor->ForTable(f.Request(StorageAccess::kRead)).error().code(),
             StatusCode::kInvalidArgument);
+}
+
+TEST(CredentialVendor, OnlyForLocationsUnderTheAllowedOnes) {
+  Fixture f;
+  TableStorageRequest elsewhere = f.Request(StorageAccess::kReadWrite);
+  elsewhere.locations = {"s3://other-bucket/secrets"};
+  // Loads answer without credentials; the credentials route says why.
+  auto load = f.vendor->ForTable(elsewhere);
+  ASSERT_TRUE(load.has_value());
+  EXPECT_TRUE(load->credentials.empty());
+  EXPECT_FALSE(load->config.contains("s3.access-key-id"));
+  auto refused = f.vendor->Credentials(elsewhere);
+  ASSERT_FALSE(refused.has_value());
+  EXPECT_EQ(refused.error().code(), StatusCode::kFailedPrecondition);
+  EXPECT_NE(refused.error().message().find("allowed-locations"), std::string::npos);
+  // A sibling whose name extends the warehouse's is outside it too.
+  elsewhere.locations = {"s3://bucket/wh2/t"};
+  EXPECT_FALSE(f.vendor->Credentials(elsewhere).has_value());
+  // write.data.path elsewhere counts as well.
+  elsewhere.locations = {"s3://bucket/wh/ns/t", "s3://bucket/shared"};
+  EXPECT_FALSE(f.vendor->Credentials(elsewhere).has_value());
+  EXPECT_TRUE(f.calls.empty());
+
+  f.properties["vended-credentials.allowed-locations"] = "s3://bucket/wh, s3a://bucket/shared/";
+  auto allowed = f.vendor->ForTable(elsewhere);
+  ASSERT_TRUE(allowed.has_value());
+  EXPECT_EQ(allowed->credentials.size(), 2u);
+  EXPECT_EQ(f.calls.size(), 1u);
 }
 
 TEST(CredentialVendor, DelegationHeader) {

@@ -58,12 +58,20 @@ void ClientStorageSettings::Put(const metastore::CatalogRecord& record) {
   std::lock_guard lock(mu_);
   by_catalog_[record.name] = std::move(settings);
   properties_[record.name] = record.properties;
+  warehouses_[record.name] = record.warehouse;
 }
 
 void ClientStorageSettings::Remove(const std::string& name) {
   std::lock_guard lock(mu_);
   by_catalog_.erase(name);
   properties_.erase(name);
+  warehouses_.erase(name);
+}
+
+std::string ClientStorageSettings::Warehouse(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = warehouses_.find(name);
+  return it == warehouses_.end() ? std::string() : it->second;
 }
 
 std::map<std::string, std::string> ClientStorageSettings::Get(const std::string& name) const {
@@ -287,6 +295,10 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   vendor_options.catalog_properties = [storage = server->client_storage_](
                                           const std::string& name) {
     return storage->Properties(name);
+  };
+  vendor_options.catalog_warehouse = [storage = server->client_storage_](
+                                         const std::string& name) {
+    return storage->Warehouse(name);
   };
   vendor_options.client_settings = [storage = server->client_storage_](
                                        const std::string& name) { return storage->Get(name); };

@@ -148,11 +148,13 @@ class ClientStorageSettings {
   std::map<std::string, std::string> Get(const std::string& name) const;
   // All of the catalog's properties; nullopt for an unknown catalog.
   std::optional<std::map<std::string, std::string>> Properties(const std::string& name) const;
+  std::string Warehouse(const std::string& name) const;
 
  private:
   mutable std::mutex mu_;
   std::map<std::string, std::map<std::string, std::string>> by_catalog_;
   std::map<std::string, std::map<std::string, std::string>> properties_;
+  std::map<std::string, std::string> warehouses_;
 };
 
 class Server {
