@@ -230,8 +230,8 @@ iceberg::TableMetadataPtr OnlyReferencedSnapshots(const iceberg::TableMetadataPt
   return copy;
 }
 
-std::string LoadResultJson(const iceberg::TableMetadata& metadata, bool with_location,
-                           bool with_config) {
+// A LoadTableResult without `config` (LoadResponse adds it) or a CommitTableResponse.
+std::string LoadResultJson(const iceberg::TableMetadata& metadata, bool with_location) {
   std::string out = "{\"metadata-location\":";
   if (with_location && !metadata.metadata_file_location.empty()) {
     out += OJson(metadata.metadata_file_location).dump();
@@ -240,9 +240,48 @@ std::string LoadResultJson(const iceberg::TableMetadata& metadata, bool with_loc
   }
   out += ",\"metadata\":";
   out += iceberg::TableMetadataToJson(metadata);
-  if (with_config) out += ",\"config\":{}";
   out += '}';
   return out;
+}
+
+// `body` (a JSON object) with the fields of `storage` appended.
+std::string WithStorage(std::string body, const TableStorage& storage) {
+  OJson config = OJson::object();
+  for (const auto& [k, v] : storage.config) config[k] = v;
+  body.pop_back();
+  body += ",\"config\":";
+  body += config.dump();
+  if (!storage.credentials.empty()) {
+    OJson credentials = OJson::array();
+    for (const StorageCredential& credential : storage.credentials) {
+      OJson entry_config = OJson::object();
+      for (const auto& [k, v] : credential.config) entry_config[k] = v;
+      credentials.push_back(OJson{{"prefix", credential.prefix}, {"config", entry_config}});
+    }
+    body += ",\"storage-credentials\":";
+    body += credentials.dump();
+  }
+  body += '}';
+  return body;
+}
+
+// A failure to vend credentials, in the REST error model: a catalog that does not vend is
+// the client's mistake (400); STS out of reach is 503; anything else the server's.
+HttpResponse VendingError(const Status& status, std::string_view catalog) {
+  switch (status.code()) {
+    case StatusCode::kFailedPrecondition:
+      return Error(400, "BadRequestException", status.message());
+    case StatusCode::kNotFound: return Error(404, "NotFoundException", status.message());
+    case StatusCode::kUnavailable:
+    case StatusCode::kDeadlineExceeded:
+      return Error(503, "ServiceUnavailableException",
+                   fmt::format("cannot vend credentials for catalog '{}': {}", catalog,
+                               status.message()));
+    default:
+      return Error(500, "ServerError",
+                   fmt::format("cannot vend credentials for catalog '{}': {}", catalog,
+                               status.message()));
+  }
 }
 
 std::string LoadViewResultJson(const catalog::LoadedView& view) {
@@ -494,6 +533,7 @@ HttpResponse ErrorResponse(int code, std::string_view type, std::string_view mes
 
 struct RestCatalogService::Call {
   const HttpRequest& request;
+  CallerContext caller;
   std::vector<std::string> segments;  // after /v1/{prefix}
   std::vector<std::pair<std::string, std::string>> query;
   std::shared_ptr<catalog::CatalogPool> pool;
@@ -529,9 +569,10 @@ std::shared_ptr<const RestCatalogService::CachedLoad> RestCatalogService::Cached
 std::shared_ptr<const RestCatalogService::CachedLoad> RestCatalogService::CacheLoad(
     const iceberg::TableMetadataPtr& metadata) {
   auto entry = std::make_shared<CachedLoad>();
-  entry->all = LoadResultJson(*metadata, true, true);
+  entry->all = LoadResultJson(*metadata, true);
   iceberg::TableMetadataPtr refs = OnlyReferencedSnapshots(metadata);
-  entry->refs = refs == metadata ? entry->all : LoadResultJson(*refs, true, true);
+  entry->refs = refs == metadata ? entry->all : LoadResultJson(*refs, true);
+  entry->locations = StorageLocations(*metadata);
   entry->bytes = entry->all.size() + entry->refs.size();
   if (entry->bytes > options_.load_cache_bytes / 4) return entry;  // too big to be worth keeping
   std::lock_guard lock(load_cache_mu_);
@@ -547,6 +588,24 @@ std::shared_ptr<const RestCatalogService::CachedLoad> RestCatalogService::CacheL
     load_cache_.erase(old);
   }
   return entry;
+}
+
+HttpResponse RestCatalogService::LoadResponse(const Call& call, std::string body,
+                                              const std::vector<std::string>& locations,
+                                              const std::string& path_to_table) {
+  TableStorage storage;
+  if (options_.credential_vendor) {
+    const std::string* delegation = call.request.Header("x-iceberg-access-delegation");
+    TableStorageRequest request{
+        call.pool->name(), locations,
+        call.caller.may_write ? StorageAccess::kReadWrite : StorageAccess::kRead,
+        delegation != nullptr && WantsVendedCredentials(*delegation),
+        path_to_table + "/credentials"};
+    auto resolved = options_.credential_vendor->ForTable(request);
+    if (!resolved.ok()) return VendingError(resolved.status(), call.pool->name());
+    storage = std::move(*resolved);
+  }
+  return HttpResponse::Json(200, WithStorage(std::move(body), storage));
 }
 
 std::shared_ptr<std::mutex> RestCatalogService::TableCommitLock(const std::string& catalog,
@@ -565,10 +624,11 @@ std::shared_ptr<std::mutex> RestCatalogService::TableCommitLock(const std::strin
   return created;
 }
 
-HttpResponse RestCatalogService::Handle(const HttpRequest& request) {
+HttpResponse RestCatalogService::Handle(const HttpRequest& request,
+                                        const CallerContext& caller) {
   const std::string* key = request.Header("idempotency-key");
   if (key == nullptr || key->empty() || request.method == "GET" || request.method == "HEAD") {
-    return Dispatch(request);
+    return Dispatch(request, caller);
   }
   std::string fingerprint = request.method + ' ' + request.path + '\n' + request.body;
   int64_t now = options_.now_ms();
@@ -590,7 +650,7 @@ HttpResponse RestCatalogService::Handle(const HttpRequest& request) {
     }
     in_progress_.emplace(*key, fingerprint);
   }
-  HttpResponse response = Dispatch(request);
+  HttpResponse response = Dispatch(request, caller);
   std::lock_guard lock(idempotency_mu_);
   in_progress_.erase(*key);
   // 5xx answers are never replayed: the retry must run again.
@@ -605,7 +665,8 @@ HttpResponse RestCatalogService::Handle(const HttpRequest& request) {
   return response;
 }
 
-HttpResponse RestCatalogService::Dispatch(const HttpRequest& request) {
+HttpResponse RestCatalogService::Dispatch(const HttpRequest& request,
+                                          const CallerContext& caller) {
   auto segments = http::SplitPath(request.path);
   if (!segments.ok()) return BadRequest(segments.status().message());
   auto query = http::ParseQuery(request.query);
@@ -643,7 +704,7 @@ HttpResponse RestCatalogService::Dispatch(const HttpRequest& request) {
   if (!route) return Error(404, "NotFoundException", "no such route");
   auto pool = registry_->Get(route->catalog);
   if (!pool.ok()) return FromStatus(pool.status(), Subject::kOther);
-  Call call{request, {}, std::move(*query), std::move(*pool)};
+  Call call{request, caller, {}, std::move(*query), std::move(*pool)};
   call.segments.assign(segs.begin() + static_cast<std::ptrdiff_t>(route->first), segs.end());
   if (request.method != "GET" || !IsListing(call.segments)) return Route(call);
   // Read before the listing query: see CachedListing.
@@ -870,7 +931,9 @@ HttpResponse RestCatalogService::Route(Call& call) {
           return FromStatus(metadata.status(), Subject::kTable, id.ToString());
         }
         HttpResponse response =
-            HttpResponse::Json(200, LoadResultJson(**metadata, !stage, /*with_config=*/true));
+            LoadResponse(call, LoadResultJson(**metadata, !stage), StorageLocations(**metadata),
+                         call.request.path + "/" + http::PercentEncode(*name));
+        if (response.status != 200) return response;
         if (!stage) {
           response.headers.emplace_back("ETag",
                                         ETagFor((*metadata)->metadata_file_location, "all"));
@@ -910,7 +973,11 @@ HttpResponse RestCatalogService::Route(Call& call) {
       }
       auto copy = std::make_shared<iceberg::TableMetadata>(**metadata);
       copy->metadata_file_location = *location;
-      HttpResponse response = HttpResponse::Json(200, LoadResultJson(*copy, true, true));
+      std::string namespace_path = call.request.path.substr(0, call.request.path.rfind('/'));
+      HttpResponse response =
+          LoadResponse(call, LoadResultJson(*copy, true), StorageLocations(*copy),
+                       namespace_path + "/tables/" + http::PercentEncode(*name));
+      if (response.status != 200) return response;
       response.headers.emplace_back("ETag", ETagFor(*location, "all"));
       return response;
     }
@@ -1052,8 +1119,9 @@ HttpResponse RestCatalogService::Route(Call& call) {
             }
             cached = CacheLoad(*metadata);
           }
-          HttpResponse response =
-              HttpResponse::Json(200, mode == "refs" ? cached->refs : cached->all);
+          HttpResponse response = LoadResponse(call, mode == "refs" ? cached->refs : cached->all,
+                                               cached->locations, call.request.path);
+          if (response.status != 200) return response;
           response.headers.emplace_back("ETag", std::move(etag));
           return response;
         }
@@ -1119,7 +1187,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
             committed = *result;
           }
           if (options_.on_table_changed) options_.on_table_changed(call.pool->name(), id);
-          HttpResponse response = HttpResponse::Json(200, LoadResultJson(*committed, true, false));
+          HttpResponse response = HttpResponse::Json(200, LoadResultJson(*committed, true));
           response.headers.emplace_back("ETag",
                                         ETagFor(committed->metadata_file_location, "all"));
           return response;
@@ -1145,7 +1213,26 @@ HttpResponse RestCatalogService::Route(Call& call) {
           return Error(404, "NoSuchTableException",
                        fmt::format("Table does not exist: {}", id.ToString()));
         }
-        return JsonOk(OJson{{"storage-credentials", OJson::array()}});
+        OJson list = OJson::array();
+        if (options_.credential_vendor) {
+          auto ops = cat.LoadTable(id);
+          if (!ops.ok()) return FromStatus(ops.status(), Subject::kTable, id.ToString());
+          auto metadata = (*ops)->Refresh();
+          if (!metadata.ok()) return FromStatus(metadata.status(), Subject::kTable, id.ToString());
+          const std::string& path = call.request.path;
+          TableStorageRequest request{call.pool->name(), StorageLocations(**metadata),
+                                      call.caller.may_write ? StorageAccess::kReadWrite
+                                                            : StorageAccess::kRead,
+                                      true, path};
+          auto credentials = options_.credential_vendor->Credentials(request);
+          if (!credentials.ok()) return VendingError(credentials.status(), call.pool->name());
+          for (const StorageCredential& credential : *credentials) {
+            OJson config = OJson::object();
+            for (const auto& [k, v] : credential.config) config[k] = v;
+            list.push_back(OJson{{"prefix", credential.prefix}, {"config", config}});
+          }
+        }
+        return JsonOk(OJson{{"storage-credentials", std::move(list)}});
       }
     }
     return Error(404, "NotFoundException", fmt::format("no route for {}", call.request.path));

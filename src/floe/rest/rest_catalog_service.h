@@ -28,6 +28,7 @@
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http.h"
 #include "floe/iceberg/table_metadata.h"
+#include "floe/rest/credential_vendor.h"
 #include "floe/rest/scan_planning.h"
 
 namespace floe::rest {
@@ -43,6 +44,9 @@ struct RestCatalogOptions {
   // s3.endpoint, so that clients reach the same warehouse); none when empty. A function,
   // since catalogs are attached and edited while the server runs.
   std::function<std::map<std::string, std::string>(const std::string&)> catalog_config_defaults;
+  // The `config` and vended `storage-credentials` of load / create / register answers and
+  // the /credentials route (credential_vendor.h); null: an empty `config`, no credentials.
+  std::shared_ptr<CredentialVendor> credential_vendor;
   int64_t idempotency_lifetime_ms = 30 * 60 * 1000;
   size_t idempotency_max_entries = 100'000;
   // Bytes of LoadTableResult bodies kept for repeated loads.
@@ -62,6 +66,13 @@ struct RouteTarget {
   bool writes = false;
 };
 
+// Who is calling, as far as the catalog's answers depend on it.
+struct CallerContext {
+  // The principal may write to the addressed catalog: vended credentials allow writes
+  // (otherwise they are read-only).
+  bool may_write = true;
+};
+
 // A response with the REST error body ({"error": {"message", "type", "code"}}).
 http::HttpResponse ErrorResponse(int code, std::string_view type, std::string_view message);
 
@@ -71,7 +82,7 @@ class RestCatalogService {
                      RestCatalogOptions options);
 
   // Answers a request whose path starts with /v1/.
-  http::HttpResponse Handle(const http::HttpRequest& request);
+  http::HttpResponse Handle(const http::HttpRequest& request, const CallerContext& caller = {});
 
   // Answers a GET listing (namespaces, tables, views) from the listing cache when the
   // catalog's change probe (catalog::ChangeProbe) shows no commit since Handle filled it, and
@@ -89,8 +100,14 @@ class RestCatalogService {
   struct Call;
 
  private:
-  http::HttpResponse Dispatch(const http::HttpRequest& request);
+  http::HttpResponse Dispatch(const http::HttpRequest& request, const CallerContext& caller);
   http::HttpResponse Route(Call& call);
+  // A LoadTableResult body (without `config`) completed with the table's storage settings
+  // and, when asked for, vended credentials. `path_to_table` is the request path up to the
+  // table's segment (what its /credentials route extends).
+  http::HttpResponse LoadResponse(const Call& call, std::string body,
+                                  const std::vector<std::string>& locations,
+                                  const std::string& path_to_table);
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   RestCatalogOptions options_;
@@ -105,8 +122,10 @@ class RestCatalogService {
   // names one content forever): a load is then one pointer lookup and a stat. Bounded by
   // bytes, oldest out first.
   struct CachedLoad {
+    // Bodies without their closing `config`, which depends on the caller.
     std::string all;   // snapshots=all
     std::string refs;  // snapshots=refs
+    std::vector<std::string> locations;  // StorageLocations of the metadata
     size_t bytes = 0;
   };
   std::shared_ptr<const CachedLoad> CachedLoadFor(const std::string& location);

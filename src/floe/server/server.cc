@@ -57,17 +57,35 @@ void ClientStorageSettings::Put(const metastore::CatalogRecord& record) {
   }
   std::lock_guard lock(mu_);
   by_catalog_[record.name] = std::move(settings);
+  properties_[record.name] = record.properties;
+  warehouses_[record.name] = record.warehouse;
 }
 
 void ClientStorageSettings::Remove(const std::string& name) {
   std::lock_guard lock(mu_);
   by_catalog_.erase(name);
+  properties_.erase(name);
+  warehouses_.erase(name);
+}
+
+std::string ClientStorageSettings::Warehouse(const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = warehouses_.find(name);
+  return it == warehouses_.end() ? std::string() : it->second;
 }
 
 std::map<std::string, std::string> ClientStorageSettings::Get(const std::string& name) const {
   std::lock_guard lock(mu_);
   auto it = by_catalog_.find(name);
   return it == by_catalog_.end() ? std::map<std::string, std::string>{} : it->second;
+}
+
+std::optional<std::map<std::string, std::string>> ClientStorageSettings::Properties(
+    const std::string& name) const {
+  std::lock_guard lock(mu_);
+  auto it = properties_.find(name);
+  if (it == properties_.end()) return std::nullopt;
+  return it->second;
 }
 
 bool IsLoopbackHost(std::string_view host) {
@@ -273,10 +291,23 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   rest::RestCatalogOptions rest_options;
   rest_options.default_catalog = config.default_catalog;
   for (const auto& record : records) server->client_storage_->Put(record);
-  rest_options.catalog_config_defaults = [storage = server->client_storage_](
-                                             const std::string& name) {
-    return storage->Get(name);
+  rest::CredentialVendorOptions vendor_options;
+  vendor_options.catalog_properties = [storage = server->client_storage_](
+                                          const std::string& name) {
+    return storage->Properties(name);
   };
+  vendor_options.catalog_warehouse = [storage = server->client_storage_](
+                                         const std::string& name) {
+    return storage->Warehouse(name);
+  };
+  vendor_options.client_settings = [storage = server->client_storage_](
+                                       const std::string& name) { return storage->Get(name); };
+  vendor_options.getenv = config.getenv;
+  auto vendor = std::make_shared<rest::CredentialVendor>(std::move(vendor_options));
+  rest_options.catalog_config_defaults = [vendor](const std::string& name) {
+    return vendor->ClientConfig(name);
+  };
+  rest_options.credential_vendor = vendor;
   if (server->optimizer_) {
     rest_options.on_table_changed = [optimizer = server->optimizer_.get()](
                                         const std::string& catalog,
@@ -452,7 +483,13 @@ http::HttpResponse Server::HandleCatalogRequest(const http::HttpRequest& request
                    target->writes ? auth::Access::kWrite : auth::Access::kRead)
              : Status::OK();
   if (allowed.ok()) {
-    response = rest_->Handle(request);
+    // Vended credentials carry the principal's access: read-only for readers.
+    rest::CallerContext caller;
+    caller.may_write =
+        target && auth::Authenticator::Authorize(**principal, target->catalog,
+                                                 auth::Access::kWrite)
+                      .ok();
+    response = rest_->Handle(request, caller);
   } else {
     response = rest::ErrorResponse(403, "ForbiddenException", allowed.message());
   }

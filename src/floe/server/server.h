@@ -139,17 +139,22 @@ struct ServerConfig {
 
 // The storage settings of each catalog that REST clients get from /v1/config (s3.endpoint,
 // s3.region and client.region, s3.path-style-access, explicit or implied by an endpoint;
-// never credentials). Thread-safe: updated when the
-// management API attaches or edits a catalog.
+// never credentials), and its properties for rest::CredentialVendor (vended credentials).
+// Thread-safe: updated when the management API attaches or edits a catalog.
 class ClientStorageSettings {
  public:
   void Put(const metastore::CatalogRecord& record);
   void Remove(const std::string& name);
   std::map<std::string, std::string> Get(const std::string& name) const;
+  // All of the catalog's properties; nullopt for an unknown catalog.
+  std::optional<std::map<std::string, std::string>> Properties(const std::string& name) const;
+  std::string Warehouse(const std::string& name) const;
 
  private:
   mutable std::mutex mu_;
   std::map<std::string, std::map<std::string, std::string>> by_catalog_;
+  std::map<std::string, std::map<std::string, std::string>> properties_;
+  std::map<std::string, std::string> warehouses_;
 };
 
 class Server {
