@@ -68,6 +68,22 @@ void PutKeys(std::map<std::string, std::string>& config, const io::s3::AwsCreden
   if (expires_at_ms) config["s3.session-token-expires-at-ms"] = std::to_string(*expires_at_ms);
 }
 
+// The non-empty items of a comma-separated list, without surrounding spaces (an HTTP
+// header's list, or a property's).
+std::vector<std::string_view> CommaList(std::string_view list) {
+  std::vector<std::string_view> items;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    std::string_view item = list.substr(0, comma);
+    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+    if (!item.empty()) items.push_back(item);
+    if (comma == std::string_view::npos) break;
+    list.remove_prefix(comma + 1);
+  }
+  return items;
+}
+
 // Whether `location` is `allowed` or lies under it (s3:// and s3a:// name the same objects).
 bool Under(std::string_view location, std::string_view allowed) {
   auto loc = io::s3::S3Location::Parse(location);
@@ -84,16 +100,8 @@ bool Under(std::string_view location, std::string_view allowed) {
 }  // namespace
 
 bool WantsVendedCredentials(std::string_view header) {
-  while (!header.empty()) {
-    size_t comma = header.find(',');
-    std::string_view item = header.substr(0, comma);
-    while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-    while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-    if (item == "vended-credentials") return true;
-    if (comma == std::string_view::npos) break;
-    header.remove_prefix(comma + 1);
-  }
-  return false;
+  const std::vector<std::string_view> items = CommaList(header);
+  return std::find(items.begin(), items.end(), "vended-credentials") != items.end();
 }
 
 std::vector<std::string> StorageLocations(const iceberg::TableMetadata& metadata) {
@@ -189,16 +197,7 @@ Status CredentialVendor::CheckAllowed(
     const std::map<std::string, std::string>& properties) const {
   std::vector<std::string> allowed;
   if (const std::string* v = Find(properties, kAllowedLocations); v != nullptr && !v->empty()) {
-    std::string_view list = *v;
-    while (!list.empty()) {
-      size_t comma = list.find(',');
-      std::string_view item = list.substr(0, comma);
-      while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
-      while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
-      if (!item.empty()) allowed.emplace_back(item);
-      if (comma == std::string_view::npos) break;
-      list.remove_prefix(comma + 1);
-    }
+    for (std::string_view item : CommaList(*v)) allowed.emplace_back(item);
   } else if (options_.catalog_warehouse) {
     allowed.push_back(options_.catalog_warehouse(request.catalog));
   }
