@@ -10,8 +10,9 @@ through a recording TCP proxy in front of moto (`client-config.s3.endpoint`; flo
 to moto directly): every request Java's AWS SDK sent was signed with the session keys floe's
 refresh route hands out (an ASIA... key, the catalog's own key never). The load-table answer
 carries `client.refresh-credentials-endpoint`, which answers fresh credentials for the
-table's prefix when fetched the way Iceberg Java's VendedCredentialsProvider does (a GET
-relative to the catalog URI, without the delegation header).
+table's prefix, fetched directly and by Iceberg Java's own VendedCredentialsProvider in
+Spark's JVM (a GET relative to the catalog URI). That provider refused floe's first answer,
+"/v1/.../credentials": Java's HTTPClient takes no request path starting with "/".
 """
 
 from __future__ import annotations
@@ -217,18 +218,18 @@ def test_spark_writes_and_reads_with_vended_credentials(vending, spark):
     assert ACCESS_KEY not in java_keys
     assert sts.calls and all(c["RoleArn"] == ROLE for c in sts.calls)
 
-    # The load-table answer Java got names the refresh endpoint, relative to the catalog URI;
-    # fetched as Java's VendedCredentialsProvider does (no delegation header), it answers one
-    # S3 credential for the table's prefix with every key the provider requires, valid for
-    # longer than the provider's 5-minute prefetch margin.
+    # The load-table answer Java got names the refresh endpoint, relative to the catalog URI
+    # (no leading "/", which Java's HTTPClient refuses); fetched, even without the delegation
+    # header, it answers one S3 credential for the table's prefix with every key Java's
+    # VendedCredentialsProvider requires, valid for longer than its 5-minute prefetch margin.
     code, loaded, _ = server.request(
         "GET", path, headers={"X-Iceberg-Access-Delegation": "vended-credentials"})
     assert code == 200, loaded
-    assert loaded["config"]["client.refresh-credentials-endpoint"] == path + "/credentials"
+    assert loaded["config"]["client.refresh-credentials-endpoint"] == path[1:] + "/credentials"
     assert loaded["config"]["s3.endpoint"] == recorder.endpoint
     assert [c["prefix"] for c in loaded["storage-credentials"]] == [location]
     endpoint = loaded["config"]["client.refresh-credentials-endpoint"]
-    code, refreshed, _ = server.request("GET", endpoint)
+    code, refreshed, _ = server.request("GET", "/" + endpoint)
     assert code == 200, refreshed
     s3_credentials = [c for c in refreshed["storage-credentials"] if c["prefix"].startswith("s3")]
     assert [c["prefix"] for c in s3_credentials] == [location]
@@ -238,6 +239,22 @@ def test_spark_writes_and_reads_with_vended_credentials(vending, spark):
         assert cfg.get(key), (key, cfg)
     assert cfg["s3.access-key-id"].startswith("ASIA")
     assert int(cfg["s3.session-token-expires-at-ms"]) > (time.time() + 300) * 1000, cfg
+    # Iceberg Java's own refresh: its VendedCredentialsProvider (in the Spark JVM), given the
+    # catalog's properties (URI, headers) and the endpoint but no keys, fetches and parses the
+    # route's answer into session credentials, the ones the table's FileIO signed with.
+    props = spark._jvm.java.util.HashMap()
+    props.put("uri", server.uri)
+    props.put("header.X-Iceberg-Access-Delegation", "vended-credentials")
+    props.put("credentials.uri", endpoint)
+    provider = spark._jvm.org.apache.iceberg.aws.s3.VendedCredentialsProvider.create(props)
+    try:
+        java_credentials = provider.resolveCredentials()
+        assert java_credentials.accessKeyId() == vended
+        assert java_credentials.sessionToken() == cfg["s3.session-token"]
+        expires = java_credentials.expirationTime().get().toEpochMilli()
+        assert expires == int(cfg["s3.session-token-expires-at-ms"])
+    finally:
+        provider.close()
 
     # pyiceberg, keyless too, reads Spark's rows through the vended credentials.
     before = recorder.mark()

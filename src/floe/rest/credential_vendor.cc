@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <string_view>
 #include <utility>
 
 #include <fmt/format.h>
@@ -327,9 +328,15 @@ Result<TableStorage> CredentialVendor::ForTable(const TableStorageRequest& reque
   PutKeys(credential.config, vended->credentials, vended->expires_at_ms);
   // Older clients read the keys from `config` only.
   PutKeys(out.config, vended->credentials, vended->expires_at_ms);
-  if (vended->expires_at_ms && !request.refresh_endpoint.empty()) {
+  // Without a leading '/': Iceberg Java's VendedCredentialsProvider hands the value to its
+  // HTTPClient as a path relative to the catalog URI, and that client refuses paths that
+  // start with '/' (HTTPRequest.check), so a refresh would fail once the first credentials
+  // near expiry. Relative, it also resolves under a catalog URI with a path of its own.
+  std::string_view refresh_endpoint = request.refresh_endpoint;
+  while (refresh_endpoint.starts_with('/')) refresh_endpoint.remove_prefix(1);
+  if (vended->expires_at_ms && !refresh_endpoint.empty()) {
     for (auto* config : {&out.config, &credential.config}) {
-      (*config)["client.refresh-credentials-endpoint"] = request.refresh_endpoint;
+      (*config)["client.refresh-credentials-endpoint"] = std::string(refresh_endpoint);
       (*config)["client.refresh-credentials-enabled"] = "true";
     }
   }

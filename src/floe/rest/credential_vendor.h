@@ -59,7 +59,8 @@ struct TableStorageRequest {
   StorageAccess access = StorageAccess::kRead;
   // The request carried X-Iceberg-Access-Delegation with vended-credentials.
   bool vended = false;
-  // The table's /credentials route, relative to the catalog URI ("/v1/.../credentials").
+  // The table's /credentials route ("/v1/.../credentials"); clients get it relative to the
+  // catalog URI, without the leading '/' ("v1/.../credentials").
   std::string refresh_endpoint;
 };
 

@@ -109,8 +109,12 @@ TEST(CredentialVendor, AssumesTheRoleWithAPolicyPerAccess) {
   EXPECT_EQ(c.config.at("s3.access-key-id"), "ASIAFAKE1");
   EXPECT_EQ(c.config.at("s3.session-token"), "token");
   EXPECT_EQ(c.config.at("s3.session-token-expires-at-ms"), "1800000900000");
+  // Relative to the catalog URI and without a leading '/', as Iceberg Java's HTTPClient
+  // requires of a request path (and as Iceberg's own REST test server answers).
   EXPECT_EQ(c.config.at("client.refresh-credentials-endpoint"),
-            "/v1/lake/namespaces/ns/tables/t/credentials");
+            "v1/lake/namespaces/ns/tables/t/credentials");
+  EXPECT_EQ(storage->config.at("client.refresh-credentials-endpoint"),
+            "v1/lake/namespaces/ns/tables/t/credentials");
   EXPECT_EQ(storage->config.at("s3.access-key-id"), "ASIAFAKE1");
   EXPECT_EQ(storage->config.at("s3.endpoint"), "http://store:9000");
   EXPECT_EQ(storage->config.at("client.region"), "eu-west-1");
