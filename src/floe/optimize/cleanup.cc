@@ -83,21 +83,19 @@ Result<std::vector<std::string>> ReferencedFiles(const iceberg::TableMetadata& m
   return out;
 }
 
-Result<OrphanCleaningResult> CleanOrphanFiles(const iceberg::TableMetadata& metadata,
-                                              io::FileIO& io, int64_t now_ms,
+Result<OrphanCleaningResult> CleanOrphanFiles(iceberg::Table& table, int64_t now_ms,
                                               int64_t min_age_ms) {
-  if (metadata.location.empty()) {
+  const iceberg::TableMetadataPtr listed_metadata = table.metadata();
+  if (listed_metadata->location.empty()) {
     return Status::InvalidArgument("the table has no location: no directory to clean");
   }
-  // References first, listings second: a file committed in between is young (it was just
-  // written), so the age bound keeps it.
-  FLOE_ASSIGN_OR_RETURN(std::vector<std::string> referenced, ReferencedFiles(metadata, io));
-  const std::unordered_set<std::string> keep(referenced.begin(), referenced.end());
+  io::FileIO& io = table.io();
   const int64_t older_than_ms = now_ms - min_age_ms;
 
   OrphanCleaningResult result;
-  const std::string data_dir = TableDirectory(metadata, "write.data.path", "data");
-  const std::string metadata_dir = TableDirectory(metadata, "write.metadata.path", "metadata");
+  const std::string data_dir = TableDirectory(*listed_metadata, "write.data.path", "data");
+  const std::string metadata_dir =
+      TableDirectory(*listed_metadata, "write.metadata.path", "metadata");
   struct Directory {
     const std::string* prefix;
     int64_t* deleted;
@@ -113,6 +111,17 @@ Result<OrphanCleaningResult> CleanOrphanFiles(const iceberg::TableMetadata& meta
     FLOE_ASSIGN_OR_RETURN(std::vector<io::FileInfo> files, io.List(*dir.prefix));
     listings.emplace_back(std::move(files), dir.deleted);
   }
+  // References second, from the table as it is now: every commit that ended before the
+  // listings is in them.
+  FLOE_RETURN_IF_ERROR(table.Refresh());
+  const iceberg::TableMetadataPtr metadata = table.metadata();
+  if (auto gc = metadata->properties.find("gc.enabled");
+      gc != metadata->properties.end() && gc->second == "false") {
+    return result;
+  }
+  FLOE_ASSIGN_OR_RETURN(std::vector<std::string> referenced, ReferencedFiles(*metadata, io));
+  const std::unordered_set<std::string> keep(referenced.begin(), referenced.end());
+
   for (auto& [files, deleted] : listings) {
     std::vector<std::string> doomed;
     int64_t doomed_bytes = 0;

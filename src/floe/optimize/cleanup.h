@@ -43,10 +43,16 @@ Result<std::vector<std::string>> ReferencedFiles(const iceberg::TableMetadata& m
 // Deletes the files under the table's data directory (write.data.path, else
 // <location>/data) and metadata directory (write.metadata.path, else <location>/metadata)
 // that ReferencedFiles does not name and that were last modified before now_ms -
-// min_age_ms. The metadata directory's version-hint.text is kept. Errors: a listing or a
-// referenced file that cannot be read (then nothing is deleted).
-Result<OrphanCleaningResult> CleanOrphanFiles(const iceberg::TableMetadata& metadata,
-                                              io::FileIO& io, int64_t now_ms,
+// min_age_ms. The metadata directory's version-hint.text is kept.
+//
+// Listings first, then `table` is refreshed and its references read: whatever `table`
+// held may be stale (an evaluation that began before later commits), and a commit's files
+// are not always young (files added by reference, a writer slower than the bound), so the
+// references must be at least as new as the listing. A commit after the refresh writes
+// young files, which the bound keeps. Nothing is deleted when the refreshed table sets
+// gc.enabled=false. Errors: a listing, the refresh or a referenced file that cannot be
+// read (then nothing is deleted).
+Result<OrphanCleaningResult> CleanOrphanFiles(iceberg::Table& table, int64_t now_ms,
                                               int64_t min_age_ms);
 
 struct DanglingDeleteResult {

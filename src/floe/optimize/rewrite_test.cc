@@ -15,6 +15,7 @@
 
 #include "floe/columnar/builder.h"
 #include "floe/iceberg/manifest_cache.h"
+#include "floe/iceberg/metadata_updates.h"
 #include "floe/optimize/cleanup.h"
 #include "floe/iceberg/data_writer.h"
 #include "floe/iceberg/delete_writer.h"
@@ -469,7 +470,7 @@ TEST_P(RewriteTest, OrphanFilesOlderThanTheBoundAreDeleted) {
   ASSERT_TRUE(referenced.ok()) << referenced.status().ToString();
   ASSERT_GT(referenced->size(), 5u);
 
-  auto cleaned = CleanOrphanFiles(*table_->metadata(), io_, young_ms, /*min_age_ms=*/0);
+  auto cleaned = CleanOrphanFiles(*table_, young_ms, /*min_age_ms=*/0);
   ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
   EXPECT_EQ(cleaned->content_files_deleted, 1);
   EXPECT_EQ(cleaned->metadata_files_deleted, 1);
@@ -481,6 +482,45 @@ TEST_P(RewriteTest, OrphanFilesOlderThanTheBoundAreDeleted) {
   EXPECT_TRUE(*io_.Exists("mem://wh/db/t/data/young.parquet"));
   for (const std::string& path : *referenced) EXPECT_TRUE(*io_.Exists(path)) << path;
   EXPECT_EQ(Scan(), model_);
+}
+
+// A cleaner holding the table as it was before later commits (an evaluation that began
+// earlier) keeps those commits' files, however old they look: it reads the references of
+// the table as it is after listing. Here every file is older than the bound.
+TEST_P(RewriteTest, OrphanCleaningWithAStaleTableKeepsLaterCommitsFiles) {
+  Populate();
+  std::unique_ptr<iceberg::Table> stale = Load();
+  Append({{1000, "committed after the cleaner loaded the table"}});
+  Upsert(*table_, {{1, "upserted later too"}});
+  auto referenced = ReferencedFiles(*table_->metadata(), io_);
+  ASSERT_TRUE(referenced.ok()) << referenced.status().ToString();
+  io_.Put("mem://wh/db/t/data/orphan-2.parquet", "left by a failed writer");
+  const int64_t far_future_ms = int64_t{1} << 50;
+
+  auto cleaned = CleanOrphanFiles(*stale, far_future_ms, /*min_age_ms=*/0);
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  EXPECT_EQ(cleaned->content_files_deleted, 1);
+  EXPECT_EQ(cleaned->metadata_files_deleted, 0);
+  EXPECT_FALSE(*io_.Exists("mem://wh/db/t/data/orphan-2.parquet"));
+  for (const std::string& path : *referenced) EXPECT_TRUE(*io_.Exists(path)) << path;
+  EXPECT_EQ(stale->metadata()->metadata_file_location,
+            table_->metadata()->metadata_file_location);
+  EXPECT_EQ(Scan(), model_);
+}
+
+// gc.enabled=false set by a commit the cleaner had not seen: nothing is deleted.
+TEST_P(RewriteTest, OrphanCleaningHonoursGcDisabledByALaterCommit) {
+  Populate();
+  std::unique_ptr<iceberg::Table> stale = Load();
+  auto update = table_->NewUpdateProperties();
+  update->Set("gc.enabled", "false");
+  ASSERT_TRUE(update->Commit().ok());
+  io_.Put("mem://wh/db/t/data/orphan-3.parquet", "left by a failed writer");
+
+  auto cleaned = CleanOrphanFiles(*stale, int64_t{1} << 50, /*min_age_ms=*/0);
+  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  EXPECT_EQ(cleaned->content_files_deleted + cleaned->metadata_files_deleted, 0);
+  EXPECT_TRUE(*io_.Exists("mem://wh/db/t/data/orphan-3.parquet"));
 }
 
 TEST(NormalizeLocationTest, EquivalentSpellings) {

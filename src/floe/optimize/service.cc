@@ -768,7 +768,7 @@ void OptimizingService::MaybeCleanTable(const Key& key, const std::string& name,
   // gc.enabled=false: the table's files may be shared with other tables; never delete.
   if (config->orphan_cleaning_enabled && config->gc_enabled) {
     metastore::MaintenanceRunRecord run = NewMaintenanceRun(key, "clean-orphan-files", Now());
-    auto cleaned = CleanOrphanFiles(*table.metadata(), table.io(), run.start_ms,
+    auto cleaned = CleanOrphanFiles(table, run.start_ms,
                                     config->orphan_min_age_ms);
     run.end_ms = Now();
     if (!cleaned.ok()) {
