@@ -373,20 +373,29 @@ def test_table_topic_and_server_full_optimize_read_by_spark(spark, floe, stream_
     same(sent, pyiceberg_rows(rest, table, columns), "pyiceberg after the full optimize")
 
 
-def test_spark_writes_floe_and_pyiceberg_read(spark, rest, cli, bucket):
-    t = f"{CATALOG}.sparkns.events"
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {CATALOG}.sparkns")
+def spark_writes_and_deletes(spark, catalog: str, ns: str, table: str, count: int,
+                             below: int):
+    """Spark creates `catalog.ns.table` (v2, merge-on-read deletes, bucket(3, id)), inserts
+    rows(0, count) and deletes those with v < below. Returns the rows left (the model) and
+    the table's delete files, which are position deletes."""
+    t = f"{catalog}.{ns}.{table}"
+    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {catalog}.{ns}")
     spark.sql(f"CREATE TABLE {t} (id BIGINT NOT NULL, name STRING, v INT, x DOUBLE) "
               f"USING iceberg PARTITIONED BY (bucket(3, id)) TBLPROPERTIES "
               f"('format-version'='2', 'write.delete.mode'='merge-on-read')")
-    model = rows(0, 120)
+    model = rows(0, count)
     values = ", ".join(f"({r['id']}, '{r['name']}', {r['v']}, {r['x']!r})" for r in model)
     spark.sql(f"INSERT INTO {t} VALUES {values}")
-    spark.sql(f"DELETE FROM {t} WHERE v < 20")
-    model = [r for r in model if not r["v"] < 20]
-    # The merge-on-read DELETE wrote position deletes; everything is in the bucket.
+    spark.sql(f"DELETE FROM {t} WHERE v < {below}")
     deletes = spark.sql(f"SELECT content, file_path FROM {t}.delete_files").collect()
     assert deletes and {r["content"] for r in deletes} == {1}, deletes
+    return [r for r in model if not r["v"] < below], deletes
+
+
+def test_spark_writes_floe_and_pyiceberg_read(spark, rest, cli, bucket):
+    t = f"{CATALOG}.sparkns.events"
+    model, deletes = spark_writes_and_deletes(spark, CATALOG, "sparkns", "events", 120, 20)
+    # The merge-on-read DELETE wrote position deletes; everything is in the bucket.
     assert all(r["file_path"].startswith(f"s3://{bucket}/wh/sparkns/events/")
                for r in deletes + spark.sql(f"SELECT file_path FROM {t}.files").collect())
     location = rest.load_table("sparkns.events").metadata.location

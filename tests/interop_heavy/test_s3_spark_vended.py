@@ -32,7 +32,7 @@ import iceberg_java as ij
 from floe_server import FloeServer
 # Fixtures and helpers of the neighbouring suites (pytest finds the fixture through the import).
 from test_s3 import ACCESS_KEY, REGION, SECRET_KEY, moto_endpoint, s3_client  # noqa: F401
-from test_s3_spark import canon, check_access_log, fetch_jar, rows, same
+from test_s3_spark import canon, check_access_log, fetch_jar, same, spark_writes_and_deletes
 from test_vended_credentials import EXTERNAL_ID, ROLE, StsRecorder
 
 from pyspark.sql import SparkSession
@@ -190,19 +190,8 @@ def spark_rows(spark, table: str) -> list[dict]:
 
 def test_spark_writes_and_reads_with_vended_credentials(vending, spark):
     server, sts, recorder, bucket = vending
-    t = f"{CATALOG}.vend.events"
     start = recorder.mark()
-    spark.sql(f"CREATE NAMESPACE IF NOT EXISTS {CATALOG}.vend")
-    spark.sql(f"CREATE TABLE {t} (id BIGINT NOT NULL, name STRING, v INT, x DOUBLE) "
-              f"USING iceberg PARTITIONED BY (bucket(3, id)) TBLPROPERTIES "
-              f"('format-version'='2', 'write.delete.mode'='merge-on-read')")
-    model = rows(0, 150)
-    values = ", ".join(f"({r['id']}, '{r['name']}', {r['v']}, {r['x']!r})" for r in model)
-    spark.sql(f"INSERT INTO {t} VALUES {values}")
-    spark.sql(f"DELETE FROM {t} WHERE v < 25")
-    model = [r for r in model if not r["v"] < 25]
-    deletes = spark.sql(f"SELECT content, file_path FROM {t}.delete_files").collect()
-    assert deletes and {r["content"] for r in deletes} == {1}, deletes
+    model, _ = spark_writes_and_deletes(spark, CATALOG, "vend", "events", 150, 25)
     same(model, spark_rows(spark, "vend.events"), "Spark reads its table")
     java_keys, agents = recorder.since(start)
 
