@@ -59,8 +59,10 @@ def test_old_snapshots_expire_and_their_files_go(server):
     before = len(t.metadata.snapshots)
     assert before >= 3
 
+    # The expiry commits first and deletes the files after; its log line comes last.
     def expired():
-        return len(cat.load_table("db.t").metadata.snapshots) == 1
+        return (len(cat.load_table("db.t").metadata.snapshots) == 1
+                and '"event":"snapshots-expired"' in server.log_text())
 
     wait_for(expired, "snapshot expiry", server)
     t = cat.load_table("db.t")
