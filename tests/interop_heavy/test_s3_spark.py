@@ -95,37 +95,44 @@ def stream_server(floe, tmp_path_factory, moto_endpoint, bucket):  # noqa: F811
     assert s.exit_code == 0, s.log_text()
 
 
-@pytest.fixture(scope="module")
-def spark(server, stream_server, tmp_path_factory):
-    work = tmp_path_factory.mktemp("spark")
+def start_spark(app: str, work: Path, catalogs: dict[str, str]) -> SparkSession:
+    """A local[2] Spark session with Iceberg's runtime and AWS bundle and `catalogs` (Spark
+    conf keys and values), started with no AWS_* variable in the JVM's environment: the
+    store's settings and keys must come from the catalog, and a later suite in this process
+    reuses the JVM and its environment."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ["PYSPARK_PYTHON"] = sys.executable
-    # The JVM (started by getOrCreate, with this environment) must find the store's settings
-    # nowhere but in the catalog's config.
-    # (All AWS_* variables: a later suite in this process reuses the JVM and its environment.)
     hidden = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("AWS_")}
-    jars = ",".join([fetch_jar("runtime"), fetch_jar("aws-bundle")])
-    builder = (SparkSession.builder.master("local[2]").appName("floe-s3-spark")
-               .config("spark.jars", jars)
-               .config("spark.driver.memory", "1g")
-               .config("spark.sql.shuffle.partitions", "2")
-               .config("spark.default.parallelism", "2")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.session.timeZone", "UTC")
-               .config("spark.sql.warehouse.dir", str(work / "spark-warehouse"))
-               .config("spark.local.dir", str(work / "local"))
-               .config("spark.driver.extraJavaOptions", f"-Djava.io.tmpdir={work}")
-               .config("spark.sql.extensions",
-                       "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions"))
-    for name, s in ((CATALOG, server), (STREAM, stream_server)):
-        for k, v in spark_catalog_conf(name, s.uri).items():
-            builder = builder.config(k, v)
+    conf = {"spark.jars": ",".join([fetch_jar("runtime"), fetch_jar("aws-bundle")]),
+            "spark.driver.memory": "1g",
+            "spark.sql.shuffle.partitions": "2",
+            "spark.default.parallelism": "2",
+            "spark.ui.enabled": "false",
+            "spark.ui.showConsoleProgress": "false",
+            "spark.sql.session.timeZone": "UTC",
+            "spark.sql.warehouse.dir": str(work / "spark-warehouse"),
+            "spark.local.dir": str(work / "local"),
+            "spark.driver.extraJavaOptions": f"-Djava.io.tmpdir={work}",
+            "spark.sql.extensions":
+                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
+            **catalogs}
+    builder = SparkSession.builder.master("local[2]").appName(app)
+    for k, v in conf.items():
+        builder = builder.config(k, v)
     try:
         session = builder.getOrCreate()
     finally:
         os.environ.update(hidden)
     session.sparkContext.setLogLevel("ERROR")
+    return session
+
+
+@pytest.fixture(scope="module")
+def spark(server, stream_server, tmp_path_factory):
+    catalogs = {}
+    for name, s in ((CATALOG, server), (STREAM, stream_server)):
+        catalogs.update(spark_catalog_conf(name, s.uri))
+    session = start_spark("floe-s3-spark", tmp_path_factory.mktemp("spark"), catalogs)
     try:
         yield session
     finally:

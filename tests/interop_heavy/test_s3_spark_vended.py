@@ -17,10 +17,8 @@ Spark's JVM (a GET relative to the catalog URI). That provider refused floe's fi
 
 from __future__ import annotations
 
-import os
 import re
 import socket
-import sys
 import threading
 import time
 import uuid
@@ -32,10 +30,9 @@ import iceberg_java as ij
 from floe_server import FloeServer
 # Fixtures and helpers of the neighbouring suites (pytest finds the fixture through the import).
 from test_s3 import ACCESS_KEY, REGION, SECRET_KEY, moto_endpoint, s3_client  # noqa: F401
-from test_s3_spark import canon, check_access_log, fetch_jar, same, spark_writes_and_deletes
+from test_s3_spark import canon, check_access_log, same, spark_writes_and_deletes, start_spark
 from test_vended_credentials import EXTERNAL_ID, ROLE, StsRecorder
 
-from pyspark.sql import SparkSession
 
 # AWS variables that name neither credentials nor where the store is.
 NEUTRAL_AWS_VARIABLES = {"AWS_CA_BUNDLE", "AWS_MAX_ATTEMPTS", "AWS_RETRY_MODE"}
@@ -137,40 +134,16 @@ def vending(floe, tmp_path_factory, moto_endpoint):  # noqa: F811
 @pytest.fixture(scope="module")
 def spark(vending, tmp_path_factory):
     server = vending[0]
-    work = tmp_path_factory.mktemp("spark-vend")
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-    os.environ["PYSPARK_PYTHON"] = sys.executable
-    # No AWS settings of any kind for the JVM (getOrCreate starts it with this environment).
-    hidden = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("AWS_")}
-    jars = ",".join([fetch_jar("runtime"), fetch_jar("aws-bundle")])
     c = f"spark.sql.catalog.{CATALOG}"
-    conf = {"spark.jars": jars,
-            "spark.driver.memory": "1g",
-            "spark.sql.shuffle.partitions": "2",
-            "spark.default.parallelism": "2",
-            "spark.ui.enabled": "false",
-            "spark.ui.showConsoleProgress": "false",
-            "spark.sql.session.timeZone": "UTC",
-            "spark.sql.warehouse.dir": str(work / "spark-warehouse"),
-            "spark.local.dir": str(work / "local"),
-            "spark.driver.extraJavaOptions": f"-Djava.io.tmpdir={work}",
-            "spark.sql.extensions":
-                "org.apache.iceberg.spark.extensions.IcebergSparkSessionExtensions",
-            # The catalog: where it is, and that it should vend; no keys, no endpoint.
-            c: "org.apache.iceberg.spark.SparkCatalog",
-            f"{c}.type": "rest",
-            f"{c}.uri": server.uri,
-            f"{c}.warehouse": CATALOG,
-            f"{c}.cache-enabled": "false",
-            f"{c}.header.X-Iceberg-Access-Delegation": "vended-credentials"}
-    builder = SparkSession.builder.master("local[2]").appName("floe-s3-spark-vended")
-    for k, v in conf.items():
-        builder = builder.config(k, v)
-    try:
-        session = builder.getOrCreate()
-    finally:
-        os.environ.update(hidden)
-    session.sparkContext.setLogLevel("ERROR")
+    # The catalog: where it is, and that it should vend; no keys, no endpoint.
+    catalog = {c: "org.apache.iceberg.spark.SparkCatalog",
+               f"{c}.type": "rest",
+               f"{c}.uri": server.uri,
+               f"{c}.warehouse": CATALOG,
+               f"{c}.cache-enabled": "false",
+               f"{c}.header.X-Iceberg-Access-Delegation": "vended-credentials"}
+    session = start_spark("floe-s3-spark-vended", tmp_path_factory.mktemp("spark-vend"),
+                          catalog)
     try:
         # A JVM started earlier in this process by another suite carries that suite's
         # environment: it must hold no credentials and no store location (a CA bundle, say,
