@@ -1,7 +1,7 @@
 # The two set-up commands of the README:
 #   make run    installs what is missing, builds, runs the main job
 #   make test   installs what is missing, builds, runs every suite that fits in CI
-# Other targets: build, build-all, java-deps, java-peers, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
+# Other targets: lint, build, build-all, java-deps, java-peers, test-unit, test-asan, test-interop-ci, test-fuzz, test-interop,
 # test-web, demo, heavy-deps, bench, clean.
 
 JOBS ?= $(shell nproc)
@@ -11,7 +11,7 @@ PY := $(VENV)/bin/python
 FLOE := build/release/src/floe/exe/floe
 
 .PHONY: run test deps java-deps java-peers venv heavy-deps build build-all build-asan build-fuzz test-unit test-asan \
-        test-interop-ci test-fuzz test-interop test-web demo bench clean
+        test-interop-ci test-fuzz test-interop test-web demo bench clean lint
 
 deps:
 	@scripts/install-deps.sh
@@ -58,6 +58,12 @@ build/fuzz/build.ninja: CMakeLists.txt CMakePresets.json | deps
 build-fuzz: deps build/fuzz/build.ninja
 	cmake --build --preset fuzz -j $(JOBS)
 
+# The checks that need no build: formatting (the tree's .clang-format) and the module
+# dependencies docs/ARCHITECTURE.md allows (includes and CMake links).
+lint: deps
+	@scripts/check-format.sh
+	@python3 scripts/check-layers.py
+
 run: build
 	@scripts/run-main.sh $(FLOE)
 
@@ -89,6 +95,7 @@ test-fuzz: build-asan
 # downloads (pip, Maven, apt) and the Java peers' builds run beside the sanitizer compile,
 # and the unit tests (which leave a core idle much of the time) beside the release compile.
 test:
+	@$(MAKE) --no-print-directory lint
 	@$(MAKE) --no-print-directory -j 3 build-asan java-peers
 	@$(MAKE) --no-print-directory -j 2 test-asan build
 	@$(MAKE) --no-print-directory test-interop-ci test-fuzz

@@ -6,7 +6,7 @@ set -euo pipefail
 packages=(
   # toolchain
   build-essential cmake ninja-build pkg-config git
-  clang-16 libclang-rt-16-dev libfuzzer-16-dev
+  clang-16 libclang-rt-16-dev libfuzzer-16-dev clang-format-16 clang-tidy-16
   # product dependencies
   libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libdeflate-dev libxxhash-dev
   libboost-dev libboost-system-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev libssl-dev

@@ -61,8 +61,7 @@ const char* const kFixedSchemas[] = {
 // Reads datums of `writer` from `in` (as `reader` when given): renders what decodes, encodes
 // it, and checks that the encoding decodes to the same JSON.
 void DecodeDatums(const avro::Schema& writer, floe::ByteReader in,
-                  const avro::Schema* reader = nullptr,
-                  std::vector<std::string> columns = {}) {
+                  const avro::Schema* reader = nullptr, std::vector<std::string> columns = {}) {
   avro::DatumReaderOptions options;
   options.reader_schema = reader;
   options.columns = std::move(columns);
@@ -158,8 +157,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   size_t nul = input.find('\0');
   if (nul != std::string_view::npos) {
-    FuzzSchema(input.substr(0, nul),
-               floe::ByteReader(data + nul + 1, size - nul - 1));
+    FuzzSchema(input.substr(0, nul), floe::ByteReader(data + nul + 1, size - nul - 1));
   } else {
     FuzzSchema(input, floe::ByteReader());
   }

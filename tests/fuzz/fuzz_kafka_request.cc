@@ -29,9 +29,9 @@ floe::kafka::Broker* TheBroker() {
   if (broker == nullptr || ++served >= kInputsPerBroker) {
     broker.reset();
     served = 0;
-    std::string dir = (std::filesystem::temp_directory_path() /
-                       ("floe_fuzz_kafka_" + std::to_string(::getpid())))
-                          .string();
+    std::string dir =
+        (std::filesystem::temp_directory_path() / ("floe_fuzz_kafka_" + std::to_string(::getpid())))
+            .string();
     std::filesystem::remove_all(dir);
     floe::kafka::BrokerOptions options;
     options.data_dir = dir;

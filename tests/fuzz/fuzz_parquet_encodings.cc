@@ -26,8 +26,8 @@ namespace {
 using namespace floe;                   // NOLINT
 using namespace floe::format::parquet;  // NOLINT
 
-#define FUZZ_CHECK(cond) \
-  do {                   \
+#define FUZZ_CHECK(cond)           \
+  do {                             \
     if (!(cond)) __builtin_trap(); \
   } while (false)
 
@@ -166,14 +166,13 @@ void FuzzDeltaByteArrays(const Input& in, int mode) {
   if (mode == 0) {
     DeltaLengthByteArrayDecoder decoder;
     if (!decoder.Reset(in.data).ok()) return;
-    InBatches(bounded, [&](size_t at, size_t k) {
-      return decoder.Decode(k, ends.data() + at, &data).ok();
-    });
+    InBatches(bounded,
+              [&](size_t at, size_t k) { return decoder.Decode(k, ends.data() + at, &data).ok(); });
   } else if (mode == 1) {
     // The data twice as two pages; with carry-over the second page's first prefix may
     // reach into the first page's last value.
-    const auto pages = in.param & 1 ? DeltaByteArrayPages::kCarryOver
-                                    : DeltaByteArrayPages::kIndependent;
+    const auto pages =
+        in.param & 1 ? DeltaByteArrayPages::kCarryOver : DeltaByteArrayPages::kIndependent;
     DeltaByteArrayDecoder decoder;
     for (int page = 0; page < 2; ++page) {
       if (!decoder.Reset(in.data, pages).ok()) return;
@@ -197,7 +196,8 @@ void FuzzByteStreamSplit(const Input& in) {
   ByteStreamSplitDecoder decoder;
   if (!decoder.Reset(in.data, width).ok()) return;
   std::vector<uint8_t> out(in.count * width);
-  InBatches(in, [&](size_t at, size_t k) { return decoder.Decode(out.data() + at * width, k).ok(); });
+  InBatches(in,
+            [&](size_t at, size_t k) { return decoder.Decode(out.data() + at * width, k).ok(); });
 }
 
 void FuzzBloom(const Input& in) {
@@ -304,7 +304,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* bytes, size_t size) {
     case 15: RoundTripDelta<int32_t>(in); break;
     case 16: RoundTripDelta<int64_t>(in); break;
     case 17: RoundTripByteArrays(in); break;
-    default: FuzzRle(in); FuzzDeltaBinaryPacked<int64_t>(in); break;
+    default:
+      FuzzRle(in);
+      FuzzDeltaBinaryPacked<int64_t>(in);
+      break;
   }
   return 0;
 }

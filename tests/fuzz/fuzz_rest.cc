@@ -29,8 +29,8 @@ struct Fixture {
 
 Fixture* MakeFixture() {
   auto* f = new Fixture();
-  f->warehouse = std::filesystem::temp_directory_path() /
-                 ("floe-fuzz-rest-" + std::to_string(::getpid()));
+  f->warehouse =
+      std::filesystem::temp_directory_path() / ("floe-fuzz-rest-" + std::to_string(::getpid()));
   std::filesystem::create_directories(f->warehouse);
   std::string warehouse = f->warehouse.string();
   auto open = [warehouse]() -> floe::Result<std::unique_ptr<floe::catalog::Catalog>> {
@@ -65,9 +65,9 @@ Fixture* MakeFixture() {
 
 void Cleanup() {
   std::error_code ec;
-  std::filesystem::remove_all(std::filesystem::temp_directory_path() /
-                                  ("floe-fuzz-rest-" + std::to_string(::getpid())),
-                              ec);
+  std::filesystem::remove_all(
+      std::filesystem::temp_directory_path() / ("floe-fuzz-rest-" + std::to_string(::getpid())),
+      ec);
 }
 
 }  // namespace

@@ -30,8 +30,8 @@ void Differential(const uint8_t* data, size_t size) {
   if (!ours_ok || length > kMaxLength) return;
   std::string ours(length, '\0');
   std::string ref(length, '\0');
-  const bool a = floe::format::SnappyDecompress({data, size},
-                                                reinterpret_cast<uint8_t*>(ours.data()), length);
+  const bool a =
+      floe::format::SnappyDecompress({data, size}, reinterpret_cast<uint8_t*>(ours.data()), length);
   const bool b = snappy::RawUncompress(reinterpret_cast<const char*>(data), size, ref.data());
   if (a != b || (a && ours != ref)) __builtin_trap();
 }

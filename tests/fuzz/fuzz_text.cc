@@ -22,12 +22,20 @@ using namespace floe::columnar;  // NOLINT(google-build-using-namespace)
 SchemaPtr FuzzSchema() {
   auto point = Struct({Field("x", Float64()), Field("y", Float32(), false)});
   return std::make_shared<Schema>(std::vector<Field>{
-      Field("b", Bool()), Field("i", Int32(), false), Field("l", Int64()),
-      Field("f", Float32()), Field("d", Float64()), Field("dec", Decimal128(20, 4)),
-      Field("date", Date32()), Field("time", Time(TimeUnit::kMicro)),
+      Field("b", Bool()),
+      Field("i", Int32(), false),
+      Field("l", Int64()),
+      Field("f", Float32()),
+      Field("d", Float64()),
+      Field("dec", Decimal128(20, 4)),
+      Field("date", Date32()),
+      Field("time", Time(TimeUnit::kMicro)),
       Field("ts", Timestamp(TimeUnit::kMicro, false)),
-      Field("tstz", Timestamp(TimeUnit::kNano, true)), Field("s", String()),
-      Field("bin", Binary()), Field("fx", FixedBinary(2)), Field("u", Uuid()),
+      Field("tstz", Timestamp(TimeUnit::kNano, true)),
+      Field("s", String()),
+      Field("bin", Binary()),
+      Field("fx", FixedBinary(2)),
+      Field("u", Uuid()),
       Field("st", Struct({Field("a", Int32()), Field("p", point)})),
       Field("li", List(Field("element", List(Field("element", String()))))),
       Field("ms", Map(Field("key", String()), Field("value", Int64()))),
@@ -42,8 +50,8 @@ std::string Lines(const RecordBatch& batch) {
 }
 
 template <typename Reader>
-std::string ReadLines(floe::io::MemoryFileIO& fio, const std::string& name,
-                      const SchemaPtr& schema, const text::ReadOptions& options, bool* ok) {
+std::string ReadLines(floe::io::MemoryFileIO& fio, const std::string& name, const SchemaPtr& schema,
+                      const text::ReadOptions& options, bool* ok) {
   *ok = false;
   auto file = fio.OpenInput(name);
   if (!file.ok()) return {};

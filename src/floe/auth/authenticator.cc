@@ -82,8 +82,7 @@ Result<Access> ParseAccess(std::string_view text) {
   return Status::InvalidArgument("access must be read, write or none, not '{}'", text);
 }
 
-Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthConfig config,
-                                                           std::string token_key,
+Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthConfig config, std::string token_key,
                                                            std::function<int64_t()> now_ms) {
   if (token_key.size() < kKeyBytes) {
     return Status::InvalidArgument("the token key must have at least {} bytes", kKeyBytes);
@@ -231,9 +230,9 @@ Result<const Principal*> Authenticator::AuthenticateClient(
   const Principal* principal = it == by_name_.end() ? nullptr : it->second;
   // Hash and compare for unknown clients too, so timing does not tell which ids exist.
   static const std::string kNoSecret(kSha256Bytes, '\0');
-  const std::string& expected =
-      principal != nullptr && !principal->secret_sha256.empty() ? principal->secret_sha256
-                                                                 : kNoSecret;
+  const std::string& expected = principal != nullptr && !principal->secret_sha256.empty()
+                                    ? principal->secret_sha256
+                                    : kNoSecret;
   bool match = ConstantTimeEquals(Sha256(secret), expected);
   if (principal == nullptr || principal->secret_sha256.empty() || !match) {
     return Status::Unauthenticated("unknown client or incorrect secret");

@@ -104,8 +104,8 @@ TEST_F(AuthenticatorTest, FormValuesArePercentDecoded) {
   AuthConfig config = Config();
   config.principals[0].secret_sha256 = Sha256("a+b c/=%");
   auto auth = Make(config);
-  std::string token = IssuedToken(auth->HandleTokenRequest(TokenRequest(
-      "grant_type=client_credentials&client_id=etl&client_secret=a%2Bb+c%2F%3D%25")));
+  std::string token = IssuedToken(auth->HandleTokenRequest(
+      TokenRequest("grant_type=client_credentials&client_id=etl&client_secret=a%2Bb+c%2F%3D%25")));
   EXPECT_EQ((*auth->VerifyToken(token))->name, "etl");
 }
 
@@ -133,9 +133,9 @@ TEST_F(AuthenticatorTest, MalformedTokenRequestsAre400) {
   std::string creds = "&client_id=etl&client_secret=etl-secret";
   EXPECT_EQ(OAuthErrorOf(auth_->HandleTokenRequest(TokenRequest(creds.substr(1))), 400),
             "invalid_request");
-  EXPECT_EQ(OAuthErrorOf(auth_->HandleTokenRequest(TokenRequest("grant_type=password" + creds)),
-                         400),
-            "unsupported_grant_type");
+  EXPECT_EQ(
+      OAuthErrorOf(auth_->HandleTokenRequest(TokenRequest("grant_type=password" + creds)), 400),
+      "unsupported_grant_type");
   EXPECT_EQ(OAuthErrorOf(auth_->HandleTokenRequest(
                              TokenRequest("grant_type=client_credentials&scope=a&scope=b" + creds)),
                          400),
@@ -218,17 +218,17 @@ TEST_F(AuthenticatorTest, TokenExchangeRefreshesAToken) {
   EXPECT_EQ((*auth_->VerifyToken(refreshed))->name, "etl");
   // Expired: only with the client's own credentials besides.
   EXPECT_EQ(OAuthErrorOf(auth_->HandleTokenRequest(TokenRequest(exchange)), 400), "invalid_grant");
-  EXPECT_EQ(IssuedToken(auth_->HandleTokenRequest(
-                            TokenRequest(exchange, "Basic ZXRsOmV0bC1zZWNyZXQ=")))
-                .empty(),
-            false);
+  EXPECT_EQ(
+      IssuedToken(auth_->HandleTokenRequest(TokenRequest(exchange, "Basic ZXRsOmV0bC1zZWNyZXQ=")))
+          .empty(),
+      false);
   AuthConfig config = Config();
   config.principals[1].secret_sha256 = Sha256("x");
   auto auth = Make(config);
   // viewer:x may not renew etl's token.
-  EXPECT_EQ(OAuthErrorOf(auth->HandleTokenRequest(TokenRequest(exchange, "Basic dmlld2VyOng=")),
-                         400),
-            "invalid_grant");
+  EXPECT_EQ(
+      OAuthErrorOf(auth->HandleTokenRequest(TokenRequest(exchange, "Basic dmlld2VyOng=")), 400),
+      "invalid_grant");
   // A static token is a valid subject too.
   std::string from_static = IssuedToken(auth_->HandleTokenRequest(TokenRequest(
       "grant_type=urn:ietf:params:oauth:grant-type:token-exchange&subject_token=static-token")));
@@ -267,8 +267,7 @@ TEST_F(AuthenticatorTest, AccessDecisions) {
 
 TEST_F(AuthenticatorTest, BadConfigurationsAreRefused) {
   auto refused = [&](AuthConfig config, std::string key = std::string(32, 'k')) {
-    return !Authenticator::Make(std::move(config), std::move(key), [] { return int64_t{0}; })
-                .ok();
+    return !Authenticator::Make(std::move(config), std::move(key), [] { return int64_t{0}; }).ok();
   };
   EXPECT_TRUE(refused(Config(), std::string(31, 'k')));
   AuthConfig twice = Config();
@@ -289,8 +288,8 @@ TEST_F(AuthenticatorTest, BadConfigurationsAreRefused) {
 }
 
 TEST(TokenKey, CreatedOnceWithOwnerOnlyPermissions) {
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("floe-token-key-" + std::to_string(::getpid()));
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("floe-token-key-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::string path = (dir / "auth-token.key").string();

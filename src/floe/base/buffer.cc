@@ -7,7 +7,9 @@
 namespace floe {
 
 namespace {
-size_t RoundUp(size_t n) { return (n + Buffer::kPadding - 1) / Buffer::kPadding * Buffer::kPadding; }
+size_t RoundUp(size_t n) {
+  return (n + Buffer::kPadding - 1) / Buffer::kPadding * Buffer::kPadding;
+}
 }  // namespace
 
 void Buffer::Grow(size_t min_capacity) {

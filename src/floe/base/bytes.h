@@ -160,8 +160,7 @@ class ByteReader {
 
  private:
   Status Truncated(size_t wanted) const {
-    return Status::Corrupt("unexpected end of data: needed {} bytes, {} left", wanted,
-                           remaining());
+    return Status::Corrupt("unexpected end of data: needed {} bytes, {} left", wanted, remaining());
   }
 
   const uint8_t* pos_ = nullptr;

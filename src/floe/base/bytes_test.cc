@@ -40,10 +40,10 @@ TEST(BytesTest, VarintRoundTripAndLimits) {
 }
 
 TEST(BytesTest, ByteSwap128) {
-  unsigned __int128 v = (static_cast<unsigned __int128>(0x0102030405060708ull) << 64) |
-                        0x090A0B0C0D0E0F10ull;
-  unsigned __int128 want = (static_cast<unsigned __int128>(0x100F0E0D0C0B0A09ull) << 64) |
-                           0x0807060504030201ull;
+  unsigned __int128 v =
+      (static_cast<unsigned __int128>(0x0102030405060708ull) << 64) | 0x090A0B0C0D0E0F10ull;
+  unsigned __int128 want =
+      (static_cast<unsigned __int128>(0x100F0E0D0C0B0A09ull) << 64) | 0x0807060504030201ull;
   EXPECT_TRUE(ByteSwap128(v) == want);
   EXPECT_TRUE(ByteSwap128(ByteSwap128(v)) == v);
 }

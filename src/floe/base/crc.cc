@@ -29,8 +29,7 @@ uint32_t Crc32cPortable(uint32_t crc, const uint8_t* p, size_t n) {
   return ~crc;
 }
 
-__attribute__((target("sse4.2"))) uint32_t Crc32cSse42(uint32_t crc, const uint8_t* p,
-                                                        size_t n) {
+__attribute__((target("sse4.2"))) uint32_t Crc32cSse42(uint32_t crc, const uint8_t* p, size_t n) {
   uint64_t c = ~crc;
   while (n >= 8) {
     uint64_t v;

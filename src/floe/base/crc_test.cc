@@ -25,9 +25,7 @@ TEST(CrcTest, Crc32cCheckValues) {
   EXPECT_EQ(Crc32c(part, s.data() + 10, s.size() - 10), Crc32c(0, s.data(), s.size()));
 }
 
-TEST(CrcTest, Crc32CheckValue) {
-  EXPECT_EQ(Crc32(0, "123456789", 9), 0xCBF43926u);
-}
+TEST(CrcTest, Crc32CheckValue) { EXPECT_EQ(Crc32(0, "123456789", 9), 0xCBF43926u); }
 
 }  // namespace
 }  // namespace floe

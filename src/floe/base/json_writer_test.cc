@@ -35,8 +35,12 @@ TEST(JsonWriterTest, NestingAndEscapes) {
 
 TEST(JsonWriterTest, InvalidUtf8IsReplaced) {
   std::string out;
-  JsonWriter::AppendEscaped(&out, "a\xFF" "b\xED\xA0\x80");  // 0xFF and a surrogate
-  EXPECT_EQ(out, "a\xEF\xBF\xBD" "b\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
+  JsonWriter::AppendEscaped(&out,
+                            "a\xFF"
+                            "b\xED\xA0\x80");  // 0xFF and a surrogate
+  EXPECT_EQ(out,
+            "a\xEF\xBF\xBD"
+            "b\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD");
 }
 
 }  // namespace

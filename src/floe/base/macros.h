@@ -24,17 +24,17 @@ Status ToStatus(const Result<T>& r) {
 }  // namespace floe::internal
 
 // Evaluates `expr` (a Status or Result) and returns its error from the enclosing function.
-#define FLOE_RETURN_IF_ERROR(expr)                                           \
-  do {                                                                       \
-    ::floe::Status _floe_status = ::floe::internal::ToStatus((expr));        \
-    if (FLOE_PREDICT_FALSE(!_floe_status.ok())) return _floe_status;         \
+#define FLOE_RETURN_IF_ERROR(expr)                                    \
+  do {                                                                \
+    ::floe::Status _floe_status = ::floe::internal::ToStatus((expr)); \
+    if (FLOE_PREDICT_FALSE(!_floe_status.ok())) return _floe_status;  \
   } while (false)
 
-#define FLOE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr)        \
-  auto tmp = (expr);                                      \
-  if (FLOE_PREDICT_FALSE(!tmp.has_value())) {             \
-    return std::move(tmp).error();                        \
-  }                                                       \
+#define FLOE_ASSIGN_OR_RETURN_IMPL(tmp, lhs, expr) \
+  auto tmp = (expr);                               \
+  if (FLOE_PREDICT_FALSE(!tmp.has_value())) {      \
+    return std::move(tmp).error();                 \
+  }                                                \
   lhs = std::move(tmp).value()
 
 // Evaluates `expr` (a Result<T>); on error returns it, else moves the value into `lhs`,
@@ -44,11 +44,11 @@ Status ToStatus(const Result<T>& r) {
 
 // Checks an invariant of floe's own code (never bytes from outside): aborts with a message.
 // FLOE_CHECK always runs; FLOE_DCHECK only in debug builds (hot paths).
-#define FLOE_CHECK(cond)                                                        \
-  do {                                                                          \
-    if (FLOE_PREDICT_FALSE(!(cond))) {                                          \
-      ::floe::internal::CheckFailed(#cond, __FILE__, __LINE__);                 \
-    }                                                                           \
+#define FLOE_CHECK(cond)                                        \
+  do {                                                          \
+    if (FLOE_PREDICT_FALSE(!(cond))) {                          \
+      ::floe::internal::CheckFailed(#cond, __FILE__, __LINE__); \
+    }                                                           \
   } while (false)
 #ifdef NDEBUG
 #define FLOE_DCHECK(cond) \

@@ -34,8 +34,7 @@ void PrometheusWriter::AppendLabelValue(std::string* out, std::string_view value
   }
 }
 
-void PrometheusWriter::Family(std::string_view name, std::string_view type,
-                              std::string_view help) {
+void PrometheusWriter::Family(std::string_view name, std::string_view type, std::string_view help) {
   out_->append("# HELP ").append(name).push_back(' ');
   for (char c : help) {
     if (c == '\\') {
@@ -86,8 +85,7 @@ void LatencyHistogram::Observe(double seconds) {
   while (i < kBounds.size() && seconds > kBounds[i]) ++i;
   buckets_[i].fetch_add(1, std::memory_order_relaxed);
   const double micros = seconds * 1e6;
-  sum_micros_.fetch_add(micros > 0 ? static_cast<uint64_t>(micros) : 0,
-                        std::memory_order_relaxed);
+  sum_micros_.fetch_add(micros > 0 ? static_cast<uint64_t>(micros) : 0, std::memory_order_relaxed);
 }
 
 void LatencyHistogram::Write(PrometheusWriter& w, std::string_view name,

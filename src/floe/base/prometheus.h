@@ -40,9 +40,8 @@ class PrometheusWriter {
 // extended down to 100 µs since catalog reads are that fast). Thread-safe.
 class LatencyHistogram {
  public:
-  static constexpr std::array<double, 14> kBounds = {0.0001, 0.00025, 0.0005, 0.001, 0.0025,
-                                                     0.005,  0.01,    0.025,  0.05,  0.1,
-                                                     0.25,   0.5,     1.0,    2.5};
+  static constexpr std::array<double, 14> kBounds = {
+      0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5};
 
   void Observe(double seconds);
   // Writes `name`_bucket / _sum / _count samples (the family header is the caller's).

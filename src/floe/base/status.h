@@ -31,10 +31,10 @@ enum class StatusCode : uint8_t {
   kDeadlineExceeded,    // a timeout elapsed; the outcome may be unknown
   kUnauthenticated,
   kPermissionDenied,
-  kCorrupt,             // stored or received bytes are malformed (data loss if ours)
-  kUnimplemented,       // a valid request for something floe does not do
-  kIOError,             // the OS or a storage service failed an I/O call
-  kInternal,            // a floe bug: an invariant did not hold
+  kCorrupt,        // stored or received bytes are malformed (data loss if ours)
+  kUnimplemented,  // a valid request for something floe does not do
+  kIOError,        // the OS or a storage service failed an I/O call
+  kInternal,       // a floe bug: an invariant did not hold
 };
 
 std::string_view StatusCodeName(StatusCode code);

@@ -24,8 +24,7 @@ Result<Namespace> ParseNamespace(std::string_view dotted) {
 Result<TableIdentifier> TableIdentifier::Parse(std::string_view dotted) {
   size_t dot = dotted.rfind('.');
   if (dot == std::string_view::npos) {
-    return Status::InvalidArgument("table name '{}' has no namespace (expected ns.table)",
-                                   dotted);
+    return Status::InvalidArgument("table name '{}' has no namespace (expected ns.table)", dotted);
   }
   TableIdentifier id;
   FLOE_ASSIGN_OR_RETURN(id.ns, ParseNamespace(dotted.substr(0, dot)));

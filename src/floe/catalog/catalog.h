@@ -135,8 +135,7 @@ class Catalog {
   // The properties as the REST API presents them (no reserved markers; a `location`).
   virtual Result<Properties> LoadNamespaceProperties(const Namespace& ns) = 0;
   virtual Result<NamespacePropertiesUpdate> UpdateNamespaceProperties(
-      const Namespace& ns, const std::vector<std::string>& removals,
-      const Properties& updates) = 0;
+      const Namespace& ns, const std::vector<std::string>& removals, const Properties& updates) = 0;
   // kFailedPrecondition when it holds tables, views or namespaces.
   virtual Status DropNamespace(const Namespace& ns) = 0;
 

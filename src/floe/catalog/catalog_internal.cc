@@ -16,10 +16,9 @@ Result<iceberg::TableMetadata> NewTableMetadata(const CreateTableRequest& reques
   std::map<std::string, std::string> properties = request.properties;
   properties.try_emplace(std::string(iceberg::kPropertyFormatVersion),
                          std::to_string(request.format_version));
-  return iceberg::TableMetadataBuilder::NewTable(request.schema, request.spec,
-                                                 request.sort_order, std::move(location),
-                                                 std::move(properties), env.NewUuid(),
-                                                 env.NowMillis());
+  return iceberg::TableMetadataBuilder::NewTable(request.schema, request.spec, request.sort_order,
+                                                 std::move(location), std::move(properties),
+                                                 env.NewUuid(), env.NowMillis());
 }
 
 Result<iceberg::TableMetadataPtr> ApplyCommit(
@@ -57,8 +56,8 @@ void RetryPolicy::Wait(int attempt, uint64_t jitter_seed) const {
 void DeleteRemovedMetadataFiles(io::FileIO& io, const iceberg::TableMetadata& base,
                                 const iceberg::TableMetadata& committed) {
   auto it = committed.properties.find("write.metadata.delete-after-commit.enabled");
-  if (it == committed.properties.end() || (it->second != "true" && it->second != "TRUE" &&
-                                           it->second != "True")) {
+  if (it == committed.properties.end() ||
+      (it->second != "true" && it->second != "TRUE" && it->second != "True")) {
     return;
   }
   std::set<std::string> kept;

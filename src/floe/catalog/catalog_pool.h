@@ -70,9 +70,9 @@ class CatalogPool {
   size_t max_idle_;
   std::mutex mu_;
   std::vector<std::unique_ptr<Catalog>> idle_;
-  std::mutex probe_open_mu_;                  // one opener at a time
-  bool probe_opened_ = false;                 // guarded by mu_
-  std::shared_ptr<ChangeProbe> probe_;        // guarded by mu_; the probe itself is thread-safe
+  std::mutex probe_open_mu_;            // one opener at a time
+  bool probe_opened_ = false;           // guarded by mu_
+  std::shared_ptr<ChangeProbe> probe_;  // guarded by mu_; the probe itself is thread-safe
 };
 
 class CatalogRegistry {

@@ -30,8 +30,8 @@ namespace {
 namespace fs = std::filesystem;
 using ::testing::ElementsAre;
 using ::testing::IsEmpty;
-using ::testing::UnorderedElementsAre;
 using testing::TestDatabase;
+using ::testing::UnorderedElementsAre;
 
 enum class Backend { kSqlite, kPostgres, kFileSystem };
 
@@ -98,16 +98,15 @@ class CatalogTest : public ::testing::TestWithParam<Backend> {
   void SetUp() override {
     static std::atomic<int> counter{0};
     dir_ = fs::temp_directory_path() /
-           ("floe_catalog_contract_" + std::to_string(getpid()) + "_" +
-            std::to_string(counter++));
+           ("floe_catalog_contract_" + std::to_string(getpid()) + "_" + std::to_string(counter++));
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     warehouse_ = (dir_ / "warehouse").string();
     if (GetParam() == Backend::kFileSystem) {
       uri_ = "file:" + warehouse_;
     } else {
-      ASSERT_NO_FATAL_FAILURE(db_.SetUp(GetParam() == Backend::kSqlite ? SqlDialect::kSqlite
-                                                                        : SqlDialect::kPostgres));
+      ASSERT_NO_FATAL_FAILURE(
+          db_.SetUp(GetParam() == Backend::kSqlite ? SqlDialect::kSqlite : SqlDialect::kPostgres));
       uri_ = db_.uri();
     }
     catalog_ = Open();
@@ -227,11 +226,12 @@ TEST_P(CatalogTest, CreateLoadListDropTables) {
   if (sql()) {
     // Java BaseMetastoreTableOperations: <location>/metadata/00000-<uuid>.metadata.json.
     EXPECT_TRUE(std::regex_match(md, std::regex(warehouse_ + "/db/sub/orders/metadata/00000-"
-                                                "[0-9a-f-]{36}\\.metadata\\.json")))
+                                                             "[0-9a-f-]{36}\\.metadata\\.json")))
         << md;
   } else {
     EXPECT_EQ(md, warehouse_ + "/db/sub/orders/metadata/v1.metadata.json");
-    auto hint = io::LocalFileIO().ReadFile(warehouse_ + "/db/sub/orders/metadata/version-hint.text");
+    auto hint =
+        io::LocalFileIO().ReadFile(warehouse_ + "/db/sub/orders/metadata/version-hint.text");
     FLOE_ASSERT_OK(hint);
     EXPECT_EQ(hint->view(), "1");
   }
@@ -296,8 +296,7 @@ TEST_P(CatalogTest, RenameAndRegister) {
     FLOE_ASSERT_OK(WriteTableMetadata(catalog_->io(), (dir_ / "saved" / "m.metadata.json").string(),
                                       *created));
     created = std::make_shared<iceberg::TableMetadata>(
-        *iceberg::ReadTableMetadata(catalog_->io(),
-                                    (dir_ / "saved" / "m.metadata.json").string()));
+        *iceberg::ReadTableMetadata(catalog_->io(), (dir_ / "saved" / "m.metadata.json").string()));
   }
   // Register the metadata file of a dropped (not purged) table under a new name.
   auto registered = catalog_->RegisterTable(Id("other.r"), created->metadata_file_location);
@@ -322,9 +321,9 @@ TEST_P(CatalogTest, CommitChecksRequirements) {
                   SetProps({{"a", "1"}})),
       kConflict);
   // Stale ref: the client thinks main is at a snapshot, the table has none.
-  FLOE_EXPECT_CODE(ops->Commit({iceberg::requirement::AssertRefSnapshotId{"main", 123}},
-                               SetProps({{"a", "1"}})),
-                   kConflict);
+  FLOE_EXPECT_CODE(
+      ops->Commit({iceberg::requirement::AssertRefSnapshotId{"main", 123}}, SetProps({{"a", "1"}})),
+      kConflict);
   EXPECT_EQ(CountMetadataJson(created->location), 1u);
 
   auto committed = ops->Commit({iceberg::requirement::AssertTableUuid{*created->table_uuid},
@@ -409,10 +408,12 @@ TEST_P(CatalogTest, ConflictWhenAConcurrentCommitBreaksARequirement) {
     auto their_ops = Load(*other, "db.t");
     ASSERT_NE(their_ops, nullptr);
     auto schema = *iceberg::ParseSchemaText("id long not null, name string, ts timestamptz, x int");
-    FLOE_ASSERT_OK(their_ops->Commit({}, {iceberg::update::AddSchema{schema}, iceberg::update::SetCurrentSchema{}}));
+    FLOE_ASSERT_OK(their_ops->Commit(
+        {}, {iceberg::update::AddSchema{schema}, iceberg::update::SetCurrentSchema{}}));
   };
-  FLOE_EXPECT_CODE(ops->Commit({iceberg::requirement::AssertCurrentSchemaId{0}}, SetProps({{"mine", "1"}})),
-                   kConflict);
+  FLOE_EXPECT_CODE(
+      ops->Commit({iceberg::requirement::AssertCurrentSchemaId{0}}, SetProps({{"mine", "1"}})),
+      kConflict);
   auto now = *Load(*other, "db.t")->Refresh();
   EXPECT_FALSE(now->properties.contains("mine"));
   EXPECT_EQ(now->current_schema_id, 1);
@@ -457,12 +458,11 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
   mo.schema_json = iceberg::SchemaToJson(schema);
   mo.snapshot_id = snapshot_id;
   std::string manifest_path = dir + "/metadata/m-" + std::to_string(snapshot_id) + ".avro";
-  auto writer = *iceberg::ManifestWriter::Make(
-      *ops.io().CreateOutput(manifest_path, false), mo);
+  auto writer = *iceberg::ManifestWriter::Make(*ops.io().CreateOutput(manifest_path, false), mo);
   for (int i = 0; i < 2; ++i) {
     iceberg::DataFile f;
-    f.file_path = dir + "/data/f-" + std::to_string(snapshot_id) + "-" + std::to_string(i) +
-                  ".parquet";
+    f.file_path =
+        dir + "/data/f-" + std::to_string(snapshot_id) + "-" + std::to_string(i) + ".parquet";
     EXPECT_TRUE(ops.io().WriteFile(f.file_path, "not really parquet", false).ok());
     f.partition = {iceberg::Literal::Int(i), iceberg::Literal::Date(19000)};
     f.record_count = 1;
@@ -579,10 +579,11 @@ TEST_P(CatalogTest, ConcurrentWritersLoseNoUpdate) {
       found += final_md->properties.contains(key);
     }
   }
-  std::printf("[%s] %d writers x %d commits: %d succeeded, %d client-visible conflicts, "
-              "%d failed, %d in the final metadata, %zu metadata files\n",
-              BackendName({GetParam(), 0}).c_str(), kWriters, kCommitsEach, succeeded.load(),
-              conflicts.load(), failed.load(), found, CountMetadataJson(created->location));
+  std::printf(
+      "[%s] %d writers x %d commits: %d succeeded, %d client-visible conflicts, "
+      "%d failed, %d in the final metadata, %zu metadata files\n",
+      BackendName({GetParam(), 0}).c_str(), kWriters, kCommitsEach, succeeded.load(),
+      conflicts.load(), failed.load(), found, CountMetadataJson(created->location));
   EXPECT_EQ(failed.load(), 0);
   EXPECT_EQ(found, succeeded.load());
   EXPECT_GT(succeeded.load(), 0);
@@ -697,9 +698,8 @@ TEST_P(CatalogTest, CreateLoadListDropViews) {
 
   // Bad requests.
   FLOE_EXPECT_CODE(catalog_->CreateView(Id("db.w"), ViewRequest({})), kInvalidArgument);
-  FLOE_EXPECT_CODE(
-      catalog_->CreateView(Id("db.w"), ViewRequest({{"trino", "a"}, {"TRINO", "b"}})),
-      kInvalidArgument);
+  FLOE_EXPECT_CODE(catalog_->CreateView(Id("db.w"), ViewRequest({{"trino", "a"}, {"TRINO", "b"}})),
+                   kInvalidArgument);
   CreateViewRequest other_type = ViewRequest();
   other_type.representations[0].type = "substrait";
   FLOE_EXPECT_CODE(catalog_->CreateView(Id("db.w"), other_type), kInvalidArgument);
@@ -781,8 +781,7 @@ TEST_P(CatalogTest, CommitViews) {
   FLOE_EXPECT_CODE(catalog_->CommitView(Id("db.v"), {}, ReplaceQuery("select 3", "trino")),
                    kFailedPrecondition);
   EXPECT_EQ(catalog_->LoadView(Id("db.v"))->metadata_location, replaced->metadata_location);
-  FLOE_EXPECT_CODE(catalog_->CommitView(Id("db.missing"), {}, ReplaceQuery("select 3")),
-                   kNotFound);
+  FLOE_EXPECT_CODE(catalog_->CommitView(Id("db.missing"), {}, ReplaceQuery("select 3")), kNotFound);
 
   // version.history.num-entries bounds the versions kept.
   FLOE_ASSERT_OK(catalog_->CommitView(
@@ -804,12 +803,11 @@ TEST_P(CatalogTest, CommitViews) {
 TEST_P(CatalogTest, ViewCommitRetriesOnConcurrentCommit) {
   if (!sql()) GTEST_SKIP() << "the filesystem catalog has no views";
   FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
-  auto created = catalog_->CreateView(
-      Id("db.v"), [] {
-        CreateViewRequest r = ViewRequest();
-        r.properties["replace.drop-dialect.allowed"] = "true";
-        return r;
-      }());
+  auto created = catalog_->CreateView(Id("db.v"), [] {
+    CreateViewRequest r = ViewRequest();
+    r.properties["replace.drop-dialect.allowed"] = "true";
+    return r;
+  }());
   FLOE_ASSERT_OK(created);
   auto hook_io = std::make_unique<HookFileIO>();
   HookFileIO* hook = hook_io.get();
@@ -818,10 +816,9 @@ TEST_P(CatalogTest, ViewCommitRetriesOnConcurrentCommit) {
   hook->before_metadata_write = [&](std::string_view) {
     FLOE_ASSERT_OK(other->CommitView(Id("db.v"), {}, ReplaceQuery("select theirs", "trino")));
   };
-  auto committed =
-      mine->CommitView(Id("db.v"),
-                       {iceberg::requirement::AssertViewUuid{created->metadata->view_uuid}},
-                       ReplaceQuery("select mine"));
+  auto committed = mine->CommitView(
+      Id("db.v"), {iceberg::requirement::AssertViewUuid{created->metadata->view_uuid}},
+      ReplaceQuery("select mine"));
   FLOE_ASSERT_OK(committed);
   const iceberg::ViewMetadata& md = *committed->metadata;
   EXPECT_EQ(md.current_version_id, 3);
@@ -927,8 +924,7 @@ TEST_P(CatalogTest, PoolChangeVersionFollowsEveryCommit) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Sqlite, CatalogTest, ::testing::Values(Backend::kSqlite), BackendName);
-INSTANTIATE_TEST_SUITE_P(Postgres, CatalogTest, ::testing::Values(Backend::kPostgres),
-                         BackendName);
+INSTANTIATE_TEST_SUITE_P(Postgres, CatalogTest, ::testing::Values(Backend::kPostgres), BackendName);
 INSTANTIATE_TEST_SUITE_P(FileSystem, CatalogTest, ::testing::Values(Backend::kFileSystem),
                          BackendName);
 

@@ -71,8 +71,8 @@ class FileSystemTableOperations final : public iceberg::TableOperations {
     std::optional<int32_t> version;
     auto hint = io().ReadFile(metadata_dir_ + "/" + std::string(kVersionHint));
     if (hint.ok()) {
-      version = ParseInt(std::string_view(reinterpret_cast<const char*>(hint->data()),
-                                          hint->size()));
+      version =
+          ParseInt(std::string_view(reinterpret_cast<const char*>(hint->data()), hint->size()));
     }
     if (!version) {
       std::error_code ec;
@@ -118,8 +118,8 @@ class FileSystemTableOperations final : public iceberg::TableOperations {
   Result<iceberg::TableMetadataPtr> WriteVersion(const iceberg::TableMetadata& metadata,
                                                  int32_t version) {
     bool gzip = WantsGzip(metadata);
-    std::string temp = metadata_dir_ + "/" + env().NewUuid() +
-                       (gzip ? ".gz.metadata.json" : ".metadata.json");
+    std::string temp =
+        metadata_dir_ + "/" + env().NewUuid() + (gzip ? ".gz.metadata.json" : ".metadata.json");
     std::string final_location = VersionFile(metadata_dir_, version, gzip);
     auto committed = std::make_shared<iceberg::TableMetadata>(metadata);
     committed->metadata_file_location = final_location;
@@ -136,8 +136,8 @@ class FileSystemTableOperations final : public iceberg::TableOperations {
       return renamed;
     }
     // Only a hint: a failure here leaves readers probing forward from the old value.
-    (void)io().WriteFile(metadata_dir_ + "/" + std::string(kVersionHint),
-                         std::to_string(version), /*overwrite=*/true);
+    (void)io().WriteFile(metadata_dir_ + "/" + std::string(kVersionHint), std::to_string(version),
+                         /*overwrite=*/true);
     version_ = version;
     current_ = committed;
     return current_;
@@ -200,8 +200,8 @@ Result<std::unique_ptr<FileSystemCatalog>> FileSystemCatalog::Open(std::string_v
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return Status::IOError("create warehouse {}: {}", root, ec.message());
-  return std::unique_ptr<FileSystemCatalog>(new FileSystemCatalog(std::move(root),
-                                                                  std::move(options)));
+  return std::unique_ptr<FileSystemCatalog>(
+      new FileSystemCatalog(std::move(root), std::move(options)));
 }
 
 Status FileSystemCatalog::CheckNames(const Namespace& ns) const {

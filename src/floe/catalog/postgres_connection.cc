@@ -40,15 +40,16 @@ std::string Trim(const char* s) {
 
 // Maps an SQLSTATE (PostgreSQL manual, Appendix A "Error Codes") to a status code.
 StatusCode CodeForSqlState(std::string_view state) {
-  if (state == "23505") return StatusCode::kAlreadyExists;          // unique_violation
+  if (state == "23505") return StatusCode::kAlreadyExists;                    // unique_violation
   if (state == "40001" || state == "40P01") return StatusCode::kUnavailable;  // serialization
-  if (state == "55P03") return StatusCode::kUnavailable;            // lock_not_available
-  if (state == "57014") return StatusCode::kDeadlineExceeded;       // query_canceled
-  if (state == "42501") return StatusCode::kPermissionDenied;       // insufficient_privilege
+  if (state == "55P03") return StatusCode::kUnavailable;                      // lock_not_available
+  if (state == "57014") return StatusCode::kDeadlineExceeded;                 // query_canceled
+  if (state == "42501") return StatusCode::kPermissionDenied;  // insufficient_privilege
   std::string_view cls = state.substr(0, 2);
   if (cls == "23" || cls == "22") return StatusCode::kInvalidArgument;  // constraint, data
-  if (cls == "08" || cls == "53" || cls == "57") return StatusCode::kUnavailable;  // connection,
-                                                                  // resources, shutdown
+  if (cls == "08" || cls == "53" || cls == "57")
+    return StatusCode::kUnavailable;  // connection,
+                                      // resources, shutdown
   if (cls == "28") return StatusCode::kUnauthenticated;
   if (cls == "25") return StatusCode::kUnavailable;  // in failed transaction: roll back, retry
   if (cls == "XX") return StatusCode::kCorrupt;
@@ -98,9 +99,18 @@ class PostgresConnection final : public SqlConnection {
     key += '\x1f';
     for (size_t i = 0; i < params.size(); ++i) {
       switch (params[i].kind()) {
-        case SqlParam::Kind::kNull: types[i] = 0; key += 'n'; break;
-        case SqlParam::Kind::kText: types[i] = kTextOid; key += 't'; break;
-        case SqlParam::Kind::kInt64: types[i] = kInt8Oid; key += 'i'; break;
+        case SqlParam::Kind::kNull:
+          types[i] = 0;
+          key += 'n';
+          break;
+        case SqlParam::Kind::kText:
+          types[i] = kTextOid;
+          key += 't';
+          break;
+        case SqlParam::Kind::kInt64:
+          types[i] = kInt8Oid;
+          key += 'i';
+          break;
       }
     }
     FLOE_ASSIGN_OR_RETURN(const std::string* name, Prepare(key, sql, types));
@@ -188,11 +198,11 @@ class PostgresConnection final : public SqlConnection {
                                  Trim(PQerrorMessage(conn_.get())));
     }
     const char* state = res != nullptr ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : nullptr;
-    std::string message = Trim(res != nullptr ? PQresultErrorMessage(res)
-                                              : PQerrorMessage(conn_.get()));
+    std::string message =
+        Trim(res != nullptr ? PQresultErrorMessage(res) : PQerrorMessage(conn_.get()));
     StatusCode code = state != nullptr ? CodeForSqlState(state) : StatusCode::kInternal;
-    return Status(code, fmt::format("postgres [{}]: {} (in: {})", state ? state : "?", message,
-                                    what));
+    return Status(code,
+                  fmt::format("postgres [{}]: {} (in: {})", state ? state : "?", message, what));
   }
 
   ConnPtr conn_;

@@ -180,9 +180,9 @@ class RestTableOperations final : public iceberg::TableOperations {
       const std::vector<iceberg::TableRequirement>& requirements,
       const std::vector<iceberg::TableUpdate>& updates) override {
     iceberg::CommitTableRequest request{requirements, updates};
-    auto response = catalog_->Call("POST", catalog_->Url(catalog_->TablePath(id_)),
-                                   iceberg::CommitTableRequestToJson(request),
-                                   ErrorContext::kCommit);
+    auto response =
+        catalog_->Call("POST", catalog_->Url(catalog_->TablePath(id_)),
+                       iceberg::CommitTableRequestToJson(request), ErrorContext::kCommit);
     if (!response.ok()) return response.status().WithContext("commit to {}", name_);
     // Committed: a response we cannot read still leaves the outcome (for us) unknown.
     auto committed = MetadataFromLoadResult(*response, "commit to " + name_);
@@ -202,7 +202,6 @@ class RestTableOperations final : public iceberg::TableOperations {
   iceberg::TableMetadataPtr current_;
   std::string etag_;
 };
-
 
 Result<RestUri> ParseRestUri(std::string_view uri) {
   if (!uri.starts_with("rest:")) {
@@ -303,25 +302,18 @@ Status RestError(int http_status, std::string_view body, ErrorContext context) {
   if (type == "AlreadyExistsException") return Status(StatusCode::kAlreadyExists, text);
   switch (http_status) {
     case 400:
-    case 422:
-      return Status(StatusCode::kInvalidArgument, text);
+    case 422: return Status(StatusCode::kInvalidArgument, text);
     case 401:
-    case 419:
-      return Status(StatusCode::kUnauthenticated, text);
-    case 403:
-      return Status(StatusCode::kPermissionDenied, text);
-    case 404:
-      return Status(StatusCode::kNotFound, text);
-    case 406:
-      return Status(StatusCode::kUnimplemented, text);
+    case 419: return Status(StatusCode::kUnauthenticated, text);
+    case 403: return Status(StatusCode::kPermissionDenied, text);
+    case 404: return Status(StatusCode::kNotFound, text);
+    case 406: return Status(StatusCode::kUnimplemented, text);
     case 409:
-      return Status(context == ErrorContext::kCommit ? StatusCode::kConflict
-                                                     : StatusCode::kAlreadyExists,
-                    text);
-    case 504:
-      return Status(StatusCode::kDeadlineExceeded, text);
-    default:
-      break;
+      return Status(
+          context == ErrorContext::kCommit ? StatusCode::kConflict : StatusCode::kAlreadyExists,
+          text);
+    case 504: return Status(StatusCode::kDeadlineExceeded, text);
+    default: break;
   }
   if (http_status >= 500) return Status(StatusCode::kUnavailable, text);
   if (http_status >= 400) return Status(StatusCode::kInvalidArgument, text);
@@ -406,7 +398,8 @@ Status RestCatalog::FetchConfig(const Properties& client) {
   if (auto warehouse = Find(client, "warehouse")) {
     AppendQuery(url, "warehouse", http::PercentEncode(*warehouse));
   }
-  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, Call("GET", url, "", ErrorContext::kDefault));
+  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
+                        Call("GET", url, "", ErrorContext::kDefault));
   FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, "config"));
   FLOE_ASSIGN_OR_RETURN(Properties defaults, StringMap(json, "defaults", "config"));
   FLOE_ASSIGN_OR_RETURN(Properties overrides, StringMap(json, "overrides", "config"));
@@ -442,8 +435,8 @@ Status RestCatalog::FetchConfig(const Properties& client) {
 }
 
 Result<http::ClientResponse> RestCatalog::Call(std::string_view method, const std::string& url,
-                                       std::string body, ErrorContext context,
-                                       const http::HttpHeaders& extra_headers) {
+                                               std::string body, ErrorContext context,
+                                               const http::HttpHeaders& extra_headers) {
   http::ClientRequest request;
   request.method = std::string(method);
   request.url = url;
@@ -491,7 +484,8 @@ Result<std::vector<Namespace>> RestCatalog::ListNamespaces(const Namespace& pare
     if (!parent.empty()) AppendQuery(url, "parent", EncodeNamespace(parent, separator_));
     AppendQuery(url, "pageToken", http::PercentEncode(token));
     if (!page_size_.empty()) AppendQuery(url, "pageSize", http::PercentEncode(page_size_));
-    FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, Call("GET", url, "", ErrorContext::kDefault));
+    FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
+                          Call("GET", url, "", ErrorContext::kDefault));
     FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, "list namespaces"));
     if (const Json* list = Member(json, "namespaces")) {
       if (!list->is_array()) return Status::Corrupt("REST list namespaces: not a list");
@@ -542,9 +536,9 @@ Result<NamespacePropertiesUpdate> RestCatalog::UpdateNamespaceProperties(
   Json body = Json::object();
   body["removals"] = removals;
   body["updates"] = updates;
-  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
-                        Call("POST", Url(NamespacePath(ns) + "/properties"), Dump(body),
-                             ErrorContext::kDefault));
+  FLOE_ASSIGN_OR_RETURN(
+      http::ClientResponse response,
+      Call("POST", Url(NamespacePath(ns) + "/properties"), Dump(body), ErrorContext::kDefault));
   FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, "update namespace properties"));
   NamespacePropertiesUpdate out;
   FLOE_ASSIGN_OR_RETURN(out.updated, StringList(json, "updated", "update namespace properties"));
@@ -572,7 +566,8 @@ Result<std::vector<TableIdentifier>> RestCatalog::ListTables(const Namespace& ns
     std::string url = Url(NamespacePath(ns) + "/tables");
     AppendQuery(url, "pageToken", http::PercentEncode(token));
     if (!page_size_.empty()) AppendQuery(url, "pageSize", http::PercentEncode(page_size_));
-    FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, Call("GET", url, "", ErrorContext::kDefault));
+    FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
+                          Call("GET", url, "", ErrorContext::kDefault));
     FLOE_ASSIGN_OR_RETURN(Json json, ParseObject(response.body, "list tables"));
     if (const Json* list = Member(json, "identifiers")) {
       if (!list->is_array()) return Status::Corrupt("REST list tables: not a list");
@@ -616,8 +611,9 @@ Result<iceberg::TableMetadataPtr> RestCatalog::CreateTable(const TableIdentifier
   Properties properties = request.properties;
   properties.try_emplace("format-version", std::to_string(request.format_version));
   body["properties"] = properties;
-  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response, Call("POST", Url(NamespacePath(id.ns) + "/tables"),
-                                                    Dump(body), ErrorContext::kDefault));
+  FLOE_ASSIGN_OR_RETURN(
+      http::ClientResponse response,
+      Call("POST", Url(NamespacePath(id.ns) + "/tables"), Dump(body), ErrorContext::kDefault));
   return MetadataFromLoadResult(response, "create table " + id.ToString());
 }
 
@@ -663,9 +659,9 @@ Result<iceberg::TableMetadataPtr> RestCatalog::RegisterTable(const TableIdentifi
   Json body = Json::object();
   body["name"] = id.name;
   body["metadata-location"] = std::string(metadata_location);
-  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
-                        Call("POST", Url(NamespacePath(id.ns) + "/register"), Dump(body),
-                             ErrorContext::kDefault));
+  FLOE_ASSIGN_OR_RETURN(
+      http::ClientResponse response,
+      Call("POST", Url(NamespacePath(id.ns) + "/register"), Dump(body), ErrorContext::kDefault));
   return MetadataFromLoadResult(response, "register table " + id.ToString());
 }
 

@@ -85,8 +85,9 @@ class RestCatalog final : public Catalog {
 
   // One REST call with the catalog's headers (a non-empty `body` is sent as JSON); 2xx and 304
   // are results, anything else RestError(context).
-  Result<http::ClientResponse> Call(std::string_view method, const std::string& url, std::string body,
-                            ErrorContext context, const http::HttpHeaders& extra_headers = {});
+  Result<http::ClientResponse> Call(std::string_view method, const std::string& url,
+                                    std::string body, ErrorContext context,
+                                    const http::HttpHeaders& extra_headers = {});
   // The URL of route `path` below /v1/{prefix}/ ("namespaces/a%1Fb/tables/t").
   std::string Url(std::string_view path) const;
   // The path of a table: namespaces/<ns>/tables/<name>.
@@ -107,7 +108,7 @@ class RestCatalog final : public Catalog {
   std::unique_ptr<http::HttpClient> http_;
   Properties properties_;
   http::HttpHeaders headers_;  // Authorization, header.* properties
-  std::string prefix_;   // "" or "<prefix>/"
+  std::string prefix_;         // "" or "<prefix>/"
   std::string separator_ = "%1F";
   std::string page_size_;
   std::set<std::string> endpoints_;  // empty: the default set

@@ -31,9 +31,9 @@ TEST(RestUriTest, BaseUrlAndQueryProperties) {
 }
 
 TEST(RestUriTest, Rejects) {
-  for (const char* bad : {"http://h:1", "rest:ftp://h", "rest:h:1", "rest:http://",
-                          "rest:http://user:secret@h:1", "rest:http://h:1?novalue",
-                          "rest:http://h:1?k=%zz", "rest:http://h:1?k=%2"}) {
+  for (const char* bad :
+       {"http://h:1", "rest:ftp://h", "rest:h:1", "rest:http://", "rest:http://user:secret@h:1",
+        "rest:http://h:1?novalue", "rest:http://h:1?k=%zz", "rest:http://h:1?k=%2"}) {
     auto uri = ParseRestUri(bad);
     ASSERT_FALSE(uri.ok()) << bad;
     EXPECT_EQ(uri.status().code(), StatusCode::kInvalidArgument) << bad;
@@ -54,7 +54,9 @@ TEST(RestEncodingTest, NamespaceLevelsJoinedBySeparator) {
   EXPECT_EQ(EncodeNamespace(Namespace{{"sales"}}), "sales");
   EXPECT_EQ(EncodeNamespace(Namespace{{"sales", "eu west", "a/b"}}), "sales%1Feu%20west%1Fa%2Fb");
   // A level holding the separator byte itself stays distinguishable from two levels.
-  EXPECT_EQ(EncodeNamespace(Namespace{{"a\x1f" "b"}}), "a%1Fb");
+  EXPECT_EQ(EncodeNamespace(Namespace{{"a\x1f"
+                                       "b"}}),
+            "a%1Fb");
   EXPECT_EQ(EncodeNamespace(Namespace{{"a", "b"}}, "%2E"), "a%2Eb");
   EXPECT_EQ(EncodeNamespace(Namespace{}), "");
 }

@@ -60,8 +60,8 @@ class SqlTableOperations final : public iceberg::TableOperations {
       committed->metadata_file_location = location;
       FLOE_RETURN_IF_ERROR(iceberg::WriteTableMetadata(io(), location, *committed));
 
-      Status swapped = catalog_->store().CompareAndSwap(
-          id_.ns, id_.name, base->metadata_file_location, location);
+      Status swapped = catalog_->store().CompareAndSwap(id_.ns, id_.name,
+                                                        base->metadata_file_location, location);
       if (swapped.ok()) {
         internal::DeleteRemovedMetadataFiles(io(), *base, *committed);
         current_ = committed;
@@ -74,8 +74,8 @@ class SqlTableOperations final : public iceberg::TableOperations {
       if (swapped.code() == StatusCode::kNotFound) return swapped;
       internal::RetryPolicy policy = internal::RetryPolicy::For(*base);
       if (attempt >= policy.num_retries) {
-        return Status::Conflict("commit of {} failed after {} attempts: {}", name_,
-                                attempt + 1, swapped.message());
+        return Status::Conflict("commit of {} failed after {} attempts: {}", name_, attempt + 1,
+                                swapped.message());
       }
       policy.Wait(attempt + 1, std::hash<std::string>{}(location));
     }
@@ -96,8 +96,7 @@ SqlCatalog::SqlCatalog(std::unique_ptr<SqlCatalogStore> store, CatalogOptions op
       io_(options.io ? std::move(options.io) : std::make_unique<io::LocalFileIO>()),
       env_(options.env ? std::move(options.env) : iceberg::MakeSystemCommitEnvironment()) {}
 
-Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string_view uri,
-                                                     CatalogOptions options) {
+Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string_view uri, CatalogOptions options) {
   FLOE_ASSIGN_OR_RETURN(auto store, SqlCatalogStore::Open(uri, options.name));
   FLOE_ASSIGN_OR_RETURN(auto catalog, Open(std::move(store), std::move(options)));
   catalog->uri_ = std::string(uri);
@@ -247,9 +246,9 @@ Result<iceberg::TableMetadataPtr> SqlCatalog::CreateTableFromUpdates(
     const TableIdentifier& id, const std::vector<iceberg::TableUpdate>& updates) {
   FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
   if (exists) return Status::AlreadyExists("table {} already exists", id.ToString());
-  FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
-                        iceberg::TableMetadataBuilder::ApplyCreate(updates, env_->NewUuid(),
-                                                                   env_->NowMillis()));
+  FLOE_ASSIGN_OR_RETURN(
+      iceberg::TableMetadata metadata,
+      iceberg::TableMetadataBuilder::ApplyCreate(updates, env_->NewUuid(), env_->NowMillis()));
   if (metadata.location.empty()) {
     FLOE_ASSIGN_OR_RETURN(metadata.location, DefaultTableLocation(id));
   }
@@ -280,8 +279,8 @@ Status SqlCatalog::CommitTransaction(const std::vector<TableCommit>& commits) {
         delete_written();
         return base.status();
       }
-      auto updated = internal::ApplyCommit(*base, commit.requirements, commit.updates,
-                                           env_->NowMillis());
+      auto updated =
+          internal::ApplyCommit(*base, commit.requirements, commit.updates, env_->NowMillis());
       if (!updated.ok()) {
         delete_written();
         return updated.status();
@@ -291,8 +290,8 @@ Status SqlCatalog::CommitTransaction(const std::vector<TableCommit>& commits) {
       auto committed = std::make_shared<iceberg::TableMetadata>(**updated);
       committed->metadata_file_location =
           iceberg::NewMetadataLocation(*committed, version, env_->NewUuid());
-      Status wrote = iceberg::WriteTableMetadata(*io_, committed->metadata_file_location,
-                                                 *committed);
+      Status wrote =
+          iceberg::WriteTableMetadata(*io_, committed->metadata_file_location, *committed);
       if (!wrote.ok()) {
         delete_written();
         return wrote;
@@ -322,8 +321,7 @@ Status SqlCatalog::CommitTransaction(const std::vector<TableCommit>& commits) {
   }
 }
 
-Result<std::unique_ptr<iceberg::TableOperations>> SqlCatalog::LoadTable(
-    const TableIdentifier& id) {
+Result<std::unique_ptr<iceberg::TableOperations>> SqlCatalog::LoadTable(const TableIdentifier& id) {
   auto ops = std::make_unique<SqlTableOperations>(this, id);
   FLOE_RETURN_IF_ERROR(ops->Refresh());
   return std::unique_ptr<iceberg::TableOperations>(std::move(ops));
@@ -468,9 +466,9 @@ Result<LoadedView> SqlCatalog::CreateView(const TableIdentifier& id,
 
 // Java CatalogHandlers.commit for views: each attempt re-reads the base and re-validates the
 // requirements; a lost pointer swap is retried with the commit.retry defaults.
-Result<LoadedView> SqlCatalog::CommitView(
-    const TableIdentifier& id, const std::vector<iceberg::ViewRequirement>& requirements,
-    const std::vector<iceberg::ViewUpdate>& updates) {
+Result<LoadedView> SqlCatalog::CommitView(const TableIdentifier& id,
+                                          const std::vector<iceberg::ViewRequirement>& requirements,
+                                          const std::vector<iceberg::ViewUpdate>& updates) {
   const internal::RetryPolicy policy;
   for (int attempt = 0;; ++attempt) {
     FLOE_ASSIGN_OR_RETURN(LoadedView base, LoadView(id));
@@ -486,8 +484,7 @@ Result<LoadedView> SqlCatalog::CommitView(
     const std::string& location = committed->metadata_file_location;
     FLOE_RETURN_IF_ERROR(iceberg::WriteViewMetadata(*io_, location, *committed));
 
-    Status swapped =
-        store_->CompareAndSwapView(id.ns, id.name, base.metadata_location, location);
+    Status swapped = store_->CompareAndSwapView(id.ns, id.name, base.metadata_location, location);
     if (swapped.ok()) return LoadedView{location, std::move(committed)};
     // Unknown outcome (the swap may have happened): keep the file, report the error.
     if (!CommitOutcomeKnown(swapped.code())) return swapped;

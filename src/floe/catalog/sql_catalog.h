@@ -91,7 +91,7 @@ class SqlCatalog final : public Catalog {
                                                        iceberg::TableMetadata metadata);
 
   std::unique_ptr<SqlCatalogStore> store_;
-  std::string uri_;  // empty when opened on a store
+  std::string uri_;        // empty when opened on a store
   std::string warehouse_;  // without a trailing '/'
   std::unique_ptr<io::FileIO> io_;
   std::unique_ptr<iceberg::CommitEnvironment> env_;

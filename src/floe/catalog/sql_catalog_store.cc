@@ -140,7 +140,7 @@ constexpr std::string_view kListViewsSql =
     "AND iceberg_type = 'VIEW'";
 
 constexpr std::string_view kViewType = "VIEW";
-constexpr size_t kMaxNameChars = 255;      // VARCHAR(255) columns
+constexpr size_t kMaxNameChars = 255;       // VARCHAR(255) columns
 constexpr size_t kMaxLocationChars = 1000;  // VARCHAR(1000) columns
 
 // Characters as PostgreSQL's VARCHAR(n) counts them: UTF-8 code points.
@@ -259,12 +259,11 @@ Status SqlCatalogStore::EnsureSchemaOnce(const SqlCatalogStoreOptions& options) 
 Result<bool> SqlCatalogStore::Exists(const std::string& ns) {
   std::string prefix = ns + ".";
   auto prefix_chars = static_cast<int64_t>(CharCount(prefix));
-  FLOE_ASSIGN_OR_RETURN(auto result,
-                        conn_->Execute(conn_->dialect() == SqlDialect::kSqlite
-                                           ? kSqliteNamespaceExistsSql
-                                           : kNamespaceExistsSql,
-                                       {catalog_name_, ns, prefix_chars, prefix, catalog_name_,
-                                        ns, prefix_chars, prefix}));
+  FLOE_ASSIGN_OR_RETURN(
+      auto result,
+      conn_->Execute(
+          conn_->dialect() == SqlDialect::kSqlite ? kSqliteNamespaceExistsSql : kNamespaceExistsSql,
+          {catalog_name_, ns, prefix_chars, prefix, catalog_name_, ns, prefix_chars, prefix}));
   return !result.rows.empty();
 }
 
@@ -310,7 +309,8 @@ Result<std::vector<Namespace>> SqlCatalogStore::ListNamespaces(const Namespace& 
   FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kRead));
   SqlResult result;
   if (parent.empty()) {
-    FLOE_ASSIGN_OR_RETURN(result, conn_->Execute(kAllNamespacesSql, {catalog_name_, catalog_name_}));
+    FLOE_ASSIGN_OR_RETURN(result,
+                          conn_->Execute(kAllNamespacesSql, {catalog_name_, catalog_name_}));
   } else {
     FLOE_ASSIGN_OR_RETURN(bool exists, Exists(parent_name));
     if (!exists) return Status::NotFound("namespace does not exist: {}", parent_name);
@@ -397,8 +397,9 @@ Status SqlCatalogStore::DropNamespace(const Namespace& ns) {
   // Java's dropNamespace refuses child namespaces, tables and views; pyiceberg checks only
   // tables. Refusing more is the choice that never orphans a peer's objects.
   std::string pattern = ChildrenPattern(name);
-  FLOE_ASSIGN_OR_RETURN(auto children, conn_->Execute(kNamespacesLikeSql, {catalog_name_, pattern,
-                                                                          catalog_name_, pattern}));
+  FLOE_ASSIGN_OR_RETURN(
+      auto children,
+      conn_->Execute(kNamespacesLikeSql, {catalog_name_, pattern, catalog_name_, pattern}));
   for (const SqlRow& row : children.rows) {
     // LIKE ignores ASCII case on SQLite: count only exact children, as Java does.
     if (!row.empty() && row[0].has_value() && row[0]->starts_with(name + ".")) {
@@ -412,8 +413,8 @@ Status SqlCatalogStore::DropNamespace(const Namespace& ns) {
     size_t views = std::count_if(rows.rows.begin(), rows.rows.end(), [](const SqlRow& row) {
       return !row.empty() && row[0].has_value() && *row[0] == kViewType;
     });
-    return Status::FailedPrecondition("Namespace {} is not empty: {} table(s) and {} view(s)",
-                                      name, rows.rows.size() - views, views);
+    return Status::FailedPrecondition("Namespace {} is not empty: {} table(s) and {} view(s)", name,
+                                      rows.rows.size() - views, views);
   }
   FLOE_RETURN_IF_ERROR(conn_->Execute(kDeleteNamespaceSql, {catalog_name_, name}));
   return txn.Commit();
@@ -421,8 +422,8 @@ Status SqlCatalogStore::DropNamespace(const Namespace& ns) {
 
 // The iceberg_type of the row named (ns, name): nullopt if there is no row, else the
 // (nullable) type.
-Result<std::optional<std::optional<std::string>>> SqlCatalogStore::RowType(
-    const std::string& ns, std::string_view name) {
+Result<std::optional<std::optional<std::string>>> SqlCatalogStore::RowType(const std::string& ns,
+                                                                           std::string_view name) {
   FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kRowTypeSql, {catalog_name_, ns, name}));
   if (result.rows.empty()) return std::optional<std::optional<std::string>>();
   return std::optional<std::optional<std::string>>(result.rows[0].at(0));
@@ -478,9 +479,8 @@ Status SqlCatalogStore::CompareAndSwap(const Namespace& ns, std::string_view nam
   FLOE_RETURN_IF_ERROR(CheckText("metadata location", new_location, kMaxLocationChars));
   // One statement: atomic on its own, on both backends.
   FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kCompareAndSwapSql,
-                                                    {new_location, expected_location,
-                                                     catalog_name_, ns_name, name,
-                                                     expected_location}));
+                                                    {new_location, expected_location, catalog_name_,
+                                                     ns_name, name, expected_location}));
   if (result.affected_rows == 1) return Status::OK();
   if (result.affected_rows > 1) {
     return Status::Internal("compare-and-swap changed {} rows of {}", result.affected_rows,
@@ -508,9 +508,8 @@ Status SqlCatalogStore::CompareAndSwapAll(const std::vector<PointerSwap>& swaps)
     const PointerSwap& swap = swaps[i];
     FLOE_ASSIGN_OR_RETURN(auto result,
                           conn_->Execute(kCompareAndSwapSql,
-                                         {swap.new_location, swap.expected_location,
-                                          catalog_name_, ns_names[i], swap.name,
-                                          swap.expected_location}));
+                                         {swap.new_location, swap.expected_location, catalog_name_,
+                                          ns_names[i], swap.name, swap.expected_location}));
     if (result.affected_rows == 1) continue;
     if (result.affected_rows > 1) {
       return Status::Internal("compare-and-swap changed {} rows of {}", result.affected_rows,
@@ -533,7 +532,8 @@ Status SqlCatalogStore::RenameTable(const Namespace& from_ns, std::string_view f
   FLOE_RETURN_IF_ERROR(CheckTableName(to_name));
   FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
   // Java's renameTable order: source table, destination namespace, destination view, table.
-  FLOE_ASSIGN_OR_RETURN(auto source, conn_->Execute(kLoadTableSql, {catalog_name_, from, from_name}));
+  FLOE_ASSIGN_OR_RETURN(auto source,
+                        conn_->Execute(kLoadTableSql, {catalog_name_, from, from_name}));
   if (source.rows.empty()) {
     return Status::NotFound("table does not exist: {}", TableId(from, from_name));
   }
@@ -611,8 +611,7 @@ Status SqlCatalogStore::CreateView(const Namespace& ns, std::string_view name,
     if (*type == kViewType) {
       return Status::AlreadyExists("View already exists: {}", TableId(ns_name, name));
     }
-    return Status::AlreadyExists("Table with same name already exists: {}",
-                                 TableId(ns_name, name));
+    return Status::AlreadyExists("Table with same name already exists: {}", TableId(ns_name, name));
   }
   Status status =
       conn_->Execute(kInsertViewSql, {catalog_name_, ns_name, name, metadata_location}).status();
@@ -645,9 +644,8 @@ Status SqlCatalogStore::CompareAndSwapView(const Namespace& ns, std::string_view
   FLOE_RETURN_IF_ERROR(CheckText("metadata location", expected_location, kMaxLocationChars));
   FLOE_RETURN_IF_ERROR(CheckText("metadata location", new_location, kMaxLocationChars));
   FLOE_ASSIGN_OR_RETURN(auto result, conn_->Execute(kCompareAndSwapViewSql,
-                                                    {new_location, expected_location,
-                                                     catalog_name_, ns_name, name,
-                                                     expected_location}));
+                                                    {new_location, expected_location, catalog_name_,
+                                                     ns_name, name, expected_location}));
   if (result.affected_rows == 1) return Status::OK();
   if (result.affected_rows > 1) {
     return Status::Internal("compare-and-swap changed {} rows of {}", result.affected_rows,

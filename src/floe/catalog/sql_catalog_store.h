@@ -144,8 +144,8 @@ class SqlCatalogStore {
   // Renames a table, possibly into another namespace. Renaming a table to itself is a no-op.
   // Errors: kNotFound (source table or destination namespace), kAlreadyExists (a table or a
   // view has the destination name).
-  Status RenameTable(const Namespace& from_ns, std::string_view from_name,
-                     const Namespace& to_ns, std::string_view to_name);
+  Status RenameTable(const Namespace& from_ns, std::string_view from_name, const Namespace& to_ns,
+                     std::string_view to_name);
 
   // Deletes the pointer (not the table's files). Errors: kNotFound.
   Status DropTable(const Namespace& ns, std::string_view name);
@@ -157,8 +157,7 @@ class SqlCatalogStore {
   // Java's (JdbcCatalog, BaseMetastoreViewCatalog), which REST clients check.
 
   // Errors: kNotFound (namespace), kAlreadyExists (a view or a table has the name).
-  Status CreateView(const Namespace& ns, std::string_view name,
-                    std::string_view metadata_location);
+  Status CreateView(const Namespace& ns, std::string_view name, std::string_view metadata_location);
   // Errors: kNotFound (no such view; tables are not views), kCorrupt (row without location).
   Result<TablePointer> LoadView(const Namespace& ns, std::string_view name);
   // As CompareAndSwap, for a view.

@@ -95,7 +95,7 @@ TEST_P(SqlCatalogStoreTest, UpgradesAJavaV0Schema) {
   FLOE_ASSERT_OK(store_->CreateTable(Ns("db"), "new", "s3://b/n.json"));
   auto types = Query("SELECT table_name, iceberg_type FROM iceberg_tables ORDER BY table_name");
   ASSERT_EQ(types.size(), 2u);
-  EXPECT_EQ(types[0][1], "TABLE");  // "new"
+  EXPECT_EQ(types[0][1], "TABLE");       // "new"
   EXPECT_EQ(types[1][1], std::nullopt);  // "old"
 }
 
@@ -105,13 +105,15 @@ TEST_P(SqlCatalogStoreTest, CreateNamespaceWritesMarkerAndProperties) {
   EXPECT_TRUE(*store_->NamespaceExists(Ns("db")));
   auto props = store_->LoadNamespaceProperties(Ns("db"));
   FLOE_ASSERT_OK(props);
-  EXPECT_EQ(*props, (NamespaceProperties{{"comment", "x'y"}, {"owner", "ana"}, {"exists", "true"}}));
+  EXPECT_EQ(*props,
+            (NamespaceProperties{{"comment", "x'y"}, {"owner", "ana"}, {"exists", "true"}}));
   FLOE_EXPECT_CODE(store_->CreateNamespace(Ns("db")), kAlreadyExists);
   FLOE_EXPECT_CODE(store_->CreateNamespace(Ns("other"), {{"exists", "false"}}), kInvalidArgument);
   EXPECT_FALSE(*store_->NamespaceExists(Ns("other")));
 
   FLOE_ASSERT_OK(store_->CreateNamespace(Ns("a.b.c")));
-  EXPECT_EQ(*store_->LoadNamespaceProperties(Ns("a.b.c")), (NamespaceProperties{{"exists", "true"}}));
+  EXPECT_EQ(*store_->LoadNamespaceProperties(Ns("a.b.c")),
+            (NamespaceProperties{{"exists", "true"}}));
   EXPECT_EQ(Query("SELECT namespace FROM iceberg_namespace_properties WHERE property_key = "
                   "'exists' AND namespace LIKE 'a%'")[0][0],
             "a.b.c");
@@ -204,8 +206,9 @@ TEST_P(SqlCatalogStoreTest, CreateAndLoadTable) {
   FLOE_ASSERT_OK(pointer);
   EXPECT_EQ(pointer->metadata_location, "s3://b/1.json");
   EXPECT_EQ(pointer->previous_metadata_location, std::nullopt);
-  auto rows = Query("SELECT catalog_name, table_namespace, table_name, iceberg_type, "
-                    "previous_metadata_location FROM iceberg_tables");
+  auto rows = Query(
+      "SELECT catalog_name, table_namespace, table_name, iceberg_type, "
+      "previous_metadata_location FROM iceberg_tables");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0], (SqlRow{"cat", "db", "t", "TABLE", std::nullopt}));
 
@@ -286,8 +289,9 @@ TEST_P(SqlCatalogStoreTest, ViewPointers) {
   FLOE_ASSERT_OK(store_->CreateNamespace(Ns("db")));
   FLOE_ASSERT_OK(store_->CreateNamespace(Ns("other")));
   FLOE_ASSERT_OK(store_->CreateView(Ns("db"), "v", "s3://b/v1.json"));
-  auto rows = Query("SELECT catalog_name, table_namespace, table_name, iceberg_type, "
-                    "previous_metadata_location FROM iceberg_tables");
+  auto rows = Query(
+      "SELECT catalog_name, table_namespace, table_name, iceberg_type, "
+      "previous_metadata_location FROM iceberg_tables");
   ASSERT_EQ(rows.size(), 1u);
   EXPECT_EQ(rows[0], (SqlRow{"cat", "db", "v", "VIEW", std::nullopt}));
   EXPECT_EQ(store_->LoadView(Ns("db"), "v")->metadata_location, "s3://b/v1.json");
@@ -349,8 +353,9 @@ TEST_P(SqlCatalogStoreTest, ValidatesNamesAndLengths) {
   std::string wide;
   for (int i = 0; i < 255; ++i) wide += "\xc3\xa9";
   FLOE_ASSERT_OK(store_->CreateNamespace(Namespace{{wide}}, {{"k", std::string(1000, 'v')}}));
-  FLOE_EXPECT_CODE(store_->SetNamespaceProperties(Namespace{{wide}}, {{"k", std::string(1001, 'v')}}),
-                   kInvalidArgument);
+  FLOE_EXPECT_CODE(
+      store_->SetNamespaceProperties(Namespace{{wide}}, {{"k", std::string(1001, 'v')}}),
+      kInvalidArgument);
   FLOE_EXPECT_CODE(store_->CreateTable(Namespace{{wide}}, "", "l"), kInvalidArgument);
   FLOE_EXPECT_CODE(store_->CreateTable(Namespace{{wide}}, "t", std::string(1001, 'l')),
                    kInvalidArgument);

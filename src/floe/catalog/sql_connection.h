@@ -56,13 +56,13 @@ class SqlParam {
   enum class Kind : uint8_t { kNull, kText, kInt64 };
 
   SqlParam(std::nullopt_t) : kind_(Kind::kNull) {}  // NOLINT(google-explicit-constructor)
-  SqlParam(std::string_view text)                    // NOLINT(google-explicit-constructor)
+  SqlParam(std::string_view text)                   // NOLINT(google-explicit-constructor)
       : kind_(Kind::kText), text_(text) {}
-  SqlParam(const char* text) : SqlParam(std::string_view(text)) {}  // NOLINT
+  SqlParam(const char* text) : SqlParam(std::string_view(text)) {}         // NOLINT
   SqlParam(const std::string& text) : SqlParam(std::string_view(text)) {}  // NOLINT
-  SqlParam(int64_t value) : kind_(Kind::kInt64), int64_(value) {}  // NOLINT
-  SqlParam(int value) : SqlParam(static_cast<int64_t>(value)) {}    // NOLINT
-  SqlParam(const std::optional<std::string>& text)                   // NOLINT
+  SqlParam(int64_t value) : kind_(Kind::kInt64), int64_(value) {}          // NOLINT
+  SqlParam(int value) : SqlParam(static_cast<int64_t>(value)) {}           // NOLINT
+  SqlParam(const std::optional<std::string>& text)                         // NOLINT
       : kind_(text ? Kind::kText : Kind::kNull) {
     if (text) text_ = *text;
   }
@@ -139,8 +139,7 @@ class SqlConnection {
 
  protected:
   SqlConnection() = default;
-  virtual Result<SqlResult> ExecuteImpl(std::string_view sql,
-                                        std::span<const SqlParam> params) = 0;
+  virtual Result<SqlResult> ExecuteImpl(std::string_view sql, std::span<const SqlParam> params) = 0;
 };
 
 // A transaction scope: rolls back on destruction unless Commit succeeded.

@@ -19,8 +19,7 @@ TEST(ParseSqlUriTest, Sqlite) {
                         Case{"sqlite:///var/lib/floe/catalog.db", "/var/lib/floe/catalog.db"},
                         // SQLAlchemy's absolute form: POSIX reads "//var" as "/var".
                         Case{"sqlite:////var/lib/floe/catalog.db", "//var/lib/floe/catalog.db"},
-                        Case{"jdbc:sqlite:/tmp/c.db", "/tmp/c.db"},
-                        Case{"SQLite:x.db", "x.db"},
+                        Case{"jdbc:sqlite:/tmp/c.db", "/tmp/c.db"}, Case{"SQLite:x.db", "x.db"},
                         Case{"sqlite::memory:", ":memory:"}}) {
     auto target = ParseSqlUri(c.uri);
     ASSERT_TRUE(target.ok()) << c.uri << ": " << target.status().ToString();
@@ -34,13 +33,12 @@ TEST(ParseSqlUriTest, Postgres) {
     std::string_view uri;
     std::string_view conninfo;
   };
-  for (const Case& c :
-       {Case{"postgresql://u:p@db.example:5432/cat?sslmode=disable",
-             "postgresql://u:p@db.example:5432/cat?sslmode=disable"},
-        Case{"postgres://u@localhost/cat", "postgresql://u@localhost/cat"},
-        Case{"postgresql+psycopg2://u@h/cat", "postgresql://u@h/cat"},
-        Case{"jdbc:postgresql://h:5432/cat?user=u&password=p",
-             "postgresql://h:5432/cat?user=u&password=p"}}) {
+  for (const Case& c : {Case{"postgresql://u:p@db.example:5432/cat?sslmode=disable",
+                             "postgresql://u:p@db.example:5432/cat?sslmode=disable"},
+                        Case{"postgres://u@localhost/cat", "postgresql://u@localhost/cat"},
+                        Case{"postgresql+psycopg2://u@h/cat", "postgresql://u@h/cat"},
+                        Case{"jdbc:postgresql://h:5432/cat?user=u&password=p",
+                             "postgresql://h:5432/cat?user=u&password=p"}}) {
     auto target = ParseSqlUri(c.uri);
     ASSERT_TRUE(target.ok()) << c.uri << ": " << target.status().ToString();
     EXPECT_EQ(target->dialect, SqlDialect::kPostgres) << c.uri;
@@ -49,9 +47,9 @@ TEST(ParseSqlUriTest, Postgres) {
 }
 
 TEST(ParseSqlUriTest, Rejects) {
-  for (std::string_view uri : {"", "sqlite:", "sqlite://", "sqlite://host/x.db", "mysql://h/db",
-                               "rest:http://h", "postgresql:/h/db",
-                               "postgresql://h/db?no_such_param=1", "catalog.db"}) {
+  for (std::string_view uri :
+       {"", "sqlite:", "sqlite://", "sqlite://host/x.db", "mysql://h/db", "rest:http://h",
+        "postgresql:/h/db", "postgresql://h/db?no_such_param=1", "catalog.db"}) {
     EXPECT_EQ(ParseSqlUri(uri).status().code(), StatusCode::kInvalidArgument) << uri;
   }
 }
@@ -94,7 +92,8 @@ TEST_P(SqlConnectionTest, BindsTextIntAndNullAndReadsRows) {
                                  {"a'; DROP TABLE kv; --", std::nullopt, int64_t{-9000000000}});
   FLOE_ASSERT_OK(inserted);
   EXPECT_EQ(inserted->affected_rows, 1);
-  FLOE_ASSERT_OK(conn_->Execute("INSERT INTO kv (k, v, n) VALUES (?, ?, ?)", {"b", "\xc3\xa9t\xc3\xa9", 7}));
+  FLOE_ASSERT_OK(
+      conn_->Execute("INSERT INTO kv (k, v, n) VALUES (?, ?, ?)", {"b", "\xc3\xa9t\xc3\xa9", 7}));
 
   auto rows = conn_->Execute("SELECT k, v, n FROM kv WHERE n < ? ORDER BY k", {100});
   FLOE_ASSERT_OK(rows);
@@ -122,9 +121,9 @@ TEST_P(SqlConnectionTest, MapsErrors) {
       conn_->Execute("INSERT INTO kv (k, v, n) VALUES (?, ?, ?)", {"c", "2", std::nullopt}),
       kInvalidArgument);
   if (GetParam() == SqlDialect::kPostgres) {  // SQLite does not enforce VARCHAR lengths
-    FLOE_EXPECT_CODE(conn_->Execute("INSERT INTO kv (k, v, n) VALUES (?, ?, ?)",
-                                    {std::string(41, 'k'), "2", 2}),
-                     kInvalidArgument);
+    FLOE_EXPECT_CODE(
+        conn_->Execute("INSERT INTO kv (k, v, n) VALUES (?, ?, ?)", {std::string(41, 'k'), "2", 2}),
+        kInvalidArgument);
   }
   FLOE_EXPECT_CODE(conn_->Execute("SELECT * FROM no_such_table"), kInternal);
   FLOE_EXPECT_CODE(conn_->Execute("SELECT k FROM kv WHERE k = ?", {"a", "b"}), kInternal);

@@ -35,37 +35,28 @@ Status ErrorStatus(sqlite3* db, int rc, std::string_view what) {
                                     sqlite3_errstr(extended));
   switch (extended) {
     case SQLITE_CONSTRAINT_PRIMARYKEY:
-    case SQLITE_CONSTRAINT_UNIQUE:
-      return Status(StatusCode::kAlreadyExists, std::move(message));
-    default:
-      break;
+    case SQLITE_CONSTRAINT_UNIQUE: return Status(StatusCode::kAlreadyExists, std::move(message));
+    default: break;
   }
   switch (extended & 0xff) {
     case SQLITE_CONSTRAINT:
     case SQLITE_TOOBIG:
     case SQLITE_RANGE:
-    case SQLITE_MISMATCH:
-      return Status(StatusCode::kInvalidArgument, std::move(message));
+    case SQLITE_MISMATCH: return Status(StatusCode::kInvalidArgument, std::move(message));
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
-    case SQLITE_PROTOCOL:
-      return Status(StatusCode::kUnavailable, std::move(message));
-    case SQLITE_INTERRUPT:
-      return Status(StatusCode::kDeadlineExceeded, std::move(message));
+    case SQLITE_PROTOCOL: return Status(StatusCode::kUnavailable, std::move(message));
+    case SQLITE_INTERRUPT: return Status(StatusCode::kDeadlineExceeded, std::move(message));
     case SQLITE_READONLY:
     case SQLITE_PERM:
-    case SQLITE_AUTH:
-      return Status(StatusCode::kPermissionDenied, std::move(message));
+    case SQLITE_AUTH: return Status(StatusCode::kPermissionDenied, std::move(message));
     case SQLITE_CORRUPT:
-    case SQLITE_NOTADB:
-      return Status(StatusCode::kCorrupt, std::move(message));
+    case SQLITE_NOTADB: return Status(StatusCode::kCorrupt, std::move(message));
     case SQLITE_IOERR:
     case SQLITE_FULL:
     case SQLITE_CANTOPEN:
-    case SQLITE_NOLFS:
-      return Status(StatusCode::kIOError, std::move(message));
-    default:
-      return Status(StatusCode::kInternal, std::move(message));
+    case SQLITE_NOLFS: return Status(StatusCode::kIOError, std::move(message));
+    default: return Status(StatusCode::kInternal, std::move(message));
   }
 }
 
@@ -207,9 +198,9 @@ Result<std::unique_ptr<SqlConnection>> OpenSqlite(std::string_view path,
   ConfigureSqliteOnce();
   sqlite3* raw = nullptr;
   std::string path_string(path);
-  int rc = sqlite3_open_v2(path_string.c_str(), &raw,
-                           SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX,
-                           nullptr);
+  int rc =
+      sqlite3_open_v2(path_string.c_str(), &raw,
+                      SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
   DbPtr db(raw);
   if (rc != SQLITE_OK) {
     return ErrorStatus(db.get(), rc, "open").WithContext("{}", path);

@@ -42,8 +42,8 @@ NamespaceProperties ParseProperties(const std::vector<std::string>& args, size_t
   return properties;
 }
 
-Status Run(SqlCatalogStore& store, const std::string& command,
-           const std::vector<std::string>& args, bool* usage) {
+Status Run(SqlCatalogStore& store, const std::string& command, const std::vector<std::string>& args,
+           bool* usage) {
   auto need = [&](size_t n) {
     if (args.size() != n) *usage = true;
     return !*usage;

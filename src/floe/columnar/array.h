@@ -119,8 +119,10 @@ class Array {
     std::vector<Array> children;
   };
   Parts Release() && {
-    return Parts{std::move(type_), length_, null_count_, std::move(validity_),
-                 std::move(values_), std::move(offsets_), std::move(children_)};
+    return Parts{std::move(type_),    length_,
+                 null_count_,         std::move(validity_),
+                 std::move(values_),  std::move(offsets_),
+                 std::move(children_)};
   }
 
  private:

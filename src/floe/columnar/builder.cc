@@ -51,8 +51,7 @@ Array StructBuilder::Finish() {
   std::vector<Array> children;
   children.reserve(children_.size());
   for (auto& c : children_) children.push_back(c->Finish());
-  return Array(type_, length, nulls, std::move(validity), Buffer(), Buffer(),
-               std::move(children));
+  return Array(type_, length, nulls, std::move(validity), Buffer(), Buffer(), std::move(children));
 }
 
 Array ListBuilder::Finish() {
@@ -110,8 +109,7 @@ std::unique_ptr<ArrayBuilder> MakeBuilder(const DataTypePtr& type) {
       return std::make_unique<StructBuilder>(type, std::move(children));
     }
     case TypeId::kList:
-    case TypeId::kMap:
-      return std::make_unique<ListBuilder>(type, MakeBuilder(type->child(0).type));
+    case TypeId::kMap: return std::make_unique<ListBuilder>(type, MakeBuilder(type->child(0).type));
     case TypeId::kUnion: {
       std::vector<std::unique_ptr<ArrayBuilder>> members;
       for (const auto& f : type->children()) members.push_back(MakeBuilder(f.type));

@@ -105,8 +105,8 @@ Array Filter(const Array& a, const uint8_t* mask, int64_t selected) {
         pos += len;
         out_o[++j] = pos;
       }
-      return Array(type, selected, nulls, std::move(validity), std::move(data),
-                   std::move(offsets), {});
+      return Array(type, selected, nulls, std::move(validity), std::move(data), std::move(offsets),
+                   {});
     }
     case TypeId::kStruct: {
       std::vector<Array> children;

@@ -42,13 +42,25 @@ TEST(Filter, EveryLayout) {
           sb->Append();
           auto* ab = static_cast<FixedWidthBuilder<int32_t>*>(sb->child(0));
           auto* ssb = static_cast<BinaryBuilder*>(sb->child(1));
-          if (a) ab->Append(*a); else ab->AppendNull();
-          if (s) ssb->Append(*s); else ssb->AppendNull();
+          if (a)
+            ab->Append(*a);
+          else
+            ab->AppendNull();
+          if (s)
+            ssb->Append(*s);
+          else
+            ssb->AppendNull();
         }
         list->Close();
       }
-      if (row.flag) flags.Append(*row.flag); else flags.AppendNull();
-      if (row.fixed) fixed.Append(*row.fixed); else fixed.AppendNull();
+      if (row.flag)
+        flags.Append(*row.flag);
+      else
+        flags.AppendNull();
+      if (row.fixed)
+        fixed.Append(*row.fixed);
+      else
+        fixed.AppendNull();
     }
     std::vector<Array> out;
     out.push_back(list->Finish());

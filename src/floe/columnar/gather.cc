@@ -87,8 +87,7 @@ Result<Array> Gather(const std::vector<const Array*>& sources, const std::vector
       children.push_back(std::move(child));
       break;
     }
-    case TypeId::kUnion:
-      return Status::Unimplemented("gather of union arrays");
+    case TypeId::kUnion: return Status::Unimplemented("gather of union arrays");
     default: {
       const auto w = static_cast<size_t>(type->fixed_width());
       values.Resize(static_cast<size_t>(n) * w);

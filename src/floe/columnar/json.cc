@@ -29,9 +29,7 @@ void WriteJsonValue(const Array& a, int64_t i, JsonWriter& w) {
     case TypeId::kFloat16: w.Float(HalfToFloat(a.Value<uint16_t>(i))); return;
     case TypeId::kFloat32: w.Float(a.Value<float>(i)); return;
     case TypeId::kFloat64: w.Double(a.Value<double>(i)); return;
-    case TypeId::kDecimal128:
-      w.String(FormatDecimal(a.Value<__int128>(i), type.scale()));
-      return;
+    case TypeId::kDecimal128: w.String(FormatDecimal(a.Value<__int128>(i), type.scale())); return;
     case TypeId::kDate32: w.String(FormatDate(a.Value<int32_t>(i))); return;
     case TypeId::kTime32: w.String(FormatTime(a.Value<int32_t>(i), type.unit())); return;
     case TypeId::kTime64: w.String(FormatTime(a.Value<int64_t>(i), type.unit())); return;

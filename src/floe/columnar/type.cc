@@ -151,10 +151,10 @@ std::string Schema::ToString() const {
   return s;
 }
 
-#define FLOE_SINGLETON_TYPE(Name, Id)                                  \
-  DataTypePtr Name() {                                                 \
-    static const DataTypePtr kType = std::make_shared<DataType>(Id);  \
-    return kType;                                                      \
+#define FLOE_SINGLETON_TYPE(Name, Id)                                \
+  DataTypePtr Name() {                                               \
+    static const DataTypePtr kType = std::make_shared<DataType>(Id); \
+    return kType;                                                    \
   }
 FLOE_SINGLETON_TYPE(Null, TypeId::kNull)
 FLOE_SINGLETON_TYPE(Bool, TypeId::kBool)
@@ -175,7 +175,6 @@ FLOE_SINGLETON_TYPE(Float16, TypeId::kFloat16)
 FLOE_SINGLETON_TYPE(Uuid, TypeId::kUuid)
 #undef FLOE_SINGLETON_TYPE
 
-
 DataTypePtr Decimal128(int32_t precision, int32_t scale) {
   auto t = std::make_shared<DataType>(TypeId::kDecimal128);
   t->precision_ = precision;
@@ -184,9 +183,8 @@ DataTypePtr Decimal128(int32_t precision, int32_t scale) {
 }
 
 DataTypePtr Time(TimeUnit unit) {
-  auto t = std::make_shared<DataType>(unit == TimeUnit::kMilli || unit == TimeUnit::kSecond
-                                          ? TypeId::kTime32
-                                          : TypeId::kTime64);
+  auto t = std::make_shared<DataType>(
+      unit == TimeUnit::kMilli || unit == TimeUnit::kSecond ? TypeId::kTime32 : TypeId::kTime64);
   t->unit_ = unit;
   return t;
 }

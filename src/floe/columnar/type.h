@@ -14,8 +14,8 @@
 namespace floe::columnar {
 
 enum class TypeId : uint8_t {
-  kNull,         // every value is null; no buffers
-  kBool,         // bit-packed, LSB first
+  kNull,  // every value is null; no buffers
+  kBool,  // bit-packed, LSB first
   kInt8,
   kInt16,
   kInt32,
@@ -24,7 +24,7 @@ enum class TypeId : uint8_t {
   kUInt16,
   kUInt32,
   kUInt64,
-  kFloat16,      // IEEE half precision, raw 16 bits
+  kFloat16,  // IEEE half precision, raw 16 bits
   kFloat32,
   kFloat64,
   kDecimal128,   // 16-byte little-endian two's complement unscaled value; precision <= 38
@@ -37,9 +37,9 @@ enum class TypeId : uint8_t {
   kFixedBinary,  // byte_width bytes per value
   kUuid,         // 16 bytes, big-endian (RFC 4122 byte order)
   kStruct,
-  kList,         // int32 offsets + one child
-  kMap,          // int32 offsets + one child: non-null struct<key, value>
-  kUnion,        // dense union: int8 type ids + int32 offsets + one child per member
+  kList,   // int32 offsets + one child
+  kMap,    // int32 offsets + one child: non-null struct<key, value>
+  kUnion,  // dense union: int8 type ids + int32 offsets + one child per member
 };
 
 enum class TimeUnit : uint8_t { kSecond, kMilli, kMicro, kNano };
@@ -112,8 +112,7 @@ struct Field {
   KeyValueMetadata metadata;
 
   Field() = default;
-  Field(std::string n, DataTypePtr t, bool null = true,
-        std::optional<int32_t> id = std::nullopt)
+  Field(std::string n, DataTypePtr t, bool null = true, std::optional<int32_t> id = std::nullopt)
       : name(std::move(n)), type(std::move(t)), nullable(null), field_id(id) {}
 
   bool Equals(const Field& other, bool check_metadata = false) const;

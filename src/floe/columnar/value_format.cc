@@ -116,8 +116,8 @@ std::string FormatDecimal(__int128 value, int32_t scale) {
     return FormatDecimal(value, 0) + "E" + std::to_string(-static_cast<int64_t>(scale));
   }
   bool negative = value < 0;
-  unsigned __int128 mag = negative ? -static_cast<unsigned __int128>(value)
-                                   : static_cast<unsigned __int128>(value);
+  unsigned __int128 mag =
+      negative ? -static_cast<unsigned __int128>(value) : static_cast<unsigned __int128>(value);
   char digits[64];
   int n = 0;
   do {

@@ -15,7 +15,8 @@ Result<http::ClientResponse> SendApiRequest(
   while (server.ends_with('/')) server.remove_suffix(1);
   request.url = fmt::format("{}/api/v1{}", server, path);
   if (!body.empty()) request.headers.emplace_back("Content-Type", "application/json");
-  if (!token.empty()) request.headers.emplace_back("Authorization", fmt::format("Bearer {}", token));
+  if (!token.empty())
+    request.headers.emplace_back("Authorization", fmt::format("Bearer {}", token));
   for (auto& header : headers) request.headers.push_back(std::move(header));
   request.body = std::move(body);
   return client.Send(request);

@@ -110,8 +110,7 @@ Status Rewrite(io::FileIO& io, const std::string& in_path, const std::string& ou
   } else {
     FLOE_ASSIGN_OR_RETURN(options.codec, avro::ParseAvroCodec(codec_name));
   }
-  if (options.codec == avro::AvroCodec::kDeflate ||
-      options.codec == avro::AvroCodec::kZstandard) {
+  if (options.codec == avro::AvroCodec::kDeflate || options.codec == avro::AvroCodec::kZstandard) {
     options.level = level;
   }
   for (const auto& [key, value] : reader->metadata()) {

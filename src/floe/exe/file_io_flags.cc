@@ -23,8 +23,8 @@ Result<CommandFileIO> MakeCommandFileIO(const FileIOFlags& flags) {
   FLOE_ASSIGN_OR_RETURN(auto properties, ParseProperties(flags.properties));
   out.metrics = std::make_shared<io::s3::S3Metrics>();
   FLOE_ASSIGN_OR_RETURN(out.io,
-                        io::s3::MakeFileIO(properties, [](const char* n) { return std::getenv(n); },
-                                           out.metrics));
+                        io::s3::MakeFileIO(
+                            properties, [](const char* n) { return std::getenv(n); }, out.metrics));
   return out;
 }
 
@@ -42,20 +42,20 @@ nlohmann::json S3StatsJson(const io::s3::S3Metrics& metrics) {
     if (c.of(op).requests > 0) operations[std::string(S3OperationName(op))] = c.of(op).requests;
   }
   const io::s3::S3OperationCounts total = c.Total();
-  return {{"get", n({S3Operation::kGetObject, S3Operation::kGetObjectRange})},
-          {"head", n({S3Operation::kHeadObject})},
-          {"put", n({S3Operation::kPutObject})},
-          {"list", n({S3Operation::kListObjectsV2})},
-          {"delete", n({S3Operation::kDeleteObject, S3Operation::kDeleteObjects})},
-          {"multipart", n({S3Operation::kCreateMultipartUpload, S3Operation::kUploadPart,
-                           S3Operation::kCompleteMultipartUpload,
-                           S3Operation::kAbortMultipartUpload})},
-          {"requests", total.requests},
-          {"retries", total.retries},
-          {"errors", total.errors},
-          {"bytes_read", c.bytes_read},
-          {"bytes_written", c.bytes_written},
-          {"operations", operations}};
+  return {
+      {"get", n({S3Operation::kGetObject, S3Operation::kGetObjectRange})},
+      {"head", n({S3Operation::kHeadObject})},
+      {"put", n({S3Operation::kPutObject})},
+      {"list", n({S3Operation::kListObjectsV2})},
+      {"delete", n({S3Operation::kDeleteObject, S3Operation::kDeleteObjects})},
+      {"multipart", n({S3Operation::kCreateMultipartUpload, S3Operation::kUploadPart,
+                       S3Operation::kCompleteMultipartUpload, S3Operation::kAbortMultipartUpload})},
+      {"requests", total.requests},
+      {"retries", total.retries},
+      {"errors", total.errors},
+      {"bytes_read", c.bytes_read},
+      {"bytes_written", c.bytes_written},
+      {"operations", operations}};
 }
 
 void CommandFileIO::PrintStats(const FileIOFlags& flags) const {

@@ -1,5 +1,5 @@
-// The FileIO of the file commands (`floe parquet|avro|puffin|storage|iceberg …`): FILE arguments may
-// be local paths or s3:// / s3a:// locations, the latter reached through an S3FileIO set up
+// The FileIO of the file commands (`floe parquet|avro|puffin|storage|iceberg …`): FILE arguments
+// may be local paths or s3:// / s3a:// locations, the latter reached through an S3FileIO set up
 // like a catalog's (docs/storage.md): `--property KEY=VALUE` (s3.endpoint, s3.region,
 // s3.access-key-id, ...; also spelled --catalog-property) and the AWS_* environment.
 // `--stats` prints the S3 requests the command sent, per operation, with the bytes moved.

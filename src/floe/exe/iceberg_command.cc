@@ -359,7 +359,8 @@ Status WriteManifest(const WriteArgs& a, io::FileIO& io) {
   const Json& entries = input.is_object() && input.contains("entries") ? input["entries"] : input;
   if (!entries.is_array()) return Status::InvalidArgument("entries must be an array");
   for (const Json& e : entries) {
-    if (!e.is_object() || !e.contains("data_file")) return Status::InvalidArgument("entry without data_file");
+    if (!e.is_object() || !e.contains("data_file"))
+      return Status::InvalidArgument("entry without data_file");
     FLOE_ASSIGN_OR_RETURN(DataFile f, DataFileFromJson(e["data_file"], *partition_type));
     ManifestEntry entry;
     std::optional<int> status;
@@ -369,17 +370,10 @@ Status WriteManifest(const WriteArgs& a, io::FileIO& io) {
     FLOE_RETURN_IF_ERROR(Get(e, "file_sequence_number", &entry.file_sequence_number));
     entry.data_file = std::move(f);
     switch (status.value_or(1)) {
-      case 0:
-        FLOE_RETURN_IF_ERROR(writer->Existing(entry));
-        break;
-      case 1:
-        FLOE_RETURN_IF_ERROR(writer->Add(entry.data_file, entry.data_sequence_number));
-        break;
-      case 2:
-        FLOE_RETURN_IF_ERROR(writer->Delete(entry));
-        break;
-      default:
-        return Status::InvalidArgument("status is 0, 1 or 2");
+      case 0: FLOE_RETURN_IF_ERROR(writer->Existing(entry)); break;
+      case 1: FLOE_RETURN_IF_ERROR(writer->Add(entry.data_file, entry.data_sequence_number)); break;
+      case 2: FLOE_RETURN_IF_ERROR(writer->Delete(entry)); break;
+      default: return Status::InvalidArgument("status is 0, 1 or 2");
     }
   }
   FLOE_ASSIGN_OR_RETURN(ManifestFile m, writer->Close());
@@ -484,7 +478,8 @@ Status WriteData(const WriteFilesArgs& a, io::FileIO& io) {
   }
   FLOE_ASSIGN_OR_RETURN(FileWriterOptions options, WriterOptionsFrom(a));
   FLOE_ASSIGN_OR_RETURN(auto writer, DataWriter::Make(&io, schema, spec, order, a.sorted, options));
-  Status s = ForEachInputBatch(io, a, schema, [&](const columnar::RecordBatch& b) { return writer->Write(b); });
+  Status s = ForEachInputBatch(io, a, schema,
+                               [&](const columnar::RecordBatch& b) { return writer->Write(b); });
   if (!s.ok()) {
     (void)writer->Abort();
     return s;
@@ -508,7 +503,8 @@ Status WriteDeletes(const WriteFilesArgs& a, io::FileIO& io) {
   if (a.mode == "equality") {
     FLOE_ASSIGN_OR_RETURN(auto writer,
                           EqualityDeleteWriter::Make(&io, schema, a.equality_ids, spec, options));
-    Status s = ForEachInputBatch(io, a, schema, [&](const columnar::RecordBatch& b) { return writer->Write(b); });
+    Status s = ForEachInputBatch(io, a, schema,
+                                 [&](const columnar::RecordBatch& b) { return writer->Write(b); });
     if (!s.ok()) {
       (void)writer->Abort();
       return s;
@@ -546,7 +542,8 @@ Status WriteDeletes(const WriteFilesArgs& a, io::FileIO& io) {
                                      partition_type->fields().size());
     }
     for (size_t i = 0; i < values.size(); ++i) {
-      FLOE_ASSIGN_OR_RETURN(Literal v, Literal::FromJson(partition_type->fields()[i].type, values[i].dump()));
+      FLOE_ASSIGN_OR_RETURN(Literal v,
+                            Literal::FromJson(partition_type->fields()[i].type, values[i].dump()));
       partition.push_back(std::move(v));
     }
     if (pos) {
@@ -583,9 +580,10 @@ void AddWriterOptions(CLI::App* c, WriteFilesArgs* a) {
 }  // namespace
 
 void AddIcebergCommands(CLI::App& app, int* exit_code) {
-  auto* iceberg = app.add_subcommand(
-      "iceberg", "Iceberg metadata debugging tools (table metadata, manifests and manifest "
-      "lists as JSON)");
+  auto* iceberg =
+      app.add_subcommand("iceberg",
+                         "Iceberg metadata debugging tools (table metadata, manifests and manifest "
+                         "lists as JSON)");
   iceberg->require_subcommand(1);
   AddIcebergMetadataCommand(iceberg, exit_code);
   AddIcebergScanCommand(iceberg, exit_code);

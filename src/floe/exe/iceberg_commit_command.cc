@@ -38,8 +38,8 @@ struct CommitTestOptions {
   FileIOFlags io;
 };
 
-DataFile File(const std::string& dir, const std::string& name, FileContent content,
-              int64_t rows, const std::string& category) {
+DataFile File(const std::string& dir, const std::string& name, FileContent content, int64_t rows,
+              const std::string& category) {
   DataFile f;
   f.content = content;
   f.file_path = dir + "/data/" + name;
@@ -57,10 +57,10 @@ DataFile File(const std::string& dir, const std::string& name, FileContent conte
 
 Status CommitTest(const CommitTestOptions& o, io::FileIO& io) {
   auto env = MakeSystemCommitEnvironment();
-  FLOE_ASSIGN_OR_RETURN(
-      Schema schema, Schema::Make({NestedField::Required(1, "id", LongType()),
-                                   NestedField::Optional(2, "data", StringType()),
-                                   NestedField::Optional(3, "category", StringType())}));
+  FLOE_ASSIGN_OR_RETURN(Schema schema,
+                        Schema::Make({NestedField::Required(1, "id", LongType()),
+                                      NestedField::Optional(2, "data", StringType()),
+                                      NestedField::Optional(3, "category", StringType())}));
   FLOE_ASSIGN_OR_RETURN(PartitionSpec spec,
                         PartitionSpecBuilder(schema).Identity("category").Build());
   FLOE_ASSIGN_OR_RETURN(
@@ -68,8 +68,8 @@ Status CommitTest(const CommitTestOptions& o, io::FileIO& io) {
       TableMetadataBuilder::NewTable(schema, spec, SortOrder::Unsorted(), o.dir,
                                      {{"format-version", std::to_string(o.format_version)}},
                                      env->NewUuid(), env->NowMillis()));
-  FLOE_ASSIGN_OR_RETURN(auto ops, testing::InMemoryTableOperations::Create("commit_test", io, *env,
-                                                                          std::move(md)));
+  FLOE_ASSIGN_OR_RETURN(
+      auto ops, testing::InMemoryTableOperations::Create("commit_test", io, *env, std::move(md)));
   FLOE_ASSIGN_OR_RETURN(auto table, Table::Load(*ops));
   nlohmann::ordered_json out;
 
@@ -137,9 +137,8 @@ void AddIcebergCommitTestCommand(CLI::App* ice, int* exit_code) {
   cmd->add_option("--format-version", o->format_version, "Table format version (2 or 3)");
   AddFileIOFlags(cmd, &o->io);
   SetCommand(cmd, exit_code, [o] {
-    return RunWithFileIO(o->io, [&](io::FileIO& io) {
-      return CommitTest(*o, io).WithContext("{}", o->dir);
-    });
+    return RunWithFileIO(
+        o->io, [&](io::FileIO& io) { return CommitTest(*o, io).WithContext("{}", o->dir); });
   });
 }
 

@@ -54,8 +54,7 @@ void AddIcebergMetadataCommand(CLI::App* ice, int* exit_code) {
   auto* meta = ice->add_subcommand(
       "metadata", "Read a table metadata file and write it again with floe's writer");
   auto o = std::make_shared<MetadataOptions>();
-  meta->add_option("file", o->path, "Metadata file (.metadata.json, gzipped by name)")
-      ->required();
+  meta->add_option("file", o->path, "Metadata file (.metadata.json, gzipped by name)")->required();
   meta->add_option("--out", o->out,
                    "Write a metadata file here (gzipped if named .gz.metadata.json) "
                    "instead of printing");

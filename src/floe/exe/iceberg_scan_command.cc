@@ -45,9 +45,9 @@ Status Scan(const ScanArgs& a, io::FileIO& io) {
                         iceberg::TableScan::Make(metadata, io, std::move(options)));
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
   FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(std::move(tasks)));
-  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RowSink> sink,
-                        OpenRowSink(io, a.format, a.output,
-                                    scan->projected_schema()->ToColumnar(), a.codec));
+  FLOE_ASSIGN_OR_RETURN(
+      std::unique_ptr<RowSink> sink,
+      OpenRowSink(io, a.format, a.output, scan->projected_schema()->ToColumnar(), a.codec));
   while (true) {
     FLOE_ASSIGN_OR_RETURN(std::optional<columnar::RecordBatch> batch, reader->Next());
     if (!batch) break;

@@ -67,10 +67,10 @@ Status ServerStatus(const ServerArgs& a) {
   }
   const OJson& optimizer = overview["optimizer"];
   if (optimizer.value("enabled", false)) {
-    text += fmt::format("\noptimizer: {} threads, {} tables queued, {} running\n",
-                        optimizer["threads"].get<int64_t>(),
-                        optimizer["queued-tables"].get<int64_t>(),
-                        optimizer["running-tables"].get<int64_t>());
+    text +=
+        fmt::format("\noptimizer: {} threads, {} tables queued, {} running\n",
+                    optimizer["threads"].get<int64_t>(), optimizer["queued-tables"].get<int64_t>(),
+                    optimizer["running-tables"].get<int64_t>());
   } else {
     text += "\noptimizer: off\n";
   }
@@ -80,8 +80,8 @@ Status ServerStatus(const ServerArgs& a) {
 Status OptimizerList(const ServerArgs& a) {
   FLOE_ASSIGN_OR_RETURN(OJson groups, Get(a, "/optimizer-groups?page-size=1000"));
   if (a.json) return Print(groups.dump(2) + "\n");
-  std::string text = fmt::format("{:<20} {:>8} {:>8} {:>8}\n", "GROUP", "THREADS", "QUEUED",
-                                 "RUNNING");
+  std::string text =
+      fmt::format("{:<20} {:>8} {:>8} {:>8}\n", "GROUP", "THREADS", "QUEUED", "RUNNING");
   for (const OJson& g : groups["items"]) {
     text += fmt::format("{:<20} {:>8} {:>8} {:>8}\n", g["name"].get<std::string>(),
                         g["threads"].get<int64_t>(), g.value("queued-tables", int64_t{0}),
@@ -99,10 +99,9 @@ struct HealthArgs {
 
 Status TableHealth(const HealthArgs& a) {
   FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::TableIdentifier::Parse(a.table));
-  const std::string path = fmt::format("/catalogs/{}/namespaces/{}/tables/{}",
-                                       http::PercentEncode(a.catalog),
-                                       http::PercentEncode(id.ns.ToString()),
-                                       http::PercentEncode(id.name));
+  const std::string path =
+      fmt::format("/catalogs/{}/namespaces/{}/tables/{}", http::PercentEncode(a.catalog),
+                  http::PercentEncode(id.ns.ToString()), http::PercentEncode(id.name));
   FLOE_ASSIGN_OR_RETURN(OJson details, Get(a.server, path));
   FLOE_ASSIGN_OR_RETURN(
       OJson partitions,
@@ -135,12 +134,11 @@ Status TableHealth(const HealthArgs& a) {
     text += fmt::format("pending: {}\n", h["pending-optimizing-type"].get<std::string>());
   }
   for (const OJson& p : partitions["items"]) {
-    text += fmt::format("partition {}: health {}, {} fragments, {} equality delete files{}{}\n",
-                        p["key"].get<std::string>(), p["health-score"].get<int64_t>(),
-                        p["fragments"]["count"].get<int64_t>(),
-                        p["equality-deletes"]["count"].get<int64_t>(),
-                        p["reason"].get<std::string>().empty() ? "" : "; ",
-                        p["reason"].get<std::string>());
+    text += fmt::format(
+        "partition {}: health {}, {} fragments, {} equality delete files{}{}\n",
+        p["key"].get<std::string>(), p["health-score"].get<int64_t>(),
+        p["fragments"]["count"].get<int64_t>(), p["equality-deletes"]["count"].get<int64_t>(),
+        p["reason"].get<std::string>().empty() ? "" : "; ", p["reason"].get<std::string>());
   }
   return Print(text);
 }
@@ -164,12 +162,12 @@ void AddManageCommands(CLI::App& app, int* exit_code) {
   CLI::App* table = app.get_subcommand("table");
   auto health = std::make_shared<HealthArgs>();
   auto* h = table->add_subcommand(
-      "health", "A table's health score, optimizing state and least healthy partitions, "
-                "from a running server");
+      "health",
+      "A table's health score, optimizing state and least healthy partitions, "
+      "from a running server");
   AddServerFlags(h, &health->server);
   h->add_option("table", health->table, "NS.TABLE")->required();
-  h->add_option("--catalog-name", health->catalog, "The server's catalog")
-      ->capture_default_str();
+  h->add_option("--catalog-name", health->catalog, "The server's catalog")->capture_default_str();
   h->add_option("--partitions", health->partitions, "Partitions to list, least healthy first")
       ->capture_default_str();
   SetCommand(h, exit_code, [health] { return TableHealth(*health); });

@@ -15,12 +15,12 @@
 #include <fmt/format.h>
 
 #include "floe/catalog/catalog.h"
-#include "floe/http/http.h"
-#include "floe/http/http_client.h"
 #include "floe/exe/api_client.h"
 #include "floe/exe/catalog_flags.h"
-#include "floe/exe/file_io_flags.h"
 #include "floe/exe/command.h"
+#include "floe/exe/file_io_flags.h"
+#include "floe/http/http.h"
+#include "floe/http/http_client.h"
 #include "floe/iceberg/table.h"
 #include "floe/optimize/rewrite.h"
 
@@ -58,9 +58,9 @@ Result<std::pair<int, OJson>> Call(http::HttpClient& client, const OptimizeArgs&
 Status OptimizeOnServer(const OptimizeArgs& a) {
   FLOE_ASSIGN_OR_RETURN(catalog::TableIdentifier id, catalog::TableIdentifier::Parse(a.table));
   FLOE_ASSIGN_OR_RETURN(auto client, http::HttpClient::Make());
-  const std::string table_path = fmt::format(
-      "/catalogs/{}/namespaces/{}/tables/{}", http::PercentEncode(a.catalog.name),
-      http::PercentEncode(id.ns.ToString()), http::PercentEncode(id.name));
+  const std::string table_path =
+      fmt::format("/catalogs/{}/namespaces/{}/tables/{}", http::PercentEncode(a.catalog.name),
+                  http::PercentEncode(id.ns.ToString()), http::PercentEncode(id.name));
   const std::string processes_path = table_path + "/optimizing-processes?page-size=1";
   int64_t before = 0;
   if (a.wait) {
@@ -71,7 +71,8 @@ Status OptimizeOnServer(const OptimizeArgs& a) {
   }
   OJson body = OJson::object();
   if (!a.mode.empty()) body["mode"] = a.mode;
-  FLOE_ASSIGN_OR_RETURN(auto queued, Call(*client, a, "POST", table_path + "/optimize", body.dump()));
+  FLOE_ASSIGN_OR_RETURN(auto queued,
+                        Call(*client, a, "POST", table_path + "/optimize", body.dump()));
   std::string text;
   if (!a.wait) {
     text = a.catalog.json ? queued.second.dump(2) + "\n"
@@ -181,8 +182,9 @@ Status Optimize(const OptimizeArgs& a) {
   out["new_delete_files"] = r.totals.delete_files.size();
   out["rows_rewritten"] = r.totals.rows_read;
   out["bytes_written"] = r.totals.bytes_written;
-  out["planned_snapshot_id"] = r.planned_snapshot_id ? nlohmann::ordered_json(*r.planned_snapshot_id)
-                                                     : nlohmann::ordered_json(nullptr);
+  out["planned_snapshot_id"] = r.planned_snapshot_id
+                                   ? nlohmann::ordered_json(*r.planned_snapshot_id)
+                                   : nlohmann::ordered_json(nullptr);
   out["snapshot_id"] = r.committed_snapshot_id ? nlohmann::ordered_json(*r.committed_snapshot_id)
                                                : nlohmann::ordered_json(nullptr);
   out["equality_delete_keys_read"] = r.totals.delete_keys_read;
@@ -227,17 +229,18 @@ Status Optimize(const OptimizeArgs& a) {
 
 void AddOptimizeCommands(CLI::App& app, int* exit_code) {
   auto a = std::make_shared<OptimizeArgs>();
-  auto* c = app.add_subcommand(
-      "optimize", "Optimize a table now, in this process: compact small files, convert "
-                  "equality deletes to position deletes / deletion vectors");
+  auto* c =
+      app.add_subcommand("optimize",
+                         "Optimize a table now, in this process: compact small files, convert "
+                         "equality deletes to position deletes / deletion vectors");
   AddCatalogFlags(c, &a->catalog);
   c->add_option("table", a->table, "NS.TABLE")->required();
   c->add_option("--mode", a->mode,
                 "minor, major or full: run that optimizing even if no trigger is reached "
                 "(default: only what the table's self-optimizing properties call for)");
   c->add_option("--server", a->server,
-                 "Queue the run on this floe server (its optimizer group runs it) instead of "
-                 "running it here");
+                "Queue the run on this floe server (its optimizer group runs it) instead of "
+                "running it here");
   c->add_option("--token", a->token, "Bearer token when the server has auth enabled")
       ->envname("FLOE_TOKEN");
   c->add_flag("--wait", a->wait, "With --server: wait for the process and print it");

@@ -52,9 +52,9 @@ Result<Reply> Send(http::HttpClient& client, const Endpoint& e, const std::strin
                    const std::string& optimizer_token = {}) {
   std::vector<std::pair<std::string, std::string>> headers;
   if (!optimizer_token.empty()) headers.emplace_back("X-Floe-Optimizer-Token", optimizer_token);
-  FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
-                        SendApiRequest(client, e.server, e.token, method, path, body,
-                                       std::move(headers)));
+  FLOE_ASSIGN_OR_RETURN(
+      http::ClientResponse response,
+      SendApiRequest(client, e.server, e.token, method, path, body, std::move(headers)));
   Reply r;
   r.status = response.status;
   if (!response.body.empty()) {
@@ -142,8 +142,10 @@ class Worker {
 
  private:
   Status Register(http::HttpClient& client) {
-    Json body = {{"group", args_.group}, {"threads", args_.threads}, {"memory-mb", args_.memory_mb}};
-    FLOE_ASSIGN_OR_RETURN(Reply r, Send(client, args_.endpoint, "POST", "/optimizers", body.dump()));
+    Json body = {
+        {"group", args_.group}, {"threads", args_.threads}, {"memory-mb", args_.memory_mb}};
+    FLOE_ASSIGN_OR_RETURN(Reply r,
+                          Send(client, args_.endpoint, "POST", "/optimizers", body.dump()));
     if (r.status != 201 || !r.body.is_object() || !r.body.contains("token")) {
       return ReplyError(r, "register");
     }
@@ -196,8 +198,8 @@ class Worker {
     if (!client.ok()) return;
     while (Sleep(args_.heartbeat_ms)) {
       const std::string token = Token();
-      auto r = Send(**client, args_.endpoint, "POST", "/optimizers/" + Id() + "/heartbeat", "",
-                    token);
+      auto r =
+          Send(**client, args_.endpoint, "POST", "/optimizers/" + Id() + "/heartbeat", "", token);
       if (!r.ok()) {
         std::fprintf(stderr, "floe optimizer: heartbeat: %s\n", r.status().ToString().c_str());
         continue;
@@ -223,7 +225,8 @@ class Worker {
       if (!r.ok() || r->status == 204 || r->status != 200) {
         if (r.ok() && r->status == 401) Reregister(**client, token);
         if (r.ok() && r->status != 204 && r->status != 401) {
-          std::fprintf(stderr, "floe optimizer: poll: %s\n", ReplyError(*r, "poll").ToString().c_str());
+          std::fprintf(stderr, "floe optimizer: poll: %s\n",
+                       ReplyError(*r, "poll").ToString().c_str());
         } else if (!r.ok()) {
           std::fprintf(stderr, "floe optimizer: poll: %s\n", r.status().ToString().c_str());
         }
@@ -253,8 +256,8 @@ class Worker {
       FLOE_ASSIGN_OR_RETURN(optimize::TaskInput input,
                             optimize::DecodeTaskInput(handout["task"].dump()));
       FLOE_ASSIGN_OR_RETURN(io, io::s3::MakeFileIO(input.io_properties, std::getenv));
-      FLOE_ASSIGN_OR_RETURN(output, optimize::RunTask(input, *io, ids["attempt"].get<int64_t>(),
-                                                      LocalOptions()));
+      FLOE_ASSIGN_OR_RETURN(
+          output, optimize::RunTask(input, *io, ids["attempt"].get<int64_t>(), LocalOptions()));
       return Status::OK();
     }();
     Json done = ids;
@@ -293,14 +296,13 @@ class Worker {
   }
 
   const WorkerArgs args_;
-  iceberg::DeleteKeyCache cache_{(args_.memory_mb > 0 ? args_.memory_mb << 20
-                                                      : optimize::kDefaultTaskMemoryBytes) /
-                                 4};
+  iceberg::DeleteKeyCache cache_{
+      (args_.memory_mb > 0 ? args_.memory_mb << 20 : optimize::kDefaultTaskMemoryBytes) / 4};
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::mutex register_mu_;
-  std::string id_;     // guarded by mu_
-  std::string token_;  // guarded by mu_
+  std::string id_;         // guarded by mu_
+  std::string token_;      // guarded by mu_
   bool stopping_ = false;  // guarded by mu_
   std::atomic<int64_t> completed_{0};
   std::atomic<int64_t> failed_{0};
@@ -334,18 +336,18 @@ Status GroupCreate(const GroupArgs& a) {
 
 Status GroupList(const GroupArgs& a) {
   FLOE_ASSIGN_OR_RETURN(auto client, http::HttpClient::Make());
-  FLOE_ASSIGN_OR_RETURN(Reply r, Send(*client, a.endpoint, "GET",
-                                      "/optimizer-groups?page-size=1000", ""));
+  FLOE_ASSIGN_OR_RETURN(Reply r,
+                        Send(*client, a.endpoint, "GET", "/optimizer-groups?page-size=1000", ""));
   if (r.status != 200 || !r.body.is_object()) return ReplyError(r, "list groups");
   if (a.json) return Print(r.body.dump(2) + "\n");
-  std::string text = fmt::format("{:<20} {:<9} {:>10} {:>8} {:>7} {:>7} {:>8}\n", "GROUP",
-                                 "POLICY", "OPTIMIZERS", "THREADS", "TABLES", "QUEUED", "RUNNING");
+  std::string text = fmt::format("{:<20} {:<9} {:>10} {:>8} {:>7} {:>7} {:>8}\n", "GROUP", "POLICY",
+                                 "OPTIMIZERS", "THREADS", "TABLES", "QUEUED", "RUNNING");
   for (const Json& g : r.body["items"]) {
-    text += fmt::format("{:<20} {:<9} {:>10} {:>8} {:>7} {:>7} {:>8}\n",
-                        g.value("name", std::string()), g.value("scheduling-policy", std::string()),
-                        g.value("optimizers", int64_t{0}), g.value("threads", int64_t{0}),
-                        g.value("tables", int64_t{0}), g.value("queued-tasks", int64_t{0}),
-                        g.value("running-tasks", int64_t{0}));
+    text +=
+        fmt::format("{:<20} {:<9} {:>10} {:>8} {:>7} {:>7} {:>8}\n", g.value("name", std::string()),
+                    g.value("scheduling-policy", std::string()), g.value("optimizers", int64_t{0}),
+                    g.value("threads", int64_t{0}), g.value("tables", int64_t{0}),
+                    g.value("queued-tasks", int64_t{0}), g.value("running-tasks", int64_t{0}));
   }
   return Print(text);
 }
@@ -389,8 +391,7 @@ void AddOptimizerWorkerCommand(CLI::App& app, int* exit_code) {
   auto* c = group->add_subcommand("create", "Create an optimizer group");
   AddEndpointFlags(c, &create->endpoint);
   c->add_option("name", create->name, "Group name")->required();
-  c->add_option("--scheduling-policy", create->policy, "quota or balanced")
-      ->capture_default_str();
+  c->add_option("--scheduling-policy", create->policy, "quota or balanced")->capture_default_str();
   c->add_option("--property", create->properties, "KEY=VALUE (repeatable)");
   c->add_flag("--json", create->json, "Print the API's JSON");
   SetCommand(c, exit_code, [create] { return GroupCreate(*create); });

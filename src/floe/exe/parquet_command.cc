@@ -7,11 +7,11 @@
 #include "floe/base/macros.h"
 #include "floe/columnar/json.h"
 #include "floe/exe/command.h"
+#include "floe/exe/file_io_flags.h"
 #include "floe/exe/progress.h"
 #include "floe/format/parquet/file_reader.h"
 #include "floe/format/parquet/file_writer.h"
 #include "floe/format/parquet/metadata_json.h"
-#include "floe/exe/file_io_flags.h"
 
 namespace floe::exe {
 
@@ -39,8 +39,8 @@ std::vector<std::string> SplitCommas(const std::string& s) {
   size_t start = 0;
   while (start <= s.size()) {
     size_t comma = s.find(',', start);
-    std::string part = s.substr(start, comma == std::string::npos ? std::string::npos
-                                                                  : comma - start);
+    std::string part =
+        s.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     if (!part.empty()) out.push_back(part);
     if (comma == std::string::npos) break;
     start = comma + 1;
@@ -64,9 +64,9 @@ Status Cat(const CatArgs& args, io::FileIO& fio) {
     FLOE_ASSIGN_OR_RETURN(projection, reader->schema().ProjectByNames(SplitCommas(args.columns)));
   }
   int64_t remaining = args.limit < 0 ? INT64_MAX : args.limit;
-  FLOE_ASSIGN_OR_RETURN(auto batches,
-                        reader->ReadBatches(std::move(projection),
-                                            std::clamp<int64_t>(remaining, 1, kBatchRows)));
+  FLOE_ASSIGN_OR_RETURN(
+      auto batches,
+      reader->ReadBatches(std::move(projection), std::clamp<int64_t>(remaining, 1, kBatchRows)));
   std::string out;
   while (remaining > 0) {
     FLOE_ASSIGN_OR_RETURN(auto batch, batches->Next());
@@ -160,11 +160,12 @@ Status Rewrite(const RewriteArgs& args, io::FileIO& fio) {
     FLOE_ASSIGN_OR_RETURN(int leaf, FindLeaf(*schema, name));
     options.bloom_filter_leaves.insert(leaf);
   }
-  options.key_value_metadata = reader->metadata().key_value_metadata.value_or(
-      std::vector<pq::KeyValue>());
+  options.key_value_metadata =
+      reader->metadata().key_value_metadata.value_or(std::vector<pq::KeyValue>());
   FLOE_ASSIGN_OR_RETURN(auto out, fio.CreateOutput(args.out, /*overwrite=*/true));
   FLOE_ASSIGN_OR_RETURN(auto writer, pq::FileWriter::Make(std::move(out), schema, options));
-  FLOE_ASSIGN_OR_RETURN(auto batches, reader->ReadBatches(reader->schema().ProjectAll(), kBatchRows));
+  FLOE_ASSIGN_OR_RETURN(auto batches,
+                        reader->ReadBatches(reader->schema().ProjectAll(), kBatchRows));
   ProgressBar progress = ProgressBar::OnTerminal("rewrite", reader->metadata().num_rows, "rows");
   int64_t rows = 0;
   for (;;) {
@@ -243,7 +244,8 @@ void AddParquetCommands(CLI::App& app, int* exit_code) {
       ->check(CLI::PositiveNumber);
   rewrite->add_option("--page-bytes", rw->page_bytes, "Target data page size")
       ->check(CLI::PositiveNumber);
-  rewrite->add_option("--dictionary", rw->dictionary, "on|off")->check(CLI::IsMember({"on", "off"}));
+  rewrite->add_option("--dictionary", rw->dictionary, "on|off")
+      ->check(CLI::IsMember({"on", "off"}));
   rewrite->add_option("--page-version", rw->page_version, "Data page version 1|2")
       ->check(CLI::IsMember({1, 2}));
   rewrite->add_option("--bloom-filter", rw->bloom_filter,

@@ -27,7 +27,8 @@ std::string Compact(int64_t n) {
 
 ProgressBar ProgressBar::OnTerminal(std::string label, int64_t total, std::string unit) {
   const char* off = std::getenv("FLOE_NO_PROGRESS");
-  if (::isatty(STDERR_FILENO) != 1 || (off != nullptr && *off != '\0' && std::string_view(off) != "0")) {
+  if (::isatty(STDERR_FILENO) != 1 ||
+      (off != nullptr && *off != '\0' && std::string_view(off) != "0")) {
     return ProgressBar();
   }
   auto clock = [] {
@@ -42,8 +43,7 @@ ProgressBar ProgressBar::OnTerminal(std::string label, int64_t total, std::strin
   return ProgressBar(std::move(label), total, std::move(unit), clock, sink);
 }
 
-ProgressBar::ProgressBar(std::string label, int64_t total, std::string unit, Clock clock,
-                         Sink sink)
+ProgressBar::ProgressBar(std::string label, int64_t total, std::string unit, Clock clock, Sink sink)
     : enabled_(true),
       label_(std::move(label)),
       total_(total),

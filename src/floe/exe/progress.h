@@ -14,7 +14,7 @@ namespace floe::exe {
 
 class ProgressBar {
  public:
-  using Clock = std::function<int64_t()>;             // monotonic milliseconds
+  using Clock = std::function<int64_t()>;              // monotonic milliseconds
   using Sink = std::function<void(std::string_view)>;  // receives terminal output
 
   // Progress over `total` `unit`s (files, rows), drawn on stderr when it is a terminal;

@@ -12,8 +12,9 @@ struct Terminal {
   int64_t now = 1000;
   std::string out;
   ProgressBar Bar(int64_t total) {
-    return ProgressBar("scan", total, "files", [this] { return now; },
-                       [this](std::string_view s) { out.append(s); });
+    return ProgressBar(
+        "scan", total, "files", [this] { return now; },
+        [this](std::string_view s) { out.append(s); });
   }
 };
 
@@ -38,8 +39,9 @@ TEST(ProgressBarTest, ThrottlesRedrawsAndErasesItsLineAtTheEnd) {
     bar.Update(2);  // within 100 ms of the last frame: not drawn
     t.now += 60;
     bar.Update(3);
-    EXPECT_EQ(t.out, "\r\x1b[Kscan [==>                     ]  10% 1/10 files, 0.0s"
-                     "\r\x1b[Kscan [=======>                ]  30% 3/10 files, 0.1s");
+    EXPECT_EQ(t.out,
+              "\r\x1b[Kscan [==>                     ]  10% 1/10 files, 0.0s"
+              "\r\x1b[Kscan [=======>                ]  30% 3/10 files, 0.1s");
     t.out.clear();
     bar.Update(10);  // throttled, but Finish draws the final counts before erasing
   }

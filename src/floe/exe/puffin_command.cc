@@ -115,8 +115,7 @@ Result<puffin::PositionBitmap> ReadPositions(io::FileIO& io, const std::string& 
 
 // Writes one Puffin file with a deletion vector per DATA_FILE=POSITIONS_FILE argument and
 // prints what the manifest entries need.
-Status WriteDv(io::FileIO& io, const std::string& out_path,
-               const std::vector<std::string>& specs) {
+Status WriteDv(io::FileIO& io, const std::string& out_path, const std::vector<std::string>& specs) {
   std::vector<std::pair<std::string, puffin::PositionBitmap>> dvs;
   for (const std::string& spec : specs) {
     size_t eq = spec.rfind('=');
@@ -194,8 +193,8 @@ void AddPuffinCommands(CLI::App& app, int* exit_code) {
   AddFileIOFlags(dv, dv_io.get());
   SetCommand(dv, exit_code, [dv_path, offset, length, cardinality, json, dv_io]() -> Status {
     FLOE_ASSIGN_OR_RETURN(CommandFileIO fio, MakeCommandFileIO(*dv_io));
-    FLOE_RETURN_IF_ERROR(Dv(*fio.io, *dv_path, *offset, *length, *cardinality, *json)
-                             .WithContext("{}", *dv_path));
+    FLOE_RETURN_IF_ERROR(
+        Dv(*fio.io, *dv_path, *offset, *length, *cardinality, *json).WithContext("{}", *dv_path));
     fio.PrintStats(*dv_io);
     return Status::OK();
   });
@@ -205,8 +204,9 @@ void AddPuffinCommands(CLI::App& app, int* exit_code) {
   auto out_path = std::make_shared<std::string>();
   auto specs = std::make_shared<std::vector<std::string>>();
   write_dv->add_option("output", *out_path, "Puffin file to write")->required();
-  write_dv->add_option("dvs", *specs,
-                       "DATA_FILE=POSITIONS_FILE (positions one per line, or START..END)")
+  write_dv
+      ->add_option("dvs", *specs,
+                   "DATA_FILE=POSITIONS_FILE (positions one per line, or START..END)")
       ->required();
   auto write_io = std::make_shared<FileIOFlags>();
   AddFileIOFlags(write_dv, write_io.get());

@@ -87,8 +87,8 @@ Result<server::ServerConfig> ConfigFrom(const ServerFlags& flags) {
   server::ServerConfig config;
   std::string file = flags.config_file.empty() ? EnvOr("FLOE_CONFIG", "") : flags.config_file;
   if (!file.empty()) FLOE_RETURN_IF_ERROR(server::LoadServerConfig(file, &config));
-  FLOE_RETURN_IF_ERROR(server::ApplyServerEnvironment(
-      [](const char* name) { return std::getenv(name); }, &config));
+  FLOE_RETURN_IF_ERROR(
+      server::ApplyServerEnvironment([](const char* name) { return std::getenv(name); }, &config));
   config.getenv = [](const char* name) { return std::getenv(name); };
   if (flags.data_dir_opt->count() > 0) config.data_dir = flags.data_dir;
   if (flags.metastore_opt->count() > 0) config.metastore_uri = flags.metastore;
@@ -192,12 +192,11 @@ Status RunServer(const ServerFlags& flags) {
       c.http_host.c_str(), server->http_port(), catalogs.c_str(), c.default_catalog.c_str(),
       c.http_host.c_str(), server->http_port(), c.http_host.c_str(), server->http_port(),
       c.web_dir.empty() ? "not built: make build needs npm; or --web-dir" : c.web_dir.c_str(),
-      c.data_dir.c_str(), manage::MaskUri(c.metastore_uri).c_str(),
-      c.default_warehouse.c_str(), c.optimizer_enabled ? "" : "off; ", c.optimizer_threads,
+      c.data_dir.c_str(), manage::MaskUri(c.metastore_uri).c_str(), c.default_warehouse.c_str(),
+      c.optimizer_enabled ? "" : "off; ", c.optimizer_threads,
       c.optimizer_enabled && c.optimizer_threads == 0 ? " (standalone optimizers only)" : "",
-      server->kafka_port() > 0
-          ? fmt::format("{}:{}", c.kafka.host, server->kafka_port()).c_str()
-          : "off");
+      server->kafka_port() > 0 ? fmt::format("{}:{}", c.kafka.host, server->kafka_port()).c_str()
+                               : "off");
   if (server->schema_registry_port() > 0) {
     std::printf("  schema registry: http://%s:%u\n", c.kafka.schema_registry.host.c_str(),
                 server->schema_registry_port());
@@ -234,8 +233,7 @@ std::string MetastoreUri(const std::string& flag, const std::string& data_dir) {
 void AddServerCommands(CLI::App& app, int* exit_code) {
   auto flags = std::make_shared<ServerFlags>();
   CLI::App* server = app.add_subcommand("server", "Run the floe service (Iceberg REST catalog)");
-  server->add_option("--config", flags->config_file,
-                     "floe.yaml (docs/server.md; env FLOE_CONFIG)");
+  server->add_option("--config", flags->config_file, "floe.yaml (docs/server.md; env FLOE_CONFIG)");
   flags->data_dir_opt = server->add_option(
       "--data-dir", flags->data_dir,
       "Embedded metastore and default warehouse (default ./floe-data; env FLOE_DATA_DIR)");
@@ -333,11 +331,13 @@ void AddServerCommands(CLI::App& app, int* exit_code) {
       record->properties[p.substr(0, eq)] = p.substr(eq + 1);
     }
     if ((record->kind == metastore::CatalogKind::kSql ||
-         record->kind == metastore::CatalogKind::kRest) && record->uri.empty()) {
+         record->kind == metastore::CatalogKind::kRest) &&
+        record->uri.empty()) {
       return Status::InvalidArgument("a {} catalog needs --uri", *kind);
     }
     if ((record->kind == metastore::CatalogKind::kInternal ||
-         record->kind == metastore::CatalogKind::kFilesystem) && record->warehouse.empty()) {
+         record->kind == metastore::CatalogKind::kFilesystem) &&
+        record->warehouse.empty()) {
       return Status::InvalidArgument("a {} catalog needs --warehouse", *kind);
     }
     FLOE_ASSIGN_OR_RETURN(auto store, open());

@@ -16,13 +16,13 @@
 #include "floe/catalog/catalog.h"
 #include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
-#include "floe/io/s3/make_file_io.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
 #include "floe/iceberg/schema_update.h"
 #include "floe/iceberg/sort_order.h"
 #include "floe/iceberg/table.h"
+#include "floe/io/s3/make_file_io.h"
 
 namespace floe::exe {
 
@@ -51,11 +51,11 @@ nlohmann::json DescribeJson(const TableIdentifier& id, const iceberg::TableMetad
   out["format_version"] = md.format_version;
   out["table_uuid"] = md.table_uuid ? nlohmann::json(*md.table_uuid) : nlohmann::json();
   out["current_schema_id"] = md.current_schema_id;
-  out["schema"] = md.current_schema() ? iceberg::SchemaToJsonValue(*md.current_schema())
-                                      : nlohmann::json();
-  out["spec"] = md.default_spec() ? nlohmann::json::parse(
-                                        iceberg::PartitionSpecToJson(*md.default_spec()))
-                                  : nlohmann::json();
+  out["schema"] =
+      md.current_schema() ? iceberg::SchemaToJsonValue(*md.current_schema()) : nlohmann::json();
+  out["spec"] = md.default_spec()
+                    ? nlohmann::json::parse(iceberg::PartitionSpecToJson(*md.default_spec()))
+                    : nlohmann::json();
   out["sort_order"] = md.default_sort_order()
                           ? iceberg::SortOrderToJsonValue(*md.default_sort_order())
                           : nlohmann::json();
@@ -226,7 +226,8 @@ Status TableSetProperty(const TableArgs& a) {
   FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadataPtr base, ops->Refresh());
   // The requirement Java's UpdateRequirements sends with any update: the same table.
   std::vector<iceberg::TableRequirement> requirements;
-  if (base->table_uuid) requirements.push_back(iceberg::requirement::AssertTableUuid{*base->table_uuid});
+  if (base->table_uuid)
+    requirements.push_back(iceberg::requirement::AssertTableUuid{*base->table_uuid});
   std::vector<iceberg::TableUpdate> changes;
   if (!updates.empty()) changes.push_back(iceberg::update::SetProperties{updates});
   if (!a.unset.empty()) changes.push_back(iceberg::update::RemoveProperties{a.unset});
@@ -342,13 +343,14 @@ Status MoveFromText(iceberg::UpdateSchema& update, std::string_view text) {
 
 bool HasSchemaChanges(const EvolveArgs& a) {
   return !a.add_columns.empty() || !a.drop_columns.empty() || !a.renames.empty() ||
-         !a.widens.empty() || !a.make_optional.empty() || !a.require.empty() ||
-         !a.moves.empty() || !a.identifier.empty() || a.clear_identifier;
+         !a.widens.empty() || !a.make_optional.empty() || !a.require.empty() || !a.moves.empty() ||
+         !a.identifier.empty() || a.clear_identifier;
 }
 
 Status StageSchemaChanges(const EvolveArgs& a, iceberg::UpdateSchema& update) {
   if (a.allow_incompatible) update.AllowIncompatibleChanges();
-  for (const std::string& text : a.add_columns) FLOE_RETURN_IF_ERROR(AddColumnFromText(update, text));
+  for (const std::string& text : a.add_columns)
+    FLOE_RETURN_IF_ERROR(AddColumnFromText(update, text));
   for (const std::string& name : a.drop_columns) update.DeleteColumn(name);
   for (const std::string& text : a.renames) {
     FLOE_ASSIGN_OR_RETURN(auto pair, ParsePair("--rename-column", text));
@@ -421,12 +423,12 @@ Status TableEvolve(const EvolveArgs& a) {
   auto txn = table->NewTransaction();
   if (HasSchemaChanges(a)) FLOE_RETURN_IF_ERROR(StageSchemaChanges(a, txn->NewUpdateSchema()));
   if (spec_changes) {
-    FLOE_RETURN_IF_ERROR(StageSpecChanges(a, *txn->current()->current_schema(),
-                                          txn->NewUpdateSpec()));
+    FLOE_RETURN_IF_ERROR(
+        StageSpecChanges(a, *txn->current()->current_schema(), txn->NewUpdateSpec()));
   }
   if (!a.sort.empty()) {
-    FLOE_RETURN_IF_ERROR(StageSortOrder(a.sort, *txn->current()->current_schema(),
-                                        txn->NewReplaceSortOrder()));
+    FLOE_RETURN_IF_ERROR(
+        StageSortOrder(a.sort, *txn->current()->current_schema(), txn->NewReplaceSortOrder()));
   }
   FLOE_RETURN_IF_ERROR(txn->Commit());
   return PrintDescribe(a.flags, id, *table->metadata());
@@ -434,8 +436,7 @@ Status TableEvolve(const EvolveArgs& a) {
 
 }  // namespace
 
-Result<std::map<std::string, std::string>> ParseProperties(
-    const std::vector<std::string>& pairs) {
+Result<std::map<std::string, std::string>> ParseProperties(const std::vector<std::string>& pairs) {
   std::map<std::string, std::string> out;
   for (const std::string& pair : pairs) {
     size_t eq = pair.find('=');
@@ -448,16 +449,19 @@ Result<std::map<std::string, std::string>> ParseProperties(
 }
 
 void AddCatalogFlags(CLI::App* command, CatalogFlags* flags) {
-  command->add_option("--catalog", flags->uri,
-                      "Catalog URI: sqlite:PATH, postgresql://user:pass@host:port/db, file:PATH, "
-                      "rest:http://host:port[/base][?token=T|credential=ID:SECRET]")
+  command
+      ->add_option("--catalog", flags->uri,
+                   "Catalog URI: sqlite:PATH, postgresql://user:pass@host:port/db, file:PATH, "
+                   "rest:http://host:port[/base][?token=T|credential=ID:SECRET]")
       ->envname("FLOE_CATALOG");
-  command->add_option("--warehouse", flags->warehouse,
-                      "Root of new tables' default locations (SQL catalogs)")
+  command
+      ->add_option("--warehouse", flags->warehouse,
+                   "Root of new tables' default locations (SQL catalogs)")
       ->envname("FLOE_WAREHOUSE");
-  command->add_option("--catalog-name", flags->name,
-                      "The SQL catalog's catalog_name, a REST catalog's warehouse "
-                      "(default: default, pyiceberg's default)")
+  command
+      ->add_option("--catalog-name", flags->name,
+                   "The SQL catalog's catalog_name, a REST catalog's warehouse "
+                   "(default: default, pyiceberg's default)")
       ->envname("FLOE_CATALOG_NAME");
   command->add_option("--catalog-property", flags->properties,
                       "Catalog property KEY=VALUE, repeatable: s3.endpoint, s3.region, "
@@ -477,8 +481,7 @@ Result<std::unique_ptr<Catalog>> OpenFromFlags(const CatalogFlags& flags,
   FLOE_ASSIGN_OR_RETURN(auto properties, ParseProperties(flags.properties));
   // The process environment is read here, at the edge (AWS_* variables).
   auto getenv = [](const char* name) { return std::getenv(name); };
-  FLOE_ASSIGN_OR_RETURN(options.io,
-                        io::s3::MakeFileIO(properties, getenv, std::move(s3_metrics)));
+  FLOE_ASSIGN_OR_RETURN(options.io, io::s3::MakeFileIO(properties, getenv, std::move(s3_metrics)));
   return catalog::OpenCatalog(flags.uri, std::move(options));
 }
 
@@ -525,7 +528,8 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
     c->add_option("--schema", a->schema,
                   "Schema text: \"id long not null, name string, ts timestamptz\"")
         ->required();
-    c->add_option("--partition-by,--partition", a->partition, "Partition text: \"bucket(16, id), day(ts)\"");
+    c->add_option("--partition-by,--partition", a->partition,
+                  "Partition text: \"bucket(16, id), day(ts)\"");
     c->add_option("--sort-by,--sort", a->sort, "Sort text: \"id desc nulls last\"");
     c->add_option("--location", a->location, "Table location (default: the catalog's)");
     c->add_option("--property", a->properties, "KEY=VALUE (repeatable)");
@@ -579,8 +583,9 @@ void AddTableCommands(CLI::App& app, int* exit_code) {
         "evolve", "Evolve the schema, partition spec and sort order (one atomic commit)");
     AddCatalogFlags(c, &a->flags);
     c->add_option("table", a->id, "NS.TABLE")->required();
-    c->add_option("--add-column", a->add_columns,
-                  "\"NAME TYPE [not null] [comment '...']\"; NAME may be struct.field (repeatable)");
+    c->add_option(
+        "--add-column", a->add_columns,
+        "\"NAME TYPE [not null] [comment '...']\"; NAME may be struct.field (repeatable)");
     c->add_option("--drop-column", a->drop_columns, "Column to drop (repeatable)");
     c->add_option("--rename-column", a->renames, "OLD=NEW (repeatable)");
     c->add_option("--widen-column", a->widens,

@@ -98,10 +98,9 @@ Status ReadInput(io::FileIO& io, const std::string& path, const iceberg::Schema&
     // User files are matched to the table by column name (their field ids, if any, are
     // another table's).
     iceberg::NameMapping by_name = iceberg::NameMapping::FromSchema(schema);
-    FLOE_ASSIGN_OR_RETURN(auto reader,
-                          iceberg::DataFileReader::Open(
-                              io, path, std::make_shared<const iceberg::Schema>(schema), {},
-                              &by_name));
+    FLOE_ASSIGN_OR_RETURN(
+        auto reader, iceberg::DataFileReader::Open(
+                         io, path, std::make_shared<const iceberg::Schema>(schema), {}, &by_name));
     while (true) {
       FLOE_ASSIGN_OR_RETURN(std::optional<iceberg::PositionedBatch> b, reader->Next());
       if (!b) return Status::OK();
@@ -110,7 +109,8 @@ Status ReadInput(io::FileIO& io, const std::string& path, const iceberg::Schema&
   }
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<io::InputFile> file, io.OpenInput(path));
   if (EndsWith(path, ".csv")) {
-    FLOE_ASSIGN_OR_RETURN(auto reader, format::text::CsvReader::Open(std::move(file), columnar_schema));
+    FLOE_ASSIGN_OR_RETURN(auto reader,
+                          format::text::CsvReader::Open(std::move(file), columnar_schema));
     while (true) {
       FLOE_ASSIGN_OR_RETURN(std::optional<col::RecordBatch> b, reader->Next());
       if (!b) return Status::OK();
@@ -203,15 +203,15 @@ Status Scan(const ScanArgs& a) {
   if (!a.where.empty()) {
     FLOE_ASSIGN_OR_RETURN(options.filter, iceberg::ParseExpression(a.where));
   }
-  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(l.table->metadata(), l.table->io(),
-                                                            std::move(options)));
+  FLOE_ASSIGN_OR_RETURN(
+      auto scan, iceberg::TableScan::Make(l.table->metadata(), l.table->io(), std::move(options)));
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
   FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(std::move(tasks)));
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<RowSink> sink,
                         OpenRowSink(l.table->io(), a.format, a.output,
                                     scan->projected_schema()->ToColumnar(), a.codec));
-  ProgressBar progress = ProgressBar::OnTerminal(
-      "scan", static_cast<int64_t>(reader->task_count()), "files");
+  ProgressBar progress =
+      ProgressBar::OnTerminal("scan", static_cast<int64_t>(reader->task_count()), "files");
   while (true) {
     FLOE_ASSIGN_OR_RETURN(std::optional<col::RecordBatch> batch, reader->Next());
     if (!batch) break;
@@ -257,7 +257,8 @@ Status Append(const WriteArgs& a) {
   std::unique_ptr<iceberg::AppendFiles> append = table.NewAppend();
   for (const iceberg::DataFile& f : files) append->AppendFile(f);
   FLOE_RETURN_IF_ERROR(append->Commit());
-  return PrintCommitted(table, a.catalog, json{{"added_rows", rows}, {"added_files", files.size()}});
+  return PrintCommitted(table, a.catalog,
+                        json{{"added_rows", rows}, {"added_files", files.size()}});
 }
 
 // ---- delete (merge-on-read)
@@ -267,14 +268,15 @@ Status Delete(const WriteArgs& a) {
   iceberg::Table& table = *l.table;
   const iceberg::TableMetadata& md = *table.metadata();
   if (md.format_version < 2) {
-    return Status::FailedPrecondition("row-level deletes need format version 2 or 3; table {} is v1",
-                                      a.table);
+    return Status::FailedPrecondition(
+        "row-level deletes need format version 2 or 3; table {} is v1", a.table);
   }
   if (a.where.empty()) return Status::InvalidArgument("--where is required");
   iceberg::ScanOptions options;
   FLOE_ASSIGN_OR_RETURN(options.filter, iceberg::ParseExpression(a.where));
   FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(table.metadata(), table.io(), options));
-  if (scan->snapshot() == nullptr) return PrintCommitted(table, a.catalog, json{{"deleted_rows", 0}});
+  if (scan->snapshot() == nullptr)
+    return PrintCommitted(table, a.catalog, json{{"deleted_rows", 0}});
   const int64_t base_snapshot = scan->snapshot()->snapshot_id;
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
   FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(tasks));
@@ -283,9 +285,11 @@ Status Delete(const WriteArgs& a) {
   std::unique_ptr<iceberg::PositionDeleteWriter> pos_writer;
   std::unique_ptr<iceberg::DeletionVectorWriter> dv_writer;
   if (dv) {
-    FLOE_ASSIGN_OR_RETURN(dv_writer, iceberg::DeletionVectorWriter::Make(&table.io(), WriterOptions(table)));
+    FLOE_ASSIGN_OR_RETURN(dv_writer,
+                          iceberg::DeletionVectorWriter::Make(&table.io(), WriterOptions(table)));
   } else {
-    FLOE_ASSIGN_OR_RETURN(pos_writer, iceberg::PositionDeleteWriter::Make(&table.io(), WriterOptions(table)));
+    FLOE_ASSIGN_OR_RETURN(pos_writer,
+                          iceberg::PositionDeleteWriter::Make(&table.io(), WriterOptions(table)));
   }
   int64_t deleted = 0;
   std::set<const iceberg::FileScanTask*> touched;
@@ -293,12 +297,14 @@ Status Delete(const WriteArgs& a) {
   ProgressBar progress = ProgressBar::OnTerminal(
       "delete: scanning", static_cast<int64_t>(reader->task_count()), "files");
   while (true) {
-    FLOE_ASSIGN_OR_RETURN(std::optional<iceberg::TableScan::Reader::Matches> m, reader->NextMatches());
+    FLOE_ASSIGN_OR_RETURN(std::optional<iceberg::TableScan::Reader::Matches> m,
+                          reader->NextMatches());
     progress.Update(static_cast<int64_t>(reader->tasks_opened()));
     if (!m) break;
     const iceberg::DataFile& data = m->task->data->file;
     const iceberg::PartitionSpec* spec = md.spec_by_id(data.spec_id);
-    if (spec == nullptr) return Status::Corrupt("data file {} has unknown spec {}", data.file_path, data.spec_id);
+    if (spec == nullptr)
+      return Status::Corrupt("data file {} has unknown spec {}", data.file_path, data.spec_id);
     deleted += static_cast<int64_t>(m->positions.size());
     if (touched.insert(m->task).second) referenced.push_back(data.file_path);
     if (dv) {
@@ -316,10 +322,11 @@ Status Delete(const WriteArgs& a) {
         if (d->file.file_format == iceberg::FileFormat::kPuffin && d->file.content_offset &&
             d->file.content_size_in_bytes) {
           FLOE_ASSIGN_OR_RETURN(auto f, table.io().OpenInput(d->file.file_path));
-          FLOE_ASSIGN_OR_RETURN(auto bitmap, format::puffin::ReadDeletionVector(
-                                                 *f, static_cast<uint64_t>(*d->file.content_offset),
-                                                 static_cast<uint64_t>(*d->file.content_size_in_bytes),
-                                                 d->file.record_count));
+          FLOE_ASSIGN_OR_RETURN(
+              auto bitmap,
+              format::puffin::ReadDeletionVector(
+                  *f, static_cast<uint64_t>(*d->file.content_offset),
+                  static_cast<uint64_t>(*d->file.content_size_in_bytes), d->file.record_count));
           previous.Merge(bitmap);
           previous_files.push_back(d->file);
         }
@@ -358,7 +365,8 @@ Status Upsert(const WriteArgs& a) {
   iceberg::Table& table = *l.table;
   const iceberg::TableMetadata& md = *table.metadata();
   if (md.format_version < 2) {
-    return Status::FailedPrecondition("upserts need format version 2 or 3; table {} is v1", a.table);
+    return Status::FailedPrecondition("upserts need format version 2 or 3; table {} is v1",
+                                      a.table);
   }
   const iceberg::Schema& schema = *md.current_schema();
   std::vector<int32_t> key_ids;
@@ -386,8 +394,8 @@ Status Upsert(const WriteArgs& a) {
   // The whole input, last row per key wins (one commit holds each key once).
   std::vector<col::RecordBatch> batches;
   {
-    ProgressBar progress = ProgressBar::OnTerminal(
-        "upsert: reading", static_cast<int64_t>(a.files.size()), "files");
+    ProgressBar progress =
+        ProgressBar::OnTerminal("upsert: reading", static_cast<int64_t>(a.files.size()), "files");
     int64_t rows_read = 0;
     for (size_t i = 0; i < a.files.size(); ++i) {
       FLOE_RETURN_IF_ERROR(ReadInput(table.io(), a.files[i], schema, [&](col::RecordBatch b) {
@@ -444,10 +452,11 @@ Status Upsert(const WriteArgs& a) {
   }
   std::vector<iceberg::NestedField> key_fields;
   for (int32_t id : key_ids) key_fields.push_back(*schema.FindField(id));
-  FLOE_ASSIGN_OR_RETURN(iceberg::Schema key_schema, iceberg::Schema::Make(key_fields, schema.schema_id()));
-  FLOE_ASSIGN_OR_RETURN(auto eq_writer,
-                        iceberg::EqualityDeleteWriter::Make(&table.io(), key_schema, key_ids,
-                                                            *md.default_spec(), WriterOptions(table)));
+  FLOE_ASSIGN_OR_RETURN(iceberg::Schema key_schema,
+                        iceberg::Schema::Make(key_fields, schema.schema_id()));
+  FLOE_ASSIGN_OR_RETURN(auto eq_writer, iceberg::EqualityDeleteWriter::Make(
+                                            &table.io(), key_schema, key_ids, *md.default_spec(),
+                                            WriterOptions(table)));
   FLOE_ASSIGN_OR_RETURN(auto data_writer, MakeDataWriter(table));
   auto key_columnar = std::make_shared<col::Schema>(key_schema.ToColumnar());
   for (size_t b = 0; b < batches.size(); ++b) {
@@ -493,12 +502,15 @@ std::string_view ContentName(iceberg::FileContent c) {
 Status Files(const InspectArgs& a) {
   FLOE_ASSIGN_OR_RETURN(Loaded l, LoadTable(a.catalog, a.table));
   const iceberg::TableMetadata& md = *l.table->metadata();
-  const iceberg::Snapshot* s = a.snapshot_id ? md.snapshot_by_id(*a.snapshot_id) : md.current_snapshot();
-  if (a.snapshot_id && s == nullptr) return Status::NotFound("snapshot {} not found", *a.snapshot_id);
+  const iceberg::Snapshot* s =
+      a.snapshot_id ? md.snapshot_by_id(*a.snapshot_id) : md.current_snapshot();
+  if (a.snapshot_id && s == nullptr)
+    return Status::NotFound("snapshot {} not found", *a.snapshot_id);
   json files = json::array();
   if (s != nullptr) {
     FLOE_ASSIGN_OR_RETURN(auto list, l.table->io().OpenInput(s->manifest_list));
-    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestFile> manifests, iceberg::ReadManifestList(*list));
+    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestFile> manifests,
+                          iceberg::ReadManifestList(*list));
     for (const iceberg::ManifestFile& m : manifests) {
       FLOE_ASSIGN_OR_RETURN(auto f, l.table->io().OpenInput(m.manifest_path));
       iceberg::ManifestReaderOptions opts;
@@ -508,7 +520,8 @@ Status Files(const InspectArgs& a) {
         Result<iceberg::TypePtr> t = spec->PartitionType(*md.current_schema());
         if (t.ok()) opts.partition_type = *t;
       }
-      FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestEntry> entries, iceberg::ReadManifest(*f, m, opts));
+      FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestEntry> entries,
+                            iceberg::ReadManifest(*f, m, opts));
       for (const iceberg::ManifestEntry& e : entries) {
         const iceberg::DataFile& d = e.data_file;
         json j;
@@ -548,9 +561,10 @@ Status Snapshots(const InspectArgs& a) {
   if (a.catalog.json) return Print(out.dump(2) + "\n");
   std::string text;
   for (const iceberg::Snapshot& s : md.snapshots) {
-    text += fmt::format("{}  seq {}  {}  {}  parent {}\n", s.snapshot_id, s.sequence_number,
-                        col::FormatTimestamp(s.timestamp_ms, col::TimeUnit::kMilli, true), s.operation,
-                        s.parent_snapshot_id ? std::to_string(*s.parent_snapshot_id) : "-");
+    text +=
+        fmt::format("{}  seq {}  {}  {}  parent {}\n", s.snapshot_id, s.sequence_number,
+                    col::FormatTimestamp(s.timestamp_ms, col::TimeUnit::kMilli, true), s.operation,
+                    s.parent_snapshot_id ? std::to_string(*s.parent_snapshot_id) : "-");
   }
   return Print(text);
 }
@@ -560,7 +574,8 @@ Status History(const InspectArgs& a) {
   const iceberg::TableMetadata& md = *l.table->metadata();
   std::set<int64_t> ancestors;
   if (md.current_snapshot_id) {
-    for (const iceberg::Snapshot* s : md.Ancestors(*md.current_snapshot_id)) ancestors.insert(s->snapshot_id);
+    for (const iceberg::Snapshot* s : md.Ancestors(*md.current_snapshot_id))
+      ancestors.insert(s->snapshot_id);
   }
   json out = json::array();
   std::string text;
@@ -569,8 +584,9 @@ Status History(const InspectArgs& a) {
     out.push_back(json{{"made_current_at_ms", e.timestamp_ms},
                        {"snapshot_id", e.snapshot_id},
                        {"is_current_ancestor", current}});
-    text += fmt::format("{}  {}{}\n", col::FormatTimestamp(e.timestamp_ms, col::TimeUnit::kMilli, true), e.snapshot_id,
-                        current ? "" : "  (rolled back)");
+    text +=
+        fmt::format("{}  {}{}\n", col::FormatTimestamp(e.timestamp_ms, col::TimeUnit::kMilli, true),
+                    e.snapshot_id, current ? "" : "  (rolled back)");
   }
   if (a.catalog.json) return Print(out.dump(2) + "\n");
   return Print(text);
@@ -582,12 +598,15 @@ Status Refs(const InspectArgs& a) {
   json out = json::array();
   std::string text;
   for (const auto& [name, ref] : md.refs) {
-    json j{{"name", name}, {"type", ref.is_branch() ? "branch" : "tag"}, {"snapshot_id", ref.snapshot_id}};
+    json j{{"name", name},
+           {"type", ref.is_branch() ? "branch" : "tag"},
+           {"snapshot_id", ref.snapshot_id}};
     if (ref.min_snapshots_to_keep) j["min_snapshots_to_keep"] = *ref.min_snapshots_to_keep;
     if (ref.max_snapshot_age_ms) j["max_snapshot_age_ms"] = *ref.max_snapshot_age_ms;
     if (ref.max_ref_age_ms) j["max_ref_age_ms"] = *ref.max_ref_age_ms;
     out.push_back(j);
-    text += fmt::format("{:<20} {:<6} {}\n", name, ref.is_branch() ? "branch" : "tag", ref.snapshot_id);
+    text +=
+        fmt::format("{:<20} {:<6} {}\n", name, ref.is_branch() ? "branch" : "tag", ref.snapshot_id);
   }
   if (a.catalog.json) return Print(out.dump(2) + "\n");
   return Print(text);
@@ -652,7 +671,7 @@ void AddTableDataCommands(CLI::App* table, int* exit_code) {
     c->add_option("--limit", a->limit, "Return at most N rows");
     c->add_option("--format", a->format, "jsonl (default), csv or parquet");
     c->add_option("--codec", a->codec,
-                     "Parquet output compression: zstd (default), snappy, gzip, lz4, none");
+                  "Parquet output compression: zstd (default), snappy, gzip, lz4, none");
     c->add_option("--output", a->output, "Write to FILE instead of standard output");
     SetCommand(c, exit_code, [a] { return Scan(*a).WithContext("{}", a->table); });
   }
@@ -686,11 +705,11 @@ void AddTableDataCommands(CLI::App* table, int* exit_code) {
   for (const char* what : {"files", "snapshots", "history", "refs"}) {
     auto a = std::make_shared<InspectArgs>();
     std::string name = what;
-    auto* c = table->add_subcommand(
-        name, name == "files"       ? "List the data and delete files of a snapshot"
-              : name == "snapshots" ? "List the snapshots"
-              : name == "history"   ? "Show when each snapshot became current"
-                                    : "List branches and tags");
+    auto* c =
+        table->add_subcommand(name, name == "files" ? "List the data and delete files of a snapshot"
+                                    : name == "snapshots" ? "List the snapshots"
+                                    : name == "history"   ? "Show when each snapshot became current"
+                                                          : "List branches and tags");
     AddCatalogFlags(c, &a->catalog);
     c->add_option("table", a->table, "NS.TABLE")->required();
     if (name == "files") c->add_option("--snapshot", a->snapshot_id, "Snapshot (default: current)");
@@ -704,10 +723,12 @@ void AddTableDataCommands(CLI::App* table, int* exit_code) {
   }
   {
     auto a = std::make_shared<ExpireArgs>();
-    auto* c = table->add_subcommand("expire-snapshots", "Expire old snapshots and delete unreachable files");
+    auto* c = table->add_subcommand("expire-snapshots",
+                                    "Expire old snapshots and delete unreachable files");
     AddCatalogFlags(c, &a->catalog);
     c->add_option("table", a->table, "NS.TABLE")->required();
-    c->add_option("--older-than", a->older_than, "Expire snapshots older than this time (ISO or ms)");
+    c->add_option("--older-than", a->older_than,
+                  "Expire snapshots older than this time (ISO or ms)");
     c->add_option("--retain-last", a->retain_last, "Keep at least the last N snapshots");
     SetCommand(c, exit_code, [a] { return Expire(*a).WithContext("{}", a->table); });
   }
@@ -716,7 +737,8 @@ void AddTableDataCommands(CLI::App* table, int* exit_code) {
     auto* c = table->add_subcommand("rollback", "Make an earlier snapshot current again");
     AddCatalogFlags(c, &a->catalog);
     c->add_option("table", a->table, "NS.TABLE")->required();
-    c->add_option("snapshot", a->snapshot_id, "Snapshot id (an ancestor of the current one)")->required();
+    c->add_option("snapshot", a->snapshot_id, "Snapshot id (an ancestor of the current one)")
+        ->required();
     SetCommand(c, exit_code, [a] { return Rollback(*a).WithContext("{}", a->table); });
   }
 }

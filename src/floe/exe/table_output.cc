@@ -12,7 +12,8 @@ namespace floe::exe {
 namespace {
 
 bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+  return s.size() >= suffix.size() &&
+         s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 class JsonLinesSink final : public RowSink {
@@ -127,11 +128,11 @@ Result<std::unique_ptr<RowSink>> OpenRowSink(io::FileIO& io, const std::string& 
     }
     FLOE_ASSIGN_OR_RETURN(auto out, io.CreateOutput(output, true));
     FLOE_ASSIGN_OR_RETURN(auto desc, format::parquet::SchemaDescriptor::FromColumnar(schema));
-    FLOE_ASSIGN_OR_RETURN(auto writer,
-                          format::parquet::FileWriter::Make(
-                              std::move(out),
-                              std::shared_ptr<const format::parquet::SchemaDescriptor>(std::move(desc)),
-                              options));
+    FLOE_ASSIGN_OR_RETURN(
+        auto writer,
+        format::parquet::FileWriter::Make(
+            std::move(out),
+            std::shared_ptr<const format::parquet::SchemaDescriptor>(std::move(desc)), options));
     return std::unique_ptr<RowSink>(new ParquetSink(std::move(writer)));
   }
   return Status::InvalidArgument("unknown output format '{}' (jsonl, csv or parquet)", format);

@@ -33,8 +33,10 @@ Result<Format> FormatOf(const std::string& path, const std::string& forced) {
   if (f == "csv") return Format::kCsv;
   if (f == "parquet") return Format::kParquet;
   if (f == "none") return Format::kNone;
-  return Status::InvalidArgument("{}: cannot tell the format (use .jsonl, .csv or .parquet, or "
-                                 "--format)", path);
+  return Status::InvalidArgument(
+      "{}: cannot tell the format (use .jsonl, .csv or .parquet, or "
+      "--format)",
+      path);
 }
 
 struct ConvertArgs {
@@ -93,9 +95,9 @@ class ParquetSource final : public Source {
 
 Status Convert(const ConvertArgs& args, io::FileIO& fio) {
   FLOE_ASSIGN_OR_RETURN(Format in_format, FormatOf(args.in, ""));
-  FLOE_ASSIGN_OR_RETURN(Format out_format,
-                        FormatOf(args.out, args.out == "-" && args.format.empty() ? "jsonl"
-                                                                                 : args.format));
+  FLOE_ASSIGN_OR_RETURN(
+      Format out_format,
+      FormatOf(args.out, args.out == "-" && args.format.empty() ? "jsonl" : args.format));
   if (args.delimiter.size() != 1) {
     return Status::InvalidArgument("--delimiter must be one character");
   }
@@ -200,14 +202,18 @@ void AddTextCommands(CLI::App& app, int* exit_code) {
       ->required();
   convert->add_option("--schema-json", args->schema_json, "Iceberg schema JSON of the rows");
   convert->add_option("--schema-file", args->schema_file, "File holding the Iceberg schema JSON");
-  convert->add_option("--format", args->format, "Output format, overriding the extension (none: read, check and count rows only)")
+  convert
+      ->add_option(
+          "--format", args->format,
+          "Output format, overriding the extension (none: read, check and count rows only)")
       ->check(CLI::IsMember({"jsonl", "csv", "parquet", "none"}));
   convert->add_option("--batch-rows", args->batch_rows, "Rows per batch");
   convert->add_flag("--case-insensitive", args->case_insensitive,
                     "Match field names ignoring case when there is no exact match");
   convert->add_flag("--ignore-unknown-fields", args->ignore_unknown,
                     "Skip JSON fields and CSV columns not in the schema");
-  convert->add_flag("--no-header", args->no_header, "CSV without a header row (columns by position)");
+  convert->add_flag("--no-header", args->no_header,
+                    "CSV without a header row (columns by position)");
   convert->add_option("--delimiter", args->delimiter, "CSV delimiter (default ,)");
   AddFileIOFlags(convert, &args->io);
   SetCommand(convert, exit_code, [args]() -> Status {

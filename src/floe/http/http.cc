@@ -51,8 +51,8 @@ std::string PercentEncode(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     auto u = static_cast<unsigned char>(c);
-    bool unreserved = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') ||
-                      (u >= '0' && u <= '9') || u == '-' || u == '.' || u == '_' || u == '~';
+    bool unreserved = (u >= 'a' && u <= 'z') || (u >= 'A' && u <= 'Z') || (u >= '0' && u <= '9') ||
+                      u == '-' || u == '.' || u == '_' || u == '~';
     if (unreserved) {
       out.push_back(c);
     } else {
@@ -73,7 +73,8 @@ Result<std::vector<std::pair<std::string, std::string>>> ParseQuery(std::string_
     if (part.empty()) continue;
     size_t eq = part.find('=');
     std::string_view name = part.substr(0, eq);
-    std::string_view value = eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1);
+    std::string_view value =
+        eq == std::string_view::npos ? std::string_view() : part.substr(eq + 1);
     auto decoded_name = PercentDecode(name, /*plus_is_space=*/true);
     if (!decoded_name.ok()) return decoded_name.status();
     auto decoded_value = PercentDecode(value, /*plus_is_space=*/true);

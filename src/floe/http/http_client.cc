@@ -71,8 +71,7 @@ Status TransportError(CURLcode code, const char* detail, const ClientRequest& re
     case CURLE_SSL_CONNECT_ERROR:
     case CURLE_PEER_FAILED_VERIFICATION:
       return Status::Unavailable("{} {}: {}", request.method, request.url, what);
-    default:
-      return Status::IOError("{} {}: {}", request.method, request.url, what);
+    default: return Status::IOError("{} {}: {}", request.method, request.url, what);
   }
 }
 

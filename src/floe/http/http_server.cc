@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include <fmt/format.h>
 #include <boost/asio/bind_executor.hpp>
 #include <boost/asio/dispatch.hpp>
 #include <boost/asio/executor_work_guard.hpp>
@@ -20,7 +21,6 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
-#include <fmt/format.h>
 
 #include "floe/base/json_writer.h"
 
@@ -98,8 +98,8 @@ class Session : public std::enable_shared_from_this<Session> {
  private:
   void ReadHeader() {
     parser_.emplace();
-    parser_->header_limit(static_cast<uint32_t>(
-        std::min<size_t>(server_->options.max_header_bytes, UINT32_MAX)));
+    parser_->header_limit(
+        static_cast<uint32_t>(std::min<size_t>(server_->options.max_header_bytes, UINT32_MAX)));
     parser_->body_limit(server_->options.max_body_bytes);
     stream_.expires_after(server_->options.idle_timeout);
     bhttp::async_read_header(stream_, buffer_, *parser_,
@@ -169,8 +169,8 @@ class Session : public std::enable_shared_from_this<Session> {
 
     server_->BeginRequest();
     if (server_->stopping.load()) {
-      Write(HttpResponse::Json(503, ErrorBody(503, "ServiceUnavailableException",
-                                              "the server is shutting down")),
+      Write(HttpResponse::Json(
+                503, ErrorBody(503, "ServiceUnavailableException", "the server is shutting down")),
             false);
       return;
     }
@@ -192,8 +192,8 @@ class Session : public std::enable_shared_from_this<Session> {
       try {
         response = self->server_->handler(request);
       } catch (const std::exception& e) {
-        response = HttpResponse::Json(
-            500, ErrorBody(500, "InternalServerError", fmt::format("internal error: {}", e.what())));
+        response = HttpResponse::Json(500, ErrorBody(500, "InternalServerError",
+                                                     fmt::format("internal error: {}", e.what())));
       } catch (...) {
         response = HttpResponse::Json(500, ErrorBody(500, "InternalServerError", "internal error"));
       }
@@ -353,8 +353,8 @@ Result<std::unique_ptr<HttpServer>> HttpServer::Start(HttpServerOptions options,
   if (!ec) impl->acceptor.bind(endpoint, ec);
   if (!ec) impl->acceptor.listen(asio::socket_base::max_listen_connections, ec);
   if (ec) {
-    return Status::Unavailable("cannot listen on {}:{}: {}", impl->options.host,
-                               impl->options.port, ec.message());
+    return Status::Unavailable("cannot listen on {}:{}: {}", impl->options.host, impl->options.port,
+                               ec.message());
   }
   impl->bound_port = impl->acceptor.local_endpoint().port();
 

@@ -38,8 +38,8 @@ struct HttpServerOptions {
   // How long Stop() waits for handlers in flight before closing anyway.
   std::chrono::milliseconds drain_timeout{60'000};
   // Receives one JSON line per request (method, path without query, status, bytes, micros,
-  // remote, and the response's principal and OAuth2 grant when it names them). Query strings, headers and
-  // bodies are never logged: they may carry credentials.
+  // remote, and the response's principal and OAuth2 grant when it names them). Query strings,
+  // headers and bodies are never logged: they may carry credentials.
   std::function<void(std::string_view)> access_log;
   // Tried on the io thread before a request is handed to the worker pool: a response it
   // returns is written at once, saving two thread hand-offs. It must never block (no catalog
@@ -52,8 +52,7 @@ class HttpServer {
  public:
   // Binds and starts serving. Errors: kInvalidArgument (bad host), kUnavailable (the port
   // is taken or cannot be bound).
-  static Result<std::unique_ptr<HttpServer>> Start(HttpServerOptions options,
-                                                   HttpHandler handler);
+  static Result<std::unique_ptr<HttpServer>> Start(HttpServerOptions options, HttpHandler handler);
   ~HttpServer();  // Stop() and Wait()
 
   HttpServer(const HttpServer&) = delete;

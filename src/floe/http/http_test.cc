@@ -156,9 +156,8 @@ TEST(HttpServer, OversizedHeaderGets431) {
 TEST(HttpServer, HeadAnswersWithoutBody) {
   HttpServerOptions options;
   options.port = 0;
-  auto server = HttpServer::Start(options, [](const HttpRequest&) {
-    return HttpResponse::Json(404, "{\"error\":{}}");
-  });
+  auto server = HttpServer::Start(
+      options, [](const HttpRequest&) { return HttpResponse::Json(404, "{\"error\":{}}"); });
   ASSERT_TRUE(server.ok());
   RawClient client((*server)->port());
   client.Send("HEAD /x HTTP/1.1\r\nHost: t\r\n\r\n");
@@ -223,7 +222,8 @@ TEST(HttpServer, AccessLogHasNoQueryString) {
     auto server = HttpServer::Start(options, Echo);
     ASSERT_TRUE(server.ok());
     RawClient client((*server)->port());
-    client.Send("GET /v1/x?token=secret HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer s3cr3t\r\n\r\n");
+    client.Send(
+        "GET /v1/x?token=secret HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer s3cr3t\r\n\r\n");
     EXPECT_EQ(client.ReadResponse().first, 200);
     (*server)->Stop();
   }
@@ -278,19 +278,24 @@ TEST(HttpServer, BusyPortIsUnavailable) {
 }
 
 TEST(HttpUtil, PercentDecodingAndPaths) {
-  EXPECT_EQ(*PercentDecode("a%1Fb%2f"), std::string("a\x1f" "b/"));
+  EXPECT_EQ(*PercentDecode("a%1Fb%2f"), std::string("a\x1f"
+                                                    "b/"));
   EXPECT_FALSE(PercentDecode("a%1").ok());
   EXPECT_FALSE(PercentDecode("a%zz").ok());
   EXPECT_EQ(*PercentDecode("a+b", true), "a b");
   EXPECT_EQ(PercentEncode("a b\x1f/"), "a%20b%1F%2F");
   auto parts = SplitPath("/v1/cat/namespaces/a%1Fb/");
   ASSERT_TRUE(parts.ok());
-  EXPECT_EQ(*parts, (std::vector<std::string>{"v1", "cat", "namespaces", "a\x1f" "b"}));
+  EXPECT_EQ(*parts, (std::vector<std::string>{"v1", "cat", "namespaces",
+                                              "a\x1f"
+                                              "b"}));
   auto query = ParseQuery("pageToken=&pageSize=10&parent=a%1Fb");
   ASSERT_TRUE(query.ok());
   ASSERT_EQ(query->size(), 3u);
   EXPECT_EQ((*query)[0], (std::pair<std::string, std::string>{"pageToken", ""}));
-  EXPECT_EQ((*query)[2].second, "a\x1f" "b");
+  EXPECT_EQ((*query)[2].second,
+            "a\x1f"
+            "b");
 }
 
 }  // namespace

@@ -85,8 +85,7 @@ Result<col::Array> ConstantArray(const Literal& value, const Type& type, int64_t
       for (int64_t i = 0; i < n; ++i) fb->Append(bytes);
       break;
     }
-    default:
-      return col::Array::Nulls(ct, n);
+    default: return col::Array::Nulls(ct, n);
   }
   return b->Finish();
 }
@@ -201,8 +200,7 @@ Result<col::Array> ConformPrimitive(col::Array a, const col::DataTypePtr& t,
         return same_layout();
       }
       break;
-    default:
-      break;
+    default: break;
   }
   return Status::InvalidArgument("cannot read column '{}' (field id {}) stored as {} as {}",
                                  target.name, target.id, s.ToString(), target.type->ToString());
@@ -291,15 +289,14 @@ Result<col::Array> Conform(col::Array a, const NestedField& target) {
       std::vector<col::Array> kv;
       kv.push_back(std::move(keys));
       kv.push_back(std::move(values));
-      col::Array entries(t->child(0).type, e.length, e.null_count, std::move(e.validity),
-                         Buffer(), Buffer(), std::move(kv));
+      col::Array entries(t->child(0).type, e.length, e.null_count, std::move(e.validity), Buffer(),
+                         Buffer(), std::move(kv));
       std::vector<col::Array> children;
       children.push_back(std::move(entries));
       return col::Array(t, p.length, p.null_count, std::move(p.validity), Buffer(),
                         std::move(p.offsets), std::move(children));
     }
-    default:
-      return mismatch();
+    default: return mismatch();
   }
 }
 
@@ -330,8 +327,7 @@ void CollectLeafIds(const Type& type, std::vector<int32_t>* ids) {
         }
       }
       break;
-    default:
-      break;
+    default: break;
   }
 }
 

@@ -19,7 +19,8 @@ void WriteParquet(io::FileIO& io, const std::string& path, const col::RecordBatc
   ASSERT_TRUE(out.ok());
   auto desc = pq::SchemaDescriptor::FromColumnar(*batch.schema());
   ASSERT_TRUE(desc.ok()) << desc.status().ToString();
-  auto w = pq::FileWriter::Make(std::move(*out), std::shared_ptr<const pq::SchemaDescriptor>(std::move(*desc)),
+  auto w = pq::FileWriter::Make(std::move(*out),
+                                std::shared_ptr<const pq::SchemaDescriptor>(std::move(*desc)),
                                 pq::WriterOptions{});
   ASSERT_TRUE(w.ok());
   ASSERT_TRUE((*w)->Write(batch).ok());
@@ -62,17 +63,19 @@ col::RecordBatch OldRows(bool with_ids) {
 std::shared_ptr<const Schema> NewSchema() {
   NestedField added = NestedField::Optional(5, "added", IntType());
   added.initial_default = Literal::Int(7);
-  auto s = Schema::Make({NestedField::Required(1, "id", LongType()),
-                         NestedField::Optional(2, "full_name", StringType()), added,
-                         NestedField::Optional(3, "s", StructType({NestedField::Optional(6, "y", StringType()),
-                                                                   NestedField::Optional(4, "x", LongType())})),
-                         NestedField::Optional(7, "region", StringType())});
+  auto s =
+      Schema::Make({NestedField::Required(1, "id", LongType()),
+                    NestedField::Optional(2, "full_name", StringType()), added,
+                    NestedField::Optional(3, "s",
+                                          StructType({NestedField::Optional(6, "y", StringType()),
+                                                      NestedField::Optional(4, "x", LongType())})),
+                    NestedField::Optional(7, "region", StringType())});
   EXPECT_TRUE(s.ok()) << s.status().ToString();
   return std::make_shared<const Schema>(*s);
 }
 
-std::vector<std::string> ReadAll(io::FileIO& io, const std::string& path, const NameMapping* mapping,
-                                 int64_t batch_rows = 2) {
+std::vector<std::string> ReadAll(io::FileIO& io, const std::string& path,
+                                 const NameMapping* mapping, int64_t batch_rows = 2) {
   std::map<int32_t, Literal> constants = {{7, Literal::String("eu")}};
   DataReadOptions options;
   options.batch_rows = batch_rows;
@@ -108,7 +111,8 @@ TEST(DataFileReader, ResolvesEvolvedSchemaById) {
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0], R"({"id":1,"full_name":"a","added":7,"s":{"y":null,"x":10},"region":"eu"})");
   EXPECT_EQ(rows[1], R"({"id":2,"full_name":null,"added":7,"s":null,"region":"eu"})");
-  EXPECT_EQ(rows[2], R"({"id":-3,"full_name":"c","added":7,"s":{"y":null,"x":null},"region":"eu"})");
+  EXPECT_EQ(rows[2],
+            R"({"id":-3,"full_name":"c","added":7,"s":{"y":null,"x":null},"region":"eu"})");
 }
 
 TEST(DataFileReader, NameMappingForFilesWithoutIds) {
@@ -124,7 +128,8 @@ TEST(DataFileReader, NameMappingForFilesWithoutIds) {
   // Without a mapping, names of the read schema are used: "name" is not "full_name".
   std::vector<std::string> by_schema = ReadAll(io, "mem://t/b.parquet", nullptr, 100);
   ASSERT_EQ(by_schema.size(), 3u);
-  EXPECT_EQ(by_schema[0], R"({"id":1,"full_name":null,"added":7,"s":{"y":null,"x":10},"region":"eu"})");
+  EXPECT_EQ(by_schema[0],
+            R"({"id":1,"full_name":null,"added":7,"s":{"y":null,"x":10},"region":"eu"})");
 }
 
 TEST(DataFileReader, IncompatibleTypesAreErrors) {

@@ -53,7 +53,8 @@ Status SizeProperty(const std::map<std::string, std::string>& props, bool delete
                     std::string_view name, int64_t* out) {
   if (const std::string* v = ParquetProperty(props, delete_file, name)) {
     FLOE_ASSIGN_OR_RETURN(int64_t n, ParseInt(name, *v));
-    if (n <= 0) return Status::InvalidArgument("table property write.parquet.{} must be positive", name);
+    if (n <= 0)
+      return Status::InvalidArgument("table property write.parquet.{} must be positive", name);
     *out = n;
   }
   return Status::OK();
@@ -91,10 +92,12 @@ Result<pq::WriterOptions> ParquetOptionsFromProperties(
     FLOE_ASSIGN_OR_RETURN(int64_t l, ParseInt("write.parquet.compression-level", *level));
     o.compression_level = static_cast<int>(l);
   }
-  FLOE_RETURN_IF_ERROR(SizeProperty(props, delete_file, "row-group-size-bytes", &o.row_group_bytes));
+  FLOE_RETURN_IF_ERROR(
+      SizeProperty(props, delete_file, "row-group-size-bytes", &o.row_group_bytes));
   FLOE_RETURN_IF_ERROR(SizeProperty(props, delete_file, "page-size-bytes", &o.page_bytes));
   FLOE_RETURN_IF_ERROR(SizeProperty(props, delete_file, "page-row-limit", &o.page_rows));
-  FLOE_RETURN_IF_ERROR(SizeProperty(props, delete_file, "dict-size-bytes", &o.dictionary_page_bytes));
+  FLOE_RETURN_IF_ERROR(
+      SizeProperty(props, delete_file, "dict-size-bytes", &o.dictionary_page_bytes));
   FLOE_RETURN_IF_ERROR(
       SizeProperty(props, delete_file, "bloom-filter-max-bytes", &o.bloom_filter_max_bytes));
   // Bloom filters per column name; the fpp is per column in Java, one value here (the
@@ -113,7 +116,8 @@ Result<pq::WriterOptions> ParquetOptionsFromProperties(
       char* end = nullptr;
       const double v = std::strtod(fpp->c_str(), &end);
       if (end != fpp->c_str() + fpp->size() || !(v > 0 && v < 1)) {
-        return Status::InvalidArgument("write.parquet.bloom-filter-fpp.column.{}: '{}'", name, *fpp);
+        return Status::InvalidArgument("write.parquet.bloom-filter-fpp.column.{}: '{}'", name,
+                                       *fpp);
       }
       o.bloom_filter_fpp = std::min(o.bloom_filter_fpp, v);
     }
@@ -123,7 +127,8 @@ Result<pq::WriterOptions> ParquetOptionsFromProperties(
   size_t stats_limit = o.statistics_truncate_bytes;
   for (const int32_t id : file_schema.AllFieldIds()) {
     const NestedField* f = file_schema.FindField(id);
-    if (f == nullptr || (f->type->kind() != TypeKind::kString && f->type->kind() != TypeKind::kBinary)) {
+    if (f == nullptr ||
+        (f->type->kind() != TypeKind::kString && f->type->kind() != TypeKind::kBinary)) {
       continue;
     }
     const MetricsMode mode = metrics.FieldMode(file_schema, id);
@@ -222,8 +227,9 @@ Result<Partitioner> Partitioner::Make(const Schema& schema, const PartitionSpec&
   for (size_t k = 0; k < spec.fields().size(); ++k) {
     const PartitionField& pf = spec.fields()[k];
     if (!pf.transform.is_known()) {
-      return Status::InvalidArgument("cannot write with unknown transform '{}' of partition field {}",
-                                     pf.transform.ToString(), pf.name);
+      return Status::InvalidArgument(
+          "cannot write with unknown transform '{}' of partition field {}", pf.transform.ToString(),
+          pf.name);
     }
     FieldPlan plan;
     plan.transform = pf.transform;
@@ -249,7 +255,8 @@ Result<Partitioner> Partitioner::Make(const Schema& schema, const PartitionSpec&
       if (std::next(it) != chain.rend()) {
         if (pos->type->kind() != TypeKind::kStruct) {
           return Status::InvalidArgument(
-              "partition field {}: source column {} is inside a list or map", pf.name, pf.source_id);
+              "partition field {}: source column {} is inside a list or map", pf.name,
+              pf.source_id);
         }
         level = &pos->type->fields();
       } else {
@@ -295,7 +302,8 @@ Status Partitioner::Compute(const col::RecordBatch& batch, Split* out) const {
     uint64_t h = 0x9e3779b97f4a7c15ULL;
     for (size_t k = 0; k < values.size(); ++k) {
       uint64_t scratch = 0;
-      const uint64_t v = is_null(k, i) ? 0x5bd1e995ULL : HashBytes(ValueBytes(values[k], i, &scratch));
+      const uint64_t v =
+          is_null(k, i) ? 0x5bd1e995ULL : HashBytes(ValueBytes(values[k], i, &scratch));
       h = (h ^ v) * 0x100000001b3ULL + k;
     }
     return h;
@@ -408,7 +416,8 @@ namespace {
 
 // A stable map key for a partition: the spec id, then per value a null marker or its
 // length-prefixed single-value bytes.
-Result<std::string> PartitionKeyString(const PartitionSpec& spec, const std::vector<Literal>& values) {
+Result<std::string> PartitionKeyString(const PartitionSpec& spec,
+                                       const std::vector<Literal>& values) {
   std::string key = fmt::format("{}:", spec.spec_id());
   for (const Literal& v : values) {
     if (v.is_null()) {
@@ -447,7 +456,8 @@ Status PartitionedFileWriter::Open(Target* t) {
   while (open_files_ >= max_open_files_) {
     Target* lru = nullptr;
     for (auto& [key, other] : targets_) {
-      if (other->writer && other.get() != t && (lru == nullptr || other->last_write < lru->last_write)) {
+      if (other->writer && other.get() != t &&
+          (lru == nullptr || other->last_write < lru->last_write)) {
         lru = other.get();
       }
     }
@@ -456,9 +466,11 @@ Status PartitionedFileWriter::Open(Target* t) {
   }
   const std::string name = names_->NewFileName(FileFormat::kParquet, kind_.suffix);
   FLOE_ASSIGN_OR_RETURN(t->location, locations_->NewDataLocation(t->spec, t->partition, name));
-  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<io::OutputStream> out, io_->CreateOutput(t->location, false));
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<io::OutputStream> out,
+                        io_->CreateOutput(t->location, false));
   written_.push_back(t->location);
-  FLOE_ASSIGN_OR_RETURN(t->writer, pq::FileWriter::Make(std::move(out), descriptor_, parquet_options_));
+  FLOE_ASSIGN_OR_RETURN(t->writer,
+                        pq::FileWriter::Make(std::move(out), descriptor_, parquet_options_));
   ++open_files_;
   return Status::OK();
 }
@@ -524,14 +536,16 @@ Status PartitionedFileWriter::Write(const col::RecordBatch& batch) {
   }
   std::vector<uint8_t> mask(static_cast<size_t>(batch.num_rows()));
   for (size_t g = 0; g < split_.keys.size(); ++g) {
-    for (size_t i = 0; i < mask.size(); ++i) mask[i] = split_.group_of_row[i] == static_cast<int32_t>(g);
+    for (size_t i = 0; i < mask.size(); ++i)
+      mask[i] = split_.group_of_row[i] == static_cast<int32_t>(g);
     FLOE_ASSIGN_OR_RETURN(Target * t, FindOrAdd(spec_, split_.keys[g]));
     FLOE_RETURN_IF_ERROR(WriteRows(t, col::Filter(batch, mask)));
   }
   return Status::OK();
 }
 
-Status PartitionedFileWriter::WriteTo(const PartitionSpec& spec, const std::vector<Literal>& partition,
+Status PartitionedFileWriter::WriteTo(const PartitionSpec& spec,
+                                      const std::vector<Literal>& partition,
                                       const col::RecordBatch& batch) {
   if (closed_) return Status::FailedPrecondition("write after close");
   if (batch.num_rows() == 0) return Status::OK();
@@ -606,8 +620,8 @@ Status CheckValues(const col::Array& a, const Type& type, const std::string& nam
       return Status::OK();
     case TypeKind::kStruct:
       for (size_t k = 0; k < type.fields().size(); ++k) {
-        FLOE_RETURN_IF_ERROR(CheckValues(a.child(k), *type.fields()[k].type,
-                                         name + "." + type.fields()[k].name));
+        FLOE_RETURN_IF_ERROR(
+            CheckValues(a.child(k), *type.fields()[k].type, name + "." + type.fields()[k].name));
       }
       return Status::OK();
     case TypeKind::kList: return CheckValues(a.child(0), *type.element().type, name + ".element");
@@ -660,10 +674,10 @@ Result<std::unique_ptr<DataWriter>> DataWriter::Make(io::FileIO* io, Schema sche
   internal::FileKind kind;
   kind.content = FileContent::kData;
   if (input_sorted) kind.sort_order_id = sort_order.order_id();
-  FLOE_ASSIGN_OR_RETURN(
-      std::unique_ptr<internal::PartitionedFileWriter> impl,
-      internal::PartitionedFileWriter::Make(io, std::move(schema), std::move(spec), std::move(metrics),
-                                            std::move(kind), options, kTargetFileSizeDefault));
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<internal::PartitionedFileWriter> impl,
+                        internal::PartitionedFileWriter::Make(
+                            io, std::move(schema), std::move(spec), std::move(metrics),
+                            std::move(kind), options, kTargetFileSizeDefault));
   return std::unique_ptr<DataWriter>(new DataWriter(std::move(impl)));
 }
 

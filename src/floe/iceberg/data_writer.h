@@ -67,9 +67,9 @@ class DataWriter {
   // `input_sorted` the caller promises every batch arrives in that order and files record
   // its id. kInvalidArgument for unknown transforms, a spec that does not bind to the
   // schema, bad Parquet properties or an empty operation id.
-  static Result<std::unique_ptr<DataWriter>> Make(io::FileIO* io, Schema schema,
-                                                  PartitionSpec spec, SortOrder sort_order,
-                                                  bool input_sorted, FileWriterOptions options);
+  static Result<std::unique_ptr<DataWriter>> Make(io::FileIO* io, Schema schema, PartitionSpec spec,
+                                                  SortOrder sort_order, bool input_sorted,
+                                                  FileWriterOptions options);
   ~DataWriter();
 
   // Appends rows. The batch must have the schema's columnar form (Schema::ToColumnar:

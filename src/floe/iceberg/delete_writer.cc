@@ -16,11 +16,11 @@ namespace puffin = floe::format::puffin;
 
 const Schema& PositionDeleteSchema() {
   static const Schema* schema = [] {
-    Result<Schema> s = Schema::Make(
-        {NestedField::Required(kDeleteFilePathFieldId, "file_path", StringType(),
-                               "Path of a file in which a deleted row is stored"),
-         NestedField::Required(kDeleteFilePosFieldId, "pos", LongType(),
-                               "Ordinal position of a deleted row in the data file")});
+    Result<Schema> s =
+        Schema::Make({NestedField::Required(kDeleteFilePathFieldId, "file_path", StringType(),
+                                            "Path of a file in which a deleted row is stored"),
+                      NestedField::Required(kDeleteFilePosFieldId, "pos", LongType(),
+                                            "Ordinal position of a deleted row in the data file")});
     FLOE_CHECK(s.has_value());
     return new Schema(std::move(*s));
   }();
@@ -65,18 +65,17 @@ struct PositionDeleteWriter::Group {
 
 PositionDeleteWriter::~PositionDeleteWriter() = default;
 
-Result<std::unique_ptr<PositionDeleteWriter>> PositionDeleteWriter::Make(io::FileIO* io,
-                                                                          FileWriterOptions options) {
+Result<std::unique_ptr<PositionDeleteWriter>> PositionDeleteWriter::Make(
+    io::FileIO* io, FileWriterOptions options) {
   std::unique_ptr<PositionDeleteWriter> w(new PositionDeleteWriter());
   w->io_ = io;
   internal::FileKind kind;
   kind.content = FileContent::kPositionDeletes;
   kind.suffix = "deletes";
-  FLOE_ASSIGN_OR_RETURN(
-      w->files_, internal::PartitionedFileWriter::Make(
-                     io, PositionDeleteSchema(), PartitionSpec::Unpartitioned(),
-                     MetricsConfig::ForPositionDeletes(), std::move(kind), options,
-                     kDeleteTargetFileSizeDefault));
+  FLOE_ASSIGN_OR_RETURN(w->files_, internal::PartitionedFileWriter::Make(
+                                       io, PositionDeleteSchema(), PartitionSpec::Unpartitioned(),
+                                       MetricsConfig::ForPositionDeletes(), std::move(kind),
+                                       options, kDeleteTargetFileSizeDefault));
   w->options_ = std::move(options);
   return w;
 }
@@ -96,7 +95,8 @@ Status PositionDeleteWriter::Delete(std::string_view data_file_path,
     g->partition = partition;
   }
   auto it = g->positions.find(data_file_path);
-  if (it == g->positions.end()) it = g->positions.emplace(std::string(data_file_path), std::vector<int64_t>()).first;
+  if (it == g->positions.end())
+    it = g->positions.emplace(std::string(data_file_path), std::vector<int64_t>()).first;
   it->second.insert(it->second.end(), positions.begin(), positions.end());
   return Status::OK();
 }
@@ -116,7 +116,8 @@ Result<DeleteWriteResult> PositionDeleteWriter::Close() {
       std::vector<col::Array> columns;
       columns.push_back(paths.Finish());
       columns.push_back(pos.Finish());
-      return files_->WriteTo(g->spec, g->partition, col::RecordBatch(schema, n, std::move(columns)));
+      return files_->WriteTo(g->spec, g->partition,
+                             col::RecordBatch(schema, n, std::move(columns)));
     };
     for (auto& [path, positions] : g->positions) {
       std::sort(positions.begin(), positions.end());
@@ -170,17 +171,20 @@ EqualityDeleteWriter::~EqualityDeleteWriter() = default;
 Result<std::unique_ptr<EqualityDeleteWriter>> EqualityDeleteWriter::Make(
     io::FileIO* io, Schema row_schema, std::vector<int32_t> equality_ids, PartitionSpec spec,
     FileWriterOptions options) {
-  if (equality_ids.empty()) return Status::InvalidArgument("equality delete needs equality field ids");
+  if (equality_ids.empty())
+    return Status::InvalidArgument("equality delete needs equality field ids");
   for (int32_t id : equality_ids) {
     const NestedField* f = row_schema.FindField(id);
-    if (f == nullptr) return Status::InvalidArgument("equality field {} is not in the delete rows", id);
+    if (f == nullptr)
+      return Status::InvalidArgument("equality field {} is not in the delete rows", id);
     if (!f->type->is_primitive()) {
       return Status::InvalidArgument("equality field {} ({}) is not primitive", id, f->name);
     }
     std::optional<int32_t> parent = row_schema.FindParentId(id);
     for (; parent; parent = row_schema.FindParentId(*parent)) {
       if (row_schema.FindField(*parent)->type->kind() != TypeKind::kStruct) {
-        return Status::InvalidArgument("equality field {} ({}) is inside a list or map", id, f->name);
+        return Status::InvalidArgument("equality field {} ({}) is inside a list or map", id,
+                                       f->name);
       }
     }
   }
@@ -200,9 +204,10 @@ Result<std::unique_ptr<EqualityDeleteWriter>> EqualityDeleteWriter::Make(
   kind.content = FileContent::kEqualityDeletes;
   kind.suffix = "deletes";
   kind.equality_ids = std::move(equality_ids);
-  FLOE_ASSIGN_OR_RETURN(w->files_, internal::PartitionedFileWriter::Make(
-                                       io, std::move(row_schema), std::move(spec), std::move(metrics),
-                                       std::move(kind), options, kDeleteTargetFileSizeDefault));
+  FLOE_ASSIGN_OR_RETURN(
+      w->files_, internal::PartitionedFileWriter::Make(io, std::move(row_schema), std::move(spec),
+                                                       std::move(metrics), std::move(kind), options,
+                                                       kDeleteTargetFileSizeDefault));
   return w;
 }
 
@@ -232,8 +237,8 @@ struct DeletionVectorWriter::Entry {
 
 DeletionVectorWriter::~DeletionVectorWriter() = default;
 
-Result<std::unique_ptr<DeletionVectorWriter>> DeletionVectorWriter::Make(io::FileIO* io,
-                                                                          FileWriterOptions options) {
+Result<std::unique_ptr<DeletionVectorWriter>> DeletionVectorWriter::Make(
+    io::FileIO* io, FileWriterOptions options) {
   if (options.operation_id.empty()) return Status::InvalidArgument("writer needs an operation id");
   std::unique_ptr<DeletionVectorWriter> w(new DeletionVectorWriter());
   w->io_ = io;
@@ -337,7 +342,8 @@ Result<DeleteWriteResult> DeletionVectorWriter::Close() {
     result.referenced_data_files.push_back(*path);
     for (const DataFile& prev : e.previous_files) {
       if (!IsFileScoped(prev, *path)) continue;
-      rewritten.emplace(fmt::format("{}@{}", prev.file_path, prev.content_offset.value_or(-1)), prev);
+      rewritten.emplace(fmt::format("{}@{}", prev.file_path, prev.content_offset.value_or(-1)),
+                        prev);
     }
   }
   for (auto& [key, f] : rewritten) result.rewritten_delete_files.push_back(std::move(f));

@@ -122,7 +122,8 @@ class DeletionVectorWriter {
   // They are merged into the new vector, and `previous_files` are reported as rewritten,
   // so the table keeps at most one deletion vector per data file. Only data files that
   // get new deletes are rewritten; previous deletes of others are ignored.
-  Status MergePrevious(std::string_view data_file_path, const format::puffin::PositionBitmap& previous,
+  Status MergePrevious(std::string_view data_file_path,
+                       const format::puffin::PositionBitmap& previous,
                        std::vector<DataFile> previous_files);
 
   // Writes the Puffin file (nothing when there are no deletes) and one DataFile per data

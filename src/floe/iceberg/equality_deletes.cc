@@ -112,9 +112,7 @@ void AppendKey(const std::vector<Located>& cols, int64_t i, std::string* key) {
     key->push_back('\1');
     const col::Array& a = *c.array;
     switch (a.type_id()) {
-      case col::TypeId::kBool:
-        key->push_back(a.BoolValue(i) ? '\1' : '\0');
-        break;
+      case col::TypeId::kBool: key->push_back(a.BoolValue(i) ? '\1' : '\0'); break;
       case col::TypeId::kString:
       case col::TypeId::kBinary: {
         std::string_view v = a.BinaryValue(i);
@@ -131,7 +129,6 @@ void AppendKey(const std::vector<Located>& cols, int64_t i, std::string* key) {
     }
   }
 }
-
 
 const NestedField* FindAnyField(const TableMetadata& md, const Schema& schema, int32_t id) {
   if (const NestedField* f = schema.FindField(id)) return f;
@@ -246,8 +243,8 @@ KeyFilter KeyFilter::Bloom(int64_t expected_keys) {
   KeyFilter f;
   f.exact_ = false;
   // 16 bits per key; a block is 256 bits = 4 words.
-  const size_t blocks = RoundUpPow2(std::max<size_t>(
-      1, static_cast<size_t>(std::max<int64_t>(expected_keys, 1)) * 16 / 256));
+  const size_t blocks = RoundUpPow2(
+      std::max<size_t>(1, static_cast<size_t>(std::max<int64_t>(expected_keys, 1)) * 16 / 256));
   f.words_.assign(blocks * 4, 0);
   f.mask_ = blocks - 1;
   return f;
@@ -334,8 +331,7 @@ constexpr int64_t kEntryOverhead = 56;
 
 }  // namespace
 
-Result<std::vector<EqualityGroup>> PlanEqualityGroups(const TableMetadata& md,
-                                                      const Schema& schema,
+Result<std::vector<EqualityGroup>> PlanEqualityGroups(const TableMetadata& md, const Schema& schema,
                                                       const std::vector<FileScanTask>& tasks,
                                                       const EqualityDeleteOptions& options) {
   std::map<std::vector<int32_t>, EqualityGroup> by_ids;
@@ -353,8 +349,8 @@ Result<std::vector<EqualityGroup>> PlanEqualityGroups(const TableMetadata& md,
         g.applies.resize(tasks.size());
         FLOE_ASSIGN_OR_RETURN(g.key_schema, KeySchema(md, schema, ids));
       }
-      auto [it, added] = indexes[ids].emplace(d->file.file_path,
-                                              static_cast<uint32_t>(g.deletes.size()));
+      auto [it, added] =
+          indexes[ids].emplace(d->file.file_path, static_cast<uint32_t>(g.deletes.size()));
       if (added) g.deletes.push_back(d.get());
       g.applies[t].push_back(it->second);
     }
@@ -411,8 +407,8 @@ class SpillDir {
  public:
   static Result<std::unique_ptr<SpillDir>> Make(const std::string& parent) {
     std::error_code ec;
-    std::filesystem::path base = parent.empty() ? std::filesystem::temp_directory_path(ec)
-                                                : std::filesystem::path(parent);
+    std::filesystem::path base =
+        parent.empty() ? std::filesystem::temp_directory_path(ec) : std::filesystem::path(parent);
     if (ec) return Status::Unavailable("no temporary directory: {}", ec.message());
     std::filesystem::create_directories(base, ec);
     if (ec) return Status::Unavailable("spill directory {}: {}", base.string(), ec.message());
@@ -623,10 +619,9 @@ Status ResolveEqualityGroup(const TableMetadata& md, io::FileIO& io,
       }
     }
     deletes.Remove();
-    stats->peak_table_bytes =
-        std::max<int64_t>(stats->peak_table_bytes,
-                          static_cast<int64_t>(table.memory_bytes() +
-                                               holders.capacity() * sizeof(Holders)));
+    stats->peak_table_bytes = std::max<int64_t>(
+        stats->peak_table_bytes,
+        static_cast<int64_t>(table.memory_bytes() + holders.capacity() * sizeof(Holders)));
     Run& data = *data_runs[static_cast<size_t>(p)];
     FLOE_RETURN_IF_ERROR(data.OpenForRead());
     while (true) {

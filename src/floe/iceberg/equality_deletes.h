@@ -70,9 +70,9 @@ class DeleteKeyCache {
   mutable std::mutex mu_;
   std::list<Entry> lru_;  // guarded by mu_; most recent first
   std::unordered_map<std::string, std::list<Entry>::iterator> index_;  // guarded by mu_
-  int64_t bytes_ = 0;   // guarded by mu_
-  int64_t hits_ = 0;    // guarded by mu_
-  int64_t misses_ = 0;  // guarded by mu_
+  int64_t bytes_ = 0;                                                  // guarded by mu_
+  int64_t hits_ = 0;                                                   // guarded by mu_
+  int64_t misses_ = 0;                                                 // guarded by mu_
 };
 
 struct EqualityDeleteOptions {
@@ -86,13 +86,13 @@ struct EqualityDeleteOptions {
 };
 
 struct EqualityDeleteStats {
-  int64_t delete_keys_read = 0;      // keys in the delete files read
-  int64_t delete_keys_kept = 0;      // of those, held (passed the filter)
-  int64_t filtered_groups = 0;       // field-id sets applied with a key filter
-  int64_t spilled_groups = 0;        // field-id sets resolved through runs
-  int64_t spill_partitions = 0;      // runs per side, summed over spilled groups
-  int64_t spilled_bytes = 0;         // bytes written to runs
-  int64_t peak_table_bytes = 0;      // the largest key table held at once
+  int64_t delete_keys_read = 0;  // keys in the delete files read
+  int64_t delete_keys_kept = 0;  // of those, held (passed the filter)
+  int64_t filtered_groups = 0;   // field-id sets applied with a key filter
+  int64_t spilled_groups = 0;    // field-id sets resolved through runs
+  int64_t spill_partitions = 0;  // runs per side, summed over spilled groups
+  int64_t spilled_bytes = 0;     // bytes written to runs
+  int64_t peak_table_bytes = 0;  // the largest key table held at once
 };
 
 }  // namespace floe::iceberg

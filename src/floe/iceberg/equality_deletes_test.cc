@@ -37,13 +37,11 @@ using Model = std::map<int64_t, std::string>;
 class EqualityDeletesTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    schema_ = *Schema::Make({NestedField::Required(1, "id", LongType()),
-                             NestedField::Optional(2, "v", StringType())});
-    auto md = TableMetadataBuilder::NewTable(schema_, PartitionSpec::Unpartitioned(),
-                                             SortOrder::Unsorted(), "mem://wh/db/t",
-                                             {{"format-version", "2"}},
-                                             "9c12d441-03fe-4693-9a96-a0705ddf69c1",
-                                             1700000000000);
+    schema_ = *Schema::Make(
+        {NestedField::Required(1, "id", LongType()), NestedField::Optional(2, "v", StringType())});
+    auto md = TableMetadataBuilder::NewTable(
+        schema_, PartitionSpec::Unpartitioned(), SortOrder::Unsorted(), "mem://wh/db/t",
+        {{"format-version", "2"}}, "9c12d441-03fe-4693-9a96-a0705ddf69c1", 1700000000000);
     ASSERT_TRUE(md.ok()) << md.status().ToString();
     auto ops = InMemoryTableOperations::Create("db.t", io_, env_, *md);
     ASSERT_TRUE(ops.ok());
@@ -89,8 +87,8 @@ class EqualityDeletesTest : public ::testing::Test {
   }
 
   std::vector<DataFile> WriteDeletes(const Model& keys) {
-    auto eq = EqualityDeleteWriter::Make(&io_, schema_, {1}, PartitionSpec::Unpartitioned(),
-                                         Options());
+    auto eq =
+        EqualityDeleteWriter::Make(&io_, schema_, {1}, PartitionSpec::Unpartitioned(), Options());
     EXPECT_TRUE(eq.ok());
     EXPECT_TRUE((*eq)->Write(Batch(keys)).ok());
     auto deletes = (*eq)->Close();

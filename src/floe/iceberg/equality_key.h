@@ -123,7 +123,6 @@ class EqualityKeyTable {
   std::vector<size_t> ends_;  // by entry: end of its key in arena_
 };
 
-
 // The field with `id` in `schema` or, for columns dropped since (equality deletes still
 // apply to them), in any schema of the table.
 const NestedField* FindAnyField(const TableMetadata& md, const Schema& schema, int32_t id);
@@ -181,15 +180,14 @@ struct EqualityGroup {
   std::vector<const ScanFile*> deletes;        // distinct files
   std::vector<std::vector<uint32_t>> applies;  // by task: indexes into `deletes`
   EqualityMode mode = EqualityMode::kMemory;
-  int partitions = 1;  // kSpilled: runs per side
+  int partitions = 1;                 // kSpilled: runs per side
   std::unique_ptr<KeyFilter> filter;  // kFiltered and kSpilled
 };
 
 // Groups the tasks' equality deletes by field ids and chooses each group's mode from the
 // record counts and the budget. kCorrupt for a delete file without equality ids or a field
 // in no schema.
-Result<std::vector<EqualityGroup>> PlanEqualityGroups(const TableMetadata& md,
-                                                      const Schema& schema,
+Result<std::vector<EqualityGroup>> PlanEqualityGroups(const TableMetadata& md, const Schema& schema,
                                                       const std::vector<FileScanTask>& tasks,
                                                       const EqualityDeleteOptions& options);
 

@@ -152,9 +152,7 @@ void ExpireSnapshots::Cleanup(const TableMetadata* committed, TableOperations& o
     if (complete) {
       for (const auto& [path, content] : files) {
         switch (content) {
-          case FileContent::kData:
-            remove(path, &result_.deleted_data_files);
-            break;
+          case FileContent::kData: remove(path, &result_.deleted_data_files); break;
           case FileContent::kPositionDeletes:
             remove(path, &result_.deleted_position_delete_files);
             break;

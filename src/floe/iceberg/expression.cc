@@ -46,10 +46,8 @@ bool IsLiteralPredicate(Operation op) {
     case Operation::kEq:
     case Operation::kNotEq:
     case Operation::kStartsWith:
-    case Operation::kNotStartsWith:
-      return true;
-    default:
-      return false;
+    case Operation::kNotStartsWith: return true;
+    default: return false;
   }
 }
 
@@ -127,10 +125,8 @@ std::string QuoteColumn(std::string_view name) {
 std::string UnboundLiteral::ToString() const {
   switch (kind) {
     case Kind::kNumber:
-    case Kind::kBoolean:
-      return text;
-    case Kind::kString:
-      return QuoteString(text);
+    case Kind::kBoolean: return text;
+    case Kind::kString: return QuoteString(text);
     case Kind::kTyped:
       if (type_name == "binary") return "x" + QuoteString(text);
       return type_name + " " + QuoteString(text);
@@ -147,8 +143,8 @@ Expression::Expression(Operation op, ExpressionPtr left, ExpressionPtr right, st
       literals_(std::move(literals)) {}
 
 ExpressionPtr Expression::True() {
-  static const ExpressionPtr kTrueExpr =
-      std::make_shared<Expression>(Operation::kTrue, nullptr, nullptr, "", std::vector<UnboundLiteral>{});
+  static const ExpressionPtr kTrueExpr = std::make_shared<Expression>(
+      Operation::kTrue, nullptr, nullptr, "", std::vector<UnboundLiteral>{});
   return kTrueExpr;
 }
 
@@ -184,8 +180,7 @@ ExpressionPtr Expression::Not(ExpressionPtr child) {
 
 ExpressionPtr Expression::Predicate(Operation op, std::string column,
                                     std::vector<UnboundLiteral> literals) {
-  return std::make_shared<Expression>(op, nullptr, nullptr, std::move(column),
-                                      std::move(literals));
+  return std::make_shared<Expression>(op, nullptr, nullptr, std::move(column), std::move(literals));
 }
 
 std::string Expression::ToString() const {
@@ -238,8 +233,7 @@ ExpressionPtr RewriteNot(const ExpressionPtr& expr) {
   switch (expr->op()) {
     case Operation::kAnd:
       return Expression::And(RewriteNot(expr->left()), RewriteNot(expr->right()));
-    case Operation::kOr:
-      return Expression::Or(RewriteNot(expr->left()), RewriteNot(expr->right()));
+    case Operation::kOr: return Expression::Or(RewriteNot(expr->left()), RewriteNot(expr->right()));
     case Operation::kNot: {
       const ExpressionPtr& c = expr->child();
       switch (c->op()) {
@@ -252,12 +246,10 @@ ExpressionPtr RewriteNot(const ExpressionPtr& expr) {
         case Operation::kOr:
           return Expression::And(RewriteNot(Expression::Not(c->left())),
                                  RewriteNot(Expression::Not(c->right())));
-        default:
-          return Expression::Predicate(Negate(c->op()), c->column(), c->literals());
+        default: return Expression::Predicate(Negate(c->op()), c->column(), c->literals());
       }
     }
-    default:
-      return expr;
+    default: return expr;
   }
 }
 
@@ -316,8 +308,8 @@ class Lexer {
                   (std::isdigit(static_cast<unsigned char>(s_[i_ + 1])) || s_[i_ + 1] == '.'))) {
         size_t start = i_;
         if (c == '-' || c == '+') ++i_;
-        while (i_ < s_.size() && (std::isdigit(static_cast<unsigned char>(s_[i_])) ||
-                                  s_[i_] == '.')) {
+        while (i_ < s_.size() &&
+               (std::isdigit(static_cast<unsigned char>(s_[i_])) || s_[i_] == '.')) {
           ++i_;
         }
         if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
@@ -347,8 +339,8 @@ class Lexer {
         }
         if (!two) {
           if (std::string_view("()=<>,").find(c) == std::string_view::npos) {
-            return Status::InvalidArgument("predicate: unexpected character '{}' at position {}",
-                                           c, i_ + 1);
+            return Status::InvalidArgument("predicate: unexpected character '{}' at position {}", c,
+                                           i_ + 1);
           }
           t.text = std::string(1, c);
           ++i_;
@@ -386,9 +378,9 @@ class Lexer {
   size_t i_ = 0;
 };
 
-constexpr std::string_view kTypedLiteralNames[] = {
-    "date", "time", "timestamp", "timestamptz", "timestamp_ns", "timestamptz_ns", "uuid",
-    "decimal"};
+constexpr std::string_view kTypedLiteralNames[] = {"date",        "time",         "timestamp",
+                                                   "timestamptz", "timestamp_ns", "timestamptz_ns",
+                                                   "uuid",        "decimal"};
 
 class Parser {
  public:
@@ -550,8 +542,7 @@ class Parser {
         }
         return Unexpected("a literal");
       }
-      default:
-        return Unexpected("a literal");
+      default: return Unexpected("a literal");
     }
   }
 
@@ -636,9 +627,9 @@ class Parser {
     const Token& t = Peek();
     if (t.kind == Tok::kSymbol) {
       static const std::pair<std::string_view, Operation> kOps[] = {
-          {"=", Operation::kEq},    {"==", Operation::kEq},   {"!=", Operation::kNotEq},
-          {"<>", Operation::kNotEq}, {"<", Operation::kLt},    {"<=", Operation::kLtEq},
-          {">", Operation::kGt},    {">=", Operation::kGtEq}};
+          {"=", Operation::kEq},     {"==", Operation::kEq},  {"!=", Operation::kNotEq},
+          {"<>", Operation::kNotEq}, {"<", Operation::kLt},   {"<=", Operation::kLtEq},
+          {">", Operation::kGt},     {">=", Operation::kGtEq}};
       for (const auto& [sym, op] : kOps) {
         if (t.text == sym) {
           ++p_;

@@ -112,8 +112,8 @@ bool NameEquals(std::string_view a, std::string_view b, bool case_sensitive) {
 
 // Resolves a dotted name through nested structs; a field whose own name contains dots is
 // found too (the longest matching name wins at each level).
-const NestedField* ResolveField(const Type& struct_type, std::string_view name,
-                                bool case_sensitive, std::string* full_name, bool* required) {
+const NestedField* ResolveField(const Type& struct_type, std::string_view name, bool case_sensitive,
+                                std::string* full_name, bool* required) {
   for (const NestedField& f : struct_type.fields()) {
     if (NameEquals(f.name, name, case_sensitive)) {
       *full_name += f.name;
@@ -226,8 +226,7 @@ Result<ConvertedLiteral> ConvertLiteral(const UnboundLiteral& lit, const TypePtr
         out.value = Literal::Long(v);
         return out;
       }
-      if (kind == TypeKind::kFloat || kind == TypeKind::kDouble ||
-          kind == TypeKind::kDecimal) {
+      if (kind == TypeKind::kFloat || kind == TypeKind::kDouble || kind == TypeKind::kDecimal) {
         FLOE_ASSIGN_OR_RETURN(out.value, Literal::Parse(type, lit.text));
         return out;
       }
@@ -287,8 +286,7 @@ Result<BoundExpressionPtr> BindNode(const Type& struct_type, const ExpressionPtr
       return expr->op() == Operation::kAnd ? BoundExpression::And(std::move(l), std::move(r))
                                            : BoundExpression::Or(std::move(l), std::move(r));
     }
-    case Operation::kNot:
-      return Status::Internal("NOT must be rewritten before binding");
+    case Operation::kNot: return Status::Internal("NOT must be rewritten before binding");
     default: break;
   }
   BoundTerm term;
@@ -311,8 +309,8 @@ Result<BoundExpressionPtr> BindNode(const Type& struct_type, const ExpressionPtr
 
   if (IsUnaryPredicate(op)) {
     if ((op == Operation::kIsNan || op == Operation::kNotNan) && !IsFloating(kind)) {
-      return Status::InvalidArgument("IS NAN needs a float or double column; '{}' is {}",
-                                     term.name, term.type->ToString());
+      return Status::InvalidArgument("IS NAN needs a float or double column; '{}' is {}", term.name,
+                                     term.type->ToString());
     }
     if (op == Operation::kIsNull && term.required) return BoundExpression::False();
     if (op == Operation::kNotNull && term.required) return BoundExpression::True();
@@ -525,8 +523,7 @@ std::vector<T> LiteralValues(const std::vector<Literal>& lits) {
   return out;
 }
 
-Status EvalPredicate(const BoundExpression& e, const columnar::RecordBatch& batch,
-                     uint8_t* out) {
+Status EvalPredicate(const BoundExpression& e, const columnar::RecordBatch& batch, uint8_t* out) {
   const int64_t n = batch.num_rows();
   std::vector<const columnar::Array*> arrays;
   for (const columnar::Array& a : batch.columns()) arrays.push_back(&a);
@@ -568,8 +565,8 @@ Status EvalPredicate(const BoundExpression& e, const columnar::RecordBatch& batc
     case TypeKind::kFloat:
     case TypeKind::kDouble: {
       bool is_float = kind == TypeKind::kFloat;
-      FLOE_RETURN_IF_ERROR(expect(is_float ? columnar::TypeId::kFloat32
-                                           : columnar::TypeId::kFloat64));
+      FLOE_RETURN_IF_ERROR(
+          expect(is_float ? columnar::TypeId::kFloat32 : columnar::TypeId::kFloat64));
       if (op == Operation::kIsNan || op == Operation::kNotNan) {
         bool want_nan = op == Operation::kIsNan;
         for (int64_t i = 0; i < n; ++i) {
@@ -580,12 +577,12 @@ Status EvalPredicate(const BoundExpression& e, const columnar::RecordBatch& batc
       }
       if (is_float) {
         const float* d = a.data<float>();
-        EvalFloat<float>(op, LiteralValues<float>(e.literals()), n, v,
-                         [d](int64_t i) { return d[i]; }, out);
+        EvalFloat<float>(
+            op, LiteralValues<float>(e.literals()), n, v, [d](int64_t i) { return d[i]; }, out);
       } else {
         const double* d = a.data<double>();
-        EvalFloat<double>(op, LiteralValues<double>(e.literals()), n, v,
-                          [d](int64_t i) { return d[i]; }, out);
+        EvalFloat<double>(
+            op, LiteralValues<double>(e.literals()), n, v, [d](int64_t i) { return d[i]; }, out);
       }
       return Status::OK();
     }
@@ -594,8 +591,8 @@ Status EvalPredicate(const BoundExpression& e, const columnar::RecordBatch& batc
       std::vector<int32_t> lits;
       for (const Literal& l : e.literals()) lits.push_back(l.bool_value() ? 1 : 0);
       const uint8_t* bits = a.values().data();
-      EvalValues<int32_t>(op, lits, n, v,
-                          [bits](int64_t i) { return columnar::GetBit(bits, i) ? 1 : 0; }, out);
+      EvalValues<int32_t>(
+          op, lits, n, v, [bits](int64_t i) { return columnar::GetBit(bits, i) ? 1 : 0; }, out);
       return Status::OK();
     }
     case TypeKind::kInt:
@@ -603,8 +600,8 @@ Status EvalPredicate(const BoundExpression& e, const columnar::RecordBatch& batc
       FLOE_RETURN_IF_ERROR(
           expect(kind == TypeKind::kInt ? columnar::TypeId::kInt32 : columnar::TypeId::kDate32));
       const int32_t* d = a.data<int32_t>();
-      EvalValues<int32_t>(op, LiteralValues<int32_t>(e.literals()), n, v,
-                          [d](int64_t i) { return d[i]; }, out);
+      EvalValues<int32_t>(
+          op, LiteralValues<int32_t>(e.literals()), n, v, [d](int64_t i) { return d[i]; }, out);
       return Status::OK();
     }
     case TypeKind::kLong:
@@ -618,8 +615,8 @@ Status EvalPredicate(const BoundExpression& e, const columnar::RecordBatch& batc
         return expect(columnar::TypeId::kInt64);
       }
       const int64_t* d = a.data<int64_t>();
-      EvalValues<int64_t>(op, LiteralValues<int64_t>(e.literals()), n, v,
-                          [d](int64_t i) { return d[i]; }, out);
+      EvalValues<int64_t>(
+          op, LiteralValues<int64_t>(e.literals()), n, v, [d](int64_t i) { return d[i]; }, out);
       return Status::OK();
     }
     case TypeKind::kDecimal: {
@@ -629,13 +626,14 @@ Status EvalPredicate(const BoundExpression& e, const columnar::RecordBatch& batc
                                        e.term().name, a.type()->scale(), e.term().type->scale());
       }
       const uint8_t* d = a.values().data();
-      EvalValues<__int128>(op, LiteralValues<__int128>(e.literals()), n, v,
-                           [d](int64_t i) {
-                             __int128 x;
-                             std::memcpy(&x, d + 16 * i, 16);
-                             return x;
-                           },
-                           out);
+      EvalValues<__int128>(
+          op, LiteralValues<__int128>(e.literals()), n, v,
+          [d](int64_t i) {
+            __int128 x;
+            std::memcpy(&x, d + 16 * i, 16);
+            return x;
+          },
+          out);
       return Status::OK();
     }
     case TypeKind::kString:
@@ -704,8 +702,10 @@ bool EvaluateStruct(const BoundExpression& e,
   switch (e.op()) {
     case Operation::kTrue: return true;
     case Operation::kFalse: return false;
-    case Operation::kAnd: return EvaluateStruct(*e.left(), value_of) && EvaluateStruct(*e.right(), value_of);
-    case Operation::kOr: return EvaluateStruct(*e.left(), value_of) || EvaluateStruct(*e.right(), value_of);
+    case Operation::kAnd:
+      return EvaluateStruct(*e.left(), value_of) && EvaluateStruct(*e.right(), value_of);
+    case Operation::kOr:
+      return EvaluateStruct(*e.left(), value_of) || EvaluateStruct(*e.right(), value_of);
     default: break;
   }
   const Literal* v = value_of(e.term().field_id);
@@ -729,9 +729,9 @@ bool EvaluateStruct(const BoundExpression& e,
   switch (op) {
     case Operation::kIn:
     case Operation::kNotIn: {
-      bool found = std::binary_search(
-          lits.begin(), lits.end(), *v,
-          [](const Literal& a, const Literal& b) { return Compare(a, b) < 0; });
+      bool found =
+          std::binary_search(lits.begin(), lits.end(), *v,
+                             [](const Literal& a, const Literal& b) { return Compare(a, b) < 0; });
       return found == (op == Operation::kIn);
     }
     case Operation::kStartsWith:
@@ -741,8 +741,7 @@ bool EvaluateStruct(const BoundExpression& e,
       bool starts = s.compare(0, p.size(), p) == 0 && s.size() >= p.size();
       return starts == (op == Operation::kStartsWith);
     }
-    default:
-      return CompareOp(op, Compare(*v, lits[0]), 0);
+    default: return CompareOp(op, Compare(*v, lits[0]), 0);
   }
 }
 
@@ -807,8 +806,7 @@ struct MetricsEval {
       case Operation::kNotNan: return !ContainsNansOnly(id);
       case Operation::kNotEq:
       case Operation::kNotIn:
-      case Operation::kNotStartsWith:
-        return true;
+      case Operation::kNotStartsWith: return true;
       default: break;
     }
     if (ContainsNullsOnly(id) || ContainsNansOnly(id)) return false;
@@ -1028,12 +1026,12 @@ Result<BoundExpressionPtr> ProjectNode(const BoundExpression& e, const Partition
 
 }  // namespace
 
-Result<BoundExpressionPtr> ProjectInclusive(const BoundExpression& row_filter,
-                                            const Schema& schema, const PartitionSpec& spec) {
+Result<BoundExpressionPtr> ProjectInclusive(const BoundExpression& row_filter, const Schema& schema,
+                                            const PartitionSpec& spec) {
   FLOE_ASSIGN_OR_RETURN(TypePtr partition_type, spec.PartitionType(schema));
   if (partition_type->fields().size() != spec.fields().size()) {
-    return Status::Internal("partition type of spec {} has {} fields, the spec {}",
-                            spec.spec_id(), partition_type->fields().size(), spec.fields().size());
+    return Status::Internal("partition type of spec {} has {} fields, the spec {}", spec.spec_id(),
+                            partition_type->fields().size(), spec.fields().size());
   }
   return ProjectNode(row_filter, spec, *partition_type);
 }
@@ -1094,8 +1092,7 @@ struct SummaryEval {
       case Operation::kNotNan:
       case Operation::kNotEq:
       case Operation::kNotIn:
-      case Operation::kNotStartsWith:
-        return true;
+      case Operation::kNotStartsWith: return true;
       default: break;
     }
     std::optional<Literal> lo = Decode(e.term(), s->lower_bound);

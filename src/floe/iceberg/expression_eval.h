@@ -67,8 +67,8 @@ class BoundExpression {
   static BoundExpressionPtr Predicate(Operation op, BoundTerm term,
                                       std::vector<Literal> literals = {});
 
-  BoundExpression(Operation op, BoundExpressionPtr left, BoundExpressionPtr right,
-                  BoundTerm term, std::vector<Literal> literals);
+  BoundExpression(Operation op, BoundExpressionPtr left, BoundExpressionPtr right, BoundTerm term,
+                  std::vector<Literal> literals);
 
  private:
   Operation op_;
@@ -109,8 +109,8 @@ bool EvaluateStruct(const BoundExpression& expr,
 // partition type (bound to spec.PartitionType(schema)) that is true for every partition
 // that may hold a matching row. `row_filter` must be bound to `schema`. Transforms that
 // cannot project a predicate (and unknown transforms) give true.
-Result<BoundExpressionPtr> ProjectInclusive(const BoundExpression& row_filter,
-                                            const Schema& schema, const PartitionSpec& spec);
+Result<BoundExpressionPtr> ProjectInclusive(const BoundExpression& row_filter, const Schema& schema,
+                                            const PartitionSpec& spec);
 
 // Evaluates a partition expression (from ProjectInclusive) on a partition tuple whose
 // values are in spec field order.

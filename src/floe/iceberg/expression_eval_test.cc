@@ -20,12 +20,10 @@ std::string Bytes(const Literal& l) {
 
 // id long required (1), name string (2), f double (3), d date (4), s struct<x int (6)> (5)
 TypePtr TableType() {
-  return StructType({NestedField::Required(1, "id", LongType()),
-                     NestedField::Optional(2, "name", StringType()),
-                     NestedField::Optional(3, "f", DoubleType()),
-                     NestedField::Optional(4, "d", DateType()),
-                     NestedField::Optional(5, "s", StructType({NestedField::Optional(
-                                                           6, "x", IntType())}))});
+  return StructType(
+      {NestedField::Required(1, "id", LongType()), NestedField::Optional(2, "name", StringType()),
+       NestedField::Optional(3, "f", DoubleType()), NestedField::Optional(4, "d", DateType()),
+       NestedField::Optional(5, "s", StructType({NestedField::Optional(6, "x", IntType())}))});
 }
 
 BoundExpressionPtr MustBind(std::string_view text) {
@@ -49,9 +47,10 @@ Status BindError(std::string_view text) {
 //   2               3  'banana' -0.0   -1     {x: null}
 //   3              40  'app'    null   20000  {x: 9}   9
 col::RecordBatch Rows() {
-  col::Schema schema({col::Field("id", col::Int64(), false, 1), col::Field("name", col::String(), true, 2),
-                      col::Field("f", col::Float64(), true, 3), col::Field("d", col::Date32(), true, 4),
-                      col::Field("s", col::Struct({col::Field("x", col::Int32(), true, 6)}), true, 5)});
+  col::Schema schema(
+      {col::Field("id", col::Int64(), false, 1), col::Field("name", col::String(), true, 2),
+       col::Field("f", col::Float64(), true, 3), col::Field("d", col::Date32(), true, 4),
+       col::Field("s", col::Struct({col::Field("x", col::Int32(), true, 6)}), true, 5)});
   col::FixedWidthBuilder<int64_t> id(col::Int64());
   col::BinaryBuilder name(col::String());
   col::FixedWidthBuilder<double> f(col::Float64());
@@ -158,9 +157,8 @@ TEST(ExpressionEval, BindFoldsAndRejects) {
   EXPECT_EQ(MustBind("id IN (5)")->op(), Operation::kEq);
   EXPECT_EQ(MustBind("id NOT IN (5, 5)")->op(), Operation::kNotEq);
 
-  for (std::string_view bad :
-       {"nope = 1", "s = 1", "id IS NAN", "id STARTS WITH 'a'", "f = 'NaN'", "d = 5",
-        "id = 'x'", "name = true", "id = 1.5", "d = date 'nope'"}) {
+  for (std::string_view bad : {"nope = 1", "s = 1", "id IS NAN", "id STARTS WITH 'a'", "f = 'NaN'",
+                               "d = 5", "id = 'x'", "name = true", "id = 1.5", "d = date 'nope'"}) {
     Status st = BindError(bad);
     EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << bad << ": " << st.ToString();
   }
@@ -335,7 +333,7 @@ TEST(ExpressionProjection, PartitionTuplesAndSummaries) {
   auto may = [&](std::string_view text) {
     return ManifestMayMatch(*partition_expr(text), spec, summaries);
   };
-  EXPECT_FALSE(may("id = 34"));  // bucket 3 is outside [0, 2]
+  EXPECT_FALSE(may("id = 34"));                     // bucket 3 is outside [0, 2]
   EXPECT_FALSE(may("ts < '2017-11-10T00:00:00'"));  // day 17480 is 2017-11-10
   EXPECT_TRUE(may("ts < '2017-11-10T00:00:01'"));
   EXPECT_FALSE(may("name = 'abc'"));  // every name_trunc is null

@@ -15,10 +15,10 @@ namespace {
 constexpr int kMaxDepth = 256;
 
 constexpr std::array kOperations = {
-    Operation::kAnd,   Operation::kOr,         Operation::kNot,     Operation::kIsNull,
-    Operation::kNotNull, Operation::kIsNan,    Operation::kNotNan,  Operation::kLt,
-    Operation::kLtEq,  Operation::kGt,         Operation::kGtEq,    Operation::kEq,
-    Operation::kNotEq, Operation::kStartsWith, Operation::kNotStartsWith, Operation::kIn,
+    Operation::kAnd,     Operation::kOr,         Operation::kNot,           Operation::kIsNull,
+    Operation::kNotNull, Operation::kIsNan,      Operation::kNotNan,        Operation::kLt,
+    Operation::kLtEq,    Operation::kGt,         Operation::kGtEq,          Operation::kEq,
+    Operation::kNotEq,   Operation::kStartsWith, Operation::kNotStartsWith, Operation::kIn,
     Operation::kNotIn,
 };
 
@@ -80,8 +80,10 @@ Result<std::string> TermFromJson(const J& node) {
 template <typename J>
 Result<ExpressionPtr> Parse(const J& node, int depth) {
   if (depth > kMaxDepth) return Status::InvalidArgument("expression nested too deeply");
-  if (node.is_boolean()) return node.template get<bool>() ? Expression::True() : Expression::False();
-  if (!node.is_object()) return Status::InvalidArgument("an expression must be a boolean or an object");
+  if (node.is_boolean())
+    return node.template get<bool>() ? Expression::True() : Expression::False();
+  if (!node.is_object())
+    return Status::InvalidArgument("an expression must be a boolean or an object");
   const J* type_node = Member(node, "type");
   if (type_node == nullptr || !type_node->is_string()) {
     return Status::InvalidArgument("an expression object needs a string 'type'");

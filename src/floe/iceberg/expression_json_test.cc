@@ -29,9 +29,10 @@ TEST(ExpressionJson, ParsesTheSpecForms) {
             "id >= 7");
   EXPECT_EQ(FromJson(R"({"type":"in","term":"id","values":[1,2]})"), "id IN (1, 2)");
   EXPECT_EQ(FromJson(R"({"type":"is-null","term":"name"})"), "name IS NULL");
-  EXPECT_EQ(FromJson(R"({"type":"and","left":{"type":"eq","term":"a","value":1},)"
-                     R"("right":{"type":"not","child":{"type":"starts-with","term":"s","value":"p"}}})"),
-            (*ParseExpression("a = 1 AND NOT s STARTS WITH 'p'"))->ToString());
+  EXPECT_EQ(
+      FromJson(R"({"type":"and","left":{"type":"eq","term":"a","value":1},)"
+               R"("right":{"type":"not","child":{"type":"starts-with","term":"s","value":"p"}}})"),
+      (*ParseExpression("a = 1 AND NOT s STARTS WITH 'p'"))->ToString());
 }
 
 TEST(ExpressionJson, RejectsBadForms) {
@@ -42,8 +43,10 @@ TEST(ExpressionJson, RejectsBadForms) {
   EXPECT_TRUE(FromJson(R"({"type":"is-null","term":"a","value":1})").starts_with("error"));
   EXPECT_TRUE(FromJson(R"({"type":"in","term":"a","values":1})").starts_with("error"));
   EXPECT_TRUE(FromJson(R"({"type":"eq","term":"a","value":null})").starts_with("error"));
-  EXPECT_TRUE(FromJson(R"({"type":"eq","term":{"type":"transform","transform":"bucket[4]","term":"a"},"value":1})")
-                  .starts_with("error"));
+  EXPECT_TRUE(
+      FromJson(
+          R"({"type":"eq","term":{"type":"transform","transform":"bucket[4]","term":"a"},"value":1})")
+          .starts_with("error"));
   EXPECT_TRUE(FromJson(R"({"type":"and","left":true})").starts_with("error"));
   std::string deep;
   for (int i = 0; i < 1000; ++i) deep += R"({"type":"not","child":)";

@@ -74,10 +74,9 @@ TEST(ExpressionParser, RoundTripsThroughToString) {
 }
 
 TEST(ExpressionParser, Errors) {
-  for (std::string_view bad :
-       {"", "a =", "a = NULL", "= 1", "a = 1 AND", "(a = 1", "a = 'unterminated", "a ~ 1",
-        "a IN ()", "a IN (1,", "s LIKE '%x'", "s LIKE 'a_b%'", "a IS 5", "a NOT = 1",
-        "a = 1 b = 2"}) {
+  for (std::string_view bad : {"", "a =", "a = NULL", "= 1", "a = 1 AND", "(a = 1",
+                               "a = 'unterminated", "a ~ 1", "a IN ()", "a IN (1,", "s LIKE '%x'",
+                               "s LIKE 'a_b%'", "a IS 5", "a NOT = 1", "a = 1 b = 2"}) {
     Result<ExpressionPtr> e = ParseExpression(bad);
     EXPECT_FALSE(e.ok()) << "accepted: " << bad;
     if (!e.ok()) {

@@ -62,14 +62,10 @@ bool StrictPredicate(const BoundExpression& p, const DataFile& file) {
   const std::optional<int64_t> nans = Count(file.nan_value_counts, t.field_id);
   const bool no_nans = !IsFloat(t) || (nans && *nans == 0);
   switch (p.op()) {
-    case Operation::kIsNull:
-      return only_nulls;
-    case Operation::kNotNull:
-      return no_nulls;
-    case Operation::kNotNan:
-      return no_nans || only_nulls;
-    default:
-      break;
+    case Operation::kIsNull: return only_nulls;
+    case Operation::kNotNull: return no_nulls;
+    case Operation::kNotNan: return no_nans || only_nulls;
+    default: break;
   }
   if (!no_nulls || !no_nans) {
     // not-eq / not-in hold for nulls (Iceberg row semantics); keep it simple and
@@ -80,14 +76,10 @@ bool StrictPredicate(const BoundExpression& p, const DataFile& file) {
   std::optional<Literal> upper = Bound(file.upper_bounds, t);
   const std::vector<Literal>& lits = p.literals();
   switch (p.op()) {
-    case Operation::kLt:
-      return upper && Compare(*upper, lits[0]) < 0;
-    case Operation::kLtEq:
-      return upper && Compare(*upper, lits[0]) <= 0;
-    case Operation::kGt:
-      return lower && Compare(*lower, lits[0]) > 0;
-    case Operation::kGtEq:
-      return lower && Compare(*lower, lits[0]) >= 0;
+    case Operation::kLt: return upper && Compare(*upper, lits[0]) < 0;
+    case Operation::kLtEq: return upper && Compare(*upper, lits[0]) <= 0;
+    case Operation::kGt: return lower && Compare(*lower, lits[0]) > 0;
+    case Operation::kGtEq: return lower && Compare(*lower, lits[0]) >= 0;
     case Operation::kEq:
       return lower && upper && Compare(*lower, lits[0]) == 0 && Compare(*upper, lits[0]) == 0;
     case Operation::kNotEq:
@@ -104,8 +96,7 @@ bool StrictPredicate(const BoundExpression& p, const DataFile& file) {
         if (!outside) return false;
       }
       return true;
-    default:
-      return false;
+    default: return false;
   }
 }
 
@@ -120,24 +111,20 @@ std::optional<size_t> IdentityIndex(const PartitionSpec& spec, int32_t field_id)
 
 bool StrictEval(const BoundExpression& e, const PartitionSpec& spec, const DataFile& file) {
   switch (e.op()) {
-    case Operation::kTrue:
-      return true;
-    case Operation::kFalse:
-      return false;
+    case Operation::kTrue: return true;
+    case Operation::kFalse: return false;
     case Operation::kAnd:
       return StrictEval(*e.left(), spec, file) && StrictEval(*e.right(), spec, file);
     case Operation::kOr:
       return StrictEval(*e.left(), spec, file) || StrictEval(*e.right(), spec, file);
-    default:
-      break;
+    default: break;
   }
   // Residual (Java ResidualEvaluator): an identity partition value decides the predicate.
   if (std::optional<size_t> idx = IdentityIndex(spec, e.term().field_id);
       idx && *idx < file.partition.size()) {
     const Literal& value = file.partition[*idx];
-    return EvaluateStruct(e, [&](int32_t) -> const Literal* {
-      return value.is_null() ? nullptr : &value;
-    });
+    return EvaluateStruct(
+        e, [&](int32_t) -> const Literal* { return value.is_null() ? nullptr : &value; });
   }
   return StrictPredicate(e, file);
 }
@@ -148,23 +135,20 @@ BoundExpressionPtr Residual(const BoundExpressionPtr& filter, const PartitionSpe
                             const std::vector<Literal>& partition) {
   switch (filter->op()) {
     case Operation::kTrue:
-    case Operation::kFalse:
-      return filter;
+    case Operation::kFalse: return filter;
     case Operation::kAnd:
       return BoundExpression::And(Residual(filter->left(), spec, partition),
                                   Residual(filter->right(), spec, partition));
     case Operation::kOr:
       return BoundExpression::Or(Residual(filter->left(), spec, partition),
                                  Residual(filter->right(), spec, partition));
-    default:
-      break;
+    default: break;
   }
   std::optional<size_t> idx = IdentityIndex(spec, filter->term().field_id);
   if (!idx || *idx >= partition.size()) return filter;
   const Literal& value = partition[*idx];
-  bool match = EvaluateStruct(*filter, [&](int32_t) -> const Literal* {
-    return value.is_null() ? nullptr : &value;
-  });
+  bool match = EvaluateStruct(
+      *filter, [&](int32_t) -> const Literal* { return value.is_null() ? nullptr : &value; });
   return match ? BoundExpression::True() : BoundExpression::False();
 }
 

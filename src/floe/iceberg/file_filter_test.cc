@@ -10,10 +10,9 @@ namespace {
 class EqualityDeletesMayApplyTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    auto schema = Schema::Make({NestedField::Required(1, "id", LongType()),
-                                NestedField::Optional(2, "name", StringType()),
-                                NestedField::Optional(3, "s", StructType({NestedField::Optional(
-                                                                     4, "x", LongType())}))});
+    auto schema = Schema::Make(
+        {NestedField::Required(1, "id", LongType()), NestedField::Optional(2, "name", StringType()),
+         NestedField::Optional(3, "s", StructType({NestedField::Optional(4, "x", LongType())}))});
     ASSERT_TRUE(schema.ok());
     md_.schemas.push_back(*schema);
     md_.current_schema_id = 0;

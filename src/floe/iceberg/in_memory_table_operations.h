@@ -32,8 +32,7 @@ class FixedCommitEnvironment final : public CommitEnvironment {
   int64_t NowMillis() override { return now_ms_; }
   std::string NewUuid() override {
     ++uuids_;
-    return fmt::format("{:08x}-0000-4000-8000-{:012x}", uuids_ * 2654435761u % 0xFFFFFFFFu,
-                       uuids_);
+    return fmt::format("{:08x}-0000-4000-8000-{:012x}", uuids_ * 2654435761u % 0xFFFFFFFFu, uuids_);
   }
   void set_now(int64_t now_ms) { now_ms_ = now_ms; }
   void Advance(int64_t ms) { now_ms_ += ms; }
@@ -50,8 +49,7 @@ class InMemoryTableOperations final : public TableOperations {
   using Hook = std::function<Status()>;
 
   // Writes `initial` as version 0 under its location. REQUIRES: io and env outlive this.
-  static Result<std::unique_ptr<InMemoryTableOperations>> Create(std::string name,
-                                                                 io::FileIO& io,
+  static Result<std::unique_ptr<InMemoryTableOperations>> Create(std::string name, io::FileIO& io,
                                                                  CommitEnvironment& env,
                                                                  TableMetadata initial) {
     auto ops = std::unique_ptr<InMemoryTableOperations>(

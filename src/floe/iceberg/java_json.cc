@@ -110,26 +110,14 @@ void Write(std::string* out, const OJson& v, bool pretty, int level) {
       out->push_back(']');
       return;
     }
-    case OJson::value_t::string:
-      AppendString(out, v.get_ref<const std::string&>());
-      return;
-    case OJson::value_t::boolean:
-      out->append(v.get<bool>() ? "true" : "false");
-      return;
-    case OJson::value_t::number_integer:
-      out->append(std::to_string(v.get<int64_t>()));
-      return;
-    case OJson::value_t::number_unsigned:
-      out->append(std::to_string(v.get<uint64_t>()));
-      return;
-    case OJson::value_t::number_float:
-      AppendDouble(out, v.get<double>());
-      return;
+    case OJson::value_t::string: AppendString(out, v.get_ref<const std::string&>()); return;
+    case OJson::value_t::boolean: out->append(v.get<bool>() ? "true" : "false"); return;
+    case OJson::value_t::number_integer: out->append(std::to_string(v.get<int64_t>())); return;
+    case OJson::value_t::number_unsigned: out->append(std::to_string(v.get<uint64_t>())); return;
+    case OJson::value_t::number_float: AppendDouble(out, v.get<double>()); return;
     case OJson::value_t::null:
     case OJson::value_t::discarded:
-    case OJson::value_t::binary:
-      out->append("null");
-      return;
+    case OJson::value_t::binary: out->append("null"); return;
   }
 }
 

@@ -13,8 +13,8 @@ using OJson = nlohmann::ordered_json;
 TEST(JavaJsonTest, PrettyMatchesJacksonDefaultPrettyPrinter) {
   OJson j = OJson::object();
   j["format-version"] = 2;
-  j["schemas"] = OJson::array({OJson{{"type", "struct"}, {"schema-id", 0},
-                                     {"fields", OJson::array()}}});
+  j["schemas"] =
+      OJson::array({OJson{{"type", "struct"}, {"schema-id", 0}, {"fields", OJson::array()}}});
   j["properties"] = OJson::object();
   j["ids"] = OJson::array({1, 2});
   j["snapshots"] = OJson::array();

@@ -88,8 +88,6 @@ Result<std::optional<bool>> GetOptionalBool(const Json& obj, std::string_view ke
   return std::optional<bool>(it->get<bool>());
 }
 
-std::string Dump(const Json& v) {
-  return v.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string Dump(const Json& v) { return v.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 }  // namespace floe::iceberg::internal

@@ -57,8 +57,8 @@ Repr ReprOf(TypeKind kind) {
   }
 }
 
-constexpr __int128 kPow10_38 = static_cast<__int128>(10000000000000000000ULL) *
-                                   static_cast<__int128>(10000000000000000000ULL);
+constexpr __int128 kPow10_38 =
+    static_cast<__int128>(10000000000000000000ULL) * static_cast<__int128>(10000000000000000000ULL);
 
 __int128 Pow10(int n) {
   __int128 v = 1;
@@ -299,12 +299,11 @@ Result<Literal> ParseText(const TypePtr& type, std::string_view text, bool stric
       bool tz = type->kind() == TypeKind::kTimestampTz || type->kind() == TypeKind::kTimestampTzNs;
       OffsetRule rule = !tz ? OffsetRule::kForbidden
                             : (strict_json ? OffsetRule::kRequired : OffsetRule::kOptional);
-      FLOE_ASSIGN_OR_RETURN(int64_t v, internal::ParseIsoTimestamp(text, DigitsOf(type->kind()),
-                                                                   rule, !strict_json));
+      FLOE_ASSIGN_OR_RETURN(
+          int64_t v, internal::ParseIsoTimestamp(text, DigitsOf(type->kind()), rule, !strict_json));
       return Literal::Make(type, v);
     }
-    case TypeKind::kString:
-      return Literal::String(std::string(text));
+    case TypeKind::kString: return Literal::String(std::string(text));
     case TypeKind::kUuid: {
       FLOE_ASSIGN_OR_RETURN(auto v, ParseUuid(text));
       return Literal::Uuid(v);
@@ -314,8 +313,7 @@ Result<Literal> ParseText(const TypePtr& type, std::string_view text, bool stric
       FLOE_ASSIGN_OR_RETURN(std::string bytes, HexDecode(text));
       return Literal::Make(type, std::move(bytes));
     }
-    default:
-      return Status::InvalidArgument("no literal form for type {}", type->ToString());
+    default: return Status::InvalidArgument("no literal form for type {}", type->ToString());
   }
 }
 
@@ -367,8 +365,7 @@ Result<std::string> Literal::ToBytes() const {
   if (is_null()) return Status::InvalidArgument("a null has no single-value binary form");
   std::string out;
   switch (type_->kind()) {
-    case TypeKind::kBoolean:
-      return std::string(1, bool_value() ? '\x01' : '\x00');
+    case TypeKind::kBoolean: return std::string(1, bool_value() ? '\x01' : '\x00');
     case TypeKind::kInt:
     case TypeKind::kDate: {
       out.resize(4);
@@ -395,17 +392,14 @@ Result<std::string> Literal::ToBytes() const {
       StoreLE<uint64_t>(out.data(), std::bit_cast<uint64_t>(double_value()));
       return out;
     }
-    case TypeKind::kDecimal:
-      return DecimalToBytes(decimal_value());
+    case TypeKind::kDecimal: return DecimalToBytes(decimal_value());
     case TypeKind::kString:
     case TypeKind::kFixed:
-    case TypeKind::kBinary:
-      return string_value();
+    case TypeKind::kBinary: return string_value();
     case TypeKind::kUuid:
       return std::string(reinterpret_cast<const char*>(uuid_value().data()), 16);
     default:
-      return Status::InvalidArgument("type {} has no single-value binary form",
-                                     type_->ToString());
+      return Status::InvalidArgument("type {} has no single-value binary form", type_->ToString());
   }
 }
 
@@ -445,8 +439,7 @@ Result<Literal> Literal::FromBytes(TypePtr type, std::string_view b) {
       return Literal(type, std::bit_cast<float>(LoadLE<uint32_t>(b.data())));
     case TypeKind::kDouble:
       if (b.size() == 4) {
-        return Literal(type,
-                       static_cast<double>(std::bit_cast<float>(LoadLE<uint32_t>(b.data()))));
+        return Literal(type, static_cast<double>(std::bit_cast<float>(LoadLE<uint32_t>(b.data()))));
       }
       if (b.size() != 8) return wrong_size();
       return Literal(type, std::bit_cast<double>(LoadLE<uint64_t>(b.data())));
@@ -458,8 +451,7 @@ Result<Literal> Literal::FromBytes(TypePtr type, std::string_view b) {
       return Literal(type, v);
     }
     case TypeKind::kString:
-    case TypeKind::kBinary:
-      return Literal(type, std::string(b));
+    case TypeKind::kBinary: return Literal(type, std::string(b));
     case TypeKind::kFixed:
       if (b.size() != static_cast<size_t>(type->length())) return wrong_size();
       return Literal(type, std::string(b));
@@ -470,8 +462,7 @@ Result<Literal> Literal::FromBytes(TypePtr type, std::string_view b) {
       return Literal(type, u);
     }
     default:
-      return Status::InvalidArgument("type {} has no single-value binary form",
-                                     type->ToString());
+      return Status::InvalidArgument("type {} has no single-value binary form", type->ToString());
   }
 }
 
@@ -524,8 +515,7 @@ Json Literal::ToJsonValue() const {
       }
       return Json(v);
     }
-    default:
-      return Json(ToString());
+    default: return Json(ToString());
   }
 }
 
@@ -779,8 +769,7 @@ Result<Literal> Literal::CastTo(const TypePtr& type) const {
         return Literal(type, string_value());
       }
       return fail();
-    default:
-      return fail();
+    default: return fail();
   }
 }
 

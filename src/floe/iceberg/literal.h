@@ -68,8 +68,8 @@ class Literal {
 
   // Accessors. REQUIRES: !is_null() and the representation named.
   bool bool_value() const { return std::get<bool>(value_); }
-  int32_t int_value() const { return std::get<int32_t>(value_); }    // int, date
-  int64_t long_value() const { return std::get<int64_t>(value_); }   // long, time, ts*
+  int32_t int_value() const { return std::get<int32_t>(value_); }   // int, date
+  int64_t long_value() const { return std::get<int64_t>(value_); }  // long, time, ts*
   float float_value() const { return std::get<float>(value_); }
   double double_value() const { return std::get<double>(value_); }
   __int128 decimal_value() const { return std::get<__int128>(value_); }

@@ -42,13 +42,22 @@ TEST(LiteralTest, BinaryFormsOfAppendixD) {
 
 TEST(LiteralTest, BinaryRoundTrips) {
   std::vector<Literal> values = {
-      Literal::Boolean(true), Literal::Int(-5), Literal::Long(-1LL << 40),
-      Literal::Float(-0.0f), Literal::Double(3.25), Literal::Decimal(-123456789, 20, 3),
-      Literal::Date(-1), Literal::Time(81068123456), Literal::Timestamp(kTsMicros),
-      Literal::TimestampTz(-1), Literal::TimestampNs(kTsMicros * 1000 + 7),
-      Literal::TimestampTzNs(5), Literal::String("ä€𐍈"), Literal::Fixed(Bytes({0, 1, 2})),
-      Literal::Binary(Bytes({0xFF, 0})), Literal::Uuid({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13,
-                                                        14, 15, 16})};
+      Literal::Boolean(true),
+      Literal::Int(-5),
+      Literal::Long(-1LL << 40),
+      Literal::Float(-0.0f),
+      Literal::Double(3.25),
+      Literal::Decimal(-123456789, 20, 3),
+      Literal::Date(-1),
+      Literal::Time(81068123456),
+      Literal::Timestamp(kTsMicros),
+      Literal::TimestampTz(-1),
+      Literal::TimestampNs(kTsMicros * 1000 + 7),
+      Literal::TimestampTzNs(5),
+      Literal::String("ä€𐍈"),
+      Literal::Fixed(Bytes({0, 1, 2})),
+      Literal::Binary(Bytes({0xFF, 0})),
+      Literal::Uuid({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})};
   for (const auto& v : values) {
     auto b = v.ToBytes();
     ASSERT_TRUE(b.ok()) << v.type()->ToString();
@@ -142,14 +151,20 @@ TEST(LiteralTest, JsonSingleValueForms) {
     EXPECT_TRUE(*v == c.expected) << c.json << " -> " << v->ToString();
   }
   for (auto [type, json] : std::vector<std::pair<TypePtr, const char*>>{
-           {IntType(), "2147483648"}, {IntType(), R"("1")"}, {IntType(), "1.5"},
+           {IntType(), "2147483648"},
+           {IntType(), R"("1")"},
+           {IntType(), "1.5"},
            {TimestampType(), R"("2017-11-16T22:31:08+00:00")"},
            {TimestampTzType(), R"("2017-11-16T22:31:08")"},
            {TimestampType(), R"("2017-11-16T22:31:08.0000001")"},
-           {DateType(), R"("2017-02-29")"}, {DateType(), R"("2017-13-01")"},
-           {DecimalType(9, 2), R"("14.201")"}, {DecimalType(3, 2), R"("14.20")"},
-           {UuidType(), R"("f79c3e09677c4bbda4793f349cb785e7")"}, {BinaryType(), R"("0g")"},
-           {BooleanType(), "1"}, {StringType(), "1"}}) {
+           {DateType(), R"("2017-02-29")"},
+           {DateType(), R"("2017-13-01")"},
+           {DecimalType(9, 2), R"("14.201")"},
+           {DecimalType(3, 2), R"("14.20")"},
+           {UuidType(), R"("f79c3e09677c4bbda4793f349cb785e7")"},
+           {BinaryType(), R"("0g")"},
+           {BooleanType(), "1"},
+           {StringType(), "1"}}) {
     EXPECT_EQ(Literal::FromJson(type, json).status().code(), StatusCode::kInvalidArgument)
         << type->ToString() << " " << json;
   }

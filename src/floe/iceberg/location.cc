@@ -72,8 +72,8 @@ LocationProvider LocationProvider::Make(std::string_view table_location,
   const std::string* data = Find(properties, kWriteDataPathProperty);
   if (data == nullptr && p.object_storage_) data = Find(properties, kObjectStorePathProperty);
   if (data == nullptr) data = Find(properties, kWriteFolderStoragePathProperty);
-  p.data_location_ = data != nullptr ? std::string(StripTrailingSlashes(*data))
-                                     : fmt::format("{}/data", table);
+  p.data_location_ =
+      data != nullptr ? std::string(StripTrailingSlashes(*data)) : fmt::format("{}/data", table);
   // Object storage outside the table's own prefix keeps "<db>/<table>" after the hash.
   if (p.object_storage_ && !std::string_view(p.data_location_).starts_with(table)) {
     p.context_ = PathContext(table);
@@ -100,7 +100,8 @@ std::string ObjectStoreHashDirs(std::string_view file_part) {
 std::string LocationProvider::NewDataLocation(std::string_view file_name) const {
   if (!object_storage_) return fmt::format("{}/{}", data_location_, file_name);
   const std::string hash = ObjectStoreHashDirs(file_name);
-  if (!context_.empty()) return fmt::format("{}/{}/{}/{}", data_location_, hash, context_, file_name);
+  if (!context_.empty())
+    return fmt::format("{}/{}/{}/{}", data_location_, hash, context_, file_name);
   if (partitioned_paths_) return fmt::format("{}/{}/{}", data_location_, hash, file_name);
   return fmt::format("{}/{}-{}", data_location_, hash, file_name);
 }

@@ -62,7 +62,7 @@ struct DataFile {
   std::optional<std::vector<int64_t>> split_offsets;
   std::optional<std::vector<int32_t>> equality_ids;
   std::optional<int32_t> sort_order_id;
-  std::optional<int64_t> first_row_id;  // v3
+  std::optional<int64_t> first_row_id;              // v3
   std::optional<std::string> referenced_data_file;  // v2+
   std::optional<int64_t> content_offset;            // v3
   std::optional<int64_t> content_size_in_bytes;     // v3
@@ -123,7 +123,7 @@ std::string ManifestPath(std::string_view table_location, std::string_view commi
                          int64_t index);
 // "<table_location>/metadata/snap-<snapshot_id>-<attempt>-<commit_uuid>.avro"; Java's
 // attempts count from 1.
-std::string ManifestListPath(std::string_view table_location, int64_t snapshot_id,
-                             int64_t attempt, std::string_view commit_uuid);
+std::string ManifestListPath(std::string_view table_location, int64_t snapshot_id, int64_t attempt,
+                             std::string_view commit_uuid);
 
 }  // namespace floe::iceberg

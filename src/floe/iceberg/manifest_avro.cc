@@ -85,20 +85,13 @@ class AvroBuilder {
       return j;
     };
     switch (type.kind()) {
-      case TypeKind::kBoolean:
-        return Json("boolean");
-      case TypeKind::kInt:
-        return Json("int");
-      case TypeKind::kLong:
-        return Json("long");
-      case TypeKind::kFloat:
-        return Json("float");
-      case TypeKind::kDouble:
-        return Json("double");
-      case TypeKind::kDate:
-        return with("int", "date");
-      case TypeKind::kTime:
-        return with("long", "time-micros");
+      case TypeKind::kBoolean: return Json("boolean");
+      case TypeKind::kInt: return Json("int");
+      case TypeKind::kLong: return Json("long");
+      case TypeKind::kFloat: return Json("float");
+      case TypeKind::kDouble: return Json("double");
+      case TypeKind::kDate: return with("int", "date");
+      case TypeKind::kTime: return with("long", "time-micros");
       case TypeKind::kTimestamp:
       case TypeKind::kTimestampTz: {
         Json j = with("long", "timestamp-micros");
@@ -111,12 +104,9 @@ class AvroBuilder {
         j["adjust-to-utc"] = type.kind() == TypeKind::kTimestampTzNs;
         return j;
       }
-      case TypeKind::kString:
-        return Json("string");
-      case TypeKind::kBinary:
-        return Json("bytes");
-      case TypeKind::kUuid:
-        return Fixed("uuid_fixed", 16, Json{{"logicalType", "uuid"}});
+      case TypeKind::kString: return Json("string");
+      case TypeKind::kBinary: return Json("bytes");
+      case TypeKind::kUuid: return Fixed("uuid_fixed", 16, Json{{"logicalType", "uuid"}});
       case TypeKind::kFixed:
         return Fixed(fmt::format("fixed_{}", type.length()), type.length(), Json::object());
       case TypeKind::kDecimal: {
@@ -239,8 +229,8 @@ Result<std::string> ManifestEntryAvroSchema(int format_version, const Type& part
   df.push_back(b.Field("key_metadata", "bytes", 131, true, "Encryption key metadata blob"));
   df.push_back(b.Field("split_offsets", b.List("long", 133), 132, true, "Splittable offsets"));
   if (!v1) {
-    df.push_back(b.Field("equality_ids", b.List("int", 136), 135, true,
-                         "Equality comparison field IDs"));
+    df.push_back(
+        b.Field("equality_ids", b.List("int", 136), 135, true, "Equality comparison field IDs"));
   }
   df.push_back(b.Field("sort_order_id", "int", 140, true, "Sort order ID"));
   if (format_version >= 3) {
@@ -248,10 +238,10 @@ Result<std::string> ManifestEntryAvroSchema(int format_version, const Type& part
                          "The first row ID assigned to the first row in the data file"));
   }
   if (!v1) {
-    df.push_back(b.Field(
-        "referenced_data_file", "string", 143, true,
-        "Fully qualified location (URI with FS scheme) of a data file that all deletes "
-        "reference"));
+    df.push_back(
+        b.Field("referenced_data_file", "string", 143, true,
+                "Fully qualified location (URI with FS scheme) of a data file that all deletes "
+                "reference"));
   }
   if (format_version >= 3) {
     df.push_back(b.Field("content_offset", "long", 144, true,
@@ -275,22 +265,21 @@ Result<std::string> ManifestEntryAvroSchema(int format_version, const Type& part
 
 Result<std::string> ManifestListAvroSchema(int format_version) {
   if (format_version < 1 || format_version > 3) {
-    return Status::InvalidArgument("unsupported manifest list format version {}",
-                                   format_version);
+    return Status::InvalidArgument("unsupported manifest list format version {}", format_version);
   }
   AvroBuilder b;
   const bool v1 = format_version == 1;
   Json summary = Json::array();
   summary.push_back(b.Field("contains_null", "boolean", 509, false,
                             "True if any file has a null partition value"));
-  summary.push_back(b.Field("contains_nan", "boolean", 518, true,
-                            "True if any file has a nan partition value"));
+  summary.push_back(
+      b.Field("contains_nan", "boolean", 518, true, "True if any file has a nan partition value"));
   summary.push_back(
       b.Field("lower_bound", "bytes", 510, true, "Partition lower bound for all files"));
   summary.push_back(
       b.Field("upper_bound", "bytes", 511, true, "Partition upper bound for all files"));
-  Json partitions = b.Field("partitions", b.List(b.Record("r508", std::move(summary)), 508),
-                            507, true, "Summary for each partition");
+  Json partitions = b.Field("partitions", b.List(b.Record("r508", std::move(summary)), 508), 507,
+                            true, "Summary for each partition");
 
   Json f = Json::array();
   f.push_back(b.Field("manifest_path", "string", 500, false, "Location URI with FS scheme"));
@@ -304,8 +293,8 @@ Result<std::string> ManifestListAvroSchema(int format_version) {
     f.push_back(b.Field("min_sequence_number", "long", 516, false,
                         "Lowest sequence number in the manifest"));
   }
-  f.push_back(b.Field("added_snapshot_id", "long", 503, false,
-                      "Snapshot ID that added the manifest"));
+  f.push_back(
+      b.Field("added_snapshot_id", "long", 503, false, "Snapshot ID that added the manifest"));
   f.push_back(b.Field("added_files_count", "int", 504, v1, "Added entry count"));
   f.push_back(b.Field("existing_files_count", "int", 505, v1, "Existing entry count"));
   f.push_back(b.Field("deleted_files_count", "int", 506, v1, "Deleted entry count"));

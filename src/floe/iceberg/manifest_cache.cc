@@ -2,8 +2,7 @@
 
 namespace floe::iceberg {
 
-ManifestEntryCache::Entries ManifestEntryCache::Get(const std::string& manifest_path,
-                                                    bool stats) {
+ManifestEntryCache::Entries ManifestEntryCache::Get(const std::string& manifest_path, bool stats) {
   std::lock_guard lock(mu_);
   auto it = slots_.find(manifest_path);
   if (it == slots_.end() || (stats && !it->second.stats)) {

@@ -38,15 +38,14 @@ class BytesInputFile final : public io::InputFile {
 
 // Reads the whole file, refusing files larger than `max_bytes`.
 inline Result<std::shared_ptr<const std::string>> ReadAllBytes(const io::InputFile& file,
-                                                              uint64_t max_bytes) {
+                                                               uint64_t max_bytes) {
   if (file.size() > max_bytes) {
     return Status::Corrupt("{} is {} bytes, more than the {} accepted", file.location(),
                            file.size(), max_bytes);
   }
   auto bytes = std::make_shared<std::string>(file.size(), '\0');
   if (!bytes->empty()) {
-    FLOE_RETURN_IF_ERROR(
-        file.ReadAt(0, bytes->size(), reinterpret_cast<uint8_t*>(bytes->data())));
+    FLOE_RETURN_IF_ERROR(file.ReadAt(0, bytes->size(), reinterpret_cast<uint8_t*>(bytes->data())));
   }
   return std::shared_ptr<const std::string>(std::move(bytes));
 }
@@ -64,14 +63,11 @@ inline std::optional<int64_t> GetLong(const columnar::Array* a, int64_t row) {
   if (a == nullptr || a->IsNull(row)) return std::nullopt;
   switch (a->type_id()) {
     case columnar::TypeId::kInt32:
-    case columnar::TypeId::kDate32:
-      return a->Value<int32_t>(row);
+    case columnar::TypeId::kDate32: return a->Value<int32_t>(row);
     case columnar::TypeId::kInt64:
     case columnar::TypeId::kTimestamp:
-    case columnar::TypeId::kTime64:
-      return a->Value<int64_t>(row);
-    default:
-      return std::nullopt;
+    case columnar::TypeId::kTime64: return a->Value<int64_t>(row);
+    default: return std::nullopt;
   }
 }
 
@@ -79,13 +75,10 @@ inline std::optional<std::string> GetBytes(const columnar::Array* a, int64_t row
   if (a == nullptr || a->IsNull(row)) return std::nullopt;
   switch (a->type_id()) {
     case columnar::TypeId::kString:
-    case columnar::TypeId::kBinary:
-      return std::string(a->BinaryValue(row));
+    case columnar::TypeId::kBinary: return std::string(a->BinaryValue(row));
     case columnar::TypeId::kFixedBinary:
-    case columnar::TypeId::kUuid:
-      return std::string(a->FixedValue(row));
-    default:
-      return std::nullopt;
+    case columnar::TypeId::kUuid: return std::string(a->FixedValue(row));
+    default: return std::nullopt;
   }
 }
 

@@ -67,10 +67,9 @@ Result<std::unique_ptr<ManifestListWriter>> ManifestListWriter::Make(
   copts.level = options.level;
   copts.sync_marker = options.sync_marker;
   copts.metadata.emplace_back("snapshot-id", std::to_string(options.snapshot_id));
-  copts.metadata.emplace_back("parent-snapshot-id",
-                              options.parent_snapshot_id
-                                  ? std::to_string(*options.parent_snapshot_id)
-                                  : std::string("null"));
+  copts.metadata.emplace_back(
+      "parent-snapshot-id", options.parent_snapshot_id ? std::to_string(*options.parent_snapshot_id)
+                                                       : std::string("null"));
   if (version >= 2) {
     copts.metadata.emplace_back("sequence-number", std::to_string(options.sequence_number));
   }
@@ -80,8 +79,8 @@ Result<std::unique_ptr<ManifestListWriter>> ManifestListWriter::Make(
   copts.metadata.emplace_back("format-version", std::to_string(version));
 
   std::unique_ptr<ManifestListWriter> w(new ManifestListWriter());
-  FLOE_ASSIGN_OR_RETURN(w->writer_, avro::ContainerWriter::Make(std::move(out), std::move(schema),
-                                                                std::move(copts)));
+  FLOE_ASSIGN_OR_RETURN(
+      w->writer_, avro::ContainerWriter::Make(std::move(out), std::move(schema), std::move(copts)));
   w->next_row_id_ = options.first_row_id.value_or(0);
   w->options_ = std::move(options);
   return w;
@@ -188,9 +187,10 @@ Result<std::vector<ManifestFile>> ReadManifestList(const io::InputFile& file,
       auto spec_id = GetLong(col("partition_spec_id"), row);
       auto snapshot = GetLong(col("added_snapshot_id"), row);
       if (!p || !length || !spec_id || !snapshot) {
-        return Status::Corrupt("manifest list {} entry {} lacks a path, length, spec id or "
-                               "snapshot id",
-                               file.location(), result.size());
+        return Status::Corrupt(
+            "manifest list {} entry {} lacks a path, length, spec id or "
+            "snapshot id",
+            file.location(), result.size());
       }
       m.manifest_path = std::move(*p);
       m.manifest_length = *length;

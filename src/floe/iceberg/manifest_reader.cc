@@ -37,28 +37,20 @@ Result<TypePtr> IcebergTypeOf(const avro::Node& node) {
   using avro::AvroType;
   using avro::LogicalType;
   switch (node.type()) {
-    case AvroType::kBoolean:
-      return BooleanType();
-    case AvroType::kInt:
-      return node.logical_type() == LogicalType::kDate ? DateType() : IntType();
+    case AvroType::kBoolean: return BooleanType();
+    case AvroType::kInt: return node.logical_type() == LogicalType::kDate ? DateType() : IntType();
     case AvroType::kLong: {
       auto utc = node.FindProperty("adjust-to-utc");
       bool tz = utc != nullptr && utc->json == "true";
       switch (node.logical_type()) {
-        case LogicalType::kTimeMicros:
-          return TimeType();
-        case LogicalType::kTimestampMicros:
-          return tz ? TimestampTzType() : TimestampType();
-        case LogicalType::kTimestampNanos:
-          return tz ? TimestampTzNsType() : TimestampNsType();
-        default:
-          return LongType();
+        case LogicalType::kTimeMicros: return TimeType();
+        case LogicalType::kTimestampMicros: return tz ? TimestampTzType() : TimestampType();
+        case LogicalType::kTimestampNanos: return tz ? TimestampTzNsType() : TimestampNsType();
+        default: return LongType();
       }
     }
-    case AvroType::kFloat:
-      return FloatType();
-    case AvroType::kDouble:
-      return DoubleType();
+    case AvroType::kFloat: return FloatType();
+    case AvroType::kDouble: return DoubleType();
     case AvroType::kString:
       return node.logical_type() == LogicalType::kUuid ? UuidType() : StringType();
     case AvroType::kBytes:
@@ -73,8 +65,7 @@ Result<TypePtr> IcebergTypeOf(const avro::Node& node) {
       if (node.logical_type() == LogicalType::kUuid) return UuidType();
       return FixedType(node.fixed_size());
     default:
-      return Status::Corrupt("partition field of Avro type {}",
-                             avro::AvroTypeName(node.type()));
+      return Status::Corrupt("partition field of Avro type {}", avro::AvroTypeName(node.type()));
   }
 }
 
@@ -135,9 +126,7 @@ Result<Literal> ToLiteral(const Array& a, int64_t row, const TypePtr& type) {
   if (a.IsNull(row)) return Literal::Null(type);
   Literal::Value v;
   switch (a.type_id()) {
-    case TypeId::kBool:
-      v = a.BoolValue(row);
-      break;
+    case TypeId::kBool: v = a.BoolValue(row); break;
     case TypeId::kInt32:
     case TypeId::kDate32:
       if (type->kind() == TypeKind::kLong) {
@@ -148,9 +137,7 @@ Result<Literal> ToLiteral(const Array& a, int64_t row, const TypePtr& type) {
       break;
     case TypeId::kInt64:
     case TypeId::kTimestamp:
-    case TypeId::kTime64:
-      v = a.Value<int64_t>(row);
-      break;
+    case TypeId::kTime64: v = a.Value<int64_t>(row); break;
     case TypeId::kFloat32:
       if (type->kind() == TypeKind::kDouble) {
         v = static_cast<double>(a.Value<float>(row));
@@ -158,9 +145,7 @@ Result<Literal> ToLiteral(const Array& a, int64_t row, const TypePtr& type) {
         v = a.Value<float>(row);
       }
       break;
-    case TypeId::kFloat64:
-      v = a.Value<double>(row);
-      break;
+    case TypeId::kFloat64: v = a.Value<double>(row); break;
     case TypeId::kDecimal128: {
       __int128 d;
       std::memcpy(&d, a.FixedValue(row).data(), 16);
@@ -187,8 +172,7 @@ Result<Literal> ToLiteral(const Array& a, int64_t row, const TypePtr& type) {
       }
       break;
     }
-    default:
-      return Status::Corrupt("partition column of type {}", a.type()->ToString());
+    default: return Status::Corrupt("partition column of type {}", a.type()->ToString());
   }
   auto lit = Literal::Make(type, std::move(v));
   if (!lit) {
@@ -279,9 +263,9 @@ Result<std::unique_ptr<ManifestReader>> ManifestReader::Open(const io::InputFile
   header_options.metadata_only = true;
   header_options.schema_cache = cache != nullptr ? &cache->avro : nullptr;
   FLOE_ASSIGN_OR_RETURN(
-      auto header, avro::ContainerReader::Open(
-                       std::make_unique<internal::BytesInputFile>(file.location(), bytes),
-                       header_options));
+      auto header,
+      avro::ContainerReader::Open(
+          std::make_unique<internal::BytesInputFile>(file.location(), bytes), header_options));
 
   std::unique_ptr<ManifestReader> r(new ManifestReader());
   r->manifest_ = manifest;
@@ -312,8 +296,7 @@ Result<std::unique_ptr<ManifestReader>> ManifestReader::Open(const io::InputFile
   const avro::RecordField* partition =
       data_file ? FieldById(Unwrap(data_file->type()), 102) : nullptr;
   if (partition == nullptr || Unwrap(partition->type()).type() != avro::AvroType::kRecord) {
-    return Status::Corrupt("{} is not a manifest: no data_file.partition record",
-                           file.location());
+    return Status::Corrupt("{} is not a manifest: no data_file.partition record", file.location());
   }
   FLOE_ASSIGN_OR_RETURN(TypePtr avro_type, PartitionTypeOf(Unwrap(partition->type())));
   if (options.partition_type) {
@@ -339,8 +322,7 @@ Result<std::unique_ptr<ManifestReader>> ManifestReader::Open(const io::InputFile
     nlohmann::json* jpart = jdf_type ? JsonFieldById(*jdf_type, 102) : nullptr;
     nlohmann::json* jpart_type = jpart ? UnwrapJson((*jpart)["type"]) : nullptr;
     if (jpart_type == nullptr || !jpart_type->is_object()) {
-      return Status::Corrupt("{}: the partition record is not defined in place",
-                             file.location());
+      return Status::Corrupt("{}: the partition record is not defined in place", file.location());
     }
     FLOE_ASSIGN_OR_RETURN(std::string read_json,
                           ManifestEntryReadSchema(jpart_type->dump(), options.read_stats));
@@ -443,9 +425,10 @@ Status ManifestReader::Convert(const columnar::RecordBatch& batch,
     auto rc = GetLong(record_count, row);
     auto size = GetLong(file_size, row);
     if (!p || !fmt || !rc || !size) {
-      return Status::Corrupt("entry {}: missing file_path, file_format, record_count or "
-                             "file_size_in_bytes",
-                             entries_read_);
+      return Status::Corrupt(
+          "entry {}: missing file_path, file_format, record_count or "
+          "file_size_in_bytes",
+          entries_read_);
     }
     f.file_path = std::move(*p);
     auto parsed_format = ParseFileFormat(*fmt);
@@ -508,8 +491,7 @@ Status ManifestReader::Convert(const columnar::RecordBatch& batch,
     }
 
     switch (options_.filter) {
-      case ManifestEntryFilter::kAll:
-        break;
+      case ManifestEntryFilter::kAll: break;
       case ManifestEntryFilter::kLive:
         if (!e.is_live()) continue;
         break;

@@ -37,8 +37,9 @@ enum class ManifestEntryFilter : uint8_t {
   kAdded,  // ADDED only
 };
 
-// What manifests written alike share: their parsed writer and read schemas. A scan opens hundreds of manifests with a handful of distinct schemas; this
-// parses each once. Not thread-safe: one per reading thread, outliving the readers.
+// What manifests written alike share: their parsed writer and read schemas. A scan opens hundreds
+// of manifests with a handful of distinct schemas; this parses each once. Not thread-safe: one per
+// reading thread, outliving the readers.
 struct ManifestSchemaCache {
   format::avro::SchemaCache avro;
   // By stats flag + writer schema text.

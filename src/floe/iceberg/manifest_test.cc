@@ -99,13 +99,12 @@ TEST(ManifestAvroTest, EntrySchemaMatchesJavaLayout) {
     for (auto& f : df["fields"]) df_ids.push_back(f["field-id"]);
     // V1Metadata.dataFileSchema / V2Metadata.fileType / V3Metadata.fileType.
     std::vector<int> expected =
-        version == 1 ? std::vector<int>{100, 101, 102, 103, 104, 105, 108, 109, 110, 137, 125,
-                                        128, 131, 132, 140}
-        : version == 2
-            ? std::vector<int>{134, 100, 101, 102, 103, 104, 108, 109, 110, 137, 125, 128, 131,
-                               132, 135, 140, 143}
-            : std::vector<int>{134, 100, 101, 102, 103, 104, 108, 109, 110, 137, 125, 128, 131,
-                               132, 135, 140, 142, 143, 144, 145};
+        version == 1   ? std::vector<int>{100, 101, 102, 103, 104, 105, 108, 109,
+                                          110, 137, 125, 128, 131, 132, 140}
+        : version == 2 ? std::vector<int>{134, 100, 101, 102, 103, 104, 108, 109, 110,
+                                          137, 125, 128, 131, 132, 135, 140, 143}
+                       : std::vector<int>{134, 100, 101, 102, 103, 104, 108, 109, 110, 137,
+                                          125, 128, 131, 132, 135, 140, 142, 143, 144, 145};
     EXPECT_EQ(df_ids, expected);
     Json partition = df["fields"][version == 1 ? 2 : 3]["type"];
     EXPECT_EQ(partition["name"], "r102");
@@ -245,8 +244,8 @@ TEST_F(ManifestTest, DeleteManifests) {
 
   // v1 has no delete manifests.
   auto out = io_.CreateOutput("mem://t/d1.avro", true);
-  EXPECT_FALSE(ManifestWriter::Make(std::move(*out), Options(1, ManifestContent::kDeletes))
-                   .has_value());
+  EXPECT_FALSE(
+      ManifestWriter::Make(std::move(*out), Options(1, ManifestContent::kDeletes)).has_value());
 }
 
 TEST_F(ManifestTest, InheritanceOnlyForAddedEntries) {
@@ -305,7 +304,7 @@ TEST_F(ManifestTest, NullSequenceNumberOnExistingEntryIsCorrupt) {
       bytes.find(std::string(reinterpret_cast<const char*>(sync.data()), sync.size())) + 16;
   size_t datum = header_end + 1;  // count 1 (one byte)
   while (static_cast<uint8_t>(bytes[datum]) & 0x80) ++datum;
-  ++datum;  // block size varint
+  ++datum;                          // block size varint
   ASSERT_EQ(bytes[datum], '\x02');  // status ADDED
   bytes[datum] = '\x00';            // EXISTING
   io_.Put(m->manifest_path, bytes);

@@ -104,9 +104,8 @@ Status AppendPartitionValue(Buffer* out, const NestedField& field, const Literal
     return Status::OK();
   }
   if (!SameType(*value.type(), *field.type)) {
-    return Status::InvalidArgument("partition field {} has type {}, the value is a {}",
-                                   field.name, field.type->ToString(),
-                                   value.type()->ToString());
+    return Status::InvalidArgument("partition field {} has type {}, the value is a {}", field.name,
+                                   field.type->ToString(), value.type()->ToString());
   }
   if (!field.required) avro::AppendLong(out, 1);
   switch (field.type->kind()) {
@@ -116,17 +115,13 @@ Status AppendPartitionValue(Buffer* out, const NestedField& field, const Literal
       return Status::OK();
     }
     case TypeKind::kInt:
-    case TypeKind::kDate:
-      avro::AppendInt(out, value.int_value());
-      return Status::OK();
+    case TypeKind::kDate: avro::AppendInt(out, value.int_value()); return Status::OK();
     case TypeKind::kLong:
     case TypeKind::kTime:
     case TypeKind::kTimestamp:
     case TypeKind::kTimestampTz:
     case TypeKind::kTimestampNs:
-    case TypeKind::kTimestampTzNs:
-      avro::AppendLong(out, value.long_value());
-      return Status::OK();
+    case TypeKind::kTimestampTzNs: avro::AppendLong(out, value.long_value()); return Status::OK();
     case TypeKind::kFloat: {
       float f = value.float_value();
       AppendFixedLE(out, &f, 4);
@@ -138,15 +133,11 @@ Status AppendPartitionValue(Buffer* out, const NestedField& field, const Literal
       return Status::OK();
     }
     case TypeKind::kString:
-    case TypeKind::kBinary:
-      AppendString(out, value.string_value());
-      return Status::OK();
+    case TypeKind::kBinary: AppendString(out, value.string_value()); return Status::OK();
     case TypeKind::kFixed:
       out->Append(value.string_value().data(), value.string_value().size());
       return Status::OK();
-    case TypeKind::kUuid:
-      out->Append(value.uuid_value().data(), 16);
-      return Status::OK();
+    case TypeKind::kUuid: out->Append(value.uuid_value().data(), 16); return Status::OK();
     case TypeKind::kDecimal: {
       int32_t size = DecimalRequiredBytes(field.type->precision());
       uint8_t bytes[16];
@@ -154,8 +145,7 @@ Status AppendPartitionValue(Buffer* out, const NestedField& field, const Literal
       out->Append(bytes, static_cast<size_t>(size));
       return Status::OK();
     }
-    default:
-      return Status::Unimplemented("partition values of type {}", field.type->ToString());
+    default: return Status::Unimplemented("partition values of type {}", field.type->ToString());
   }
 }
 
@@ -170,8 +160,7 @@ bool IsNaN(const Literal& v) {
 
 Result<ManifestWriterOptions> MakeManifestWriterOptions(int format_version,
                                                         const PartitionSpec& spec,
-                                                        const Schema& schema,
-                                                        int64_t snapshot_id,
+                                                        const Schema& schema, int64_t snapshot_id,
                                                         ManifestContent content) {
   ManifestWriterOptions o;
   o.format_version = format_version;
@@ -186,8 +175,8 @@ Result<ManifestWriterOptions> MakeManifestWriterOptions(int format_version,
 
 ManifestWriter::~ManifestWriter() = default;
 
-Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(
-    std::unique_ptr<io::OutputStream> out, ManifestWriterOptions options) {
+Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(std::unique_ptr<io::OutputStream> out,
+                                                             ManifestWriterOptions options) {
   if (options.format_version < 1 || options.format_version > 3) {
     return Status::InvalidArgument("unsupported manifest format version {}",
                                    options.format_version);
@@ -224,9 +213,8 @@ Result<std::unique_ptr<ManifestWriter>> ManifestWriter::Make(
   if (options.format_version >= 2) {
     copts.metadata.emplace_back("content", std::string(ManifestContentName(options.content)));
   }
-  FLOE_ASSIGN_OR_RETURN(w->writer_, avro::ContainerWriter::Make(std::move(counting),
-                                                                std::move(schema),
-                                                                std::move(copts)));
+  FLOE_ASSIGN_OR_RETURN(w->writer_, avro::ContainerWriter::Make(
+                                        std::move(counting), std::move(schema), std::move(copts)));
   w->stats_.resize(options.partition_type->fields().size());
   w->options_ = std::move(options);
   return w;

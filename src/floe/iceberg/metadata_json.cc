@@ -6,8 +6,8 @@
 
 #include "floe/base/macros.h"
 #include "floe/format/compression/codec.h"
-#include "floe/io/file_io.h"
 #include "floe/iceberg/ojson_util.h"
+#include "floe/io/file_io.h"
 
 namespace floe::iceberg {
 namespace {
@@ -17,13 +17,30 @@ namespace {
 // initial-default, write-default), lists, maps, specs (spec-id, fields), partition fields
 // (name, transform, source-id, field-id), orders (order-id, fields) and sort fields
 // (transform, source-id, direction, null-order). Unknown members keep their order after.
-constexpr std::array<std::string_view, 24> kMemberRank = {
-    "id",          "name",          "required",  "type",          "transform",
-    "source-id",   "source-ids",    "field-id",  "direction",     "null-order",
-    "spec-id",     "order-id",      "schema-id", "identifier-field-ids",
-    "fields",      "element-id",    "element",   "element-required",
-    "key-id",      "key",           "value-id",  "value",         "value-required",
-    "doc"};
+constexpr std::array<std::string_view, 24> kMemberRank = {"id",
+                                                          "name",
+                                                          "required",
+                                                          "type",
+                                                          "transform",
+                                                          "source-id",
+                                                          "source-ids",
+                                                          "field-id",
+                                                          "direction",
+                                                          "null-order",
+                                                          "spec-id",
+                                                          "order-id",
+                                                          "schema-id",
+                                                          "identifier-field-ids",
+                                                          "fields",
+                                                          "element-id",
+                                                          "element",
+                                                          "element-required",
+                                                          "key-id",
+                                                          "key",
+                                                          "value-id",
+                                                          "value",
+                                                          "value-required",
+                                                          "doc"};
 
 size_t Rank(std::string_view key) {
   auto it = std::find(kMemberRank.begin(), kMemberRank.end(), key);

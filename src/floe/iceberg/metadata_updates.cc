@@ -164,12 +164,10 @@ Result<Schema> UpdateSchema::ApplySchema(const TableMetadata& base) const {
         }
         if (const NestedField* existing = parent_type->FieldByName(c.name);
             existing != nullptr && deletes.count(existing->id) == 0) {
-          return Status::InvalidArgument("Cannot add column, name already exists: {}",
-                                         full_name);
+          return Status::InvalidArgument("Cannot add column, name already exists: {}", full_name);
         }
         if (added_names.count(full_name) > 0) {
-          return Status::InvalidArgument("Cannot add column, name already exists: {}",
-                                         full_name);
+          return Status::InvalidArgument("Cannot add column, name already exists: {}", full_name);
         }
         if (c.required && !c.default_value && !allow_incompatible_) {
           return Status::InvalidArgument("Incompatible change: cannot add required column: {}",
@@ -179,8 +177,7 @@ Result<Schema> UpdateSchema::ApplySchema(const TableMetadata& base) const {
         NestedField f;
         f.id = ++next_id;
         f.name = c.name;
-        f.type = c.type->is_nested() ? AssignFreshIds(*c.type, [&] { return ++next_id; })
-                                     : c.type;
+        f.type = c.type->is_nested() ? AssignFreshIds(*c.type, [&] { return ++next_id; }) : c.type;
         f.required = c.required;
         f.doc = c.doc;
         if (c.default_value) {
@@ -209,8 +206,7 @@ Result<Schema> UpdateSchema::ApplySchema(const TableMetadata& base) const {
       case Change::Kind::kRename: {
         FLOE_ASSIGN_OR_RETURN(const NestedField* f, find(c.name));
         if (deletes.count(f->id) > 0) {
-          return Status::InvalidArgument("Cannot rename a column that will be deleted: {}",
-                                         c.name);
+          return Status::InvalidArgument("Cannot rename a column that will be deleted: {}", c.name);
         }
         updated(*f).name = c.other;
         break;
@@ -218,8 +214,7 @@ Result<Schema> UpdateSchema::ApplySchema(const TableMetadata& base) const {
       case Change::Kind::kType: {
         FLOE_ASSIGN_OR_RETURN(const NestedField* f, find(c.name));
         if (deletes.count(f->id) > 0) {
-          return Status::InvalidArgument("Cannot update a column that will be deleted: {}",
-                                         c.name);
+          return Status::InvalidArgument("Cannot update a column that will be deleted: {}", c.name);
         }
         if (!f->type->is_primitive() || c.type == nullptr || !c.type->is_primitive()) {
           return Status::InvalidArgument("Cannot update non-primitive column: {}", c.name);
@@ -298,8 +293,7 @@ Result<Schema> UpdateSchema::ApplySchema(const TableMetadata& base) const {
         f.type = MapType(std::move(k), std::move(v));
         break;
       }
-      default:
-        break;
+      default: break;
     }
     return f;
   };
@@ -328,8 +322,7 @@ Result<Schema> UpdateSchema::ApplySchema(const TableMetadata& base) const {
         auto ref = std::find_if(out.begin(), out.end(),
                                 [&](const NestedField& f) { return f.id == m.reference_id; });
         if (ref == out.end()) {
-          return Status::InvalidArgument("Cannot move {} relative to a deleted column",
-                                         moved.name);
+          return Status::InvalidArgument("Cannot move {} relative to a deleted column", moved.name);
         }
         out.insert(m.kind == Move::Kind::kBefore ? ref : ref + 1, std::move(moved));
       }
@@ -346,8 +339,7 @@ Result<Schema> UpdateSchema::ApplySchema(const TableMetadata& base) const {
     for (const std::string& n : *identifier_names_) {
       const NestedField* f = draft.FindFieldByName(n, case_sensitive_);
       if (f == nullptr) {
-        return Status::InvalidArgument("Cannot add field {} as an identifier field: not found",
-                                       n);
+        return Status::InvalidArgument("Cannot add field {} as an identifier field: not found", n);
       }
       if (!f->type->is_primitive() || f->type->kind() == TypeKind::kFloat ||
           f->type->kind() == TypeKind::kDouble) {
@@ -440,8 +432,8 @@ Status UpdatePartitionSpec::Apply(const TableMetadata& base, TableOperations& op
       return Status::InvalidArgument("Cannot find partition field to rename: {}", name);
     }
     if (by_name(new_name) != fields.end()) {
-      return Status::InvalidArgument("Cannot rename partition field {} to existing name {}",
-                                     name, new_name);
+      return Status::InvalidArgument("Cannot rename partition field {} to existing name {}", name,
+                                     new_name);
     }
     it->name = new_name;
   }
@@ -461,8 +453,7 @@ Status UpdatePartitionSpec::Apply(const TableMetadata& base, TableOperations& op
     }
     std::string name = a.name.empty() ? DefaultPartitionName(a.source, a.transform) : a.name;
     if (by_name(name) != fields.end()) {
-      return Status::InvalidArgument("Cannot add partition field, name already exists: {}",
-                                     name);
+      return Status::InvalidArgument("Cannot add partition field, name already exists: {}", name);
     }
     fields.push_back({source->id, 0, std::move(name), a.transform, {}});
   }
@@ -592,7 +583,7 @@ struct ManageSnapshots::Action {
 ManageSnapshots::ManageSnapshots() = default;
 ManageSnapshots::~ManageSnapshots() = default;
 
-#define FLOE_MS_ACTION(kind, ...)                                 \
+#define FLOE_MS_ACTION(kind, ...)                              \
   actions_.push_back(Action{Action::Kind::kind, __VA_ARGS__}); \
   return *this
 
@@ -720,8 +711,8 @@ Status ManageSnapshots::Apply(const TableMetadata& base, TableOperations& ops,
           return Status::InvalidArgument("Ref {} is a tag, not a branch", a.name);
         }
         if (a.kind == Action::Kind::kFastForward && !is_ancestor(target, it->second.snapshot_id)) {
-          return Status::InvalidArgument("Cannot fast-forward: {} is not an ancestor of {}",
-                                         a.name, a.other);
+          return Status::InvalidArgument("Cannot fast-forward: {} is not an ancestor of {}", a.name,
+                                         a.other);
         }
         it->second.snapshot_id = target;
         break;
@@ -768,8 +759,7 @@ Status ManageSnapshots::Apply(const TableMetadata& base, TableOperations& ops,
             FLOE_RETURN_IF_ERROR(need_snapshot(target));
             if (!is_ancestor(main->second.snapshot_id, target)) {
               return Status::InvalidArgument(
-                  "Cannot roll back to snapshot, not an ancestor of the current state: {}",
-                  target);
+                  "Cannot roll back to snapshot, not an ancestor of the current state: {}", target);
             }
           }
         }

@@ -29,8 +29,8 @@ class UpdateSchema final : public PendingUpdate {
   ~UpdateSchema() override;
   // Adds a column at the end of `parent` (a struct column's full name; empty = top level).
   // A required column needs a v3 `initial_default` or AllowIncompatibleChanges().
-  UpdateSchema& AddColumn(std::string parent, std::string name, TypePtr type,
-                          std::string doc = {}, bool required = false,
+  UpdateSchema& AddColumn(std::string parent, std::string name, TypePtr type, std::string doc = {},
+                          bool required = false,
                           std::optional<Literal> default_value = std::nullopt);
   UpdateSchema& DeleteColumn(std::string name);
   UpdateSchema& RenameColumn(std::string name, std::string new_name);

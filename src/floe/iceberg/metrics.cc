@@ -83,7 +83,8 @@ MetricsConfig MetricsConfig::ForTable(const std::map<std::string, std::string>& 
   } else {
     // Wide tables: the inferred default covers the first columns (and their nested fields).
     std::vector<int32_t> ids;
-    for (size_t i = 0; i < static_cast<size_t>(max_inferred); ++i) CollectIds(schema.fields()[i], &ids);
+    for (size_t i = 0; i < static_cast<size_t>(max_inferred); ++i)
+      CollectIds(schema.fields()[i], &ids);
     for (int32_t id : ids) {
       if (std::optional<std::string> name = schema.FindColumnName(id)) {
         config.column_modes_[*name] = java_default;
@@ -132,13 +133,15 @@ MetricsMode MetricsConfig::FieldMode(const Schema& schema, int32_t field_id) con
 namespace {
 
 Status WrongSize(const pq::ColumnDescriptor& column, std::string_view v) {
-  return Status::Corrupt("statistics value of column '{}' has {} bytes", column.PathString(), v.size());
+  return Status::Corrupt("statistics value of column '{}' has {} bytes", column.PathString(),
+                         v.size());
 }
 
 // A big-endian two's complement integer of 1..16 bytes.
 std::optional<__int128> BigEndianUnscaled(std::string_view be) {
   if (be.empty() || be.size() > 16) return std::nullopt;
-  unsigned __int128 v = (static_cast<uint8_t>(be[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
+  unsigned __int128 v =
+      (static_cast<uint8_t>(be[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
   for (char c : be) v = (v << 8) | static_cast<uint8_t>(c);
   return static_cast<__int128>(v);
 }

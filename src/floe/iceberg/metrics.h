@@ -82,8 +82,8 @@ class MetricsConfig {
 // decimals become the minimal big-endian unscaled value; float/double keep their bits
 // (NaN is nullopt: never a bound). kInvalidArgument when the physical type cannot hold
 // `type`; kCorrupt for a value of the wrong size.
-Result<std::optional<std::string>> ParquetBoundToIceberg(const format::parquet::ColumnDescriptor& column,
-                                                         const Type& type, std::string_view plain);
+Result<std::optional<std::string>> ParquetBoundToIceberg(
+    const format::parquet::ColumnDescriptor& column, const Type& type, std::string_view plain);
 
 // Fills `file`'s record count, column sizes, counts and bounds from a closed Parquet file
 // written with `schema`'s field ids. `file_schema` describes the written file (the

@@ -62,15 +62,12 @@ std::vector<MappedField> FromType(const Type& type) {
     case TypeKind::kStruct:
       for (const NestedField& f : type.fields()) out.push_back(FromNested(f));
       break;
-    case TypeKind::kList:
-      out.push_back(FromNested(type.element()));
-      break;
+    case TypeKind::kList: out.push_back(FromNested(type.element())); break;
     case TypeKind::kMap:
       out.push_back(FromNested(type.key()));
       out.push_back(FromNested(type.value()));
       break;
-    default:
-      break;
+    default: break;
   }
   return out;
 }

@@ -288,8 +288,7 @@ PartitionSpecBuilder& PartitionSpecBuilder::Bucket(std::string_view s, int32_t b
   if (b <= 0 && status_.ok()) status_ = Status::InvalidArgument("bucket count must be > 0");
   return Add(s, Transform::Bucket(b), std::move(n));
 }
-PartitionSpecBuilder& PartitionSpecBuilder::Truncate(std::string_view s, int32_t w,
-                                                     std::string n) {
+PartitionSpecBuilder& PartitionSpecBuilder::Truncate(std::string_view s, int32_t w, std::string n) {
   if (w <= 0 && status_.ok()) status_ = Status::InvalidArgument("truncate width must be > 0");
   return Add(s, Transform::Truncate(w), std::move(n));
 }
@@ -348,17 +347,15 @@ PartitionSpecBuilder& PartitionSpecBuilder::AddById(int32_t source_id, Transform
       return *this;
     }
     if (f.source_id == source_id && f.transform.DedupName() == t.DedupName()) {
-      status_ = Status::InvalidArgument(
-          "redundant partition: {} and {} on the same column '{}'", f.transform.ToString(),
-          t.ToString(), src->name);
+      status_ = Status::InvalidArgument("redundant partition: {} and {} on the same column '{}'",
+                                        f.transform.ToString(), t.ToString(), src->name);
       return *this;
     }
   }
   // A partition name may equal a schema column only for an identity partition of it (Java
   // checkAndAddPartitionName).
   const NestedField* same = schema_.FindFieldByName(name);
-  if (same != nullptr &&
-      !(t.kind() == TransformKind::kIdentity && same->id == source_id)) {
+  if (same != nullptr && !(t.kind() == TransformKind::kIdentity && same->id == source_id)) {
     status_ = Status::InvalidArgument(
         "partition name '{}' conflicts with a schema column of another source", name);
     return *this;
@@ -393,8 +390,7 @@ Result<PartitionSpec> ParsePartitionText(const Schema& schema, std::string_view 
 }
 
 Result<EvolvedSpec> EvolveSpec(const std::vector<PartitionSpec>& specs, int32_t last_partition_id,
-                               const std::vector<PartitionField>& new_fields,
-                               int32_t new_spec_id) {
+                               const std::vector<PartitionField>& new_fields, int32_t new_spec_id) {
   std::vector<PartitionField> fields;
   int32_t last = std::max(last_partition_id, PartitionSpec::kFirstFieldId - 1);
   for (const auto& nf : new_fields) {

@@ -143,7 +143,6 @@ struct EvolvedSpec {
 // a spec equivalent to the result already exists, that spec is returned (is_existing).
 // `new_spec_id` is used for a new spec. kInvalidArgument for duplicate names.
 Result<EvolvedSpec> EvolveSpec(const std::vector<PartitionSpec>& specs, int32_t last_partition_id,
-                               const std::vector<PartitionField>& new_fields,
-                               int32_t new_spec_id);
+                               const std::vector<PartitionField>& new_fields, int32_t new_spec_id);
 
 }  // namespace floe::iceberg

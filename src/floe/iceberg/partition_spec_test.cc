@@ -54,8 +54,8 @@ TEST(PartitionSpecTest, BuilderUsesJavaDefaultNames) {
 TEST(PartitionSpecTest, BuilderRejectsBadFields) {
   Schema s = TestSchema();
   EXPECT_FALSE(PartitionSpecBuilder(s).Day("nope").Build().ok());
-  EXPECT_FALSE(PartitionSpecBuilder(s).Hour("d").Build().ok());          // hour of a date
-  EXPECT_FALSE(PartitionSpecBuilder(s).Bucket("loc", 4).Build().ok());   // struct
+  EXPECT_FALSE(PartitionSpecBuilder(s).Hour("d").Build().ok());             // hour of a date
+  EXPECT_FALSE(PartitionSpecBuilder(s).Bucket("loc", 4).Build().ok());      // struct
   EXPECT_FALSE(PartitionSpecBuilder(s).Day("ts").Hour("ts").Build().ok());  // two time parts
   EXPECT_FALSE(PartitionSpecBuilder(s).Bucket("id", 4).Bucket("id", 4, "b2").Build().ok());
   EXPECT_FALSE(PartitionSpecBuilder(s).Day("ts", "x").Identity("d", "x").Build().ok());
@@ -68,12 +68,13 @@ TEST(PartitionSpecTest, PartitionPathEscapesLikeJavaUrlEncoder) {
   Schema s = TestSchema();
   auto spec = PartitionSpecBuilder(s).Day("ts").Bucket("id", 16).Identity("name").Build();
   ASSERT_TRUE(spec.ok());
-  auto path = spec->PartitionPath({Literal::Date(17486), Literal::Int(3), Literal::String("a b/c=d&é")});
+  auto path =
+      spec->PartitionPath({Literal::Date(17486), Literal::Int(3), Literal::String("a b/c=d&é")});
   ASSERT_TRUE(path.ok());
   // URLEncoder: space -> '+', '/' %2F, '=' %3D, '&' %26, é = C3 A9.
   EXPECT_EQ(*path, "ts_day=2017-11-16/id_bucket=3/name=a+b%2Fc%3Dd%26%C3%A9");
-  auto nulls = spec->PartitionPath({Literal::Null(IntType()), Literal::Null(IntType()),
-                                    Literal::Null(StringType())});
+  auto nulls = spec->PartitionPath(
+      {Literal::Null(IntType()), Literal::Null(IntType()), Literal::Null(StringType())});
   EXPECT_EQ(*nulls, "ts_day=null/id_bucket=null/name=null");
   EXPECT_FALSE(spec->PartitionPath({Literal::Int(1)}).ok());
 }
@@ -135,20 +136,20 @@ TEST(PartitionSpecTest, CliText) {
   EXPECT_EQ(spec->fields()[4].name, "price");
   EXPECT_EQ(spec->fields()[4].transform, Transform::Identity());
   EXPECT_EQ(spec->fields()[5].name, "data_null");
-  for (const char* bad : {"day(", "bucket(id)", "bucket(x, id)", "frob(id)", "day(ts) zz",
-                          "day(nope)"}) {
+  for (const char* bad :
+       {"day(", "bucket(id)", "bucket(x, id)", "frob(id)", "day(ts) zz", "day(nope)"}) {
     EXPECT_FALSE(ParsePartitionText(s, bad).ok()) << bad;
   }
   EXPECT_TRUE(ParsePartitionText(s, "")->fields().empty());
 }
 
 TEST(PartitionSpecTest, EvolutionReusesIds) {
-  PartitionSpec v0(0, {{3, 1000, "ts_day", Transform::Day()}, {1, 1001, "id_bucket",
-                                                               Transform::Bucket(16)}});
+  PartitionSpec v0(
+      0, {{3, 1000, "ts_day", Transform::Day()}, {1, 1001, "id_bucket", Transform::Bucket(16)}});
   // Replace day by hour, keep the bucket: the bucket keeps 1001, hour gets 1002.
-  auto e = EvolveSpec({v0}, 1001,
-                      {{1, 0, "id_bucket", Transform::Bucket(16)}, {3, 0, "ts_hour", Transform::Hour()}},
-                      1);
+  auto e = EvolveSpec(
+      {v0}, 1001,
+      {{1, 0, "id_bucket", Transform::Bucket(16)}, {3, 0, "ts_hour", Transform::Hour()}}, 1);
   ASSERT_TRUE(e.ok());
   EXPECT_FALSE(e->is_existing);
   EXPECT_EQ(e->spec.spec_id(), 1);
@@ -156,22 +157,25 @@ TEST(PartitionSpecTest, EvolutionReusesIds) {
   EXPECT_EQ(e->spec.fields()[1].field_id, 1002);
   EXPECT_EQ(e->last_partition_id, 1002);
   // Going back to the original spec returns it instead of a duplicate.
-  auto back = EvolveSpec({v0, e->spec}, 1002,
-                         {{3, 0, "ts_day", Transform::Day()}, {1, 0, "id_bucket", Transform::Bucket(16)}},
-                         2);
+  auto back = EvolveSpec(
+      {v0, e->spec}, 1002,
+      {{3, 0, "ts_day", Transform::Day()}, {1, 0, "id_bucket", Transform::Bucket(16)}}, 2);
   ASSERT_TRUE(back.ok());
   EXPECT_TRUE(back->is_existing);
   EXPECT_EQ(back->spec.spec_id(), 0);
-  EXPECT_FALSE(EvolveSpec({}, 999, {{1, 0, "a", Transform::Identity()},
-                                    {2, 0, "a", Transform::Identity()}}, 0).ok());
-  EXPECT_TRUE(v0.CompatibleWith(PartitionSpec(5, {{3, 2000, "ts_day", Transform::Day()},
-                                                   {1, 2001, "id_bucket", Transform::Bucket(16)}})));
+  EXPECT_FALSE(EvolveSpec({}, 999,
+                          {{1, 0, "a", Transform::Identity()}, {2, 0, "a", Transform::Identity()}},
+                          0)
+                   .ok());
+  EXPECT_TRUE(v0.CompatibleWith(PartitionSpec(
+      5, {{3, 2000, "ts_day", Transform::Day()}, {1, 2001, "id_bucket", Transform::Bucket(16)}})));
   EXPECT_FALSE(v0.CompatibleWith(PartitionSpec(0, {v0.fields()[0]})));
 }
 
 TEST(SortOrderTest, JsonAndText) {
   Schema s = TestSchema();
-  auto order = ParseSortText(s, "id desc, day(ts), name asc nulls last, bucket(4, id) DESC NULLS FIRST");
+  auto order =
+      ParseSortText(s, "id desc, day(ts), name asc nulls last, bucket(4, id) DESC NULLS FIRST");
   ASSERT_TRUE(order.ok()) << order.status().ToString();
   const auto& f = order->fields();
   ASSERT_EQ(f.size(), 4u);
@@ -195,7 +199,8 @@ TEST(SortOrderTest, JsonAndText) {
   EXPECT_EQ(*again, *order);
   EXPECT_TRUE(SortOrder::Unsorted().is_unsorted());
   EXPECT_FALSE(SortOrderFromJson(R"({"order-id": 1, "fields": [{"transform": "identity",
-      "source-id": 1, "direction": "up", "null-order": "nulls-last"}]})").ok());
+      "source-id": 1, "direction": "up", "null-order": "nulls-last"}]})")
+                   .ok());
   EXPECT_FALSE(ParseSortText(s, "loc").ok());
   EXPECT_FALSE(ParseSortText(s, "id sideways").ok());
 }

@@ -249,8 +249,8 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadataPtr metadata, io
     }
     return md.current_schema();
   };
-  int selectors = (options.snapshot_id ? 1 : 0) + (options.ref ? 1 : 0) +
-                  (options.as_of_timestamp_ms ? 1 : 0);
+  int selectors =
+      (options.snapshot_id ? 1 : 0) + (options.ref ? 1 : 0) + (options.as_of_timestamp_ms ? 1 : 0);
   if (selectors > 1) {
     return Status::InvalidArgument("choose at most one of a snapshot id, a ref and a time");
   }
@@ -277,7 +277,8 @@ Result<std::unique_ptr<TableScan>> TableScan::Make(TableMetadataPtr metadata, io
   }
   if (schema == nullptr) return Status::Corrupt("table metadata has no current schema");
   if (options.from_snapshot_id) {
-    if (snapshot == nullptr) return Status::InvalidArgument("an incremental scan needs an end snapshot");
+    if (snapshot == nullptr)
+      return Status::InvalidArgument("an incremental scan needs an end snapshot");
     if (md.snapshot_by_id(*options.from_snapshot_id) == nullptr) {
       return Status::NotFound("snapshot {} not found", *options.from_snapshot_id);
     }
@@ -329,7 +330,8 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
     if (it != specs.end()) return &it->second;
     SpecInfo info;
     info.spec = md.spec_by_id(spec_id);
-    if (info.spec == nullptr) return Status::Corrupt("manifest uses unknown partition spec {}", spec_id);
+    if (info.spec == nullptr)
+      return Status::Corrupt("manifest uses unknown partition spec {}", spec_id);
     // A spec over columns the scan schema no longer has cannot be typed against it; its
     // manifests are then read with the partition type from the file and not pruned.
     Result<TypePtr> type = info.spec->PartitionType(*schema_);
@@ -344,7 +346,8 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
 
   ManifestSchemaCache schema_cache;
   ManifestEntryCache* cache = options_.manifest_cache;
-  auto read_manifest = [&](const ManifestFile& m, bool stats) -> Result<std::vector<ManifestEntry>> {
+  auto read_manifest = [&](const ManifestFile& m,
+                           bool stats) -> Result<std::vector<ManifestEntry>> {
     if (cache != nullptr) {
       // Manifests never change once written: their decoded entries serve every later plan.
       if (ManifestEntryCache::Entries held = cache->Get(m.manifest_path, stats)) {
@@ -404,8 +407,8 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
   for (size_t position = 0; position < manifests.size(); ++position) {
     const ManifestFile& m = manifests[position];
     if (m.content != ManifestContent::kData) continue;
-    if (options_.manifest_range &&
-        (position < options_.manifest_range->first || position >= options_.manifest_range->second)) {
+    if (options_.manifest_range && (position < options_.manifest_range->first ||
+                                    position >= options_.manifest_range->second)) {
       continue;
     }
     // An ADDED entry lives in a manifest its own snapshot wrote.
@@ -415,9 +418,9 @@ Result<std::vector<FileScanTask>> TableScan::PlanFiles() {
       ++metrics_.manifests_skipped;
       continue;
     }
-    FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries,
-                          read_manifest(m, filtering || options_.keep_stats ||
-                                               deletes.has_equality_deletes()));
+    FLOE_ASSIGN_OR_RETURN(
+        std::vector<ManifestEntry> entries,
+        read_manifest(m, filtering || options_.keep_stats || deletes.has_equality_deletes()));
     for (ManifestEntry& e : entries) {
       if (incremental && (e.status != ManifestStatus::kAdded || !e.snapshot_id ||
                           !appended.contains(*e.snapshot_id))) {
@@ -457,13 +460,13 @@ namespace {
 // applies to.
 struct EqualityDeleteIndex {
   struct Holders {
-    uint32_t first;               // index of the first file holding the key
-    std::vector<uint32_t> more;   // further files (rare: the same key deleted again)
+    uint32_t first;              // index of the first file holding the key
+    std::vector<uint32_t> more;  // further files (rare: the same key deleted again)
   };
   std::vector<int32_t> field_ids;  // sorted
   std::shared_ptr<const Schema> key_schema;
   EqualityKeyTable keys;
-  std::vector<Holders> holders;  // by key entry
+  std::vector<Holders> holders;                     // by key entry
   std::unordered_map<std::string, uint32_t> files;  // delete file path -> index
   std::vector<uint8_t> applies;  // by file index: applies to the current data file
 };
@@ -478,10 +481,11 @@ struct TableScan::Reader::State {
   std::vector<uint8_t> keep;
   std::string key;  // one encoded key, or a batch's keys back to back (ends in key_ends)
   std::vector<size_t> key_ends;
-  std::vector<int64_t> key_rows;     // batch row of each key
+  std::vector<int64_t> key_rows;  // batch row of each key
   std::vector<uint64_t> key_hashes;
   // Shared across files.
-  std::unordered_map<std::string, std::shared_ptr<std::unordered_map<std::string, puffin::PositionBitmap>>>
+  std::unordered_map<std::string,
+                     std::shared_ptr<std::unordered_map<std::string, puffin::PositionBitmap>>>
       position_files;  // delete file path -> data file path -> positions
   std::map<std::vector<int32_t>, EqualityDeleteIndex> equality_indexes;  // by field ids
   // Memory-bounded application (ScanOptions::equality_deletes), planned at the first task.
@@ -529,8 +533,9 @@ Result<std::shared_ptr<const Schema>> ReadSchemaFor(const TableMetadata& md, con
 // Reads a position delete file, grouping positions by data file path.
 Result<std::shared_ptr<std::unordered_map<std::string, puffin::PositionBitmap>>> LoadPositionFile(
     io::FileIO& io, const std::string& path, const DataReadOptions& options) {
-  auto schema = Schema::Make({NestedField::Required(kDeleteFilePathFieldId, "file_path", StringType()),
-                              NestedField::Required(kDeletePosFieldId, "pos", LongType())});
+  auto schema =
+      Schema::Make({NestedField::Required(kDeleteFilePathFieldId, "file_path", StringType()),
+                    NestedField::Required(kDeletePosFieldId, "pos", LongType())});
   if (!schema.ok()) return schema.status();
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<DataFileReader> reader,
                         DataFileReader::Open(io, path, std::make_shared<const Schema>(*schema), {},
@@ -579,17 +584,18 @@ Status TableScan::Reader::OpenTask() {
       }
       FLOE_ASSIGN_OR_RETURN(std::unique_ptr<io::InputFile> f,
                             scan_->io_->OpenInput(d->file.file_path));
-      FLOE_ASSIGN_OR_RETURN(puffin::PositionBitmap dv,
-                            puffin::ReadDeletionVector(*f, static_cast<uint64_t>(*d->file.content_offset),
-                                                       static_cast<uint64_t>(*d->file.content_size_in_bytes),
-                                                       d->file.record_count));
+      FLOE_ASSIGN_OR_RETURN(
+          puffin::PositionBitmap dv,
+          puffin::ReadDeletionVector(*f, static_cast<uint64_t>(*d->file.content_offset),
+                                     static_cast<uint64_t>(*d->file.content_size_in_bytes),
+                                     d->file.record_count));
       s.positions.Merge(dv);
       continue;
     }
     auto it = s.position_files.find(d->file.file_path);
     if (it == s.position_files.end()) {
-      FLOE_ASSIGN_OR_RETURN(auto loaded, LoadPositionFile(*scan_->io_, d->file.file_path,
-                                                          scan_->options_.read));
+      FLOE_ASSIGN_OR_RETURN(auto loaded,
+                            LoadPositionFile(*scan_->io_, d->file.file_path, scan_->options_.read));
       it = s.position_files.emplace(d->file.file_path, std::move(loaded)).first;
     }
     if (auto p = it->second->find(data.file_path); p != it->second->end()) {
@@ -619,15 +625,15 @@ Status TableScan::Reader::OpenTask() {
     const internal::KeyFilter* filter = group.filter.get();
     for (uint32_t d : applies) {
       const ScanFile* f = group.deletes[d];
-      auto [it, added] = index.files.emplace(f->file.file_path,
-                                             static_cast<uint32_t>(index.files.size()));
+      auto [it, added] =
+          index.files.emplace(f->file.file_path, static_cast<uint32_t>(index.files.size()));
       const uint32_t file_index = it->second;
       if (added) {
         index.applies.push_back(0);
-        FLOE_ASSIGN_OR_RETURN(std::shared_ptr<const DecodedDeleteKeys> keys,
-                              internal::LoadDeleteKeys(*scan_->io_, f->file.file_path, group.ids,
-                                                       group.key_schema, scan_->options_.read,
-                                                       scan_->options_.equality_deletes.cache));
+        FLOE_ASSIGN_OR_RETURN(
+            std::shared_ptr<const DecodedDeleteKeys> keys,
+            internal::LoadDeleteKeys(*scan_->io_, f->file.file_path, group.ids, group.key_schema,
+                                     scan_->options_.read, scan_->options_.equality_deletes.cache));
         s.equality_stats.delete_keys_read += static_cast<int64_t>(keys->size());
         for (size_t j = 0; j < keys->size(); ++j) {
           if (filter != nullptr && !filter->MayContain(keys->hashes[j])) continue;
@@ -653,9 +659,9 @@ Status TableScan::Reader::OpenTask() {
     s.equality.push_back(&index);
   }
 
-  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<const Schema> read_schema,
-                        ReadSchemaFor(md, *scan_->schema_, *scan_->projected_, *scan_->filter_,
-                                      equality_ids));
+  FLOE_ASSIGN_OR_RETURN(
+      std::shared_ptr<const Schema> read_schema,
+      ReadSchemaFor(md, *scan_->schema_, *scan_->projected_, *scan_->filter_, equality_ids));
   FLOE_ASSIGN_OR_RETURN(s.reader, internal::OpenScanDataFile(md, *scan_->io_, data, read_schema,
                                                              scan_->options_.read));
   return Status::OK();
@@ -715,8 +721,8 @@ Status TableScan::Reader::ComputeKeep(const PositionedBatch& pb) {
   s.keep.assign(static_cast<size_t>(n), 1);
   if (!s.positions.empty()) {
     std::vector<uint8_t> bits(static_cast<size_t>(col::BytesForBits(n)));
-    s.positions.FillKeepBitmap(static_cast<uint64_t>(pb.first_position),
-                               static_cast<uint64_t>(n), bits.data());
+    s.positions.FillKeepBitmap(static_cast<uint64_t>(pb.first_position), static_cast<uint64_t>(n),
+                               bits.data());
     for (int64_t i = 0; i < n; ++i) s.keep[i] = col::GetBit(bits.data(), i) ? 1 : 0;
   }
   for (const EqualityDeleteIndex* index : s.equality) {

@@ -62,9 +62,9 @@ struct IndexBuilder {
       for (size_t i = 0; i < type.fields().size(); ++i) {
         for (size_t j = 0; j < i; ++j) {
           if (type.fields()[j].name == type.fields()[i].name) {
-            status = Status::InvalidArgument("duplicate field name '{}'",
-                                             full.empty() ? type.fields()[i].name
-                                                          : full + "." + type.fields()[i].name);
+            status = Status::InvalidArgument(
+                "duplicate field name '{}'",
+                full.empty() ? type.fields()[i].name : full + "." + type.fields()[i].name);
             return;
           }
         }
@@ -245,8 +245,7 @@ Result<TypePtr> FromColumnarType(const col::DataType& t, int depth) {
         case col::TimeUnit::kNano:
           return t.utc_adjusted() ? TimestampTzNsType() : TimestampNsType();
         case col::TimeUnit::kMicro:
-        case col::TimeUnit::kMilli:
-          return t.utc_adjusted() ? TimestampTzType() : TimestampType();
+        case col::TimeUnit::kMilli: return t.utc_adjusted() ? TimestampTzType() : TimestampType();
         case col::TimeUnit::kSecond:
           return Status::InvalidArgument("timestamp with second unit has no Iceberg type");
       }
@@ -280,8 +279,7 @@ Result<TypePtr> FromColumnarType(const col::DataType& t, int depth) {
       FLOE_ASSIGN_OR_RETURN(auto v, FromColumnarField(entries.child(1), depth + 1));
       return MapType(std::move(k), std::move(v));
     }
-    default:
-      break;
+    default: break;
   }
   return Status::InvalidArgument("columnar type {} has no Iceberg type", t.ToString());
 }
@@ -353,9 +351,7 @@ Json SchemaToJsonValue(const Schema& schema) {
   return j;
 }
 
-std::string SchemaToJson(const Schema& schema) {
-  return internal::Dump(SchemaToJsonValue(schema));
-}
+std::string SchemaToJson(const Schema& schema) { return internal::Dump(SchemaToJsonValue(schema)); }
 
 TypePtr AssignFreshIds(const Type& type, const std::function<int32_t()>& next_id) {
   switch (type.kind()) {
@@ -379,8 +375,7 @@ TypePtr AssignFreshIds(const Type& type, const std::function<int32_t()>& next_id
       v.type = AssignFreshIds(*v.type, next_id);
       return MapType(std::move(k), std::move(v));
     }
-    default:
-      return std::make_shared<const Type>(type);
+    default: return std::make_shared<const Type>(type);
   }
 }
 

@@ -78,12 +78,15 @@ TEST(SchemaTest, LookupsByIdAndJavaNames) {
 TEST(SchemaTest, RejectsInvalidSchemas) {
   EXPECT_FALSE(SchemaFromJson(R"({"type":"struct","fields":[
     {"id":1,"name":"a","required":true,"type":"int"},
-    {"id":1,"name":"b","required":true,"type":"int"}]})").ok());
+    {"id":1,"name":"b","required":true,"type":"int"}]})")
+                   .ok());
   EXPECT_FALSE(SchemaFromJson(R"({"type":"struct","fields":[
     {"id":1,"name":"a","required":true,"type":"int"},
-    {"id":2,"name":"a","required":true,"type":"int"}]})").ok());
+    {"id":2,"name":"a","required":true,"type":"int"}]})")
+                   .ok());
   EXPECT_FALSE(SchemaFromJson(R"({"type":"struct","identifier-field-ids":[5],"fields":[
-    {"id":1,"name":"a","required":true,"type":"int"}]})").ok());
+    {"id":1,"name":"a","required":true,"type":"int"}]})")
+                   .ok());
   EXPECT_FALSE(SchemaFromJson(R"("int")").ok());
   EXPECT_FALSE(SchemaFromJson("{").ok());
 }
@@ -122,8 +125,9 @@ TEST(SchemaTest, AssignFreshIdsInJavaOrder) {
   // Java AssignFreshIds: a struct's fields first, then their types; list element; map key and
   // value ids before their types.
   auto st = StructType({
-      NestedField::Optional(100, "a", StructType({NestedField::Required(101, "x", IntType()),
-                                                  NestedField::Optional(102, "y", IntType())})),
+      NestedField::Optional(100, "a",
+                            StructType({NestedField::Required(101, "x", IntType()),
+                                        NestedField::Optional(102, "y", IntType())})),
       NestedField::Optional(103, "b", ListType(104, IntType(), false)),
       NestedField::Optional(105, "c", MapType(106, StringType(), 107, IntType(), true)),
   });

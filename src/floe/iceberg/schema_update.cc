@@ -53,8 +53,8 @@ Status ValidateIdentifierField(const Schema& schema, int32_t id) {
 
 SchemaUpdate& SchemaUpdate::AddColumn(std::string_view parent, std::string name, TypePtr type,
                                       std::string doc) {
-  changes_.push_back({Op::kAdd, std::string(parent), std::move(name), std::move(type), false,
-                      std::nullopt, {}});
+  changes_.push_back(
+      {Op::kAdd, std::string(parent), std::move(name), std::move(type), false, std::nullopt, {}});
   changes_.back().doc = std::move(doc);
   return *this;
 }
@@ -62,8 +62,13 @@ SchemaUpdate& SchemaUpdate::AddColumn(std::string_view parent, std::string name,
 SchemaUpdate& SchemaUpdate::AddRequiredColumn(std::string_view parent, std::string name,
                                               TypePtr type, std::string doc,
                                               std::optional<Literal> default_value) {
-  changes_.push_back({Op::kAdd, std::string(parent), std::move(name), std::move(type), true,
-                      std::move(default_value), {}});
+  changes_.push_back({Op::kAdd,
+                      std::string(parent),
+                      std::move(name),
+                      std::move(type),
+                      true,
+                      std::move(default_value),
+                      {}});
   changes_.back().doc = std::move(doc);
   return *this;
 }
@@ -73,13 +78,13 @@ SchemaUpdate& SchemaUpdate::DeleteColumn(std::string_view name) {
   return *this;
 }
 SchemaUpdate& SchemaUpdate::RenameColumn(std::string_view name, std::string new_name) {
-  changes_.push_back({Op::kRename, std::string(name), std::move(new_name), nullptr, false,
-                      std::nullopt, {}});
+  changes_.push_back(
+      {Op::kRename, std::string(name), std::move(new_name), nullptr, false, std::nullopt, {}});
   return *this;
 }
 SchemaUpdate& SchemaUpdate::UpdateColumnType(std::string_view name, TypePtr new_type) {
-  changes_.push_back({Op::kUpdateType, std::string(name), {}, std::move(new_type), false,
-                      std::nullopt, {}});
+  changes_.push_back(
+      {Op::kUpdateType, std::string(name), {}, std::move(new_type), false, std::nullopt, {}});
   return *this;
 }
 SchemaUpdate& SchemaUpdate::MakeOptional(std::string_view name) {
@@ -91,14 +96,14 @@ SchemaUpdate& SchemaUpdate::RequireColumn(std::string_view name) {
   return *this;
 }
 SchemaUpdate& SchemaUpdate::UpdateDoc(std::string_view name, std::string doc) {
-  changes_.push_back({Op::kUpdateDoc, std::string(name), std::move(doc), nullptr, false,
-                      std::nullopt, {}});
+  changes_.push_back(
+      {Op::kUpdateDoc, std::string(name), std::move(doc), nullptr, false, std::nullopt, {}});
   return *this;
 }
 SchemaUpdate& SchemaUpdate::UpdateWriteDefault(std::string_view name,
                                                std::optional<Literal> value) {
-  changes_.push_back({Op::kUpdateWriteDefault, std::string(name), {}, nullptr, false,
-                      std::move(value), {}});
+  changes_.push_back(
+      {Op::kUpdateWriteDefault, std::string(name), {}, nullptr, false, std::move(value), {}});
   return *this;
 }
 SchemaUpdate& SchemaUpdate::MoveFirst(std::string_view name) {
@@ -106,13 +111,13 @@ SchemaUpdate& SchemaUpdate::MoveFirst(std::string_view name) {
   return *this;
 }
 SchemaUpdate& SchemaUpdate::MoveBefore(std::string_view name, std::string_view before) {
-  changes_.push_back({Op::kMoveBefore, std::string(name), std::string(before), nullptr, false,
-                      std::nullopt, {}});
+  changes_.push_back(
+      {Op::kMoveBefore, std::string(name), std::string(before), nullptr, false, std::nullopt, {}});
   return *this;
 }
 SchemaUpdate& SchemaUpdate::MoveAfter(std::string_view name, std::string_view after) {
-  changes_.push_back({Op::kMoveAfter, std::string(name), std::string(after), nullptr, false,
-                      std::nullopt, {}});
+  changes_.push_back(
+      {Op::kMoveAfter, std::string(name), std::string(after), nullptr, false, std::nullopt, {}});
   return *this;
 }
 SchemaUpdate& SchemaUpdate::SetIdentifierFields(std::vector<std::string> names) {
@@ -134,13 +139,13 @@ struct Move {
 struct Plan {
   std::set<int32_t> deletes;
   std::map<int32_t, NestedField> updates;
-  std::map<int32_t, std::vector<NestedField>> adds;   // struct owner id -> new fields
-  std::map<std::string, int32_t> added_names;          // full name -> id
-  std::map<int32_t, int32_t> added_parent;             // added id -> struct owner id
-  std::map<int32_t, std::vector<Move>> moves;          // struct owner id -> moves
+  std::map<int32_t, std::vector<NestedField>> adds;  // struct owner id -> new fields
+  std::map<std::string, int32_t> added_names;        // full name -> id
+  std::map<int32_t, int32_t> added_parent;           // added id -> struct owner id
+  std::map<int32_t, std::vector<Move>> moves;        // struct owner id -> moves
 
-  std::vector<NestedField> RebuildFields(const std::vector<NestedField>& fields,
-                                         int32_t owner, Status* status) const {
+  std::vector<NestedField> RebuildFields(const std::vector<NestedField>& fields, int32_t owner,
+                                         Status* status) const {
     std::vector<NestedField> out;
     for (const auto& f : fields) {
       if (deletes.contains(f.id)) continue;
@@ -329,11 +334,10 @@ Result<SchemaUpdateResult> SchemaUpdate::Apply(const Schema& base, int32_t last_
         }
         NestedField& u = updated(*f);
         if (!IsPromotionAllowed(*u.type, *c.type, format_version)) {
-          return Status::InvalidArgument("cannot change column type of '{}': {} -> {}{}", c.name,
-                                         u.type->ToString(), c.type->ToString(),
-                                         IsPromotionAllowed(*u.type, *c.type, 3)
-                                             ? " (needs format v3)"
-                                             : "");
+          return Status::InvalidArgument(
+              "cannot change column type of '{}': {} -> {}{}", c.name, u.type->ToString(),
+              c.type->ToString(),
+              IsPromotionAllowed(*u.type, *c.type, 3) ? " (needs format v3)" : "");
         }
         u.type = c.type;
         // Defaults stay valid: promotions widen, so the literal casts.
@@ -402,8 +406,7 @@ Result<SchemaUpdateResult> SchemaUpdate::Apply(const Schema& base, int32_t last_
         int32_t owner = owner_of(id);
         if (owner != kRoot && base.FindField(owner) != nullptr &&
             base.FindField(owner)->type->kind() != TypeKind::kStruct) {
-          return Status::InvalidArgument("cannot move list element or map key/value '{}'",
-                                         c.name);
+          return Status::InvalidArgument("cannot move list element or map key/value '{}'", c.name);
         }
         plan.moves[owner].push_back(mv);
         break;
@@ -423,8 +426,7 @@ Result<SchemaUpdateResult> SchemaUpdate::Apply(const Schema& base, int32_t last_
       if (f == nullptr) {
         return Status::InvalidArgument("identifier field '{}' does not exist", name);
       }
-      if (std::find(identifier_ids.begin(), identifier_ids.end(), f->id) ==
-          identifier_ids.end()) {
+      if (std::find(identifier_ids.begin(), identifier_ids.end(), f->id) == identifier_ids.end()) {
         identifier_ids.push_back(f->id);
       }
     }

@@ -96,12 +96,12 @@ class SchemaUpdate {
   };
   struct Change {
     Op op;
-    std::string name;    // the column (for kAdd: the parent)
-    std::string arg;     // new name, doc, added name, move target
-    TypePtr type;        // kAdd, kUpdateType
+    std::string name;  // the column (for kAdd: the parent)
+    std::string arg;   // new name, doc, added name, move target
+    TypePtr type;      // kAdd, kUpdateType
     bool required = false;
     std::optional<Literal> literal;
-    std::string doc;     // kAdd
+    std::string doc;  // kAdd
   };
 
   std::vector<Change> changes_;

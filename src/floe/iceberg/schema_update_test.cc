@@ -25,8 +25,8 @@ TEST(SchemaUpdateTest, AddColumnsGetFreshIds) {
   Schema b = Base();
   EXPECT_EQ(b.highest_field_id(), 15);
   auto r = SchemaUpdate()
-               .AddColumn("", "extra", MapType(0, StringType(), 0, ListType(0, IntType(), false),
-                                               false), "doc")
+               .AddColumn("", "extra",
+                          MapType(0, StringType(), 0, ListType(0, IntType(), false), false), "doc")
                .AddColumn("loc", "alt", DoubleType())
                .AddColumn("tags", "weight", IntType())
                .Apply(b, 15, 2);
@@ -84,14 +84,14 @@ TEST(SchemaUpdateTest, TypePromotions) {
 
 TEST(SchemaUpdateTest, RenameDeleteMoveAndConflicts) {
   auto r = Evolve(SchemaUpdate()
-                   .RenameColumn("name", "full_name")
-                   .DeleteColumn("f")
-                   .MoveFirst("count")
-                   .MoveAfter("loc.lat", "loc.lon")
-                   .AddColumn("", "z", IntType())
-                   .MoveBefore("z", "id")
-                   .MakeOptional("loc.lat")
-                   .UpdateDoc("id", "the key"));
+                      .RenameColumn("name", "full_name")
+                      .DeleteColumn("f")
+                      .MoveFirst("count")
+                      .MoveAfter("loc.lat", "loc.lon")
+                      .AddColumn("", "z", IntType())
+                      .MoveBefore("z", "id")
+                      .MakeOptional("loc.lat")
+                      .UpdateDoc("id", "the key"));
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   const auto& f = r->schema.fields();
   EXPECT_EQ(f[0].name, "count");
@@ -108,9 +108,10 @@ TEST(SchemaUpdateTest, RenameDeleteMoveAndConflicts) {
   EXPECT_FALSE(Evolve(SchemaUpdate().RenameColumn("name", "x").DeleteColumn("name")).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().AddColumn("loc", "alt", IntType()).DeleteColumn("loc")).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().AddColumn("", "name", IntType())).ok());
-  EXPECT_FALSE(Evolve(SchemaUpdate().AddColumn("", "q", IntType()).AddColumn("", "q", IntType())).ok());
+  EXPECT_FALSE(
+      Evolve(SchemaUpdate().AddColumn("", "q", IntType()).AddColumn("", "q", IntType())).ok());
   EXPECT_TRUE(Evolve(SchemaUpdate().DeleteColumn("name").AddColumn("", "name", IntType())).ok());
-  EXPECT_FALSE(Evolve(SchemaUpdate().RenameColumn("name", "id")).ok());  // duplicate name
+  EXPECT_FALSE(Evolve(SchemaUpdate().RenameColumn("name", "id")).ok());         // duplicate name
   EXPECT_FALSE(Evolve(SchemaUpdate().AddColumn("name", "x", IntType())).ok());  // not a struct
   EXPECT_FALSE(Evolve(SchemaUpdate().DeleteColumn("nope")).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().DeleteColumn("tags.element")).ok());
@@ -121,26 +122,26 @@ TEST(SchemaUpdateTest, RenameDeleteMoveAndConflicts) {
 }
 
 TEST(SchemaUpdateTest, IdentifierFieldValidation) {
-  EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"loc.lat"})).ok());   // double
-  EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"f"})).ok());         // float
-  EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"name"})).ok());      // optional
-  EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"loc"})).ok());       // struct
-  EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"props.key"})).ok()); // in a map
+  EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"loc.lat"})).ok());    // double
+  EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"f"})).ok());          // float
+  EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"name"})).ok());       // optional
+  EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"loc"})).ok());        // struct
+  EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"props.key"})).ok());  // in a map
   EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"nope"})).ok());
   EXPECT_TRUE(Evolve(SchemaUpdate().SetIdentifierFields({"id"})).ok());
   // A required field added in the same update may be an identifier; one in an optional
   // struct may not.
   auto added = Evolve(SchemaUpdate()
-                       .AllowIncompatibleChanges()
-                       .AddRequiredColumn("loc", "code", StringType())
-                       .SetIdentifierFields({"id", "loc.code"}));
+                          .AllowIncompatibleChanges()
+                          .AddRequiredColumn("loc", "code", StringType())
+                          .SetIdentifierFields({"id", "loc.code"}));
   ASSERT_TRUE(added.ok()) << added.status().ToString();
   EXPECT_EQ(added->schema.identifier_field_ids().size(), 2u);
-  auto in_optional = Evolve(SchemaUpdate()
-                             .AllowIncompatibleChanges()
-                             .AddColumn("", "opt", StructType({NestedField::Required(
-                                                       0, "k", IntType())}))
-                             .SetIdentifierFields({"opt.k"}));
+  auto in_optional =
+      Evolve(SchemaUpdate()
+                 .AllowIncompatibleChanges()
+                 .AddColumn("", "opt", StructType({NestedField::Required(0, "k", IntType())}))
+                 .SetIdentifierFields({"opt.k"}));
   EXPECT_FALSE(in_optional.ok());
   // Identifier fields carry over and block deletes / making them optional.
   auto with_id = Evolve(SchemaUpdate().SetIdentifierFields({"id"}));

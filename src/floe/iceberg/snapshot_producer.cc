@@ -55,8 +55,8 @@ SummaryFile ToSummaryFile(const DataFile& f, const PartitionSpec* spec) {
                                                            : SummaryFile::Content::kEqualityDeletes;
   s.record_count = f.record_count;
   s.is_dv = IsDV(f);
-  s.size_bytes = s.is_dv && f.content_size_in_bytes ? *f.content_size_in_bytes
-                                                    : f.file_size_in_bytes;
+  s.size_bytes =
+      s.is_dv && f.content_size_in_bytes ? *f.content_size_in_bytes : f.file_size_in_bytes;
   if (spec != nullptr && !spec->fields().empty()) {
     Result<std::string> path = spec->PartitionPath(f.partition);
     if (path.ok()) s.partition_path = *path;
@@ -156,8 +156,7 @@ struct History {
 
 Result<History> ValidationHistory(const TableMetadata& base, std::optional<int64_t> starting,
                                   const std::vector<std::string_view>& operations,
-                                  ManifestContent content, const Snapshot* parent,
-                                  io::FileIO& io) {
+                                  ManifestContent content, const Snapshot* parent, io::FileIO& io) {
   History h;
   const Snapshot* last = nullptr;
   for (const Snapshot* s : base.Ancestors(parent->snapshot_id)) {
@@ -223,9 +222,10 @@ std::string SnapshotProducer::NextManifestPath(const TableMetadata& base) {
   return ManifestPath(base.location, commit_uuid_, manifest_count_++);
 }
 
-Result<ManifestFile> SnapshotProducer::WriteManifest(
-    const TableMetadata& base, int32_t spec_id, ManifestContent content,
-    const FilesWithSequence& files, TableOperations& ops) {
+Result<ManifestFile> SnapshotProducer::WriteManifest(const TableMetadata& base, int32_t spec_id,
+                                                     ManifestContent content,
+                                                     const FilesWithSequence& files,
+                                                     TableOperations& ops) {
   const PartitionSpec* spec = base.spec_by_id(spec_id);
   const Schema* schema = base.current_schema();
   if (spec == nullptr) {
@@ -267,8 +267,8 @@ Result<std::vector<ManifestFile>> SnapshotProducer::NewDataManifests(const Table
   return new_data_manifests_;
 }
 
-Result<std::vector<ManifestFile>> SnapshotProducer::NewDeleteManifests(
-    const TableMetadata& base, TableOperations& ops) {
+Result<std::vector<ManifestFile>> SnapshotProducer::NewDeleteManifests(const TableMetadata& base,
+                                                                       TableOperations& ops) {
   if (!new_delete_manifests_.empty() || new_delete_files_.empty()) return new_delete_manifests_;
   std::map<int32_t, std::vector<std::pair<DataFile, std::optional<int64_t>>>> by_spec;
   for (const auto& e : new_delete_files_) by_spec[e.first.spec_id].push_back(e);
@@ -545,8 +545,8 @@ Status SnapshotProducer::Apply(const TableMetadata& base, TableOperations& ops,
   for (const auto& check : base_checks_) FLOE_RETURN_IF_ERROR(check(base));
   // Java SnapshotUtil.latestSnapshot: a branch that does not exist yet starts from main.
   const SnapshotRef* ref = base.ref(branch_);
-  const Snapshot* parent = ref != nullptr ? base.snapshot_by_id(ref->snapshot_id)
-                                          : base.current_snapshot();
+  const Snapshot* parent =
+      ref != nullptr ? base.snapshot_by_id(ref->snapshot_id) : base.current_snapshot();
   if (!snapshot_id_) {
     commit_uuid_ = ops.env().NewUuid();
     int64_t id;
@@ -589,8 +589,8 @@ Status SnapshotProducer::Apply(const TableMetadata& base, TableOperations& ops,
     };
     if (get("added-records") > get("deleted-records")) {
       return Status::InvalidArgument(
-          "Invalid REPLACE operation: {} added records > {} replaced records",
-          get("added-records"), get("deleted-records"));
+          "Invalid REPLACE operation: {} added records > {} replaced records", get("added-records"),
+          get("deleted-records"));
     }
   }
   const Snapshot* previous_head = ref != nullptr ? base.snapshot_by_id(ref->snapshot_id) : nullptr;
@@ -645,12 +645,12 @@ void SnapshotProducer::Cleanup(const TableMetadata* committed, TableOperations& 
 
 Status SnapshotProducer::ValidateAddedDataFiles(const TableMetadata& base,
                                                 std::optional<int64_t> starting,
-                                                const ExpressionPtr& filter,
-                                                const Snapshot* parent, TableOperations& ops) {
+                                                const ExpressionPtr& filter, const Snapshot* parent,
+                                                TableOperations& ops) {
   if (parent == nullptr) return Status::OK();
-  FLOE_ASSIGN_OR_RETURN(
-      History h, ValidationHistory(base, starting, {kOperationAppend, kOperationOverwrite},
-                                   ManifestContent::kData, parent, ops.io()));
+  FLOE_ASSIGN_OR_RETURN(History h,
+                        ValidationHistory(base, starting, {kOperationAppend, kOperationOverwrite},
+                                          ManifestContent::kData, parent, ops.io()));
   FLOE_ASSIGN_OR_RETURN(FileFilter ff, FileFilter::Make(base, filter, case_sensitive_));
   std::vector<std::string> conflicts;
   for (const ManifestFile& m : h.manifests) {
@@ -685,9 +685,9 @@ Result<std::vector<AddedDelete>> AddedDeleteFiles(const TableMetadata& base,
                                                   io::FileIO& io) {
   std::vector<AddedDelete> out;
   if (parent == nullptr || base.format_version < 2) return out;
-  FLOE_ASSIGN_OR_RETURN(
-      History h, ValidationHistory(base, starting, {kOperationOverwrite, kOperationDelete},
-                                   ManifestContent::kDeletes, parent, io));
+  FLOE_ASSIGN_OR_RETURN(History h,
+                        ValidationHistory(base, starting, {kOperationOverwrite, kOperationDelete},
+                                          ManifestContent::kDeletes, parent, io));
   int64_t starting_seq = 0;
   if (starting) {
     if (const Snapshot* s = base.snapshot_by_id(*starting)) starting_seq = s->sequence_number;
@@ -726,8 +726,8 @@ Status SnapshotProducer::ValidateNoNewDeleteFiles(const TableMetadata& base,
 
 Status SnapshotProducer::ValidateNoNewDeletesForDataFiles(
     const TableMetadata& base, std::optional<int64_t> starting, const ExpressionPtr& filter,
-    const std::vector<DataFile>& data_files, bool ignore_equality_deletes,
-    const Snapshot* parent, TableOperations& ops) {
+    const std::vector<DataFile>& data_files, bool ignore_equality_deletes, const Snapshot* parent,
+    TableOperations& ops) {
   if (parent == nullptr || base.format_version < 2) return Status::OK();
   FLOE_ASSIGN_OR_RETURN(FileFilter ff, FileFilter::Make(base, filter, case_sensitive_));
   FLOE_ASSIGN_OR_RETURN(auto added, AddedDeleteFiles(base, starting, ff, parent, ops.io()));
@@ -759,9 +759,9 @@ Status SnapshotProducer::ValidateDeletedDataFiles(const TableMetadata& base,
                                                   const Snapshot* parent, TableOperations& ops) {
   if (parent == nullptr) return Status::OK();
   FLOE_ASSIGN_OR_RETURN(
-      History h, ValidationHistory(base, starting,
-                                   {kOperationOverwrite, kOperationReplace, kOperationDelete},
-                                   ManifestContent::kData, parent, ops.io()));
+      History h,
+      ValidationHistory(base, starting, {kOperationOverwrite, kOperationReplace, kOperationDelete},
+                        ManifestContent::kData, parent, ops.io()));
   FLOE_ASSIGN_OR_RETURN(FileFilter ff, FileFilter::Make(base, filter, case_sensitive_));
   std::vector<std::string> conflicts;
   for (const ManifestFile& m : h.manifests) {
@@ -819,9 +819,9 @@ Status SnapshotProducer::ValidateAddedDVs(const TableMetadata& base,
   }
   if (parent == nullptr || refs.empty()) return Status::OK();
   FLOE_ASSIGN_OR_RETURN(
-      History h, ValidationHistory(base, starting,
-                                   {kOperationOverwrite, kOperationDelete, kOperationReplace},
-                                   ManifestContent::kDeletes, parent, ops.io()));
+      History h,
+      ValidationHistory(base, starting, {kOperationOverwrite, kOperationDelete, kOperationReplace},
+                        ManifestContent::kDeletes, parent, ops.io()));
   FLOE_ASSIGN_OR_RETURN(FileFilter ff, FileFilter::Make(base, filter, case_sensitive_));
   for (const ManifestFile& m : h.manifests) {
     if (m.added_files_count.value_or(1) == 0) continue;
@@ -832,8 +832,8 @@ Status SnapshotProducer::ValidateAddedDVs(const TableMetadata& base,
       const DataFile& f = e.data_file;
       if (!e.snapshot_id || h.snapshot_ids.count(*e.snapshot_id) == 0) continue;
       if (IsDV(f) && f.referenced_data_file && refs.count(*f.referenced_data_file) > 0) {
-        return Status::Conflict("Found concurrently added DV for {}: {}",
-                                *f.referenced_data_file, f.file_path);
+        return Status::Conflict("Found concurrently added DV for {}: {}", *f.referenced_data_file,
+                                f.file_path);
       }
     }
   }
@@ -907,9 +907,8 @@ Status OverwriteFiles::Validate(const TableMetadata& base, const Snapshot* paren
           ValidateDeletedDataFiles(base, starting_snapshot_id_, filter, parent, ops));
     }
     if (!deleted_data_files_.empty()) {
-      FLOE_RETURN_IF_ERROR(ValidateNoNewDeletesForDataFiles(base, starting_snapshot_id_,
-                                                            conflict_filter_, deleted_data_files_,
-                                                            false, parent, ops));
+      FLOE_RETURN_IF_ERROR(ValidateNoNewDeletesForDataFiles(
+          base, starting_snapshot_id_, conflict_filter_, deleted_data_files_, false, parent, ops));
     }
   }
   return Status::OK();
@@ -921,8 +920,7 @@ std::string_view RowDelta::operation() const {
   return kOperationOverwrite;
 }
 
-Status RowDelta::Validate(const TableMetadata& base, const Snapshot* parent,
-                          TableOperations& ops) {
+Status RowDelta::Validate(const TableMetadata& base, const Snapshot* parent, TableOperations& ops) {
   if (parent == nullptr) return Status::OK();
   if (starting_snapshot_id_) {
     bool ancestor = false;
@@ -935,9 +933,9 @@ Status RowDelta::Validate(const TableMetadata& base, const Snapshot* parent,
     }
   }
   if (!referenced_data_files_.empty()) {
-    FLOE_RETURN_IF_ERROR(SnapshotProducer::ValidateDataFilesExist(base, starting_snapshot_id_,
-                                                referenced_data_files_, !validate_deletes_,
-                                                conflict_filter_, parent, ops));
+    FLOE_RETURN_IF_ERROR(SnapshotProducer::ValidateDataFilesExist(
+        base, starting_snapshot_id_, referenced_data_files_, !validate_deletes_, conflict_filter_,
+        parent, ops));
   }
   if (validate_deletes_) FailMissingDeletePaths();
   if (validate_new_data_) {
@@ -946,9 +944,8 @@ Status RowDelta::Validate(const TableMetadata& base, const Snapshot* parent,
   }
   if (validate_new_deletes_) {
     if (!removed_data_files_.empty()) {
-      FLOE_RETURN_IF_ERROR(ValidateNoNewDeletesForDataFiles(base, starting_snapshot_id_,
-                                                            conflict_filter_, removed_data_files_,
-                                                            false, parent, ops));
+      FLOE_RETURN_IF_ERROR(ValidateNoNewDeletesForDataFiles(
+          base, starting_snapshot_id_, conflict_filter_, removed_data_files_, false, parent, ops));
     }
     FLOE_RETURN_IF_ERROR(
         ValidateNoNewDeleteFiles(base, starting_snapshot_id_, conflict_filter_, parent, ops));
@@ -986,9 +983,9 @@ Status RewriteFiles::Validate(const TableMetadata& base, const Snapshot* parent,
     new_data_sequence_number_ = start->sequence_number;
   }
   if (!replaced_data_files_.empty()) {
-    FLOE_RETURN_IF_ERROR(ValidateNoNewDeletesForDataFiles(
-        base, starting_snapshot_id_, nullptr, replaced_data_files_,
-        new_data_sequence_number_.has_value(), parent, ops));
+    FLOE_RETURN_IF_ERROR(
+        ValidateNoNewDeletesForDataFiles(base, starting_snapshot_id_, nullptr, replaced_data_files_,
+                                         new_data_sequence_number_.has_value(), parent, ops));
   }
   // A rewrite that converts deletes into a data file's deletion vector must not race a
   // writer that gave the same file a new vector: the table keeps one DV per data file.

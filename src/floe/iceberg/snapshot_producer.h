@@ -43,8 +43,7 @@
 namespace floe::iceberg {
 
 // Table property: partitions included in summaries (Java write.summary.partition-limit).
-inline constexpr std::string_view kPropertyPartitionSummaryLimit =
-    "write.summary.partition-limit";
+inline constexpr std::string_view kPropertyPartitionSummaryLimit = "write.summary.partition-limit";
 
 // The engine shared by every snapshot-producing update.
 class SnapshotProducer : public PendingUpdate {
@@ -71,8 +70,7 @@ class SnapshotProducer : public PendingUpdate {
   SnapshotProducer() = default;
 
   virtual std::string_view operation() const = 0;
-  virtual Status Validate(const TableMetadata& base, const Snapshot* parent,
-                          TableOperations& ops) {
+  virtual Status Validate(const TableMetadata& base, const Snapshot* parent, TableOperations& ops) {
     return Status::OK();
   }
   // The fast append keeps the parent's manifests as they are.
@@ -300,8 +298,7 @@ class OverwriteFiles final : public SnapshotProducer {
   friend class Transaction;
   OverwriteFiles() = default;
   std::string_view operation() const override;
-  Status Validate(const TableMetadata& base, const Snapshot* parent,
-                  TableOperations& ops) override;
+  Status Validate(const TableMetadata& base, const Snapshot* parent, TableOperations& ops) override;
 
   std::vector<DataFile> deleted_data_files_;
   ExpressionPtr row_filter_;
@@ -374,8 +371,7 @@ class RowDelta final : public SnapshotProducer {
   friend class Transaction;
   RowDelta() { replace_previous_dvs_ = true; }
   std::string_view operation() const override;
-  Status Validate(const TableMetadata& base, const Snapshot* parent,
-                  TableOperations& ops) override;
+  Status Validate(const TableMetadata& base, const Snapshot* parent, TableOperations& ops) override;
 
   std::vector<DataFile> removed_data_files_;
   std::set<std::string> referenced_data_files_;
@@ -431,8 +427,7 @@ class RewriteFiles final : public SnapshotProducer {
   friend class Transaction;
   RewriteFiles() { FailMissingDeletePaths(); }
   std::string_view operation() const override { return kOperationReplace; }
-  Status Validate(const TableMetadata& base, const Snapshot* parent,
-                  TableOperations& ops) override;
+  Status Validate(const TableMetadata& base, const Snapshot* parent, TableOperations& ops) override;
 
   std::vector<DataFile> replaced_data_files_;
   std::optional<int64_t> starting_snapshot_id_;
@@ -445,8 +440,8 @@ Result<std::vector<ManifestFile>> ReadSnapshotManifests(const Snapshot& snapshot
 // The entries of `manifest` (inheritance applied, data_file.spec_id set), with the partition
 // type of its spec in `metadata`.
 Result<std::vector<ManifestEntry>> ReadManifestEntries(const TableMetadata& metadata,
-                                                       const ManifestFile& manifest,
-                                                       io::FileIO& io, ManifestEntryFilter filter,
+                                                       const ManifestFile& manifest, io::FileIO& io,
+                                                       ManifestEntryFilter filter,
                                                        bool read_stats = true);
 
 // A snapshot id from a random UUID, as Java's SnapshotIdGeneratorUtil (halves XORed,

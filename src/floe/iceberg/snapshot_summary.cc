@@ -67,8 +67,7 @@ void SnapshotSummaryBuilder::Metrics::AppendTo(SummaryEntries* out) const {
   SetIf(added_files > 0, out, "added-data-files", added_files);
   SetIf(removed_files > 0, out, "deleted-data-files", removed_files);
   SetIf(added_eq_delete_files > 0, out, "added-equality-delete-files", added_eq_delete_files);
-  SetIf(removed_eq_delete_files > 0, out, "removed-equality-delete-files",
-        removed_eq_delete_files);
+  SetIf(removed_eq_delete_files > 0, out, "removed-equality-delete-files", removed_eq_delete_files);
   SetIf(added_pos_delete_files > 0, out, "added-position-delete-files", added_pos_delete_files);
   SetIf(removed_pos_delete_files > 0, out, "removed-position-delete-files",
         removed_pos_delete_files);
@@ -88,8 +87,7 @@ void SnapshotSummaryBuilder::Metrics::AppendTo(SummaryEntries* out) const {
   }
 }
 
-SnapshotSummaryBuilder::Metrics* SnapshotSummaryBuilder::PartitionMetrics(
-    const std::string& path) {
+SnapshotSummaryBuilder::Metrics* SnapshotSummaryBuilder::PartitionMetrics(const std::string& path) {
   for (auto& [p, m] : partitions_) {
     if (p == path) return &m;
   }

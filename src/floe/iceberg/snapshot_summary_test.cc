@@ -15,13 +15,12 @@ TEST(SnapshotSummaryTest, AppendOnNewBranch) {
   b.AddedFile({C::kData, 10, 100, false, "a=1"});
   b.AddedFile({C::kData, 5, 50, false, "a=2"});
   SummaryEntries s = AddSummaryTotals(b.Build(), nullptr);
-  SummaryEntries expected = {
-      {"kafka.offsets", "0:10"},     {"added-data-files", "2"},
-      {"added-records", "15"},       {"added-files-size", "150"},
-      {"changed-partition-count", "2"}, {"total-records", "15"},
-      {"total-files-size", "150"},   {"total-data-files", "2"},
-      {"total-delete-files", "0"},   {"total-position-deletes", "0"},
-      {"total-equality-deletes", "0"}};
+  SummaryEntries expected = {{"kafka.offsets", "0:10"},        {"added-data-files", "2"},
+                             {"added-records", "15"},          {"added-files-size", "150"},
+                             {"changed-partition-count", "2"}, {"total-records", "15"},
+                             {"total-files-size", "150"},      {"total-data-files", "2"},
+                             {"total-delete-files", "0"},      {"total-position-deletes", "0"},
+                             {"total-equality-deletes", "0"}};
   EXPECT_EQ(s, expected);
 }
 
@@ -90,8 +89,8 @@ TEST(SnapshotSummaryTest, AddedManifestDropsPartitionMetrics) {
   SnapshotSummaryBuilder b;
   b.AddedFile({C::kData, 1, 1, false, "p=1"});
   b.AddedManifest(/*is_delete_manifest=*/true, 2, 0, 0, 0);
-  SummaryEntries expected = {{"added-data-files", "1"}, {"added-delete-files", "2"},
-                             {"added-records", "1"}};
+  SummaryEntries expected = {
+      {"added-data-files", "1"}, {"added-delete-files", "2"}, {"added-records", "1"}};
   EXPECT_EQ(b.Build(), expected);
 }
 

@@ -43,10 +43,9 @@ TEST(SnapshotTest, V1EmbeddedManifestsAndMissingOperation) {
 }
 
 TEST(SnapshotTest, V3Fields) {
-  const char* text =
-      R"({"sequence-number":1,"snapshot-id":7,"timestamp-ms":2,)"
-      R"("summary":{"operation":"append"},"manifest-list":"l","schema-id":0,)"
-      R"("first-row-id":10,"added-rows":5,"key-id":"k1"})";
+  const char* text = R"({"sequence-number":1,"snapshot-id":7,"timestamp-ms":2,)"
+                     R"("summary":{"operation":"append"},"manifest-list":"l","schema-id":0,)"
+                     R"("first-row-id":10,"added-rows":5,"key-id":"k1"})";
   auto s = SnapshotFromJson(OJson::parse(text));
   ASSERT_TRUE(s.ok()) << s.status().ToString();
   EXPECT_EQ(s->first_row_id, 10);
@@ -56,13 +55,14 @@ TEST(SnapshotTest, V3Fields) {
 }
 
 TEST(SnapshotTest, MalformedIsInvalidArgument) {
-  for (const char* bad : {R"([])", R"({"timestamp-ms":1,"manifest-list":"x"})",
-                          R"({"snapshot-id":"1","timestamp-ms":1,"manifest-list":"x"})",
-                          R"({"snapshot-id":1,"timestamp-ms":1})",
-                          R"({"snapshot-id":1,"timestamp-ms":1,"manifest-list":"x","summary":[]})",
-                          R"({"snapshot-id":1,"timestamp-ms":1,"manifest-list":"x",)"
-                          R"("summary":{"operation":1}})",
-                          R"({"snapshot-id":18446744073709551615,"timestamp-ms":1,"manifest-list":"x"})"}) {
+  for (const char* bad :
+       {R"([])", R"({"timestamp-ms":1,"manifest-list":"x"})",
+        R"({"snapshot-id":"1","timestamp-ms":1,"manifest-list":"x"})",
+        R"({"snapshot-id":1,"timestamp-ms":1})",
+        R"({"snapshot-id":1,"timestamp-ms":1,"manifest-list":"x","summary":[]})",
+        R"({"snapshot-id":1,"timestamp-ms":1,"manifest-list":"x",)"
+        R"("summary":{"operation":1}})",
+        R"({"snapshot-id":18446744073709551615,"timestamp-ms":1,"manifest-list":"x"})"}) {
     auto s = SnapshotFromJson(OJson::parse(bad));
     ASSERT_FALSE(s.ok()) << bad;
     EXPECT_TRUE(s.status().IsInvalidArgument()) << s.status().ToString();
@@ -77,11 +77,11 @@ TEST(SnapshotRefTest, JsonAndJavaValidation) {
   EXPECT_EQ(ToJavaJson(SnapshotRefToJson(*r), false),
             R"({"snapshot-id":5,"type":"branch","min-snapshots-to-keep":2,"max-ref-age-ms":9})");
   // SnapshotRef.Builder: tags take no snapshot retention, values must be positive.
-  EXPECT_FALSE(SnapshotRefFromJson(OJson::parse(
-                   R"({"snapshot-id":5,"type":"tag","max-snapshot-age-ms":3})"))
-                   .ok());
-  EXPECT_FALSE(SnapshotRefFromJson(OJson::parse(
-                   R"({"snapshot-id":5,"type":"branch","min-snapshots-to-keep":0})"))
+  EXPECT_FALSE(
+      SnapshotRefFromJson(OJson::parse(R"({"snapshot-id":5,"type":"tag","max-snapshot-age-ms":3})"))
+          .ok());
+  EXPECT_FALSE(SnapshotRefFromJson(
+                   OJson::parse(R"({"snapshot-id":5,"type":"branch","min-snapshots-to-keep":0})"))
                    .ok());
   EXPECT_FALSE(SnapshotRefFromJson(OJson::parse(R"({"snapshot-id":5,"type":"x"})")).ok());
 }

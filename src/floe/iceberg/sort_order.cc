@@ -122,8 +122,8 @@ Result<SortOrder> ParseSortText(const Schema& schema, std::string_view text, int
       ++i;
     }
     // Java SortOrder.Builder: asc() defaults to nulls first, desc() to nulls last.
-    f.null_order = f.direction == SortDirection::kAsc ? NullOrder::kNullsFirst
-                                                      : NullOrder::kNullsLast;
+    f.null_order =
+        f.direction == SortDirection::kAsc ? NullOrder::kNullsFirst : NullOrder::kNullsLast;
     if (i + 1 < words.size() && words[i] == "nulls" &&
         (words[i + 1] == "first" || words[i + 1] == "last")) {
       f.null_order = words[i + 1] == "first" ? NullOrder::kNullsFirst : NullOrder::kNullsLast;

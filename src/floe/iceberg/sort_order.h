@@ -65,7 +65,6 @@ std::string SortOrderToJson(const SortOrder& order);
 // CLI sort text: "id desc nulls last, day(ts), bucket(16, id) asc nulls first". Terms are a
 // column or a transform call as in ParsePartitionText; the default direction is asc, and
 // like Java the default null order is nulls-first for asc and nulls-last for desc.
-Result<SortOrder> ParseSortText(const Schema& schema, std::string_view text,
-                                int32_t order_id = 1);
+Result<SortOrder> ParseSortText(const Schema& schema, std::string_view text, int32_t order_id = 1);
 
 }  // namespace floe::iceberg

@@ -71,8 +71,7 @@ std::vector<TableRequirement> RequirementsForUpdate(const TableMetadata& base,
             require_schema();
           } else if constexpr (std::is_same_v<T, update::AddSpec>) {
             if (!added_spec) {
-              out.push_back(
-                  requirement::AssertLastAssignedPartitionId{base.last_partition_id});
+              out.push_back(requirement::AssertLastAssignedPartitionId{base.last_partition_id});
             }
             added_spec = true;
           } else if constexpr (std::is_same_v<T, update::SetDefaultSpec>) {
@@ -252,8 +251,8 @@ Status Transaction::Stage(PendingUpdate* update) {
   TableOperations& ops = table_.operations();
   std::vector<TableUpdate> ups;
   Status st = update->Apply(*current_, ops, &ups);
-  Result<Applied> applied = st.ok() ? ApplyUpdates(current_, ups, ops.env().NowMillis())
-                                    : Result<Applied>(st);
+  Result<Applied> applied =
+      st.ok() ? ApplyUpdates(current_, ups, ops.env().NowMillis()) : Result<Applied>(st);
   if (!applied.ok()) {
     update->Cleanup(nullptr, ops);
     return applied.status();
@@ -299,8 +298,8 @@ Status Transaction::CommitWithRetry() {
       for (PendingUpdate* u : staged_) {
         std::vector<TableUpdate> ups;
         Status st = u->Apply(*current_, ops, &ups);
-        Result<Applied> applied = st.ok() ? ApplyUpdates(current_, ups, ops.env().NowMillis())
-                                          : Result<Applied>(st);
+        Result<Applied> applied =
+            st.ok() ? ApplyUpdates(current_, ups, ops.env().NowMillis()) : Result<Applied>(st);
         if (!applied.ok()) {
           table_.metadata_ = base_;
           CleanupAll(nullptr);

@@ -10,10 +10,10 @@
 
 #include "floe/base/macros.h"
 #include "floe/format/compression/codec.h"
-#include "floe/io/file_io.h"
 #include "floe/iceberg/java_json.h"
 #include "floe/iceberg/metadata_json.h"
 #include "floe/iceberg/ojson_util.h"
+#include "floe/io/file_io.h"
 
 namespace floe::iceberg {
 
@@ -316,7 +316,8 @@ std::string TableMetadataToJson(const TableMetadata& md, bool pretty) {
   for (const Schema& s : md.schemas) schemas.push_back(SchemaJson(s));
   j["schemas"] = std::move(schemas);
   const PartitionSpec* spec = md.default_spec();
-  if (md.format_version == 1 && spec != nullptr) j["partition-spec"] = ToJavaMemberOrder(PartitionFieldsToJsonValue(*spec));
+  if (md.format_version == 1 && spec != nullptr)
+    j["partition-spec"] = ToJavaMemberOrder(PartitionFieldsToJsonValue(*spec));
   j["default-spec-id"] = md.default_spec_id;
   OJson specs = OJson::array();
   for (const PartitionSpec& s : md.specs) specs.push_back(SpecJson(s));
@@ -412,8 +413,7 @@ std::string NewMetadataLocation(const TableMetadata& md, int32_t version, std::s
   }
   std::string name = fmt::format("{:05d}-{}{}", version, uuid,
                                  codec == "gzip" ? ".gz.metadata.json" : ".metadata.json");
-  if (auto it = md.properties.find(std::string(kPropertyMetadataPath));
-      it != md.properties.end()) {
+  if (auto it = md.properties.find(std::string(kPropertyMetadataPath)); it != md.properties.end()) {
     std::string dir = it->second;
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     return dir + "/" + name;

@@ -36,8 +36,7 @@ inline constexpr int32_t kFirstPartitionFieldId = 1000;
 // Table properties with a meaning to metadata handling (Java TableProperties).
 inline constexpr std::string_view kPropertyFormatVersion = "format-version";
 inline constexpr std::string_view kPropertyMetadataPath = "write.metadata.path";
-inline constexpr std::string_view kPropertyMetadataCompression =
-    "write.metadata.compression-codec";
+inline constexpr std::string_view kPropertyMetadataCompression = "write.metadata.compression-codec";
 inline constexpr std::string_view kPropertyPreviousVersionsMax =
     "write.metadata.previous-versions-max";
 inline constexpr int32_t kPreviousVersionsMaxDefault = 100;
@@ -160,8 +159,7 @@ std::string TableMetadataToJson(const TableMetadata& metadata, bool pretty = fal
 Result<TableMetadata> ReadTableMetadata(io::FileIO& io, std::string_view location);
 // Writes a metadata file (gzipped when the name says so). Fails with kAlreadyExists if the
 // file exists: metadata files are never overwritten.
-Status WriteTableMetadata(io::FileIO& io, std::string_view location,
-                          const TableMetadata& metadata);
+Status WriteTableMetadata(io::FileIO& io, std::string_view location, const TableMetadata& metadata);
 
 // The version number of a metadata file name, Java's parseVersion: the digits before the
 // first '-' of the file name ("00003-<uuid>.metadata.json" -> 3); nullopt if none.

@@ -24,9 +24,11 @@ constexpr int32_t kInitialSortOrderId = 1;
 // Java TableProperties.RESERVED_PROPERTIES.
 bool IsReservedProperty(const std::string& key) {
   static const char* const kReserved[] = {
-      "format-version",        "uuid",           "snapshot-count",
-      "current-snapshot-id",   "current-snapshot-summary", "current-snapshot-timestamp-ms",
-      "current-schema",        "default-partition-spec",   "default-sort-order"};
+      "format-version",           "uuid",
+      "snapshot-count",           "current-snapshot-id",
+      "current-snapshot-summary", "current-snapshot-timestamp-ms",
+      "current-schema",           "default-partition-spec",
+      "default-sort-order"};
   return std::any_of(std::begin(kReserved), std::end(kReserved),
                      [&](const char* r) { return key == r; });
 }
@@ -37,8 +39,7 @@ Status CheckSpecCompatibility(const PartitionSpec& spec, const Schema& schema) {
     if (f.transform.is_void()) continue;
     const NestedField* source = schema.FindField(f.source_id);
     if (source == nullptr) {
-      return Status::InvalidArgument("Cannot find source column for partition field: {}",
-                                     f.name);
+      return Status::InvalidArgument("Cannot find source column for partition field: {}", f.name);
     }
     if (!source->type->is_primitive()) {
       return Status::InvalidArgument("Cannot partition by non-primitive source field: {}",
@@ -196,8 +197,8 @@ Status TableMetadataBuilder::SetCurrentSchema(int32_t schema_id) {
     return Status::InvalidArgument("Cannot set current schema to unknown schema: {}", schema_id);
   }
   md_.current_schema_id = schema_id;
-  changes_.push_back(update::SetCurrentSchema{
-      last_added_schema_id_ == schema_id ? kLastAdded : schema_id});
+  changes_.push_back(
+      update::SetCurrentSchema{last_added_schema_id_ == schema_id ? kLastAdded : schema_id});
   return Status::OK();
 }
 
@@ -258,8 +259,7 @@ Status TableMetadataBuilder::SetDefaultSpec(int32_t spec_id) {
                                    spec_id);
   }
   md_.default_spec_id = spec_id;
-  changes_.push_back(
-      update::SetDefaultSpec{last_added_spec_id_ == spec_id ? kLastAdded : spec_id});
+  changes_.push_back(update::SetDefaultSpec{last_added_spec_id_ == spec_id ? kLastAdded : spec_id});
   return Status::OK();
 }
 
@@ -297,8 +297,8 @@ Status TableMetadataBuilder::AddSortOrder(const SortOrder& order) {
   if (schema == nullptr) return Status::InvalidArgument("Cannot add a sort order before a schema");
   Status valid = order.Validate(*schema);
   if (!valid.ok()) return Status::InvalidArgument("{}", valid.message());
-  SortOrder new_order = order.is_unsorted() ? SortOrder::Unsorted()
-                                            : SortOrder(new_id, order.fields());
+  SortOrder new_order =
+      order.is_unsorted() ? SortOrder::Unsorted() : SortOrder(new_id, order.fields());
   md_.sort_orders.push_back(new_order);
   changes_.push_back(update::AddSortOrder{std::move(new_order)});
   last_added_order_id_ = new_id;
@@ -317,8 +317,7 @@ Status TableMetadataBuilder::SetDefaultSortOrder(int32_t order_id) {
     return Status::OK();
   }
   if (md_.sort_order_by_id(order_id) == nullptr) {
-    return Status::InvalidArgument("Cannot set default sort order to unknown order: {}",
-                                   order_id);
+    return Status::InvalidArgument("Cannot set default sort order to unknown order: {}", order_id);
   }
   md_.default_sort_order_id = order_id;
   changes_.push_back(
@@ -331,8 +330,7 @@ Status TableMetadataBuilder::AddSnapshot(const Snapshot& snapshot) {
     return Status::InvalidArgument("Attempting to add a snapshot before a schema is added");
   }
   if (md_.specs.empty()) {
-    return Status::InvalidArgument(
-        "Attempting to add a snapshot before a partition spec is added");
+    return Status::InvalidArgument("Attempting to add a snapshot before a partition spec is added");
   }
   if (md_.sort_orders.empty()) {
     return Status::InvalidArgument("Attempting to add a snapshot before a sort order is added");
@@ -377,8 +375,7 @@ Status TableMetadataBuilder::SetRef(const std::string& name, const SnapshotRef& 
   FLOE_RETURN_IF_ERROR(ValidateSnapshotRef(ref));
   const Snapshot* snapshot = md_.snapshot_by_id(ref.snapshot_id);
   if (snapshot == nullptr) {
-    return Status::InvalidArgument("Cannot set {} to unknown snapshot: {}", name,
-                                   ref.snapshot_id);
+    return Status::InvalidArgument("Cannot set {} to unknown snapshot: {}", name, ref.snapshot_id);
   }
   if (name == kMainBranch) {
     md_.current_snapshot_id = ref.snapshot_id;
@@ -448,15 +445,15 @@ Status TableMetadataBuilder::RemoveProperties(const std::vector<std::string>& re
 
 Status TableMetadataBuilder::SetStatistics(const StatisticsFile& file) {
   auto& stats = md_.statistics;
-  auto it = std::find_if(stats.begin(), stats.end(),
-                         [&](const StatisticsFile& f) { return f.snapshot_id == file.snapshot_id; });
+  auto it = std::find_if(stats.begin(), stats.end(), [&](const StatisticsFile& f) {
+    return f.snapshot_id == file.snapshot_id;
+  });
   if (it != stats.end()) {
     *it = file;
-    stats.erase(std::remove_if(std::next(it), stats.end(),
-                               [&](const StatisticsFile& f) {
-                                 return f.snapshot_id == file.snapshot_id;
-                               }),
-                stats.end());
+    stats.erase(
+        std::remove_if(std::next(it), stats.end(),
+                       [&](const StatisticsFile& f) { return f.snapshot_id == file.snapshot_id; }),
+        stats.end());
   } else {
     stats.push_back(file);
   }
@@ -489,10 +486,9 @@ Status TableMetadataBuilder::SetPartitionStatistics(const PartitionStatisticsFil
 Status TableMetadataBuilder::RemovePartitionStatistics(int64_t snapshot_id) {
   auto& stats = md_.partition_statistics;
   size_t before = stats.size();
-  stats.erase(std::remove_if(stats.begin(), stats.end(),
-                             [&](const PartitionStatisticsFile& f) {
-                               return f.snapshot_id == snapshot_id;
-                             }),
+  stats.erase(std::remove_if(
+                  stats.begin(), stats.end(),
+                  [&](const PartitionStatisticsFile& f) { return f.snapshot_id == snapshot_id; }),
               stats.end());
   if (stats.size() != before) changes_.push_back(update::RemovePartitionStatistics{snapshot_id});
   return Status::OK();
@@ -511,8 +507,7 @@ Status TableMetadataBuilder::RemoveSpecs(const std::vector<int32_t>& spec_ids) {
 }
 
 Status TableMetadataBuilder::RemoveSchemas(const std::vector<int32_t>& schema_ids) {
-  if (std::find(schema_ids.begin(), schema_ids.end(), md_.current_schema_id) !=
-      schema_ids.end()) {
+  if (std::find(schema_ids.begin(), schema_ids.end(), md_.current_schema_id) != schema_ids.end()) {
     return Status::InvalidArgument("Cannot remove the current schema");
   }
   if (schema_ids.empty()) return Status::OK();
@@ -630,8 +625,8 @@ Result<TableMetadata> TableMetadataBuilder::NewTable(const Schema& schema,
   }
 
   int32_t last_column_id = 0;
-  FLOE_ASSIGN_OR_RETURN(Schema fresh,
-                        AssignFreshIds(schema, [&] { return ++last_column_id; }, 0));
+  FLOE_ASSIGN_OR_RETURN(Schema fresh, AssignFreshIds(
+                                          schema, [&] { return ++last_column_id; }, 0));
   auto fresh_source_id = [&](int32_t old_id) -> Result<int32_t> {
     std::optional<std::string> name = schema.FindColumnName(old_id);
     const NestedField* f = name ? fresh.FindFieldByName(*name) : nullptr;

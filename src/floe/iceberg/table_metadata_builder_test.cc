@@ -61,19 +61,20 @@ TEST(TableMetadataBuilderTest, NewTableMatchesJava) {
     SCOPED_TRACE(v);
     TableMetadata java = ReadJava(v, 0);
     // Input ids deliberately differ from the fresh ones.
-    auto schema = Schema::Make({NestedField::Required(11, "id", LongType()),
-                                NestedField::Optional(12, "data", StringType(), "payload"),
-                                NestedField::Optional(13, "ts", TimestampTzType()),
-                                NestedField::Optional(14, "tags", ListType(15, StringType(), false))});
+    auto schema =
+        Schema::Make({NestedField::Required(11, "id", LongType()),
+                      NestedField::Optional(12, "data", StringType(), "payload"),
+                      NestedField::Optional(13, "ts", TimestampTzType()),
+                      NestedField::Optional(14, "tags", ListType(15, StringType(), false))});
     ASSERT_TRUE(schema.ok());
     PartitionSpec spec(0, {{13, 1000, "ts_day", Transform::Day()},
                            {11, 1001, "id_bucket", Transform::Bucket(16)}});
     SortOrder order(1, {{Transform::Identity(), 11, SortDirection::kAsc, NullOrder::kNullsFirst},
                         {Transform::Identity(), 12, SortDirection::kDesc, NullOrder::kNullsLast}});
-    auto md = TableMetadataBuilder::NewTable(
-        *schema, spec, order, "s3://bucket/wh/t" + std::to_string(v),
-        {{"format-version", std::to_string(v)}, {"owner", "floe"}}, *java.table_uuid,
-        java.last_updated_ms);
+    auto md =
+        TableMetadataBuilder::NewTable(*schema, spec, order, "s3://bucket/wh/t" + std::to_string(v),
+                                       {{"format-version", std::to_string(v)}, {"owner", "floe"}},
+                                       *java.table_uuid, java.last_updated_ms);
     ASSERT_TRUE(md.ok()) << md.status().ToString();
     EXPECT_EQ(Canonical(TableMetadataToJson(*md)), Canonical(ReadText(JavaFile(v, 0))));
 
@@ -122,8 +123,8 @@ TEST(TableMetadataBuilderTest, CommitsMatchJava) {
 }
 
 TableMetadataPtr V2Table() {
-  auto md = TableMetadataBuilder::NewTable(TestSchema(), PartitionSpec(), SortOrder(),
-                                           "s3://b/t", {}, "u-1", 1000);
+  auto md = TableMetadataBuilder::NewTable(TestSchema(), PartitionSpec(), SortOrder(), "s3://b/t",
+                                           {}, "u-1", 1000);
   EXPECT_TRUE(md.ok()) << md.status().ToString();
   auto p = std::make_shared<TableMetadata>(*md);
   p->metadata_file_location = "s3://b/t/metadata/00000-a.metadata.json";

@@ -143,7 +143,8 @@ TEST_P(PyicebergTest, ReadsAsPyicebergDoes) {
       const Snapshot& got = md->snapshots[s];
       const auto& w = want["snapshots"][s];
       EXPECT_EQ(got.snapshot_id, w["snapshot-id"].get<int64_t>());
-      EXPECT_EQ(got.sequence_number, w["sequence-number"].is_null() ? 0 : w["sequence-number"].get<int64_t>());
+      EXPECT_EQ(got.sequence_number,
+                w["sequence-number"].is_null() ? 0 : w["sequence-number"].get<int64_t>());
       EXPECT_EQ(got.manifest_list, w["manifest-list"].get<std::string>());
       EXPECT_EQ(got.operation, w["operation"].get<std::string>());
       std::map<std::string, std::string> summary(got.summary.begin(), got.summary.end());
@@ -203,9 +204,7 @@ TEST(TableMetadataTest, Errors) {
     EXPECT_NE(at, std::string::npos) << from;
     return s.replace(at, from.size(), to);
   };
-  auto code = [](const std::string& text) {
-    return TableMetadataFromJson(text).status().code();
-  };
+  auto code = [](const std::string& text) { return TableMetadataFromJson(text).status().code(); };
   EXPECT_EQ(code(with(R"("format-version": 1)", R"("format-version": 4)")),
             StatusCode::kUnimplemented);
   EXPECT_EQ(code("{"), StatusCode::kCorrupt);
@@ -216,18 +215,18 @@ TEST(TableMetadataTest, Errors) {
   EXPECT_EQ(code(with(R"("location": "s3://b/t")", R"("location": 5)")), StatusCode::kCorrupt);
   EXPECT_EQ(code(with(R"("properties": {"k": "v"})", R"("properties": {"k": 1})")),
             StatusCode::kCorrupt);
-  EXPECT_TRUE(TableMetadataFromJson(with(R"("current-snapshot-id": 9)",
-                                         R"("current-snapshot-id": -1)"))
-                  .ok());
+  EXPECT_TRUE(
+      TableMetadataFromJson(with(R"("current-snapshot-id": 9)", R"("current-snapshot-id": -1)"))
+          .ok());
 }
 
 TEST(TableMetadataTest, FileIoGzipAndNaming) {
   auto md = TableMetadataFromJson(kMinimalV1);
   ASSERT_TRUE(md.ok());
   io::MemoryFileIO fio;
-  for (std::string loc : {"mem://t/metadata/00001-u.metadata.json",
-                          "mem://t/metadata/00002-u.gz.metadata.json",
-                          "mem://t/metadata/v3.metadata.json.gz"}) {
+  for (std::string loc :
+       {"mem://t/metadata/00001-u.metadata.json", "mem://t/metadata/00002-u.gz.metadata.json",
+        "mem://t/metadata/v3.metadata.json.gz"}) {
     ASSERT_TRUE(WriteTableMetadata(fio, loc, *md).ok()) << loc;
     auto back = ReadTableMetadata(fio, loc);
     ASSERT_TRUE(back.ok()) << back.status().ToString();

@@ -21,8 +21,8 @@ class SystemCommitEnvironment final : public CommitEnvironment {
 
   std::string NewUuid() override {
     uint64_t hi = rng_(), lo = rng_();
-    hi = (hi & ~uint64_t{0xF000}) | uint64_t{0x4000};                  // version 4
-    lo = (lo & ~(uint64_t{0xC} << 60)) | (uint64_t{0x8} << 60);        // RFC 4122 variant
+    hi = (hi & ~uint64_t{0xF000}) | uint64_t{0x4000};            // version 4
+    lo = (lo & ~(uint64_t{0xC} << 60)) | (uint64_t{0x8} << 60);  // RFC 4122 variant
     return fmt::format("{:08x}-{:04x}-{:04x}-{:04x}-{:012x}", hi >> 32, (hi >> 16) & 0xFFFF,
                        hi & 0xFFFF, lo >> 48, lo & 0xFFFFFFFFFFFFull);
   }

@@ -41,10 +41,9 @@ TableMetadata NewTableMetadata(int format_version, bool partitioned) {
                                  NestedField::Optional(3, "category", StringType())});
   PartitionSpec spec = partitioned ? *PartitionSpecBuilder(schema).Identity("category").Build()
                                    : PartitionSpec::Unpartitioned();
-  auto md = TableMetadataBuilder::NewTable(
-      schema, spec, SortOrder::Unsorted(), "mem://wh/db/t",
-      {{"format-version", std::to_string(format_version)}},
-      "9c12d441-03fe-4693-9a96-a0705ddf69c1", kT0);
+  auto md = TableMetadataBuilder::NewTable(schema, spec, SortOrder::Unsorted(), "mem://wh/db/t",
+                                           {{"format-version", std::to_string(format_version)}},
+                                           "9c12d441-03fe-4693-9a96-a0705ddf69c1", kT0);
   EXPECT_TRUE(md.ok()) << md.status().ToString();
   return *md;
 }
@@ -103,8 +102,8 @@ struct LiveEntry {
 class TableTest : public ::testing::TestWithParam<int> {
  protected:
   void Init(int version, bool partitioned) {
-    auto ops = InMemoryTableOperations::Create("db.t", io_, env_,
-                                               NewTableMetadata(version, partitioned));
+    auto ops =
+        InMemoryTableOperations::Create("db.t", io_, env_, NewTableMetadata(version, partitioned));
     ASSERT_TRUE(ops.ok()) << ops.status().ToString();
     ops_ = std::move(*ops);
     auto table = Table::Load(*ops_);
@@ -470,9 +469,9 @@ TEST_F(TableTest, ExhaustedRetriesCleanUp) {
 
 TEST_F(TableTest, DeleteByRowFilterUsesStrictEvaluation) {
   Init(2, true);
-  Append(*table_, {Data("mem://d/x1.parquet", 10, "x", 0, 9),
-                   Data("mem://d/x2.parquet", 10, "x", 10, 19),
-                   Data("mem://d/y1.parquet", 10, "y", 0, 9)});
+  Append(*table_,
+         {Data("mem://d/x1.parquet", 10, "x", 0, 9), Data("mem://d/x2.parquet", 10, "x", 10, 19),
+          Data("mem://d/y1.parquet", 10, "y", 0, 9)});
   // Partition values decide identity-partitioned columns.
   auto del = table_->NewDelete();
   del->DeleteFromRowFilter(*ParseExpression("category = 'y'"));
@@ -536,8 +535,8 @@ TEST_F(TableTest, OverwriteValidatesConflictingData) {
 
 TEST_F(TableTest, V3DeletionVectorReplacesPreviousAndRowLineage) {
   Init(3, false);
-  Append(*table_, {Data("mem://d/a.parquet", 10, std::nullopt),
-                   Data("mem://d/b.parquet", 5, std::nullopt)});
+  Append(*table_,
+         {Data("mem://d/a.parquet", 10, std::nullopt), Data("mem://d/b.parquet", 5, std::nullopt)});
   const Snapshot s1copy = *table_->metadata()->current_snapshot();
   const Snapshot* s1 = &s1copy;
   // Spec "Row Lineage": first-row-id = next-row-id (0); added-rows = assigned ids.
@@ -597,8 +596,8 @@ TEST_F(TableTest, V3DeletionVectorReplacesPreviousAndRowLineage) {
 // table whose earlier deletes came back.
 TEST_F(TableTest, RemovingOneDeletionVectorKeepsItsPuffinNeighbours) {
   Init(3, false);
-  Append(*table_, {Data("mem://d/a.parquet", 10, std::nullopt),
-                   Data("mem://d/b.parquet", 5, std::nullopt)});
+  Append(*table_,
+         {Data("mem://d/a.parquet", 10, std::nullopt), Data("mem://d/b.parquet", 5, std::nullopt)});
   const DataFile dv_a = DV("mem://d/dv1.puffin", 1, std::nullopt, "mem://d/a.parquet", 4);
   const DataFile dv_b = DV("mem://d/dv1.puffin", 1, std::nullopt, "mem://d/b.parquet", 46);
   auto rd = table_->NewRowDelta();
@@ -625,7 +624,7 @@ TEST_F(TableTest, RemovingOneDeletionVectorKeepsItsPuffinNeighbours) {
     dvs.insert({*e.data_file.referenced_data_file, e.data_file.record_count});
   }
   EXPECT_EQ(dvs, (std::set<std::pair<std::string, int64_t>>{{"mem://d/a.parquet", 2},
-                                                             {"mem://d/b.parquet", 1}}));
+                                                            {"mem://d/b.parquet", 1}}));
 }
 
 TEST_F(TableTest, RewriteNeverDropsDeletesStillNeeded) {
@@ -693,7 +692,9 @@ TEST_F(TableTest, BranchesTagsAndRollback) {
   const int64_t s2 = table_->metadata()->current_snapshot()->snapshot_id;
 
   auto ms = table_->NewManageSnapshots();
-  ms->CreateBranch("dev", s1).CreateTag("v1", s1).SetMaxRefAgeMs("v1", 86400000)
+  ms->CreateBranch("dev", s1)
+      .CreateTag("v1", s1)
+      .SetMaxRefAgeMs("v1", 86400000)
       .SetMinSnapshotsToKeep("dev", 3);
   ASSERT_TRUE(ms->Commit().ok());
   const TableMetadata* md = table_->metadata().get();

@@ -128,7 +128,8 @@ Status Validate(const TableRequirement& r, const TableMetadata* base) {
   return std::visit(
       Overloaded{
           [&](const requirement::AssertCreate&) -> Status {
-            if (base != nullptr) return Status::Conflict("Requirement failed: table already exists");
+            if (base != nullptr)
+              return Status::Conflict("Requirement failed: table already exists");
             return Status::OK();
           },
           [&](const requirement::AssertTableUuid& x) -> Status {
@@ -145,16 +146,18 @@ Status Validate(const TableRequirement& r, const TableMetadata* base) {
             if (ref != nullptr) {
               std::string_view type = ref->is_branch() ? "branch" : "tag";
               if (!x.snapshot_id) {
-                return Status::Conflict("Requirement failed: {} {} was created concurrently",
-                                        type, x.ref);
+                return Status::Conflict("Requirement failed: {} {} was created concurrently", type,
+                                        x.ref);
               }
               if (*x.snapshot_id != ref->snapshot_id) {
-                return Status::Conflict("Requirement failed: {} {} has changed: expected id {} != {}",
-                                        type, x.ref, *x.snapshot_id, ref->snapshot_id);
+                return Status::Conflict(
+                    "Requirement failed: {} {} has changed: expected id {} != {}", type, x.ref,
+                    *x.snapshot_id, ref->snapshot_id);
               }
             } else if (x.snapshot_id) {
-              return Status::Conflict("Requirement failed: branch or tag {} is missing, expected {}",
-                                      x.ref, *x.snapshot_id);
+              return Status::Conflict(
+                  "Requirement failed: branch or tag {} is missing, expected {}", x.ref,
+                  *x.snapshot_id);
             }
             return Status::OK();
           },
@@ -396,7 +399,9 @@ OJson TableUpdateToJson(const TableUpdate& u) {
           [&](const update::RemovePartitionStatistics& x) { j["snapshot-id"] = x.snapshot_id; },
           [&](const update::RemovePartitionSpecs& x) { j["spec-ids"] = x.spec_ids; },
           [&](const update::RemoveSchemas& x) { j["schema-ids"] = x.schema_ids; },
-          [&](const update::AddEncryptionKey& x) { j["encryption-key"] = EncryptionKeyToJson(x.key); },
+          [&](const update::AddEncryptionKey& x) {
+            j["encryption-key"] = EncryptionKeyToJson(x.key);
+          },
           [&](const update::RemoveEncryptionKey& x) { j["key-id"] = x.key_id; },
       },
       u);

@@ -68,31 +68,78 @@ namespace update {
 // Ids of -1 in Set* updates mean "the one added last in this commit".
 inline constexpr int32_t kLastAdded = -1;
 
-struct AssignUuid { std::string uuid; };
-struct UpgradeFormatVersion { int32_t format_version = 0; };
+struct AssignUuid {
+  std::string uuid;
+};
+struct UpgradeFormatVersion {
+  int32_t format_version = 0;
+};
 // JSON also carries the deprecated `last-column-id` (written as the schema's highest field
 // id, ignored on read, as Java does).
-struct AddSchema { Schema schema; };
-struct SetCurrentSchema { int32_t schema_id = kLastAdded; };
-struct AddSpec { PartitionSpec spec; };
-struct SetDefaultSpec { int32_t spec_id = kLastAdded; };
-struct AddSortOrder { SortOrder sort_order; };
-struct SetDefaultSortOrder { int32_t sort_order_id = kLastAdded; };
-struct AddSnapshot { Snapshot snapshot; };
-struct SetSnapshotRef { std::string ref_name; SnapshotRef ref; };
-struct RemoveSnapshots { std::vector<int64_t> snapshot_ids; };
-struct RemoveSnapshotRef { std::string ref_name; };
-struct SetLocation { std::string location; };
-struct SetProperties { std::map<std::string, std::string> updates; };
-struct RemoveProperties { std::vector<std::string> removals; };
-struct SetStatistics { StatisticsFile statistics; };
-struct RemoveStatistics { int64_t snapshot_id = 0; };
-struct SetPartitionStatistics { PartitionStatisticsFile partition_statistics; };
-struct RemovePartitionStatistics { int64_t snapshot_id = 0; };
-struct RemovePartitionSpecs { std::vector<int32_t> spec_ids; };
-struct RemoveSchemas { std::vector<int32_t> schema_ids; };
-struct AddEncryptionKey { EncryptionKey key; };
-struct RemoveEncryptionKey { std::string key_id; };
+struct AddSchema {
+  Schema schema;
+};
+struct SetCurrentSchema {
+  int32_t schema_id = kLastAdded;
+};
+struct AddSpec {
+  PartitionSpec spec;
+};
+struct SetDefaultSpec {
+  int32_t spec_id = kLastAdded;
+};
+struct AddSortOrder {
+  SortOrder sort_order;
+};
+struct SetDefaultSortOrder {
+  int32_t sort_order_id = kLastAdded;
+};
+struct AddSnapshot {
+  Snapshot snapshot;
+};
+struct SetSnapshotRef {
+  std::string ref_name;
+  SnapshotRef ref;
+};
+struct RemoveSnapshots {
+  std::vector<int64_t> snapshot_ids;
+};
+struct RemoveSnapshotRef {
+  std::string ref_name;
+};
+struct SetLocation {
+  std::string location;
+};
+struct SetProperties {
+  std::map<std::string, std::string> updates;
+};
+struct RemoveProperties {
+  std::vector<std::string> removals;
+};
+struct SetStatistics {
+  StatisticsFile statistics;
+};
+struct RemoveStatistics {
+  int64_t snapshot_id = 0;
+};
+struct SetPartitionStatistics {
+  PartitionStatisticsFile partition_statistics;
+};
+struct RemovePartitionStatistics {
+  int64_t snapshot_id = 0;
+};
+struct RemovePartitionSpecs {
+  std::vector<int32_t> spec_ids;
+};
+struct RemoveSchemas {
+  std::vector<int32_t> schema_ids;
+};
+struct AddEncryptionKey {
+  EncryptionKey key;
+};
+struct RemoveEncryptionKey {
+  std::string key_id;
+};
 }  // namespace update
 
 using TableUpdate =

@@ -26,8 +26,8 @@ bool ReadDigits(std::string_view* s, size_t n, int64_t* out) {
   return true;
 }
 
-constexpr int64_t kPow10[] = {1,         10,         100,         1000,       10000,
-                              100000,    1000000,    10000000,    100000000,  1000000000};
+constexpr int64_t kPow10[] = {1,      10,      100,      1000,      10000,
+                              100000, 1000000, 10000000, 100000000, 1000000000};
 
 Result<int32_t> DateFrom(std::string_view* s, std::string_view text) {
   bool neg = false;
@@ -54,8 +54,8 @@ Result<int32_t> DateFrom(std::string_view* s, std::string_view text) {
       (month == 2 && day == 29 && !leap)) {
     return Status::InvalidArgument("invalid date '{}'", text);
   }
-  int64_t days = columnar::DaysFromCivil(year, static_cast<unsigned>(month),
-                                         static_cast<unsigned>(day));
+  int64_t days =
+      columnar::DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   if (days < std::numeric_limits<int32_t>::min() || days > std::numeric_limits<int32_t>::max()) {
     return Status::InvalidArgument("date '{}' is out of range", text);
   }
@@ -82,8 +82,7 @@ Result<int64_t> TimeFrom(std::string_view* s, int digits, std::string_view text)
       int64_t nanos = f * kPow10[9 - n];
       int64_t per_unit = kPow10[9 - digits];
       if (nanos % per_unit != 0) {
-        return Status::InvalidArgument("'{}' has more fractional digits than the type holds",
-                                       text);
+        return Status::InvalidArgument("'{}' has more fractional digits than the type holds", text);
       }
       frac = nanos / per_unit;
     }

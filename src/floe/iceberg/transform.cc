@@ -42,12 +42,10 @@ bool ParseParam(std::string_view s, std::string_view name, int32_t* out) {
 }
 
 bool IsTimestamp(TypeKind k) {
-  return k == TypeKind::kTimestamp || k == TypeKind::kTimestampTz ||
-         k == TypeKind::kTimestampNs || k == TypeKind::kTimestampTzNs;
+  return k == TypeKind::kTimestamp || k == TypeKind::kTimestampTz || k == TypeKind::kTimestampNs ||
+         k == TypeKind::kTimestampTzNs;
 }
-bool IsNanos(TypeKind k) {
-  return k == TypeKind::kTimestampNs || k == TypeKind::kTimestampTzNs;
-}
+bool IsNanos(TypeKind k) { return k == TypeKind::kTimestampNs || k == TypeKind::kTimestampTzNs; }
 
 // Time transform results from days / micros since the epoch (floor semantics before 1970).
 int32_t YearsFromDays(int64_t days) {
@@ -189,8 +187,7 @@ Result<int32_t> BucketHash(const Literal& value) {
       h = Murmur3_32(value.string_value().data(), value.string_value().size());
       break;
     case TypeKind::kUuid: h = Murmur3_32(value.uuid_value().data(), 16); break;
-    default:
-      return Status::InvalidArgument("type {} cannot be bucketed", value.type()->ToString());
+    default: return Status::InvalidArgument("type {} cannot be bucketed", value.type()->ToString());
   }
   return static_cast<int32_t>(h);
 }
@@ -311,8 +308,7 @@ Result<Literal> Transform::Apply(const Literal& value) const {
           return Literal::String(value.string_value().substr(0, n));
         }
         case TypeKind::kBinary:
-          return Literal::Binary(
-              value.string_value().substr(0, static_cast<size_t>(param_)));
+          return Literal::Binary(value.string_value().substr(0, static_cast<size_t>(param_)));
         default: break;
       }
       break;
@@ -368,8 +364,8 @@ col::Array MapToInt32(const col::Array& src, F&& f, col::DataTypePtr type = col:
   auto* out = values.data_as<int32_t>();
   for (int64_t i = 0; i < n; ++i) out[i] = src.IsValid(i) ? f(i) : 0;
   Buffer validity = src.null_count() > 0 ? src.validity().Clone() : Buffer();
-  return col::Array(std::move(type), n, src.null_count(), std::move(validity),
-                    std::move(values), Buffer(), {});
+  return col::Array(std::move(type), n, src.null_count(), std::move(validity), std::move(values),
+                    Buffer(), {});
 }
 
 // A fixed-width result column of the source's type.
@@ -423,8 +419,7 @@ Result<col::Array> Transform::ApplyToArray(const col::Array& src, const Type& so
         case TypeKind::kTimestampNs:
         case TypeKind::kTimestampTzNs: {
           const int64_t* v = src.data<int64_t>();
-          return MapToInt32(src,
-                            [&](int64_t i) { return bucket(HashLong(FloorDiv(v[i], 1000))); });
+          return MapToInt32(src, [&](int64_t i) { return bucket(HashLong(FloorDiv(v[i], 1000))); });
         }
         case TypeKind::kDecimal: {
           const __int128* v = src.data<__int128>();
@@ -478,8 +473,8 @@ Result<col::Array> Transform::ApplyToArray(const col::Array& src, const Type& so
             off[i + 1] = static_cast<int64_t>(data.size());
           }
           Buffer validity = src.null_count() > 0 ? src.validity().Clone() : Buffer();
-          return col::Array(src.type(), n, src.null_count(), std::move(validity),
-                            std::move(data), std::move(offsets), {});
+          return col::Array(src.type(), n, src.null_count(), std::move(validity), std::move(data),
+                            std::move(offsets), {});
         }
         default: break;
       }
@@ -493,14 +488,16 @@ Result<col::Array> Transform::ApplyToArray(const col::Array& src, const Type& so
       col::DataTypePtr out = kind == TransformKind::kDay ? col::Date32() : col::Int32();
       if (k == TypeKind::kDate) {
         const int32_t* v = src.data<int32_t>();
-        return MapToInt32(src, [&](int64_t i) { return TimeApply(kind, true, v[i]); }, out);
+        return MapToInt32(
+            src, [&](int64_t i) { return TimeApply(kind, true, v[i]); }, out);
       }
       const int64_t* v = src.data<int64_t>();
       if (IsNanos(k)) {
         return MapToInt32(
             src, [&](int64_t i) { return TimeApply(kind, false, FloorDiv(v[i], 1000)); }, out);
       }
-      return MapToInt32(src, [&](int64_t i) { return TimeApply(kind, false, v[i]); }, out);
+      return MapToInt32(
+          src, [&](int64_t i) { return TimeApply(kind, false, v[i]); }, out);
     }
     default: break;
   }

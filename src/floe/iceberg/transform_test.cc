@@ -94,8 +94,8 @@ TEST(TransformTest, ParseAndToString) {
   EXPECT_EQ(Transform::Parse(" bucket[ 16 ] "), Transform::Bucket(16));
   EXPECT_EQ(Transform::Parse("truncate[4]").param(), 4);
   EXPECT_EQ(Transform::Parse("Day"), Transform::Day());
-  for (const char* s : {"identity", "year", "month", "day", "hour", "void", "bucket[3]",
-                        "truncate[20]"}) {
+  for (const char* s :
+       {"identity", "year", "month", "day", "hour", "void", "bucket[3]", "truncate[20]"}) {
     EXPECT_EQ(Transform::Parse(s).ToString(), s);
     EXPECT_TRUE(Transform::Parse(s).is_known());
   }
@@ -117,8 +117,7 @@ TEST(TransformTest, ResultTypesAndApplicability) {
   EXPECT_EQ((*Transform::Month().ResultType(*TimestampType()))->kind(), TypeKind::kInt);
   EXPECT_EQ((*Transform::Hour().ResultType(*TimestampType()))->kind(), TypeKind::kInt);
   EXPECT_EQ((*Transform::Bucket(4).ResultType(*StringType()))->kind(), TypeKind::kInt);
-  EXPECT_EQ((*Transform::Truncate(4).ResultType(*DecimalType(9, 2)))->ToString(),
-            "decimal(9, 2)");
+  EXPECT_EQ((*Transform::Truncate(4).ResultType(*DecimalType(9, 2)))->ToString(), "decimal(9, 2)");
   EXPECT_EQ((*Transform::Identity().ResultType(*UuidType()))->kind(), TypeKind::kUuid);
   EXPECT_FALSE(Transform::Hour().CanTransform(*DateType()));
   EXPECT_FALSE(Transform::Bucket(4).CanTransform(*FloatType()));

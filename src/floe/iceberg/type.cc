@@ -80,7 +80,10 @@ std::string NestedField::ToString() const {
 
 Type::Type(TypeKind kind, int32_t precision, int32_t scale, int32_t length,
            std::vector<NestedField> fields)
-    : kind_(kind), precision_(precision), scale_(scale), length_(length),
+    : kind_(kind),
+      precision_(precision),
+      scale_(scale),
+      length_(length),
       fields_(std::move(fields)) {}
 
 const NestedField* Type::FieldByName(std::string_view name) const {
@@ -103,8 +106,7 @@ std::string Type::ToString() const {
     case TypeKind::kDecimal:
       // Java Types.DecimalType.toString: "decimal(%d, %d)".
       return fmt::format("decimal({}, {})", precision_, scale_);
-    case TypeKind::kFixed:
-      return fmt::format("fixed[{}]", length_);
+    case TypeKind::kFixed: return fmt::format("fixed[{}]", length_);
     case TypeKind::kStruct: {
       std::string s = "struct<";
       for (size_t i = 0; i < fields_.size(); ++i) {
@@ -113,12 +115,9 @@ std::string Type::ToString() const {
       }
       return s + ">";
     }
-    case TypeKind::kList:
-      return "list<" + element().ToString() + ">";
-    case TypeKind::kMap:
-      return "map<" + key().ToString() + ", " + value().ToString() + ">";
-    default:
-      return std::string(TypeKindName(kind_));
+    case TypeKind::kList: return "list<" + element().ToString() + ">";
+    case TypeKind::kMap: return "map<" + key().ToString() + ", " + value().ToString() + ">";
+    default: return std::string(TypeKindName(kind_));
   }
 }
 
@@ -140,10 +139,10 @@ TypePtr Singleton(TypeKind kind) {
 }
 }  // namespace
 
-#define FLOE_ICEBERG_SINGLETON(Name, Kind)           \
-  TypePtr Name() {                                   \
-    static const TypePtr kType = Singleton(Kind);    \
-    return kType;                                    \
+#define FLOE_ICEBERG_SINGLETON(Name, Kind)        \
+  TypePtr Name() {                                \
+    static const TypePtr kType = Singleton(Kind); \
+    return kType;                                 \
   }
 FLOE_ICEBERG_SINGLETON(BooleanType, TypeKind::kBoolean)
 FLOE_ICEBERG_SINGLETON(IntType, TypeKind::kInt)
@@ -200,8 +199,7 @@ TypePtr ListType(int32_t element_id, TypePtr element, bool element_required) {
   return ListType(std::move(f));
 }
 
-TypePtr MapType(int32_t key_id, TypePtr key, int32_t value_id, TypePtr value,
-                bool value_required) {
+TypePtr MapType(int32_t key_id, TypePtr key, int32_t value_id, TypePtr value, bool value_required) {
   NestedField k;
   k.id = key_id;
   k.type = std::move(key);
@@ -335,13 +333,20 @@ Result<TypePtr> TypeFromJsonDepth(const Json& json, int depth) {
 Result<TypePtr> PrimitiveTypeFromString(std::string_view text) {
   std::string s = Lower(Trim(text));
   static const std::pair<std::string_view, TypePtr (*)()> kSimple[] = {
-      {"boolean", BooleanType},       {"int", IntType},
-      {"long", LongType},             {"float", FloatType},
-      {"double", DoubleType},         {"date", DateType},
-      {"time", TimeType},             {"timestamp", TimestampType},
-      {"timestamptz", TimestampTzType}, {"timestamp_ns", TimestampNsType},
-      {"timestamptz_ns", TimestampTzNsType}, {"string", StringType},
-      {"uuid", UuidType},             {"binary", BinaryType},
+      {"boolean", BooleanType},
+      {"int", IntType},
+      {"long", LongType},
+      {"float", FloatType},
+      {"double", DoubleType},
+      {"date", DateType},
+      {"time", TimeType},
+      {"timestamp", TimestampType},
+      {"timestamptz", TimestampTzType},
+      {"timestamp_ns", TimestampNsType},
+      {"timestamptz_ns", TimestampTzNsType},
+      {"string", StringType},
+      {"uuid", UuidType},
+      {"binary", BinaryType},
       {"unknown", UnknownType},
   };
   for (const auto& [name, make] : kSimple) {
@@ -424,8 +429,7 @@ Json TypeToJsonValue(const Type& type) {
       j["value-required"] = type.value().required;
       return j;
     }
-    default:
-      return type.ToString();
+    default: return type.ToString();
   }
 }
 

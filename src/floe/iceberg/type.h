@@ -134,8 +134,7 @@ TypePtr ListType(NestedField element);
 TypePtr MapType(NestedField key, NestedField value);
 // Convenience: list/map from ids and types.
 TypePtr ListType(int32_t element_id, TypePtr element, bool element_required);
-TypePtr MapType(int32_t key_id, TypePtr key, int32_t value_id, TypePtr value,
-                bool value_required);
+TypePtr MapType(int32_t key_id, TypePtr key, int32_t value_id, TypePtr value, bool value_required);
 
 inline bool operator==(const Type& a, const Type& b) { return a.Equals(b); }
 

@@ -21,9 +21,9 @@ TEST(TypeTest, ParsesPrimitiveStringsWithWhitespace) {
   auto f = PrimitiveTypeFromString("fixed[ 16 ]");
   ASSERT_TRUE(f.ok()) << f.status().ToString();
   EXPECT_EQ((*f)->length(), 16);
-  for (const char* s : {"boolean", "int", "long", "float", "double", "date", "time", "timestamp",
-                        "timestamptz", "timestamp_ns", "timestamptz_ns", "string", "uuid",
-                        "binary", "unknown"}) {
+  for (const char* s :
+       {"boolean", "int", "long", "float", "double", "date", "time", "timestamp", "timestamptz",
+        "timestamp_ns", "timestamptz_ns", "string", "uuid", "binary", "unknown"}) {
     auto t = PrimitiveTypeFromString(s);
     ASSERT_TRUE(t.ok()) << s;
     EXPECT_EQ((*t)->ToString(), s);
@@ -92,14 +92,16 @@ TEST(TypeTest, NestedJsonRoundTrip) {
 }
 
 TEST(TypeTest, MalformedJsonIsAnErrorNotACrash) {
-  for (const char* j : {"", "{", "42", "[]", R"({"type":"struct"})",
-                        R"({"type":"struct","fields":[{"id":"x","name":"a","required":true,"type":"int"}]})",
-                        R"({"type":"struct","fields":[{"id":1,"name":"a","required":true}]})",
-                        R"({"type":"list","element-id":1,"element":"int"})",
-                        R"({"type":"map","key-id":1,"key":"int","value-id":2,"value":"int"})",
-                        R"({"type":"struct","fields":[{"id":1,"name":"a","required":true,"type":"int","initial-default":"x"}]})",
-                        R"({"type":"struct","fields":[{"id":99999999999,"name":"a","required":true,"type":"int"}]})",
-                        R"({"type":"tuple"})"}) {
+  for (
+      const char* j :
+      {"", "{", "42", "[]", R"({"type":"struct"})",
+       R"({"type":"struct","fields":[{"id":"x","name":"a","required":true,"type":"int"}]})",
+       R"({"type":"struct","fields":[{"id":1,"name":"a","required":true}]})",
+       R"({"type":"list","element-id":1,"element":"int"})",
+       R"({"type":"map","key-id":1,"key":"int","value-id":2,"value":"int"})",
+       R"({"type":"struct","fields":[{"id":1,"name":"a","required":true,"type":"int","initial-default":"x"}]})",
+       R"({"type":"struct","fields":[{"id":99999999999,"name":"a","required":true,"type":"int"}]})",
+       R"({"type":"tuple"})"}) {
     auto t = TypeFromJson(j);
     EXPECT_FALSE(t.ok()) << j;
     EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument) << j << " " << t.status().ToString();
@@ -107,7 +109,8 @@ TEST(TypeTest, MalformedJsonIsAnErrorNotACrash) {
   EXPECT_EQ(TypeFromJson(R"("variant")").status().code(), StatusCode::kUnimplemented);
   // Deep nesting is refused rather than recursing without bound.
   std::string deep;
-  for (int i = 0; i < 200; ++i) deep += R"({"type":"list","element-id":1,"element-required":true,"element":)";
+  for (int i = 0; i < 200; ++i)
+    deep += R"({"type":"list","element-id":1,"element-required":true,"element":)";
   deep += "\"int\"";
   for (int i = 0; i < 200; ++i) deep += "}";
   EXPECT_FALSE(TypeFromJson(deep).ok());

@@ -52,8 +52,8 @@ Status CorruptView(const Status& s) {
 
 bool ViewVersion::SameAs(const ViewVersion& other) const {
   return summary == other.summary && representations == other.representations &&
-         default_catalog == other.default_catalog &&
-         default_namespace == other.default_namespace && schema_id == other.schema_id;
+         default_catalog == other.default_catalog && default_namespace == other.default_namespace &&
+         schema_id == other.schema_id;
 }
 
 const ViewVersion* ViewMetadata::version_by_id(int32_t id) const {
@@ -258,8 +258,7 @@ std::string NewViewMetadataLocation(const ViewMetadata& md, int32_t version,
     while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
     return dir;
   };
-  if (auto it = md.properties.find(std::string(kPropertyMetadataPath));
-      it != md.properties.end()) {
+  if (auto it = md.properties.find(std::string(kPropertyMetadataPath)); it != md.properties.end()) {
     return strip(it->second) + "/" + name;
   }
   return strip(md.location) + "/metadata/" + name;
@@ -534,8 +533,7 @@ Result<int32_t> ViewMetadataBuilder::AddVersionInternal(const ViewVersion& new_v
     version.schema_id = *last_added_schema_id_;
   }
   if (md_.schema_by_id(version.schema_id) == nullptr) {
-    return Status::InvalidArgument("Cannot add version with unknown schema: {}",
-                                   version.schema_id);
+    return Status::InvalidArgument("Cannot add version with unknown schema: {}", version.schema_id);
   }
   std::set<std::string> dialects;
   for (const ViewRepresentation& r : version.representations) {
@@ -567,8 +565,7 @@ Status ViewMetadataBuilder::SetCurrentVersionId(int32_t version_id) {
   if (version_id == md_.current_version_id) return Status::OK();
   const ViewVersion* version = md_.version_by_id(version_id);
   if (version == nullptr) {
-    return Status::InvalidArgument("Cannot set current version to unknown version: {}",
-                                   version_id);
+    return Status::InvalidArgument("Cannot set current version to unknown version: {}", version_id);
   }
   md_.current_version_id = version_id;
   changes_.push_back(update::SetCurrentViewVersion{

@@ -138,9 +138,13 @@ struct AssertViewUuid {
 }  // namespace requirement
 
 namespace update {
-struct AddViewVersion { ViewVersion view_version; };
+struct AddViewVersion {
+  ViewVersion view_version;
+};
 // kLastAdded (-1): the version added last in this commit.
-struct SetCurrentViewVersion { int32_t view_version_id = kLastAdded; };
+struct SetCurrentViewVersion {
+  int32_t view_version_id = kLastAdded;
+};
 }  // namespace update
 
 using ViewRequirement = std::variant<requirement::AssertViewUuid>;

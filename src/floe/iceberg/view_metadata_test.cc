@@ -83,12 +83,11 @@ TEST(ViewMetadataJson, ParsesJavaFile) {
   EXPECT_TRUE(v2->default_namespace.empty());
   EXPECT_EQ(v2->summary.at("user"), "some-user");
   ASSERT_EQ(v2->representations.size(), 1u);
-  EXPECT_EQ(v2->representations[0], (ViewRepresentation{"sql", "select 1 id, 'abc' data",
-                                                         "spark-sql"}));
+  EXPECT_EQ(v2->representations[0],
+            (ViewRepresentation{"sql", "select 1 id, 'abc' data", "spark-sql"}));
   EXPECT_EQ(v2->operation(), "replace");
   EXPECT_EQ(md->versions[0].operation(), "create");
-  EXPECT_EQ(md->version_log,
-            (std::vector<ViewHistoryEntry>{{4353, 1}, {5555, 2}}));
+  EXPECT_EQ(md->version_log, (std::vector<ViewHistoryEntry>{{4353, 1}, {5555, 2}}));
 }
 
 // TestViewMetadataParser.roundTripSerdeWithoutProperties: Java's pretty output, verbatim.
@@ -150,15 +149,14 @@ TEST(ViewMetadataJson, PropertiesAndCatalogWrittenInJavaOrder) {
   OJson j = ViewMetadataToJsonValue(*md);
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
-  EXPECT_EQ(keys, (std::vector<std::string>{"view-uuid", "format-version", "location",
-                                            "properties", "schemas", "current-version-id",
-                                            "versions", "version-log"}));
+  EXPECT_EQ(keys,
+            (std::vector<std::string>{"view-uuid", "format-version", "location", "properties",
+                                      "schemas", "current-version-id", "versions", "version-log"}));
   std::vector<std::string> version_keys;
   for (const auto& [k, v] : j["versions"][0].items()) version_keys.push_back(k);
   EXPECT_EQ(version_keys,
             (std::vector<std::string>{"version-id", "timestamp-ms", "schema-id", "summary",
-                                      "default-catalog", "default-namespace",
-                                      "representations"}));
+                                      "default-catalog", "default-namespace", "representations"}));
   EXPECT_EQ(j["versions"][0]["representations"][0].dump(),
             R"({"type":"sql","sql":"select 'foo' foo","dialect":"spark-sql"})");
 }
@@ -283,8 +281,9 @@ TEST(ViewUpdateJson, CommitRequest) {
   ASSERT_TRUE(req.ok()) << req.status().ToString();
   EXPECT_EQ(req->requirements.size(), 1u);
   EXPECT_EQ(req->updates.size(), 1u);
-  EXPECT_EQ(CommitViewRequestToJson(*req),
-            R"({"requirements":[{"type":"assert-view-uuid","uuid":"u"}],"updates":[{"action":"set-properties","updates":{"k":"v"}}]})");
+  EXPECT_EQ(
+      CommitViewRequestToJson(*req),
+      R"({"requirements":[{"type":"assert-view-uuid","uuid":"u"}],"updates":[{"action":"set-properties","updates":{"k":"v"}}]})");
 }
 
 // ---- builder semantics (Java TestViewMetadata, ViewCatalogTests)
@@ -361,11 +360,11 @@ TEST(ViewMetadataBuilder, VersionIdsAndSchemaReuse) {
   Schema s1 = MakeSchema("id int, data string");
   ViewMetadataPtr v1 = NewView(s0, SqlVersion(1, 100, 0, {{"trino", "select * from ns.tbl"}}),
                                {{"replace.drop-dialect.allowed", "true"}});
-  auto v2 = ApplyViewCommit(v1, {},
-                            {update::AddSchema{s1},
-                             update::AddViewVersion{SqlVersion(2, 200, -1, {{"spark", "b"}})},
-                             update::SetCurrentViewVersion{-1}},
-                            999);
+  auto v2 = ApplyViewCommit(
+      v1, {},
+      {update::AddSchema{s1}, update::AddViewVersion{SqlVersion(2, 200, -1, {{"spark", "b"}})},
+       update::SetCurrentViewVersion{-1}},
+      999);
   ASSERT_TRUE(v2.ok()) << v2.status().ToString();
   auto v3 = ApplyViewCommit(*v2, {},
                             {update::AddViewVersion{SqlVersion(2, 300, 0, {{"trino", "c"}})},

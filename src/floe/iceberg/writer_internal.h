@@ -45,9 +45,9 @@ class Partitioner {
   static Result<Partitioner> Make(const Schema& schema, const PartitionSpec& spec);
 
   struct Split {
-    std::vector<int32_t> group_of_row;          // one per row
-    std::vector<std::vector<Literal>> keys;     // one per group, typed by the partition type
-    std::vector<int64_t> rows;                  // rows per group
+    std::vector<int32_t> group_of_row;       // one per row
+    std::vector<std::vector<Literal>> keys;  // one per group, typed by the partition type
+    std::vector<int64_t> rows;               // rows per group
   };
   // Computes the groups of `batch` (the schema's columnar form). Rows are hashed and
   // compared in place; only the groups' keys are allocated.
@@ -76,9 +76,11 @@ struct FileKind {
 class PartitionedFileWriter {
  public:
   // `spec` partitions rows in Write(); WriteTo() names the partition explicitly.
-  static Result<std::unique_ptr<PartitionedFileWriter>> Make(
-      io::FileIO* io, Schema file_schema, PartitionSpec spec, MetricsConfig metrics,
-      FileKind kind, const FileWriterOptions& options, int64_t default_target_bytes);
+  static Result<std::unique_ptr<PartitionedFileWriter>> Make(io::FileIO* io, Schema file_schema,
+                                                             PartitionSpec spec,
+                                                             MetricsConfig metrics, FileKind kind,
+                                                             const FileWriterOptions& options,
+                                                             int64_t default_target_bytes);
   ~PartitionedFileWriter();
 
   const Schema& schema() const { return schema_; }

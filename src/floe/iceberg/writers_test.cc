@@ -72,8 +72,9 @@ TEST(Location, ObjectStorageMatchesPyiceberg) {
             "s3://bucket/db/tbl/data/0001/1011/1111/10101010/id_bucket=3/00000-0-op-00001.parquet");
   // Java: data outside the table location keeps "<db>/<table>" after the hash (pyiceberg
   // leaves it out).
-  auto r = LocationProvider::Make("s3://bucket/db/tbl", {{"write.object-storage.enabled", "true"},
-                                                         {"write.object-storage.path", "s3://x/y"}});
+  auto r = LocationProvider::Make(
+      "s3://bucket/db/tbl",
+      {{"write.object-storage.enabled", "true"}, {"write.object-storage.path", "s3://x/y"}});
   EXPECT_EQ(r.NewDataLocation("00000-0-op-00001.parquet"),
             "s3://x/y/0000/1101/1101/10101110/db/tbl/00000-0-op-00001.parquet");
 }
@@ -101,18 +102,20 @@ TEST(Metrics, ModesParseLikeJava) {
 }
 
 TEST(Metrics, ConfigDefaultsOverridesAndSortColumns) {
-  auto schema = Schema::Make({NestedField::Required(1, "id", LongType()),
-                              NestedField::Optional(2, "s", StructType({NestedField::Optional(3, "x", StringType())})),
-                              NestedField::Optional(4, "y", StringType())});
+  auto schema = Schema::Make(
+      {NestedField::Required(1, "id", LongType()),
+       NestedField::Optional(2, "s", StructType({NestedField::Optional(3, "x", StringType())})),
+       NestedField::Optional(4, "y", StringType())});
   ASSERT_TRUE(schema.ok());
   MetricsConfig def = MetricsConfig::ForTable({}, *schema, SortOrder());
   EXPECT_EQ(def.FieldMode(*schema, 3), MetricsMode::Truncate(16));
-  MetricsConfig c = MetricsConfig::ForTable({{"write.metadata.metrics.default", "counts"},
-                                             {"write.metadata.metrics.column.s.x", "full"},
-                                             {"write.metadata.metrics.column.id", "bogus"}},
-                                            *schema, SortOrder(1, {SortField{Transform::Identity(), 4}}));
+  MetricsConfig c =
+      MetricsConfig::ForTable({{"write.metadata.metrics.default", "counts"},
+                               {"write.metadata.metrics.column.s.x", "full"},
+                               {"write.metadata.metrics.column.id", "bogus"}},
+                              *schema, SortOrder(1, {SortField{Transform::Identity(), 4}}));
   EXPECT_EQ(c.FieldMode(*schema, 3), MetricsMode::Full());
-  EXPECT_EQ(c.FieldMode(*schema, 1), MetricsMode::Counts());  // invalid -> the default
+  EXPECT_EQ(c.FieldMode(*schema, 1), MetricsMode::Counts());      // invalid -> the default
   EXPECT_EQ(c.FieldMode(*schema, 4), MetricsMode::Truncate(16));  // sorted column promoted
   // Wide tables: only the first max-inferred top-level columns keep the inferred default.
   MetricsConfig w = MetricsConfig::ForTable(
@@ -138,7 +141,8 @@ TEST(Metrics, ParquetBoundsToSingleValueBytes) {
   // Appendix D: ints and longs little-endian, booleans one byte.
   EXPECT_EQ(conv(pq::Type::kInt32, IntType(), LE32(-2)), LE32(-2));
   EXPECT_EQ(conv(pq::Type::kInt32, DateType(), LE32(17486)), LE32(17486));
-  EXPECT_EQ(conv(pq::Type::kInt64, TimestampTzType(), LE64(1510871468000000)), LE64(1510871468000000));
+  EXPECT_EQ(conv(pq::Type::kInt64, TimestampTzType(), LE64(1510871468000000)),
+            LE64(1510871468000000));
   EXPECT_EQ(conv(pq::Type::kBoolean, BooleanType(), std::string(1, '\1')), std::string(1, '\1'));
   // Decimals: minimal big-endian two's complement of the unscaled value, whatever the
   // Parquet storage (INT32, INT64, FIXED_LEN_BYTE_ARRAY).
@@ -151,7 +155,8 @@ TEST(Metrics, ParquetBoundsToSingleValueBytes) {
   EXPECT_EQ(conv(pq::Type::kDouble, DoubleType(), LEd(-0.0)), LEd(-0.0));
   EXPECT_EQ(conv(pq::Type::kDouble, DoubleType(), LEd(std::nan(""))), "<none>");
   EXPECT_EQ(conv(pq::Type::kByteArray, StringType(), "héllo"), "héllo");
-  EXPECT_EQ(conv(pq::Type::kFixedLenByteArray, UuidType(), std::string(16, '\x11')), std::string(16, '\x11'));
+  EXPECT_EQ(conv(pq::Type::kFixedLenByteArray, UuidType(), std::string(16, '\x11')),
+            std::string(16, '\x11'));
   EXPECT_FALSE(ParquetBoundToIceberg(Column(pq::Type::kInt32), *LongType(), "abc").ok());
   EXPECT_FALSE(ParquetBoundToIceberg(Column(pq::Type::kByteArray), *IntType(), "abcd").ok());
 }
@@ -248,10 +253,12 @@ TEST(DataWriter, PartitionsRowsAndComputesMetrics) {
   auto w = DataWriter::Make(&io, schema, *spec, SortOrder(), false, Options());
   ASSERT_TRUE(w.ok()) << w.status().ToString();
   const double nan = std::nan("");
-  ASSERT_TRUE((*w)->Write(Batch(schema, {{1, "abcdefghijklmnopqrstuvwxyz", kTs16, 12345, nan, std::vector<std::string>{"x"}},
-                                          {2, "b", kTs17, -5, 1.5, std::vector<std::string>{}},
-                                          {3, std::nullopt, kTs16 + 1, std::nullopt, -0.0, std::nullopt}}))
-                  .ok());
+  ASSERT_TRUE(
+      (*w)->Write(Batch(schema, {{1, "abcdefghijklmnopqrstuvwxyz", kTs16, 12345, nan,
+                                  std::vector<std::string>{"x"}},
+                                 {2, "b", kTs17, -5, 1.5, std::vector<std::string>{}},
+                                 {3, std::nullopt, kTs16 + 1, std::nullopt, -0.0, std::nullopt}}))
+          .ok());
   auto files = (*w)->Close();
   ASSERT_TRUE(files.ok()) << files.status().ToString();
   ASSERT_EQ(files->size(), 2u);
@@ -295,7 +302,9 @@ TEST(DataWriter, PartitionsRowsAndComputesMetrics) {
   EXPECT_FALSE(a->lower_bounds.contains(7));
   std::vector<std::string> rows = ReadRows(io, schema, a->file_path);
   ASSERT_EQ(rows.size(), 2u);
-  EXPECT_EQ(rows[1], R"({"id":3,"name":null,"ts":"2017-11-16T22:31:08.000001+00:00","price":null,"score":-0,"tags":null})");
+  EXPECT_EQ(
+      rows[1],
+      R"({"id":3,"name":null,"ts":"2017-11-16T22:31:08.000001+00:00","price":null,"score":-0,"tags":null})");
 }
 
 TEST(DataWriter, MetricsModesNoneCountsFull) {
@@ -355,7 +364,8 @@ TEST(DataWriter, RollsAtTargetSizeAndSpillsOpenFiles) {
 TEST(DataWriter, RejectsNullsAndOutOfRangeValues) {
   io::MemoryFileIO io;
   Schema schema = TestSchema();
-  auto w = DataWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), SortOrder(), false, Options());
+  auto w =
+      DataWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), SortOrder(), false, Options());
   ASSERT_TRUE(w.ok());
   Status s = (*w)->Write(Batch(schema, {{1, "a", kTs16, 1, 1, std::nullopt}}, /*null_id=*/true));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
@@ -374,8 +384,8 @@ TEST(DataWriter, NoUpperBoundWhenARowGroupHasNone) {
   // group of such values leaves the file without an upper bound, even when another row group
   // has one.
   io::MemoryFileIO io;
-  auto schema = Schema::Make({NestedField::Required(1, "id", LongType()),
-                              NestedField::Optional(2, "raw", BinaryType())});
+  auto schema = Schema::Make(
+      {NestedField::Required(1, "id", LongType()), NestedField::Optional(2, "raw", BinaryType())});
   ASSERT_TRUE(schema.ok());
   FileWriterOptions o = Options();
   o.properties = {{"write.parquet.row-group-size-bytes", "1"}};
@@ -426,14 +436,18 @@ TEST(PositionDeleteWriter, SortsGroupsByPartitionAndNamesSingleFiles) {
   ASSERT_TRUE((*w)->Delete("mem://d/b.parquet", p1, *spec, {Literal::Date(17486)}).ok());
   ASSERT_TRUE((*w)->Delete("mem://d/a.parquet", p2, *spec, {Literal::Date(17486)}).ok());
   ASSERT_TRUE((*w)->Delete("mem://d/c.parquet", p3, *spec, {Literal::Date(17487)}).ok());
-  EXPECT_FALSE((*w)->Delete("mem://d/c.parquet", std::vector<int64_t>{-1}, *spec, {Literal::Int(1)}).ok());
+  EXPECT_FALSE(
+      (*w)->Delete("mem://d/c.parquet", std::vector<int64_t>{-1}, *spec, {Literal::Int(1)}).ok());
   auto r = (*w)->Close();
   ASSERT_TRUE(r.ok()) << r.status().ToString();
   ASSERT_EQ(r->delete_files.size(), 2u);
-  EXPECT_EQ(r->referenced_data_files,
-            (std::vector<std::string>{"mem://d/a.parquet", "mem://d/b.parquet", "mem://d/c.parquet"}));
-  const DataFile& two = r->delete_files[0].record_count == 4 ? r->delete_files[0] : r->delete_files[1];
-  const DataFile& one = r->delete_files[0].record_count == 4 ? r->delete_files[1] : r->delete_files[0];
+  EXPECT_EQ(
+      r->referenced_data_files,
+      (std::vector<std::string>{"mem://d/a.parquet", "mem://d/b.parquet", "mem://d/c.parquet"}));
+  const DataFile& two =
+      r->delete_files[0].record_count == 4 ? r->delete_files[0] : r->delete_files[1];
+  const DataFile& one =
+      r->delete_files[0].record_count == 4 ? r->delete_files[1] : r->delete_files[0];
   EXPECT_EQ(two.content, FileContent::kPositionDeletes);
   EXPECT_NE(two.file_path.find("/ts_day=2017-11-16/00000-0-op-"), std::string::npos);
   EXPECT_TRUE(two.file_path.ends_with("-deletes.parquet")) << two.file_path;
@@ -492,8 +506,12 @@ TEST(DeletionVectorWriter, OneVectorPerDataFileMergedWithPrevious) {
   auto spec = PartitionSpecBuilder(schema, 2).Day("ts").Build();
   auto w = DeletionVectorWriter::Make(&io, Options());
   ASSERT_TRUE(w.ok());
-  ASSERT_TRUE((*w)->Delete("mem://d/a.parquet", std::vector<int64_t>{4, 1}, *spec, {Literal::Date(17486)}).ok());
-  ASSERT_TRUE((*w)->Delete("mem://d/b.parquet", std::vector<int64_t>{0}, *spec, {Literal::Date(17487)}).ok());
+  ASSERT_TRUE(
+      (*w)->Delete("mem://d/a.parquet", std::vector<int64_t>{4, 1}, *spec, {Literal::Date(17486)})
+          .ok());
+  ASSERT_TRUE(
+      (*w)->Delete("mem://d/b.parquet", std::vector<int64_t>{0}, *spec, {Literal::Date(17487)})
+          .ok());
   format::puffin::PositionBitmap prev;
   ASSERT_TRUE(prev.Add(7).ok());
   ASSERT_TRUE(prev.Add(1).ok());

@@ -38,8 +38,8 @@ std::string TableTopicKey(const std::map<std::string, std::string>& configs) {
 
 }  // namespace
 
-IngestService::IngestService(std::shared_ptr<catalog::CatalogRegistry> registry,
-                             BrokerCall broker, IngestServiceOptions options)
+IngestService::IngestService(std::shared_ptr<catalog::CatalogRegistry> registry, BrokerCall broker,
+                             IngestServiceOptions options)
     : registry_(std::move(registry)), broker_(std::move(broker)), options_(std::move(options)) {}
 
 Result<std::unique_ptr<IngestService>> IngestService::Start(
@@ -256,8 +256,8 @@ Result<std::vector<SampleRecord>> IngestService::RecentRecords(const std::string
       std::span<const uint8_t> batch = bytes.first(h.total_bytes());
       bytes = bytes.subspan(h.total_bytes());
       FLOE_RETURN_IF_ERROR(kafka::ValidateBatch(batch).status());
-      FLOE_RETURN_IF_ERROR(kafka::DecodeRecords(
-          batch, size_t{64} << 20, &scratch, [&](const kafka::Record& r) {
+      FLOE_RETURN_IF_ERROR(
+          kafka::DecodeRecords(batch, size_t{64} << 20, &scratch, [&](const kafka::Record& r) {
             SampleRecord& s = out.emplace_back();
             s.partition = static_cast<int32_t>(p);
             s.offset = r.offset;
@@ -272,8 +272,7 @@ Result<std::vector<SampleRecord>> IngestService::RecentRecords(const std::string
     }
   }
   std::sort(out.begin(), out.end(), [](const SampleRecord& a, const SampleRecord& b) {
-    return a.timestamp_ms != b.timestamp_ms ? a.timestamp_ms > b.timestamp_ms
-                                            : a.offset > b.offset;
+    return a.timestamp_ms != b.timestamp_ms ? a.timestamp_ms > b.timestamp_ms : a.offset > b.offset;
   });
   if (out.size() > static_cast<size_t>(limit)) out.resize(static_cast<size_t>(limit));
   return out;

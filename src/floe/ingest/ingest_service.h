@@ -38,7 +38,7 @@ struct TopicInfo {
   int32_t partitions = 0;
   bool table_topic = false;
   std::map<std::string, std::string> configs;
-  int64_t records = 0;            // sum over partitions of log end - log start
+  int64_t records = 0;  // sum over partitions of log end - log start
   int64_t log_end_offset_sum = 0;
   double produce_records_per_second = 0;
   int64_t last_produce_ms = -1;
@@ -85,7 +85,7 @@ class IngestService {
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool stopping_ = false;                                  // guarded by mu_
+  bool stopping_ = false;                                   // guarded by mu_
   std::map<std::string, std::unique_ptr<Worker>> workers_;  // guarded by mu_
   struct Rate {
     int64_t sample_ms = -1;

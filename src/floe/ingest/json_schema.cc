@@ -64,19 +64,15 @@ std::string_view JsonKind(const nlohmann::json& v) {
 
 TypePtr InferJsonType(const nlohmann::json& value) {
   switch (value.type()) {
-    case nlohmann::json::value_t::boolean:
-      return iceberg::BooleanType();
-    case nlohmann::json::value_t::number_integer:
-      return iceberg::LongType();
+    case nlohmann::json::value_t::boolean: return iceberg::BooleanType();
+    case nlohmann::json::value_t::number_integer: return iceberg::LongType();
     case nlohmann::json::value_t::number_unsigned:
       // Beyond a long: only a double holds it (approximately).
       return value.get<uint64_t>() > static_cast<uint64_t>(std::numeric_limits<int64_t>::max())
                  ? iceberg::DoubleType()
                  : iceberg::LongType();
-    case nlohmann::json::value_t::number_float:
-      return iceberg::DoubleType();
-    case nlohmann::json::value_t::string:
-      return iceberg::StringType();
+    case nlohmann::json::value_t::number_float: return iceberg::DoubleType();
+    case nlohmann::json::value_t::string: return iceberg::StringType();
     case nlohmann::json::value_t::object: {
       std::vector<iceberg::NestedField> fields;
       for (const auto& [k, v] : value.items()) {
@@ -97,8 +93,7 @@ TypePtr InferJsonType(const nlohmann::json& value) {
       if (element == nullptr) return nullptr;
       return iceberg::ListType(0, element, false);
     }
-    default:
-      return nullptr;
+    default: return nullptr;
   }
 }
 
@@ -107,7 +102,8 @@ Status InferChanges(const std::vector<iceberg::NestedField>& fields, const nlohm
   for (const iceberg::NestedField& f : fields) {
     auto it = object.find(f.name);
     if (f.required && (it == object.end() || it->is_null())) {
-      changes->push_back({SchemaChange::Kind::kMakeOptional, "", FullName(parent, f.name), nullptr});
+      changes->push_back(
+          {SchemaChange::Kind::kMakeOptional, "", FullName(parent, f.name), nullptr});
     }
   }
   for (const auto& [key, value] : object.items()) {
@@ -133,9 +129,9 @@ Status InferChanges(const std::vector<iceberg::NestedField>& fields, const nlohm
     switch (field->type->kind()) {
       case TypeKind::kInt:
         if (!IsIntegral(value)) return conflict();
-        if (value.is_number_unsigned() ? value.get<uint64_t>() > INT32_MAX
-                                       : (value.get<int64_t>() > INT32_MAX ||
-                                          value.get<int64_t>() < INT32_MIN)) {
+        if (value.is_number_unsigned()
+                ? value.get<uint64_t>() > INT32_MAX
+                : (value.get<int64_t>() > INT32_MAX || value.get<int64_t>() < INT32_MIN)) {
           changes->push_back({SchemaChange::Kind::kWiden, "", full, iceberg::LongType()});
         }
         break;

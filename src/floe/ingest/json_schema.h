@@ -24,8 +24,8 @@ iceberg::TypePtr InferJsonType(const nlohmann::json& value);
 struct SchemaChange {
   enum class Kind { kAddColumn, kWiden, kMakeOptional };
   Kind kind;
-  std::string parent;  // kAddColumn: the struct's full name ("" = top level)
-  std::string name;    // kAddColumn: the new column's name; otherwise the full name
+  std::string parent;     // kAddColumn: the struct's full name ("" = top level)
+  std::string name;       // kAddColumn: the new column's name; otherwise the full name
   iceberg::TypePtr type;  // kAddColumn, kWiden
 };
 

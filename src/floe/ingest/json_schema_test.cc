@@ -31,12 +31,12 @@ TEST(JsonSchemaTest, ChangesForANewRecord) {
       NestedField::Required(1, "id", iceberg::IntType()),
       NestedField::Optional(2, "score", iceberg::FloatType()),
       NestedField::Optional(3, "name", iceberg::StringType()),
-      NestedField::Optional(4, "addr", iceberg::StructType({NestedField::Optional(
-                                           5, "city", iceberg::StringType())})),
+      NestedField::Optional(
+          4, "addr",
+          iceberg::StructType({NestedField::Optional(5, "city", iceberg::StringType())})),
   };
   std::vector<SchemaChange> changes;
-  ASSERT_TRUE(InferChanges(fields,
-                           nlohmann::json::parse(R"({"id": 3000000000, "score": 0.1,
+  ASSERT_TRUE(InferChanges(fields, nlohmann::json::parse(R"({"id": 3000000000, "score": 0.1,
                                "addr": {"city": "x", "zip": "7"}, "extra": [true]})"),
                            "", &changes)
                   .ok());

@@ -16,8 +16,8 @@ using proto::FieldType;
 
 struct ProtoDecoder::Plan {
   const proto::Message* message = nullptr;
-  std::vector<int> column;         // per field: its column (child) index, -1 when omitted
-  std::vector<const Plan*> sub;    // per field: a message field's plan (not Timestamp)
+  std::vector<int> column;             // per field: its column (child) index, -1 when omitted
+  std::vector<const Plan*> sub;        // per field: a message field's plan (not Timestamp)
   std::vector<std::string> zero_enum;  // per enum field: the symbol of number 0
   int num_columns = 0;
 };
@@ -45,8 +45,7 @@ Status Corrupt(std::string_view what) { return Status::Corrupt("protobuf: {}", w
 inline bool SkipValue(int wt, const uint8_t*& p, const uint8_t* end) {
   uint64_t v;
   switch (wt) {
-    case 0:
-      return ReadVarint(p, end, &v);
+    case 0: return ReadVarint(p, end, &v);
     case 1:
       if (end - p < 8) return false;
       p += 8;
@@ -59,12 +58,13 @@ inline bool SkipValue(int wt, const uint8_t*& p, const uint8_t* end) {
       if (!ReadVarint(p, end, &v) || v > static_cast<uint64_t>(end - p)) return false;
       p += v;
       return true;
-    default:
-      return false;  // groups (3, 4) and invalid wire types
+    default: return false;  // groups (3, 4) and invalid wire types
   }
 }
 
-inline int64_t ZigZag(uint64_t v) { return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1); }
+inline int64_t ZigZag(uint64_t v) {
+  return static_cast<int64_t>(v >> 1) ^ -static_cast<int64_t>(v & 1);
+}
 
 }  // namespace
 
@@ -197,9 +197,7 @@ Status ProtoDecoder::AppendSlot(const Field& f, const Slot& s, col::ArrayBuilder
       static_cast<col::FixedWidthBuilder<int64_t>*>(b)->Append(
           static_cast<int64_t>(static_cast<uint32_t>(s.raw)));
       break;
-    case FieldType::kBool:
-      static_cast<col::BoolBuilder*>(b)->Append(s.raw != 0);
-      break;
+    case FieldType::kBool: static_cast<col::BoolBuilder*>(b)->Append(s.raw != 0); break;
     case FieldType::kFloat:
       static_cast<col::FixedWidthBuilder<float>*>(b)->Append(
           std::bit_cast<float>(static_cast<uint32_t>(s.raw)));
@@ -226,8 +224,7 @@ Status ProtoDecoder::AppendSlot(const Field& f, const Slot& s, col::ArrayBuilder
       static_cast<col::BinaryBuilder*>(b)->Append(
           std::string_view(reinterpret_cast<const char*>(s.data), s.size));
       break;
-    case FieldType::kMessage:
-      return AppendMessage(f, {s.data, s.size}, b, sub, depth);
+    case FieldType::kMessage: return AppendMessage(f, {s.data, s.size}, b, sub, depth);
   }
   return Status::OK();
 }
@@ -263,8 +260,7 @@ Status ProtoDecoder::DecodeMessage(const Plan& plan, std::span<const uint8_t> by
     s.seen = true;
     auto read_one = [&](int wire, const uint8_t*& q, const uint8_t* e) -> bool {
       switch (wire) {
-        case 0:
-          return ReadVarint(q, e, &s.raw);
+        case 0: return ReadVarint(q, e, &s.raw);
         case 1:
           if (e - q < 8) return false;
           std::memcpy(&s.raw, q, 8);  // little-endian hosts only (as the rest of floe)
@@ -286,8 +282,7 @@ Status ProtoDecoder::DecodeMessage(const Plan& plan, std::span<const uint8_t> by
           q += len;
           return true;
         }
-        default:
-          return false;
+        default: return false;
       }
     };
     if (f.repeated) {
@@ -302,7 +297,8 @@ Status ProtoDecoder::DecodeMessage(const Plan& plan, std::span<const uint8_t> by
         const uint8_t* run_end = p + len;
         p = run_end;
         while (q < run_end) {
-          if (!read_one(expected, q, run_end)) return Corrupt(fmt::format("bad packed field {}", f.name));
+          if (!read_one(expected, q, run_end))
+            return Corrupt(fmt::format("bad packed field {}", f.name));
           FLOE_RETURN_IF_ERROR(AppendSlot(f, s, list->child(), plan.sub[i], depth));
         }
         continue;

@@ -62,7 +62,9 @@ Status ForEachField(std::string_view msg, const std::function<Status(const WireF
     }
     return false;
   };
-  auto bad = [] { return Status::InvalidArgument("Invalid schema: malformed FileDescriptorProto"); };
+  auto bad = [] {
+    return Status::InvalidArgument("Invalid schema: malformed FileDescriptorProto");
+  };
   while (p < end) {
     uint64_t tag;
     if (!varint(&tag)) return bad();
@@ -86,8 +88,7 @@ Status ForEachField(std::string_view msg, const std::function<Status(const WireF
         p += len;
         break;
       }
-      default:
-        return bad();
+      default: return bad();
     }
     FLOE_RETURN_IF_ERROR(fn(f));
   }
@@ -140,9 +141,7 @@ Status ParseMessage(std::string_view bytes, MessageDesc* m, int depth) {
   if (depth > 64) return Status::InvalidArgument("Invalid schema: messages nest too deeply");
   return ForEachField(bytes, [&](const WireField& f) -> Status {
     switch (f.number) {
-      case 1:
-        m->name = std::string(f.bytes);
-        break;
+      case 1: m->name = std::string(f.bytes); break;
       case 2: {
         FieldDesc d;
         FLOE_RETURN_IF_ERROR(ForEachField(f.bytes, [&](const WireField& g) -> Status {
@@ -197,19 +196,17 @@ Status ParseMessage(std::string_view bytes, MessageDesc* m, int depth) {
         m->oneofs.push_back(std::move(name));
         break;
       }
-      default:
-        break;
+      default: break;
     }
     return Status::OK();
   });
 }
 
 Result<std::string_view> ScalarName(int type) {
-  static constexpr std::string_view kNames[] = {"",        "double",  "float",   "int64",
-                                                "uint64",  "int32",   "fixed64", "fixed32",
-                                                "bool",    "string",  "",        "",
-                                                "bytes",   "uint32",  "",        "sfixed32",
-                                                "sfixed64", "sint32", "sint64"};
+  static constexpr std::string_view kNames[] = {
+      "",        "double",   "float",    "int64",  "uint64", "int32", "fixed64",
+      "fixed32", "bool",     "string",   "",       "",       "bytes", "uint32",
+      "",        "sfixed32", "sfixed64", "sint32", "sint64"};
   if (type == 10) return Status::Unimplemented("groups are not supported");
   if (type < 1 || type > 18 || kNames[type].empty()) {
     return Status::InvalidArgument("Invalid schema: field type {}", type);

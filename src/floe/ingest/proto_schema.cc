@@ -12,25 +12,22 @@ int WireTypeOf(FieldType type) {
   switch (type) {
     case FieldType::kDouble:
     case FieldType::kFixed64:
-    case FieldType::kSFixed64:
-      return 1;
+    case FieldType::kSFixed64: return 1;
     case FieldType::kFloat:
     case FieldType::kFixed32:
-    case FieldType::kSFixed32:
-      return 5;
+    case FieldType::kSFixed32: return 5;
     case FieldType::kString:
     case FieldType::kBytes:
-    case FieldType::kMessage:
-      return 2;
-    default:
-      return 0;
+    case FieldType::kMessage: return 2;
+    default: return 0;
   }
 }
 
 std::string_view FieldTypeName(FieldType type) {
   static constexpr std::string_view kNames[] = {
-      "double",  "float",    "int64",    "uint64", "int32",  "fixed64", "fixed32", "bool",   "string",
-      "bytes",   "uint32",   "sfixed32", "sfixed64", "sint32", "sint64", "enum",  "message"};
+      "double",   "float",  "int64",  "uint64", "int32",  "fixed64",
+      "fixed32",  "bool",   "string", "bytes",  "uint32", "sfixed32",
+      "sfixed64", "sint32", "sint64", "enum",   "message"};
   return kNames[static_cast<size_t>(type)];
 }
 
@@ -574,8 +571,8 @@ struct ProtoSchema::Builder {
           }
           m->dense_index[static_cast<size_t>(number)] = static_cast<int>(i);
         } else if (!m->sparse_index.emplace(number, static_cast<int>(i)).second) {
-          return Status::InvalidArgument("message {}: field number {} is used twice",
-                                         m->full_name, number);
+          return Status::InvalidArgument("message {}: field number {} is used twice", m->full_name,
+                                         number);
         }
       }
     }

@@ -65,7 +65,7 @@ struct Field {
   bool has_presence = false;
   bool is_map = false;  // a repeated message of the synthesized <Name>Entry{key=1, value=2}
   int32_t oneof_index = -1;
-  const Message* message = nullptr;  // kMessage
+  const Message* message = nullptr;   // kMessage
   const Enum* enumeration = nullptr;  // kEnum
 };
 
@@ -90,7 +90,7 @@ struct Message {
     auto it = sparse_index.find(number);
     return it == sparse_index.end() ? -1 : it->second;
   }
-  std::vector<int> dense_index;                // numbers below 1024
+  std::vector<int> dense_index;                   // numbers below 1024
   std::unordered_map<int32_t, int> sparse_index;  // the others
 };
 

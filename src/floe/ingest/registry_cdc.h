@@ -61,7 +61,7 @@ Result<std::vector<columnar::Array>> ExtractDebeziumRows(std::vector<columnar::A
 // The ops of records whose dotted `path` field (a string column, through structs) holds
 // the cdc.field value.
 Status CdcFieldOps(const std::vector<columnar::Array>& columns,
-                   const std::vector<std::string>& names, std::string_view path,
-                   int64_t num_rows, KeyedRows* keyed);
+                   const std::vector<std::string>& names, std::string_view path, int64_t num_rows,
+                   KeyedRows* keyed);
 
 }  // namespace floe::ingest

@@ -111,30 +111,22 @@ Result<TypePtr> AvroType(const avro::Node& node, int depth, bool* nullable, Avro
         return Status::Unimplemented("decimal precision {} above 38", node.precision());
       }
       return iceberg::DecimalType(node.precision(), node.scale());
-    case L::kUuid:
-      return node.type() == T::kFixed ? iceberg::UuidType() : iceberg::StringType();
-    case L::kDate:
-      return iceberg::DateType();
+    case L::kUuid: return node.type() == T::kFixed ? iceberg::UuidType() : iceberg::StringType();
+    case L::kDate: return iceberg::DateType();
     case L::kTimeMillis:
-    case L::kTimeMicros:
-      return iceberg::TimeType();
+    case L::kTimeMicros: return iceberg::TimeType();
     case L::kTimestampMillis:
-    case L::kTimestampMicros:
-      return iceberg::TimestampTzType();
+    case L::kTimestampMicros: return iceberg::TimestampTzType();
     case L::kLocalTimestampMillis:
-    case L::kLocalTimestampMicros:
-      return iceberg::TimestampType();
+    case L::kLocalTimestampMicros: return iceberg::TimestampType();
     case L::kTimestampNanos:
     case L::kLocalTimestampNanos:
       return Status::Unimplemented("nanosecond timestamps need format version 3");
     case L::kDuration:
-    case L::kNone:
-      break;
+    case L::kNone: break;
   }
   switch (node.type()) {
-    case T::kNull:
-      *nullable = true;
-      return TypePtr();
+    case T::kNull: *nullable = true; return TypePtr();
     case T::kBoolean: return iceberg::BooleanType();
     case T::kInt: return iceberg::IntType();
     case T::kLong: return iceberg::LongType();
@@ -186,8 +178,8 @@ Result<TypePtr> AvroType(const avro::Node& node, int depth, bool* nullable, Avro
           std::string name = UnionMemberName(branch.branch_label());
           for (const NestedField& m : members) {
             if (m.name == name) {
-              return Status::Unimplemented("union branches {} and {} have one field name",
-                                           m.name, branch.branch_label());
+              return Status::Unimplemented("union branches {} and {} have one field name", m.name,
+                                           branch.branch_label());
             }
           }
           members.push_back(NestedField::Optional(0, std::move(name), std::move(t)));
@@ -198,7 +190,8 @@ Result<TypePtr> AvroType(const avro::Node& node, int depth, bool* nullable, Avro
       *nullable = shape.null_branch >= 0;
       if (shape.value_branch < 0) return TypePtr();
       bool inner = false;
-      return AvroType(node.branch(static_cast<size_t>(shape.value_branch)), depth + 1, &inner, stack);
+      return AvroType(node.branch(static_cast<size_t>(shape.value_branch)), depth + 1, &inner,
+                      stack);
     }
   }
   return Status::Unimplemented("unsupported Avro type");
@@ -225,12 +218,19 @@ Result<TypePtr> ProtoScalar(const proto::Field& f) {
   switch (f.type) {
     case F::kDouble: return iceberg::DoubleType();
     case F::kFloat: return iceberg::FloatType();
-    case F::kInt32: case F::kSInt32: case F::kSFixed32: return iceberg::IntType();
-    case F::kInt64: case F::kSInt64: case F::kSFixed64: case F::kUInt32: case F::kFixed32:
-    case F::kUInt64: case F::kFixed64:
-      return iceberg::LongType();
+    case F::kInt32:
+    case F::kSInt32:
+    case F::kSFixed32: return iceberg::IntType();
+    case F::kInt64:
+    case F::kSInt64:
+    case F::kSFixed64:
+    case F::kUInt32:
+    case F::kFixed32:
+    case F::kUInt64:
+    case F::kFixed64: return iceberg::LongType();
     case F::kBool: return iceberg::BooleanType();
-    case F::kString: case F::kEnum: return iceberg::StringType();
+    case F::kString:
+    case F::kEnum: return iceberg::StringType();
     case F::kBytes: return iceberg::BinaryType();
     case F::kMessage: break;
   }
@@ -252,7 +252,8 @@ Result<TypePtr> ProtoValueType(const proto::Field& f, int depth, ProtoStack& sta
   return iceberg::StructType(std::move(fields));
 }
 
-Result<std::vector<NestedField>> ProtoFields(const proto::Message& m, int depth, ProtoStack& stack) {
+Result<std::vector<NestedField>> ProtoFields(const proto::Message& m, int depth,
+                                             ProtoStack& stack) {
   if (depth > 32) return Status::Unimplemented("message {} nests too deeply", m.full_name);
   if (--stack.budget < 0) return Status::Unimplemented("the schema is too large");
   if (std::find(stack.open.begin(), stack.open.end(), &m) != stack.open.end()) {
@@ -311,8 +312,10 @@ Result<TypePtr> JsonSchemaType(const nlohmann::ordered_json& s, int depth, JsonS
 Result<const nlohmann::ordered_json*> ResolveJsonRef(const nlohmann::ordered_json& root,
                                                      const std::string& ref) {
   if (ref != "#" && !ref.starts_with("#/")) {
-    return Status::Unimplemented("JSON Schema $ref '{}' is not local (#/definitions/..., "
-                                 "#/$defs/...)", ref);
+    return Status::Unimplemented(
+        "JSON Schema $ref '{}' is not local (#/definitions/..., "
+        "#/$defs/...)",
+        ref);
   }
   const nlohmann::ordered_json* at = &root;
   size_t start = 2;
@@ -321,8 +324,10 @@ Result<const nlohmann::ordered_json*> ResolveJsonRef(const nlohmann::ordered_jso
     std::string token = ref.substr(start, slash == std::string::npos ? slash : slash - start);
     // RFC 6901 escapes: ~1 is '/', ~0 is '~'.
     for (size_t i = 0; (i = token.find('~', i)) != std::string::npos; ++i) {
-      if (i + 1 < token.size() && token[i + 1] == '1') token.replace(i, 2, "/");
-      else if (i + 1 < token.size() && token[i + 1] == '0') token.replace(i, 2, "~");
+      if (i + 1 < token.size() && token[i + 1] == '1')
+        token.replace(i, 2, "/");
+      else if (i + 1 < token.size() && token[i + 1] == '0')
+        token.replace(i, 2, "~");
     }
     if (!at->is_object() || !at->contains(token)) {
       return Status::Unimplemented("JSON Schema $ref '{}' points at nothing", ref);
@@ -416,7 +421,8 @@ Result<TypePtr> JsonSchemaType(const nlohmann::ordered_json& s, int depth, JsonS
     return iceberg::StringType();
   }
   if (type == "null") return TypePtr();
-  return Status::Unimplemented("JSON Schema type '{}' is not supported", type.empty() ? "(none)" : type);
+  return Status::Unimplemented("JSON Schema type '{}' is not supported",
+                               type.empty() ? "(none)" : type);
 }
 
 }  // namespace
@@ -460,7 +466,8 @@ Status TypeChanges(const TypePtr& table_type, const TypePtr& record_type, const 
       std::vector<SchemaChange> inner;
       FLOE_RETURN_IF_ERROR(RecordChanges(te->fields(), re->fields(), full + ".element", &inner));
       for (SchemaChange& c : inner) {
-        if (c.kind == SchemaChange::Kind::kAddColumn && c.parent == full + ".element") c.parent = full;
+        if (c.kind == SchemaChange::Kind::kAddColumn && c.parent == full + ".element")
+          c.parent = full;
         changes->push_back(std::move(c));
       }
       return Status::OK();
@@ -478,7 +485,8 @@ Status TypeChanges(const TypePtr& table_type, const TypePtr& record_type, const 
       std::vector<SchemaChange> inner;
       FLOE_RETURN_IF_ERROR(RecordChanges(tv->fields(), rv->fields(), full + ".value", &inner));
       for (SchemaChange& c : inner) {
-        if (c.kind == SchemaChange::Kind::kAddColumn && c.parent == full + ".value") c.parent = full;
+        if (c.kind == SchemaChange::Kind::kAddColumn && c.parent == full + ".value")
+          c.parent = full;
         changes->push_back(std::move(c));
       }
       return Status::OK();
@@ -619,7 +627,8 @@ Result<col::Array> ConformByName(col::Array a, const NestedField& target) {
       if (a.type_id() != col::TypeId::kList) return mismatch();
       col::Array::Parts p = std::move(a).Release();
       if (p.children.size() != 1) return mismatch();
-      FLOE_ASSIGN_OR_RETURN(col::Array element, ConformByName(std::move(p.children[0]), tt.element()));
+      FLOE_ASSIGN_OR_RETURN(col::Array element,
+                            ConformByName(std::move(p.children[0]), tt.element()));
       std::vector<col::Array> children;
       children.push_back(std::move(element));
       return col::Array(t, p.length, p.null_count, std::move(p.validity), Buffer(),
@@ -643,8 +652,7 @@ Result<col::Array> ConformByName(col::Array a, const NestedField& target) {
       return col::Array(t, p.length, p.null_count, std::move(p.validity), Buffer(),
                         std::move(p.offsets), std::move(children));
     }
-    default:
-      return mismatch();
+    default: return mismatch();
   }
 }
 

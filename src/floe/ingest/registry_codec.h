@@ -76,9 +76,8 @@ Status RecordChanges(const std::vector<iceberg::NestedField>& table,
 
 // Converts decoded columns (named like `record`, typed as its columnar form) into the
 // columnar form of the table's `targets`: matched by name, promoted, absent ones null.
-Result<std::vector<columnar::Array>> ConformColumns(std::vector<columnar::Array> columns,
-                                                    const std::vector<std::string>& names,
-                                                    const std::vector<iceberg::NestedField>& targets,
-                                                    int64_t num_rows);
+Result<std::vector<columnar::Array>> ConformColumns(
+    std::vector<columnar::Array> columns, const std::vector<std::string>& names,
+    const std::vector<iceberg::NestedField>& targets, int64_t num_rows);
 
 }  // namespace floe::ingest

@@ -138,11 +138,10 @@ TEST(RegistryCodecTest, AvroUnionsOfSeveralTypesBecomeStructs) {
   auto schema = *avro::Schema::Parse(kSchema);
   auto reader = avro::DatumReader::Make(*schema);
   ASSERT_TRUE(reader.ok()) << reader.status().ToString();
-  for (const std::string& datum :
-       {Long(1) + Long(1) + Long(42), Long(2) + Long(2) + Str("hi"), Long(3) + Long(0),
-        Long(4) + Long(3) + Long(-7)}) {
-    ByteReader in(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()),
-                                           datum.size()));
+  for (const std::string& datum : {Long(1) + Long(1) + Long(42), Long(2) + Long(2) + Str("hi"),
+                                   Long(3) + Long(0), Long(4) + Long(3) + Long(-7)}) {
+    ByteReader in(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()), datum.size()));
     ASSERT_TRUE((*reader)->Read(&in).ok());
   }
   col::RecordBatch batch = (*reader)->Finish();
@@ -186,7 +185,8 @@ TEST(RegistryCodecTest, ConfluentReferencesWriteInTheReferencedTypes) {
   EXPECT_NE((*schema)->FindNamed("floe.it.Address"), nullptr);
   // Without the references the schema does not parse.
   EXPECT_FALSE(avro::Schema::Parse(R"({"type":"record","name":"C","fields":[
-      {"name":"home","type":"floe.it.Address"}]})").ok());
+      {"name":"home","type":"floe.it.Address"}]})")
+                   .ok());
 }
 
 std::vector<NestedField> Json(std::string_view schema) {
@@ -217,13 +217,15 @@ TEST(RegistryCodecTest, JsonSchemaRefsAndNullableUnions) {
               "next":{"$ref":"#/definitions/Node"}}}}})"));
   ASSERT_FALSE(recursive.ok());
   EXPECT_NE(recursive.status().message().find("recursive"), std::string::npos);
-  EXPECT_FALSE(JsonSchemaColumns(nlohmann::ordered_json::parse(
-                   R"({"type":"object","properties":{"x":{"oneOf":[{"type":"string"},
+  EXPECT_FALSE(
+      JsonSchemaColumns(nlohmann::ordered_json::parse(
+                            R"({"type":"object","properties":{"x":{"oneOf":[{"type":"string"},
                        {"type":"integer"}]}}})"))
-                   .ok());
-  EXPECT_FALSE(JsonSchemaColumns(nlohmann::ordered_json::parse(
-                   R"({"type":"object","properties":{"x":{"$ref":"other.json#/X"}}})"))
-                   .ok());
+          .ok());
+  EXPECT_FALSE(
+      JsonSchemaColumns(nlohmann::ordered_json::parse(
+                            R"({"type":"object","properties":{"x":{"$ref":"other.json#/X"}}})"))
+          .ok());
 }
 
 TEST(RegistryCdcTest, OpsAsDebeziumAndCdcFieldsDefineThem) {
@@ -274,14 +276,14 @@ TEST(RegistryCdcTest, DebeziumRowsAreTheOpsImages) {
   const std::string none = Long(0);
   const std::string some = Long(1);
   for (const std::string& datum : {
-           none + some + value(1, "a") + Str("c"),          // create 1
+           none + some + value(1, "a") + Str("c"),                  // create 1
            some + value(1, "a") + some + value(1, "b") + Str("u"),  // update 1
-           some + value(2, "x") + none + Str("d"),          // delete 2: the before image
-           none + some + value(3, "z") + Str("truncate"),   // not an op
-           none + none + Str("d"),                          // a delete without before
+           some + value(2, "x") + none + Str("d"),                  // delete 2: the before image
+           none + some + value(3, "z") + Str("truncate"),           // not an op
+           none + none + Str("d"),                                  // a delete without before
        }) {
-    ByteReader in(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()),
-                                           datum.size()));
+    ByteReader in(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()), datum.size()));
     ASSERT_TRUE((*reader)->Read(&in).ok());
   }
   col::RecordBatch batch = (*reader)->Finish();
@@ -320,8 +322,8 @@ TEST(RegistryCdcTest, CdcFieldOpsFollowTheDottedPath) {
   ASSERT_TRUE(reader.ok());
   for (const std::string& datum : {Long(1) + Long(1) + Str("I"), Long(2) + Long(1) + Str("d"),
                                    Long(3) + Long(0), Long(4) + Long(1) + Str("?")}) {
-    ByteReader in(std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()),
-                                           datum.size()));
+    ByteReader in(
+        std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()), datum.size()));
     ASSERT_TRUE((*reader)->Read(&in).ok());
   }
   col::RecordBatch batch = (*reader)->Finish();

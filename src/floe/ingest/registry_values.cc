@@ -193,8 +193,7 @@ Status RegistryValues::Decode(RegistryCodec* codec, std::span<const uint8_t> pay
         FLOE_ASSIGN_OR_RETURN(codec->proto, ProtoDecoder::Make(*codec->proto_message));
       }
       return codec->proto->Read(payload);
-    case SchemaType::kJson:
-      break;
+    case SchemaType::kJson: break;
   }
   return Status::Internal("JSON payloads decode through the text decoder");
 }
@@ -224,9 +223,9 @@ Result<std::vector<col::Array>> RegistryValues::Finish(
       columns[c] = std::move(image[0]);
     }
     std::vector<std::string> row_names;
-    FLOE_ASSIGN_OR_RETURN(std::vector<col::Array> rows,
-                          ExtractDebeziumRows(std::move(columns), codec->names, n, &row_names,
-                                              keyed));
+    FLOE_ASSIGN_OR_RETURN(
+        std::vector<col::Array> rows,
+        ExtractDebeziumRows(std::move(columns), codec->names, n, &row_names, keyed));
     return ConformColumns(std::move(rows), row_names, targets, n);
   }
   if (!cdc_field_.empty()) {

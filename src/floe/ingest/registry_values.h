@@ -53,8 +53,8 @@ class RegistryValues {
  public:
   // REQUIRES: `registry` (may be null: every record is then invalid) outlives this.
   // Values of `config.value_type` with subject <topic><subject_suffix> for by_latest_schema.
-  RegistryValues(const SchemaRegistry* registry, const TableTopicConfig& config,
-                 std::string topic, std::string_view subject_suffix = "-value");
+  RegistryValues(const SchemaRegistry* registry, const TableTopicConfig& config, std::string topic,
+                 std::string_view subject_suffix = "-value");
 
   // by_latest_schema: looks up the latest schema of <topic>-value again (once per round).
   void RefreshLatest();
@@ -62,8 +62,7 @@ class RegistryValues {
   // The codec for a record value, and its payload (after the header and message indexes).
   // kInvalidArgument (invalid data) when the value has no header or names an unknown
   // schema; a codec with an `error` is returned as such.
-  Result<RegistryCodec*> Resolve(std::span<const uint8_t> value,
-                                 std::span<const uint8_t>* payload);
+  Result<RegistryCodec*> Resolve(std::span<const uint8_t> value, std::span<const uint8_t>* payload);
 
   // Appends a payload to the codec's builders (Avro, Protobuf). Malformed bytes are
   // kCorrupt / kInvalidArgument; afterwards call Reset() before decoding again.
@@ -84,7 +83,7 @@ class RegistryValues {
 
   const SchemaRegistry* registry_;
   ConvertType mode_;
-  bool wrap_;  // transform none: the record is one struct column "value"
+  bool wrap_;              // transform none: the record is one struct column "value"
   bool debezium_;          // flatten_debezium: values are Debezium envelopes
   std::string cdc_field_;  // cdc.field: the dotted field holding each record's op
   std::string subject_;

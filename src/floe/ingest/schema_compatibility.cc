@@ -21,18 +21,12 @@ bool AvroPromotable(avro::AvroType writer, avro::AvroType reader) {
   using T = avro::AvroType;
   if (writer == reader) return true;
   switch (writer) {
-    case T::kInt:
-      return reader == T::kLong || reader == T::kFloat || reader == T::kDouble;
-    case T::kLong:
-      return reader == T::kFloat || reader == T::kDouble;
-    case T::kFloat:
-      return reader == T::kDouble;
-    case T::kString:
-      return reader == T::kBytes;
-    case T::kBytes:
-      return reader == T::kString;
-    default:
-      return false;
+    case T::kInt: return reader == T::kLong || reader == T::kFloat || reader == T::kDouble;
+    case T::kLong: return reader == T::kFloat || reader == T::kDouble;
+    case T::kFloat: return reader == T::kDouble;
+    case T::kString: return reader == T::kBytes;
+    case T::kBytes: return reader == T::kString;
+    default: return false;
   }
 }
 
@@ -68,9 +62,9 @@ struct AvroChecker {
                                     writer.branch_label()));
     }
     if (!AvroPromotable(writer.type(), reader.type())) {
-      return Fail(path, fmt::format("writer type {} cannot be read as {}",
-                                    avro::AvroTypeName(writer.type()),
-                                    avro::AvroTypeName(reader.type())));
+      return Fail(
+          path, fmt::format("writer type {} cannot be read as {}",
+                            avro::AvroTypeName(writer.type()), avro::AvroTypeName(reader.type())));
     }
     if (reader.is_named() && reader.name() != writer.name()) {
       bool alias = false;
@@ -78,8 +72,8 @@ struct AvroChecker {
         alias |= a == writer.full_name() || a.ends_with("." + writer.name()) || a == writer.name();
       }
       if (!alias) {
-        return Fail(path, fmt::format("name {} differs from writer's {}", reader.name(),
-                                      writer.name()));
+        return Fail(path,
+                    fmt::format("name {} differs from writer's {}", reader.name(), writer.name()));
       }
     }
     switch (reader.type()) {
@@ -110,7 +104,8 @@ struct AvroChecker {
         if (reader.enum_default()) return true;
         std::set<std::string> symbols(reader.symbols().begin(), reader.symbols().end());
         for (const std::string& s : writer.symbols()) {
-          if (!symbols.contains(s)) return Fail(path, fmt::format("reader enum lacks symbol {}", s));
+          if (!symbols.contains(s))
+            return Fail(path, fmt::format("reader enum lacks symbol {}", s));
         }
         return true;
       }
@@ -120,12 +115,9 @@ struct AvroChecker {
                                         reader.fixed_size(), writer.fixed_size()));
         }
         return true;
-      case T::kArray:
-        return Check(reader.items(), writer.items(), path + "/items", depth + 1);
-      case T::kMap:
-        return Check(reader.values(), writer.values(), path + "/values", depth + 1);
-      default:
-        return true;
+      case T::kArray: return Check(reader.items(), writer.items(), path + "/items", depth + 1);
+      case T::kMap: return Check(reader.values(), writer.values(), path + "/values", depth + 1);
+      default: return true;
     }
   }
 };
@@ -173,8 +165,8 @@ bool JsonCanRead(const nlohmann::json& reader, const nlohmann::json& writer,
     if (reader.contains("additionalProperties") && reader["additionalProperties"] == false) {
       for (auto it = wp.begin(); it != wp.end(); ++it) {
         if (!rp.contains(it.key())) {
-          messages->push_back(fmt::format("{}/{}: the closed reader lacks the writer's property",
-                                          path, it.key()));
+          messages->push_back(
+              fmt::format("{}/{}: the closed reader lacks the writer's property", path, it.key()));
           ok = false;
         }
       }
@@ -193,8 +185,8 @@ bool JsonCanRead(const nlohmann::json& reader, const nlohmann::json& writer,
       const bool has_default = rp.is_object() && rp.contains(name) && rp[name].is_object() &&
                                rp[name].contains("default");
       if (!writer_required.contains(name) && !has_default) {
-        messages->push_back(fmt::format("{}/{}: required by the reader, not by the writer", path,
-                                        name));
+        messages->push_back(
+            fmt::format("{}/{}: required by the reader, not by the writer", path, name));
         ok = false;
       }
     }
@@ -210,21 +202,23 @@ bool JsonCanRead(const nlohmann::json& reader, const nlohmann::json& writer,
 int WireGroup(proto::FieldType t) {
   using F = proto::FieldType;
   switch (t) {
-    case F::kInt32: case F::kUInt32: case F::kInt64: case F::kUInt64: case F::kBool:
-    case F::kEnum:
-      return 0;
-    case F::kSInt32: case F::kSInt64:
-      return 1;
-    case F::kFixed32: case F::kSFixed32:
-      return 2;
-    case F::kFixed64: case F::kSFixed64:
-      return 3;
-    case F::kString: case F::kBytes: case F::kMessage:
-      return 4;
-    case F::kFloat:
-      return 5;
-    case F::kDouble:
-      return 6;
+    case F::kInt32:
+    case F::kUInt32:
+    case F::kInt64:
+    case F::kUInt64:
+    case F::kBool:
+    case F::kEnum: return 0;
+    case F::kSInt32:
+    case F::kSInt64: return 1;
+    case F::kFixed32:
+    case F::kSFixed32: return 2;
+    case F::kFixed64:
+    case F::kSFixed64: return 3;
+    case F::kString:
+    case F::kBytes:
+    case F::kMessage: return 4;
+    case F::kFloat: return 5;
+    case F::kDouble: return 6;
   }
   return 7;
 }
@@ -240,16 +234,15 @@ bool ProtoCanRead(const proto::ProtoSchema& reader, const proto::ProtoSchema& wr
       if (i < 0) continue;
       const proto::Field& rf = rm->fields[static_cast<size_t>(i)];
       if (WireGroup(rf.type) != WireGroup(wf.type) || rf.repeated != wf.repeated) {
-        messages->push_back(fmt::format("{}: field {} changed from {}{} to {}{}", wm->full_name,
-                                        wf.number, wf.repeated ? "repeated " : "",
-                                        proto::FieldTypeName(wf.type),
-                                        rf.repeated ? "repeated " : "",
-                                        proto::FieldTypeName(rf.type)));
+        messages->push_back(
+            fmt::format("{}: field {} changed from {}{} to {}{}", wm->full_name, wf.number,
+                        wf.repeated ? "repeated " : "", proto::FieldTypeName(wf.type),
+                        rf.repeated ? "repeated " : "", proto::FieldTypeName(rf.type)));
         ok = false;
       } else if (rf.type == proto::FieldType::kMessage && wf.type == proto::FieldType::kMessage &&
                  rf.message->map_entry != wf.message->map_entry) {
-        messages->push_back(fmt::format("{}: field {} changed between map and message",
-                                        wm->full_name, wf.number));
+        messages->push_back(
+            fmt::format("{}: field {} changed between map and message", wm->full_name, wf.number));
         ok = false;
       }
     }
@@ -319,7 +312,8 @@ Result<std::string> NormalizeSchema(SchemaType type, std::string_view text,
         return Status::InvalidArgument("Invalid schema: {}", expanded.status().message());
       }
       auto parsed = avro::Schema::Parse(*expanded);
-      if (!parsed.ok()) return Status::InvalidArgument("Invalid schema: {}", parsed.status().message());
+      if (!parsed.ok())
+        return Status::InvalidArgument("Invalid schema: {}", parsed.status().message());
       if (imports.empty()) return (*parsed)->ToJson();
       // A schema with references is kept as written (compact): clients parse it together
       // with the referenced schemas, which would define its written-in types twice.
@@ -334,7 +328,8 @@ Result<std::string> NormalizeSchema(SchemaType type, std::string_view text,
     }
     case SchemaType::kProtobuf: {
       auto parsed = proto::ProtoSchema::Parse(text, imports);
-      if (!parsed.ok()) return Status::InvalidArgument("Invalid schema: {}", parsed.status().message());
+      if (!parsed.ok())
+        return Status::InvalidArgument("Invalid schema: {}", parsed.status().message());
       return CollapseProto(text);
     }
   }

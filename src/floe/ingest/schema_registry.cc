@@ -94,7 +94,7 @@ struct SchemaRegistry::State {
     bool deleted;
   };
   std::map<std::string, std::vector<Version>> subjects;  // versions ascending
-  std::map<std::string, Compatibility> compatibility;     // "" = global
+  std::map<std::string, Compatibility> compatibility;    // "" = global
   int32_t next_id = 1;
 
   Compatibility Global() const {
@@ -212,9 +212,9 @@ Status SchemaRegistry::Replay() {
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
     if (nl == std::string::npos) break;  // a torn last line: its append never returned
-    nlohmann::json record = nlohmann::json::parse(text.begin() + static_cast<ptrdiff_t>(start),
-                                                  text.begin() + static_cast<ptrdiff_t>(nl),
-                                                  nullptr, false);
+    nlohmann::json record =
+        nlohmann::json::parse(text.begin() + static_cast<ptrdiff_t>(start),
+                              text.begin() + static_cast<ptrdiff_t>(nl), nullptr, false);
     bool applied = false;
     if (!record.is_discarded() && record.is_object()) {
       try {
@@ -232,8 +232,7 @@ Status SchemaRegistry::Replay() {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0) return Status::IOError("cannot open {}: {}", path, std::strerror(errno));
   // Cut a torn tail so the next record starts on its own line.
-  if (::ftruncate(fd_, static_cast<off_t>(good_end)) != 0 ||
-      ::lseek(fd_, 0, SEEK_END) < 0) {
+  if (::ftruncate(fd_, static_cast<off_t>(good_end)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0) {
     return Status::IOError("cannot prepare {}: {}", path, std::strerror(errno));
   }
   return Status::OK();
@@ -324,9 +323,10 @@ Result<int32_t> SchemaRegistry::Register(const std::string& subject, SchemaType 
     }
   }
   if (!compatible) {
-    return Status::Conflict("Schema being registered is incompatible with an earlier schema for "
-                            "subject \"{}\": {}",
-                            subject, fmt::join(messages, "; "));
+    return Status::Conflict(
+        "Schema being registered is incompatible with an earlier schema for "
+        "subject \"{}\": {}",
+        subject, fmt::join(messages, "; "));
   }
   if (id == 0) {
     id = s.next_id;
@@ -343,7 +343,8 @@ Result<int32_t> SchemaRegistry::Register(const std::string& subject, SchemaType 
   if (auto it = s.subjects.find(subject); it != s.subjects.end() && !it->second.empty()) {
     version = it->second.back().version + 1;
   }
-  nlohmann::json record = {{"op", "version"}, {"subject", subject}, {"version", version}, {"id", id}};
+  nlohmann::json record = {
+      {"op", "version"}, {"subject", subject}, {"version", version}, {"id", id}};
   FLOE_RETURN_IF_ERROR(Append(record.dump()));
   s.Apply(record);
   return id;
@@ -424,7 +425,8 @@ Result<SubjectVersion> SchemaRegistry::GetVersion(const std::string& subject, in
   std::lock_guard lock(mu_);
   const State::Version* v = state_->FindVersion(subject, version, include_deleted);
   if (v == nullptr) {
-    return Status::NotFound("Version {} not found.", version < 0 ? "latest" : std::to_string(version));
+    return Status::NotFound("Version {} not found.",
+                            version < 0 ? "latest" : std::to_string(version));
   }
   return SubjectVersion{subject, v->version, v->id, v->deleted};
 }
@@ -462,8 +464,8 @@ Result<int32_t> SchemaRegistry::DeleteVersion(const std::string& subject, int32_
   if (v == nullptr) return Status::NotFound("Version {} not found.", version);
   if (permanent && !v->deleted) {
     return Status::FailedPrecondition(
-        "Subject '{}' Version {} was not deleted first before being permanently deleted",
-        subject, v->version);
+        "Subject '{}' Version {} was not deleted first before being permanently deleted", subject,
+        v->version);
   }
   const int32_t number = v->version;
   nlohmann::json record = {
@@ -537,8 +539,10 @@ Result<bool> SchemaRegistry::TestCompatibility(const std::string& subject, int32
     }
   }
   if (level == Compatibility::kNone) return true;
-  const bool backward = level != Compatibility::kForward && level != Compatibility::kForwardTransitive;
-  const bool forward = level != Compatibility::kBackward && level != Compatibility::kBackwardTransitive;
+  const bool backward =
+      level != Compatibility::kForward && level != Compatibility::kForwardTransitive;
+  const bool forward =
+      level != Compatibility::kBackward && level != Compatibility::kBackwardTransitive;
   bool ok = true;
   for (const StoredSchema& old : against) {
     if (old.type != type) {

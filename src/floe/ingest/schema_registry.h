@@ -43,7 +43,7 @@ std::string_view CompatibilityName(Compatibility c);
 Result<Compatibility> ParseCompatibility(std::string_view name);
 
 struct SchemaReference {
-  std::string name;     // the import path (Protobuf) or type name (Avro)
+  std::string name;  // the import path (Protobuf) or type name (Avro)
   std::string subject;
   int32_t version = 0;
   bool operator==(const SchemaReference&) const = default;

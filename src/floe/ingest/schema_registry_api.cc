@@ -37,14 +37,10 @@ http::HttpResponse Error(int code, std::string_view message) {
 
 http::HttpResponse FromStatus(const Status& st, int not_found_code) {
   switch (st.code()) {
-    case StatusCode::kNotFound:
-      return Error(not_found_code, st.message());
-    case StatusCode::kInvalidArgument:
-      return Error(kInvalidSchema, st.message());
-    case StatusCode::kConflict:
-      return Error(kIncompatible, st.message());
-    default:
-      return Error(kInternal, st.message());
+    case StatusCode::kNotFound: return Error(not_found_code, st.message());
+    case StatusCode::kInvalidArgument: return Error(kInvalidSchema, st.message());
+    case StatusCode::kConflict: return Error(kIncompatible, st.message());
+    default: return Error(kInternal, st.message());
   }
 }
 
@@ -343,8 +339,8 @@ http::HttpResponse SchemaRegistryApi::Handle(const http::HttpRequest& request) c
     auto req = ParseSchemaRequest(request.body);
     if (!req.ok()) return Error(kInvalidSchema, req.status().message());
     std::vector<std::string> messages;
-    auto ok = reg.TestCompatibility(subject, version, req->type, req->schema, req->references,
-                                    &messages);
+    auto ok =
+        reg.TestCompatibility(subject, version, req->type, req->schema, req->references, &messages);
     if (!ok.ok()) return FromStatus(ok.status(), kVersionNotFound);
     nlohmann::json j = {{"is_compatible", *ok}};
     if (q.verbose) j["messages"] = messages;

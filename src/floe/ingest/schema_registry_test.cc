@@ -35,9 +35,9 @@ TEST(SchemaRegistryTest, IdsVersionsAndDeletes) {
   auto id1 = r.Register("users-value", SchemaType::kAvro, kV1, {});
   ASSERT_TRUE(id1.ok()) << id1.status().ToString();
   // Same schema (other whitespace) again: same id, no new version.
-  auto again = r.Register("users-value", SchemaType::kAvro,
-                          R"({"type": "record", "name": "User", "fields": [{"name": "id", "type": "long"}]})",
-                          {});
+  auto again = r.Register(
+      "users-value", SchemaType::kAvro,
+      R"({"type": "record", "name": "User", "fields": [{"name": "id", "type": "long"}]})", {});
   ASSERT_TRUE(again.ok());
   EXPECT_EQ(*again, *id1);
   // Ids are global: another subject gets the same id for the same schema.
@@ -111,8 +111,8 @@ TEST(SchemaCompatibilityTest, AvroResolutionRules) {
     EXPECT_TRUE(r.ok());
     return r.ok() && *r;
   };
-  EXPECT_TRUE(can(kV2, kV1));   // reader default fills the new field
-  EXPECT_TRUE(can(kV1, kV2));   // writer's extra field is skipped
+  EXPECT_TRUE(can(kV2, kV1));  // reader default fills the new field
+  EXPECT_TRUE(can(kV1, kV2));  // writer's extra field is skipped
   EXPECT_FALSE(can(kNoDefault, kV1));
   EXPECT_FALSE(m.empty());
   // Promotions: int -> long, float, double; long -> float, double; float -> double;
@@ -134,7 +134,8 @@ TEST(SchemaCompatibilityTest, AvroResolutionRules) {
   // Names must match; fixed sizes too.
   EXPECT_FALSE(can(R"({"type":"record","name":"A","fields":[]})",
                    R"({"type":"record","name":"B","fields":[]})"));
-  EXPECT_FALSE(can(R"({"type":"fixed","name":"F","size":4})", R"({"type":"fixed","name":"F","size":8})"));
+  EXPECT_FALSE(
+      can(R"({"type":"fixed","name":"F","size":4})", R"({"type":"fixed","name":"F","size":8})"));
   EXPECT_TRUE(can(R"({"type":"array","items":"long"})", R"({"type":"array","items":"int"})"));
   EXPECT_TRUE(can(R"({"type":"map","values":"double"})", R"({"type":"map","values":"float"})"));
 }
@@ -149,7 +150,9 @@ TEST(SchemaCompatibilityTest, LevelsAndTransitivity) {
   ASSERT_TRUE(r->SetCompatibility("g", Compatibility::kForward).ok());
   ASSERT_TRUE(r->Register("g", SchemaType::kAvro, kNoDefault, {}).ok());
   EXPECT_FALSE(r->Register("g", SchemaType::kAvro, R"({"type":"record","name":"User","fields":[
-      {"name":"id","type":"long"},{"name":"age","type":"string"}]})", {}).ok());
+      {"name":"id","type":"long"},{"name":"age","type":"string"}]})",
+                           {})
+                   .ok());
   // NONE accepts anything of the same type.
   ASSERT_TRUE(r->SetCompatibility("n", Compatibility::kNone).ok());
   ASSERT_TRUE(r->Register("n", SchemaType::kAvro, kV1, {}).ok());
@@ -173,7 +176,8 @@ TEST(SchemaCompatibilityTest, LevelsAndTransitivity) {
 TEST(SchemaCompatibilityTest, ProtobufAndJsonSubsets) {
   std::vector<std::string> m;
   const std::string p1 = "syntax = \"proto3\"; message M { int32 a = 1; string b = 2; }";
-  const std::string p2 = "syntax = \"proto3\"; message M { int64 a = 1; string b = 2; bool c = 3; }";
+  const std::string p2 =
+      "syntax = \"proto3\"; message M { int64 a = 1; string b = 2; bool c = 3; }";
   const std::string p3 = "syntax = \"proto3\"; message M { string a = 1; }";
   EXPECT_TRUE(*CanRead(SchemaType::kProtobuf, p2, p1, {}, &m));   // int32 -> int64: same wire
   EXPECT_FALSE(*CanRead(SchemaType::kProtobuf, p3, p1, {}, &m));  // varint -> bytes
@@ -208,9 +212,9 @@ TEST(SchemaRegistryApiTest, ConfluentRoutesAndErrors) {
   const int id = nlohmann::json::parse(reg.body)["id"];
   auto by_id = nlohmann::json::parse(Call(api, "GET", "/schemas/ids/" + std::to_string(id)).body);
   EXPECT_FALSE(by_id.contains("schemaType"));  // AVRO is implied, as Confluent answers
-  EXPECT_EQ(nlohmann::json::parse(by_id["schema"].get<std::string>()),
-            nlohmann::json::parse(kV1));
-  auto latest = nlohmann::json::parse(Call(api, "GET", "/subjects/users-value/versions/latest").body);
+  EXPECT_EQ(nlohmann::json::parse(by_id["schema"].get<std::string>()), nlohmann::json::parse(kV1));
+  auto latest =
+      nlohmann::json::parse(Call(api, "GET", "/subjects/users-value/versions/latest").body);
   EXPECT_EQ(latest["version"], 1);
   EXPECT_EQ(latest["id"], id);
   EXPECT_EQ(latest["subject"], "users-value");
@@ -224,8 +228,7 @@ TEST(SchemaRegistryApiTest, ConfluentRoutesAndErrors) {
   EXPECT_EQ(err(Call(api, "GET", "/subjects/nope/versions")), std::make_pair(404, 40401));
   EXPECT_EQ(err(Call(api, "GET", "/subjects/users-value/versions/9")), std::make_pair(404, 40402));
   EXPECT_EQ(err(Call(api, "GET", "/schemas/ids/999")), std::make_pair(404, 40403));
-  EXPECT_EQ(err(Call(api, "POST", "/subjects/users-value",
-                     nlohmann::json{{"schema", kV2}}.dump())),
+  EXPECT_EQ(err(Call(api, "POST", "/subjects/users-value", nlohmann::json{{"schema", kV2}}.dump())),
             std::make_pair(404, 40403));
   EXPECT_EQ(err(Call(api, "POST", "/subjects/users-value/versions",
                      nlohmann::json{{"schema", "{bad"}}.dump())),
@@ -257,7 +260,8 @@ TEST(SchemaRegistryApiTest, ConfluentRoutesAndErrors) {
                         .dump());
   ASSERT_EQ(proto.status, 200) << proto.body;
   auto pid = nlohmann::json::parse(proto.body)["id"].get<int>();
-  EXPECT_EQ(nlohmann::json::parse(Call(api, "GET", "/schemas/ids/" + std::to_string(pid)).body)["schemaType"],
+  EXPECT_EQ(nlohmann::json::parse(
+                Call(api, "GET", "/schemas/ids/" + std::to_string(pid)).body)["schemaType"],
             "PROTOBUF");
   EXPECT_EQ(Call(api, "GET", "/schemas/types").status, 200);
 }

@@ -85,8 +85,8 @@ Result<PartitionByField> ParsePartitionBy(std::string_view entry) {
                                    takes_argument ? "needs" : "takes no");
   }
   if (argument) {
-    auto [p, ec] = std::from_chars(argument->data(), argument->data() + argument->size(),
-                                   f.argument);
+    auto [p, ec] =
+        std::from_chars(argument->data(), argument->data() + argument->size(), f.argument);
     if (ec != std::errc() || p != argument->data() + argument->size() || f.argument <= 0) {
       return Status::InvalidArgument("{}partition.by: '{}' needs a positive integer argument",
                                      kPrefix, entry);
@@ -127,8 +127,8 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
     if (key == "enable") {
       FLOE_ASSIGN_OR_RETURN(c.enabled, ParseBool(key, value));
     } else if (key == "commit.interval.ms") {
-      auto [p, ec] = std::from_chars(value.data(), value.data() + value.size(),
-                                     c.commit_interval_ms);
+      auto [p, ec] =
+          std::from_chars(value.data(), value.data() + value.size(), c.commit_interval_ms);
       if (ec != std::errc() || p != value.data() + value.size()) {
         return Status::InvalidArgument("{}{}: '{}' is not an integer", kPrefix, key, value);
       }
@@ -185,8 +185,8 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
       } else if (value == "all") {
         c.errors_tolerance = ErrorsTolerance::kAll;
       } else {
-        return Status::InvalidArgument("{}{}: '{}' is not one of none, invalid_data, all",
-                                       kPrefix, key, value);
+        return Status::InvalidArgument("{}{}: '{}' is not one of none, invalid_data, all", kPrefix,
+                                       key, value);
       }
     } else {
       return Status::InvalidArgument("unknown table topic config '{}'", name);

@@ -27,16 +27,17 @@ TEST(TopicConfigTest, DefaultsMatchAutoMq) {
 }
 
 TEST(TopicConfigTest, ParsesEveryKey) {
-  auto c = ParseTableTopicConfig(Configs({{"enable", "true"},
-                                          {"commit.interval.ms", "1000"},
-                                          {"namespace", "events"},
-                                          {"convert.value.type", "json"},
-                                          {"convert.key.type", "raw"},
-                                          {"transform.value.type", "flatten"},
-                                          {"id.columns", "[region, name]"},
-                                          {"cdc.field", "meta.op"},
-                                          {"partition.by", "[bucket(name, 16), truncate(name, 4), region]"},
-                                          {"errors.tolerance", "all"}}));
+  auto c = ParseTableTopicConfig(
+      Configs({{"enable", "true"},
+               {"commit.interval.ms", "1000"},
+               {"namespace", "events"},
+               {"convert.value.type", "json"},
+               {"convert.key.type", "raw"},
+               {"transform.value.type", "flatten"},
+               {"id.columns", "[region, name]"},
+               {"cdc.field", "meta.op"},
+               {"partition.by", "[bucket(name, 16), truncate(name, 4), region]"},
+               {"errors.tolerance", "all"}}));
   ASSERT_TRUE(c.ok()) << c.error().ToString();
   EXPECT_TRUE(c->enabled);
   EXPECT_EQ(c->commit_interval_ms, 1000);
@@ -72,21 +73,28 @@ TEST(TopicConfigTest, RejectsBadValues) {
   bad({{"transform.value.type", "unwrap"}}, "not one of none, flatten");
   bad({{"transform.value.type", "flatten"}}, "need convert.value.type json");
   bad({{"errors.tolerance", "some"}}, "not one of none, invalid_data, all");
-  bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
+  bad({{"convert.value.type", "json"},
+       {"transform.value.type", "flatten"},
        {"upsert.enable", "true"}},
       "need floe.table.topic.id.columns");
   bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten_debezium"}},
       "flatten_debezium needs floe.table.topic.id.columns");
-  bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
-       {"upsert.enable", "true"}, {"id.columns", "[id]"}, {"partition.by", "[day(ts)]"}},
+  bad({{"convert.value.type", "json"},
+       {"transform.value.type", "flatten"},
+       {"upsert.enable", "true"},
+       {"id.columns", "[id]"},
+       {"partition.by", "[day(ts)]"}},
       "must be one of floe.table.topic.id.columns");
-  bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
+  bad({{"convert.value.type", "json"},
+       {"transform.value.type", "flatten"},
        {"partition.by", "[days(ts)]"}},
       "unknown transform 'days'");
-  bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
+  bad({{"convert.value.type", "json"},
+       {"transform.value.type", "flatten"},
        {"partition.by", "[bucket(id)]"}},
       "needs an argument");
-  bad({{"convert.value.type", "json"}, {"transform.value.type", "flatten"},
+  bad({{"convert.value.type", "json"},
+       {"transform.value.type", "flatten"},
        {"partition.by", "[truncate(s, 0)]"}},
       "positive integer");
   bad({{"convert.value.type", "json"}, {"partition.by", "[id]"}}, "partition.by names value");
@@ -94,10 +102,9 @@ TEST(TopicConfigTest, RejectsBadValues) {
 }
 
 TEST(TopicConfigTest, RegistryValuesTakeDebeziumAndCdcField) {
-  auto debezium = ParseTableTopicConfig(
-      Configs({{"convert.value.type", "by_schema_id"},
-               {"transform.value.type", "flatten_debezium"},
-               {"id.columns", "[id]"}}));
+  auto debezium = ParseTableTopicConfig(Configs({{"convert.value.type", "by_schema_id"},
+                                                 {"transform.value.type", "flatten_debezium"},
+                                                 {"id.columns", "[id]"}}));
   ASSERT_TRUE(debezium.ok()) << debezium.error().message();
   EXPECT_TRUE(debezium->keyed());
   auto cdc = ParseTableTopicConfig(Configs({{"convert.value.type", "by_latest_schema"},
@@ -122,8 +129,7 @@ TEST(TopicConfigTest, ValidateHookReturnsTheMessage) {
 TEST(TopicConfigTest, SplitsLists) {
   EXPECT_EQ(SplitListConfig("[a, b]"), (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(SplitListConfig("a,b"), (std::vector<std::string>{"a", "b"}));
-  EXPECT_EQ(SplitListConfig("[bucket(x, 4), y]"),
-            (std::vector<std::string>{"bucket(x, 4)", "y"}));
+  EXPECT_EQ(SplitListConfig("[bucket(x, 4), y]"), (std::vector<std::string>{"bucket(x, 4)", "y"}));
   EXPECT_TRUE(SplitListConfig("[]").empty());
 }
 

@@ -86,9 +86,9 @@ iceberg::TypePtr KafkaColumnType(bool string_key) {
       NestedField::Required(0, "offset", iceberg::LongType()),
       NestedField::Required(0, "timestamp", iceberg::TimestampTzType()),
       NestedField::Optional(0, "key", string_key ? iceberg::StringType() : iceberg::BinaryType()),
-      NestedField::Optional(0, "headers",
-                            iceberg::MapType(0, iceberg::StringType(), 0, iceberg::BinaryType(),
-                                             false)),
+      NestedField::Optional(
+          0, "headers",
+          iceberg::MapType(0, iceberg::StringType(), 0, iceberg::BinaryType(), false)),
   });
 }
 
@@ -137,8 +137,8 @@ const char* SkipValue(const char* p, const char* e, int depth) {
     }
     return nullptr;
   }
-  while (p < e && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' &&
-         *p != '\r' && *p != '\n') {
+  while (p < e && *p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\t' && *p != '\r' &&
+         *p != '\n') {
     ++p;
   }
   return p;
@@ -227,10 +227,10 @@ struct TopicTranslator::Impl {
 
   // Decoding into the table's current schema.
   col::SchemaPtr table_columnar;
-  std::unique_ptr<RowDecoder> decoder;          // json: the value columns
-  std::unique_ptr<col::ArrayBuilder> meta;      // the _kafka column
-  std::unique_ptr<col::ArrayBuilder> value;     // raw / string: the value column
-  std::string wrapped;                          // json + transform none: {"value":...}
+  std::unique_ptr<RowDecoder> decoder;       // json: the value columns
+  std::unique_ptr<col::ArrayBuilder> meta;   // the _kafka column
+  std::unique_ptr<col::ArrayBuilder> value;  // raw / string: the value column
+  std::string wrapped;                       // json + transform none: {"value":...}
   // Registry-decoded values: the codec of the rows in the builders, and one that a row
   // needs the table to evolve for (set by DecodeValue for HandleBadRow).
   std::unique_ptr<RegistryValues> registry_values;
@@ -364,14 +364,13 @@ struct TopicTranslator::Impl {
     auto next_id = [&last_id] { return ++last_id; };
     std::vector<iceberg::NestedField> fields = {iceberg::NestedField::Required(
         1, std::string(kKafkaColumn),
-        iceberg::AssignFreshIds(*KafkaColumnType(config.key_type == ConvertType::kString),
-                                next_id),
+        iceberg::AssignFreshIds(*KafkaColumnType(config.key_type == ConvertType::kString), next_id),
         "Kafka partition, offset, timestamp, key and headers of the record")};
     if (config.value_type != ConvertType::kJson && !config.registry()) {
-      fields.push_back(iceberg::NestedField::Optional(
-          next_id(), "value",
-          config.value_type == ConvertType::kString ? iceberg::StringType()
-                                                    : iceberg::BinaryType()));
+      fields.push_back(iceberg::NestedField::Optional(next_id(), "value",
+                                                      config.value_type == ConvertType::kString
+                                                          ? iceberg::StringType()
+                                                          : iceberg::BinaryType()));
     }
     catalog::CreateTableRequest request;
     FLOE_ASSIGN_OR_RETURN(request.schema, iceberg::Schema::Make(std::move(fields)));
@@ -395,8 +394,8 @@ struct TopicTranslator::Impl {
   Status Rebind() {
     const iceberg::Schema& schema = *table->metadata()->current_schema();
     if (schema.fields().empty() || schema.fields()[0].name != kKafkaColumn) {
-      return Status::FailedPrecondition("table {} does not start with the {} column",
-                                        id.ToString(), kKafkaColumn);
+      return Status::FailedPrecondition("table {} does not start with the {} column", id.ToString(),
+                                        kKafkaColumn);
     }
     table_columnar = std::make_shared<col::Schema>(schema.ToColumnar());
     meta = col::MakeBuilder(table_columnar->field(0).type);
@@ -410,9 +409,8 @@ struct TopicTranslator::Impl {
       std::vector<iceberg::NestedField> rest(schema.fields().begin() + 1, schema.fields().end());
       FLOE_ASSIGN_OR_RETURN(iceberg::Schema value_schema, iceberg::Schema::Make(std::move(rest)));
       format::text::ReadOptions ro;
-      FLOE_ASSIGN_OR_RETURN(decoder, RowDecoder::Make(std::make_shared<col::Schema>(
-                                                          value_schema.ToColumnar()),
-                                                      ro));
+      FLOE_ASSIGN_OR_RETURN(
+          decoder, RowDecoder::Make(std::make_shared<col::Schema>(value_schema.ToColumnar()), ro));
     } else {
       if (schema.fields().size() != 2) {
         return Status::FailedPrecondition("table {} should have the columns _kafka and value",
@@ -474,8 +472,7 @@ struct TopicTranslator::Impl {
         if (!h.control()) {
           const int64_t from = next[p];
           FLOE_RETURN_IF_ERROR(kafka::DecodeRecords(
-              batch, options.max_uncompressed_batch_bytes, &scratch,
-              [&](const kafka::Record& r) {
+              batch, options.max_uncompressed_batch_bytes, &scratch, [&](const kafka::Record& r) {
                 if (r.offset < from) return Status::OK();
                 if (pending_first_ms[p] < 0) {
                   pending_first_ms[p] = std::max<int64_t>(0, r.timestamp);
@@ -565,9 +562,8 @@ struct TopicTranslator::Impl {
       while (true) {
         size_t dot = config.cdc_field.find('.', start);
         std::string_view name =
-            std::string_view(config.cdc_field).substr(start, dot == std::string::npos
-                                                                 ? std::string::npos
-                                                                 : dot - start);
+            std::string_view(config.cdc_field)
+                .substr(start, dot == std::string::npos ? std::string::npos : dot - start);
         field = FindMember(at, name);
         if (!field || dot == std::string::npos) break;
         at = *field;
@@ -779,9 +775,9 @@ struct TopicTranslator::Impl {
       o.table_location = md.location;
       o.properties = md.properties;
       o.operation_id = table->operations().env().NewUuid();
-      FLOE_ASSIGN_OR_RETURN(writer, iceberg::DataWriter::Make(&table->io(), *md.current_schema(),
-                                                              *md.default_spec(),
-                                                              iceberg::SortOrder(), false, o));
+      FLOE_ASSIGN_OR_RETURN(
+          writer, iceberg::DataWriter::Make(&table->io(), *md.current_schema(), *md.default_spec(),
+                                            iceberg::SortOrder(), false, o));
     }
     pending_rows += n;
     return writer->Write(col::RecordBatch(table_columnar, n, std::move(columns)));
@@ -863,9 +859,9 @@ struct TopicTranslator::Impl {
                           iceberg::EqualityDeleteWriter::Make(&table->io(), key_schema, key_ids,
                                                               *md.default_spec(), o));
     if (!writer) {
-      FLOE_ASSIGN_OR_RETURN(writer, iceberg::DataWriter::Make(&table->io(), schema,
-                                                              *md.default_spec(),
-                                                              iceberg::SortOrder(), false, o));
+      FLOE_ASSIGN_OR_RETURN(writer,
+                            iceberg::DataWriter::Make(&table->io(), schema, *md.default_spec(),
+                                                      iceberg::SortOrder(), false, o));
     }
     auto key_columnar = std::make_shared<col::Schema>(key_schema.ToColumnar());
     int64_t rows_kept = 0;
@@ -966,12 +962,8 @@ struct TopicTranslator::Impl {
           update->AddColumn(c.parent, c.name, c.type, {},
                             config.keyed() && c.parent.empty() && is_id(c));
           break;
-        case SchemaChange::Kind::kWiden:
-          update->UpdateColumn(c.name, c.type);
-          break;
-        case SchemaChange::Kind::kMakeOptional:
-          update->MakeColumnOptional(c.name);
-          break;
+        case SchemaChange::Kind::kWiden: update->UpdateColumn(c.name, c.type); break;
+        case SchemaChange::Kind::kMakeOptional: update->MakeColumnOptional(c.name); break;
       }
     }
     if (config.keyed() && schema.identifier_field_ids().empty()) {
@@ -1088,8 +1080,7 @@ struct TopicTranslator::Impl {
   // drops the rows that are invalid data (an op Finish rejected, a null id column; to the
   // dead-letter table) and queues the ops of the others (from `keyed` when the columns held
   // them, else upserts already queued by DecodeRegistryValue).
-  Status KeepKeyedRows(col::RecordBatch* batch, const std::vector<RowRef>& rows,
-                       KeyedRows* keyed) {
+  Status KeepKeyedRows(col::RecordBatch* batch, const std::vector<RowRef>& rows, KeyedRows* keyed) {
     const int64_t n = batch->num_rows();
     if (static_cast<int64_t>(rows.size()) != n) {
       return Status::Internal("{} rows decoded for {} records", n, rows.size());
@@ -1135,8 +1126,7 @@ struct TopicTranslator::Impl {
   // Debezium deletes without a `before` image (keyed->key_only): their id columns from the
   // record's registry-encoded key (a record of the id columns), patched into `batch`. A key
   // that does not decode leaves the row invalid.
-  Status KeysOfDeletes(col::RecordBatch* batch, const std::vector<RowRef>& rows,
-                       KeyedRows* keyed) {
+  Status KeysOfDeletes(col::RecordBatch* batch, const std::vector<RowRef>& rows, KeyedRows* keyed) {
     const iceberg::Schema& schema = *table->metadata()->current_schema();
     std::vector<iceberg::NestedField> id_fields;
     std::vector<size_t> id_at;
@@ -1221,7 +1211,8 @@ struct TopicTranslator::Impl {
       for (size_t j = segment; j < i; ++j) {
         bool unused = false;
         Status again = DecodeValue(rows[j], &unused);
-        if (!again.ok()) return Status::Internal("row decoded once failed again: {}", again.message());
+        if (!again.ok())
+          return Status::Internal("row decoded once failed again: {}", again.message());
         if (!std::exchange(skip_row, false)) AppendMeta(rows[j]);
       }
       FLOE_RETURN_IF_ERROR(WriteBuilt());
@@ -1278,7 +1269,8 @@ struct TopicTranslator::Impl {
     const iceberg::TableMetadata& md = *dtable->metadata();
     auto schema = std::make_shared<col::Schema>(md.current_schema()->ToColumnar());
     std::vector<std::unique_ptr<col::ArrayBuilder>> b;
-    for (size_t c = 0; c < schema->num_fields(); ++c) b.push_back(col::MakeBuilder(schema->field(c).type));
+    for (size_t c = 0; c < schema->num_fields(); ++c)
+      b.push_back(col::MakeBuilder(schema->field(c).type));
     for (const DlqRow& d : dlq_rows) {
       static_cast<col::FixedWidthBuilder<int32_t>*>(b[0].get())->Append(d.row.partition);
       static_cast<col::FixedWidthBuilder<int64_t>*>(b[1].get())->Append(d.row.offset);
@@ -1297,11 +1289,11 @@ struct TopicTranslator::Impl {
     o.table_location = md.location;
     o.properties = md.properties;
     o.operation_id = dtable->operations().env().NewUuid();
-    FLOE_ASSIGN_OR_RETURN(auto w, iceberg::DataWriter::Make(&dtable->io(), *md.current_schema(),
-                                                            *md.default_spec(),
-                                                            iceberg::SortOrder(), false, o));
-    FLOE_RETURN_IF_ERROR(
-        w->Write(col::RecordBatch(schema, static_cast<int64_t>(dlq_rows.size()), std::move(columns))));
+    FLOE_ASSIGN_OR_RETURN(
+        auto w, iceberg::DataWriter::Make(&dtable->io(), *md.current_schema(), *md.default_spec(),
+                                          iceberg::SortOrder(), false, o));
+    FLOE_RETURN_IF_ERROR(w->Write(
+        col::RecordBatch(schema, static_cast<int64_t>(dlq_rows.size()), std::move(columns))));
     FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> written, w->Close());
     std::unique_ptr<iceberg::Transaction> txn = dtable->NewTransaction();
     iceberg::AppendFiles& append = txn->NewAppend();
@@ -1312,8 +1304,10 @@ struct TopicTranslator::Impl {
       auto it = base.properties.find(std::string(kPropertyOffsets));
       std::string now = it == base.properties.end() ? std::string() : it->second;
       if (now != expected) {
-        return Status::Conflict("dead-letter offsets moved from '{}' to '{}': another "
-                                "coordinator committed", expected, now);
+        return Status::Conflict(
+            "dead-letter offsets moved from '{}' to '{}': another "
+            "coordinator committed",
+            expected, now);
       }
       return Status::OK();
     });
@@ -1358,8 +1352,8 @@ struct TopicTranslator::Impl {
     std::string ranges;
     for (size_t p = 0; p < ends.size(); ++p) {
       if (p > 0) ranges += ',';
-      ranges += std::to_string(p) + ":" + std::to_string(committed[p]) + "-" +
-                std::to_string(ends[p]);
+      ranges +=
+          std::to_string(p) + ":" + std::to_string(committed[p]) + "-" + std::to_string(ends[p]);
     }
     std::unique_ptr<iceberg::Transaction> txn = table->NewTransaction();
     iceberg::SnapshotProducer* producer;
@@ -1384,9 +1378,10 @@ struct TopicTranslator::Impl {
       auto it = base.properties.find(std::string(kPropertyOffsets));
       std::string now = it == base.properties.end() ? std::string() : it->second;
       if (now != expected) {
-        return Status::Conflict("committed offsets moved from '{}' to '{}': another "
-                                "coordinator committed",
-                                expected, now);
+        return Status::Conflict(
+            "committed offsets moved from '{}' to '{}': another "
+            "coordinator committed",
+            expected, now);
       }
       return Status::OK();
     });

@@ -58,9 +58,9 @@ struct IngestOptions {
   // The namespace of tables whose topic sets none (floe.yaml kafka.table-namespace).
   std::string default_namespace = "kafka";
   std::function<int64_t()> now_ms;
-  size_t read_bytes = size_t{4} << 20;            // per log read
+  size_t read_bytes = size_t{4} << 20;  // per log read
   size_t max_uncompressed_batch_bytes = size_t{64} << 20;
-  size_t arena_bytes = size_t{16} << 20;          // records buffered before decoding
+  size_t arena_bytes = size_t{16} << 20;  // records buffered before decoding
   // Commit before commit.interval.ms once a partition has this many log bytes not yet in
   // the table (0: only on the interval). The server sets half the broker's throttle bound.
   int64_t commit_backlog_bytes = 0;
@@ -86,8 +86,8 @@ struct TopicStats {
   std::string last_error;
   struct Partition {
     int64_t log_end_offset = 0;
-    int64_t committed_offset = 0;   // below: in the table
-    int64_t translated_offset = 0;  // below: in files awaiting the next commit
+    int64_t committed_offset = 0;    // below: in the table
+    int64_t translated_offset = 0;   // below: in files awaiting the next commit
     int64_t oldest_pending_ms = -1;  // timestamp of the oldest uncommitted record read, or -1
     int64_t untranslated_bytes = 0;  // log bytes not yet in the table
   };

@@ -111,8 +111,8 @@ class TranslatorTest : public ::testing::Test {
   void ProduceKeyed(const std::string& topic, int32_t partition, const KeyedRecords& records) {
     kafka::BatchBuilder builder({});
     for (const auto& [k, v] : records) {
-      builder.Add(++now_ms_, std::string_view(k), v ? std::optional<std::string_view>(*v)
-                                                    : std::nullopt,
+      builder.Add(++now_ms_, std::string_view(k),
+                  v ? std::optional<std::string_view>(*v) : std::nullopt,
                   {{"h", std::string("hv")}});
     }
     Buffer batch;
@@ -335,7 +335,8 @@ TEST_F(TranslatorTest, RawAndValueStructModes) {
     ASSERT_TRUE(t->CommitNow().ok());
   }
   Loaded l = Load("nested");
-  const iceberg::NestedField* value = l.table->metadata()->current_schema()->FindFieldByName("value");
+  const iceberg::NestedField* value =
+      l.table->metadata()->current_schema()->FindFieldByName("value");
   ASSERT_NE(value, nullptr);
   ASSERT_EQ(value->type->kind(), iceberg::TypeKind::kStruct);
   EXPECT_NE(value->type->FieldByName("a"), nullptr);
@@ -388,8 +389,8 @@ TEST_F(TranslatorTest, UpsertsKeepTheLastRowPerKey) {
   configs["floe.table.topic.id.columns"] = "[id]";
   configs["floe.table.topic.upsert.enable"] = "true";
   ASSERT_EQ(CreateTopic("users", 1, configs), 0);
-  Produce("users", 0, {R"({"id": 1, "v": "a"})", R"({"id": 2, "v": "b"})",
-                       R"({"id": 1, "v": "c"})"});
+  Produce("users", 0,
+          {R"({"id": 1, "v": "a"})", R"({"id": 2, "v": "b"})", R"({"id": 1, "v": "c"})"});
   auto t = Translator("users", catalog_.get());
   ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
   ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
@@ -403,8 +404,8 @@ TEST_F(TranslatorTest, UpsertsKeepTheLastRowPerKey) {
 
   // Next commit: an update of 2 and a new column (a schema change mid-interval commits the
   // rows before it first); a record without the id goes to the dead-letter table.
-  Produce("users", 0, {R"({"id": 2, "v": "d"})", R"({"id": 3, "v": "e", "w": true})",
-                       R"({"v": "no id"})"});
+  Produce("users", 0,
+          {R"({"id": 2, "v": "d"})", R"({"id": 3, "v": "e", "w": true})", R"({"v": "no id"})"});
   ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
   ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
   EXPECT_EQ(LiveRows(Scan("users")),
@@ -418,19 +419,21 @@ TEST_F(TranslatorTest, DebeziumEnvelopesBecomeDeletesAndUpserts) {
   configs["floe.table.topic.transform.value.type"] = "flatten_debezium";
   configs["floe.table.topic.id.columns"] = "[id]";
   ASSERT_EQ(CreateTopic("cdc", 1, configs), 0);
-  Produce("cdc", 0,
-          {R"({"before": null, "after": {"id": 1, "v": "a"}, "op": "c"})",
-           R"({"before": null, "after": {"id": 2, "v": "b"}, "op": "r"})",
-           R"({"payload": {"before": {"id": 1, "v": "a"}, "after": {"id": 1, "v": "a2"}, "op": "u"}})",
-           R"({"before": {"id": 2, "v": "b"}, "after": null, "op": "d"})",
-           R"({"before": null, "after": {"id": 4, "v": "x"}, "op": "c"})"});
+  Produce(
+      "cdc", 0,
+      {R"({"before": null, "after": {"id": 1, "v": "a"}, "op": "c"})",
+       R"({"before": null, "after": {"id": 2, "v": "b"}, "op": "r"})",
+       R"({"payload": {"before": {"id": 1, "v": "a"}, "after": {"id": 1, "v": "a2"}, "op": "u"}})",
+       R"({"before": {"id": 2, "v": "b"}, "after": null, "op": "d"})",
+       R"({"before": null, "after": {"id": 4, "v": "x"}, "op": "c"})"});
   auto t = Translator("cdc", catalog_.get());
   ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
   ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
   EXPECT_EQ(LiveRows(Scan("cdc")), (std::map<int64_t, std::string>{{1, "a2"}, {4, "x"}}));
   // Across commits: delete 1, re-create 2.
-  Produce("cdc", 0, {R"({"before": {"id": 1, "v": "a2"}, "after": null, "op": "d"})",
-                     R"({"before": null, "after": {"id": 2, "v": "again"}, "op": "c"})"});
+  Produce("cdc", 0,
+          {R"({"before": {"id": 1, "v": "a2"}, "after": null, "op": "d"})",
+           R"({"before": null, "after": {"id": 2, "v": "again"}, "op": "c"})"});
   ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
   ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
   EXPECT_EQ(LiveRows(Scan("cdc")), (std::map<int64_t, std::string>{{2, "again"}, {4, "x"}}));
@@ -445,11 +448,11 @@ TEST_F(TranslatorTest, CdcFieldOps) {
   configs["floe.table.topic.cdc.field"] = "meta.op";
   configs["floe.table.topic.id.columns"] = "[id]";
   ASSERT_EQ(CreateTopic("ops", 1, configs), 0);
-  Produce("ops", 0, {R"({"id": 1, "v": "a", "meta": {"op": "I"}})",
-                     R"({"id": 2, "v": "b", "meta": {"op": "i"}})",
-                     R"({"id": 1, "v": "c", "meta": {"op": "U"}})",
-                     R"({"id": 2, "meta": {"op": "D"}})",
-                     R"({"id": 3, "v": "z", "meta": {"op": "X"}})"});
+  Produce(
+      "ops", 0,
+      {R"({"id": 1, "v": "a", "meta": {"op": "I"}})", R"({"id": 2, "v": "b", "meta": {"op": "i"}})",
+       R"({"id": 1, "v": "c", "meta": {"op": "U"}})", R"({"id": 2, "meta": {"op": "D"}})",
+       R"({"id": 3, "v": "z", "meta": {"op": "X"}})"});
   auto t = Translator("ops", catalog_.get());
   ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
   ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
@@ -532,16 +535,21 @@ TEST_F(TranslatorTest, RegistryAvroRowsEvolveTheTableAndBadIdsGoToTheDlq) {
                                    {"name":"score","type":["null","double"],"default":null}]})",
                                {});
   ASSERT_TRUE(v1.ok() && v2.ok());
-  ASSERT_EQ(CreateTopic("reg", 1, {{"floe.table.topic.enable", "true"},
-                                   {"floe.table.topic.convert.value.type", "by_schema_id"},
-                                   {"floe.table.topic.transform.value.type", "flatten"},
-                                   {"floe.table.topic.commit.interval.ms", "1000"}}),
+  ASSERT_EQ(CreateTopic("reg", 1,
+                        {{"floe.table.topic.enable", "true"},
+                         {"floe.table.topic.convert.value.type", "by_schema_id"},
+                         {"floe.table.topic.transform.value.type", "flatten"},
+                         {"floe.table.topic.commit.interval.ms", "1000"}}),
             0);
   // Avro binary encoding (spec): long 3 = zig-zag 0x06; string "ab" = length 0x04 + bytes;
   // union branch 1 = 0x02, then double 1.5 little-endian.
-  const std::string row1 = Framed(*v1, std::string("\x06\x04" "ab", 4));
-  const std::string row2 =
-      Framed(*v2, std::string("\x08\x02" "c" "\x02\x00\x00\x00\x00\x00\x00\xf8\x3f", 12));
+  const std::string row1 = Framed(*v1, std::string("\x06\x04"
+                                                   "ab",
+                                                   4));
+  const std::string row2 = Framed(*v2, std::string("\x08\x02"
+                                                   "c"
+                                                   "\x02\x00\x00\x00\x00\x00\x00\xf8\x3f",
+                                                   12));
   Produce("reg", 0, {row1, row2, Framed(999, "\x02"), std::string("no header")});
   std::map<std::string, std::string> configs;
   for (const auto& topic : broker_->ListTopics()) {
@@ -564,8 +572,9 @@ TEST_F(TranslatorTest, RegistryAvroRowsEvolveTheTableAndBadIdsGoToTheDlq) {
     const auto& name = b.column(static_cast<size_t>(b.schema()->FieldIndex("name")));
     const auto& score = b.column(static_cast<size_t>(b.schema()->FieldIndex("score")));
     for (int64_t i = 0; i < b.num_rows(); ++i) {
-      rows[id.Value<int64_t>(i)] = std::string(name.BinaryValue(i)) + "/" +
-                                   (score.IsNull(i) ? "null" : std::to_string(score.Value<double>(i)));
+      rows[id.Value<int64_t>(i)] =
+          std::string(name.BinaryValue(i)) + "/" +
+          (score.IsNull(i) ? "null" : std::to_string(score.Value<double>(i)));
     }
   }
   EXPECT_EQ(rows, (std::map<int64_t, std::string>{{3, "ab/null"}, {4, "c/1.500000"}}));
@@ -616,20 +625,21 @@ TEST_F(TranslatorTest, RegistryAvroDebeziumEnvelopesBecomeDeletesAndUpserts) {
   auto registry = *SchemaRegistry::Open("");
   auto id = registry->Register("users-value", SchemaType::kAvro, kDebeziumAvro, {});
   ASSERT_TRUE(id.ok()) << id.status().ToString();
-  ASSERT_EQ(CreateTopic("users", 1, {{"floe.table.topic.enable", "true"},
-                                     {"floe.table.topic.convert.value.type", "by_schema_id"},
-                                     {"floe.table.topic.transform.value.type", "flatten_debezium"},
-                                     {"floe.table.topic.id.columns", "[id]"},
-                                     {"floe.table.topic.commit.interval.ms", "1000"}}),
+  ASSERT_EQ(CreateTopic("users", 1,
+                        {{"floe.table.topic.enable", "true"},
+                         {"floe.table.topic.convert.value.type", "by_schema_id"},
+                         {"floe.table.topic.transform.value.type", "flatten_debezium"},
+                         {"floe.table.topic.id.columns", "[id]"},
+                         {"floe.table.topic.commit.interval.ms", "1000"}}),
             0);
   auto f = [&](const std::optional<std::string>& before, const std::optional<std::string>& after,
                std::string_view op) { return Framed(*id, DebeziumDatum(before, after, op)); };
   Produce("users", 0,
           {f(std::nullopt, UserValue(1, "a"), "c"), f(std::nullopt, UserValue(2, "b"), "r"),
            f(UserValue(1, "a"), UserValue(1, "a2"), "u"), f(UserValue(2, "b"), std::nullopt, "d"),
-           std::nullopt,  // the tombstone Debezium sends after a delete
-           f(std::nullopt, UserValue(3, "x"), "t"),    // no such op: dead-letter table
-           f(std::nullopt, std::nullopt, "d"),         // a delete without before: too
+           std::nullopt,                             // the tombstone Debezium sends after a delete
+           f(std::nullopt, UserValue(3, "x"), "t"),  // no such op: dead-letter table
+           f(std::nullopt, std::nullopt, "d"),       // a delete without before: too
            f(std::nullopt, UserValue(4, "y"), "c")});
   std::map<std::string, std::string> configs;
   for (const auto& topic : broker_->ListTopics()) {
@@ -655,8 +665,9 @@ TEST_F(TranslatorTest, RegistryAvroDebeziumEnvelopesBecomeDeletesAndUpserts) {
   EXPECT_EQ(schema.identifier_field_ids()[0], schema.FindFieldByName("id")->id);
 
   // Across commits: delete 1, re-create 2.
-  Produce("users", 0, {f(UserValue(1, "a2"), std::nullopt, "d"), std::nullopt,
-                       f(std::nullopt, UserValue(2, "again"), "c")});
+  Produce("users", 0,
+          {f(UserValue(1, "a2"), std::nullopt, "d"), std::nullopt,
+           f(std::nullopt, UserValue(2, "again"), "c")});
   ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
   ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
   EXPECT_EQ(LiveRows(Scan("users")), (std::map<int64_t, std::string>{{2, "again"}, {4, "y"}}));
@@ -671,19 +682,21 @@ TEST_F(TranslatorTest, RegistryDebeziumDeleteWithoutBeforeTakesTheKey) {
       "users-key", SchemaType::kAvro,
       R"({"type":"record","name":"Key","fields":[{"name":"id","type":"long"}]})", {});
   ASSERT_TRUE(id.ok() && key_id.ok());
-  ASSERT_EQ(CreateTopic("users", 1, {{"floe.table.topic.enable", "true"},
-                                     {"floe.table.topic.convert.value.type", "by_schema_id"},
-                                     {"floe.table.topic.convert.key.type", "by_schema_id"},
-                                     {"floe.table.topic.transform.value.type", "flatten_debezium"},
-                                     {"floe.table.topic.id.columns", "[id]"},
-                                     {"floe.table.topic.commit.interval.ms", "1000"}}),
+  ASSERT_EQ(CreateTopic("users", 1,
+                        {{"floe.table.topic.enable", "true"},
+                         {"floe.table.topic.convert.value.type", "by_schema_id"},
+                         {"floe.table.topic.convert.key.type", "by_schema_id"},
+                         {"floe.table.topic.transform.value.type", "flatten_debezium"},
+                         {"floe.table.topic.id.columns", "[id]"},
+                         {"floe.table.topic.commit.interval.ms", "1000"}}),
             0);
   auto key = [&](int64_t k) { return Framed(*key_id, AvroLong(k)); };
   auto f = [&](const std::optional<std::string>& before, const std::optional<std::string>& after,
                std::string_view op) { return Framed(*id, DebeziumDatum(before, after, op)); };
-  ProduceKeyed("users", 0, {{key(1), f(std::nullopt, UserValue(1, "a"), "c")},
-                            {key(2), f(std::nullopt, UserValue(2, "b"), "c")},
-                            {key(3), f(std::nullopt, UserValue(3, "c"), "c")}});
+  ProduceKeyed("users", 0,
+               {{key(1), f(std::nullopt, UserValue(1, "a"), "c")},
+                {key(2), f(std::nullopt, UserValue(2, "b"), "c")},
+                {key(3), f(std::nullopt, UserValue(3, "c"), "c")}});
   std::map<std::string, std::string> configs;
   for (const auto& topic : broker_->ListTopics()) {
     if (topic.name == "users") configs = topic.configs;
@@ -697,9 +710,10 @@ TEST_F(TranslatorTest, RegistryDebeziumDeleteWithoutBeforeTakesTheKey) {
   ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
   ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
   // Deletes of 2 (in a later commit) and 3 (with an undecodable key: a dead letter).
-  ProduceKeyed("users", 0, {{key(2), f(std::nullopt, std::nullopt, "d")},
-                            {"not a key", f(std::nullopt, std::nullopt, "d")},
-                            {key(4), f(std::nullopt, UserValue(4, "d"), "c")}});
+  ProduceKeyed("users", 0,
+               {{key(2), f(std::nullopt, std::nullopt, "d")},
+                {"not a key", f(std::nullopt, std::nullopt, "d")},
+                {key(4), f(std::nullopt, UserValue(4, "d"), "c")}});
   ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
   ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
   EXPECT_EQ(LiveRows(Scan("users")),
@@ -717,18 +731,20 @@ TEST_F(TranslatorTest, RegistryAvroCdcFieldOps) {
                                      "fields":[{"name":"op","type":"string"}]}}]})",
                                {});
   ASSERT_TRUE(id.ok()) << id.status().ToString();
-  ASSERT_EQ(CreateTopic("ops", 1, {{"floe.table.topic.enable", "true"},
-                                   {"floe.table.topic.convert.value.type", "by_schema_id"},
-                                   {"floe.table.topic.transform.value.type", "flatten"},
-                                   {"floe.table.topic.cdc.field", "meta.op"},
-                                   {"floe.table.topic.id.columns", "[id]"},
-                                   {"floe.table.topic.commit.interval.ms", "1000"}}),
+  ASSERT_EQ(CreateTopic("ops", 1,
+                        {{"floe.table.topic.enable", "true"},
+                         {"floe.table.topic.convert.value.type", "by_schema_id"},
+                         {"floe.table.topic.transform.value.type", "flatten"},
+                         {"floe.table.topic.cdc.field", "meta.op"},
+                         {"floe.table.topic.id.columns", "[id]"},
+                         {"floe.table.topic.commit.interval.ms", "1000"}}),
             0);
   auto row = [&](int64_t key, std::string_view v, std::string_view op) {
     return Framed(*id, UserValue(key, v) + AvroString(op));
   };
-  Produce("ops", 0, {row(1, "a", "I"), row(2, "b", "i"), row(1, "c", "U"), row(2, "", "D"),
-                     row(3, "z", "X")});
+  Produce(
+      "ops", 0,
+      {row(1, "a", "I"), row(2, "b", "i"), row(1, "c", "U"), row(2, "", "D"), row(3, "z", "X")});
   std::map<std::string, std::string> configs;
   for (const auto& topic : broker_->ListTopics()) {
     if (topic.name == "ops") configs = topic.configs;

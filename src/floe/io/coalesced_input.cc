@@ -56,10 +56,9 @@ CoalescedInputFile::CoalescedInputFile(const InputFile& base, std::vector<ByteRa
     merged_.push_back(std::move(m));
   }
   for (const ByteRange& r : ranges) {
-    auto it = std::upper_bound(merged_.begin(), merged_.end(), r.offset,
-                               [](uint64_t offset, const Merged& m) {
-                                 return offset < m.range.offset;
-                               });
+    auto it =
+        std::upper_bound(merged_.begin(), merged_.end(), r.offset,
+                         [](uint64_t offset, const Merged& m) { return offset < m.range.offset; });
     // Every announced range lies inside the merged range starting at or before it.
     Merged& m = *std::prev(it);
     ++m.members;

@@ -53,8 +53,8 @@ std::vector<ByteRange> CoalesceRanges(std::vector<ByteRange> ranges,
 class CoalescedInputFile final : public InputFile {
  public:
   CoalescedInputFile(const InputFile& base, std::vector<ByteRange> ranges,
-                     const CoalesceOptions& options = {},
-                     std::span<const uint8_t> preloaded = {}, uint64_t preloaded_offset = 0);
+                     const CoalesceOptions& options = {}, std::span<const uint8_t> preloaded = {},
+                     uint64_t preloaded_offset = 0);
 
   const std::string& location() const override { return base_.location(); }
   uint64_t size() const override { return base_.size(); }

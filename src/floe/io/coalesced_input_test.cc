@@ -49,8 +49,7 @@ TEST(CoalesceRanges, MergesNearRangesWithinTheSizeLimit) {
   EXPECT_EQ(CoalesceRanges({{0, 80}, {200, 10}}, small),
             (std::vector<ByteRange>{{0, 80}, {200, 10}}));
   EXPECT_EQ(CoalesceRanges({{0, 30}, {20, 25}}, small), (std::vector<ByteRange>{{0, 45}}));
-  EXPECT_EQ(CoalesceRanges({{0, 80}, {10, 20}, {0, 90}}, small),
-            (std::vector<ByteRange>{{0, 90}}));
+  EXPECT_EQ(CoalesceRanges({{0, 80}, {10, 20}, {0, 90}}, small), (std::vector<ByteRange>{{0, 90}}));
   // Past the limit an overlapping range starts the next read (chunks padded into their
   // successors, as the Parquet reader announces them, stay within the limit).
   EXPECT_EQ(CoalesceRanges({{0, 40}, {30, 40}}, small),
@@ -151,8 +150,9 @@ class SlowFile final : public InputFile {
   }
   // Guarded by mu_ while reads run; read by the test after they are done.
   mutable std::vector<ByteRange> reads;
-  mutable std::vector<std::pair<std::chrono::steady_clock::time_point,
-                                std::chrono::steady_clock::time_point>> spans;
+  mutable std::vector<
+      std::pair<std::chrono::steady_clock::time_point, std::chrono::steady_clock::time_point>>
+      spans;
 
  private:
   std::string location_ = "s3://bucket/slow";
@@ -169,8 +169,8 @@ class SlowFile final : public InputFile {
 // Ranges 20 KiB apart (beyond the 8 KiB hole limit): six separate reads, two of them
 // merged ranges of two announced ranges each, four single ones.
 std::vector<ByteRange> SpreadRanges() {
-  return {{0, 1000}, {2000, 500}, {20000, 3000}, {40000, 100}, {40200, 700},
-          {60000, 4096}, {80000, 1}, {100000, 5000}};
+  return {{0, 1000},    {2000, 500},   {20000, 3000}, {40000, 100},
+          {40200, 700}, {60000, 4096}, {80000, 1},    {100000, 5000}};
 }
 
 // Reads every announced range through `file`, as column readers would, and returns the
@@ -217,9 +217,8 @@ TEST(CoalescedInputFile, PrefetchSendsTheRangesConcurrentlyWithTheSameReads) {
   // The readers are then served from the fetched bytes: no more reads, the same bytes.
   EXPECT_EQ(ReadAll(file, ranges), expected);
   std::vector<ByteRange> reads = slow.reads;
-  std::sort(reads.begin(), reads.end(), [](const ByteRange& a, const ByteRange& b) {
-    return a.offset < b.offset;
-  });
+  std::sort(reads.begin(), reads.end(),
+            [](const ByteRange& a, const ByteRange& b) { return a.offset < b.offset; });
   EXPECT_EQ(reads, expected_reads);
   // Everything was consumed: a read now goes to the file again.
   CountingFile after(data);

@@ -15,8 +15,7 @@ Result<Buffer> FileIO::ReadFile(std::string_view location) {
   return in->Read(0, in->size());
 }
 
-Status FileIO::WriteFile(std::string_view location, std::string_view contents,
-                         bool overwrite) {
+Status FileIO::WriteFile(std::string_view location, std::string_view contents, bool overwrite) {
   FLOE_ASSIGN_OR_RETURN(auto out, CreateOutput(location, overwrite));
   FLOE_RETURN_IF_ERROR(out->Write(contents));
   return out->Close();
@@ -32,8 +31,8 @@ Status FileIO::DeleteFiles(const std::vector<std::string>& locations) {
 }
 
 Status FileIO::RenameNoReplace(std::string_view from, std::string_view to) {
-  return Status::Unimplemented("rename {} to {}: this FileIO cannot rename without replacing",
-                               from, to);
+  return Status::Unimplemented("rename {} to {}: this FileIO cannot rename without replacing", from,
+                               to);
 }
 
 }  // namespace floe::io

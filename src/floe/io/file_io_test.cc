@@ -35,8 +35,8 @@ void ExerciseFileIO(FileIO& io, const std::string& root) {
 }
 
 TEST(FileIOTest, Local) {
-  auto dir = std::filesystem::temp_directory_path() /
-             ("floe_io_test_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("floe_io_test_" + std::to_string(::getpid()));
   LocalFileIO io;
   ExerciseFileIO(io, dir.string());
   std::filesystem::remove_all(dir);

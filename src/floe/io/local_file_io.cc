@@ -168,8 +168,7 @@ Status LocalFileIO::Delete(std::string_view location) {
 Status LocalFileIO::RenameNoReplace(std::string_view from, std::string_view to) {
   std::string from_path = ToPath(from);
   std::string to_path = ToPath(to);
-  if (::renameat2(AT_FDCWD, from_path.c_str(), AT_FDCWD, to_path.c_str(), RENAME_NOREPLACE) ==
-      0) {
+  if (::renameat2(AT_FDCWD, from_path.c_str(), AT_FDCWD, to_path.c_str(), RENAME_NOREPLACE) == 0) {
     return Status::OK();
   }
   if (errno != EINVAL && errno != ENOSYS) {
@@ -202,8 +201,9 @@ Result<std::vector<FileInfo>> LocalFileIO::List(std::string_view prefix) {
     if (root.empty()) root = ".";
   }
   if (!std::filesystem::exists(root, ec)) return out;
-  std::string scheme = prefix.starts_with("file:") ? std::string(prefix.substr(
-      0, prefix.size() - path.size())) : std::string();
+  std::string scheme = prefix.starts_with("file:")
+                           ? std::string(prefix.substr(0, prefix.size() - path.size()))
+                           : std::string();
   for (auto it = std::filesystem::recursive_directory_iterator(root, ec);
        !ec && it != std::filesystem::recursive_directory_iterator(); it.increment(ec)) {
     if (!it->is_regular_file(ec)) continue;
@@ -211,8 +211,8 @@ Result<std::vector<FileInfo>> LocalFileIO::List(std::string_view prefix) {
     if (!p.starts_with(path)) continue;
     struct stat st;
     if (::stat(p.c_str(), &st) != 0) continue;  // deleted concurrently
-    int64_t mtime_ms = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 +
-                       st.st_mtim.tv_nsec / 1000000;
+    int64_t mtime_ms =
+        static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
     out.push_back({scheme + p, static_cast<uint64_t>(st.st_size), mtime_ms});
   }
   if (ec) return Status::IOError("list {}: {}", path, ec.message());

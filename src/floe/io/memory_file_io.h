@@ -29,7 +29,7 @@ class MemoryFileIO final : public FileIO {
   };
   std::mutex mu_;
   std::map<std::string, File, std::less<>> files_;  // guarded by mu_
-  int64_t version_ = 0;                              // guarded by mu_; stands in for mtime
+  int64_t version_ = 0;                             // guarded by mu_; stands in for mtime
 };
 
 }  // namespace floe::io

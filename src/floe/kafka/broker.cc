@@ -25,7 +25,7 @@ namespace {
 // Produce is advertised from v0 although served from v3: librdkafka before 2.11.1 turns
 // compression off unless v0 is inside the advertised range (KAFKA-18659, kafka.md §7.1).
 constexpr int16_t kProduceAdvertisedMin = 0;
-constexpr int kProducerWindow = 5;       // batches kept per producer (KIP-98)
+constexpr int kProducerWindow = 5;  // batches kept per producer (KIP-98)
 constexpr int64_t kProducerIdBlock = 1000;
 constexpr int32_t kLeaderEpoch = 0;
 constexpr int32_t kAllTopicOperations = 0x0FF8;  // READ..ALTER_CONFIGS bits (kafka.md §2.2)
@@ -439,46 +439,27 @@ Status Broker::Handle(std::span<const uint8_t> frame, const std::string& client_
   if (flexible) FLOE_RETURN_IF_ERROR(r.SkipTags());
   KafkaReader body({r.position(), r.remaining()}, flexible);
   switch (h.api_key) {
-    case ApiVersionsRequest::kApiKey:
-      return HandleApiVersions(h, body, respond);
-    case MetadataRequest::kApiKey:
-      return HandleMetadata(h, body, respond);
-    case ProduceRequest::kApiKey:
-      return HandleProduce(h, body, respond);
-    case FetchRequest::kApiKey:
-      return HandleFetch(h, body, respond);
-    case ListOffsetsRequest::kApiKey:
-      return HandleListOffsets(h, body, respond);
-    case InitProducerIdRequest::kApiKey:
-      return HandleInitProducerId(h, body, respond);
-    case CreateTopicsRequest::kApiKey:
-      return HandleCreateTopics(h, body, respond);
-    case DeleteTopicsRequest::kApiKey:
-      return HandleDeleteTopics(h, body, respond);
-    case DescribeConfigsRequest::kApiKey:
-      return HandleDescribeConfigs(h, body, respond);
+    case ApiVersionsRequest::kApiKey: return HandleApiVersions(h, body, respond);
+    case MetadataRequest::kApiKey: return HandleMetadata(h, body, respond);
+    case ProduceRequest::kApiKey: return HandleProduce(h, body, respond);
+    case FetchRequest::kApiKey: return HandleFetch(h, body, respond);
+    case ListOffsetsRequest::kApiKey: return HandleListOffsets(h, body, respond);
+    case InitProducerIdRequest::kApiKey: return HandleInitProducerId(h, body, respond);
+    case CreateTopicsRequest::kApiKey: return HandleCreateTopics(h, body, respond);
+    case DeleteTopicsRequest::kApiKey: return HandleDeleteTopics(h, body, respond);
+    case DescribeConfigsRequest::kApiKey: return HandleDescribeConfigs(h, body, respond);
     case IncrementalAlterConfigsRequest::kApiKey:
       return HandleIncrementalAlterConfigs(h, body, respond);
-    case FindCoordinatorRequest::kApiKey:
-      return HandleFindCoordinator(h, body, respond);
-    case JoinGroupRequest::kApiKey:
-      return HandleJoinGroup(h, client_host, body, respond);
-    case SyncGroupRequest::kApiKey:
-      return HandleSyncGroup(h, body, respond);
-    case HeartbeatRequest::kApiKey:
-      return HandleHeartbeat(h, body, respond);
-    case LeaveGroupRequest::kApiKey:
-      return HandleLeaveGroup(h, body, respond);
-    case OffsetCommitRequest::kApiKey:
-      return HandleOffsetCommit(h, body, respond);
-    case OffsetFetchRequest::kApiKey:
-      return HandleOffsetFetch(h, body, respond);
-    case DescribeGroupsRequest::kApiKey:
-      return HandleDescribeGroups(h, body, respond);
-    case ListGroupsRequest::kApiKey:
-      return HandleListGroups(h, body, respond);
-    default:
-      return Status::Unimplemented("API key {}", h.api_key);
+    case FindCoordinatorRequest::kApiKey: return HandleFindCoordinator(h, body, respond);
+    case JoinGroupRequest::kApiKey: return HandleJoinGroup(h, client_host, body, respond);
+    case SyncGroupRequest::kApiKey: return HandleSyncGroup(h, body, respond);
+    case HeartbeatRequest::kApiKey: return HandleHeartbeat(h, body, respond);
+    case LeaveGroupRequest::kApiKey: return HandleLeaveGroup(h, body, respond);
+    case OffsetCommitRequest::kApiKey: return HandleOffsetCommit(h, body, respond);
+    case OffsetFetchRequest::kApiKey: return HandleOffsetFetch(h, body, respond);
+    case DescribeGroupsRequest::kApiKey: return HandleDescribeGroups(h, body, respond);
+    case ListGroupsRequest::kApiKey: return HandleListGroups(h, body, respond);
+    default: return Status::Unimplemented("API key {}", h.api_key);
   }
 }
 
@@ -498,8 +479,8 @@ Status Broker::HandleMetadata(const RequestHeader& h, KafkaReader& r, Respond& r
   MetadataRequest req;
   FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
   MetadataResponse resp;
-  resp.brokers.push_back({options_.node_id, options_.advertised_host, options_.advertised_port,
-                          std::nullopt});
+  resp.brokers.push_back(
+      {options_.node_id, options_.advertised_host, options_.advertised_port, std::nullopt});
   resp.cluster_id = cluster_id_;
   resp.controller_id = options_.node_id;
   auto describe = [&](const Topic& topic) {
@@ -567,11 +548,10 @@ Status Broker::HandleMetadata(const RequestHeader& h, KafkaReader& r, Respond& r
 // ---------------------------------------------------------------------------------------
 // Produce
 
-ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition,
-                              std::span<const uint8_t> records, int16_t version,
-                              int64_t* base_offset, std::string* message) {
-  if (static_cast<int64_t>(records.size()) > ConfigInt(topic, "max.message.bytes",
-                                                       options_.max_message_bytes)) {
+ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition, std::span<const uint8_t> records,
+                              int16_t version, int64_t* base_offset, std::string* message) {
+  if (static_cast<int64_t>(records.size()) >
+      ConfigInt(topic, "max.message.bytes", options_.max_message_bytes)) {
     *message = fmt::format("batch of {} bytes exceeds max.message.bytes", records.size());
     return ErrorCode::kMessageTooLarge;
   }
@@ -720,9 +700,9 @@ Status Broker::HandleInitProducerId(const RequestHeader& h, KafkaReader& r, Resp
   InitProducerIdResponse resp;
   if (req.transactional_id.has_value()) {
     // Transactions are not implemented: fail fast rather than let the client retry.
-    resp.error_code = Code(req.transactional_id->empty()
-                               ? ErrorCode::kInvalidRequest
-                               : ErrorCode::kTransactionalIdAuthorizationFailed);
+    resp.error_code =
+        Code(req.transactional_id->empty() ? ErrorCode::kInvalidRequest
+                                           : ErrorCode::kTransactionalIdAuthorizationFailed);
   } else {
     Result<int64_t> id = NextProducerId();
     if (id.ok()) {
@@ -999,8 +979,8 @@ Status Broker::HandleDeleteTopics(const RequestHeader& h, KafkaReader& r, Respon
       }
     }
     if (topic == nullptr) {
-      res.error_code = Code(name.has_value() ? ErrorCode::kUnknownTopicOrPartition
-                                             : ErrorCode::kUnknownTopicId);
+      res.error_code =
+          Code(name.has_value() ? ErrorCode::kUnknownTopicOrPartition : ErrorCode::kUnknownTopicId);
       continue;
     }
     res.name = topic->name;
@@ -1049,8 +1029,8 @@ Status Broker::HandleDescribeConfigs(const RequestHeader& h, KafkaReader& r, Res
     }
     for (const ConfigDef& def : kTopicConfigs) {
       if (res.configuration_keys.has_value() &&
-          std::find(res.configuration_keys->begin(), res.configuration_keys->end(),
-                    def.name) == res.configuration_keys->end()) {
+          std::find(res.configuration_keys->begin(), res.configuration_keys->end(), def.name) ==
+              res.configuration_keys->end()) {
         continue;
       }
       DescribeConfigsResponse::DescribeConfigsResourceResult& c = out.configs.emplace_back();

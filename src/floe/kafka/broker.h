@@ -139,7 +139,7 @@ class Broker {
   struct Partition {
     std::unique_ptr<PartitionLog> log;
     std::map<int64_t, ProducerState> producers;
-    int64_t committed_offset = 0;  // table topics: below this, in the table
+    int64_t committed_offset = 0;    // table topics: below this, in the table
     int64_t untranslated_bytes = 0;  // log bytes from committed_offset to the log end
     int64_t records_appended = 0;
     int64_t last_append_ms = -1;
@@ -224,11 +224,10 @@ class Broker {
   Status HandleCreateTopics(const RequestHeader& h, KafkaReader& r, Respond& respond);
   Status HandleDeleteTopics(const RequestHeader& h, KafkaReader& r, Respond& respond);
   Status HandleDescribeConfigs(const RequestHeader& h, KafkaReader& r, Respond& respond);
-  Status HandleIncrementalAlterConfigs(const RequestHeader& h, KafkaReader& r,
-                                       Respond& respond);
+  Status HandleIncrementalAlterConfigs(const RequestHeader& h, KafkaReader& r, Respond& respond);
   Status HandleFindCoordinator(const RequestHeader& h, KafkaReader& r, Respond& respond);
-  Status HandleJoinGroup(const RequestHeader& h, const std::string& client_host,
-                         KafkaReader& r, Respond& respond);
+  Status HandleJoinGroup(const RequestHeader& h, const std::string& client_host, KafkaReader& r,
+                         Respond& respond);
   Status HandleSyncGroup(const RequestHeader& h, KafkaReader& r, Respond& respond);
   Status HandleHeartbeat(const RequestHeader& h, KafkaReader& r, Respond& respond);
   Status HandleLeaveGroup(const RequestHeader& h, KafkaReader& r, Respond& respond);
@@ -271,8 +270,8 @@ class Broker {
   void StartRebalance(Group& group);
   void RemoveMember(Group& group, const std::string& member_id);
   void SendJoinResponse(Group& group, Member& member);
-  Status AppendOffsetRecord(const std::string& group, const std::string& topic,
-                            int32_t partition, const CommittedOffset& offset);
+  Status AppendOffsetRecord(const std::string& group, const std::string& topic, int32_t partition,
+                            const CommittedOffset& offset);
   Status LoadOffsets();
   Result<int64_t> NextProducerId();
 

@@ -292,14 +292,11 @@ Status Broker::HandleSyncGroup(const RequestHeader& h, KafkaReader& r, Respond& 
   Member& member = mit->second;
   member.session_deadline_ms = Now() + member.session_timeout_ms;
   switch (group.state) {
-    case GroupState::kEmpty:
-      return answer(ErrorCode::kUnknownMemberId, nullptr, nullptr);
+    case GroupState::kEmpty: return answer(ErrorCode::kUnknownMemberId, nullptr, nullptr);
     case GroupState::kPreparingRebalance:
       return answer(ErrorCode::kRebalanceInProgress, nullptr, nullptr);
-    case GroupState::kStable:
-      return answer(ErrorCode::kNone, &group, &member.assignment);
-    case GroupState::kCompletingRebalance:
-      break;
+    case GroupState::kStable: return answer(ErrorCode::kNone, &group, &member.assignment);
+    case GroupState::kCompletingRebalance: break;
   }
   if (member.sync.has_value()) {
     SyncGroupResponse resp;
@@ -429,8 +426,7 @@ Status Broker::LoadOffsets() {
   Buffer data(static_cast<size_t>(st.st_size));
   size_t got = 0;
   while (got < data.size()) {
-    ssize_t n = ::pread(offsets_fd_, data.data() + got, data.size() - got,
-                        static_cast<off_t>(got));
+    ssize_t n = ::pread(offsets_fd_, data.data() + got, data.size() - got, static_cast<off_t>(got));
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     got += static_cast<size_t>(n);
@@ -530,36 +526,37 @@ Status Broker::HandleOffsetFetch(const RequestHeader& h, KafkaReader& r, Respond
   FLOE_RETURN_IF_ERROR(req.Read(r, h.api_version));
   OffsetFetchResponse resp;
   // One group's answer, in the v8+ shape; v1-7 copy it into the top-level fields.
-  auto answer = [this](const std::string& group_id,
-                       const std::optional<std::vector<std::pair<std::string,
-                                                                 std::vector<int32_t>>>>& want) {
-    OffsetFetchResponse::OffsetFetchResponseGroup out;
-    out.group_id = group_id;
-    auto git = groups_.find(group_id);
-    std::map<std::string, std::vector<int32_t>> topics;
-    if (want.has_value()) {
-      for (const auto& [name, parts] : *want) topics[name] = parts;
-    } else if (git != groups_.end()) {
-      for (const auto& [key, offset] : git->second.offsets) topics[key.first].push_back(key.second);
-    }
-    for (const auto& [name, parts] : topics) {
-      auto& t = out.topics.emplace_back();
-      t.name = name;
-      for (int32_t p : parts) {
-        auto& po = t.partitions.emplace_back();
-        po.partition_index = p;
-        po.committed_offset = -1;
-        po.metadata = "";
-        if (git == groups_.end()) continue;
-        auto oit = git->second.offsets.find({name, p});
-        if (oit == git->second.offsets.end()) continue;
-        po.committed_offset = oit->second.offset;
-        po.committed_leader_epoch = oit->second.leader_epoch;
-        po.metadata = oit->second.metadata.value_or("");
-      }
-    }
-    return out;
-  };
+  auto answer =
+      [this](const std::string& group_id,
+             const std::optional<std::vector<std::pair<std::string, std::vector<int32_t>>>>& want) {
+        OffsetFetchResponse::OffsetFetchResponseGroup out;
+        out.group_id = group_id;
+        auto git = groups_.find(group_id);
+        std::map<std::string, std::vector<int32_t>> topics;
+        if (want.has_value()) {
+          for (const auto& [name, parts] : *want) topics[name] = parts;
+        } else if (git != groups_.end()) {
+          for (const auto& [key, offset] : git->second.offsets)
+            topics[key.first].push_back(key.second);
+        }
+        for (const auto& [name, parts] : topics) {
+          auto& t = out.topics.emplace_back();
+          t.name = name;
+          for (int32_t p : parts) {
+            auto& po = t.partitions.emplace_back();
+            po.partition_index = p;
+            po.committed_offset = -1;
+            po.metadata = "";
+            if (git == groups_.end()) continue;
+            auto oit = git->second.offsets.find({name, p});
+            if (oit == git->second.offsets.end()) continue;
+            po.committed_offset = oit->second.offset;
+            po.committed_leader_epoch = oit->second.leader_epoch;
+            po.metadata = oit->second.metadata.value_or("");
+          }
+        }
+        return out;
+      };
   using Want = std::optional<std::vector<std::pair<std::string, std::vector<int32_t>>>>;
   if (h.api_version < 8) {
     Want want;
@@ -572,8 +569,8 @@ Status Broker::HandleOffsetFetch(const RequestHeader& h, KafkaReader& r, Respond
       auto& out = resp.topics.emplace_back();
       out.name = t.name;
       for (auto& p : t.partitions) {
-        out.partitions.push_back({p.partition_index, p.committed_offset,
-                                  p.committed_leader_epoch, p.metadata, p.error_code});
+        out.partitions.push_back({p.partition_index, p.committed_offset, p.committed_leader_epoch,
+                                  p.metadata, p.error_code});
       }
     }
   } else {
@@ -599,9 +596,9 @@ const char* StateName(int state) {
 }
 
 bool EqualsIgnoreCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(),
-                    [](char x, char y) { return std::tolower(x) == std::tolower(y); });
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(x) == std::tolower(y);
+         });
 }
 
 }  // namespace

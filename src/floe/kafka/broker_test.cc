@@ -237,11 +237,13 @@ TEST_F(BrokerTest, FetchWaitsForDataAndReturnsWholeBatches) {
     KafkaWriter bw(&frame, false);
     req.Write(bw, 11);
   }
-  ASSERT_TRUE(broker_->Handle(frame.span(), "h", [&](std::optional<Buffer> b) { got = std::move(b); }).ok());
+  ASSERT_TRUE(
+      broker_->Handle(frame.span(), "h", [&](std::optional<Buffer> b) { got = std::move(b); })
+          .ok());
   EXPECT_FALSE(got.has_value());  // parked: no data yet
   int32_t fetch_correlation = correlation_;
   Produce("t", Batch(-1, -1, -1, 4));
-  ASSERT_TRUE(got.has_value());   // woken by the append
+  ASSERT_TRUE(got.has_value());  // woken by the append
   correlation_ = fetch_correlation;
   auto resp = Parse<FetchResponse>(*got, 11, false);
   const auto& pd = resp.responses.at(0).partitions.at(0);
@@ -265,7 +267,9 @@ TEST_F(BrokerTest, FetchWaitsForDataAndReturnsWholeBatches) {
     KafkaWriter bw(&frame, false);
     req.Write(bw, 11);
   }
-  ASSERT_TRUE(broker_->Handle(frame.span(), "h", [&](std::optional<Buffer> b) { got = std::move(b); }).ok());
+  ASSERT_TRUE(
+      broker_->Handle(frame.span(), "h", [&](std::optional<Buffer> b) { got = std::move(b); })
+          .ok());
   EXPECT_FALSE(got.has_value());
   now_ms_ += 501;
   broker_->Tick();
@@ -373,7 +377,8 @@ TEST_F(BrokerTest, TopicConfigsAreDurable) {
                                                   "floe.table.topic.enable", "cleanup.policy"};
   auto described = Parse<DescribeConfigsResponse>(*Send(describe, 4), 4, true);
   std::map<std::string, std::pair<std::string, int8_t>> got;
-  for (const auto& c : described.results.at(0).configs) got[c.name] = {c.value.value_or(""), c.config_source};
+  for (const auto& c : described.results.at(0).configs)
+    got[c.name] = {c.value.value_or(""), c.config_source};
   EXPECT_EQ(got["retention.ms"], std::make_pair(std::string("1234"), int8_t{1}));
   EXPECT_EQ(got["retention.bytes"], std::make_pair(std::string("99"), int8_t{1}));
   EXPECT_EQ(got["floe.table.topic.enable"].first, "true");
@@ -392,7 +397,6 @@ TEST_F(BrokerTest, TopicConfigsAreDurable) {
   auto meta = Parse<MetadataResponse>(*Send(md, 12), 12, true);
   EXPECT_EQ(meta.topics.at(0).error_code, 3);
 }
-
 
 // Produce throttling on a table topic's untranslated bytes (docs/kafka.md, "Throttling").
 class ThrottleTest : public BrokerTest {
@@ -427,8 +431,8 @@ class ThrottleTest : public BrokerTest {
   }
 
   // Sends a v9 produce of `batch` to `topic` without expecting an answer now.
-  void SendProduce(const std::string& topic, const Buffer& batch,
-                   std::optional<Buffer>* got, bool* called) {
+  void SendProduce(const std::string& topic, const Buffer& batch, std::optional<Buffer>* got,
+                   bool* called) {
     ProduceRequest req;
     req.acks = -1;
     req.timeout_ms = 30000;
@@ -446,10 +450,13 @@ class ThrottleTest : public BrokerTest {
     hw.UVarint(0);
     KafkaWriter bw(&frame, true);
     req.Write(bw, 9);
-    ASSERT_TRUE(broker_->Handle(frame.span(), "h", [got, called](std::optional<Buffer> b) {
-      *called = true;
-      *got = std::move(b);
-    }).ok());
+    ASSERT_TRUE(broker_
+                    ->Handle(frame.span(), "h",
+                             [got, called](std::optional<Buffer> b) {
+                               *called = true;
+                               *got = std::move(b);
+                             })
+                    .ok());
   }
 
   int64_t LogEnd(const std::string& topic) {
@@ -542,9 +549,9 @@ TEST_F(ThrottleTest, PastTheLimitProducesWaitForTranslationAndAreNotLost) {
   broker_->Tick();
   ASSERT_TRUE(called);
   correlation_ = parked_correlation;
-  EXPECT_EQ(Parse<ProduceResponse>(*got, 9, true).responses.at(0).partition_responses.at(0)
-                .base_offset,
-            end);
+  EXPECT_EQ(
+      Parse<ProduceResponse>(*got, 9, true).responses.at(0).partition_responses.at(0).base_offset,
+      end);
   ASSERT_TRUE(second_called);
   correlation_ = parked_correlation + 1;
   auto resp = Parse<ProduceResponse>(*second, 9, true);

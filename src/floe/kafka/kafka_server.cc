@@ -96,8 +96,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto slot = std::make_shared<Slot>();
     slots_.push_back(slot);
     std::weak_ptr<Connection> weak = weak_from_this();
-    Status s = server_->broker->Handle(
-        frame_.span(), host_, [weak, slot](std::optional<Buffer> bytes) {
+    Status s =
+        server_->broker->Handle(frame_.span(), host_, [weak, slot](std::optional<Buffer> bytes) {
           slot->ready = true;
           slot->bytes = std::move(bytes);
           if (auto self = weak.lock()) self->Flush();

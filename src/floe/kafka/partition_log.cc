@@ -48,8 +48,7 @@ std::string PartitionLog::SegmentPath(int64_t base_offset, const char* ext) cons
 }
 
 Result<std::unique_ptr<PartitionLog>> PartitionLog::Open(
-    std::string dir, LogOptions options,
-    const std::function<void(const BatchHeader&)>& on_batch) {
+    std::string dir, LogOptions options, const std::function<void(const BatchHeader&)>& on_batch) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return Status::IOError("cannot create {}: {}", dir, ec.message());
@@ -271,8 +270,8 @@ Result<int> PartitionLog::ApplyRetention(int64_t now_ms, int64_t retention_ms,
   int64_t total = size_bytes();
   while (segments_.size() > 1) {
     Segment& seg = segments_.begin()->second;
-    bool expired = retention_ms >= 0 && seg.max_timestamp >= 0 &&
-                   seg.max_timestamp < now_ms - retention_ms;
+    bool expired =
+        retention_ms >= 0 && seg.max_timestamp >= 0 && seg.max_timestamp < now_ms - retention_ms;
     bool oversize = retention_bytes >= 0 && total - seg.size >= retention_bytes;
     if (!(expired || oversize) || seg.next_offset > protected_offset) break;
     const std::string path = SegmentPath(seg.base_offset, ".log");

@@ -48,9 +48,8 @@ TEST_F(PartitionLogTest, AppendReadAndReopen) {
     ASSERT_TRUE(h.ok());
     EXPECT_EQ(h->base_offset, 15);  // the batch containing 16
   }
-  auto log = PartitionLog::Open(dir_.string(), {}, [&](const BatchHeader& h) {
-    replayed.push_back(h.base_offset);
-  });
+  auto log = PartitionLog::Open(dir_.string(), {},
+                                [&](const BatchHeader& h) { replayed.push_back(h.base_offset); });
   ASSERT_TRUE(log.ok());
   EXPECT_EQ((*log)->log_end_offset(), 30);
   EXPECT_EQ(replayed.size(), 10u);
@@ -75,7 +74,8 @@ TEST_F(PartitionLogTest, TornTailIsTruncatedOnOpen) {
   Buffer torn = MakeBatch(2, 9);
   {
     std::ofstream f(dir_ / "00000000000000000000.log", std::ios::binary | std::ios::app);
-    f.write(reinterpret_cast<const char*>(torn.data()), static_cast<std::streamsize>(torn.size() / 2));
+    f.write(reinterpret_cast<const char*>(torn.data()),
+            static_cast<std::streamsize>(torn.size() / 2));
   }
   auto log = PartitionLog::Open(dir_.string(), {});
   ASSERT_TRUE(log.ok());
@@ -100,7 +100,8 @@ TEST_F(PartitionLogTest, CorruptTailBatchFailsItsCrcAndIsDropped) {
     }
   }
   {
-    std::fstream f(dir_ / "00000000000000000000.log", std::ios::binary | std::ios::in | std::ios::out);
+    std::fstream f(dir_ / "00000000000000000000.log",
+                   std::ios::binary | std::ios::in | std::ios::out);
     f.seekp(-1, std::ios::end);
     f.put('X');
   }

@@ -87,8 +87,7 @@ Result<std::optional<std::string>> KafkaReader::NullableString(bool nullable) {
     return std::optional<std::string>();
   }
   FLOE_ASSIGN_OR_RETURN(std::span<const uint8_t> b, r_.Take(static_cast<size_t>(n)));
-  return std::optional<std::string>(
-      std::string(reinterpret_cast<const char*>(b.data()), b.size()));
+  return std::optional<std::string>(std::string(reinterpret_cast<const char*>(b.data()), b.size()));
 }
 
 Result<std::string> KafkaReader::ClassicNullableString() {
@@ -184,8 +183,7 @@ void KafkaWriter::Bytes(std::span<const uint8_t> b) {
   out_->Append(b);
 }
 
-void KafkaWriter::NullableBytes(const std::optional<std::span<const uint8_t>>& b,
-                                bool nullable) {
+void KafkaWriter::NullableBytes(const std::optional<std::span<const uint8_t>>& b, bool nullable) {
   if (!b.has_value()) {
     if (nullable) {
       Length(-1, true);
@@ -202,20 +200,13 @@ void KafkaWriter::NullArray() { Length(-1, true); }
 
 ErrorCode ErrorCodeFor(const Status& status) {
   switch (status.code()) {
-    case StatusCode::kOk:
-      return ErrorCode::kNone;
-    case StatusCode::kCorrupt:
-      return ErrorCode::kCorruptMessage;
-    case StatusCode::kInvalidArgument:
-      return ErrorCode::kInvalidRecord;
-    case StatusCode::kNotFound:
-      return ErrorCode::kUnknownTopicOrPartition;
-    case StatusCode::kUnimplemented:
-      return ErrorCode::kUnsupportedCompressionType;
-    case StatusCode::kIOError:
-      return ErrorCode::kKafkaStorageError;
-    default:
-      return ErrorCode::kUnknownServerError;
+    case StatusCode::kOk: return ErrorCode::kNone;
+    case StatusCode::kCorrupt: return ErrorCode::kCorruptMessage;
+    case StatusCode::kInvalidArgument: return ErrorCode::kInvalidRecord;
+    case StatusCode::kNotFound: return ErrorCode::kUnknownTopicOrPartition;
+    case StatusCode::kUnimplemented: return ErrorCode::kUnsupportedCompressionType;
+    case StatusCode::kIOError: return ErrorCode::kKafkaStorageError;
+    default: return ErrorCode::kUnknownServerError;
   }
 }
 

@@ -74,20 +74,20 @@ TEST(KafkaProtocolTest, ProduceResponseV9Flexible) {
   KafkaWriter w(&out, true);
   resp.Write(w, 9);
   auto expected = Bytes({
-      2,                        // compact array, 1 topic
-      2, 't',                   // compact string "t"
-      2,                        // 1 partition
-      0, 0, 0, 0,               // index
-      0, 0,                     // error
-      0, 0, 0, 0, 0, 0, 0, 7,   // base offset
+      2,                                               // compact array, 1 topic
+      2,    't',                                       // compact string "t"
+      2,                                               // 1 partition
+      0,    0,    0,    0,                             // index
+      0,    0,                                         // error
+      0,    0,    0,    0,    0,    0,    0,    7,     // base offset
       0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,  // log append time -1
-      0, 0, 0, 0, 0, 0, 0, 0,   // log start offset
-      1,                        // record errors: empty compact array
-      0,                        // error message: null
-      0,                        // partition tags
-      0,                        // topic tags
-      0, 0, 0, 0,               // throttle time, after the responses in Produce
-      0,                        // top-level tags
+      0,    0,    0,    0,    0,    0,    0,    0,     // log start offset
+      1,                                               // record errors: empty compact array
+      0,                                               // error message: null
+      0,                                               // partition tags
+      0,                                               // topic tags
+      0,    0,    0,    0,  // throttle time, after the responses in Produce
+      0,                    // top-level tags
   });
   EXPECT_EQ(ToVector(out), expected);
 }
@@ -111,8 +111,7 @@ TEST(KafkaProtocolTest, FetchRequestV12ReadsTaggedClusterId) {
   // The body ends with the top-level tag section: 1 tag, tag 0, 3 bytes: compact "c1".
   std::vector<uint8_t> bytes = ToVector(out);
   ASSERT_GE(bytes.size(), 6u);
-  EXPECT_EQ(std::vector<uint8_t>(bytes.end() - 6, bytes.end()),
-            Bytes({1, 0, 3, 3, 'c', '1'}));
+  EXPECT_EQ(std::vector<uint8_t>(bytes.end() - 6, bytes.end()), Bytes({1, 0, 3, 3, 'c', '1'}));
   KafkaReader r(bytes, true);
   FetchRequest back;
   ASSERT_TRUE(back.Read(r, 12).ok());

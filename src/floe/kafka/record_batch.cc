@@ -18,16 +18,11 @@ constexpr size_t kCrcStart = 21;
 
 Result<format::CompressionKind> KindFor(BatchCodec codec) {
   switch (codec) {
-    case BatchCodec::kGzip:
-      return format::CompressionKind::kGzip;
-    case BatchCodec::kSnappy:
-      return format::CompressionKind::kSnappy;
-    case BatchCodec::kLz4:
-      return format::CompressionKind::kLz4Frame;
-    case BatchCodec::kZstd:
-      return format::CompressionKind::kZstd;
-    case BatchCodec::kNone:
-      break;
+    case BatchCodec::kGzip: return format::CompressionKind::kGzip;
+    case BatchCodec::kSnappy: return format::CompressionKind::kSnappy;
+    case BatchCodec::kLz4: return format::CompressionKind::kLz4Frame;
+    case BatchCodec::kZstd: return format::CompressionKind::kZstd;
+    case BatchCodec::kNone: break;
   }
   return Status::InvalidArgument("no compression kind for codec {}", static_cast<int>(codec));
 }
@@ -82,8 +77,7 @@ Result<BatchHeader> ParseBatchHeader(std::span<const uint8_t> bytes) {
 Result<BatchHeader> ValidateBatch(std::span<const uint8_t> batch) {
   FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader(batch));
   if (h.total_bytes() != batch.size()) {
-    return Status::Corrupt("record batch says {} bytes, {} present", h.total_bytes(),
-                           batch.size());
+    return Status::Corrupt("record batch says {} bytes, {} present", h.total_bytes(), batch.size());
   }
   uint32_t crc = Crc32c(0, batch.data() + kCrcStart, batch.size() - kCrcStart);
   if (crc != h.crc) {
@@ -99,8 +93,7 @@ Result<BatchHeader> ValidateBatch(std::span<const uint8_t> batch) {
   return h;
 }
 
-void SetBatchOffsetAndEpoch(std::span<uint8_t> batch, int64_t base_offset,
-                            int32_t leader_epoch) {
+void SetBatchOffsetAndEpoch(std::span<uint8_t> batch, int64_t base_offset, int32_t leader_epoch) {
   StoreBE<uint64_t>(batch.data(), static_cast<uint64_t>(base_offset));
   StoreBE<uint32_t>(batch.data() + 12, static_cast<uint32_t>(leader_epoch));
 }
@@ -139,12 +132,12 @@ Status XerialSnappyCompress(std::span<const uint8_t> in, Buffer* out) {
   return Status::OK();
 }
 
-Status DecodeRecords(std::span<const uint8_t> batch, size_t max_uncompressed_bytes,
-                     Buffer* scratch, const std::function<Status(const Record&)>& visit) {
+Status DecodeRecords(std::span<const uint8_t> batch, size_t max_uncompressed_bytes, Buffer* scratch,
+                     const std::function<Status(const Record&)>& visit) {
   FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader(batch));
   if (h.total_bytes() > batch.size()) return Status::Corrupt("record batch cut short");
-  std::span<const uint8_t> body = batch.subspan(kBatchHeaderBytes,
-                                                h.total_bytes() - kBatchHeaderBytes);
+  std::span<const uint8_t> body =
+      batch.subspan(kBatchHeaderBytes, h.total_bytes() - kBatchHeaderBytes);
   if (h.codec() != BatchCodec::kNone) {
     scratch->Clear();
     if (h.codec() == BatchCodec::kSnappy && IsXerialSnappy(body)) {

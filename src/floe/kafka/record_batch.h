@@ -80,8 +80,8 @@ struct Record {
 // Decodes every record of a validated batch. Compressed records are inflated into
 // `scratch` (at most `max_uncompressed_bytes`, else kCorrupt); the Records passed to
 // `visit` point into it or into `batch` and are valid during the call.
-Status DecodeRecords(std::span<const uint8_t> batch, size_t max_uncompressed_bytes,
-                     Buffer* scratch, const std::function<Status(const Record&)>& visit);
+Status DecodeRecords(std::span<const uint8_t> batch, size_t max_uncompressed_bytes, Buffer* scratch,
+                     const std::function<Status(const Record&)>& visit);
 
 // Builds one batch as a producer would (offset deltas 0..n-1, BaseOffset 0).
 struct BatchBuilderOptions {

@@ -36,12 +36,12 @@ std::vector<Decoded> DecodeAll(std::span<const uint8_t> batch) {
 TEST(RecordBatchTest, HandWrittenUncompressedBatch) {
   // One record, key "k", value "v", no headers, BaseTimestamp 1000, per kafka.md §4.1/§4.3.
   std::vector<uint8_t> rec = {
-      0x00,        // attributes
-      0x00,        // timestamp delta 0
-      0x00,        // offset delta 0
-      0x02, 'k',   // key length 1 (zig-zag 2)
-      0x02, 'v',   // value length 1
-      0x00,        // header count 0
+      0x00,       // attributes
+      0x00,       // timestamp delta 0
+      0x00,       // offset delta 0
+      0x02, 'k',  // key length 1 (zig-zag 2)
+      0x02, 'v',  // value length 1
+      0x00,       // header count 0
   };
   std::vector<uint8_t> batch(61, 0);
   StoreBE<uint32_t>(batch.data() + 8, static_cast<uint32_t>(61 - 12 + 1 + rec.size()));

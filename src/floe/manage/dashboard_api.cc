@@ -52,12 +52,9 @@ OJson StatsJson(const optimize::TableStats& s) {
 
 std::string_view ContentName(iceberg::FileContent c) {
   switch (c) {
-    case iceberg::FileContent::kData:
-      return "data";
-    case iceberg::FileContent::kPositionDeletes:
-      return "position-deletes";
-    case iceberg::FileContent::kEqualityDeletes:
-      return "equality-deletes";
+    case iceberg::FileContent::kData: return "data";
+    case iceberg::FileContent::kPositionDeletes: return "position-deletes";
+    case iceberg::FileContent::kEqualityDeletes: return "equality-deletes";
   }
   return "data";
 }
@@ -109,9 +106,9 @@ Result<HttpResponse> ManagementApi::TableStats(Call& call) {
   FLOE_ASSIGN_OR_RETURN(
       internal::ListParams params,
       internal::ParseListParams(call,
-                           {"identifier", "catalog", "data-files", "delete-files", "records",
-                            "total-bytes", "snapshots", "health-score"},
-                           "identifier"));
+                                {"identifier", "catalog", "data-files", "delete-files", "records",
+                                 "total-bytes", "snapshots", "health-score"},
+                                "identifier"));
   std::optional<std::string> catalog_filter = call.Query("catalog");
   std::shared_ptr<const std::vector<optimize::TableStats>> all =
       options_.optimizer != nullptr ? options_.optimizer->StatsView() : nullptr;
@@ -171,9 +168,8 @@ Result<HttpResponse> ManagementApi::StorageSummary(Call& call) {
   }
   OJson distribution = OJson::array();
   for (size_t i = 0; i < bands.size(); ++i) {
-    distribution.push_back(OJson{{"from", i * 20},
-                                 {"to", i == bands.size() - 1 ? 100 : i * 20 + 19},
-                                 {"tables", bands[i]}});
+    distribution.push_back(OJson{
+        {"from", i * 20}, {"to", i == bands.size() - 1 ? 100 : i * 20 + 19}, {"tables", bands[i]}});
   }
   OJson j = OJson::object();
   j["evaluated-tables"] = tables;
@@ -188,16 +184,17 @@ Result<HttpResponse> ManagementApi::StorageSummary(Call& call) {
 
 Result<HttpResponse> ManagementApi::TableFiles(Call& call, const std::string& catalog_name,
                                                const catalog::TableIdentifier& id) {
-  FLOE_ASSIGN_OR_RETURN(internal::ListParams params,
-                        internal::ParseListParams(
-                            call, {"path", "file-size-bytes", "record-count", "partition"},
-                            "path"));
+  FLOE_ASSIGN_OR_RETURN(
+      internal::ListParams params,
+      internal::ParseListParams(call, {"path", "file-size-bytes", "record-count", "partition"},
+                                "path"));
   std::optional<std::string> partition = call.Query("partition");
   std::optional<std::string> content = call.Query("content");
   if (content && *content != "data" && *content != "position-deletes" &&
       *content != "equality-deletes") {
-    return Status::InvalidArgument("content must be one of data, position-deletes, "
-                                   "equality-deletes");
+    return Status::InvalidArgument(
+        "content must be one of data, position-deletes, "
+        "equality-deletes");
   }
   FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadTable(*registry_, catalog_name, id));
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> files, LiveFiles(*loaded.table));

@@ -58,7 +58,8 @@ HistoryRecorder::Counters HistoryRecorder::ReadCounters() {
   Counters c;
   c.sample_ms = Now();
   c.cpu_seconds = options_.process_usage().cpu_seconds;
-  if (options_.optimizer != nullptr) c.bytes_optimized = options_.optimizer->Counters().bytes_written;
+  if (options_.optimizer != nullptr)
+    c.bytes_optimized = options_.optimizer->Counters().bytes_written;
   if (options_.ingest != nullptr) {
     auto topics = options_.ingest->Topics();
     if (topics.ok()) {
@@ -98,8 +99,8 @@ Status HistoryRecorder::SampleNow() {
   // Differences of counters that only grow while the process runs; a topic deleted
   // meanwhile lowers the offset sum, which counts as nothing produced rather than negative.
   s.bytes_optimized_during = std::max<int64_t>(0, now.bytes_optimized - last_.bytes_optimized);
-  s.cpu_ms_during = std::max<int64_t>(
-      0, std::llround((now.cpu_seconds - last_.cpu_seconds) * 1000.0));
+  s.cpu_ms_during =
+      std::max<int64_t>(0, std::llround((now.cpu_seconds - last_.cpu_seconds) * 1000.0));
   s.records_produced_during = std::max<int64_t>(0, now.log_end_offsets - last_.log_end_offsets);
   s.rows_ingested_during = std::max<int64_t>(0, now.rows_ingested - last_.rows_ingested);
   last_ = now;

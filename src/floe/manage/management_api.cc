@@ -15,11 +15,11 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
 #include "floe/iceberg/sort_order.h"
 #include "floe/iceberg/table.h"
-#include "floe/iceberg/metadata_updates.h"
 #include "floe/manage/topics_api.h"
 #include "floe/optimize/maintenance.h"
 #include "floe/optimize/optimizing_config.h"
@@ -62,8 +62,7 @@ HttpResponse FromStatus(const Status& status) {
     case StatusCode::kUnavailable:
     case StatusCode::kDeadlineExceeded:
       return rest::ErrorResponse(503, "ServiceUnavailableException", status.message());
-    default:
-      return rest::ErrorResponse(500, "InternalServerError", status.message());
+    default: return rest::ErrorResponse(500, "InternalServerError", status.message());
   }
 }
 
@@ -111,7 +110,6 @@ Result<std::map<std::string, std::string>> StringMap(const OJson& body, std::str
   }
   return out;
 }
-
 
 Result<ListParams> ParseListParams(const ManagementApi::Call& call,
                                    std::initializer_list<std::string_view> sort_keys,
@@ -176,12 +174,11 @@ Result<std::optional<std::string>> EnumFilter(const ManagementApi::Call& call,
 
 constexpr std::array<std::string_view, 7> kTableStatuses = {
     "idle", "pending", "planning", "minor", "major", "full", "committing"};
-constexpr std::array<std::string_view, 4> kCatalogTypes = {"internal", "sql", "filesystem",
-                                                           "rest"};
+constexpr std::array<std::string_view, 4> kCatalogTypes = {"internal", "sql", "filesystem", "rest"};
 constexpr std::array<std::string_view, 4> kProducers = {"optimize", "maintenance", "ingest",
                                                         "external"};
 constexpr std::array<std::string_view, 4> kProcessStatuses = {"running", "success", "failed",
-                                                               "canceled"};
+                                                              "canceled"};
 
 bool MatchesQuery(const ListParams& p, std::string_view name) {
   return p.q.empty() || Lower(name).find(p.q) != std::string::npos;
@@ -366,9 +363,8 @@ std::string MaskUri(std::string_view uri) {
   if (scheme == std::string_view::npos) return std::string(uri);
   size_t authority = scheme + 3;
   size_t end = uri.find_first_of("/?#", authority);
-  std::string_view auth = uri.substr(authority, end == std::string_view::npos
-                                                     ? std::string_view::npos
-                                                     : end - authority);
+  std::string_view auth = uri.substr(
+      authority, end == std::string_view::npos ? std::string_view::npos : end - authority);
   size_t at = auth.rfind('@');
   if (at == std::string_view::npos) {
     // Query parameters such as ?password=... (libpq keywords).
@@ -530,8 +526,7 @@ Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
 Result<HttpResponse> ManagementApi::ListCatalogs(Call& call) {
   FLOE_ASSIGN_OR_RETURN(ListParams params,
                         ParseListParams(call, {"name", "type", "created-at-ms"}, "name"));
-  FLOE_ASSIGN_OR_RETURN(std::optional<std::string> type,
-                        EnumFilter(call, "type", kCatalogTypes));
+  FLOE_ASSIGN_OR_RETURN(std::optional<std::string> type, EnumFilter(call, "type", kCatalogTypes));
   std::vector<metastore::CatalogRecord> records;
   {
     std::lock_guard lock(store_mu_);
@@ -946,9 +941,9 @@ Result<HttpResponse> ManagementApi::UpdateProperties(Call& call, const std::stri
 
 Result<HttpResponse> ManagementApi::Snapshots(Call& call, const std::string& catalog_name,
                                               const TableIdentifier& id) {
-  FLOE_ASSIGN_OR_RETURN(ListParams params,
-                        ParseListParams(call, {"timestamp-ms", "sequence-number", "snapshot-id"},
-                                        "-timestamp-ms"));
+  FLOE_ASSIGN_OR_RETURN(
+      ListParams params,
+      ParseListParams(call, {"timestamp-ms", "sequence-number", "snapshot-id"}, "-timestamp-ms"));
   FLOE_ASSIGN_OR_RETURN(std::optional<std::string> producer,
                         EnumFilter(call, "producer", kProducers));
   FLOE_ASSIGN_OR_RETURN(LoadedTable loaded, LoadTableFrom(*registry_, catalog_name, id));
@@ -962,9 +957,9 @@ Result<HttpResponse> ManagementApi::Snapshots(Call& call, const std::string& cat
 
 Result<HttpResponse> ManagementApi::Processes(Call& call, const std::string& catalog_name,
                                               const TableIdentifier& id) {
-  FLOE_ASSIGN_OR_RETURN(ListParams params,
-                        ParseListParams(call, {"process-id", "plan-time-ms", "duration-ms"},
-                                        "-process-id"));
+  FLOE_ASSIGN_OR_RETURN(
+      ListParams params,
+      ParseListParams(call, {"process-id", "plan-time-ms", "duration-ms"}, "-process-id"));
   FLOE_ASSIGN_OR_RETURN(std::optional<std::string> status,
                         EnumFilter(call, "status", kProcessStatuses));
   if (!registry_->Contains(catalog_name)) {
@@ -973,8 +968,8 @@ Result<HttpResponse> ManagementApi::Processes(Call& call, const std::string& cat
   std::vector<metastore::OptimizingProcessRecord> processes;
   {
     std::lock_guard lock(store_mu_);
-    FLOE_ASSIGN_OR_RETURN(processes, store_->ListProcesses(catalog_name, id.ns.ToString(),
-                                                            id.name, 10'000));
+    FLOE_ASSIGN_OR_RETURN(processes,
+                          store_->ListProcesses(catalog_name, id.ns.ToString(), id.name, 10'000));
   }
   std::vector<OJson> items;
   for (const auto& p : processes) {

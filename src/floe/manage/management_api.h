@@ -125,7 +125,7 @@ class ManagementApi {
   // (pause, resume, process cancel and tasks, maintenance runs). nullopt when `seg` (the
   // path after /api/v1) is none of those routes.
   std::optional<Result<http::HttpResponse>> DispatchOptimizer(Call& call,
-                                                             const std::vector<std::string>& seg);
+                                                              const std::vector<std::string>& seg);
   std::optional<Result<http::HttpResponse>> DispatchOptimizerTable(
       Call& call, const std::string& catalog, const catalog::TableIdentifier& id,
       const std::vector<std::string>& seg);

@@ -72,10 +72,10 @@ OJson GroupJson(const optimize::OptimizingService::GroupView& g) {
   // execution.
   j["completed-bytes"] = g.stats.completed_bytes;
   j["busy-ms"] = g.stats.busy_ms;
-  j["throughput-bytes-per-second"] =
-      g.stats.busy_ms > 0
-          ? static_cast<double>(g.stats.completed_bytes) * 1000.0 / static_cast<double>(g.stats.busy_ms)
-          : 0.0;
+  j["throughput-bytes-per-second"] = g.stats.busy_ms > 0
+                                         ? static_cast<double>(g.stats.completed_bytes) * 1000.0 /
+                                               static_cast<double>(g.stats.busy_ms)
+                                         : 0.0;
   return j;
 }
 
@@ -126,7 +126,6 @@ OJson RunJson(const metastore::MaintenanceRunRecord& r) {
   return j;
 }
 
-
 }  // namespace
 
 std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizer(
@@ -153,17 +152,17 @@ std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizer(
   } else {
     return Result<HttpResponse>(Status::NotFound("no such route"));
   }
-  const bool allowed = (get && allow.starts_with("GET")) ||
-                       (method != "GET" && method != "HEAD" &&
-                        allow.find(method) != std::string_view::npos);
+  const bool allowed =
+      (get && allow.starts_with("GET")) ||
+      (method != "GET" && method != "HEAD" && allow.find(method) != std::string_view::npos);
   if (!allowed) return not_allowed(allow);
   // The task protocol: the optimizer proves who it is with its registration token.
   const std::string* token_header = nullptr;
   for (const auto& [name, value] : call.request.headers) {
     if (name == kTokenHeader) token_header = &value;
   }
-  const bool protocol = seg[0] == "optimizers" && seg.size() >= 2 &&
-                        !(seg.size() == 3 && seg[2] == "drain");
+  const bool protocol =
+      seg[0] == "optimizers" && seg.size() >= 2 && !(seg.size() == 3 && seg[2] == "drain");
   if (protocol && (token_header == nullptr || token_header->empty())) {
     return Result<HttpResponse>(
         Status::Unauthenticated("the task protocol needs the {} header", kTokenHeader));
@@ -172,8 +171,8 @@ std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizer(
   if (service == nullptr) {
     if (seg[0] == "optimizer-groups" && seg.size() == 1 && get) {
       // Self-optimizing is off: no groups.
-      auto params = internal::ParseListParams(call, {"name", "threads", "queued-tasks", "tables"},
-                                              "name");
+      auto params =
+          internal::ParseListParams(call, {"name", "threads", "queued-tasks", "tables"}, "name");
       if (!params.ok()) return Result<HttpResponse>(params.status());
       return internal::Page({}, *params);
     }
@@ -184,10 +183,9 @@ std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizer(
     if (seg[0] == "optimizer-groups") {
       if (seg.size() == 1) {
         if (get) {
-          FLOE_ASSIGN_OR_RETURN(
-              internal::ListParams params,
-              internal::ParseListParams(call, {"name", "threads", "queued-tasks", "tables"},
-                                        "name"));
+          FLOE_ASSIGN_OR_RETURN(internal::ListParams params,
+                                internal::ParseListParams(
+                                    call, {"name", "threads", "queued-tasks", "tables"}, "name"));
           std::vector<OJson> items;
           for (const auto& g : service->Groups()) {
             if (!internal::MatchesQuery(params, g.record.name)) continue;
@@ -394,19 +392,20 @@ std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizerTable(
       if (method != "POST") return not_allowed("POST");
       FLOE_RETURN_IF_ERROR(service->CancelProcess(catalog_name, id, process_id));
       return internal::JsonResponse(
-          202, OJson{{"process-id", process_id}, {"identifier", id.ToString()}, {"canceled", true}});
+          202,
+          OJson{{"process-id", process_id}, {"identifier", id.ToString()}, {"canceled", true}});
     }
     if (seg[8] == "tasks") {
       if (!get) return not_allowed("GET, HEAD");
-      FLOE_ASSIGN_OR_RETURN(internal::ListParams params,
-                            internal::ParseListParams(call, {"task-id", "status", "duration-ms"},
-                                                      "task-id"));
+      FLOE_ASSIGN_OR_RETURN(
+          internal::ListParams params,
+          internal::ParseListParams(call, {"task-id", "status", "duration-ms"}, "task-id"));
       // The process must be this table's: task ids are only unique within a process.
       std::vector<metastore::OptimizingProcessRecord> processes;
       {
         std::lock_guard lock(store_mu_);
-        FLOE_ASSIGN_OR_RETURN(processes, store_->ListProcesses(catalog_name, id.ns.ToString(),
-                                                               id.name, 100'000));
+        FLOE_ASSIGN_OR_RETURN(
+            processes, store_->ListProcesses(catalog_name, id.ns.ToString(), id.name, 100'000));
       }
       bool found = false;
       for (const auto& p : processes) found |= p.process_id == process_id;

@@ -233,12 +233,12 @@ Result<http::HttpResponse> HandleTopicsRequest(
     const std::vector<std::string>& segments,
     const std::vector<std::pair<std::string, std::string>>& query, int64_t now_ms) {
   if (method != "GET" && method != "HEAD") {
-    http::HttpResponse r = http::HttpResponse::Json(
-        405, OJson{{"error",
-                    {{"message", method + " is not allowed here"},
-                     {"type", "MethodNotAllowedException"},
-                     {"code", 405}}}}
-                 .dump());
+    http::HttpResponse r =
+        http::HttpResponse::Json(405, OJson{{"error",
+                                             {{"message", method + " is not allowed here"},
+                                              {"type", "MethodNotAllowedException"},
+                                              {"code", 405}}}}
+                                          .dump());
     r.headers.emplace_back("Allow", "GET, HEAD");
     return r;
   }

@@ -2,8 +2,8 @@
 
 #include <algorithm>
 #include <array>
-#include <chrono>
 #include <charconv>
+#include <chrono>
 
 #include <nlohmann/json.hpp>
 
@@ -295,8 +295,8 @@ Status CheckCatalogName(std::string_view name) {
     }
   }
   // Unprefixed REST routes start with these words (rest_catalog_service.cc).
-  for (std::string_view reserved : {"namespaces", "tables", "transactions", "views", "config",
-                                    "oauth"}) {
+  for (std::string_view reserved :
+       {"namespaces", "tables", "transactions", "views", "config", "oauth"}) {
     if (name == reserved) return Status::InvalidArgument("catalog name '{}' is reserved", name);
   }
   return Status::OK();
@@ -336,21 +336,22 @@ Status Metastore::Migrate() {
   // unique violation or a serialization failure and simply looks again.
   for (int attempt = 0; attempt < 5; ++attempt) {
     status = [&]() -> Status {
-      FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
+      FLOE_ASSIGN_OR_RETURN(auto txn,
+                            SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
       FLOE_RETURN_IF_ERROR(conn_->Execute(kCreateVersionTableSql));
       FLOE_ASSIGN_OR_RETURN(auto max, conn_->Execute(kMaxVersionSql));
       FLOE_ASSIGN_OR_RETURN(int64_t current,
                             ParseInt(max.rows.empty() ? std::nullopt : max.rows[0][0], "version"));
       if (current > kSchemaVersion) {
         return Status::FailedPrecondition(
-            "the metastore has schema version {}; this floe knows up to {}: upgrade floe",
-            current, kSchemaVersion);
+            "the metastore has schema version {}; this floe knows up to {}: upgrade floe", current,
+            kSchemaVersion);
       }
       for (const Migration& m : Migrations()) {
         if (m.version <= current) continue;
         for (std::string_view sql : m.statements) FLOE_RETURN_IF_ERROR(conn_->Execute(sql));
-        FLOE_RETURN_IF_ERROR(conn_->Execute(
-            kRecordVersionSql, {int64_t{m.version}, m.description, NowMs()}));
+        FLOE_RETURN_IF_ERROR(
+            conn_->Execute(kRecordVersionSql, {int64_t{m.version}, m.description, NowMs()}));
       }
       return txn.Commit();
     }();
@@ -394,9 +395,8 @@ Status Metastore::CreateCatalog(const CatalogRecord& record) {
   if (!record.uri.empty()) uri = record.uri;
   std::optional<std::string> warehouse;
   if (!record.warehouse.empty()) warehouse = record.warehouse;
-  auto inserted = conn_->Execute(kInsertCatalogSql,
-                                 {record.name, CatalogKindName(record.kind), uri, warehouse,
-                                  props.dump(), created});
+  auto inserted = conn_->Execute(kInsertCatalogSql, {record.name, CatalogKindName(record.kind), uri,
+                                                     warehouse, props.dump(), created});
   if (!inserted.ok()) {
     if (inserted.status().code() == StatusCode::kAlreadyExists) {
       return Status::AlreadyExists("catalog '{}' already exists", record.name);
@@ -413,9 +413,9 @@ Status Metastore::UpdateCatalog(const CatalogRecord& record) {
   if (!record.uri.empty()) uri = record.uri;
   std::optional<std::string> warehouse;
   if (!record.warehouse.empty()) warehouse = record.warehouse;
-  FLOE_ASSIGN_OR_RETURN(auto result,
-                        conn_->Execute(kUpdateCatalogSql, {CatalogKindName(record.kind), uri,
-                                                           warehouse, props.dump(), record.name}));
+  FLOE_ASSIGN_OR_RETURN(
+      auto result, conn_->Execute(kUpdateCatalogSql, {CatalogKindName(record.kind), uri, warehouse,
+                                                      props.dump(), record.name}));
   if (result.affected_rows == 0) return Status::NotFound("no catalog named '{}'", record.name);
   return Status::OK();
 }
@@ -475,20 +475,33 @@ Status Metastore::SaveProcess(const OptimizingProcessRecord& r) {
   if (!r.error.empty()) error = r.error;
   FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
   FLOE_RETURN_IF_ERROR(
-      conn_->Execute("DELETE FROM floe_optimizing_processes WHERE process_id = ?",
-                     {r.process_id})
+      conn_->Execute("DELETE FROM floe_optimizing_processes WHERE process_id = ?", {r.process_id})
           .status());
   FLOE_RETURN_IF_ERROR(
       conn_
           ->Execute(fmt::format("INSERT INTO floe_optimizing_processes ({}) VALUES "
                                 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 kProcessColumns),
-                    {r.process_id, r.catalog, r.table_namespace, r.table_name,
-                     r.optimizing_type, r.status, Nullable(r.planned_snapshot_id),
-                     Nullable(r.committed_snapshot_id), r.plan_time_ms, r.end_time_ms,
-                     r.task_count, r.rewritten_data_files, r.converted_data_files,
-                     r.removed_delete_files, r.new_data_files, r.new_delete_files,
-                     r.rows_rewritten, r.bytes_written, reason, error})
+                    {r.process_id,
+                     r.catalog,
+                     r.table_namespace,
+                     r.table_name,
+                     r.optimizing_type,
+                     r.status,
+                     Nullable(r.planned_snapshot_id),
+                     Nullable(r.committed_snapshot_id),
+                     r.plan_time_ms,
+                     r.end_time_ms,
+                     r.task_count,
+                     r.rewritten_data_files,
+                     r.converted_data_files,
+                     r.removed_delete_files,
+                     r.new_data_files,
+                     r.new_delete_files,
+                     r.rows_rewritten,
+                     r.bytes_written,
+                     reason,
+                     error})
           .status());
   return txn.Commit();
 }
@@ -516,8 +529,7 @@ Result<std::vector<OptimizingProcessRecord>> Metastore::ListProcesses(
     r.optimizing_type = *row[4];
     r.status = *row[5];
     FLOE_ASSIGN_OR_RETURN(r.planned_snapshot_id, ParseNullable(row[6], "planned_snapshot_id"));
-    FLOE_ASSIGN_OR_RETURN(r.committed_snapshot_id,
-                          ParseNullable(row[7], "committed_snapshot_id"));
+    FLOE_ASSIGN_OR_RETURN(r.committed_snapshot_id, ParseNullable(row[7], "committed_snapshot_id"));
     int64_t* numbers[] = {&r.plan_time_ms,         &r.end_time_ms,          &r.task_count,
                           &r.rewritten_data_files, &r.converted_data_files, &r.removed_delete_files,
                           &r.new_data_files,       &r.new_delete_files,     &r.rows_rewritten,
@@ -596,18 +608,18 @@ std::optional<std::string> NonEmpty(const std::string& s) {
 Status Metastore::SaveTask(const OptimizingTaskRecord& r) {
   FLOE_ASSIGN_OR_RETURN(auto txn, SqlTransaction::Begin(conn_.get(), SqlTransactionMode::kWrite));
   FLOE_RETURN_IF_ERROR(
-      conn_->Execute("DELETE FROM floe_optimizing_tasks WHERE process_id = ? AND task_id = ?",
-                     {r.process_id, r.task_id})
+      conn_
+          ->Execute("DELETE FROM floe_optimizing_tasks WHERE process_id = ? AND task_id = ?",
+                    {r.process_id, r.task_id})
           .status());
   FLOE_RETURN_IF_ERROR(
       conn_
           ->Execute(fmt::format("INSERT INTO floe_optimizing_tasks ({}) VALUES "
                                 "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                                 kTaskColumns),
-                    {r.process_id, r.task_id, r.status, r.attempt, r.retries,
-                     NonEmpty(r.optimizer), NonEmpty(r.partition_key), r.input_files,
-                     r.input_bytes, r.output_files, r.output_bytes, r.rows_read, r.start_ms,
-                     r.end_ms, NonEmpty(r.error)})
+                    {r.process_id, r.task_id, r.status, r.attempt, r.retries, NonEmpty(r.optimizer),
+                     NonEmpty(r.partition_key), r.input_files, r.input_bytes, r.output_files,
+                     r.output_bytes, r.rows_read, r.start_ms, r.end_ms, NonEmpty(r.error)})
           .status());
   return txn.Commit();
 }
@@ -650,13 +662,20 @@ constexpr std::string_view kHistoryColumns =
 
 // The sample's fields in kHistoryColumns order.
 std::array<int64_t HistorySample::*, 15> HistoryFields() {
-  return {&HistorySample::sample_ms,         &HistorySample::interval_ms,
-          &HistorySample::tables,            &HistorySample::data_files,
-          &HistorySample::delete_files,      &HistorySample::records,
-          &HistorySample::data_bytes,        &HistorySample::optimizer_threads,
-          &HistorySample::tasks_running,     &HistorySample::tasks_queued,
-          &HistorySample::bytes_optimized_during, &HistorySample::rss_bytes,
-          &HistorySample::cpu_ms_during,     &HistorySample::records_produced_during,
+  return {&HistorySample::sample_ms,
+          &HistorySample::interval_ms,
+          &HistorySample::tables,
+          &HistorySample::data_files,
+          &HistorySample::delete_files,
+          &HistorySample::records,
+          &HistorySample::data_bytes,
+          &HistorySample::optimizer_threads,
+          &HistorySample::tasks_running,
+          &HistorySample::tasks_queued,
+          &HistorySample::bytes_optimized_during,
+          &HistorySample::rss_bytes,
+          &HistorySample::cpu_ms_during,
+          &HistorySample::records_produced_during,
           &HistorySample::rows_ingested_during};
 }
 
@@ -712,8 +731,7 @@ Result<std::vector<HistorySample>> Metastore::ListHistorySamples(
   return out;
 }
 
-Status Metastore::TrimHistory(const std::string& server_id, int64_t before_ms,
-                              int64_t max_rows) {
+Status Metastore::TrimHistory(const std::string& server_id, int64_t before_ms, int64_t max_rows) {
   FLOE_RETURN_IF_ERROR(
       conn_->Execute("DELETE FROM floe_overview_history WHERE sample_ms < ?", {before_ms})
           .status());
@@ -735,8 +753,8 @@ Status Metastore::SaveMaintenanceRun(const MaintenanceRunRecord& r) {
       ->Execute(fmt::format("INSERT INTO floe_maintenance_runs ({}) VALUES "
                             "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                             kRunColumns),
-                {r.run_id, r.catalog, r.table_namespace, r.table_name, r.kind, r.status,
-                 r.start_ms, r.end_ms, r.expired_snapshots, r.deleted_files, NonEmpty(r.error)})
+                {r.run_id, r.catalog, r.table_namespace, r.table_name, r.kind, r.status, r.start_ms,
+                 r.end_ms, r.expired_snapshots, r.deleted_files, NonEmpty(r.error)})
       .status();
 }
 

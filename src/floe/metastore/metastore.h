@@ -7,9 +7,10 @@
 // self-optimizing state (floe_table_runtime, with its paused flag), its optimizing processes
 // and their tasks (floe_optimizing_processes, floe_optimizing_tasks), the optimizer groups
 // (floe_optimizer_groups), the table maintenance runs (floe_maintenance_runs) and the
-// overview's history samples (floe_overview_history). Internal catalogs keep their namespaces and table pointers in the same database, in the JDBC catalog tables
-// (iceberg_tables, iceberg_namespace_properties) under their own catalog name, so a Java
-// JdbcCatalog or pyiceberg SqlCatalog pointed at the metastore sees them too.
+// overview's history samples (floe_overview_history). Internal catalogs keep their namespaces and
+// table pointers in the same database, in the JDBC catalog tables (iceberg_tables,
+// iceberg_namespace_properties) under their own catalog name, so a Java JdbcCatalog or pyiceberg
+// SqlCatalog pointed at the metastore sees them too.
 //
 // Thread-safety: not thread-safe (one connection); use one Metastore per thread.
 #pragma once
@@ -78,9 +79,9 @@ struct OptimizerGroupRecord {
 struct OptimizingTaskRecord {
   int64_t process_id = 0;
   int64_t task_id = 0;
-  std::string status;  // planned, scheduled, acked, success, failed, canceled
-  int64_t attempt = 0;  // hand-outs so far
-  int64_t retries = 0;  // failed executions so far
+  std::string status;     // planned, scheduled, acked, success, failed, canceled
+  int64_t attempt = 0;    // hand-outs so far
+  int64_t retries = 0;    // failed executions so far
   std::string optimizer;  // the optimizer id of the last hand-out
   std::string partition_key;
   int64_t input_files = 0;
@@ -190,9 +191,9 @@ class Metastore {
   Status SaveProcess(const OptimizingProcessRecord& record);
   // A table's processes, newest first, at most `limit`.
   Result<std::vector<OptimizingProcessRecord>> ListProcesses(std::string_view catalog,
-                                                            std::string_view table_namespace,
-                                                            std::string_view table_name,
-                                                            int64_t limit);
+                                                             std::string_view table_namespace,
+                                                             std::string_view table_name,
+                                                             int64_t limit);
 
   // Sorted by name.
   Result<std::vector<OptimizerGroupRecord>> ListGroups();
@@ -220,9 +221,9 @@ class Metastore {
   Status SaveMaintenanceRun(const MaintenanceRunRecord& record);
   // A table's runs, newest first, at most `limit`.
   Result<std::vector<MaintenanceRunRecord>> ListMaintenanceRuns(std::string_view catalog,
-                                                               std::string_view table_namespace,
-                                                               std::string_view table_name,
-                                                               int64_t limit);
+                                                                std::string_view table_namespace,
+                                                                std::string_view table_name,
+                                                                int64_t limit);
 
  private:
   Metastore(std::unique_ptr<catalog::SqlConnection> conn, std::string uri)

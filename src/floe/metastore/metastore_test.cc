@@ -335,8 +335,7 @@ TEST_P(MetastoreTest, HistoryOfAVersion4MetastoreMovesToServerIdEmpty) {
   auto conn = catalog::SqlConnection::Open(db_.uri());
   ASSERT_TRUE(conn.ok()) << conn.status().ToString();
   for (const char* sql :
-       {"DROP TABLE floe_overview_history",
-        "DELETE FROM floe_schema_version WHERE version = 5",
+       {"DROP TABLE floe_overview_history", "DELETE FROM floe_schema_version WHERE version = 5",
         "CREATE TABLE floe_overview_history (sample_ms BIGINT NOT NULL PRIMARY KEY, "
         "interval_ms BIGINT NOT NULL, tables BIGINT NOT NULL, data_files BIGINT NOT NULL, "
         "delete_files BIGINT NOT NULL, records BIGINT NOT NULL, data_bytes BIGINT NOT NULL, "

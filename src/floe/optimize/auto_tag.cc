@@ -45,8 +45,7 @@ Result<std::string> TagNameFor(const AutoTagConfig& config, int64_t trigger_ms) 
 }
 
 Result<std::optional<AutoTagResult>> CreateAutoTag(iceberg::Table& table,
-                                                   const AutoTagConfig& config,
-                                                   int64_t now_ms) {
+                                                   const AutoTagConfig& config, int64_t now_ms) {
   using Outcome = std::optional<AutoTagResult>;
   if (!config.enabled) return Outcome{};
   AutoTagResult result;

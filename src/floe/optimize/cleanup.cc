@@ -178,7 +178,8 @@ Result<DanglingDeleteResult> CleanDanglingDeleteFiles(iceberg::Table& table) {
                           iceberg::ReadManifestEntries(*metadata, manifest, table.io(),
                                                        iceberg::ManifestEntryFilter::kLive,
                                                        /*read_stats=*/false));
-    for (iceberg::ManifestEntry& entry : entries) delete_files.push_back(std::move(entry.data_file));
+    for (iceberg::ManifestEntry& entry : entries)
+      delete_files.push_back(std::move(entry.data_file));
   }
   if (delete_files.empty()) return result;
 

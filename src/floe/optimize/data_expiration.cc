@@ -48,13 +48,10 @@ std::optional<int64_t> UpperBoundMs(const iceberg::DataFile& file,
   using K = iceberg::TypeKind;
   switch (field.type->kind()) {
     case K::kTimestamp:
-    case K::kTimestampTz:
-      return FloorDiv(bound->long_value(), 1000);
+    case K::kTimestampTz: return FloorDiv(bound->long_value(), 1000);
     case K::kTimestampNs:
-    case K::kTimestampTzNs:
-      return FloorDiv(bound->long_value(), 1'000'000);
-    case K::kDate:
-      return static_cast<int64_t>(bound->int_value()) * 86'400'000;
+    case K::kTimestampTzNs: return FloorDiv(bound->long_value(), 1'000'000);
+    case K::kDate: return static_cast<int64_t>(bound->int_value()) * 86'400'000;
     case K::kLong: {
       const int64_t v = bound->long_value();
       if (!config.number_in_seconds) return v;
@@ -66,8 +63,7 @@ std::optional<int64_t> UpperBoundMs(const iceberg::DataFile& file,
       if (!ms.ok()) return std::nullopt;
       return *ms;
     }
-    default:
-      return std::nullopt;
+    default: return std::nullopt;
   }
 }
 
@@ -83,13 +79,12 @@ Result<std::optional<DataExpirationResult>> ExpireData(iceberg::Table& table,
   const iceberg::NestedField* field =
       schema == nullptr ? nullptr : schema->FindFieldByName(config.field);
   if (field == nullptr) {
-    return Status::InvalidArgument("data-expire.field: the table has no column '{}'",
-                                   config.field);
+    return Status::InvalidArgument("data-expire.field: the table has no column '{}'", config.field);
   }
   if (!SupportedKind(field->type->kind())) {
     return Status::InvalidArgument(
-        "data-expire.field: column '{}' is {}, not a timestamp, date, long or string",
-        config.field, iceberg::TypeKindName(field->type->kind()));
+        "data-expire.field: column '{}' is {}, not a timestamp, date, long or string", config.field,
+        iceberg::TypeKindName(field->type->kind()));
   }
   FLOE_ASSIGN_OR_RETURN(DateTimePattern pattern,
                         DateTimePattern::Make(config.datetime_string_pattern));
@@ -134,8 +129,8 @@ Result<std::optional<DataExpirationResult>> ExpireData(iceberg::Table& table,
 
   auto remove = table.NewDelete();
   for (const auto& [key, files] : partitions) {
-    const bool whole = std::all_of(files.begin(), files.end(),
-                                   [](const Candidate& c) { return c.expired; });
+    const bool whole =
+        std::all_of(files.begin(), files.end(), [](const Candidate& c) { return c.expired; });
     if (config.level == DataExpirationConfig::Level::kPartition && !whole) continue;
     for (const Candidate& c : files) {
       if (!c.expired) continue;

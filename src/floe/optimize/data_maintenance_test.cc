@@ -73,13 +73,13 @@ TEST(DataMaintenanceConfig, AmoroDefaults) {
 }
 
 TEST(DataMaintenanceConfig, ParsesAmoroValues) {
-  auto d = DataExpirationConfig::FromProperties({{"data-expire.enabled", "true"},
-                                                 {"data-expire.field", "ts"},
-                                                 {"data-expire.level", "FILE"},
-                                                 {"data-expire.retention-time", "7d"},
-                                                 {"data-expire.datetime-number-format",
-                                                  "timestamp_s"},
-                                                 {"data-expire.base-on-rule", "CURRENT_TIME"}});
+  auto d =
+      DataExpirationConfig::FromProperties({{"data-expire.enabled", "true"},
+                                            {"data-expire.field", "ts"},
+                                            {"data-expire.level", "FILE"},
+                                            {"data-expire.retention-time", "7d"},
+                                            {"data-expire.datetime-number-format", "timestamp_s"},
+                                            {"data-expire.base-on-rule", "CURRENT_TIME"}});
   ASSERT_TRUE(d.ok()) << d.status().ToString();
   EXPECT_TRUE(d->enabled);
   EXPECT_EQ(d->field, "ts");
@@ -204,8 +204,8 @@ class DataMaintenanceTableTest : public ::testing::Test {
     auto spec = iceberg::PartitionSpecBuilder(schema_).Identity("region").Build();
     ASSERT_TRUE(spec.ok());
     auto md = iceberg::TableMetadataBuilder::NewTable(
-        schema_, *spec, iceberg::SortOrder::Unsorted(), "mem://wh/db/t",
-        {{"format-version", "2"}}, "9c12d441-03fe-4693-9a96-a0705ddf69c1", 1700000000000);
+        schema_, *spec, iceberg::SortOrder::Unsorted(), "mem://wh/db/t", {{"format-version", "2"}},
+        "9c12d441-03fe-4693-9a96-a0705ddf69c1", 1700000000000);
     ASSERT_TRUE(md.ok()) << md.status().ToString();
     auto ops = InMemoryTableOperations::Create("db.t", io_, env_, *md);
     ASSERT_TRUE(ops.ok());

@@ -145,8 +145,8 @@ Result<int64_t> DateTimePattern::Parse(std::string_view text) const {
   if (month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || second > 59) {
     return Status::InvalidArgument("'{}' is not a valid date-time", text);
   }
-  const int64_t days = columnar::DaysFromCivil(year, static_cast<unsigned>(month),
-                                               static_cast<unsigned>(day));
+  const int64_t days =
+      columnar::DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   // Day 31 of a 30-day month comes back as the 1st of the next month: not a date.
   int64_t y2 = 0;
   unsigned m2 = 0;

@@ -37,9 +37,9 @@ Result<std::optional<iceberg::ExpireSnapshotsResult>> ExpireTableSnapshots(
   const iceberg::TableMetadataPtr& metadata = table.metadata();
   std::optional<int64_t> older_than = ExpireOlderThanMs(*metadata, config, now_ms);
   if (!older_than) return Outcome{};
-  const bool any_old = std::any_of(
-      metadata->snapshots.begin(), metadata->snapshots.end(),
-      [&](const iceberg::Snapshot& s) { return s.timestamp_ms < *older_than; });
+  const bool any_old =
+      std::any_of(metadata->snapshots.begin(), metadata->snapshots.end(),
+                  [&](const iceberg::Snapshot& s) { return s.timestamp_ms < *older_than; });
   if (!any_old) return Outcome{};
   auto expire = table.NewExpireSnapshots();
   expire->ExpireOlderThan(*older_than)

@@ -130,8 +130,7 @@ Result<OptimizingConfig> OptimizingConfig::FromProperties(
   FLOE_RETURN_IF_ERROR(r.Bool("self-optimizing.enabled", &c.enabled));
   FLOE_RETURN_IF_ERROR(r.String("self-optimizing.group", &c.group));
   FLOE_RETURN_IF_ERROR(r.Double("self-optimizing.quota", 0, true, kMax, &c.quota));
-  FLOE_RETURN_IF_ERROR(
-      r.Int32("self-optimizing.execute.num-retries", 0, &c.execute_num_retries));
+  FLOE_RETURN_IF_ERROR(r.Int32("self-optimizing.execute.num-retries", 0, &c.execute_num_retries));
   FLOE_RETURN_IF_ERROR(r.Bool("self-optimizing.allow-partial-commit", &c.allow_partial_commit));
   FLOE_RETURN_IF_ERROR(r.Int64("self-optimizing.target-size", 1, &c.target_size));
   FLOE_RETURN_IF_ERROR(r.Int64("self-optimizing.max-task-size-bytes", 1, &c.max_task_size));
@@ -141,17 +140,15 @@ Result<OptimizingConfig> OptimizingConfig::FromProperties(
   FLOE_RETURN_IF_ERROR(
       r.Int32("self-optimizing.minor.trigger.file-count", 0, &c.minor_trigger_file_count));
   // Negative intervals switch the interval trigger off, as in Amoro.
-  FLOE_RETURN_IF_ERROR(r.Int64("self-optimizing.minor.trigger.interval", INT64_MIN,
-                               &c.minor_trigger_interval_ms));
+  FLOE_RETURN_IF_ERROR(
+      r.Int64("self-optimizing.minor.trigger.interval", INT64_MIN, &c.minor_trigger_interval_ms));
   FLOE_RETURN_IF_ERROR(r.Double("self-optimizing.major.trigger.duplicate-ratio", 0, false, kMax,
                                 &c.major_duplicate_ratio));
-  FLOE_RETURN_IF_ERROR(r.Int64("self-optimizing.full.trigger.interval", INT64_MIN,
-                               &c.full_trigger_interval_ms));
   FLOE_RETURN_IF_ERROR(
-      r.Bool("self-optimizing.full.rewrite-all-files", &c.full_rewrite_all_files));
+      r.Int64("self-optimizing.full.trigger.interval", INT64_MIN, &c.full_trigger_interval_ms));
+  FLOE_RETURN_IF_ERROR(r.Bool("self-optimizing.full.rewrite-all-files", &c.full_rewrite_all_files));
   FLOE_RETURN_IF_ERROR(r.String("self-optimizing.filter", &c.filter));
-  FLOE_RETURN_IF_ERROR(
-      r.Int64("self-optimizing.min-plan-interval", 0, &c.min_plan_interval_ms));
+  FLOE_RETURN_IF_ERROR(r.Int64("self-optimizing.min-plan-interval", 0, &c.min_plan_interval_ms));
   FLOE_RETURN_IF_ERROR(r.Int64("read.split.open-file-cost", 0, &c.open_file_cost));
   FLOE_RETURN_IF_ERROR(r.Int64("self-optimizing.memory-budget-mb", 0, &c.memory_budget_mb));
   return c;
@@ -179,13 +176,28 @@ Result<int64_t> ParseDurationMs(std::string_view text) {
     std::string_view name;
     int64_t ms;
   };
-  static constexpr Unit kUnits[] = {
-      {"", 1},           {"ms", 1},          {"milli", 1},          {"millis", 1},
-      {"millisecond", 1}, {"milliseconds", 1}, {"s", 1000},          {"sec", 1000},
-      {"secs", 1000},    {"second", 1000},   {"seconds", 1000},     {"m", 60'000},
-      {"min", 60'000},   {"mins", 60'000},   {"minute", 60'000},    {"minutes", 60'000},
-      {"h", 3'600'000},  {"hour", 3'600'000}, {"hours", 3'600'000}, {"d", 86'400'000},
-      {"day", 86'400'000}, {"days", 86'400'000}};
+  static constexpr Unit kUnits[] = {{"", 1},
+                                    {"ms", 1},
+                                    {"milli", 1},
+                                    {"millis", 1},
+                                    {"millisecond", 1},
+                                    {"milliseconds", 1},
+                                    {"s", 1000},
+                                    {"sec", 1000},
+                                    {"secs", 1000},
+                                    {"second", 1000},
+                                    {"seconds", 1000},
+                                    {"m", 60'000},
+                                    {"min", 60'000},
+                                    {"mins", 60'000},
+                                    {"minute", 60'000},
+                                    {"minutes", 60'000},
+                                    {"h", 3'600'000},
+                                    {"hour", 3'600'000},
+                                    {"hours", 3'600'000},
+                                    {"d", 86'400'000},
+                                    {"day", 86'400'000},
+                                    {"days", 86'400'000}};
   for (const Unit& u : kUnits) {
     if (unit != u.name) continue;
     if (number > INT64_MAX / u.ms) return Status::InvalidArgument("'{}' is too long", text);
@@ -204,8 +216,7 @@ Result<MaintenanceConfig> MaintenanceConfig::FromProperties(
   FLOE_RETURN_IF_ERROR(r.Bool("gc.enabled", &c.gc_enabled));
   FLOE_RETURN_IF_ERROR(r.Bool("clean-orphan-file.enabled", &c.orphan_cleaning_enabled));
   int64_t orphan_minutes = c.orphan_min_age_ms / 60'000;
-  FLOE_RETURN_IF_ERROR(
-      r.Int64("clean-orphan-file.min-existing-time-minutes", 0, &orphan_minutes));
+  FLOE_RETURN_IF_ERROR(r.Int64("clean-orphan-file.min-existing-time-minutes", 0, &orphan_minutes));
   if (orphan_minutes > std::numeric_limits<int64_t>::max() / 60'000) {
     return Status::InvalidArgument("clean-orphan-file.min-existing-time-minutes is too large");
   }
@@ -225,11 +236,10 @@ Result<DataExpirationConfig> DataExpirationConfig::FromProperties(
   FLOE_RETURN_IF_ERROR(r.Choice("data-expire.level", {"partition", "file"}, &level));
   c.level = level == 0 ? Level::kPartition : Level::kFile;
   FLOE_RETURN_IF_ERROR(r.DurationMs("data-expire.retention-time", &c.retention_ms));
-  FLOE_RETURN_IF_ERROR(
-      r.String("data-expire.datetime-string-pattern", &c.datetime_string_pattern));
+  FLOE_RETURN_IF_ERROR(r.String("data-expire.datetime-string-pattern", &c.datetime_string_pattern));
   size_t number = 0;
-  FLOE_RETURN_IF_ERROR(r.Choice("data-expire.datetime-number-format",
-                                {"TIMESTAMP_MS", "TIMESTAMP_S"}, &number));
+  FLOE_RETURN_IF_ERROR(
+      r.Choice("data-expire.datetime-number-format", {"TIMESTAMP_MS", "TIMESTAMP_S"}, &number));
   c.number_in_seconds = number == 1;
   size_t base = 0;
   FLOE_RETURN_IF_ERROR(
@@ -240,12 +250,14 @@ Result<DataExpirationConfig> DataExpirationConfig::FromProperties(
                                    pattern.status().message());
   }
   if (c.enabled && c.field.empty()) {
-    return Status::InvalidArgument("table property data-expire.field must name a column when "
-                                   "data-expire.enabled is true");
+    return Status::InvalidArgument(
+        "table property data-expire.field must name a column when "
+        "data-expire.enabled is true");
   }
   if (c.enabled && c.retention_ms <= 0) {
-    return Status::InvalidArgument("table property data-expire.retention-time must be a "
-                                   "positive duration when data-expire.enabled is true");
+    return Status::InvalidArgument(
+        "table property data-expire.retention-time must be a "
+        "positive duration when data-expire.enabled is true");
   }
   return c;
 }
@@ -266,11 +278,12 @@ Result<AutoTagConfig> AutoTagConfig::FromProperties(
         "trigger period",
         c.offset_minutes);
   }
-  FLOE_RETURN_IF_ERROR(r.Int64("tag.auto-create.trigger.max-delay.minutes", INT32_MIN,
-                               &c.max_delay_minutes));
+  FLOE_RETURN_IF_ERROR(
+      r.Int64("tag.auto-create.trigger.max-delay.minutes", INT32_MIN, &c.max_delay_minutes));
   if (c.max_delay_minutes > INT32_MAX) {
-    return Status::InvalidArgument("table property tag.auto-create.trigger.max-delay.minutes "
-                                   "is too large");
+    return Status::InvalidArgument(
+        "table property tag.auto-create.trigger.max-delay.minutes "
+        "is too large");
   }
   c.tag_format = c.period == Period::kDaily    ? "'tag-'yyyyMMdd"
                  : c.period == Period::kHourly ? "'tag-'yyyyMMddHH"

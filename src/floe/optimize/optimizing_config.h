@@ -161,8 +161,7 @@ struct AutoTagConfig {
                                        : int64_t{28} * 86'400'000;
   }
 
-  static Result<AutoTagConfig> FromProperties(
-      const std::map<std::string, std::string>& properties);
+  static Result<AutoTagConfig> FromProperties(const std::map<std::string, std::string>& properties);
 };
 
 // "720min", "12h", "30 s", "1500" (ms), ... to milliseconds; kInvalidArgument otherwise.

@@ -77,10 +77,13 @@ TEST(MaintenanceConfig, AmoroDefaultsAndDurations) {
   EXPECT_TRUE(d->gc_enabled);
   EXPECT_EQ(d->snapshot_keep_ms, 720LL * 60 * 1000);  // Amoro's "720min"
   EXPECT_EQ(d->snapshot_keep_min_count, 1);
-  for (auto [text, ms] : std::vector<std::pair<std::string, int64_t>>{
-           {"720min", 43'200'000}, {"12h", 43'200'000}, {"1d", 86'400'000},
-           {"30 s", 30'000},       {"1500", 1500},      {"250ms", 250},
-           {" 2 Minutes ", 120'000}}) {
+  for (auto [text, ms] : std::vector<std::pair<std::string, int64_t>>{{"720min", 43'200'000},
+                                                                      {"12h", 43'200'000},
+                                                                      {"1d", 86'400'000},
+                                                                      {"30 s", 30'000},
+                                                                      {"1500", 1500},
+                                                                      {"250ms", 250},
+                                                                      {" 2 Minutes ", 120'000}}) {
     auto parsed = ParseDurationMs(text);
     ASSERT_TRUE(parsed.ok()) << text;
     EXPECT_EQ(*parsed, ms) << text;

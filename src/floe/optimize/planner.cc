@@ -130,13 +130,12 @@ class PartitionPlan {
       eval.necessary = MajorNecessary() || MinorNecessary();
     }
     const PartitionEvaluation& e = eval;
-    eval.cost = (e.fragments.bytes + e.rewrite_segments.bytes + e.undersized_segments.bytes) * 2 +
-                e.rewrite_pos_segments.bytes / 10 + e.position_deletes.bytes +
-                e.equality_deletes.bytes +
-                (e.fragments.count + e.rewrite_segments.count + e.undersized_segments.count +
-                 e.rewrite_pos_segments.count + e.position_deletes.count +
-                 e.equality_deletes.count) *
-                    config_.open_file_cost;
+    eval.cost =
+        (e.fragments.bytes + e.rewrite_segments.bytes + e.undersized_segments.bytes) * 2 +
+        e.rewrite_pos_segments.bytes / 10 + e.position_deletes.bytes + e.equality_deletes.bytes +
+        (e.fragments.count + e.rewrite_segments.count + e.undersized_segments.count +
+         e.rewrite_pos_segments.count + e.position_deletes.count + e.equality_deletes.count) *
+            config_.open_file_cost;
     eval.health = Health();
   }
 
@@ -209,7 +208,8 @@ class PartitionPlan {
     // and an upsert stream's equality deletes say little about how much of a file is dead.
     int64_t position_deleted = 0;
     for (const FilePtr& d : entry.deletes) {
-      if (d->file.content == FileContent::kPositionDeletes) position_deleted += d->file.record_count;
+      if (d->file.content == FileContent::kPositionDeletes)
+        position_deleted += d->file.record_count;
     }
     return static_cast<double>(position_deleted) >
            static_cast<double>(data.record_count) * config_.major_duplicate_ratio;
@@ -263,9 +263,10 @@ class PartitionPlan {
         return Because(fmt::format(
             "minor: {} fragment and equality-delete files and no minor optimizing yet", small));
       }
-      return Because(fmt::format("minor: {} fragment and equality-delete files and {} ms since "
-                                 "the last minor optimizing",
-                                 small, options_.now_ms - options_.history.last_minor_ms));
+      return Because(
+          fmt::format("minor: {} fragment and equality-delete files and {} ms since "
+                      "the last minor optimizing",
+                      small, options_.now_ms - options_.history.last_minor_ms));
     }
     if (eval.combine_pos_segment_count > 0) {
       return Because(fmt::format("minor: {} segments with several position delete files",
@@ -420,9 +421,9 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
                               const OptimizingConfig& config, const PlanOptions& options,
                               const std::vector<iceberg::FileScanTask>* all_files) {
   const bool forced_full = options.forced == OptimizingType::kFull;
-  const bool reach_full =
-      forced_full || (config.full_trigger_interval_ms >= 0 &&
-                      options.now_ms - options.history.last_full_ms > config.full_trigger_interval_ms);
+  const bool reach_full = forced_full || (config.full_trigger_interval_ms >= 0 &&
+                                          options.now_ms - options.history.last_full_ms >
+                                              config.full_trigger_interval_ms);
 
   // Which data files each delete file applies to, across the whole snapshot.
   std::unordered_map<std::string, int64_t> delete_refs;
@@ -453,10 +454,9 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
   for (auto& [key, p] : partitions) {
     if (p.eval.necessary || options.forced.has_value()) candidates.push_back(&p);
   }
-  std::stable_sort(candidates.begin(), candidates.end(),
-                   [](const PartitionPlan* a, const PartitionPlan* b) {
-                     return a->eval.cost > b->eval.cost;
-                   });
+  std::stable_sort(
+      candidates.begin(), candidates.end(),
+      [](const PartitionPlan* a, const PartitionPlan* b) { return a->eval.cost > b->eval.cost; });
   // A data file's sizing weight: its bytes plus its share of each delete file it needs
   // (a delete file's bytes split evenly among the data files it applies to).
   auto weight = [&delete_refs](const Entry& e) {

@@ -93,12 +93,12 @@ struct PartitionEvaluation {
   std::string key;  // "<spec id>/<partition values as JSON>", unique per partition
 
   FileStats fragments;
-  FileStats rewrite_segments;      // segments rewritten for their position deletes
+  FileStats rewrite_segments;  // segments rewritten for their position deletes
   FileStats undersized_segments;
-  FileStats rewrite_pos_segments;  // segments whose deletes are converted
+  FileStats rewrite_pos_segments;         // segments whose deletes are converted
   int64_t combine_pos_segment_count = 0;  // segments with several position delete files
-  FileStats equality_deletes;      // distinct files
-  FileStats position_deletes;      // distinct files (deletion vectors included)
+  FileStats equality_deletes;             // distinct files
+  FileStats position_deletes;             // distinct files (deletion vectors included)
 
   bool necessary = false;
   OptimizingType type = OptimizingType::kMinor;

@@ -165,10 +165,9 @@ void RunCase(const std::filesystem::path& path) {
   for (const Json& p : expect.at("partitions")) {
     std::vector<Literal> values = PartitionValues(p.at("partition"));
     int32_t spec = p.value("spec", 0);
-    auto it = std::find_if(plan.partitions.begin(), plan.partitions.end(),
-                           [&](const PartitionEvaluation& e) {
-                             return e.spec_id == spec && e.partition == values;
-                           });
+    auto it = std::find_if(
+        plan.partitions.begin(), plan.partitions.end(),
+        [&](const PartitionEvaluation& e) { return e.spec_id == spec && e.partition == values; });
     ASSERT_NE(it, plan.partitions.end()) << "no evaluation of partition " << p.dump();
     SCOPED_TRACE(it->key);
     for (const auto& [field, value] : p.items()) {

@@ -2,10 +2,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <thread>
 #include <map>
 #include <memory>
 #include <set>
+#include <thread>
 #include <utility>
 
 #include "floe/iceberg/data_writer.h"
@@ -39,8 +39,8 @@ iceberg::FileWriterOptions WriterOptions(const iceberg::TableMetadata& metadata,
   return o;
 }
 
-Status RewriteData(const iceberg::TableMetadata& metadata, iceberg::TableScan& scan,
-                   io::FileIO& io, const RewriteTask& task, const OptimizingConfig& config,
+Status RewriteData(const iceberg::TableMetadata& metadata, iceberg::TableScan& scan, io::FileIO& io,
+                   const RewriteTask& task, const OptimizingConfig& config,
                    const ExecuteOptions& options, TaskOutput* out) {
   const int32_t spec_id = task.output_spec_id.value_or(task.spec_id);
   const iceberg::PartitionSpec* spec = metadata.spec_by_id(spec_id);
@@ -129,8 +129,8 @@ Status ConvertDeletes(const iceberg::TableMetadata& metadata, iceberg::TableScan
   const bool vectors = metadata.format_version >= 3;
   std::unique_ptr<iceberg::DeletionVectorWriter> dv_writer;
   if (vectors) {
-    FLOE_ASSIGN_OR_RETURN(dv_writer, iceberg::DeletionVectorWriter::Make(
-                                         &io, WriterOptions(metadata, options, 1)));
+    FLOE_ASSIGN_OR_RETURN(
+        dv_writer, iceberg::DeletionVectorWriter::Make(&io, WriterOptions(metadata, options, 1)));
   }
   int32_t next_writer = 1;
   auto fail = [&](Status status) {
@@ -150,8 +150,8 @@ Status ConvertDeletes(const iceberg::TableMetadata& metadata, iceberg::TableScan
     }
     // One position delete file per data file: it names only that file
     // (referenced_data_file), which is how the planner recognises converted deletes.
-    auto writer = iceberg::PositionDeleteWriter::Make(
-        &io, WriterOptions(metadata, options, ++next_writer));
+    auto writer =
+        iceberg::PositionDeleteWriter::Make(&io, WriterOptions(metadata, options, ++next_writer));
     if (!writer.ok()) return fail(writer.status());
     Status s = (*writer)->Delete(data.file_path, f.removed, *spec, data.partition);
     if (!s.ok()) {
@@ -183,8 +183,8 @@ int64_t TaskMemoryBudget(const OptimizingConfig& config, const ExecuteOptions& o
 }
 
 Result<TaskOutput> ExecuteRewriteTask(const iceberg::TableMetadataPtr& metadata,
-                                      int64_t snapshot_id, io::FileIO& io,
-                                      const RewriteTask& task, const OptimizingConfig& config,
+                                      int64_t snapshot_id, io::FileIO& io, const RewriteTask& task,
+                                      const OptimizingConfig& config,
                                       const ExecuteOptions& options) {
   if (options.operation_id.empty()) {
     return Status::InvalidArgument("an optimizing task needs an operation id");
@@ -212,9 +212,10 @@ Result<TaskOutput> ExecuteRewriteTask(const iceberg::TableMetadataPtr& metadata,
   return out;
 }
 
-Result<std::optional<int64_t>> CommitRewrite(
-    iceberg::Table& table, int64_t planned_snapshot_id, const OptimizingPlan& plan,
-    std::vector<TaskOutput> outputs, const std::map<std::string, std::string>& summary) {
+Result<std::optional<int64_t>> CommitRewrite(iceberg::Table& table, int64_t planned_snapshot_id,
+                                             const OptimizingPlan& plan,
+                                             std::vector<TaskOutput> outputs,
+                                             const std::map<std::string, std::string>& summary) {
   if (outputs.size() != plan.tasks.size()) {
     return Status::InvalidArgument("{} task outputs for {} tasks", outputs.size(),
                                    plan.tasks.size());
@@ -292,7 +293,7 @@ PartialPlan CommittablePart(const OptimizingPlan& plan, const std::vector<bool>&
     kept.rewritten_deletes.clear();
     for (const auto& d : t.rewritten_deletes) {
       (still_needed.contains(DeleteFileKey(d->file)) ? kept.read_only_deletes
-                                                      : kept.rewritten_deletes)
+                                                     : kept.rewritten_deletes)
           .push_back(d);
     }
     part.plan.tasks.push_back(std::move(kept));
@@ -329,8 +330,8 @@ Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& o
   const iceberg::Snapshot* current = metadata->current_snapshot();
   if (current == nullptr) return result;
   result.planned_snapshot_id = current->snapshot_id;
-  FLOE_ASSIGN_OR_RETURN(result.plan, PlanSnapshot(metadata, table.io(), current->snapshot_id,
-                                                  config, options));
+  FLOE_ASSIGN_OR_RETURN(result.plan,
+                        PlanSnapshot(metadata, table.io(), current->snapshot_id, config, options));
   if (result.plan.tasks.empty()) return result;
 
   ExecuteOptions execute = execute_options;
@@ -408,8 +409,9 @@ Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& o
     result.partial_error = first_error.ToString();
     return result;
   }
-  FLOE_ASSIGN_OR_RETURN(result.committed_snapshot_id,
-                        CommitRewrite(table, current->snapshot_id, result.plan, std::move(outputs)));
+  FLOE_ASSIGN_OR_RETURN(
+      result.committed_snapshot_id,
+      CommitRewrite(table, current->snapshot_id, result.plan, std::move(outputs)));
   return result;
 }
 

@@ -38,8 +38,8 @@ namespace floe::optimize {
 struct TaskOutput {
   std::vector<iceberg::DataFile> data_files;
   std::vector<iceberg::DataFile> delete_files;  // file-scoped position deletes or DVs
-  int64_t rows_read = 0;         // live rows of the rewritten files
-  int64_t deleted_positions = 0; // positions written to the new delete files
+  int64_t rows_read = 0;                        // live rows of the rewritten files
+  int64_t deleted_positions = 0;                // positions written to the new delete files
   int64_t bytes_written = 0;
   // How the task bounded its memory (not part of task payloads): equality-delete keys read
   // and held after the key filter, bytes spilled to equality-delete runs, sorted runs
@@ -81,8 +81,8 @@ int64_t TaskMemoryBudget(const OptimizingConfig& config, const ExecuteOptions& o
 // Runs `task`, planned on snapshot `snapshot_id` of `metadata`. On error every file the task
 // wrote is deleted (best effort) and the error returned.
 Result<TaskOutput> ExecuteRewriteTask(const iceberg::TableMetadataPtr& metadata,
-                                      int64_t snapshot_id, io::FileIO& io,
-                                      const RewriteTask& task, const OptimizingConfig& config,
+                                      int64_t snapshot_id, io::FileIO& io, const RewriteTask& task,
+                                      const OptimizingConfig& config,
                                       const ExecuteOptions& options);
 
 // Commits `outputs[i]` of `plan.tasks[i]` to `table` as one rewrite ("replace" operation,
@@ -120,7 +120,7 @@ struct OptimizeResult {
   OptimizingPlan plan;
   std::optional<int64_t> planned_snapshot_id;
   std::optional<int64_t> committed_snapshot_id;  // none when there was nothing to do
-  TaskOutput totals;                               // summed over the tasks
+  TaskOutput totals;                             // summed over the tasks
   // With self-optimizing.allow-partial-commit: the first failed task's error; `plan` then
   // holds only the committed part (CommittablePart).
   std::string partial_error;

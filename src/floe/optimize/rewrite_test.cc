@@ -14,16 +14,16 @@
 #include <vector>
 
 #include "floe/columnar/builder.h"
-#include "floe/iceberg/manifest_cache.h"
-#include "floe/iceberg/metadata_updates.h"
-#include "floe/optimize/cleanup.h"
 #include "floe/iceberg/data_writer.h"
 #include "floe/iceberg/delete_writer.h"
 #include "floe/iceberg/in_memory_table_operations.h"
+#include "floe/iceberg/manifest_cache.h"
+#include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table_metadata_builder.h"
 #include "floe/io/memory_file_io.h"
+#include "floe/optimize/cleanup.h"
 
 namespace floe::optimize {
 namespace {
@@ -38,8 +38,9 @@ using Model = std::map<int64_t, std::string>;
 class RewriteTest : public ::testing::TestWithParam<int> {
  protected:
   void SetUp() override {
-    schema_ = *iceberg::Schema::Make({iceberg::NestedField::Required(1, "id", iceberg::LongType()),
-                                      iceberg::NestedField::Optional(2, "v", iceberg::StringType())});
+    schema_ =
+        *iceberg::Schema::Make({iceberg::NestedField::Required(1, "id", iceberg::LongType()),
+                                iceberg::NestedField::Optional(2, "v", iceberg::StringType())});
     auto md = iceberg::TableMetadataBuilder::NewTable(
         schema_, iceberg::PartitionSpec::Unpartitioned(), iceberg::SortOrder::Unsorted(),
         "mem://wh/db/t",
@@ -102,9 +103,8 @@ class RewriteTest : public ::testing::TestWithParam<int> {
 
   // Equality deletes of the keys plus the new rows, in one commit (a Flink upsert).
   void Upsert(iceberg::Table& t, const Model& rows) {
-    auto eq = iceberg::EqualityDeleteWriter::Make(&io_, schema_, {1},
-                                                  iceberg::PartitionSpec::Unpartitioned(),
-                                                  Options(t));
+    auto eq = iceberg::EqualityDeleteWriter::Make(
+        &io_, schema_, {1}, iceberg::PartitionSpec::Unpartitioned(), Options(t));
     ASSERT_TRUE(eq.ok());
     ASSERT_TRUE((*eq)->Write(Batch(rows)).ok());
     auto deletes = (*eq)->Close();
@@ -372,13 +372,15 @@ TEST_P(RewriteTest, ConcurrentPositionDeleteOnRewrittenFileConflicts) {
   for (int64_t p = 0; p < victim.record_count; ++p) positions.push_back(p);
   if (dv) {
     auto w = iceberg::DeletionVectorWriter::Make(&io_, Options(*writer));
-    ASSERT_TRUE((*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(),
-                             {}).ok());
+    ASSERT_TRUE(
+        (*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(), {})
+            .ok());
     deletes = (*w)->Close()->delete_files;
   } else {
     auto w = iceberg::PositionDeleteWriter::Make(&io_, Options(*writer));
-    ASSERT_TRUE((*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(),
-                             {}).ok());
+    ASSERT_TRUE(
+        (*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(), {})
+            .ok());
     deletes = (*w)->Close()->delete_files;
   }
   auto delta = writer->NewRowDelta();
@@ -503,8 +505,7 @@ TEST_P(RewriteTest, OrphanCleaningWithAStaleTableKeepsLaterCommitsFiles) {
   EXPECT_EQ(cleaned->metadata_files_deleted, 0);
   EXPECT_FALSE(*io_.Exists("mem://wh/db/t/data/orphan-2.parquet"));
   for (const std::string& path : *referenced) EXPECT_TRUE(*io_.Exists(path)) << path;
-  EXPECT_EQ(stale->metadata()->metadata_file_location,
-            table_->metadata()->metadata_file_location);
+  EXPECT_EQ(stale->metadata()->metadata_file_location, table_->metadata()->metadata_file_location);
   EXPECT_EQ(Scan(), model_);
 }
 

@@ -142,9 +142,9 @@ Result<std::unique_ptr<OptimizingService>> OptimizingService::Start(
     if (!service->options_.make_io) {
       return Status::InvalidArgument("the local optimizer threads need make_io");
     }
-    FLOE_ASSIGN_OR_RETURN(OptimizerInfo local,
-                          service->tasks_->Register(std::string(kLocalGroup),
-                                                    service->options_.threads, 0, true));
+    FLOE_ASSIGN_OR_RETURN(
+        OptimizerInfo local,
+        service->tasks_->Register(std::string(kLocalGroup), service->options_.threads, 0, true));
     service->local_token_ = local.token;
   }
   for (int i = 0; i < std::max(1, service->options_.evaluator_threads); ++i) {
@@ -270,9 +270,9 @@ void OptimizingService::Scheduler() {
     }
     tasks_->Expire();
     std::unique_lock lock(mu_);
-    if (stop_cv_.wait_for(lock, std::min<std::chrono::milliseconds>(kKeeperInterval,
-                                                                      options_.refresh_interval),
-                          [this] { return stopping_; })) {
+    if (stop_cv_.wait_for(
+            lock, std::min<std::chrono::milliseconds>(kKeeperInterval, options_.refresh_interval),
+            [this] { return stopping_; })) {
       return;
     }
   }
@@ -322,8 +322,7 @@ void OptimizingService::LocalWorker(int32_t thread) {
 ExecuteOptions OptimizingService::LocalExecuteOptions() {
   ExecuteOptions local;
   if (options_.memory_mb > 0) {
-    local.memory_budget_bytes =
-        (options_.memory_mb << 20) * 3 / 4 / std::max(options_.threads, 1);
+    local.memory_budget_bytes = (options_.memory_mb << 20) * 3 / 4 / std::max(options_.threads, 1);
   }
   local.spill_dir = options_.spill_dir;
   local.delete_cache = &delete_cache_;
@@ -541,9 +540,9 @@ void OptimizingService::Worker() {
     }
     Status st = Evaluate(item);
     if (!st.ok()) {
-      Log(EventLine("optimizer-evaluation-failed", {{"catalog", item.catalog},
-                                                    {"table", item.id.ToString()},
-                                                    {"error", st.ToString()}}));
+      Log(EventLine(
+          "optimizer-evaluation-failed",
+          {{"catalog", item.catalog}, {"table", item.id.ToString()}, {"error", st.ToString()}}));
     }
     {
       std::lock_guard lock(mu_);
@@ -637,9 +636,9 @@ void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& 
   }
   auto config = MaintenanceConfig::FromProperties(table.metadata()->properties);
   if (!config.ok()) {
-    Log(EventLine("maintenance-config-invalid", {{"catalog", std::get<0>(key)},
-                                                 {"table", name},
-                                                 {"error", config.status().ToString()}}));
+    Log(EventLine(
+        "maintenance-config-invalid",
+        {{"catalog", std::get<0>(key)}, {"table", name}, {"error", config.status().ToString()}}));
     return;
   }
   // The snapshot a running process is based on stays (DESIGN.md §4 rule 5).
@@ -659,9 +658,9 @@ void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& 
     run.status = "failed";
     run.error = expired.status().ToString();
     SaveMaintenanceRun(run);
-    Log(EventLine("snapshot-expiry-failed", {{"catalog", std::get<0>(key)},
-                                             {"table", name},
-                                             {"error", expired.status().ToString()}}));
+    Log(EventLine(
+        "snapshot-expiry-failed",
+        {{"catalog", std::get<0>(key)}, {"table", name}, {"error", expired.status().ToString()}}));
     return;
   }
   // Disabled (table-expire.enabled=false) or nothing old enough: no run to record.
@@ -673,7 +672,8 @@ void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& 
   run.status = "success";
   run.expired_snapshots = static_cast<int64_t>(r.expired_snapshot_ids.size());
   run.deleted_files = files;
-  if (r.failed_deletes > 0) run.error = fmt::format("{} files could not be deleted", r.failed_deletes);
+  if (r.failed_deletes > 0)
+    run.error = fmt::format("{} files could not be deleted", r.failed_deletes);
   SaveMaintenanceRun(run);
   {
     std::lock_guard lock(mu_);
@@ -704,8 +704,8 @@ void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& 
 }
 
 metastore::MaintenanceRunRecord OptimizingService::NewMaintenanceRun(const Key& key,
-                                                                    std::string kind,
-                                                                    int64_t start_ms) {
+                                                                     std::string kind,
+                                                                     int64_t start_ms) {
   metastore::MaintenanceRunRecord run;
   {
     std::lock_guard lock(mu_);
@@ -738,7 +738,8 @@ void OptimizingService::MaybeCleanTable(const Key& key, const std::string& name,
   const std::string& catalog = std::get<0>(key);
 
   if (config->dangling_delete_cleaning_enabled) {
-    metastore::MaintenanceRunRecord run = NewMaintenanceRun(key, "clean-dangling-delete-files", now);
+    metastore::MaintenanceRunRecord run =
+        NewMaintenanceRun(key, "clean-dangling-delete-files", now);
     auto cleaned = CleanDanglingDeleteFiles(table);
     run.end_ms = Now();
     if (!cleaned.ok()) {
@@ -768,8 +769,7 @@ void OptimizingService::MaybeCleanTable(const Key& key, const std::string& name,
   // gc.enabled=false: the table's files may be shared with other tables; never delete.
   if (config->orphan_cleaning_enabled && config->gc_enabled) {
     metastore::MaintenanceRunRecord run = NewMaintenanceRun(key, "clean-orphan-files", Now());
-    auto cleaned = CleanOrphanFiles(table, run.start_ms,
-                                    config->orphan_min_age_ms);
+    auto cleaned = CleanOrphanFiles(table, run.start_ms, config->orphan_min_age_ms);
     run.end_ms = Now();
     if (!cleaned.ok()) {
       run.status = "failed";
@@ -935,8 +935,7 @@ Status OptimizingService::Evaluate(const Item& item) {
     Save(rt);
     return Status::OK();
   }
-  if (!item.manual && rt.last_plan_ms > 0 &&
-      now - rt.last_plan_ms < config->min_plan_interval_ms) {
+  if (!item.manual && rt.last_plan_ms > 0 && now - rt.last_plan_ms < config->min_plan_interval_ms) {
     // Work to do, but the last process started too recently: a later refresh starts it.
     rt.status = "pending";
     rt.status_reason = "waiting for self-optimizing.min-plan-interval";
@@ -1175,7 +1174,7 @@ void OptimizingService::Conclude(FinishedProcess finished) {
 
   const int64_t now = active.started_ms;
   process.end_time_ms = Now();
-  process.status = outcome.ok() ? "success"
+  process.status = outcome.ok()                                    ? "success"
                    : finished.outcome == ProcessOutcome::kCanceled ? "canceled"
                                                                    : "failed";
   {

@@ -41,8 +41,8 @@
 #include "floe/catalog/catalog_pool.h"
 #include "floe/iceberg/manifest_cache.h"
 #include "floe/iceberg/table.h"
-#include "floe/metastore/metastore.h"
 #include "floe/io/file_io.h"
+#include "floe/metastore/metastore.h"
 #include "floe/optimize/planner.h"
 #include "floe/optimize/rewrite.h"
 #include "floe/optimize/task_queue.h"
@@ -106,8 +106,7 @@ struct TableStats {
 // Counts of the group's work since the server started, for metrics.
 struct OptimizerCounters {
   // By catalog, namespace, table, type (minor, major, full), status (success, failed).
-  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>,
-           int64_t>
+  std::map<std::tuple<std::string, std::string, std::string, std::string, std::string>, int64_t>
       processes;
   int64_t bytes_written = 0;
   int64_t rows_rewritten = 0;

@@ -81,9 +81,7 @@ void AppendFloatBits(U bits, std::string* out) {
 
 Status AppendValue(const col::Array& a, int64_t i, std::string* out) {
   switch (a.type_id()) {
-    case col::TypeId::kBool:
-      out->push_back(a.BoolValue(i) ? '\1' : '\0');
-      return Status::OK();
+    case col::TypeId::kBool: out->push_back(a.BoolValue(i) ? '\1' : '\0'); return Status::OK();
     case col::TypeId::kInt8: AppendSigned(a.Value<int8_t>(i), out); return Status::OK();
     case col::TypeId::kInt16: AppendSigned(a.Value<int16_t>(i), out); return Status::OK();
     case col::TypeId::kInt32:
@@ -121,9 +119,7 @@ Status AppendValue(const col::Array& a, int64_t i, std::string* out) {
       return Status::OK();
     }
     case col::TypeId::kFixedBinary:
-    case col::TypeId::kUuid:
-      out->append(a.FixedValue(i));
-      return Status::OK();
+    case col::TypeId::kUuid: out->append(a.FixedValue(i)); return Status::OK();
     default:
       return Status::InvalidArgument("cannot sort by a column of type {}",
                                      col::TypeIdName(a.type_id()));
@@ -214,9 +210,9 @@ Result<std::unique_ptr<ExternalSorter>> ExternalSorter::Make(iceberg::Schema sch
                                                              int64_t memory_budget_bytes,
                                                              std::string spill_dir) {
   FLOE_RETURN_IF_ERROR(order.Validate(schema));
-  return std::unique_ptr<ExternalSorter>(new ExternalSorter(
-      std::move(schema), std::move(order), std::max<int64_t>(memory_budget_bytes, 1 << 20),
-      std::move(spill_dir)));
+  return std::unique_ptr<ExternalSorter>(
+      new ExternalSorter(std::move(schema), std::move(order),
+                         std::max<int64_t>(memory_budget_bytes, 1 << 20), std::move(spill_dir)));
 }
 
 Result<ExternalSorter::Keyed> ExternalSorter::KeyBatch(col::RecordBatch batch) const {
@@ -280,9 +276,8 @@ Status ExternalSorter::SpillBuffered() {
                         format::parquet::SchemaDescriptor::FromColumnar(schema_.ToColumnar()));
   FLOE_ASSIGN_OR_RETURN(auto out, io.CreateOutput(path, true));
   format::parquet::WriterOptions options;
-  FLOE_ASSIGN_OR_RETURN(auto writer,
-                        format::parquet::FileWriter::Make(std::move(out), std::move(descriptor),
-                                                          options));
+  FLOE_ASSIGN_OR_RETURN(auto writer, format::parquet::FileWriter::Make(
+                                         std::move(out), std::move(descriptor), options));
   FLOE_RETURN_IF_ERROR(EmitBuffered([&](const col::RecordBatch& b) { return writer->Write(b); }));
   FLOE_RETURN_IF_ERROR(writer->Close().status());
   runs_.push_back(path);
@@ -301,8 +296,8 @@ Status ExternalSorter::Merge(const std::function<Status(const col::RecordBatch&)
   auto read_schema = std::make_shared<const iceberg::Schema>(schema_);
   // Each run holds one batch at a time: together about half the budget.
   iceberg::DataReadOptions read;
-  read.batch_rows = std::clamp<int64_t>(budget_ / 2 / static_cast<int64_t>(runs_.size()) / 256,
-                                        1024, 64 * 1024);
+  read.batch_rows =
+      std::clamp<int64_t>(budget_ / 2 / static_cast<int64_t>(runs_.size()) / 256, 1024, 64 * 1024);
   struct Source {
     std::unique_ptr<iceberg::DataFileReader> reader;
     Keyed current;
@@ -324,9 +319,8 @@ Status ExternalSorter::Merge(const std::function<Status(const col::RecordBatch&)
     }
   };
   for (size_t r = 0; r < runs_.size(); ++r) {
-    FLOE_ASSIGN_OR_RETURN(sources[r].reader,
-                          iceberg::DataFileReader::Open(io, runs_[r], read_schema, {}, nullptr,
-                                                        read));
+    FLOE_ASSIGN_OR_RETURN(sources[r].reader, iceberg::DataFileReader::Open(
+                                                 io, runs_[r], read_schema, {}, nullptr, read));
     FLOE_RETURN_IF_ERROR(advance_batch(sources[r]));
   }
   // Ties go to the lower run: runs hold consecutive input, so the merge stays stable.

@@ -39,16 +39,21 @@ std::tuple<int, double> FloatRank(double v) {
 class SorterTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    schema_ = *iceberg::Schema::Make(
-        {iceberg::NestedField::Required(1, "id", iceberg::LongType()),
-         iceberg::NestedField::Optional(2, "s", iceberg::StringType()),
-         iceberg::NestedField::Optional(3, "d", iceberg::DoubleType())});
+    schema_ =
+        *iceberg::Schema::Make({iceberg::NestedField::Required(1, "id", iceberg::LongType()),
+                                iceberg::NestedField::Optional(2, "s", iceberg::StringType()),
+                                iceberg::NestedField::Optional(3, "d", iceberg::DoubleType())});
     std::mt19937_64 rng(5);
-    const std::vector<std::string> strings = {"", "a", "ab", "b", std::string("a\0b", 3),
+    const std::vector<std::string> strings = {"",         "a", "ab", "b", std::string("a\0b", 3),
                                               "\xc3\xa9", "z", "aa"};
     const std::vector<double> doubles = {-std::numeric_limits<double>::infinity(),
                                          std::numeric_limits<double>::infinity(),
-                                         std::nan(""), -std::nan(""), -0.0, 0.0, 1.5, -2.25};
+                                         std::nan(""),
+                                         -std::nan(""),
+                                         -0.0,
+                                         0.0,
+                                         1.5,
+                                         -2.25};
     for (int64_t i = 0; i < 60000; ++i) {
       Row r{static_cast<int64_t>(rng() % 1000) - 500, std::nullopt, std::nullopt};
       if (rng() % 7 != 0) r.s = strings[rng() % strings.size()];
@@ -64,8 +69,14 @@ class SorterTest : public ::testing::Test {
     col::FixedWidthBuilder<double> d(cs->field(2).type);
     for (size_t i = begin; i < end; ++i) {
       id.Append(rows_[i].id);
-      if (rows_[i].s) s.Append(*rows_[i].s); else s.AppendNull();
-      if (rows_[i].d) d.Append(*rows_[i].d); else d.AppendNull();
+      if (rows_[i].s)
+        s.Append(*rows_[i].s);
+      else
+        s.AppendNull();
+      if (rows_[i].d)
+        d.Append(*rows_[i].d);
+      else
+        d.AppendNull();
     }
     std::vector<col::Array> cols;
     cols.push_back(id.Finish());
@@ -129,8 +140,7 @@ TEST_F(SorterTest, SpecOrderInMemoryAndSpilled) {
       if (!b.s) return true;
       // Unsigned byte order, descending.
       return std::lexicographical_compare(
-          b.s->begin(), b.s->end(), a.s->begin(), a.s->end(),
-          [](char x, char y) {
+          b.s->begin(), b.s->end(), a.s->begin(), a.s->end(), [](char x, char y) {
             return static_cast<unsigned char>(x) < static_cast<unsigned char>(y);
           });
     }

@@ -398,8 +398,7 @@ std::string EncodeTaskOutput(const TaskOutput& output) {
   return j.dump();
 }
 
-Result<TaskOutput> DecodeTaskOutput(std::string_view text,
-                                    const iceberg::TableMetadata& metadata) {
+Result<TaskOutput> DecodeTaskOutput(std::string_view text, const iceberg::TableMetadata& metadata) {
   Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) {
     return Status::InvalidArgument("a task output must be a JSON object");
@@ -407,8 +406,8 @@ Result<TaskOutput> DecodeTaskOutput(std::string_view text,
   FLOE_ASSIGN_OR_RETURN(int64_t version, Long(j, "version"));
   if (version != kVersion) return Status::InvalidArgument("unknown output version {}", version);
   TaskOutput out;
-  for (auto [key, list, content_ok] :
-       {std::tuple{"data-files", &out.data_files, true}, {"delete-files", &out.delete_files, false}}) {
+  for (auto [key, list, content_ok] : {std::tuple{"data-files", &out.data_files, true},
+                                       {"delete-files", &out.delete_files, false}}) {
     FLOE_ASSIGN_OR_RETURN(const Json* files, Member(j, key));
     if (!files->is_array()) return Status::InvalidArgument("'{}' must be an array", key);
     for (const Json& f : *files) {

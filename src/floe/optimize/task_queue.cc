@@ -67,8 +67,8 @@ Status TaskQueue::RemoveGroup(const std::string& name) {
   }
   for (const auto& [id, p] : processes_) {
     if (p.submission.group == name) {
-      return Status::FailedPrecondition("optimizer group '{}' still runs process {} of {}",
-                                        name, id, p.submission.table);
+      return Status::FailedPrecondition("optimizer group '{}' still runs process {} of {}", name,
+                                        id, p.submission.table);
     }
   }
   groups_.erase(name);
@@ -136,8 +136,8 @@ void TaskQueue::ReleaseTasksOf(const std::string& optimizer_id, std::optional<in
     for (QueuedTask& t : p.tasks) {
       if (!Running(t.status) || t.optimizer_id != optimizer_id) continue;
       if (thread && t.thread != *thread) continue;
-      if (t.status == TaskStatus::kAcked) RecordUsage(p.submission.table, t.acked_ms,
-                                                      options_.now_ms());
+      if (t.status == TaskStatus::kAcked)
+        RecordUsage(p.submission.table, t.acked_ms, options_.now_ms());
       t.status = TaskStatus::kPlanned;
       changed->emplace_back(pid, t.task_id);
     }
@@ -208,8 +208,8 @@ namespace {
 // Amoro's quota limit: quota > 1 is a thread count, else a share of the group's threads.
 int64_t QuotaLimit(double quota, int64_t group_threads) {
   if (quota > 1) return static_cast<int64_t>(quota);
-  return std::max<int64_t>(1, static_cast<int64_t>(
-                                  std::ceil(quota * static_cast<double>(group_threads))));
+  return std::max<int64_t>(
+      1, static_cast<int64_t>(std::ceil(quota * static_cast<double>(group_threads))));
 }
 
 }  // namespace
@@ -308,8 +308,8 @@ Status TaskQueue::Ack(const std::string& token, int64_t process_id, int64_t task
     }
     QueuedTask& t = it->second.tasks[static_cast<size_t>(task_id)];
     if (t.status != TaskStatus::kScheduled || t.attempt != attempt || t.optimizer_id != o->id) {
-      return Status::FailedPrecondition("stale ack of task {}/{} attempt {}", process_id,
-                                        task_id, attempt);
+      return Status::FailedPrecondition("stale ack of task {}/{} attempt {}", process_id, task_id,
+                                        attempt);
     }
     t.status = TaskStatus::kAcked;
     t.acked_ms = options_.now_ms();
@@ -356,8 +356,7 @@ Status TaskQueue::Complete(const std::string& token, int64_t process_id, int64_t
       ++o->failed_tasks;
       ++group.failed_tasks;
       // `retries` counts failures: num-retries = N allows N executions after the first.
-      t.status = t.retries <= p.submission.max_retries ? TaskStatus::kPlanned
-                                                        : TaskStatus::kFailed;
+      t.status = t.retries <= p.submission.max_retries ? TaskStatus::kPlanned : TaskStatus::kFailed;
     }
     changed.emplace_back(process_id, task_id);
     finished = MaybeFinish(process_id, &changed);

@@ -141,7 +141,7 @@ enum class ProcessOutcome { kSuccess, kFailed, kCanceled };
 struct FinishedProcess {
   int64_t process_id = 0;
   ProcessOutcome outcome = ProcessOutcome::kSuccess;
-  std::string error;  // failed: the task error that ended it
+  std::string error;              // failed: the task error that ended it
   std::vector<QueuedTask> tasks;  // by task id, with their outputs
 };
 
@@ -156,7 +156,7 @@ struct GroupStats {
   int64_t completed_tasks = 0;
   int64_t failed_tasks = 0;
   int64_t completed_bytes = 0;  // input bytes of successful tasks
-  int64_t busy_ms = 0;  // execution time of successful tasks
+  int64_t busy_ms = 0;          // execution time of successful tasks
 };
 
 class TaskQueue {
@@ -191,8 +191,8 @@ class TaskQueue {
   Status Ack(const std::string& token, int64_t process_id, int64_t task_id, int64_t attempt);
   // acked -> success with `output`, or failed with output's error (retried while retries
   // last). kFailedPrecondition when stale (ignored).
-  Status Complete(const std::string& token, int64_t process_id, int64_t task_id,
-                  int64_t attempt, const Result<std::string>& output);
+  Status Complete(const std::string& token, int64_t process_id, int64_t task_id, int64_t attempt,
+                  const Result<std::string>& output);
 
   // kNotFound for an unknown group; kAlreadyExists for a process id or a table already
   // queued; kInvalidArgument without tasks.
@@ -246,15 +246,15 @@ class TaskQueue {
 
   TaskQueueOptions options_;
   mutable std::mutex mu_;
-  std::map<std::string, Group> groups_;                // guarded by mu_
-  std::map<std::string, OptimizerInfo> optimizers_;    // by id; guarded by mu_
-  std::map<int64_t, Process> processes_;              // unfinished; guarded by mu_
-  std::set<std::string> queued_tables_;                // guarded by mu_
+  std::map<std::string, Group> groups_;              // guarded by mu_
+  std::map<std::string, OptimizerInfo> optimizers_;  // by id; guarded by mu_
+  std::map<int64_t, Process> processes_;             // unfinished; guarded by mu_
+  std::set<std::string> queued_tables_;              // guarded by mu_
   // Per table: (start, end) of finished task runs within the quota window.
   std::map<std::string, std::deque<std::pair<int64_t, int64_t>>> usage_;  // guarded by mu_
-  std::vector<FinishedProcess> finished_;              // guarded by mu_
-  int64_t next_optimizer_ = 0;                         // guarded by mu_
-  int64_t next_submit_ = 0;                            // guarded by mu_
+  std::vector<FinishedProcess> finished_;                                 // guarded by mu_
+  int64_t next_optimizer_ = 0;                                            // guarded by mu_
+  int64_t next_submit_ = 0;                                               // guarded by mu_
 };
 
 }  // namespace floe::optimize

@@ -28,8 +28,8 @@ class TaskQueueTest : public ::testing::Test {
     p.quota = quota;
     p.max_retries = retries;
     for (int i = 0; i < tasks; ++i) {
-      p.tasks.push_back(TaskSpec{"payload-" + std::to_string(id) + "-" + std::to_string(i), "p",
-                                 1, 100});
+      p.tasks.push_back(
+          TaskSpec{"payload-" + std::to_string(id) + "-" + std::to_string(i), "p", 1, 100});
     }
     return p;
   }

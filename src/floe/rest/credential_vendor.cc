@@ -118,8 +118,8 @@ std::vector<std::string> StorageLocations(const iceberg::TableMetadata& metadata
   return out;
 }
 
-Result<std::string> SessionPolicy(const std::vector<std::string>& locations,
-                                  StorageAccess access, std::string_view partition) {
+Result<std::string> SessionPolicy(const std::vector<std::string>& locations, StorageAccess access,
+                                  std::string_view partition) {
   // Per bucket: the object ARNs under each prefix and the prefixes ListBucket may name.
   std::map<std::string, std::pair<OJson, OJson>> buckets;
   for (const std::string& location : locations) {
@@ -157,11 +157,11 @@ Result<std::string> SessionPolicy(const std::vector<std::string>& locations,
                              {"Action", OJson::array({"s3:GetObject", "s3:GetObjectVersion"})},
                              {"Resource", read_objects}});
   if (access == StorageAccess::kReadWrite) {
-    statements.push_back(OJson{
-        {"Effect", "Allow"},
-        {"Action", OJson::array({"s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
-                                 "s3:ListMultipartUploadParts"})},
-        {"Resource", read_objects}});
+    statements.push_back(
+        OJson{{"Effect", "Allow"},
+              {"Action", OJson::array({"s3:PutObject", "s3:DeleteObject", "s3:AbortMultipartUpload",
+                                       "s3:ListMultipartUploadParts"})},
+              {"Resource", read_objects}});
   }
   OJson policy = {{"Version", "2012-10-17"}, {"Statement", std::move(statements)}};
   return policy.dump(-1, ' ', false, OJson::error_handler_t::replace);
@@ -193,9 +193,8 @@ std::map<std::string, std::string> CredentialVendor::ClientConfig(
   return config;
 }
 
-Status CredentialVendor::CheckAllowed(
-    const TableStorageRequest& request,
-    const std::map<std::string, std::string>& properties) const {
+Status CredentialVendor::CheckAllowed(const TableStorageRequest& request,
+                                      const std::map<std::string, std::string>& properties) const {
   std::vector<std::string> allowed;
   if (const std::string* v = Find(properties, kAllowedLocations); v != nullptr && !v->empty()) {
     for (std::string_view item : CommaList(*v)) allowed.emplace_back(item);

@@ -131,8 +131,8 @@ std::vector<std::string> StorageLocations(const iceberg::TableMetadata& metadata
 // prefix readable (and writable and deletable for kReadWrite), its bucket listable under
 // that prefix only. `partition` is the ARN partition ("aws", "aws-cn", "aws-us-gov").
 // Errors: kInvalidArgument (a location off S3).
-Result<std::string> SessionPolicy(const std::vector<std::string>& locations,
-                                  StorageAccess access, std::string_view partition);
+Result<std::string> SessionPolicy(const std::vector<std::string>& locations, StorageAccess access,
+                                  std::string_view partition);
 
 // Whether an X-Iceberg-Access-Delegation value asks for vended credentials (a
 // comma-separated list, REST OpenAPI parameter `data-access`).

@@ -57,8 +57,8 @@ struct Fixture {
       for (const auto& [k, v] : *query) form[k] = v;
       calls.push_back(form);
       // STS's lifetime: 900 s from now, second precision.
-      int64_t expires = std::chrono::duration_cast<std::chrono::seconds>(
-                            now.time_since_epoch()).count() + 900;
+      int64_t expires =
+          std::chrono::duration_cast<std::chrono::seconds>(now.time_since_epoch()).count() + 900;
       std::time_t t = static_cast<std::time_t>(expires);
       std::tm tm{};
       gmtime_r(&t, &tm);
@@ -73,7 +73,10 @@ struct Fixture {
   }
 
   TableStorageRequest Request(StorageAccess access) const {
-    return TableStorageRequest{"lake", {"s3://bucket/wh/ns/t"}, access, true,
+    return TableStorageRequest{"lake",
+                               {"s3://bucket/wh/ns/t"},
+                               access,
+                               true,
                                "/v1/lake/namespaces/ns/tables/t/credentials"};
   }
 };
@@ -172,8 +175,8 @@ TEST(CredentialVendor, ConfigWithoutDelegationAndBadSettings) {
   plain.vended = false;
   auto storage = f.vendor->ForTable(plain);
   ASSERT_TRUE(storage.has_value());
-  EXPECT_EQ(storage->config, (std::map<std::string, std::string>{
-                                 {"s3.endpoint", "http://public:9000"}}));
+  EXPECT_EQ(storage->config,
+            (std::map<std::string, std::string>{{"s3.endpoint", "http://public:9000"}}));
   EXPECT_EQ(f.vendor->ClientConfig("lake").at("s3.endpoint"), "http://public:9000");
   EXPECT_TRUE(f.calls.empty());
 

@@ -155,8 +155,8 @@ Result<std::vector<std::string>> GetStringList(const OJson& object, std::string_
 Status CheckLevels(const Namespace& ns) {
   if (ns.empty()) return Status::InvalidArgument("empty namespace");
   for (const std::string& level : ns.levels) {
-    if (level.empty()) return Status::InvalidArgument("namespace '{}' has an empty level",
-                                                      ns.ToString());
+    if (level.empty())
+      return Status::InvalidArgument("namespace '{}' has an empty level", ns.ToString());
   }
   return Status::OK();
 }
@@ -274,13 +274,13 @@ HttpResponse VendingError(const Status& status, std::string_view catalog) {
     case StatusCode::kNotFound: return Error(404, "NotFoundException", status.message());
     case StatusCode::kUnavailable:
     case StatusCode::kDeadlineExceeded:
-      return Error(503, "ServiceUnavailableException",
-                   fmt::format("cannot vend credentials for catalog '{}': {}", catalog,
-                               status.message()));
+      return Error(
+          503, "ServiceUnavailableException",
+          fmt::format("cannot vend credentials for catalog '{}': {}", catalog, status.message()));
     default:
-      return Error(500, "ServerError",
-                   fmt::format("cannot vend credentials for catalog '{}': {}", catalog,
-                               status.message()));
+      return Error(
+          500, "ServerError",
+          fmt::format("cannot vend credentials for catalog '{}': {}", catalog, status.message()));
   }
 }
 
@@ -324,12 +324,13 @@ Result<Page> Paginate(const std::vector<std::string>& keys, const std::string* t
   if (token == nullptr) return page;
   page.paging = true;
   if (!token->empty()) {
-    page.begin = static_cast<size_t>(std::upper_bound(keys.begin(), keys.end(), *token) -
-                                     keys.begin());
+    page.begin =
+        static_cast<size_t>(std::upper_bound(keys.begin(), keys.end(), *token) - keys.begin());
   }
   if (size_text != nullptr && !size_text->empty()) {
     int64_t size = 0;
-    auto [ptr, ec] = std::from_chars(size_text->data(), size_text->data() + size_text->size(), size);
+    auto [ptr, ec] =
+        std::from_chars(size_text->data(), size_text->data() + size_text->size(), size);
     if (ec != std::errc() || ptr != size_text->data() + size_text->size() || size <= 0) {
       return Status::InvalidArgument("pageSize must be a positive integer, got '{}'", *size_text);
     }
@@ -556,7 +557,8 @@ RestCatalogService::RestCatalogService(std::shared_ptr<catalog::CatalogRegistry>
                  std::chrono::system_clock::now().time_since_epoch())
           .count();
     };
-  }  scan_planner_ = std::make_unique<ScanPlanner>(options_.scan_planning, options_.now_ms);
+  }
+  scan_planner_ = std::make_unique<ScanPlanner>(options_.scan_planning, options_.now_ms);
 }
 
 std::shared_ptr<const RestCatalogService::CachedLoad> RestCatalogService::CachedLoadFor(
@@ -624,8 +626,7 @@ std::shared_ptr<std::mutex> RestCatalogService::TableCommitLock(const std::strin
   return created;
 }
 
-HttpResponse RestCatalogService::Handle(const HttpRequest& request,
-                                        const CallerContext& caller) {
+HttpResponse RestCatalogService::Handle(const HttpRequest& request, const CallerContext& caller) {
   const std::string* key = request.Header("idempotency-key");
   if (key == nullptr || key->empty() || request.method == "GET" || request.method == "HEAD") {
     return Dispatch(request, caller);
@@ -665,8 +666,7 @@ HttpResponse RestCatalogService::Handle(const HttpRequest& request,
   return response;
 }
 
-HttpResponse RestCatalogService::Dispatch(const HttpRequest& request,
-                                          const CallerContext& caller) {
+HttpResponse RestCatalogService::Dispatch(const HttpRequest& request, const CallerContext& caller) {
   auto segments = http::SplitPath(request.path);
   if (!segments.ok()) return BadRequest(segments.status().message());
   auto query = http::ParseQuery(request.query);
@@ -678,7 +678,8 @@ HttpResponse RestCatalogService::Dispatch(const HttpRequest& request,
     if (request.method != "GET") return Error(405, "BadRequestException", "use GET /v1/config");
     std::string name = ConfigCatalog(*query, options_.default_catalog);
     if (!registry_->Contains(name)) {
-      return Error(404, "NotFoundException", fmt::format("no catalog (warehouse) named '{}'", name));
+      return Error(404, "NotFoundException",
+                   fmt::format("no catalog (warehouse) named '{}'", name));
     }
     OJson defaults = OJson::object();
     for (const auto& [k, v] : options_.config_defaults) defaults[k] = v;
@@ -730,8 +731,7 @@ void RestCatalogService::StoreListing(const HttpRequest& request,
   }
   auto [it, inserted] = listings_.try_emplace(std::move(key));
   if (!inserted) {
-    listing_bytes_ -= it->second.response->body.size() + request.path.size() +
-                      request.query.size();
+    listing_bytes_ -= it->second.response->body.size() + request.path.size() + request.query.size();
   }
   it->second = CachedListing{pool, version, std::move(stored)};
   listing_bytes_ += bytes;
@@ -773,8 +773,7 @@ std::optional<RouteTarget> RestCatalogService::Target(const HttpRequest& request
   if (segs.size() >= 2 && segs[1] == "oauth") return std::nullopt;
   std::optional<CatalogRoute> route = RouteCatalog(segs, options_.default_catalog);
   if (!route) return std::nullopt;
-  return RouteTarget{route->catalog,
-                     Writes(request.method, std::span(segs).subspan(route->first))};
+  return RouteTarget{route->catalog, Writes(request.method, std::span(segs).subspan(route->first))};
 }
 
 HttpResponse RestCatalogService::Route(Call& call) {
@@ -902,7 +901,8 @@ HttpResponse RestCatalogService::Route(Call& call) {
         if (!schema.ok()) return BadRequest(schema.status().message());
         create.schema = std::move(*schema);
         if (auto spec = body->find("partition-spec"); spec != body->end() && !spec->is_null()) {
-          auto parsed = iceberg::PartitionSpecFromJsonValue(nlohmann::json(WithSpecDefaults(*spec)));
+          auto parsed =
+              iceberg::PartitionSpecFromJsonValue(nlohmann::json(WithSpecDefaults(*spec)));
           if (!parsed.ok()) return BadRequest(parsed.status().message());
           create.spec = std::move(*parsed);
         }
@@ -922,8 +922,8 @@ HttpResponse RestCatalogService::Route(Call& call) {
           stage = it->get<bool>();
         }
         if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
-        auto metadata = stage ? catalog::StageCreateTable(cat, id, create)
-                              : cat.CreateTable(id, create);
+        auto metadata =
+            stage ? catalog::StageCreateTable(cat, id, create) : cat.CreateTable(id, create);
         if (!metadata.ok()) {
           if (metadata.status().code() == StatusCode::kNotFound) {
             return FromStatus(metadata.status(), Subject::kNamespace, ns.ToString());
@@ -1151,11 +1151,11 @@ HttpResponse RestCatalogService::Route(Call& call) {
         if (call.Is("POST")) {
           auto request = iceberg::CommitTableRequestFromJson(call.request.body);
           if (!request.ok()) return BadRequest(request.status().message());
-          bool create = std::any_of(request->requirements.begin(), request->requirements.end(),
-                                    [](const iceberg::TableRequirement& r) {
-                                      return std::holds_alternative<
-                                          iceberg::requirement::AssertCreate>(r);
-                                    });
+          bool create =
+              std::any_of(request->requirements.begin(), request->requirements.end(),
+                          [](const iceberg::TableRequirement& r) {
+                            return std::holds_alternative<iceberg::requirement::AssertCreate>(r);
+                          });
           iceberg::TableMetadataPtr committed;
           if (create) {
             if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
@@ -1188,8 +1188,7 @@ HttpResponse RestCatalogService::Route(Call& call) {
           }
           if (options_.on_table_changed) options_.on_table_changed(call.pool->name(), id);
           HttpResponse response = HttpResponse::Json(200, LoadResultJson(*committed, true));
-          response.headers.emplace_back("ETag",
-                                        ETagFor(committed->metadata_file_location, "all"));
+          response.headers.emplace_back("ETag", ETagFor(committed->metadata_file_location, "all"));
           return response;
         }
         return no_method();
@@ -1220,10 +1219,9 @@ HttpResponse RestCatalogService::Route(Call& call) {
           auto metadata = (*ops)->Refresh();
           if (!metadata.ok()) return FromStatus(metadata.status(), Subject::kTable, id.ToString());
           const std::string& path = call.request.path;
-          TableStorageRequest request{call.pool->name(), StorageLocations(**metadata),
-                                      call.caller.may_write ? StorageAccess::kReadWrite
-                                                            : StorageAccess::kRead,
-                                      true, path};
+          TableStorageRequest request{
+              call.pool->name(), StorageLocations(**metadata),
+              call.caller.may_write ? StorageAccess::kReadWrite : StorageAccess::kRead, true, path};
           auto credentials = options_.credential_vendor->Credentials(request);
           if (!credentials.ok()) return VendingError(credentials.status(), call.pool->name());
           for (const StorageCredential& credential : *credentials) {
@@ -1298,8 +1296,8 @@ HttpResponse RestCatalogService::Route(Call& call) {
       if (!id.ok()) return BadRequest(id.status().message());
       auto parsed = iceberg::CommitTableRequestFromJson(change.dump());
       if (!parsed.ok()) return BadRequest(parsed.status().message());
-      commits.push_back({std::move(*id), std::move(parsed->requirements),
-                         std::move(parsed->updates)});
+      commits.push_back(
+          {std::move(*id), std::move(parsed->requirements), std::move(parsed->updates)});
     }
     Status committed = cat.CommitTransaction(commits);
     if (!committed.ok()) return FromStatus(committed, Subject::kCommit);

@@ -123,8 +123,8 @@ class RestCatalogService {
   // bytes, oldest out first.
   struct CachedLoad {
     // Bodies without their closing `config`, which depends on the caller.
-    std::string all;   // snapshots=all
-    std::string refs;  // snapshots=refs
+    std::string all;                     // snapshots=all
+    std::string refs;                    // snapshots=refs
     std::vector<std::string> locations;  // StorageLocations of the metadata
     size_t bytes = 0;
   };
@@ -154,8 +154,7 @@ class RestCatalogService {
   // Commits to one table are serialized inside the server (DESIGN §5): concurrent
   // committers queue instead of losing the pointer swap and sleeping through retries.
   // Across servers sharing a metastore the swap stays optimistic.
-  std::shared_ptr<std::mutex> TableCommitLock(const std::string& catalog,
-                                              const std::string& table);
+  std::shared_ptr<std::mutex> TableCommitLock(const std::string& catalog, const std::string& table);
   std::mutex commit_locks_mu_;
   std::map<std::string, std::weak_ptr<std::mutex>> commit_locks_;
 

@@ -93,7 +93,8 @@ Result<Query> QueryFromJson(const Json& body) {
   (void)min_rows;  // a hint the spec lets servers ignore
   // The spec: point-in-time (snapshot-id) or incremental (start + end), never both.
   if (q.start_snapshot_id.has_value() != end.has_value()) {
-    return Status::InvalidArgument("an incremental scan needs both start-snapshot-id and end-snapshot-id");
+    return Status::InvalidArgument(
+        "an incremental scan needs both start-snapshot-id and end-snapshot-id");
   }
   if (q.snapshot_id && end) {
     return Status::InvalidArgument("snapshot-id cannot be combined with start/end-snapshot-id");
@@ -157,7 +158,8 @@ Result<Json> DecodeToken(std::string_view token) {
 template <typename V, typename WriteValue>
 void WriteMetricsMap(JsonWriter& w, std::string_view key, const std::map<int32_t, V>& map,
                      const std::set<int32_t>& keep, WriteValue write_value) {
-  bool any = std::any_of(map.begin(), map.end(), [&](const auto& e) { return keep.contains(e.first); });
+  bool any =
+      std::any_of(map.begin(), map.end(), [&](const auto& e) { return keep.contains(e.first); });
   if (!any) return;
   w.Key(key);
   w.BeginObject();
@@ -412,8 +414,7 @@ HttpResponse ScanPlanner::Handle(catalog::Catalog& cat, const std::string& catal
   if (!plan && !plan_id && !tasks) {
     return RestError(404, "NotFoundException", fmt::format("no route for {}", request.path));
   }
-  if (((plan || tasks) && method != "POST") ||
-      (plan_id && method != "GET" && method != "DELETE")) {
+  if (((plan || tasks) && method != "POST") || (plan_id && method != "GET" && method != "DELETE")) {
     return RestError(405, "BadRequestException",
                      fmt::format("method {} is not allowed on {}", method, request.path));
   }
@@ -424,7 +425,8 @@ HttpResponse ScanPlanner::Handle(catalog::Catalog& cat, const std::string& catal
   Json token;
   if (plan || tasks) {
     body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-    if (body.is_discarded()) return RestError(400, "BadRequestException", "malformed JSON request body");
+    if (body.is_discarded())
+      return RestError(400, "BadRequestException", "malformed JSON request body");
     if (!body.is_object()) {
       return RestError(400, "BadRequestException", "request body must be a JSON object");
     }
@@ -541,7 +543,8 @@ HttpResponse ScanPlanner::Handle(catalog::Catalog& cat, const std::string& catal
         std::erase_if(plans_, [&](const auto& e) { return e.second.expires_ms <= now; });
       }
       if (plans_.size() < options_.max_plan_ids) {
-        plans_[new_id] = KnownPlan{table_key, normalized.dump(), now + options_.plan_id_lifetime_ms};
+        plans_[new_id] =
+            KnownPlan{table_key, normalized.dump(), now + options_.plan_id_lifetime_ms};
       }
     }
     if (plan) {
@@ -553,7 +556,8 @@ HttpResponse ScanPlanner::Handle(catalog::Catalog& cat, const std::string& catal
     w.Key("plan-tasks");
     w.BeginArray();
     for (const auto& [begin, end] : ranges) {
-      w.String(EncodeToken(Json{{"table", uuid}, {"request", normalized}, {"range", {begin, end}}}));
+      w.String(
+          EncodeToken(Json{{"table", uuid}, {"request", normalized}, {"range", {begin, end}}}));
     }
     w.EndArray();
   } else {

@@ -116,15 +116,15 @@ Status ParsePrincipals(const YAML::Node& node, auth::AuthConfig* auth) {
 }
 
 Status ParseAuth(const YAML::Node& node, auth::AuthConfig* auth) {
-  FLOE_RETURN_IF_ERROR(CheckKeys(node, "auth", {"enabled", "token-lifetime-seconds",
-                                                "token-key-file", "principals"}));
+  FLOE_RETURN_IF_ERROR(CheckKeys(
+      node, "auth", {"enabled", "token-lifetime-seconds", "token-key-file", "principals"}));
   if (node["enabled"]) {
     FLOE_ASSIGN_OR_RETURN(auth->enabled, Boolean(node["enabled"], "auth.enabled"));
   }
   if (node["token-lifetime-seconds"]) {
-    FLOE_ASSIGN_OR_RETURN(auth->token_lifetime_seconds,
-                          Integer(node["token-lifetime-seconds"], "auth.token-lifetime-seconds",
-                                  1, 30 * 24 * 3600));
+    FLOE_ASSIGN_OR_RETURN(
+        auth->token_lifetime_seconds,
+        Integer(node["token-lifetime-seconds"], "auth.token-lifetime-seconds", 1, 30 * 24 * 3600));
   }
   if (node["token-key-file"]) {
     FLOE_ASSIGN_OR_RETURN(auth->token_key_file,
@@ -160,8 +160,8 @@ Status ParseCatalogs(const YAML::Node& node, ServerConfig* config) {
                               Scalar(p.second, where + ".properties"));
       }
     }
-    bool needs_uri = record.kind == metastore::CatalogKind::kSql ||
-                     record.kind == metastore::CatalogKind::kRest;
+    bool needs_uri =
+        record.kind == metastore::CatalogKind::kSql || record.kind == metastore::CatalogKind::kRest;
     if (needs_uri && record.uri.empty()) return Status::InvalidArgument("{} needs a uri", where);
     if (!needs_uri && record.warehouse.empty()) {
       return Status::InvalidArgument("{} needs a warehouse", where);
@@ -172,13 +172,12 @@ Status ParseCatalogs(const YAML::Node& node, ServerConfig* config) {
 }
 
 Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
-  FLOE_RETURN_IF_ERROR(CheckKeys(node, "kafka",
-                                 {"enabled", "host", "port", "advertised-host", "node-id", "fsync",
-                                  "flush-interval-ms", "num-partitions", "auto-create-topics",
-                                  "retention-ms", "retention-bytes", "segment-bytes",
-                                  "max-request-bytes", "table-catalog", "table-namespace",
-                                  "lag-throttle-bytes", "lag-limit-bytes", "max-throttle-ms",
-                                  "schema-registry"}));
+  FLOE_RETURN_IF_ERROR(CheckKeys(
+      node, "kafka",
+      {"enabled", "host", "port", "advertised-host", "node-id", "fsync", "flush-interval-ms",
+       "num-partitions", "auto-create-topics", "retention-ms", "retention-bytes", "segment-bytes",
+       "max-request-bytes", "table-catalog", "table-namespace", "lag-throttle-bytes",
+       "lag-limit-bytes", "max-throttle-ms", "schema-registry"}));
   if (node["enabled"]) {
     FLOE_ASSIGN_OR_RETURN(kafka->enabled, Boolean(node["enabled"], "kafka.enabled"));
   }
@@ -209,8 +208,8 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
                                                             "kafka.flush-interval-ms", 1, 3600000));
   }
   if (node["num-partitions"]) {
-    FLOE_ASSIGN_OR_RETURN(int64_t n, Integer(node["num-partitions"], "kafka.num-partitions", 1,
-                                             10000));
+    FLOE_ASSIGN_OR_RETURN(int64_t n,
+                          Integer(node["num-partitions"], "kafka.num-partitions", 1, 10000));
     kafka->default_partitions = static_cast<int32_t>(n);
   }
   if (node["auto-create-topics"]) {
@@ -218,16 +217,16 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
                           Boolean(node["auto-create-topics"], "kafka.auto-create-topics"));
   }
   if (node["retention-ms"]) {
-    FLOE_ASSIGN_OR_RETURN(kafka->retention_ms, Integer(node["retention-ms"], "kafka.retention-ms",
-                                                       -1, INT64_MAX));
+    FLOE_ASSIGN_OR_RETURN(kafka->retention_ms,
+                          Integer(node["retention-ms"], "kafka.retention-ms", -1, INT64_MAX));
   }
   if (node["retention-bytes"]) {
-    FLOE_ASSIGN_OR_RETURN(kafka->retention_bytes, Integer(node["retention-bytes"],
-                                                          "kafka.retention-bytes", -1, INT64_MAX));
+    FLOE_ASSIGN_OR_RETURN(kafka->retention_bytes,
+                          Integer(node["retention-bytes"], "kafka.retention-bytes", -1, INT64_MAX));
   }
   if (node["segment-bytes"]) {
-    FLOE_ASSIGN_OR_RETURN(kafka->segment_bytes, Integer(node["segment-bytes"],
-                                                        "kafka.segment-bytes", 1024, INT32_MAX));
+    FLOE_ASSIGN_OR_RETURN(kafka->segment_bytes,
+                          Integer(node["segment-bytes"], "kafka.segment-bytes", 1024, INT32_MAX));
   }
   if (node["max-request-bytes"]) {
     FLOE_ASSIGN_OR_RETURN(int64_t n, Integer(node["max-request-bytes"], "kafka.max-request-bytes",
@@ -235,21 +234,22 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
     kafka->max_request_bytes = static_cast<size_t>(n);
   }
   if (node["lag-throttle-bytes"]) {
-    FLOE_ASSIGN_OR_RETURN(kafka->lag_throttle_bytes, Integer(node["lag-throttle-bytes"],
-                                                             "kafka.lag-throttle-bytes", -1,
-                                                             INT64_MAX));
+    FLOE_ASSIGN_OR_RETURN(
+        kafka->lag_throttle_bytes,
+        Integer(node["lag-throttle-bytes"], "kafka.lag-throttle-bytes", -1, INT64_MAX));
   }
   if (node["lag-limit-bytes"]) {
-    FLOE_ASSIGN_OR_RETURN(kafka->lag_limit_bytes, Integer(node["lag-limit-bytes"],
-                                                          "kafka.lag-limit-bytes", -1, INT64_MAX));
+    FLOE_ASSIGN_OR_RETURN(kafka->lag_limit_bytes,
+                          Integer(node["lag-limit-bytes"], "kafka.lag-limit-bytes", -1, INT64_MAX));
   }
   if (node["max-throttle-ms"]) {
-    FLOE_ASSIGN_OR_RETURN(int64_t ms, Integer(node["max-throttle-ms"], "kafka.max-throttle-ms", 0,
-                                              60000));
+    FLOE_ASSIGN_OR_RETURN(int64_t ms,
+                          Integer(node["max-throttle-ms"], "kafka.max-throttle-ms", 0, 60000));
     kafka->max_throttle_ms = static_cast<int32_t>(ms);
   }
   if (node["table-catalog"]) {
-    FLOE_ASSIGN_OR_RETURN(kafka->table_catalog, Scalar(node["table-catalog"], "kafka.table-catalog"));
+    FLOE_ASSIGN_OR_RETURN(kafka->table_catalog,
+                          Scalar(node["table-catalog"], "kafka.table-catalog"));
   }
   if (node["table-namespace"]) {
     FLOE_ASSIGN_OR_RETURN(kafka->table_namespace,
@@ -269,7 +269,8 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
                             Scalar(sr["host"], "kafka.schema-registry.host"));
     }
     if (sr["port"]) {
-      FLOE_ASSIGN_OR_RETURN(int64_t port, Integer(sr["port"], "kafka.schema-registry.port", 0, 65535));
+      FLOE_ASSIGN_OR_RETURN(int64_t port,
+                            Integer(sr["port"], "kafka.schema-registry.port", 0, 65535));
       kafka->schema_registry.port = static_cast<uint16_t>(port);
     }
   }
@@ -278,9 +279,9 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
 
 Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   if (root.IsNull()) return Status::OK();  // an empty file: every default
-  FLOE_RETURN_IF_ERROR(CheckKeys(root, "floe.yaml", {"data-dir", "metastore", "default-catalog",
-                                                     "warehouse", "http", "optimizer", "catalogs",
-                                                     "auth", "kafka", "web-dir", "history"}));
+  FLOE_RETURN_IF_ERROR(CheckKeys(root, "floe.yaml",
+                                 {"data-dir", "metastore", "default-catalog", "warehouse", "http",
+                                  "optimizer", "catalogs", "auth", "kafka", "web-dir", "history"}));
   if (root["data-dir"]) {
     FLOE_ASSIGN_OR_RETURN(config->data_dir, Scalar(root["data-dir"], "data-dir"));
   }
@@ -298,19 +299,18 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
     FLOE_ASSIGN_OR_RETURN(config->default_warehouse, Scalar(root["warehouse"], "warehouse"));
   }
   if (const YAML::Node& optimizer = root["optimizer"]; optimizer) {
-    FLOE_RETURN_IF_ERROR(
-        CheckKeys(optimizer, "optimizer",
-                  {"enabled", "threads", "memory-mb", "refresh-interval-ms",
-                   "maintenance-interval-ms",
-                   "heartbeat-timeout-ms", "ack-timeout-ms", "execute-timeout-ms"}));
+    FLOE_RETURN_IF_ERROR(CheckKeys(
+        optimizer, "optimizer",
+        {"enabled", "threads", "memory-mb", "refresh-interval-ms", "maintenance-interval-ms",
+         "heartbeat-timeout-ms", "ack-timeout-ms", "execute-timeout-ms"}));
     if (optimizer["enabled"]) {
       FLOE_ASSIGN_OR_RETURN(config->optimizer_enabled,
                             Boolean(optimizer["enabled"], "optimizer.enabled"));
     }
-    for (auto [key, field] : {std::pair{"heartbeat-timeout-ms",
-                                        &config->optimizer_heartbeat_timeout_ms},
-                              {"ack-timeout-ms", &config->optimizer_ack_timeout_ms},
-                              {"execute-timeout-ms", &config->optimizer_execute_timeout_ms}}) {
+    for (auto [key, field] :
+         {std::pair{"heartbeat-timeout-ms", &config->optimizer_heartbeat_timeout_ms},
+          {"ack-timeout-ms", &config->optimizer_ack_timeout_ms},
+          {"execute-timeout-ms", &config->optimizer_execute_timeout_ms}}) {
       if (optimizer[key]) {
         FLOE_ASSIGN_OR_RETURN(*field, Integer(optimizer[key], fmt::format("optimizer.{}", key),
                                               1000, int64_t{1} << 40));
@@ -322,9 +322,9 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
       config->optimizer_threads = static_cast<int>(threads);
     }
     if (optimizer["memory-mb"]) {
-      FLOE_ASSIGN_OR_RETURN(config->optimizer_memory_mb,
-                            Integer(optimizer["memory-mb"], "optimizer.memory-mb", 0,
-                                    int64_t{1} << 30));
+      FLOE_ASSIGN_OR_RETURN(
+          config->optimizer_memory_mb,
+          Integer(optimizer["memory-mb"], "optimizer.memory-mb", 0, int64_t{1} << 30));
     }
     if (optimizer["refresh-interval-ms"]) {
       FLOE_ASSIGN_OR_RETURN(config->optimizer_refresh_interval_ms,
@@ -338,8 +338,8 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
     }
   }
   if (const YAML::Node& http = root["http"]; http) {
-    FLOE_RETURN_IF_ERROR(CheckKeys(http, "http", {"host", "port", "workers", "max-request-bytes",
-                                                  "access-log"}));
+    FLOE_RETURN_IF_ERROR(
+        CheckKeys(http, "http", {"host", "port", "workers", "max-request-bytes", "access-log"}));
     if (http["host"]) {
       FLOE_ASSIGN_OR_RETURN(config->http_host, Scalar(http["host"], "http.host"));
     }
@@ -352,8 +352,9 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
       config->http_worker_threads = static_cast<int>(workers);
     }
     if (http["max-request-bytes"]) {
-      FLOE_ASSIGN_OR_RETURN(int64_t bytes, Integer(http["max-request-bytes"],
-                                                   "http.max-request-bytes", 1024, int64_t{1} << 32));
+      FLOE_ASSIGN_OR_RETURN(
+          int64_t bytes,
+          Integer(http["max-request-bytes"], "http.max-request-bytes", 1024, int64_t{1} << 32));
       config->max_request_body_bytes = static_cast<size_t>(bytes);
     }
     if (http["access-log"]) {
@@ -371,8 +372,7 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
   }
   if (const YAML::Node& history = root["history"]; history) {
     FLOE_RETURN_IF_ERROR(
-        CheckKeys(history, "history",
-                  {"server-id", "interval-ms", "retention-ms", "max-samples"}));
+        CheckKeys(history, "history", {"server-id", "interval-ms", "retention-ms", "max-samples"}));
     if (history["server-id"]) {
       FLOE_ASSIGN_OR_RETURN(config->history.server_id,
                             Scalar(history["server-id"], "history.server-id"));
@@ -385,8 +385,8 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
           {"retention-ms", &config->history.retention_ms, int64_t{1000}},
           {"max-samples", &config->history.max_samples, int64_t{10}}}) {
       if (history[key]) {
-        FLOE_ASSIGN_OR_RETURN(*field, Integer(history[key], fmt::format("history.{}", key),
-                                              lowest, int64_t{1} << 40));
+        FLOE_ASSIGN_OR_RETURN(*field, Integer(history[key], fmt::format("history.{}", key), lowest,
+                                              int64_t{1} << 40));
       }
     }
   }

@@ -39,7 +39,8 @@ catalogs:
     uri: sqlite:/data/legacy.db
     warehouse: /data/legacy
     properties: {catalog-name: prod}
-)", &config);
+)",
+                               &config);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(config.data_dir, "/srv/floe");
   EXPECT_EQ(config.metastore_uri, "postgresql://u:p@db:5432/floe");
@@ -79,7 +80,8 @@ kafka:
   lag-limit-bytes: -1
   max-throttle-ms: 250
   schema-registry: {host: 0.0.0.0, port: 18081}
-)", &config);
+)",
+                               &config);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(config.kafka.schema_registry.enabled);
   EXPECT_EQ(config.kafka.schema_registry.host, "0.0.0.0");
@@ -120,7 +122,8 @@ history:
   interval-ms: 250
   retention-ms: 3600000
   max-samples: 100
-)", &config);
+)",
+                               &config);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_EQ(config.history.server_id, "floe-eu-1");
   EXPECT_EQ(config.history.interval_ms, 250);
@@ -152,7 +155,8 @@ auth:
     dashboards:
       tokens-sha256: [)" HASH_B R"(]
       catalogs: {"*": read, private: none}
-)", &config);
+)",
+                               &config);
   ASSERT_TRUE(s.ok()) << s.ToString();
   EXPECT_TRUE(config.auth.enabled);
   EXPECT_EQ(config.auth.token_lifetime_seconds, 600);
@@ -215,9 +219,8 @@ TEST(ServerConfig, MistakesNameTheKey) {
 TEST(ServerConfig, EnvironmentOverridesTheFile) {
   ServerConfig config;
   ASSERT_TRUE(ParseServerConfig("data-dir: /from/file\nhttp:\n  port: 9000", &config).ok());
-  std::map<std::string, std::string> env = {{"FLOE_DATA_DIR", "/from/env"},
-                                            {"FLOE_HTTP_PORT", "9100"},
-                                            {"FLOE_METASTORE", ""}};
+  std::map<std::string, std::string> env = {
+      {"FLOE_DATA_DIR", "/from/env"}, {"FLOE_HTTP_PORT", "9100"}, {"FLOE_METASTORE", ""}};
   auto getenv = [&](const char* name) -> const char* {
     auto it = env.find(name);
     return it == env.end() ? nullptr : it->second.c_str();

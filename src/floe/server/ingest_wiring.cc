@@ -23,10 +23,10 @@ Result<std::unique_ptr<ingest::IngestService>> StartIngest(
   options.translator.commit_backlog_bytes = bound > 0 ? bound / 2 : 0;
   options.translator.schema_registry = schemas;
   if (optimizer != nullptr) {
-    options.translator.on_table_changed = [optimizer, catalog = options.catalog](
-                                              const catalog::TableIdentifier& id) {
-      optimizer->NotifyTableChanged(catalog, id);
-    };
+    options.translator.on_table_changed =
+        [optimizer, catalog = options.catalog](const catalog::TableIdentifier& id) {
+          optimizer->NotifyTableChanged(catalog, id);
+        };
   }
   options.log_error = [](const std::string& topic, const Status& status) {
     std::fprintf(stderr, "table topic %s: %s\n", topic.c_str(), status.ToString().c_str());

@@ -14,8 +14,8 @@ namespace {
 constexpr std::array<std::string_view, 5> kRouteNames = {"iceberg_rest", "management", "metrics",
                                                          "health", "other"};
 constexpr std::array<std::string_view, 5> kStatusClasses = {"1xx", "2xx", "3xx", "4xx", "5xx"};
-constexpr std::array<std::string_view, 7> kStatuses = {"idle", "pending", "planning", "minor",
-                                                       "major", "full", "committing"};
+constexpr std::array<std::string_view, 7> kStatuses = {"idle",  "pending", "planning",  "minor",
+                                                       "major", "full",    "committing"};
 
 }  // namespace
 
@@ -79,8 +79,7 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
     w.Sample("floe_optimizer_rows_rewritten_total", {{"group", group}}, counters.rows_rewritten);
     w.Family("floe_optimizer_files_rewritten_total", "counter",
              "Data files the group's processes rewrote.");
-    w.Sample("floe_optimizer_files_rewritten_total", {{"group", group}},
-             counters.files_rewritten);
+    w.Sample("floe_optimizer_files_rewritten_total", {{"group", group}}, counters.files_rewritten);
     w.Family("floe_optimizer_busy_seconds_total", "counter",
              "Time the group's threads spent planning, rewriting and committing.");
     w.Sample("floe_optimizer_busy_seconds_total", {{"group", group}}, counters.busy_seconds);
@@ -117,7 +116,10 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
     for (const auto& [key, n] : counters.processes) {
       const auto& [catalog, ns, table, type, status] = key;
       w.Sample("floe_optimizing_processes_total",
-               {{"catalog", catalog}, {"namespace", ns}, {"table", table}, {"type", type},
+               {{"catalog", catalog},
+                {"namespace", ns},
+                {"table", table},
+                {"type", type},
                 {"status", status}},
                n);
     }
@@ -146,8 +148,7 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
                 {"namespace", r.table_namespace},
                 {"table", r.table_name},
                 {"status", r.status}},
-               r.updated_at_ms > 0 ? static_cast<double>(now_ms - r.updated_at_ms) / 1000.0
-                                   : 0.0);
+               r.updated_at_ms > 0 ? static_cast<double>(now_ms - r.updated_at_ms) / 1000.0 : 0.0);
     }
     w.Family("floe_table_last_optimized_timestamp_seconds", "gauge",
              "When a table was last optimized, by type (Unix time; absent when never).");
@@ -198,9 +199,10 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
       for (const optimize::TableStats& s : stats) {
         const int64_t value = s.*g.field;
         if (value < 0) continue;
-        w.Sample(g.name,
-                 {{"catalog", s.catalog}, {"namespace", s.table_namespace}, {"table", s.table_name}},
-                 value);
+        w.Sample(
+            g.name,
+            {{"catalog", s.catalog}, {"namespace", s.table_namespace}, {"table", s.table_name}},
+            value);
       }
     }
     w.Family("floe_table_health_score", "gauge",
@@ -227,7 +229,8 @@ void Server::WriteTopicMetrics(PrometheusWriter& w) {
   if (!topics.ok()) return;
   w.Family("floe_topic_produced_records", "gauge",
            "Records in the topic's log (log end minus log start, over partitions).");
-  for (const auto& t : *topics) w.Sample("floe_topic_produced_records", {{"topic", t.name}}, t.records);
+  for (const auto& t : *topics)
+    w.Sample("floe_topic_produced_records", {{"topic", t.name}}, t.records);
   w.Family("floe_topic_log_end_offset", "gauge",
            "The sum over partitions of the log end offset: its rate is the produce rate.");
   for (const auto& t : *topics) {

@@ -7,8 +7,8 @@
 #include <utility>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <unistd.h>
+#include <nlohmann/json.hpp>
 
 #include "floe/base/macros.h"
 #include "floe/catalog/sql_catalog.h"
@@ -119,8 +119,7 @@ Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(
     }
     case metastore::CatalogKind::kFilesystem:
       return catalog::OpenCatalog("file:" + record.warehouse, std::move(options));
-    case metastore::CatalogKind::kRest:
-      return catalog::OpenCatalog(record.uri, std::move(options));
+    case metastore::CatalogKind::kRest: return catalog::OpenCatalog(record.uri, std::move(options));
   }
   return Status::Internal("unknown catalog kind");
 }
@@ -163,8 +162,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     auto existing = metastore->LoadCatalog(wanted.name);
     if (existing.ok()) {
       if (existing->kind == wanted.kind && existing->uri == wanted.uri &&
-          existing->warehouse == wanted.warehouse &&
-          existing->properties == wanted.properties) {
+          existing->warehouse == wanted.warehouse && existing->properties == wanted.properties) {
         continue;
       }
       FLOE_RETURN_IF_ERROR(metastore->UpdateCatalog(wanted));
@@ -200,13 +198,12 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   server->s3_metrics_ = std::make_shared<io::s3::S3Metrics>();
   for (const auto& record : records) {
     // Open one catalog now so that a bad record fails the start, not the first request.
-    FLOE_ASSIGN_OR_RETURN(auto first, OpenCatalogFor(record, config.metastore_uri,
-                                                     config.getenv, server->s3_metrics_));
+    FLOE_ASSIGN_OR_RETURN(auto first, OpenCatalogFor(record, config.metastore_uri, config.getenv,
+                                                     server->s3_metrics_));
     auto pool = std::make_shared<catalog::CatalogPool>(
-        record.name, [record, uri = config.metastore_uri, getenv = config.getenv,
-                      metrics = server->s3_metrics_] {
-          return OpenCatalogFor(record, uri, getenv, metrics);
-        });
+        record.name,
+        [record, uri = config.metastore_uri, getenv = config.getenv,
+         metrics = server->s3_metrics_] { return OpenCatalogFor(record, uri, getenv, metrics); });
     { auto lease = catalog::CatalogLease(pool.get(), std::move(first)); }
     server->registry_->Put(std::move(pool));
   }
@@ -274,34 +271,31 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
       registry_options.max_body_bytes = config.max_request_body_bytes;
       registry_options.worker_threads = 2;  // in-memory lookups and one fdatasync per change
       registry_options.access_log = config.access_log;
-      FLOE_ASSIGN_OR_RETURN(
-          server->registry_http_,
-          http::HttpServer::Start(std::move(registry_options),
-                                  [api = server->registry_api_.get()](
-                                      const http::HttpRequest& request) {
-                                    return api->Handle(request);
-                                  }));
+      FLOE_ASSIGN_OR_RETURN(server->registry_http_,
+                            http::HttpServer::Start(std::move(registry_options),
+                                                    [api = server->registry_api_.get()](
+                                                        const http::HttpRequest& request) {
+                                                      return api->Handle(request);
+                                                    }));
     }
-    FLOE_ASSIGN_OR_RETURN(server->ingest_, StartIngest(config, server->registry_,
-                                                       server->kafka_.get(),
-                                                       server->optimizer_.get(),
-                                                       server->schema_registry_.get()));
+    FLOE_ASSIGN_OR_RETURN(server->ingest_,
+                          StartIngest(config, server->registry_, server->kafka_.get(),
+                                      server->optimizer_.get(), server->schema_registry_.get()));
   }
 
   rest::RestCatalogOptions rest_options;
   rest_options.default_catalog = config.default_catalog;
   for (const auto& record : records) server->client_storage_->Put(record);
   rest::CredentialVendorOptions vendor_options;
-  vendor_options.catalog_properties = [storage = server->client_storage_](
-                                          const std::string& name) {
+  vendor_options.catalog_properties = [storage = server->client_storage_](const std::string& name) {
     return storage->Properties(name);
   };
-  vendor_options.catalog_warehouse = [storage = server->client_storage_](
-                                         const std::string& name) {
+  vendor_options.catalog_warehouse = [storage = server->client_storage_](const std::string& name) {
     return storage->Warehouse(name);
   };
-  vendor_options.client_settings = [storage = server->client_storage_](
-                                       const std::string& name) { return storage->Get(name); };
+  vendor_options.client_settings = [storage = server->client_storage_](const std::string& name) {
+    return storage->Get(name);
+  };
   vendor_options.getenv = config.getenv;
   auto vendor = std::make_shared<rest::CredentialVendor>(std::move(vendor_options));
   rest_options.catalog_config_defaults = [vendor](const std::string& name) {
@@ -322,16 +316,17 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   manage_options.metastore_uri = config.metastore_uri;
   manage_options.default_catalog = config.default_catalog;
   manage_options.open_catalog = [uri = config.metastore_uri, getenv = config.getenv,
-                                 metrics = server->s3_metrics_](
-                                    const metastore::CatalogRecord& record) {
+                                 metrics =
+                                     server->s3_metrics_](const metastore::CatalogRecord& record) {
     return OpenCatalogFor(record, uri, getenv, metrics);
   };
-  manage_options.on_catalog_saved = [storage = server->client_storage_](
-                                        const metastore::CatalogRecord& record) {
-    storage->Put(record);
+  manage_options.on_catalog_saved =
+      [storage = server->client_storage_](const metastore::CatalogRecord& record) {
+        storage->Put(record);
+      };
+  manage_options.on_catalog_removed = [storage = server->client_storage_](const std::string& name) {
+    storage->Remove(name);
   };
-  manage_options.on_catalog_removed = [storage = server->client_storage_](
-                                          const std::string& name) { storage->Remove(name); };
   manage_options.optimizer = server->optimizer_.get();
   manage_options.settings_json = SettingsJson(config);
   manage_options.on_table_changed = rest_options.on_table_changed;
@@ -354,11 +349,11 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   http_options.inline_handler = [raw](const http::HttpRequest& request) {
     return raw->HandleInline(request);
   };
-  FLOE_ASSIGN_OR_RETURN(server->http_,
-                        http::HttpServer::Start(std::move(http_options),
-                                                [raw](const http::HttpRequest& request) {
-                                                  return raw->Handle(request);
-                                                }));
+  FLOE_ASSIGN_OR_RETURN(
+      server->http_,
+      http::HttpServer::Start(std::move(http_options), [raw](const http::HttpRequest& request) {
+        return raw->Handle(request);
+      }));
   // After the listener, whose bound port names this server's history series by default.
   manage::HistoryOptions history_options;
   const ServerConfig& cfg = server->config_;
@@ -477,18 +472,16 @@ http::HttpResponse Server::HandleCatalogRequest(const http::HttpRequest& request
   if (!principal.ok()) return Unauthorized(request, principal.status());
   http::HttpResponse response;
   std::optional<rest::RouteTarget> target = rest_->Target(request);
-  Status allowed =
-      target ? auth::Authenticator::Authorize(
-                   **principal, target->catalog,
-                   target->writes ? auth::Access::kWrite : auth::Access::kRead)
-             : Status::OK();
+  Status allowed = target ? auth::Authenticator::Authorize(
+                                **principal, target->catalog,
+                                target->writes ? auth::Access::kWrite : auth::Access::kRead)
+                          : Status::OK();
   if (allowed.ok()) {
     // Vended credentials carry the principal's access: read-only for readers.
     rest::CallerContext caller;
     caller.may_write =
-        target && auth::Authenticator::Authorize(**principal, target->catalog,
-                                                 auth::Access::kWrite)
-                      .ok();
+        target &&
+        auth::Authenticator::Authorize(**principal, target->catalog, auth::Access::kWrite).ok();
     response = rest_->Handle(request, caller);
   } else {
     response = rest::ErrorResponse(403, "ForbiddenException", allowed.message());
@@ -516,14 +509,13 @@ http::HttpResponse Server::HandleManagementRequest(const http::HttpRequest& requ
   const auth::Principal& who = **principal;
   http::HttpResponse response;
   std::optional<rest::RouteTarget> target = manage_->Target(request);
-  const auth::Access needed =
-      target && target->writes ? auth::Access::kWrite : auth::Access::kRead;
+  const auth::Access needed = target && target->writes ? auth::Access::kWrite : auth::Access::kRead;
   Status allowed =
       target ? auth::Authenticator::Authorize(who, target->catalog, needed) : Status::OK();
   if (allowed.ok()) {
     response = manage_->Handle(request, [&who](std::string_view catalog, bool write) {
-      return auth::Authenticator::Authorize(
-                 who, catalog, write ? auth::Access::kWrite : auth::Access::kRead)
+      return auth::Authenticator::Authorize(who, catalog,
+                                            write ? auth::Access::kWrite : auth::Access::kRead)
           .ok();
     });
   } else {

@@ -33,10 +33,10 @@
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http_server.h"
-#include "floe/io/s3/s3_metrics.h"
 #include "floe/ingest/ingest_service.h"
 #include "floe/ingest/schema_registry.h"
 #include "floe/ingest/schema_registry_api.h"
+#include "floe/io/s3/s3_metrics.h"
 #include "floe/kafka/kafka_server.h"
 #include "floe/manage/history_recorder.h"
 #include "floe/manage/management_api.h"
@@ -184,8 +184,7 @@ class Server {
   // listings; nullopt sends the request on to Handle.
   std::optional<http::HttpResponse> HandleInline(const http::HttpRequest& request);
   std::optional<http::HttpResponse> CachedCatalogRequest(const http::HttpRequest& request);
-  void CountRequest(std::string_view path, std::chrono::steady_clock::time_point start,
-                    int status);
+  void CountRequest(std::string_view path, std::chrono::steady_clock::time_point start, int status);
   http::HttpResponse Route(const http::HttpRequest& request);
 
   http::HttpResponse HandleCatalogRequest(const http::HttpRequest& request);

@@ -251,7 +251,8 @@ TEST_F(ServerTest, AuthenticationAndPerCatalogAccess) {
 
   EXPECT_NE(log.find("\"principal\":\"etl\""), std::string::npos) << log;
   EXPECT_NE(log.find("\"principal\":\"reader\""), std::string::npos) << log;
-  for (const std::string& secret : {std::string("etl-secret"), std::string("reader-token"), token}) {
+  for (const std::string& secret :
+       {std::string("etl-secret"), std::string("reader-token"), token}) {
     EXPECT_EQ(log.find(secret), std::string::npos) << log;
   }
   EXPECT_TRUE(std::filesystem::exists(dir_ / "auth-token.key"));

@@ -78,8 +78,7 @@ std::string_view ContentTypeFor(std::string_view name) {
   }};
   std::string_view ext = Extension(name);
   for (const auto& [e, type] : kTypes) {
-    if (ext.size() == e.size() &&
-        std::equal(ext.begin(), ext.end(), e.begin(), [](char a, char b) {
+    if (ext.size() == e.size() && std::equal(ext.begin(), ext.end(), e.begin(), [](char a, char b) {
           return (a >= 'A' && a <= 'Z' ? a - 'A' + 'a' : a) == b;
         })) {
       return type;

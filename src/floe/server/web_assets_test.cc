@@ -46,8 +46,7 @@ TEST_F(WebAssetsTest, ServesFilesWithTheirContentTypes) {
   EXPECT_EQ(js.status, 200);
   EXPECT_EQ(js.body, "console.log(1)");
   EXPECT_EQ(js.content_type, "text/javascript; charset=utf-8");
-  EXPECT_EQ(assets_->Serve(Get("/assets/index-9b1c.css")).content_type,
-            "text/css; charset=utf-8");
+  EXPECT_EQ(assets_->Serve(Get("/assets/index-9b1c.css")).content_type, "text/css; charset=utf-8");
   EXPECT_EQ(assets_->Serve(Get("/favicon.svg")).content_type, "image/svg+xml");
   auto root = assets_->Serve(Get("/"));
   EXPECT_EQ(root.status, 200);

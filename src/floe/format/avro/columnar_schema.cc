@@ -68,20 +68,16 @@ class TypeMapper {
           return Status::Unimplemented("decimal precision {} exceeds 38", node.precision());
         }
         return col::Decimal128(node.precision(), node.scale());
-      case LogicalType::kUuid:
-        return node.type() == AvroType::kFixed ? col::Uuid() : col::String();
+      case LogicalType::kUuid: return node.type() == AvroType::kFixed ? col::Uuid() : col::String();
       case LogicalType::kDate: return col::Date32();
       case LogicalType::kTimeMillis: return col::Time(col::TimeUnit::kMilli);
       case LogicalType::kTimeMicros: return col::Time(col::TimeUnit::kMicro);
       case LogicalType::kTimestampMillis: return col::Timestamp(col::TimeUnit::kMilli, true);
       case LogicalType::kTimestampMicros: return col::Timestamp(col::TimeUnit::kMicro, true);
       case LogicalType::kTimestampNanos: return col::Timestamp(col::TimeUnit::kNano, true);
-      case LogicalType::kLocalTimestampMillis:
-        return col::Timestamp(col::TimeUnit::kMilli, false);
-      case LogicalType::kLocalTimestampMicros:
-        return col::Timestamp(col::TimeUnit::kMicro, false);
-      case LogicalType::kLocalTimestampNanos:
-        return col::Timestamp(col::TimeUnit::kNano, false);
+      case LogicalType::kLocalTimestampMillis: return col::Timestamp(col::TimeUnit::kMilli, false);
+      case LogicalType::kLocalTimestampMicros: return col::Timestamp(col::TimeUnit::kMicro, false);
+      case LogicalType::kLocalTimestampNanos: return col::Timestamp(col::TimeUnit::kNano, false);
       case LogicalType::kDuration: return col::FixedBinary(12);
       case LogicalType::kNone: break;
     }

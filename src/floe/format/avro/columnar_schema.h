@@ -26,11 +26,11 @@ namespace floe::format::avro {
 
 // How a union maps to columns.
 struct UnionShape {
-  int null_branch = -1;   // index of the "null" branch, or -1
+  int null_branch = -1;  // index of the "null" branch, or -1
   // For a union of at most one non-null branch and optionally null: that branch (-1 for
   // ["null"] and []); the union maps to its type, nullable when null_branch >= 0.
   int value_branch = -1;
-  bool dense = false;     // otherwise: a dense Union column whose member i is branch i
+  bool dense = false;  // otherwise: a dense Union column whose member i is branch i
 };
 UnionShape ClassifyUnion(const Node& node);
 

@@ -87,7 +87,7 @@ struct BlockInfo {
   uint64_t offset = 0;       // of the block's record count
   uint64_t data_offset = 0;  // of its data
   int64_t record_count = 0;
-  int64_t size_bytes = 0;    // of the (compressed) data
+  int64_t size_bytes = 0;  // of the (compressed) data
 };
 
 class ContainerReader {
@@ -191,9 +191,9 @@ class ContainerWriter {
   std::unique_ptr<Codec> compressor_;
   std::unique_ptr<DatumWriter> datum_writer_;
   columnar::SchemaPtr datum_writer_columns_;
-  Buffer pending_;      // encoded records of the open block
+  Buffer pending_;  // encoded records of the open block
   int64_t pending_records_ = 0;
-  Buffer scratch_;      // compressed block
+  Buffer scratch_;  // compressed block
   int64_t records_written_ = 0;
   bool closed_ = false;
 };

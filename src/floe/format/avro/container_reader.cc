@@ -92,8 +92,7 @@ Status ContainerReader::ReadHeader() {
   // Magic, an empty metadata map and the sync marker: the smallest possible header.
   constexpr uint64_t kMinHeaderBytes = 4 + 1 + 16;
   if (file_size_ < kMinHeaderBytes) {
-    return Status::Corrupt("{} bytes are too few for an avro object container file",
-                           file_size_);
+    return Status::Corrupt("{} bytes are too few for an avro object container file", file_size_);
   }
   // The header's length is only known by parsing it: read a prefix and grow it until the
   // parse succeeds or the whole file (or the limit) was tried.
@@ -221,9 +220,7 @@ Status ContainerReader::Decompress(std::span<const uint8_t> data, uint64_t offse
   block_.Clear();
   Status s;
   switch (codec_) {
-    case AvroCodec::kNull:
-      block_reader_ = ByteReader(data);
-      return Status::OK();
+    case AvroCodec::kNull: block_reader_ = ByteReader(data); return Status::OK();
     case AvroCodec::kSnappy: {
       // Spec: the compressed block is followed by the CRC-32 of the uncompressed data.
       if (data.size() < 4) {
@@ -284,8 +281,8 @@ Result<std::optional<columnar::RecordBatch>> ContainerReader::Next() {
     if (!more.ok()) return fail(std::move(more).status());
     if (!*more) return std::optional<columnar::RecordBatch>();
     if (block_remaining_ == 0 && !block_reader_.empty()) {
-      return fail(Status::Corrupt("block at offset {} has no records but {} bytes",
-                                  block_offset_, block_reader_.remaining()));
+      return fail(Status::Corrupt("block at offset {} has no records but {} bytes", block_offset_,
+                                  block_reader_.remaining()));
     }
   }
   int64_t n = std::min(options_.batch_rows, block_remaining_);

@@ -237,12 +237,12 @@ TEST_F(ContainerTest, MalformedFilesAreCorrupt) {
   };
   for (const auto& c : cases) {
     auto json = ReadAll(Unhex(c.hex));
-    EXPECT_EQ(CodeOf(json), StatusCode::kCorrupt) << c.name << ": "
-                                                  << (json.ok() ? *json : json.status().ToString());
+    EXPECT_EQ(CodeOf(json), StatusCode::kCorrupt)
+        << c.name << ": " << (json.ok() ? *json : json.status().ToString());
   }
   // Without avro.schema, or with an invalid one.
-  std::string no_schema = "4f 62 6a 01 02 14 61 76 72 6f 2e 63 6f 64 65 63 08 6e 75 6c 6c 00" +
-                          std::string(kSync);
+  std::string no_schema =
+      "4f 62 6a 01 02 14 61 76 72 6f 2e 63 6f 64 65 63 08 6e 75 6c 6c 00" + std::string(kSync);
   EXPECT_EQ(CodeOf(ReadAll(Unhex(no_schema))), StatusCode::kCorrupt);
   std::string bad_schema =
       "4f 62 6a 01 02 16 61 76 72 6f 2e 73 63 68 65 6d 61 06 22 78 22 00" + std::string(kSync);

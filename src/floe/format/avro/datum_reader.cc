@@ -39,13 +39,13 @@ enum class Op : uint8_t {
   kEnum,          // symbol index into a BinaryBuilder, through the symbol table
   kDecimalBytes,  // into FixedWidthBuilder<__int128>
   kDecimalFixed,
-  kRecord,        // StructBuilder
-  kArray,         // ListBuilder (a List, or a Map from an Iceberg map array)
-  kMap,           // ListBuilder of a Map
-  kUnion,         // writer union: the branch index picks a plan for the same builder
-  kUnionMember,   // reader dense union: append member `size`, decode into it
-  kDefault,       // decode the constant (an encoded default) with plan `child`
-  kFail,          // a writer union branch the reader cannot take
+  kRecord,       // StructBuilder
+  kArray,        // ListBuilder (a List, or a Map from an Iceberg map array)
+  kMap,          // ListBuilder of a Map
+  kUnion,        // writer union: the branch index picks a plan for the same builder
+  kUnionMember,  // reader dense union: append member `size`, decode into it
+  kDefault,      // decode the constant (an encoded default) with plan `child`
+  kFail,         // a writer union branch the reader cannot take
   // Consume a writer value the reader does not want.
   kSkipNothing,
   kSkipBool,
@@ -119,9 +119,7 @@ void AppendNullTo(BuilderKind kind, col::ArrayBuilder* b) {
       static_cast<col::FixedWidthBuilder<__int128>*>(b)->AppendNull();
       return;
     case BuilderKind::kBinary: static_cast<col::BinaryBuilder*>(b)->AppendNull(); return;
-    case BuilderKind::kFixedBinary:
-      static_cast<col::FixedBinaryBuilder*>(b)->AppendNull();
-      return;
+    case BuilderKind::kFixedBinary: static_cast<col::FixedBinaryBuilder*>(b)->AppendNull(); return;
     case BuilderKind::kStruct: static_cast<col::StructBuilder*>(b)->AppendNull(); return;
     case BuilderKind::kList: static_cast<col::ListBuilder*>(b)->AppendNull(); return;
     case BuilderKind::kUnion: static_cast<col::UnionBuilder*>(b)->AppendNull(); return;
@@ -328,8 +326,8 @@ class PlanCompiler {
       }
       Status last = Mismatch(w, r);
       for (int m : BranchCandidates(w, r)) {
-        Result<int32_t> child = Resolve(w, r.branch(static_cast<size_t>(m)),
-                                        t->child(static_cast<size_t>(m)).type);
+        Result<int32_t> child =
+            Resolve(w, r.branch(static_cast<size_t>(m)), t->child(static_cast<size_t>(m)).type);
         if (!child.ok()) {
           last = std::move(child).status();
           continue;
@@ -349,8 +347,8 @@ class PlanCompiler {
                              const std::vector<col::Field>& columns) {
     const auto& wf = w.fields();
     const auto& rf = r.fields();
-    bool writer_has_ids = std::any_of(wf.begin(), wf.end(),
-                                      [](const RecordField& f) { return f.field_id(); });
+    bool writer_has_ids =
+        std::any_of(wf.begin(), wf.end(), [](const RecordField& f) { return f.field_id(); });
     std::vector<int32_t> writer_to_out(wf.size(), -1);
     std::vector<bool> matched(selected.size(), false);
     for (size_t k = 0; k < selected.size(); ++k) {
@@ -461,8 +459,7 @@ class PlanCompiler {
     return Status::InvalidArgument("the writer's schema lacks the field and it has no default");
   }
 
-  Result<int32_t> ResolveLeafOrContainer(const Node& w, const Node& r,
-                                         const col::DataTypePtr& t) {
+  Result<int32_t> ResolveLeafOrContainer(const Node& w, const Node& r, const col::DataTypePtr& t) {
     AvroType wt = w.type();
     AvroType rt = r.type();
     switch (wt) {
@@ -504,11 +501,11 @@ class PlanCompiler {
         return Leaf(Op::kBytes, t, BuilderKind::kBinary);
       case AvroType::kFixed: {
         if (rt != AvroType::kFixed || w.fixed_size() != r.fixed_size()) break;
-        Result<int32_t> idx = t->id() == col::TypeId::kDecimal128
-                                  ? (SameDecimal(w, r)
-                                         ? Leaf(Op::kDecimalFixed, t, BuilderKind::kInt128)
-                                         : Result<int32_t>(Mismatch(w, r)))
-                                  : Leaf(Op::kFixed, t, BuilderKind::kFixedBinary);
+        Result<int32_t> idx =
+            t->id() == col::TypeId::kDecimal128
+                ? (SameDecimal(w, r) ? Leaf(Op::kDecimalFixed, t, BuilderKind::kInt128)
+                                     : Result<int32_t>(Mismatch(w, r)))
+                : Leaf(Op::kFixed, t, BuilderKind::kFixedBinary);
         if (idx.ok()) at(*idx).size = w.fixed_size();
         return idx;
       }
@@ -517,8 +514,7 @@ class PlanCompiler {
         FLOE_ASSIGN_OR_RETURN(int32_t idx, Leaf(Op::kEnum, t, BuilderKind::kBinary));
         PlanNode& node = at(idx);
         for (const auto& s : w.symbols()) {
-          bool found =
-              std::find(r.symbols().begin(), r.symbols().end(), s) != r.symbols().end();
+          bool found = std::find(r.symbols().begin(), r.symbols().end(), s) != r.symbols().end();
           if (found) {
             node.symbols.push_back(s);
             node.symbol_ok.push_back(1);
@@ -666,8 +662,8 @@ Result<int64_t> DatumReader::ReadBlockCount(ByteReader& in, int64_t min_item_siz
   if (count == 0) return count;
   if (min_item_size > 0) {
     if (count > static_cast<int64_t>(in.remaining()) / min_item_size) {
-      return Status::Corrupt("block of {} items needs at least {} bytes each, {} bytes left",
-                             count, min_item_size, in.remaining());
+      return Status::Corrupt("block of {} items needs at least {} bytes each, {} bytes left", count,
+                             min_item_size, in.remaining());
     }
   } else {
     zero_size_budget_ -= count;
@@ -777,8 +773,7 @@ Status DatumReader::Decode(int32_t idx, ByteReader& in, col::ArrayBuilder* b, in
     case Op::kEnum: {
       FLOE_ASSIGN_OR_RETURN(int32_t i, in.ReadZigZag32());
       if (i < 0 || static_cast<size_t>(i) >= node.symbols.size()) {
-        return Status::Corrupt("enum index {} out of range for {} symbols", i,
-                               node.symbols.size());
+        return Status::Corrupt("enum index {} out of range for {} symbols", i, node.symbols.size());
       }
       if (!node.symbol_ok[static_cast<size_t>(i)]) {
         return Status::InvalidArgument("writer enum symbol {} has no counterpart in '{}'", i,
@@ -893,8 +888,8 @@ Status DatumReader::Skip(int32_t idx, ByteReader& in, int depth) {
         }
         if (node.min_item_size > 0) {
           if (count > static_cast<int64_t>(in.remaining()) / node.min_item_size) {
-            return Status::Corrupt("block of {} items needs at least {} bytes each, {} left",
-                                   count, node.min_item_size, in.remaining());
+            return Status::Corrupt("block of {} items needs at least {} bytes each, {} left", count,
+                                   node.min_item_size, in.remaining());
           }
         } else {
           zero_size_budget_ -= count;

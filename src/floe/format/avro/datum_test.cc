@@ -104,7 +104,8 @@ TEST(AvroBinary, UnionFromTheSpec) {
 }
 
 TEST(AvroBinary, DenseUnions) {
-  const char* schema = R"(["null","int","string",{"type":"record","name":"ns.R","fields":[{"name":"x","type":"int"}]},{"type":"array","items":"int"}])";
+  const char* schema =
+      R"(["null","int","string",{"type":"record","name":"ns.R","fields":[{"name":"x","type":"int"}]},{"type":"array","items":"int"}])";
   ExpectRoundTrip(schema, "00 02 0a 04 02 61 06 02 08 02 02 00", 5,
                   "null\n{\"int\":5}\n{\"string\":\"a\"}\n{\"ns.R\":{\"x\":1}}\n{\"array\":[1]}\n");
   SchemaPtr s = Parse(schema);
@@ -125,15 +126,16 @@ TEST(AvroBinary, NestedRecordsArraysAndMaps) {
     {"name":"inner","type":["null","Tag"]}]})";
   // id=1, tags=[{k:"a", v:null}, {k:"b", v:0.5}], attrs={"x":[1,2]}, inner={k:"c",v:null}
   // then id=2, tags=[], attrs={}, inner=null.
-  ExpectRoundTrip(schema,
-                  "02 04 02 61 00 02 62 02 00 00 00 00 00 00 e0 3f 00"
-                  " 02 02 78 04 02 04 00 00"
-                  " 02 02 63 00"
-                  " 04 00 00 00",
-                  2,
-                  "{\"id\":1,\"tags\":[{\"k\":\"a\",\"v\":null},{\"k\":\"b\",\"v\":{\"double\":0.5}}],"
-                  "\"attrs\":{\"x\":[1,2]},\"inner\":{\"Tag\":{\"k\":\"c\",\"v\":null}}}\n"
-                  "{\"id\":2,\"tags\":[],\"attrs\":{},\"inner\":null}\n");
+  ExpectRoundTrip(
+      schema,
+      "02 04 02 61 00 02 62 02 00 00 00 00 00 00 e0 3f 00"
+      " 02 02 78 04 02 04 00 00"
+      " 02 02 63 00"
+      " 04 00 00 00",
+      2,
+      "{\"id\":1,\"tags\":[{\"k\":\"a\",\"v\":null},{\"k\":\"b\",\"v\":{\"double\":0.5}}],"
+      "\"attrs\":{\"x\":[1,2]},\"inner\":{\"Tag\":{\"k\":\"c\",\"v\":null}}}\n"
+      "{\"id\":2,\"tags\":[],\"attrs\":{},\"inner\":null}\n");
 }
 
 TEST(AvroBinary, DecimalsUseTwosComplementBigEndian) {
@@ -210,7 +212,9 @@ TEST(AvroBinary, LogicalTypesMapToColumnarTypes) {
 
   std::string uuid = "00112233445566778899aabbccddeeff";
   std::string hex = "c6 01 02 04 06 08 0a 0c 0e 10 48 " +
-                    std::string("34 36 62 36 31 30 33 62 2d 33 38 64 66 2d 34 37 37 30 2d 38 32 35 39 2d 33 63 37 35 63 36 31 61 31 34 65 33 ") +
+                    std::string(
+                        "34 36 62 36 31 30 33 62 2d 33 38 64 66 2d 34 37 37 30 2d 38 32 35 39 2d "
+                        "33 63 37 35 63 36 31 61 31 34 65 33 ") +
                     uuid + " 01 00 00 00 02 00 00 00 03 00 00 00 02 04 03 e8 00";
   // date 99, time-millis 1, time-micros 2, ..., the uuid string, the uuid fixed, duration
   // (1 month, 2 days, 3 ms), decimal 1000 (03 e8), enum X.
@@ -251,10 +255,11 @@ TEST(AvroBinary, IcebergMapArraysBecomeMaps) {
 
   // column_sizes = {1: 100, 2: 200}, ids = [7], props = {"a": null}; then all empty/null.
   std::string hex = "02 04 02 c8 01 04 90 03 00 02 0e 00 02 02 61 00 00   00 00 00";
-  ExpectRoundTrip(s->ToJson(), hex, 2,
-                  "{\"column_sizes\":{\"array\":[{\"key\":1,\"value\":100},{\"key\":2,\"value\":200}]},"
-                  "\"ids\":[7],\"props\":{\"a\":null}}\n"
-                  "{\"column_sizes\":null,\"ids\":[],\"props\":{}}\n");
+  ExpectRoundTrip(
+      s->ToJson(), hex, 2,
+      "{\"column_sizes\":{\"array\":[{\"key\":1,\"value\":100},{\"key\":2,\"value\":200}]},"
+      "\"ids\":[7],\"props\":{\"a\":null}}\n"
+      "{\"column_sizes\":null,\"ids\":[],\"props\":{}}\n");
 }
 
 TEST(AvroBinary, TopLevelNonRecordsAreOneColumnNamedValue) {
@@ -272,19 +277,19 @@ TEST(AvroBinary, MalformedInputIsCorruptNotACrash) {
     const char* schema;
     const char* hex;
   } cases[] = {
-      {R"("string")", "06 66"},                        // truncated
-      {R"("string")", "01"},                           // negative length
+      {R"("string")", "06 66"},                         // truncated
+      {R"("string")", "01"},                            // negative length
       {R"("bytes")", "fe ff ff ff ff ff ff ff ff 01"},  // length far beyond the data
       {R"("boolean")", "02"},
       {R"("long")", "ff ff ff ff ff ff ff ff ff ff 01"},  // varint longer than 10 bytes
-      {R"("int")", "ff ff ff ff 1f"},                      // int beyond 32 bits
+      {R"("int")", "ff ff ff ff 1f"},                     // int beyond 32 bits
       {R"("float")", "00 00"},
       {R"(["null","string"])", "04"},  // branch 2 of 2
       {R"(["null","string"])", "01"},  // branch -1
       {R"({"type":"enum","name":"E","symbols":["A"]})", "02"},
       {R"({"type":"fixed","name":"F","size":4})", "01 02 03"},
       {R"({"type":"array","items":"long"})", "fe ff ff ff ff ff ff ff 7f"},  // huge count
-      {R"({"type":"array","items":"long"})", "04 02"},                        // truncated
+      {R"({"type":"array","items":"long"})", "04 02"},                       // truncated
       {R"({"type":"array","items":"long"})", "01 80 80 80 80 80 80 80 80 80 01"},
       {R"({"type":"map","values":"int"})", "fe ff ff ff 0f 02 61"},
       {R"({"type":"array","items":"null"})", "fe ff ff ff ff ff ff ff 7f 00"},  // zero-size items
@@ -294,8 +299,8 @@ TEST(AvroBinary, MalformedInputIsCorruptNotACrash) {
     SchemaPtr s = Parse(c.schema);
     ASSERT_NE(s, nullptr);
     auto batch = Decode(*s, Unhex(c.hex), 1);
-    EXPECT_EQ(batch.status().code(), StatusCode::kCorrupt) << c.schema << " " << c.hex << " "
-                                                            << batch.status().ToString();
+    EXPECT_EQ(batch.status().code(), StatusCode::kCorrupt)
+        << c.schema << " " << c.hex << " " << batch.status().ToString();
   }
 }
 
@@ -328,8 +333,7 @@ TEST(AvroBinary, EncoderRejectsValuesTheSchemaCannotHold) {
   EXPECT_EQ(Hex(*ok), "0a 02 ff");
   EXPECT_EQ(Encode(*s, make_batch(true, "B", 1)).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(Encode(*s, make_batch(false, "C", 1)).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(Encode(*s, make_batch(false, "A", 300)).status().code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(Encode(*s, make_batch(false, "A", 300)).status().code(), StatusCode::kInvalidArgument);
   // A column that is missing or of the wrong type fails at Make.
   col::Schema wrong({col::Field("a", col::String(), false)});
   EXPECT_EQ(DatumWriter::Make(*s, wrong).status().code(), StatusCode::kInvalidArgument);

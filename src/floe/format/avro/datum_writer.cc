@@ -18,23 +18,23 @@ namespace {
 constexpr int kMaxEncodeDepth = 512;
 
 enum class EncOp : uint8_t {
-  kNothing,      // null: no bytes
+  kNothing,  // null: no bytes
   kBool,
-  kInt32,        // Int32 / Date32 / Time32 as int or long
-  kInt64,        // Int64 / Timestamp / Time64 as long
+  kInt32,  // Int32 / Date32 / Time32 as int or long
+  kInt64,  // Int64 / Timestamp / Time64 as long
   kFloat32,
   kFloat64,
   kFloat32AsDouble,
-  kBinary,       // String / Binary as bytes or string
-  kFixed,        // FixedBinary / Uuid as fixed
-  kEnum,         // String as the symbol's index
+  kBinary,  // String / Binary as bytes or string
+  kFixed,   // FixedBinary / Uuid as fixed
+  kEnum,    // String as the symbol's index
   kDecimalBytes,
   kDecimalFixed,
-  kRecord,       // Struct; `columns` maps fields to children
-  kList,         // List, or Map as an Iceberg map array (items are the entries struct)
-  kMap,          // Map with string keys
-  kNullable,     // union of null and one type: the column's validity picks the branch
-  kDense,        // dense Union: the type id is the branch
+  kRecord,    // Struct; `columns` maps fields to children
+  kList,      // List, or Map as an Iceberg map array (items are the entries struct)
+  kMap,       // Map with string keys
+  kNullable,  // union of null and one type: the column's validity picks the branch
+  kDense,     // dense Union: the type id is the branch
 };
 
 // Lets the enum table be searched with a string_view, without building a string per value.
@@ -61,7 +61,7 @@ struct DatumWriter::PlanNode {
   std::vector<int32_t> children;  // record fields, union branches
   std::vector<int32_t> columns;   // record: the struct child of each field
   std::unordered_map<std::string, int32_t, StringViewHash, std::equal_to<>> symbols;  // enum
-  std::string name;                                  // for messages
+  std::string name;  // for messages
 };
 
 class EncodeCompiler {
@@ -135,9 +135,9 @@ class EncodeCompiler {
         std::vector<int32_t> children;
         for (size_t k = 0; k < node.fields().size(); ++k) {
           const RecordField& f = node.fields()[k];
-          FLOE_ASSIGN_OR_RETURN(
-              int32_t c, Compile(f.type(), t->child(static_cast<size_t>(columns[k])).type,
-                                 name + "." + f.name()));
+          FLOE_ASSIGN_OR_RETURN(int32_t c,
+                                Compile(f.type(), t->child(static_cast<size_t>(columns[k])).type,
+                                        name + "." + f.name()));
           children.push_back(c);
         }
         int32_t idx = Add(EncOp::kRecord, name);
@@ -200,9 +200,8 @@ class EncodeCompiler {
     if (!shape.dense) {
       int32_t child = -1;
       if (shape.value_branch >= 0) {
-        FLOE_ASSIGN_OR_RETURN(child,
-                              Compile(node.branch(static_cast<size_t>(shape.value_branch)), t,
-                                      name));
+        FLOE_ASSIGN_OR_RETURN(
+            child, Compile(node.branch(static_cast<size_t>(shape.value_branch)), t, name));
       }
       int32_t idx = Add(EncOp::kNullable, name);
       at(idx).child = child;
@@ -211,8 +210,8 @@ class EncodeCompiler {
       return idx;
     }
     if (t->id() != col::TypeId::kUnion || t->children().size() != node.num_branches()) {
-      return Status::InvalidArgument("'{}': a {} column cannot be written as a union of {}",
-                                     name, t->ToString(), node.num_branches());
+      return Status::InvalidArgument("'{}': a {} column cannot be written as a union of {}", name,
+                                     t->ToString(), node.num_branches());
     }
     std::vector<int32_t> children;
     for (size_t i = 0; i < node.num_branches(); ++i) {
@@ -236,8 +235,8 @@ Result<std::unique_ptr<DatumWriter>> DatumWriter::Make(const Schema& schema,
   EncodeCompiler compiler(&dw->plan_);
   const Node& root = schema.root();
   if (root.type() == AvroType::kRecord) {
-    FLOE_RETURN_IF_ERROR(EncodeCompiler::MatchFields(root, columns.fields(), "",
-                                                     &dw->root_columns_));
+    FLOE_RETURN_IF_ERROR(
+        EncodeCompiler::MatchFields(root, columns.fields(), "", &dw->root_columns_));
     // The root record's plan: one child plan per field, its column from root_columns_.
     std::vector<int32_t> children;
     for (size_t k = 0; k < root.fields().size(); ++k) {
@@ -282,8 +281,7 @@ Status DatumWriter::Encode(int32_t idx, const col::Array& a, int64_t i, Buffer* 
   if (node.op == EncOp::kNullable) {
     if (a.IsNull(i)) {
       if (node.null_branch < 0) {
-        return Status::InvalidArgument("'{}': null value but the type is not nullable",
-                                       node.name);
+        return Status::InvalidArgument("'{}': null value but the type is not nullable", node.name);
       }
       AppendInt(out, node.null_branch);
       return Status::OK();

@@ -294,8 +294,8 @@ Status WriteValue(const Node& node, const col::Array& a, int64_t i, JsonWriter& 
           return Status::OK();
         }
         std::string fixed(static_cast<size_t>(node.fixed_size()), '\0');
-        FLOE_RETURN_IF_ERROR(DecimalToFixedBytes(v, node.fixed_size(),
-                                                 reinterpret_cast<uint8_t*>(fixed.data())));
+        FLOE_RETURN_IF_ERROR(
+            DecimalToFixedBytes(v, node.fixed_size(), reinterpret_cast<uint8_t*>(fixed.data())));
         WriteLatin1String(fixed, w);
         return Status::OK();
       }
@@ -354,8 +354,7 @@ Status EncodeDefaultValue(const Node& node, std::string_view json, Buffer* out) 
   }
 }
 
-Status WriteJsonValue(const Node& node, const col::Array& array, int64_t row,
-                      JsonWriter& writer) {
+Status WriteJsonValue(const Node& node, const col::Array& array, int64_t row, JsonWriter& writer) {
   return WriteValue(node, array, row, writer, 0);
 }
 

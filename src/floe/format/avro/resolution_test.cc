@@ -85,14 +85,14 @@ TEST(AvroResolution, WriterFieldsTheReaderLacksAreSkipped) {
     {"name":"n","type":"null"})");
   std::string reader = Rec(R"({"name":"want","type":"int"})");
   std::string hex =
-      "06 61 62 63"                      // s = "abc"
-      " 04 02 04 00"                     // arr = [1, 2]
-      " 03 04 02 04 00"                  // blocked = [1, 2] as count -2, size 2
-      " 02 02 6b 00 00 80 3f 01 00"      // m = {"k": {1.0, true}}
-      " 04 aa bb"                        // u = fixed
-      " 02"                              // e = B
-      " 02 02 04 02 06 00"               // list = 1 -> 2 -> 3
-      " 54";                             // want = 42
+      "06 61 62 63"                  // s = "abc"
+      " 04 02 04 00"                 // arr = [1, 2]
+      " 03 04 02 04 00"              // blocked = [1, 2] as count -2, size 2
+      " 02 02 6b 00 00 80 3f 01 00"  // m = {"k": {1.0, true}}
+      " 04 aa bb"                    // u = fixed
+      " 02"                          // e = B
+      " 02 02 04 02 06 00"           // list = 1 -> 2 -> 3
+      " 54";                         // want = 42
   EXPECT_EQ(ReadAs(writer, reader, hex, 1), "{\"want\":42}\n");
 }
 
@@ -127,8 +127,8 @@ TEST(AvroResolution, ReaderAliasesMatchOldWriterNames) {
 TEST(AvroResolution, IcebergFieldIdsWinOverNames) {
   // The column with id 1 was renamed a -> b; id 2 was dropped and a new column named "a"
   // (id 3) was added: it must not pick up the old "a" values.
-  std::string writer = Rec(
-      R"({"name":"a","type":"int","field-id":1},{"name":"x","type":"string","field-id":2})");
+  std::string writer =
+      Rec(R"({"name":"a","type":"int","field-id":1},{"name":"x","type":"string","field-id":2})");
   std::string reader = Rec(R"({"name":"b","type":"long","field-id":1},
                               {"name":"a","type":["null","int"],"default":null,"field-id":3})");
   EXPECT_EQ(ReadAs(writer, reader, "0e 02 7a", 1), "{\"b\":7,\"a\":null}\n");

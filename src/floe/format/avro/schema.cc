@@ -120,9 +120,7 @@ std::optional<int64_t> JsonInt(const Json& j) {
   return std::nullopt;
 }
 
-std::string Dump(const Json& j) {
-  return j.dump(-1, ' ', false, Json::error_handler_t::replace);
-}
+std::string Dump(const Json& j) { return j.dump(-1, ' ', false, Json::error_handler_t::replace); }
 
 // Largest decimal precision a fixed of `size` bytes holds: floor(log10(2^(8n-1) - 1)).
 int64_t MaxFixedDecimalPrecision(int64_t size) {
@@ -143,9 +141,7 @@ const Property* RecordField::FindProperty(std::string_view key) const {
   return FindIn(properties_, key);
 }
 
-const Property* Node::FindProperty(std::string_view key) const {
-  return FindIn(properties_, key);
-}
+const Property* Node::FindProperty(std::string_view key) const { return FindIn(properties_, key); }
 
 std::optional<int64_t> Node::IntProperty(std::string_view key) const {
   const Property* p = FindProperty(key);
@@ -166,8 +162,7 @@ namespace internal {
 
 class SchemaParser {
  public:
-  SchemaParser(Schema* schema, const ParseOptions& options)
-      : schema_(schema), options_(options) {}
+  SchemaParser(Schema* schema, const ParseOptions& options) : schema_(schema), options_(options) {}
 
   Result<Slot> Parse(const Json& j, const std::string& ns, int depth) {
     if (depth > kMaxJsonDepth) return Status::InvalidArgument("schema nests too deeply");
@@ -369,12 +364,10 @@ class SchemaParser {
       }
       f.name_ = name_it->get<std::string>();
       if (options_.validate_names && !IsValidName(f.name_)) {
-        return Status::InvalidArgument("invalid field name '{}' in '{}'", f.name_,
-                                       n->full_name_);
+        return Status::InvalidArgument("invalid field name '{}' in '{}'", f.name_, n->full_name_);
       }
       if (!names.insert(f.name_).second) {
-        return Status::InvalidArgument("field '{}' appears twice in '{}'", f.name_,
-                                       n->full_name_);
+        return Status::InvalidArgument("field '{}' appears twice in '{}'", f.name_, n->full_name_);
       }
       auto type_it = fj.find("type");
       if (type_it == fj.end()) {
@@ -475,8 +468,8 @@ class SchemaParser {
     AvroType t = n->type_;
     auto invalid = [&](std::string_view why) -> Status {
       if (options_.strict) {
-        return Status::InvalidArgument("invalid logical type '{}' on {}: {}", lt,
-                                       AvroTypeName(t), why);
+        return Status::InvalidArgument("invalid logical type '{}' on {}: {}", lt, AvroTypeName(t),
+                                       why);
       }
       return Status::OK();
     };
@@ -672,9 +665,7 @@ void Schema::WriteCanonical(const internal::Slot& slot, std::string* out) {
       WriteCanonical(n.values_, out);
       out->push_back('}');
       return;
-    default:
-      AppendQuoted(out, AvroTypeName(n.type_));
-      return;
+    default: AppendQuoted(out, AvroTypeName(n.type_)); return;
   }
 }
 

@@ -124,8 +124,9 @@ TEST(AvroSchema, ToJsonKeepsEveryAttributeInOrder) {
 TEST(AvroSchema, ToJsonKeepsFormattingChoicesButDropsWhitespace) {
   SchemaPtr s = MustParse(R"( { "type" : "record", "name":"R", "fields": [
       {"name": "a", "type": {"type": "int"}, "default": 1.50, "meta": {"z": 1, "a": [true, null]}} ] } )");
-  EXPECT_EQ(s->ToJson(),
-            R"({"type":"record","name":"R","fields":[{"name":"a","type":{"type":"int"},"default":1.5,"meta":{"z":1,"a":[true,null]}}]})");
+  EXPECT_EQ(
+      s->ToJson(),
+      R"({"type":"record","name":"R","fields":[{"name":"a","type":{"type":"int"},"default":1.5,"meta":{"z":1,"a":[true,null]}}]})");
 }
 
 TEST(AvroSchema, PropertiesAndFieldIds) {
@@ -178,13 +179,14 @@ TEST(AvroSchema, NamespacesFollowTheSpecExample) {
   EXPECT_EQ(full.fields()[0].type().full_name(), "a.full.Understanding");
   EXPECT_EQ(&full.fields()[1].type(), &full.fields()[0].type());
   EXPECT_NE(s->FindNamed("explicit.Simple"), nullptr);
-  EXPECT_EQ(s->CanonicalForm(),
-            R"({"name":"Example","type":"record","fields":[)"
-            R"({"name":"inheritNull","type":{"name":"Simple","type":"enum","symbols":["a","b"]}},)"
-            R"({"name":"explicitNamespace","type":{"name":"explicit.Simple","type":"fixed","size":12}},)"
-            R"({"name":"fullName","type":{"name":"a.full.Name","type":"record","fields":[)"
-            R"({"name":"inheritNamespace","type":{"name":"a.full.Understanding","type":"enum","symbols":["d","e"]}},)"
-            R"({"name":"ref","type":"a.full.Understanding"}]}}]})");
+  EXPECT_EQ(
+      s->CanonicalForm(),
+      R"({"name":"Example","type":"record","fields":[)"
+      R"({"name":"inheritNull","type":{"name":"Simple","type":"enum","symbols":["a","b"]}},)"
+      R"({"name":"explicitNamespace","type":{"name":"explicit.Simple","type":"fixed","size":12}},)"
+      R"({"name":"fullName","type":{"name":"a.full.Name","type":"record","fields":[)"
+      R"({"name":"inheritNamespace","type":{"name":"a.full.Understanding","type":"enum","symbols":["d","e"]}},)"
+      R"({"name":"ref","type":"a.full.Understanding"}]}}]})");
 }
 
 TEST(AvroSchema, AliasesAreQualifiedByTheTypesNamespace) {
@@ -205,17 +207,17 @@ TEST(AvroSchema, InvalidSchemasAreErrors) {
   const char* bad[] = {
       R"(nope)",
       R"(42)",
-      R"({"name":"x"})",                                             // no type
-      R"("Foo")",                                                    // undefined name
-      R"({"type":"record","name":"1bad","fields":[]})",              // bad name
-      R"({"type":"record","name":"a..b","fields":[]})",              // bad namespace
+      R"({"name":"x"})",                                 // no type
+      R"("Foo")",                                        // undefined name
+      R"({"type":"record","name":"1bad","fields":[]})",  // bad name
+      R"({"type":"record","name":"a..b","fields":[]})",  // bad namespace
       R"({"type":"record","name":"R","fields":[{"name":"a-b","type":"int"}]})",
       R"({"type":"record","name":"R","fields":[{"name":"a","type":"int"},{"name":"a","type":"long"}]})",
       R"({"type":"record","name":"R","fields":[{"name":"a","type":{"type":"record","name":"R","fields":[]}}]})",
-      R"({"type":"record","name":"R"})",                             // no fields
-      R"({"type":"record","name":"int","fields":[]})",               // primitive name
-      R"(["int",["null","long"]])",                                  // union in union
-      R"(["int","int"])",                                            // duplicate branch
+      R"({"type":"record","name":"R"})",                // no fields
+      R"({"type":"record","name":"int","fields":[]})",  // primitive name
+      R"(["int",["null","long"]])",                     // union in union
+      R"(["int","int"])",                               // duplicate branch
       R"(["null",{"type":"array","items":"int"},{"type":"array","items":"long"}])",
       R"([{"type":"fixed","name":"F","size":1},{"type":"fixed","name":"F","size":2}])",
       R"({"type":"enum","name":"E","symbols":["A","A"]})",
@@ -238,8 +240,8 @@ TEST(AvroSchema, InvalidSchemasAreErrors) {
 TEST(AvroSchema, NameValidationCanBeTurnedOff) {
   ParseOptions lenient;
   lenient.validate_names = false;
-  SchemaPtr s = MustParse(R"({"type":"record","name":"my-record","fields":[{"name":"a b","type":"int"}]})",
-                          lenient);
+  SchemaPtr s = MustParse(
+      R"({"type":"record","name":"my-record","fields":[{"name":"a b","type":"int"}]})", lenient);
   EXPECT_EQ(s->root().fields()[0].name(), "a b");
   EXPECT_FALSE(ParseError(R"({"type":"record","name":"my-record","fields":[]})").ok());
 }
@@ -249,7 +251,8 @@ TEST(AvroSchema, LogicalTypes) {
     const char* json;
     LogicalType expected;
   } cases[] = {
-      {R"({"type":"bytes","logicalType":"decimal","precision":4,"scale":2})", LogicalType::kDecimal},
+      {R"({"type":"bytes","logicalType":"decimal","precision":4,"scale":2})",
+       LogicalType::kDecimal},
       {R"({"type":"fixed","name":"d","size":16,"logicalType":"decimal","precision":38})",
        LogicalType::kDecimal},
       {R"({"type":"string","logicalType":"uuid"})", LogicalType::kUuid},
@@ -266,7 +269,8 @@ TEST(AvroSchema, LogicalTypes) {
        LogicalType::kLocalTimestampMicros},
       {R"({"type":"long","logicalType":"local-timestamp-nanos"})",
        LogicalType::kLocalTimestampNanos},
-      {R"({"type":"fixed","name":"dur","size":12,"logicalType":"duration"})", LogicalType::kDuration},
+      {R"({"type":"fixed","name":"dur","size":12,"logicalType":"duration"})",
+       LogicalType::kDuration},
       // Invalid ones fall back to the underlying type (spec, "Logical Types").
       {R"({"type":"bytes","logicalType":"decimal","precision":2,"scale":3})", LogicalType::kNone},
       {R"({"type":"bytes","logicalType":"decimal","precision":0})", LogicalType::kNone},
@@ -301,13 +305,16 @@ TEST(AvroSchema, LogicalTypes) {
 TEST(AvroSchema, StrictModeRejectsInvalidLogicalTypesAndDefaults) {
   ParseOptions strict;
   strict.strict = true;
-  EXPECT_EQ(ParseError(R"({"type":"bytes","logicalType":"decimal","precision":2,"scale":3})", strict)
-                .code(),
-            StatusCode::kInvalidArgument);
-  EXPECT_EQ(ParseError(R"({"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"}]})",
-                       strict)
-                .code(),
-            StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      ParseError(R"({"type":"bytes","logicalType":"decimal","precision":2,"scale":3})", strict)
+          .code(),
+      StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      ParseError(
+          R"({"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"}]})",
+          strict)
+          .code(),
+      StatusCode::kInvalidArgument);
   EXPECT_EQ(
       ParseError(R"({"type":"enum","name":"E","symbols":["A"],"default":"B"})", strict).code(),
       StatusCode::kInvalidArgument);

@@ -59,8 +59,8 @@ Status Codec::CompressPieces(std::span<const std::span<const uint8_t>> pieces, B
 namespace {
 
 Status SizeMismatch(CompressionKind kind, size_t got, size_t want) {
-  return Status::Corrupt("{} data expands to {} bytes, expected {}", CompressionKindName(kind),
-                         got, want);
+  return Status::Corrupt("{} data expands to {} bytes, expected {}", CompressionKindName(kind), got,
+                         want);
 }
 
 // Doubles `out`'s spare room until `attempt` fits or `max_size` is passed. `attempt`
@@ -103,8 +103,7 @@ class UncompressedCodec final : public Codec {
     if (out_size) std::memcpy(out, in.data(), out_size);
     return Status::OK();
   }
-  Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out,
-                               size_t max_size) override {
+  Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out, size_t max_size) override {
     if (in.size() > max_size) return Status::Corrupt("block larger than {} bytes", max_size);
     out->Append(in);
     return Status::OK();
@@ -186,8 +185,7 @@ class SnappyCodec final : public Codec {
     if (!SnappyDecompress(in, out, out_size)) return Status::Corrupt("snappy: malformed data");
     return Status::OK();
   }
-  Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out,
-                               size_t max_size) override {
+  Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out, size_t max_size) override {
     size_t n = 0;
     size_t preamble = 0;
     if (!SnappyUncompressedLength(in, &n, &preamble)) {
@@ -240,8 +238,7 @@ class DeflateCodec final : public Codec {
     return Status::OK();
   }
 
-  Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out,
-                               size_t max_size) override {
+  Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out, size_t max_size) override {
     FLOE_RETURN_IF_ERROR(EnsureDecompressor());
     return GrowAndRetry(kind_, in.size(), out, max_size,
                         [&](uint8_t* dst, size_t cap) -> Result<int64_t> {
@@ -264,8 +261,8 @@ class DeflateCodec final : public Codec {
 
   // Decodes into [out, out + cap). "No room" is reported as kUnavailable for the retry
   // loop. gzip input may hold several members (concatenated, as gzip(1) allows).
-  Status DecompressInto(std::span<const uint8_t> in, uint8_t* out, size_t cap,
-                        size_t* produced, bool exact) {
+  Status DecompressInto(std::span<const uint8_t> in, uint8_t* out, size_t cap, size_t* produced,
+                        bool exact) {
     if (kind_ == CompressionKind::kDeflate) {
       size_t n = 0;
       auto r = libdeflate_deflate_decompress(decompressor_, in.data(), in.size(), out, cap, &n);
@@ -353,7 +350,8 @@ class ZstdCodec final : public Codec {
       const bool last = i + 1 == pieces.size();
       ZSTD_inBuffer input{pieces[i].data(), pieces[i].size(), 0};
       for (;;) {
-        const size_t r = ZSTD_compressStream2(cctx_, &output, &input, last ? ZSTD_e_end : ZSTD_e_continue);
+        const size_t r =
+            ZSTD_compressStream2(cctx_, &output, &input, last ? ZSTD_e_end : ZSTD_e_continue);
         if (ZSTD_isError(r)) return Status::Internal("zstd: {}", ZSTD_getErrorName(r));
         if (last ? r == 0 : input.pos == input.size) break;
       }
@@ -370,8 +368,7 @@ class ZstdCodec final : public Codec {
     return Status::OK();
   }
 
-  Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out,
-                               size_t max_size) override {
+  Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out, size_t max_size) override {
     if (!dctx_) dctx_ = ZSTD_createDCtx();
     // Streaming decode: frames written by streaming encoders carry no content size.
     ZSTD_DCtx_reset(dctx_, ZSTD_reset_session_only);
@@ -411,9 +408,9 @@ Status Lz4BlockDecompress(std::span<const uint8_t> in, uint8_t* out, size_t out_
   if (in.size() > INT32_MAX || out_size > INT32_MAX) {
     return Status::Corrupt("lz4 block larger than 2 GiB");
   }
-  int n = LZ4_decompress_safe(reinterpret_cast<const char*>(in.data()),
-                              reinterpret_cast<char*>(out), static_cast<int>(in.size()),
-                              static_cast<int>(out_size));
+  int n =
+      LZ4_decompress_safe(reinterpret_cast<const char*>(in.data()), reinterpret_cast<char*>(out),
+                          static_cast<int>(in.size()), static_cast<int>(out_size));
   if (n < 0) return Status::Corrupt("lz4: malformed block");
   *produced = static_cast<size_t>(n);
   return Status::OK();
@@ -483,8 +480,7 @@ class Lz4Codec final : public Codec {
     return Status::OK();
   }
 
-  Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out,
-                               size_t max_size) override {
+  Status DecompressUnknownSize(std::span<const uint8_t> in, Buffer* out, size_t max_size) override {
     if (kind_ == CompressionKind::kLz4Frame) return FrameDecompress(in, out, max_size);
     if (kind_ == CompressionKind::kLz4Hadoop) {
       // Each frame header gives the frame's expanded size: grow frame by frame.
@@ -506,18 +502,17 @@ class Lz4Codec final : public Codec {
       if (!s.ok()) out->Resize(base);
       return s;
     }
-    return GrowAndRetry(kind_, in.size(), out, max_size,
-                        [&](uint8_t* dst, size_t cap) -> Result<int64_t> {
-                          if (in.size() > INT32_MAX) return Status::Corrupt("lz4 block too big");
-                          int n = LZ4_decompress_safe(
-                              reinterpret_cast<const char*>(in.data()),
-                              reinterpret_cast<char*>(dst), static_cast<int>(in.size()),
-                              static_cast<int>(std::min<size_t>(cap, INT32_MAX)));
-                          // LZ4 cannot tell "no room" from "malformed": retry up to the cap.
-                          if (n >= 0) return n;
-                          if (cap >= max_size) return Status::Corrupt("lz4: malformed block");
-                          return -1;
-                        });
+    return GrowAndRetry(
+        kind_, in.size(), out, max_size, [&](uint8_t* dst, size_t cap) -> Result<int64_t> {
+          if (in.size() > INT32_MAX) return Status::Corrupt("lz4 block too big");
+          int n = LZ4_decompress_safe(reinterpret_cast<const char*>(in.data()),
+                                      reinterpret_cast<char*>(dst), static_cast<int>(in.size()),
+                                      static_cast<int>(std::min<size_t>(cap, INT32_MAX)));
+          // LZ4 cannot tell "no room" from "malformed": retry up to the cap.
+          if (n >= 0) return n;
+          if (cap >= max_size) return Status::Corrupt("lz4: malformed block");
+          return -1;
+        });
   }
 
  private:
@@ -620,8 +615,8 @@ Result<std::unique_ptr<Codec>> Codec::Make(CompressionKind kind, int level) {
     case CompressionKind::kDeflate:
       if (dflt) level = 6;
       if (level < 0 || level > 12) {
-        return Status::InvalidArgument("{} level must be 0-12, got {}",
-                                       CompressionKindName(kind), level);
+        return Status::InvalidArgument("{} level must be 0-12, got {}", CompressionKindName(kind),
+                                       level);
       }
       return std::make_unique<DeflateCodec>(kind, level);
     case CompressionKind::kZstd:

@@ -14,13 +14,13 @@ namespace floe::format {
 
 enum class CompressionKind : uint8_t {
   kUncompressed,
-  kSnappy,      // raw snappy block (Parquet, Avro adds its own CRC)
-  kGzip,        // RFC 1952 gzip members; zlib (RFC 1950) streams are accepted on read
-  kDeflate,     // raw RFC 1951 deflate (Avro "deflate")
-  kZstd,        // one or more zstd frames
-  kLz4Raw,      // one bare LZ4 block (Parquet LZ4_RAW)
-  kLz4Hadoop,   // Hadoop framing: [u32 BE raw len][u32 BE compressed len][LZ4 block]...
-  kLz4Frame,    // LZ4 frame format (Kafka)
+  kSnappy,     // raw snappy block (Parquet, Avro adds its own CRC)
+  kGzip,       // RFC 1952 gzip members; zlib (RFC 1950) streams are accepted on read
+  kDeflate,    // raw RFC 1951 deflate (Avro "deflate")
+  kZstd,       // one or more zstd frames
+  kLz4Raw,     // one bare LZ4 block (Parquet LZ4_RAW)
+  kLz4Hadoop,  // Hadoop framing: [u32 BE raw len][u32 BE compressed len][LZ4 block]...
+  kLz4Frame,   // LZ4 frame format (Kafka)
 };
 
 std::string_view CompressionKindName(CompressionKind kind);

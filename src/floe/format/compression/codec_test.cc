@@ -46,8 +46,10 @@ TEST_P(CodecRoundTrip, KnownAndUnknownSize) {
     EXPECT_EQ(grown.view(), input);
     if (n > 1000) {
       // Wrong expected size and an output bound below the real size are errors.
-      EXPECT_FALSE((*codec)->Decompress(compressed.span(),
-                                        reinterpret_cast<uint8_t*>(out.data()), n - 1).ok());
+      EXPECT_FALSE(
+          (*codec)
+              ->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()), n - 1)
+              .ok());
       Buffer small;
       EXPECT_FALSE((*codec)->DecompressUnknownSize(compressed.span(), &small, n / 2).ok());
     }
@@ -63,8 +65,10 @@ TEST_P(CodecRoundTrip, PiecesCompressLikeTheirConcatenation) {
   ASSERT_TRUE((*codec)->CompressPieces(pieces, &compressed).ok());
   std::string joined = a + b + c;
   std::string out(joined.size(), '\0');
-  ASSERT_TRUE((*codec)->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()),
-                                   out.size()).ok());
+  ASSERT_TRUE(
+      (*codec)
+          ->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()), out.size())
+          .ok());
   EXPECT_EQ(out, joined);
 }
 
@@ -83,11 +87,10 @@ TEST_P(CodecRoundTrip, GarbageIsAnErrorNotACrash) {
 }
 
 INSTANTIATE_TEST_SUITE_P(All, CodecRoundTrip,
-                         ::testing::Values(CompressionKind::kUncompressed,
-                                           CompressionKind::kSnappy, CompressionKind::kGzip,
-                                           CompressionKind::kDeflate, CompressionKind::kZstd,
-                                           CompressionKind::kLz4Raw, CompressionKind::kLz4Hadoop,
-                                           CompressionKind::kLz4Frame),
+                         ::testing::Values(CompressionKind::kUncompressed, CompressionKind::kSnappy,
+                                           CompressionKind::kGzip, CompressionKind::kDeflate,
+                                           CompressionKind::kZstd, CompressionKind::kLz4Raw,
+                                           CompressionKind::kLz4Hadoop, CompressionKind::kLz4Frame),
                          [](const auto& info) {
                            return std::string(CompressionKindName(info.param));
                          });
@@ -98,12 +101,13 @@ TEST(CodecTest, GzipReadsZlibOutputAndMultipleMembers) {
   uLongf len = compressBound(input.size());
   std::string z(len, '\0');
   ASSERT_EQ(compress2(reinterpret_cast<Bytef*>(z.data()), &len,
-                      reinterpret_cast<const Bytef*>(input.data()), input.size(), 6), Z_OK);
+                      reinterpret_cast<const Bytef*>(input.data()), input.size(), 6),
+            Z_OK);
   z.resize(len);
   auto codec = Codec::Make(CompressionKind::kGzip);
   std::string out(input.size(), '\0');
-  ASSERT_TRUE((*codec)->Decompress(Bytes(z), reinterpret_cast<uint8_t*>(out.data()),
-                                   out.size()).ok());
+  ASSERT_TRUE(
+      (*codec)->Decompress(Bytes(z), reinterpret_cast<uint8_t*>(out.data()), out.size()).ok());
   EXPECT_EQ(out, input);
   // Two gzip members concatenated decode to the concatenation.
   Buffer two;

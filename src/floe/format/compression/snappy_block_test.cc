@@ -163,10 +163,10 @@ TEST(SnappyBlockTest, DamagedBlocksAreRejectedLikeLibsnappyDoes) {
   for (int round = 0; round < 20000; ++round) {
     std::string block = blocks[rng() % blocks.size()];
     switch (rng() % 4) {
-      case 0: block.resize(rng() % block.size()); break;                 // truncated
+      case 0: block.resize(rng() % block.size()); break;  // truncated
       case 1: block[rng() % block.size()] ^= static_cast<char>(1 + rng() % 255); break;
       case 2: block[rng() % block.size()] = static_cast<char>(rng()); break;
-      default: block += static_cast<char>(rng()); break;                 // trailing byte
+      default: block += static_cast<char>(rng()); break;  // trailing byte
     }
     auto expected = Reference(block);
     auto got = Ours(block);

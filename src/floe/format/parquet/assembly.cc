@@ -106,10 +106,22 @@ Buffer SpreadFixed(const Buffer& dense, const Buffer& validity, int64_t slots, s
     src = padded.data();
   }
   switch (width) {
-    case 1: out.Resize(static_cast<size_t>(slots)); SpreadTyped<uint8_t>(src, bits, slots, out.data()); return out;
-    case 2: out.Resize(2 * static_cast<size_t>(slots)); SpreadTyped<uint16_t>(src, bits, slots, out.data()); return out;
-    case 4: out.Resize(4 * static_cast<size_t>(slots)); SpreadTyped<uint32_t>(src, bits, slots, out.data()); return out;
-    case 8: out.Resize(8 * static_cast<size_t>(slots)); SpreadTyped<uint64_t>(src, bits, slots, out.data()); return out;
+    case 1:
+      out.Resize(static_cast<size_t>(slots));
+      SpreadTyped<uint8_t>(src, bits, slots, out.data());
+      return out;
+    case 2:
+      out.Resize(2 * static_cast<size_t>(slots));
+      SpreadTyped<uint16_t>(src, bits, slots, out.data());
+      return out;
+    case 4:
+      out.Resize(4 * static_cast<size_t>(slots));
+      SpreadTyped<uint32_t>(src, bits, slots, out.data());
+      return out;
+    case 8:
+      out.Resize(8 * static_cast<size_t>(slots));
+      SpreadTyped<uint64_t>(src, bits, slots, out.data());
+      return out;
     default: break;
   }
   out.ResizeZeroed(width * static_cast<size_t>(slots));
@@ -170,8 +182,8 @@ Result<Array> AssembleLeaf(const AssemblyNode& node, LeafData& leaf) {
     offsets = SpreadOffsets(leaf.offsets, s.validity, s.count);
     values = std::move(leaf.values);
   } else {
-    values = SpreadFixed(leaf.values, s.validity, s.count,
-                         static_cast<size_t>(type->fixed_width()));
+    values =
+        SpreadFixed(leaf.values, s.validity, s.count, static_cast<size_t>(type->fixed_width()));
   }
   if (type->is_binary_like() && offsets.empty()) offsets.ResizeZeroed(sizeof(int64_t));
   return Array(type, s.count, s.null_count, std::move(s.validity), std::move(values),
@@ -204,8 +216,7 @@ Result<Array> Assemble(const AssemblyNode& node, std::vector<LeafData>& leaves) 
     }
     int64_t entries = kv[0].length();
     if (kv.size() > 1 && kv[1].length() != entries) {
-      return Status::Corrupt("map keys and values disagree ({} vs {})", entries,
-                             kv[1].length());
+      return Status::Corrupt("map keys and values disagree ({} vs {})", entries, kv[1].length());
     }
     if (kv[0].null_count() != 0) return Status::Corrupt("map has a null key");
     children.emplace_back(node.type->child(0).type, entries, 0, Buffer(), Buffer(), Buffer(),
@@ -235,9 +246,8 @@ class Shredder {
   }
 
   // `path` holds the nodes from the top-level field down to the leaf.
-  void Walk(const std::vector<const AssemblyNode*>& path,
-            const std::vector<int>& child_index, size_t depth, const Array& array, int64_t i,
-            int16_t rep) {
+  void Walk(const std::vector<const AssemblyNode*>& path, const std::vector<int>& child_index,
+            size_t depth, const Array& array, int64_t i, int16_t rep) {
     const AssemblyNode& node = *path[depth];
     if (!array.IsValid(i)) {
       if (!node.nullable) {
@@ -284,10 +294,9 @@ class Shredder {
   bool required_null_ = false;
 };
 
-void CollectLeafPaths(const AssemblyNode& node, std::vector<const AssemblyNode*>& path,
-                      std::vector<int>& child_index,
-                      std::vector<std::pair<std::vector<const AssemblyNode*>, std::vector<int>>>*
-                          out) {
+void CollectLeafPaths(
+    const AssemblyNode& node, std::vector<const AssemblyNode*>& path, std::vector<int>& child_index,
+    std::vector<std::pair<std::vector<const AssemblyNode*>, std::vector<int>>>* out) {
   path.push_back(&node);
   if (node.kind == AssemblyNode::Kind::kLeaf) {
     out->emplace_back(path, child_index);
@@ -307,8 +316,8 @@ Result<Array> AssembleArray(const AssemblyNode& node, std::vector<LeafData>& lea
   return Assemble(node, leaves);
 }
 
-Status ShredArray(const AssemblyNode& node, const Array& array, int64_t offset,
-                  int64_t length, std::vector<ShreddedLeaf>* out) {
+Status ShredArray(const AssemblyNode& node, const Array& array, int64_t offset, int64_t length,
+                  std::vector<ShreddedLeaf>* out) {
   if (node.kind == AssemblyNode::Kind::kLeaf && node.max_rep == 0) {
     // Flat column: levels straight from the validity bitmap; values are the valid slots.
     ShreddedLeaf leaf;
@@ -317,8 +326,9 @@ Status ShredArray(const AssemblyNode& node, const Array& array, int64_t offset,
     leaf.num_entries = length;
     const bool all_null = array.type_id() == columnar::TypeId::kNull;  // no bitmap, all null
     const uint8_t* bits = array.validity().empty() ? nullptr : array.validity().data();
-    const int64_t nulls =
-        all_null ? length : bits ? length - columnar::CountSetBits(bits, offset, length) : 0;
+    const int64_t nulls = all_null ? length
+                          : bits   ? length - columnar::CountSetBits(bits, offset, length)
+                                   : 0;
     if (!node.nullable && nulls > 0) {
       return Status::InvalidArgument("a required column holds {} nulls", nulls);
     }

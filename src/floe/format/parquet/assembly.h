@@ -65,8 +65,8 @@ Result<columnar::Array> AssembleArray(const AssemblyNode& node, std::vector<Leaf
 // own Array hold its values.
 struct ShreddedLeaf {
   int64_t num_entries = 0;
-  Buffer def_levels;  // int16_t[num_entries]; empty when max_def == 0
-  Buffer rep_levels;  // int16_t[num_entries]; empty when max_rep == 0
+  Buffer def_levels;                       // int16_t[num_entries]; empty when max_def == 0
+  Buffer rep_levels;                       // int16_t[num_entries]; empty when max_rep == 0
   const columnar::Array* array = nullptr;  // the leaf's Array
   // Indices into *array of the values, in entry order. Unused when all_valid is true:
   // then the values are the valid slots of *array in [slot_offset, slot_offset +

@@ -214,7 +214,8 @@ TEST(SchemaTest, MalformedSchemasAreCorrupt) {
   SchemaElement flba = Leaf("d", Type::kFixedLenByteArray, FieldRepetitionType::kOptional);
   flba.type_length = -5;
   flba.logical_type = LogicalType::Decimal(9, 2);
-  EXPECT_TRUE(SchemaDescriptor::Make({Group("schema", 1, std::nullopt), flba}).status().IsCorrupt());
+  EXPECT_TRUE(
+      SchemaDescriptor::Make({Group("schema", 1, std::nullopt), flba}).status().IsCorrupt());
   // Elements left over after the tree.
   EXPECT_TRUE(SchemaDescriptor::Make({Group("schema", 0, std::nullopt),
                                       Leaf("a", Type::kInt32, FieldRepetitionType::kRequired)})
@@ -229,8 +230,10 @@ TEST(SchemaTest, FromColumnarFollowsTheIcebergMapping) {
       col::Field("big", col::Decimal128(38, 10), true, 3),
       col::Field("ts", col::Timestamp(col::TimeUnit::kMicro, true), true, 4),
       col::Field("tags", col::List(col::Field("element", col::String(), true, 6)), true, 5),
-      col::Field("m", col::Map(col::Field("key", col::String(), false, 8),
-                               col::Field("value", col::Uuid(), true, 9)), true, 7),
+      col::Field("m",
+                 col::Map(col::Field("key", col::String(), false, 8),
+                          col::Field("value", col::Uuid(), true, 9)),
+                 true, 7),
   });
   auto d = SchemaDescriptor::FromColumnar(schema);
   ASSERT_TRUE(d.ok()) << d.status().ToString();

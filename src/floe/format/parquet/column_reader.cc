@@ -30,8 +30,7 @@ Result<CompressionKind> CompressionFor(CompressionCodec codec) {
     case CompressionCodec::kLz4: return CompressionKind::kLz4Hadoop;
     case CompressionCodec::kLz4Raw: return CompressionKind::kLz4Raw;
     default:
-      return Status::Unimplemented("compression codec {} is not supported",
-                                   EnumToString(codec));
+      return Status::Unimplemented("compression codec {} is not supported", EnumToString(codec));
   }
 }
 
@@ -181,7 +180,8 @@ class ChunkDecoder {
   // exceeds the entries left in the chunk, and stays within the decoding budget).
   void Reserve(int64_t records) {
     const int64_t per_record =
-        records_out_ > 0 ? std::max<int64_t>(1, (entries_out_ + records_out_ - 1) / records_out_) : 1;
+        records_out_ > 0 ? std::max<int64_t>(1, (entries_out_ + records_out_ - 1) / records_out_)
+                         : 1;
     const int64_t entries_left = expected_values_ - seen_ + pending_.num_entries;
     // Decoding stops at the page that completes the batch: leave room for one more page.
     const int64_t wanted = records > (entries_left - max_page_entries_) / per_record
@@ -251,10 +251,12 @@ class ChunkDecoder {
     const auto v = static_cast<size_t>(values);
     if (tail_entries > 0) {
       if (!pending_.def_levels.empty()) {
-        tail.def_levels.Append(pending_.def_levels.data() + 2 * e, 2 * static_cast<size_t>(tail_entries));
+        tail.def_levels.Append(pending_.def_levels.data() + 2 * e,
+                               2 * static_cast<size_t>(tail_entries));
       }
       if (!pending_.rep_levels.empty()) {
-        tail.rep_levels.Append(pending_.rep_levels.data() + 2 * e, 2 * static_cast<size_t>(tail_entries));
+        tail.rep_levels.Append(pending_.rep_levels.data() + 2 * e,
+                               2 * static_cast<size_t>(tail_entries));
       }
       tail.num_entries = tail_entries;
       tail.num_values = tail_values;
@@ -269,7 +271,8 @@ class ChunkDecoder {
         tail.offsets.Resize(sizeof(int64_t) * static_cast<size_t>(tail_values + 1));
         auto* to = tail.offsets.data_as<int64_t>();
         for (int64_t i = 0; i <= tail_values; ++i) to[i] = o[v + static_cast<size_t>(i)] - base;
-        tail.values.Append(pending_.values.data() + base, static_cast<size_t>(o[pending_.num_values] - base));
+        tail.values.Append(pending_.values.data() + base,
+                           static_cast<size_t>(o[pending_.num_values] - base));
       } else {
         tail.values.Append(pending_.values.data() + v * columnar_width_,
                            static_cast<size_t>(tail_values) * columnar_width_);
@@ -325,8 +328,8 @@ class ChunkDecoder {
       return Status::Corrupt("page {} has a negative size", page);
     }
     if (header.uncompressed_page_size > options_.max_page_bytes) {
-      return Status::Corrupt("page {} declares {} uncompressed bytes, over the limit of {}",
-                             page, header.uncompressed_page_size, options_.max_page_bytes);
+      return Status::Corrupt("page {} declares {} uncompressed bytes, over the limit of {}", page,
+                             header.uncompressed_page_size, options_.max_page_bytes);
     }
     const auto compressed = static_cast<size_t>(header.compressed_page_size);
     if (compressed > stream.remaining()) {
@@ -373,7 +376,8 @@ class ChunkDecoder {
   // The decoded size of n entries with `values` of them non-null (levels and values).
   int64_t EntryBytes(int64_t n, int64_t values) const {
     const int64_t levels = (column_.max_def > 0 ? 2 : 0) + (column_.max_rep > 0 ? 2 : 0);
-    const int64_t per_value = is_binary_ ? 8 : std::max<int64_t>(1, static_cast<int64_t>(columnar_width_));
+    const int64_t per_value =
+        is_binary_ ? 8 : std::max<int64_t>(1, static_cast<int64_t>(columnar_width_));
     return n * levels + values * per_value;
   }
 
@@ -406,12 +410,15 @@ class ChunkDecoder {
     if (dh.num_values < 0) return Status::Corrupt("negative dictionary size");
     // PLAIN values take at least a bit (booleans), 4 bytes (byte arrays' lengths) or their
     // width each: a count the page cannot hold is corrupt.
-    const int64_t min_bits = is_bool_ ? 1 : 8 * static_cast<int64_t>(is_binary_ ? 4 : std::max<size_t>(physical_width_, 1));
+    const int64_t min_bits =
+        is_bool_ ? 1
+                 : 8 * static_cast<int64_t>(is_binary_ ? 4 : std::max<size_t>(physical_width_, 1));
     if (dh.num_values > int64_t{header.uncompressed_page_size} * 8 / min_bits) {
       return Status::Corrupt("dictionary page claims {} values in {} bytes", dh.num_values,
                              header.uncompressed_page_size);
     }
-    FLOE_RETURN_IF_ERROR(Charge(int64_t{dh.num_values} * std::max<int64_t>(1, static_cast<int64_t>(columnar_width_)) +
+    FLOE_RETURN_IF_ERROR(Charge(int64_t{dh.num_values} *
+                                    std::max<int64_t>(1, static_cast<int64_t>(columnar_width_)) +
                                 int64_t{header.uncompressed_page_size}));
     std::span<const uint8_t> data;
     FLOE_RETURN_IF_ERROR(
@@ -470,9 +477,9 @@ class ChunkDecoder {
       return Status::Corrupt("data page v2 without a data page v2 header");
     }
     const auto& dh = *header.data_page_header_v2;
-    if (dh.num_values < 0 || dh.num_nulls < 0 || dh.num_nulls > dh.num_values ||
-        dh.num_rows < 0 || dh.num_rows > dh.num_values ||
-        dh.repetition_levels_byte_length < 0 || dh.definition_levels_byte_length < 0) {
+    if (dh.num_values < 0 || dh.num_nulls < 0 || dh.num_nulls > dh.num_values || dh.num_rows < 0 ||
+        dh.num_rows > dh.num_values || dh.repetition_levels_byte_length < 0 ||
+        dh.definition_levels_byte_length < 0) {
       return Status::Corrupt("data page v2 header has negative or inconsistent counts");
     }
     FLOE_RETURN_IF_ERROR(Charge(EntryBytes(dh.num_values, 0)));
@@ -502,7 +509,8 @@ class ChunkDecoder {
                              dh.num_values - non_null);
     }
     auto values = body.subspan(rep_len + def_len);
-    const size_t values_size = static_cast<size_t>(header.uncompressed_page_size) - rep_len - def_len;
+    const size_t values_size =
+        static_cast<size_t>(header.uncompressed_page_size) - rep_len - def_len;
     // parquet-cpp before 2.0.0 marked v2 pages uncompressed but compressed them (ARROW-10353).
     const bool compressed = dh.is_compressed || writer_.IsBefore("parquet-cpp", 2, 0, 0);
     std::span<const uint8_t> data = values;
@@ -588,12 +596,12 @@ class ChunkDecoder {
       }
       case Encoding::kByteStreamSplit:
         if (column_.physical_type == Type::kInt96) return Unsupported(encoding);
-      {
-        ByteStreamSplitDecoder d;
-        FLOE_RETURN_IF_ERROR(d.Reset(data, physical_width_));
-        FLOE_RETURN_IF_ERROR(d.Decode(raw, n));
-        break;
-      }
+        {
+          ByteStreamSplitDecoder d;
+          FLOE_RETURN_IF_ERROR(d.Reset(data, physical_width_));
+          FLOE_RETURN_IF_ERROR(d.Decode(raw, n));
+          break;
+        }
       default: return Unsupported(encoding);
     }
     dst->num_values += count;
@@ -602,15 +610,14 @@ class ChunkDecoder {
   }
 
   Status Unsupported(Encoding e) const {
-    return Status::Unimplemented("encoding {} is not supported for {} column '{}'",
-                                 EnumToString(e), EnumToString(column_.physical_type),
-                                 column_.PathString());
+    return Status::Unimplemented("encoding {} is not supported for {} column '{}'", EnumToString(e),
+                                 EnumToString(column_.physical_type), column_.PathString());
   }
 
-  Status DecodeBooleans(Encoding encoding, std::span<const uint8_t> data, size_t n,
-                        LeafData* dst) {
+  Status DecodeBooleans(Encoding encoding, std::span<const uint8_t> data, size_t n, LeafData* dst) {
     const int64_t first = dst->num_values;
-    dst->values.ResizeZeroed(static_cast<size_t>(col::BytesForBits(first + static_cast<int64_t>(n))));
+    dst->values.ResizeZeroed(
+        static_cast<size_t>(col::BytesForBits(first + static_cast<int64_t>(n))));
     if (encoding == Encoding::kPlain) {
       PlainBooleanDecoder d;
       d.Reset(data);
@@ -707,7 +714,8 @@ class ChunkDecoder {
       int64_t bytes = 0;
       for (uint32_t idx : index_scratch_) bytes += dict_offsets[idx + 1] - dict_offsets[idx];
       FLOE_RETURN_IF_ERROR(Charge(bytes));
-      auto* ends = reinterpret_cast<int64_t*>(dst->offsets.AppendUninitialized(n * sizeof(int64_t)));
+      auto* ends =
+          reinterpret_cast<int64_t*>(dst->offsets.AppendUninitialized(n * sizeof(int64_t)));
       uint8_t* data = dst->values.AppendUninitialized(static_cast<size_t>(bytes));
       const uint8_t* dict_data = dictionary_.values.data();
       int64_t end = static_cast<int64_t>(dst->values.size()) - bytes;
@@ -860,14 +868,14 @@ Result<std::unique_ptr<ColumnChunkReader>> ColumnChunkReader::Make(
     return fail(Status::Unimplemented("the column is encrypted (Parquet modular encryption)"));
   }
   if (chunk.file_path) {
-    return fail(Status::Unimplemented("the column chunk lives in another file ('{}')",
-                                      *chunk.file_path));
+    return fail(
+        Status::Unimplemented("the column chunk lives in another file ('{}')", *chunk.file_path));
   }
   if (!chunk.meta_data) return fail(Status::Corrupt("column chunk without metadata"));
   const ColumnMetaData& md = *chunk.meta_data;
   if (md.type != column.physical_type) {
-    return fail(Status::Corrupt("chunk type {} differs from the schema's {}",
-                                EnumToString(md.type), EnumToString(column.physical_type)));
+    return fail(Status::Corrupt("chunk type {} differs from the schema's {}", EnumToString(md.type),
+                                EnumToString(column.physical_type)));
   }
   auto range = ColumnChunkRange(chunk, options.data_end);
   if (!range.ok()) return fail(std::move(range).status());

@@ -1,7 +1,7 @@
 // ColumnChunkReader: decodes the pages of one column chunk (a leaf column within one row
 // group) into LeafData, a batch of records at a time: levels plus dense values in the
-// leaf's columnar layout (schema.h). The chunk is read through a window of at most `window_bytes` (grown only
-// for a page larger than it), so input memory does not scale with the chunk; decoded
+// leaf's columnar layout (schema.h). The chunk is read through a window of at most `window_bytes`
+// (grown only for a page larger than it), so input memory does not scale with the chunk; decoded
 // memory is bounded by `max_decoded_bytes`, checked before anything sized by the file is
 // allocated. Handles dictionary, data page v1 and v2, every encoding and codec of
 // parquet.md §4-§6, and the writer quirks of §1 and §10.

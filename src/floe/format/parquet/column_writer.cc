@@ -223,8 +223,7 @@ ColumnWriter::ColumnWriter(const ColumnDescriptor& column, const WriterOptions& 
                  column.type->id() != col::TypeId::kNull),
       sort_order_(SortOrderOf(column)),
       is_decimal_(column.logical_type && column.logical_type->kind == LogicalType::Kind::kDecimal),
-      is_float16_(column.logical_type &&
-                  column.logical_type->kind == LogicalType::Kind::kFloat16) {
+      is_float16_(column.logical_type && column.logical_type->kind == LogicalType::Kind::kFloat16) {
   metrics_.leaf = column.index;
   metrics_.field_id = column.field_id;
   if (is_float_) metrics_.nan_count = 0;
@@ -272,8 +271,8 @@ Status ColumnWriter::GatherValues(const ShreddedLeaf& leaf) {
   }
   // Fixed-width physical values.
   const size_t cw = static_cast<size_t>(a.type()->fixed_width());
-  const bool same_layout = cw == width_ && id != col::TypeId::kDecimal128 &&
-                           column_.physical_type != Type::kInt96;
+  const bool same_layout =
+      cw == width_ && id != col::TypeId::kDecimal128 && column_.physical_type != Type::kInt96;
   if (same_layout && leaf.all_valid && a.null_count() == 0) {
     fixed_values_ = a.values().data() + width_ * static_cast<size_t>(leaf.slot_offset);
     return Status::OK();
@@ -292,16 +291,20 @@ Status ColumnWriter::GatherValues(const ShreddedLeaf& leaf) {
   Status status;
   switch (id) {
     case col::TypeId::kInt8:
-      ForEachValueSlot(leaf, [&](int64_t i) { StoreLE<int32_t>(out, a.Value<int8_t>(i)), out += 4; });
+      ForEachValueSlot(leaf,
+                       [&](int64_t i) { StoreLE<int32_t>(out, a.Value<int8_t>(i)), out += 4; });
       break;
     case col::TypeId::kUInt8:
-      ForEachValueSlot(leaf, [&](int64_t i) { StoreLE<int32_t>(out, a.Value<uint8_t>(i)), out += 4; });
+      ForEachValueSlot(leaf,
+                       [&](int64_t i) { StoreLE<int32_t>(out, a.Value<uint8_t>(i)), out += 4; });
       break;
     case col::TypeId::kInt16:
-      ForEachValueSlot(leaf, [&](int64_t i) { StoreLE<int32_t>(out, a.Value<int16_t>(i)), out += 4; });
+      ForEachValueSlot(leaf,
+                       [&](int64_t i) { StoreLE<int32_t>(out, a.Value<int16_t>(i)), out += 4; });
       break;
     case col::TypeId::kUInt16:
-      ForEachValueSlot(leaf, [&](int64_t i) { StoreLE<int32_t>(out, a.Value<uint16_t>(i)), out += 4; });
+      ForEachValueSlot(leaf,
+                       [&](int64_t i) { StoreLE<int32_t>(out, a.Value<uint16_t>(i)), out += 4; });
       break;
     case col::TypeId::kTimestamp:  // INT96: Julian day and nanoseconds of the day
       ForEachValueSlot(leaf, [&](int64_t i) {
@@ -360,9 +363,9 @@ Status ColumnWriter::Write(const ShreddedLeaf& leaf) {
   size_t v = 0;
   while (e < entries) {
     const int64_t rows_left = std::max<int64_t>(1, options_.page_rows - page_rows_);
-    int64_t bytes_left = std::max<int64_t>(1, options_.page_bytes - (page_is_dictionary_
-                                                                          ? 0
-                                                                          : static_cast<int64_t>(page_values_.size())));
+    int64_t bytes_left = std::max<int64_t>(
+        1, options_.page_bytes -
+               (page_is_dictionary_ ? 0 : static_cast<int64_t>(page_values_.size())));
     // Choose [e, e2): at most rows_left records, and (for variable-size values) about
     // bytes_left bytes; always at least one record.
     int64_t e2 = e;
@@ -401,13 +404,13 @@ Status ColumnWriter::Write(const ShreddedLeaf& leaf) {
     page_rows_ += rows;
     e = e2;
     v = v2;
-    const int64_t page_bytes = page_is_dictionary_
-                                   ? static_cast<int64_t>(page_indices_.size()) * 4
-                                   : static_cast<int64_t>(page_values_.size());
+    const int64_t page_bytes = page_is_dictionary_ ? static_cast<int64_t>(page_indices_.size()) * 4
+                                                   : static_cast<int64_t>(page_values_.size());
     if (page_rows_ >= options_.page_rows || page_bytes >= options_.page_bytes) {
       FLOE_RETURN_IF_ERROR(FlushPage());
     }
-    if (!fallen_back_ && dictionary_ && dictionary_->plain_bytes() > options_.dictionary_page_bytes) {
+    if (!fallen_back_ && dictionary_ &&
+        dictionary_->plain_bytes() > options_.dictionary_page_bytes) {
       // Dictionary too big: close the page and write the rest of the chunk as PLAIN.
       FLOE_RETURN_IF_ERROR(FlushPage());
       fallen_back_ = true;
@@ -436,9 +439,11 @@ Status ColumnWriter::AddEntries(const ShreddedLeaf& leaf, int64_t entry_begin, i
   if (is_float_) {
     int64_t nans = 0;
     if (column_.physical_type == Type::kFloat) {
-      for (size_t i = value_begin; i < value_end; ++i) nans += std::isnan(LoadLE<float>(fixed_values_ + 4 * i));
+      for (size_t i = value_begin; i < value_end; ++i)
+        nans += std::isnan(LoadLE<float>(fixed_values_ + 4 * i));
     } else {
-      for (size_t i = value_begin; i < value_end; ++i) nans += std::isnan(LoadLE<double>(fixed_values_ + 8 * i));
+      for (size_t i = value_begin; i < value_end; ++i)
+        nans += std::isnan(LoadLE<double>(fixed_values_ + 8 * i));
     }
     chunk_nans_ += nans;
   }
@@ -464,7 +469,8 @@ Status ColumnWriter::AddValuesDictionary(size_t begin, size_t end) {
   if (is_binary_) {
     std::vector<std::string_view> fresh;
     fresh.reserve(last_new - first_new);
-    for (size_t k = first_new; k < last_new; ++k) fresh.push_back(dictionary_->Binary(static_cast<uint32_t>(k)));
+    for (size_t k = first_new; k < last_new; ++k)
+      fresh.push_back(dictionary_->Binary(static_cast<uint32_t>(k)));
     std::swap(fresh, binary_);
     UpdateStatistics(0, binary_.size());
     CollectBloomHashes(0, binary_.size());
@@ -607,8 +613,10 @@ void ColumnWriter::UpdateStatistics(size_t begin, size_t end) {
     }
     case Type::kInt96: return;
   }
-  if (lo && (!chunk_min_ || CompareStatValues(column_, *lo, *chunk_min_) < 0)) chunk_min_ = std::move(lo);
-  if (hi && (!chunk_max_ || CompareStatValues(column_, *hi, *chunk_max_) > 0)) chunk_max_ = std::move(hi);
+  if (lo && (!chunk_min_ || CompareStatValues(column_, *lo, *chunk_min_) < 0))
+    chunk_min_ = std::move(lo);
+  if (hi && (!chunk_max_ || CompareStatValues(column_, *hi, *chunk_max_) > 0))
+    chunk_max_ = std::move(hi);
 }
 
 void ColumnWriter::CollectBloomHashes(size_t begin, size_t end) {
@@ -617,7 +625,8 @@ void ColumnWriter::CollectBloomHashes(size_t begin, size_t end) {
   const size_t base = bloom_hashes_.size();
   bloom_hashes_.resize(base + n);
   if (is_bool_) {
-    for (size_t i = 0; i < n; ++i) bloom_hashes_[base + i] = BloomHash(std::span<const uint8_t>(&bools_[begin + i], 1));
+    for (size_t i = 0; i < n; ++i)
+      bloom_hashes_[base + i] = BloomHash(std::span<const uint8_t>(&bools_[begin + i], 1));
   } else if (is_binary_) {
     for (size_t i = 0; i < n; ++i) bloom_hashes_[base + i] = BloomHash(binary_[begin + i]);
   } else {
@@ -656,8 +665,8 @@ Result<ColumnWriter::EncodedPage> ColumnWriter::MakePage(PageType type, Buffer l
 void ColumnWriter::MaybeAbandonDictionary() {
   if (!page_is_dictionary_ || dictionary_pages_ > 0 || page_indices_.empty()) return;
   const size_t width = static_cast<size_t>(BitWidth(dictionary_->size() - 1));
-  const int64_t encoded = dictionary_->plain_bytes() +
-                          static_cast<int64_t>((page_indices_.size() * width + 7) / 8);
+  const int64_t encoded =
+      dictionary_->plain_bytes() + static_cast<int64_t>((page_indices_.size() * width + 7) / 8);
   if (encoded < page_plain_bytes_) return;
   // Re-encode this page's values PLAIN from the dictionary. Statistics and Bloom hashes
   // were taken from the dictionary entries, which are exactly this page's distinct values.
@@ -698,7 +707,8 @@ Status ColumnWriter::FlushPage() {
           EncodeLevelsV2(page_def_.data_as<int16_t>(), n, column_.max_def, &levels));
     }
   } else {
-    if (column_.max_rep > 0) EncodeLevelsV1(page_rep_.data_as<int16_t>(), n, column_.max_rep, &levels);
+    if (column_.max_rep > 0)
+      EncodeLevelsV1(page_rep_.data_as<int16_t>(), n, column_.max_rep, &levels);
     if (column_.max_def > 0) {
       if (page_nulls_ == 0 && column_.max_rep == 0) {
         // Every entry defined (the common case): one RLE run, no per-level work.
@@ -736,8 +746,8 @@ Status ColumnWriter::FlushPage() {
     dh.repetition_levels_byte_length = rep_len;
     dh.is_compressed = codec_->kind() != CompressionKind::kUncompressed && !values.empty();
     header.data_page_header_v2 = dh;
-    FLOE_ASSIGN_OR_RETURN(page, MakePage(PageType::kDataPageV2, std::move(levels), values,
-                                         dh.is_compressed, header));
+    FLOE_ASSIGN_OR_RETURN(
+        page, MakePage(PageType::kDataPageV2, std::move(levels), values, dh.is_compressed, header));
   } else {
     DataPageHeader dh;
     dh.num_values = static_cast<int32_t>(page_entries_);
@@ -746,15 +756,16 @@ Status ColumnWriter::FlushPage() {
     dh.repetition_level_encoding = Encoding::kRle;
     header.data_page_header = dh;
     if (codec_->kind() == CompressionKind::kUncompressed) {
-      FLOE_ASSIGN_OR_RETURN(page, MakePage(PageType::kDataPage, std::move(levels), values,
-                                           false, header));
+      FLOE_ASSIGN_OR_RETURN(
+          page, MakePage(PageType::kDataPage, std::move(levels), values, false, header));
     } else {
       // v1 compresses levels and values as one stream; the codec reads both pieces.
       EncodedPage p;
       const std::span<const uint8_t> pieces[2] = {levels.span(), values.span()};
       FLOE_RETURN_IF_ERROR(codec_->CompressPieces(pieces, &p.body));
       const size_t uncompressed = levels.size() + values.size();
-      if (uncompressed > static_cast<size_t>(INT32_MAX) || p.body.size() > static_cast<size_t>(INT32_MAX)) {
+      if (uncompressed > static_cast<size_t>(INT32_MAX) ||
+          p.body.size() > static_cast<size_t>(INT32_MAX)) {
         return Status::InvalidArgument("column '{}': a page of {} bytes exceeds 2 GiB",
                                        column_.PathString(), uncompressed);
       }
@@ -803,7 +814,8 @@ void ColumnWriter::FinishStatistics(ColumnMetaData* meta) {
     std::string mn = *chunk_min_;
     std::optional<std::string> mx = *chunk_max_;
     bool min_exact = true, max_exact = true;
-    if (is_binary_ && !(column_.logical_type && column_.logical_type->kind == LogicalType::Kind::kDecimal)) {
+    if (is_binary_ &&
+        !(column_.logical_type && column_.logical_type->kind == LogicalType::Kind::kDecimal)) {
       const bool utf8 = column_.type->id() == col::TypeId::kString;
       const size_t limit = options_.statistics_truncate_bytes;
       if (mn.size() > limit) {
@@ -872,8 +884,8 @@ Status ColumnWriter::Flush(io::OutputStream* out, ColumnChunk* chunk) {
     dh.num_values = static_cast<int32_t>(dictionary_->size());
     dh.encoding = Encoding::kPlain;
     header.dictionary_page_header = dh;
-    FLOE_ASSIGN_OR_RETURN(dict_page, MakePage(PageType::kDictionaryPage, Buffer(), body,
-                                              true, header));
+    FLOE_ASSIGN_OR_RETURN(dict_page,
+                          MakePage(PageType::kDictionaryPage, Buffer(), body, true, header));
     meta.dictionary_page_offset = start;
     meta.encodings = {Encoding::kPlain, Encoding::kRle, Encoding::kRleDictionary};
     encoding_stats.push_back({PageType::kDictionaryPage, Encoding::kPlain, 1});
@@ -887,7 +899,8 @@ Status ColumnWriter::Flush(io::OutputStream* out, ColumnChunk* chunk) {
   }
   // Drop the duplicate PLAIN (dictionary page and fallback pages share it).
   std::sort(meta.encodings.begin(), meta.encodings.end());
-  meta.encodings.erase(std::unique(meta.encodings.begin(), meta.encodings.end()), meta.encodings.end());
+  meta.encodings.erase(std::unique(meta.encodings.begin(), meta.encodings.end()),
+                       meta.encodings.end());
   meta.encoding_stats = std::move(encoding_stats);
   meta.data_page_offset = start + static_cast<int64_t>(dict_page.size());
   meta.total_compressed_size = static_cast<int64_t>(dict_page.size()) + chunk_page_bytes_;
@@ -908,10 +921,13 @@ Status ColumnWriter::Flush(io::OutputStream* out, ColumnChunk* chunk) {
 
   if (options_.bloom_filter_leaves.contains(column_.index)) {
     std::sort(bloom_hashes_.begin(), bloom_hashes_.end());
-    bloom_hashes_.erase(std::unique(bloom_hashes_.begin(), bloom_hashes_.end()), bloom_hashes_.end());
-    FLOE_ASSIGN_OR_RETURN(size_t bytes, BloomFilter::OptimalNumBytes(std::max<uint64_t>(bloom_hashes_.size(), 1),
-                                                                     options_.bloom_filter_fpp));
-    const auto cap = static_cast<size_t>(std::max<int64_t>(BloomFilter::kMinBytes, options_.bloom_filter_max_bytes));
+    bloom_hashes_.erase(std::unique(bloom_hashes_.begin(), bloom_hashes_.end()),
+                        bloom_hashes_.end());
+    FLOE_ASSIGN_OR_RETURN(size_t bytes,
+                          BloomFilter::OptimalNumBytes(std::max<uint64_t>(bloom_hashes_.size(), 1),
+                                                       options_.bloom_filter_fpp));
+    const auto cap = static_cast<size_t>(
+        std::max<int64_t>(BloomFilter::kMinBytes, options_.bloom_filter_max_bytes));
     if (bytes > cap) bytes = std::bit_floor(cap);
     FLOE_ASSIGN_OR_RETURN(BloomFilter filter, BloomFilter::Make(bytes));
     filter.InsertBatch(bloom_hashes_.data(), bloom_hashes_.size());

@@ -80,14 +80,14 @@ class ColumnWriter {
   const size_t width_;  // bytes per physical value (0 for BOOLEAN and BYTE_ARRAY)
   const bool is_binary_;
   const bool is_bool_;
-  const bool is_float_;  // FLOAT / DOUBLE: count NaNs
+  const bool is_float_;   // FLOAT / DOUBLE: count NaNs
   const bool has_stats_;  // the column has a defined sort order
   const SortOrder sort_order_;
   const bool is_decimal_;
   const bool is_float16_;
 
   // Values of the slice being written, in physical form.
-  Buffer fixed_;                         // width_ bytes per value
+  Buffer fixed_;                           // width_ bytes per value
   const uint8_t* fixed_values_ = nullptr;  // fixed_ or the array's own buffer
   std::vector<std::string_view> binary_;
   Buffer converted_bytes_;  // storage behind binary_ for converted values (decimals)

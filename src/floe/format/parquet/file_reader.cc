@@ -87,8 +87,7 @@ Status FileReader::ReadFooter() {
     rows += rg.num_rows;
   }
   if (rows != metadata_.num_rows) {
-    return Status::Corrupt("row groups hold {} rows, the footer says {}", rows,
-                           metadata_.num_rows);
+    return Status::Corrupt("row groups hold {} rows, the footer says {}", rows, metadata_.num_rows);
   }
   if (metadata_.key_value_metadata) {
     for (const auto& kv : *metadata_.key_value_metadata) {
@@ -115,13 +114,13 @@ Result<col::RecordBatch> FileReader::ReadRowGroup(
                                    index, num_row_groups() - 1);
   }
   const int64_t rows = metadata_.row_groups[static_cast<size_t>(index)].num_rows;
-  FLOE_ASSIGN_OR_RETURN(auto batches,
-                        ReadBatches(projection, std::max<int64_t>(rows, 1), {index}));
+  FLOE_ASSIGN_OR_RETURN(auto batches, ReadBatches(projection, std::max<int64_t>(rows, 1), {index}));
   FLOE_ASSIGN_OR_RETURN(auto batch, batches->Next());
   if (!batch) {
     // An empty row group: an empty batch of the projection's schema.
     std::vector<col::Array> columns;
-    for (const auto& f : projection.schema->fields()) columns.push_back(col::Array::Nulls(f.type, 0));
+    for (const auto& f : projection.schema->fields())
+      columns.push_back(col::Array::Nulls(f.type, 0));
     return col::RecordBatch(std::make_shared<col::Schema>(projection.schema->fields(), key_values_),
                             0, std::move(columns));
   }
@@ -137,8 +136,8 @@ Result<std::unique_ptr<BatchReader>> FileReader::ReadBatches(
   }
   for (int rg : row_groups) {
     if (rg < 0 || rg >= num_row_groups()) {
-      return Status::InvalidArgument("{}: row group {} out of range (0..{})", file_->location(),
-                                     rg, num_row_groups() - 1);
+      return Status::InvalidArgument("{}: row group {} out of range (0..{})", file_->location(), rg,
+                                     num_row_groups() - 1);
     }
   }
   return std::unique_ptr<BatchReader>(
@@ -172,9 +171,8 @@ Status BatchReader::OpenRowGroup(int index) {
     if (range->offset >= reader_.tail_offset_) continue;
     ranges.push_back(*range);
   }
-  file_ = std::make_unique<io::CoalescedInputFile>(*reader_.file_, std::move(ranges),
-                                                   io::CoalesceOptions(), tail,
-                                                   reader_.tail_offset_);
+  file_ = std::make_unique<io::CoalescedInputFile>(
+      *reader_.file_, std::move(ranges), io::CoalesceOptions(), tail, reader_.tail_offset_);
   // The column readers read their chunks one after another; on an object store the
   // ranges are fetched together first (the same requests, about one round trip).
   if (Status s = file_->Prefetch(); !s.ok()) return s.WithContext("row group {}", index);
@@ -199,7 +197,8 @@ Result<std::optional<col::RecordBatch>> BatchReader::Next() {
   } catch (const std::bad_alloc&) {
     return reader_.WithFile(Status::Corrupt(
         "row group {}: out of memory while decoding (the file's sizes are implausible or "
-        "exceed this process's memory limit)", current_));
+        "exceed this process's memory limit)",
+        current_));
   }
 }
 
@@ -242,8 +241,8 @@ Result<std::optional<col::RecordBatch>> BatchReader::NextImpl() {
     auto a = AssembleArray(node, leaves);
     if (!a.ok()) return std::move(a).status().WithContext("row group {}", current_);
     if (a->length() != rows) {
-      return Status::Corrupt("row group {}: a column assembles to {} rows, expected {}",
-                             current_, a->length(), rows);
+      return Status::Corrupt("row group {}: a column assembles to {} rows, expected {}", current_,
+                             a->length(), rows);
     }
     columns.push_back(std::move(*a));
   }
@@ -275,10 +274,9 @@ Result<bool> FileReader::RowGroupMayMatch(int row_group,
 }
 
 Result<std::optional<BloomFilter>> FileReader::ReadBloomFilter(int row_group, int leaf) const {
-  if (row_group < 0 || row_group >= num_row_groups() || leaf < 0 ||
-      leaf >= schema_->num_leaves()) {
-    return Status::InvalidArgument("bloom filter of row group {} column {} out of range",
-                                   row_group, leaf);
+  if (row_group < 0 || row_group >= num_row_groups() || leaf < 0 || leaf >= schema_->num_leaves()) {
+    return Status::InvalidArgument("bloom filter of row group {} column {} out of range", row_group,
+                                   leaf);
   }
   const ColumnChunk& chunk =
       metadata_.row_groups[static_cast<size_t>(row_group)].columns[static_cast<size_t>(leaf)];
@@ -303,8 +301,8 @@ Result<std::optional<BloomFilter>> FileReader::ReadBloomFilter(int row_group, in
     return std::nullopt;  // a filter kind floe does not know: it cannot be used
   }
   if (header.num_bytes < 0 || static_cast<uint64_t>(header.num_bytes) > avail - header_size) {
-    return WithFile(Status::Corrupt("bloom filter of {} bytes runs past the file's data",
-                                    header.num_bytes));
+    return WithFile(
+        Status::Corrupt("bloom filter of {} bytes runs past the file's data", header.num_bytes));
   }
   std::span<const uint8_t> bitset;
   Buffer more;

@@ -47,8 +47,8 @@ class BatchReader {
 
  private:
   friend class FileReader;
-  BatchReader(const FileReader& reader, SchemaDescriptor::Projection projection,
-              int64_t batch_rows, std::vector<int> row_groups);
+  BatchReader(const FileReader& reader, SchemaDescriptor::Projection projection, int64_t batch_rows,
+              std::vector<int> row_groups);
   Result<std::optional<columnar::RecordBatch>> NextImpl();
   Status OpenRowGroup(int index);
 
@@ -94,8 +94,7 @@ class FileReader {
 
   // Row-group skipping: false only when the statistics of the row group, or for
   // equalities its Bloom filters, prove that no row satisfies every predicate.
-  Result<bool> RowGroupMayMatch(int row_group,
-                                std::span<const ColumnPredicate> conjuncts) const;
+  Result<bool> RowGroupMayMatch(int row_group, std::span<const ColumnPredicate> conjuncts) const;
 
   // Reads the Bloom filter of (row group, leaf), or nullopt if the writer stored none.
   Result<std::optional<BloomFilter>> ReadBloomFilter(int row_group, int leaf) const;

@@ -85,11 +85,13 @@ TEST(FileReaderTest, PyarrowNestedProjectionAndBloomFilter) {
   EXPECT_EQ(r->num_row_groups(), 2);
   auto lines = JsonLines(*r, r->schema().ProjectAll());
   ASSERT_EQ(lines.size(), 4u);
-  EXPECT_EQ(lines[0], "{\"id\":10,\"point\":{\"x\":1,\"y\":2},\"tags\":[\"a\",\"b\"],"
-                      "\"attrs\":{\"k1\":1}}");
+  EXPECT_EQ(lines[0],
+            "{\"id\":10,\"point\":{\"x\":1,\"y\":2},\"tags\":[\"a\",\"b\"],"
+            "\"attrs\":{\"k1\":1}}");
   EXPECT_EQ(lines[1], "{\"id\":20,\"point\":null,\"tags\":[],\"attrs\":null}");
-  EXPECT_EQ(lines[2], "{\"id\":30,\"point\":{\"x\":-3.5,\"y\":null},\"tags\":null,"
-                      "\"attrs\":{\"k2\":2,\"k3\":null}}");
+  EXPECT_EQ(lines[2],
+            "{\"id\":30,\"point\":{\"x\":-3.5,\"y\":null},\"tags\":null,"
+            "\"attrs\":{\"k2\":2,\"k3\":null}}");
   EXPECT_EQ(lines[3], "{\"id\":40,\"point\":{\"x\":0,\"y\":0},\"tags\":[\"c\"],\"attrs\":{}}");
 
   // Field ids 3 (point.x) and 9 (attrs' value): the map keeps its keys.
@@ -169,10 +171,11 @@ col::RecordBatch AllTypesBatch(int64_t rows) {
       col::Field("fixed", col::FixedBinary(3)),
       col::Field("uuid", col::Uuid()),
       col::Field("list", col::List(col::Field("element", col::Int64()))),
-      col::Field("map", col::Map(col::Field("key", col::String(), false),
-                                 col::Field("value", col::List(col::Field("element", col::Int32()))))),
-      col::Field("st", col::Struct({col::Field("a", col::Int32(), false),
-                                    col::Field("b", col::String())})),
+      col::Field("map",
+                 col::Map(col::Field("key", col::String(), false),
+                          col::Field("value", col::List(col::Field("element", col::Int32()))))),
+      col::Field("st", col::Struct(
+                           {col::Field("a", col::Int32(), false), col::Field("b", col::String())})),
   };
   auto schema = std::make_shared<col::Schema>(fields);
   std::vector<col::Array> columns;
@@ -191,11 +194,13 @@ col::RecordBatch AllTypesBatch(int64_t rows) {
           static_cast<col::FixedWidthBuilder<int8_t>*>(b.get())->Append(static_cast<int8_t>(v));
           break;
         case col::TypeId::kUInt16:
-          static_cast<col::FixedWidthBuilder<uint16_t>*>(b.get())->Append(static_cast<uint16_t>(v + 60000));
+          static_cast<col::FixedWidthBuilder<uint16_t>*>(b.get())->Append(
+              static_cast<uint16_t>(v + 60000));
           break;
         case col::TypeId::kInt32:
         case col::TypeId::kDate32:
-          static_cast<col::FixedWidthBuilder<int32_t>*>(b.get())->Append(static_cast<int32_t>(v * 1000));
+          static_cast<col::FixedWidthBuilder<int32_t>*>(b.get())->Append(
+              static_cast<int32_t>(v * 1000));
           break;
         case col::TypeId::kInt64:
         case col::TypeId::kTime64:
@@ -203,32 +208,37 @@ col::RecordBatch AllTypesBatch(int64_t rows) {
           static_cast<col::FixedWidthBuilder<int64_t>*>(b.get())->Append(v * 1000000007LL);
           break;
         case col::TypeId::kUInt64:
-          static_cast<col::FixedWidthBuilder<uint64_t>*>(b.get())->Append(~static_cast<uint64_t>(i));
+          static_cast<col::FixedWidthBuilder<uint64_t>*>(b.get())->Append(
+              ~static_cast<uint64_t>(i));
           break;
         case col::TypeId::kFloat32:
-          static_cast<col::FixedWidthBuilder<float>*>(b.get())->Append(i % 11 == 5 ? std::nanf("") : v * 0.5f);
+          static_cast<col::FixedWidthBuilder<float>*>(b.get())->Append(i % 11 == 5 ? std::nanf("")
+                                                                                   : v * 0.5f);
           break;
         case col::TypeId::kFloat64:
           static_cast<col::FixedWidthBuilder<double>*>(b.get())->Append(i == 0 ? -0.0 : v * 0.25);
           break;
         case col::TypeId::kDecimal128: {
           __int128 d = v;
-          if (f.type->precision() == 38) d = d * static_cast<__int128>(1000000000000000000LL) * 1000000;
+          if (f.type->precision() == 38)
+            d = d * static_cast<__int128>(1000000000000000000LL) * 1000000;
           static_cast<col::FixedWidthBuilder<__int128>*>(b.get())->Append(d);
           break;
         }
         case col::TypeId::kString:
-          static_cast<col::BinaryBuilder*>(b.get())->Append(i % 5 == 0 ? std::string(300, 'x')
-                                                                         : "s" + std::to_string(v % 13));
+          static_cast<col::BinaryBuilder*>(b.get())->Append(
+              i % 5 == 0 ? std::string(300, 'x') : "s" + std::to_string(v % 13));
           break;
         case col::TypeId::kBinary:
-          static_cast<col::BinaryBuilder*>(b.get())->Append(std::string(static_cast<size_t>(i % 4), '\xFF'));
+          static_cast<col::BinaryBuilder*>(b.get())->Append(
+              std::string(static_cast<size_t>(i % 4), '\xFF'));
           break;
         case col::TypeId::kFixedBinary:
           static_cast<col::FixedBinaryBuilder*>(b.get())->Append(std::string("abc", 3));
           break;
         case col::TypeId::kUuid:
-          static_cast<col::FixedBinaryBuilder*>(b.get())->Append(std::string(16, static_cast<char>(i)));
+          static_cast<col::FixedBinaryBuilder*>(b.get())->Append(
+              std::string(16, static_cast<char>(i)));
           break;
         case col::TypeId::kList: {
           auto* l = static_cast<col::ListBuilder*>(b.get());
@@ -254,7 +264,8 @@ col::RecordBatch AllTypesBatch(int64_t rows) {
               vl->AppendNull();
             } else {
               vl->Append();
-              static_cast<col::FixedWidthBuilder<int32_t>*>(vl->child())->Append(static_cast<int32_t>(k));
+              static_cast<col::FixedWidthBuilder<int32_t>*>(vl->child())
+                  ->Append(static_cast<int32_t>(k));
               vl->Close();
             }
           }
@@ -264,7 +275,8 @@ col::RecordBatch AllTypesBatch(int64_t rows) {
         case col::TypeId::kStruct: {
           auto* s = static_cast<col::StructBuilder*>(b.get());
           s->Append();
-          static_cast<col::FixedWidthBuilder<int32_t>*>(s->child(0))->Append(static_cast<int32_t>(i));
+          static_cast<col::FixedWidthBuilder<int32_t>*>(s->child(0))
+              ->Append(static_cast<int32_t>(i));
           if (i % 2) {
             s->child(1)->AppendNull();
           } else {

@@ -28,9 +28,9 @@ Status CheckParquetCompression(CompressionKind kind) {
   return Status::OK();
 }
 
-Result<std::unique_ptr<FileWriter>> FileWriter::Make(
-    std::unique_ptr<io::OutputStream> out, std::shared_ptr<const SchemaDescriptor> schema,
-    WriterOptions options) {
+Result<std::unique_ptr<FileWriter>> FileWriter::Make(std::unique_ptr<io::OutputStream> out,
+                                                     std::shared_ptr<const SchemaDescriptor> schema,
+                                                     WriterOptions options) {
   if (options.page_version != 1 && options.page_version != 2) {
     return Status::InvalidArgument("page version must be 1 or 2, got {}", options.page_version);
   }
@@ -47,8 +47,10 @@ Result<std::unique_ptr<FileWriter>> FileWriter::Make(
     }
   }
   FLOE_RETURN_IF_ERROR(CheckParquetCompression(options.compression));
-  std::unique_ptr<FileWriter> w(new FileWriter(std::move(out), std::move(schema), std::move(options)));
-  FLOE_ASSIGN_OR_RETURN(w->codec_, Codec::Make(w->options_.compression, w->options_.compression_level));
+  std::unique_ptr<FileWriter> w(
+      new FileWriter(std::move(out), std::move(schema), std::move(options)));
+  FLOE_ASSIGN_OR_RETURN(w->codec_,
+                        Codec::Make(w->options_.compression, w->options_.compression_level));
   for (const auto& leaf : w->schema_->leaves()) {
     w->columns_.push_back(std::make_unique<ColumnWriter>(leaf, w->options_, w->codec_.get()));
   }
@@ -81,7 +83,8 @@ Status FileWriter::Write(const col::RecordBatch& batch) {
       const int64_t per_row = std::max<int64_t>(1, buffered / row_group_rows_);
       slice = (options_.row_group_bytes - buffered) / per_row + 1;
     }
-    const int64_t length = std::clamp<int64_t>(slice, 1, std::min(kSliceRows, batch.num_rows() - offset));
+    const int64_t length =
+        std::clamp<int64_t>(slice, 1, std::min(kSliceRows, batch.num_rows() - offset));
     FLOE_RETURN_IF_ERROR(WriteSlice(batch, offset, length));
     offset += length;
     if (BufferedBytes() >= options_.row_group_bytes) FLOE_RETURN_IF_ERROR(FlushRowGroup());
@@ -161,7 +164,8 @@ Result<WriteResult> FileWriter::Close() {
   metadata_.schema = schema_->elements();
   metadata_.num_rows = num_rows_;
   metadata_.created_by = options_.created_by;
-  if (!options_.key_value_metadata.empty()) metadata_.key_value_metadata = options_.key_value_metadata;
+  if (!options_.key_value_metadata.empty())
+    metadata_.key_value_metadata = options_.key_value_metadata;
   metadata_.column_orders = std::vector<ColumnOrder>(columns_.size());
   Buffer footer;
   Serialize(metadata_, &footer);

@@ -396,8 +396,8 @@ Status CheckRequired(uint32_t seen, std::string_view struct_name,
                      std::initializer_list<RequiredField> fields) {
   for (const RequiredField& f : fields) {
     if (FLOE_PREDICT_FALSE((seen & (1u << f.id)) == 0)) {
-      return Status::Corrupt("parquet {}: required field '{}' ({}) is missing", struct_name,
-                             f.name, f.id);
+      return Status::Corrupt("parquet {}: required field '{}' ({}) is missing", struct_name, f.name,
+                             f.id);
     }
   }
   return Status::OK();
@@ -522,17 +522,13 @@ Status ReadValue(CompactReader& r, LogicalType* out) {
         case 2: out->kind = K::kMap; return r.Skip(h.type);
         case 3: out->kind = K::kList; return r.Skip(h.type);
         case 4: out->kind = K::kEnum; return r.Skip(h.type);
-        case 5:
-          out->kind = K::kDecimal;
-          return ReadValue(r, &out->decimal);
+        case 5: out->kind = K::kDecimal; return ReadValue(r, &out->decimal);
         case 6: out->kind = K::kDate; return r.Skip(h.type);
         case 7:
         case 8:
           out->kind = h.id == 7 ? K::kTime : K::kTimestamp;
           return ReadValue(r, &out->temporal);
-        case 10:
-          out->kind = K::kInteger;
-          return ReadValue(r, &out->integer);
+        case 10: out->kind = K::kInteger; return ReadValue(r, &out->integer);
         case 11: out->kind = K::kUnknown; return r.Skip(h.type);
         case 12: out->kind = K::kJson; return r.Skip(h.type);
         case 13: out->kind = K::kBson; return r.Skip(h.type);
@@ -552,8 +548,7 @@ Status ReadValue(CompactReader& r, LogicalType* out) {
             if (f.id == 2 && h.id == 18) return ReadField(r, f, &out->edge_algorithm, &seen);
             return r.Skip(f.type);
           });
-        default:
-          break;
+        default: break;
       }
     }
     FLOE_ASSIGN_OR_RETURN(std::span<const uint8_t> raw, r.SkipAndCapture(h.type));
@@ -660,8 +655,9 @@ Status ReadValue(CompactReader& r, ColumnOrder* out) {
   return r.ReadStruct([&](const FieldHeader& h) -> Status {
     *out = ColumnOrder{};  // the last member present wins
     if (h.type == WireType::kStruct && h.id >= 1 && h.id <= 3) {
-      out->kind = h.id == 1 ? K::kTypeOrder : h.id == 2 ? K::kIeee754TotalOrder
-                                                       : K::kInt96TimestampOrder;
+      out->kind = h.id == 1   ? K::kTypeOrder
+                  : h.id == 2 ? K::kIeee754TotalOrder
+                              : K::kInt96TimestampOrder;
       return r.Skip(h.type);
     }
     FLOE_ASSIGN_OR_RETURN(std::span<const uint8_t> raw, r.SkipAndCapture(h.type));
@@ -766,9 +762,8 @@ Status ReadValue(CompactReader& r, PageHeader* out) {
       default: return r.Skip(h.type);
     }
   }));
-  return CheckRequired(
-      seen, "PageHeader",
-      {{1, "type"}, {2, "uncompressed_page_size"}, {3, "compressed_page_size"}});
+  return CheckRequired(seen, "PageHeader",
+                       {{1, "type"}, {2, "uncompressed_page_size"}, {3, "compressed_page_size"}});
 }
 
 Status ReadValue(CompactReader& r, BloomFilterHeader* out) {
@@ -1127,7 +1122,9 @@ void WriteValue(CompactWriter& w, const ColumnOrder& v) {
     case K::kTypeOrder:
     case K::kIeee754TotalOrder:
     case K::kInt96TimestampOrder:
-      w.WriteFieldHeader(v.kind == K::kTypeOrder ? 1 : v.kind == K::kIeee754TotalOrder ? 2 : 3,
+      w.WriteFieldHeader(v.kind == K::kTypeOrder           ? 1
+                         : v.kind == K::kIeee754TotalOrder ? 2
+                                                           : 3,
                          WireType::kStruct);
       WriteEmptyStruct(w);
       break;

@@ -165,21 +165,21 @@ struct RawUnionMember {
 // Min/max values are PLAIN-encoded without the BYTE_ARRAY length prefix. Note the IDL order:
 // max before min in both pairs.
 struct Statistics {
-  std::optional<std::string> max;             // 1, deprecated: signed order
-  std::optional<std::string> min;             // 2, deprecated: signed order
-  std::optional<int64_t> null_count;          // 3
-  std::optional<int64_t> distinct_count;      // 4
-  std::optional<std::string> max_value;       // 5
-  std::optional<std::string> min_value;       // 6
-  std::optional<bool> is_max_value_exact;     // 7
-  std::optional<bool> is_min_value_exact;     // 8
-  std::optional<int64_t> nan_count;           // 9
+  std::optional<std::string> max;          // 1, deprecated: signed order
+  std::optional<std::string> min;          // 2, deprecated: signed order
+  std::optional<int64_t> null_count;       // 3
+  std::optional<int64_t> distinct_count;   // 4
+  std::optional<std::string> max_value;    // 5
+  std::optional<std::string> min_value;    // 6
+  std::optional<bool> is_max_value_exact;  // 7
+  std::optional<bool> is_min_value_exact;  // 8
+  std::optional<int64_t> nan_count;        // 9
 
   bool operator==(const Statistics&) const = default;
 };
 
 struct SizeStatistics {
-  std::optional<int64_t> unencoded_byte_array_data_bytes;     // 1
+  std::optional<int64_t> unencoded_byte_array_data_bytes;          // 1
   std::optional<std::vector<int64_t>> repetition_level_histogram;  // 2
   std::optional<std::vector<int64_t>> definition_level_histogram;  // 3
 
@@ -236,34 +236,34 @@ struct IntType {
 struct LogicalType {
   // The union members, in field id order (9 is reserved for INTERVAL).
   enum class Kind : uint8_t {
-    kString,     // 1
-    kMap,        // 2
-    kList,       // 3
-    kEnum,       // 4
-    kDecimal,    // 5
-    kDate,       // 6
-    kTime,       // 7
-    kTimestamp,  // 8
-    kInteger,    // 10
-    kUnknown,    // 11: every value is null
-    kJson,       // 12
-    kBson,       // 13
-    kUuid,       // 14
-    kFloat16,    // 15
-    kVariant,    // 16
-    kGeometry,   // 17
-    kGeography,  // 18
+    kString,        // 1
+    kMap,           // 2
+    kList,          // 3
+    kEnum,          // 4
+    kDecimal,       // 5
+    kDate,          // 6
+    kTime,          // 7
+    kTimestamp,     // 8
+    kInteger,       // 10
+    kUnknown,       // 11: every value is null
+    kJson,          // 12
+    kBson,          // 13
+    kUuid,          // 14
+    kFloat16,       // 15
+    kVariant,       // 16
+    kGeometry,      // 17
+    kGeography,     // 18
     kUnrecognized,  // a member this code does not know, kept in `unrecognized`
   };
 
   Kind kind = Kind::kUnrecognized;
-  DecimalType decimal;    // kDecimal
-  TemporalType temporal;  // kTime, kTimestamp
-  IntType integer;        // kInteger
-  std::optional<int8_t> variant_specification_version;          // kVariant
-  std::optional<std::string> crs;                               // kGeometry, kGeography
-  std::optional<EdgeInterpolationAlgorithm> edge_algorithm;     // kGeography
-  RawUnionMember unrecognized;                                  // kUnrecognized
+  DecimalType decimal;                                       // kDecimal
+  TemporalType temporal;                                     // kTime, kTimestamp
+  IntType integer;                                           // kInteger
+  std::optional<int8_t> variant_specification_version;       // kVariant
+  std::optional<std::string> crs;                            // kGeometry, kGeography
+  std::optional<EdgeInterpolationAlgorithm> edge_algorithm;  // kGeography
+  RawUnionMember unrecognized;                               // kUnrecognized
 
   static LogicalType Of(Kind kind) {
     LogicalType t;
@@ -322,31 +322,31 @@ std::optional<LogicalType> EffectiveLogicalType(const SchemaElement& element);
 // ---- Column chunks and row groups (parquet.md §3.4-§3.6).
 
 struct ColumnMetaData {
-  Type type = Type::kBoolean;                                       // 1
-  std::vector<Encoding> encodings;                                  // 2
-  std::vector<std::string> path_in_schema;                          // 3
-  CompressionCodec codec = CompressionCodec::kUncompressed;         // 4
-  int64_t num_values = 0;                                           // 5
-  int64_t total_uncompressed_size = 0;                              // 6
-  int64_t total_compressed_size = 0;                                // 7
-  std::optional<std::vector<KeyValue>> key_value_metadata;          // 8
-  int64_t data_page_offset = 0;                                     // 9
-  std::optional<int64_t> index_page_offset;                         // 10
-  std::optional<int64_t> dictionary_page_offset;                    // 11
-  std::optional<Statistics> statistics;                             // 12
-  std::optional<std::vector<PageEncodingStats>> encoding_stats;     // 13
-  std::optional<int64_t> bloom_filter_offset;                       // 14
-  std::optional<int32_t> bloom_filter_length;                       // 15
-  std::optional<SizeStatistics> size_statistics;                    // 16
+  Type type = Type::kBoolean;                                    // 1
+  std::vector<Encoding> encodings;                               // 2
+  std::vector<std::string> path_in_schema;                       // 3
+  CompressionCodec codec = CompressionCodec::kUncompressed;      // 4
+  int64_t num_values = 0;                                        // 5
+  int64_t total_uncompressed_size = 0;                           // 6
+  int64_t total_compressed_size = 0;                             // 7
+  std::optional<std::vector<KeyValue>> key_value_metadata;       // 8
+  int64_t data_page_offset = 0;                                  // 9
+  std::optional<int64_t> index_page_offset;                      // 10
+  std::optional<int64_t> dictionary_page_offset;                 // 11
+  std::optional<Statistics> statistics;                          // 12
+  std::optional<std::vector<PageEncodingStats>> encoding_stats;  // 13
+  std::optional<int64_t> bloom_filter_offset;                    // 14
+  std::optional<int32_t> bloom_filter_length;                    // 15
+  std::optional<SizeStatistics> size_statistics;                 // 16
   // 17 geospatial_statistics is skipped.
 
   bool operator==(const ColumnMetaData&) const = default;
 };
 
 struct ColumnChunk {
-  std::optional<std::string> file_path;      // 1, summary files only
-  int64_t file_offset = 0;                   // 2, required, deprecated: write 0
-  std::optional<ColumnMetaData> meta_data;   // 3, effectively required
+  std::optional<std::string> file_path;        // 1, summary files only
+  int64_t file_offset = 0;                     // 2, required, deprecated: write 0
+  std::optional<ColumnMetaData> meta_data;     // 3, effectively required
   std::optional<int64_t> offset_index_offset;  // 4
   std::optional<int32_t> offset_index_length;  // 5
   std::optional<int64_t> column_index_offset;  // 6
@@ -360,13 +360,13 @@ struct ColumnChunk {
 };
 
 struct RowGroup {
-  std::vector<ColumnChunk> columns;                             // 1, one per leaf
-  int64_t total_byte_size = 0;                                  // 2
-  int64_t num_rows = 0;                                         // 3
-  std::optional<std::vector<SortingColumn>> sorting_columns;    // 4
-  std::optional<int64_t> file_offset;                           // 5, unreliable in old files
-  std::optional<int64_t> total_compressed_size;                 // 6
-  std::optional<int16_t> ordinal;                               // 7
+  std::vector<ColumnChunk> columns;                           // 1, one per leaf
+  int64_t total_byte_size = 0;                                // 2
+  int64_t num_rows = 0;                                       // 3
+  std::optional<std::vector<SortingColumn>> sorting_columns;  // 4
+  std::optional<int64_t> file_offset;                         // 5, unreliable in old files
+  std::optional<int64_t> total_compressed_size;               // 6
+  std::optional<int16_t> ordinal;                             // 7
 
   bool operator==(const RowGroup&) const = default;
 };
@@ -389,17 +389,17 @@ struct ColumnOrder {
 std::string_view ColumnOrderKindName(ColumnOrder::Kind kind);
 
 struct FileMetaData {
-  int32_t version = 1;                                       // 1
-  std::vector<SchemaElement> schema;                         // 2, depth-first, root first
-  int64_t num_rows = 0;                                      // 3
-  std::vector<RowGroup> row_groups;                          // 4
-  std::optional<std::vector<KeyValue>> key_value_metadata;   // 5
-  std::optional<std::string> created_by;                     // 6
-  std::optional<std::vector<ColumnOrder>> column_orders;     // 7, one per leaf
+  int32_t version = 1;                                      // 1
+  std::vector<SchemaElement> schema;                        // 2, depth-first, root first
+  int64_t num_rows = 0;                                     // 3
+  std::vector<RowGroup> row_groups;                         // 4
+  std::optional<std::vector<KeyValue>> key_value_metadata;  // 5
+  std::optional<std::string> created_by;                    // 6
+  std::optional<std::vector<ColumnOrder>> column_orders;    // 7, one per leaf
   // 8 EncryptionAlgorithm, kept as its encoded struct: present only in encrypted files with
   // a plaintext footer.
   std::optional<std::string> encryption_algorithm;
-  std::optional<std::string> footer_signing_key_metadata;    // 9
+  std::optional<std::string> footer_signing_key_metadata;  // 9
 
   bool operator==(const FileMetaData&) const = default;
 };
@@ -407,11 +407,11 @@ struct FileMetaData {
 // ---- Pages (parquet.md §3.7).
 
 struct DataPageHeader {
-  int32_t num_values = 0;                                      // 1, level entries incl. nulls
-  Encoding encoding = Encoding::kPlain;                        // 2
-  Encoding definition_level_encoding = Encoding::kRle;         // 3
-  Encoding repetition_level_encoding = Encoding::kRle;         // 4
-  std::optional<Statistics> statistics;                        // 5
+  int32_t num_values = 0;                               // 1, level entries incl. nulls
+  Encoding encoding = Encoding::kPlain;                 // 2
+  Encoding definition_level_encoding = Encoding::kRle;  // 3
+  Encoding repetition_level_encoding = Encoding::kRle;  // 4
+  std::optional<Statistics> statistics;                 // 5
 
   bool operator==(const DataPageHeader&) const = default;
 };
@@ -421,9 +421,9 @@ struct IndexPageHeader {
 };
 
 struct DictionaryPageHeader {
-  int32_t num_values = 0;                 // 1
-  Encoding encoding = Encoding::kPlain;   // 2
-  std::optional<bool> is_sorted;          // 3
+  int32_t num_values = 0;                // 1
+  Encoding encoding = Encoding::kPlain;  // 2
+  std::optional<bool> is_sorted;         // 3
 
   bool operator==(const DictionaryPageHeader&) const = default;
 };
@@ -442,14 +442,14 @@ struct DataPageHeaderV2 {
 };
 
 struct PageHeader {
-  PageType type = PageType::kDataPage;                           // 1
-  int32_t uncompressed_page_size = 0;                            // 2
-  int32_t compressed_page_size = 0;                              // 3
-  std::optional<int32_t> crc;                                    // 4
-  std::optional<DataPageHeader> data_page_header;                // 5
-  std::optional<IndexPageHeader> index_page_header;              // 6
-  std::optional<DictionaryPageHeader> dictionary_page_header;    // 7
-  std::optional<DataPageHeaderV2> data_page_header_v2;           // 8
+  PageType type = PageType::kDataPage;                         // 1
+  int32_t uncompressed_page_size = 0;                          // 2
+  int32_t compressed_page_size = 0;                            // 3
+  std::optional<int32_t> crc;                                  // 4
+  std::optional<DataPageHeader> data_page_header;              // 5
+  std::optional<IndexPageHeader> index_page_header;            // 6
+  std::optional<DictionaryPageHeader> dictionary_page_header;  // 7
+  std::optional<DataPageHeaderV2> data_page_header_v2;         // 8
 
   bool operator==(const PageHeader&) const = default;
 };
@@ -457,9 +457,9 @@ struct PageHeader {
 // ---- Bloom filter and page index (parquet.md §3.11, §3.12).
 
 struct BloomFilterHeader {
-  int32_t num_bytes = 0;                                                   // 1
-  BloomFilterAlgorithm algorithm = BloomFilterAlgorithm::kBlock;           // 2
-  BloomFilterHash hash = BloomFilterHash::kXxHash;                         // 3
+  int32_t num_bytes = 0;                                                       // 1
+  BloomFilterAlgorithm algorithm = BloomFilterAlgorithm::kBlock;               // 2
+  BloomFilterHash hash = BloomFilterHash::kXxHash;                             // 3
   BloomFilterCompression compression = BloomFilterCompression::kUncompressed;  // 4
 
   bool operator==(const BloomFilterHeader&) const = default;
@@ -474,21 +474,21 @@ struct PageLocation {
 };
 
 struct OffsetIndex {
-  std::vector<PageLocation> page_locations;                           // 1
+  std::vector<PageLocation> page_locations;                             // 1
   std::optional<std::vector<int64_t>> unencoded_byte_array_data_bytes;  // 2
 
   bool operator==(const OffsetIndex&) const = default;
 };
 
 struct ColumnIndex {
-  std::vector<bool> null_pages;                                      // 1
-  std::vector<std::string> min_values;                               // 2
-  std::vector<std::string> max_values;                               // 3
-  BoundaryOrder boundary_order = BoundaryOrder::kUnordered;          // 4
-  std::optional<std::vector<int64_t>> null_counts;                   // 5
-  std::optional<std::vector<int64_t>> repetition_level_histograms;   // 6
-  std::optional<std::vector<int64_t>> definition_level_histograms;   // 7
-  std::optional<std::vector<int64_t>> nan_counts;                    // 8
+  std::vector<bool> null_pages;                                     // 1
+  std::vector<std::string> min_values;                              // 2
+  std::vector<std::string> max_values;                              // 3
+  BoundaryOrder boundary_order = BoundaryOrder::kUnordered;         // 4
+  std::optional<std::vector<int64_t>> null_counts;                  // 5
+  std::optional<std::vector<int64_t>> repetition_level_histograms;  // 6
+  std::optional<std::vector<int64_t>> definition_level_histograms;  // 7
+  std::optional<std::vector<int64_t>> nan_counts;                   // 8
 
   bool operator==(const ColumnIndex&) const = default;
 };

@@ -80,8 +80,8 @@ bool UsableScale(int32_t scale) { return scale >= 0 && scale <= 38; }
 
 // Big-endian two's complement bytes (DECIMAL in BYTE_ARRAY / FIXED_LEN_BYTE_ARRAY).
 __int128 BigEndianToInt128(std::string_view b) {
-  unsigned __int128 u = (static_cast<uint8_t>(b[0]) & 0x80) ? ~static_cast<unsigned __int128>(0)
-                                                            : 0;
+  unsigned __int128 u =
+      (static_cast<uint8_t>(b[0]) & 0x80) ? ~static_cast<unsigned __int128>(0) : 0;
   for (char c : b) u = (u << 8) | static_cast<uint8_t>(c);
   return static_cast<__int128>(u);
 }
@@ -151,13 +151,11 @@ void WriteStatValue(JsonWriter& j, std::string_view b, Type physical,
       if (kind == LK::kFloat16 && b.size() == 2) {
         return j.Float(columnar::HalfToFloat(LoadLE<uint16_t>(b.data())));
       }
-      if (kind == LK::kDecimal && !b.empty() && b.size() <= 16 &&
-          UsableScale(lt->decimal.scale)) {
+      if (kind == LK::kDecimal && !b.empty() && b.size() <= 16 && UsableScale(lt->decimal.scale)) {
         return j.String(columnar::FormatDecimal(BigEndianToInt128(b), lt->decimal.scale));
       }
       break;
-    case Type::kInt96:
-      break;
+    case Type::kInt96: break;
   }
   j.String(columnar::HexEncode(b));
 }
@@ -228,8 +226,7 @@ void WriteLogicalType(JsonWriter& j, const LogicalType& t) {
       j.Key("field_id");
       j.Int(t.unrecognized.field_id);
       break;
-    default:
-      break;
+    default: break;
   }
   j.EndObject();
 }
@@ -452,11 +449,8 @@ std::string Indent(std::string_view json) {
         out.push_back(c);
         newline();
         break;
-      case ':':
-        out.append(": ");
-        break;
-      default:
-        out.push_back(c);
+      case ':': out.append(": "); break;
+      default: out.push_back(c);
     }
   }
   return out;
@@ -483,8 +477,7 @@ std::string Annotation(const SchemaElement& e) {
   if (e.logical_type) {
     const LogicalType& t = *e.logical_type;
     switch (t.kind) {
-      case LK::kDecimal:
-        return fmt::format("DECIMAL({},{})", t.decimal.precision, t.decimal.scale);
+      case LK::kDecimal: return fmt::format("DECIMAL({},{})", t.decimal.precision, t.decimal.scale);
       case LK::kTime:
       case LK::kTimestamp:
         return fmt::format("{}({},{})", LogicalTypeKindName(t.kind), EnumToString(t.temporal.unit),
@@ -502,10 +495,8 @@ std::string Annotation(const SchemaElement& e) {
         if (!t.crs && !t.edge_algorithm) return "GEOGRAPHY";
         return fmt::format("GEOGRAPHY({},{})", Printable(t.crs.value_or("")),
                            t.edge_algorithm ? EnumToString(*t.edge_algorithm) : "");
-      case LK::kUnrecognized:
-        return fmt::format("unrecognized({})", t.unrecognized.field_id);
-      default:
-        return std::string(LogicalTypeKindName(t.kind));
+      case LK::kUnrecognized: return fmt::format("unrecognized({})", t.unrecognized.field_id);
+      default: return std::string(LogicalTypeKindName(t.kind));
     }
   }
   if (e.converted_type) {
@@ -631,8 +622,8 @@ std::string SchemaToText(const FileMetaData& md) {
                     ? fmt::format("repetition({})", static_cast<int32_t>(*e.repetition_type))
                     : Lower(name);
         }
-        out += fmt::format("{} {} {}", rep, group ? "group" : PhysicalTypeText(e),
-                           Printable(e.name));
+        out +=
+            fmt::format("{} {} {}", rep, group ? "group" : PhysicalTypeText(e), Printable(e.name));
         std::string annotation = Annotation(e);
         if (!annotation.empty()) out += fmt::format(" ({})", annotation);
         if (e.field_id) out += fmt::format(" = {}", *e.field_id);

@@ -105,9 +105,9 @@ TEST(MetadataSpecBytesTest, V2IsCompressedFalseIsHeaderNibble2) {
   Serialize(h, &buf);
   // PageHeader: 15 06 (type 3), 15 00, 15 00, 8 is delta 5 from 3: 5C, then the v2 header:
   // 15 00 15 00 15 00 15 00 15 00 15 00 12 00, then STOP.
-  EXPECT_EQ(ToBytes(buf), (Bytes{0x15, 0x06, 0x15, 0x00, 0x15, 0x00, 0x5C, 0x15, 0x00, 0x15,
-                                 0x00, 0x15, 0x00, 0x15, 0x00, 0x15, 0x00, 0x15, 0x00, 0x12,
-                                 0x00, 0x00}));
+  EXPECT_EQ(ToBytes(buf),
+            (Bytes{0x15, 0x06, 0x15, 0x00, 0x15, 0x00, 0x5C, 0x15, 0x00, 0x15, 0x00,
+                   0x15, 0x00, 0x15, 0x00, 0x15, 0x00, 0x15, 0x00, 0x12, 0x00, 0x00}));
 }
 
 // ---- Fully populated round trips.
@@ -200,9 +200,9 @@ FileMetaData FullFileMetaData() {
       m.index_page_offset = 90;
       m.dictionary_page_offset = 50;
       m.statistics = FullStatistics();
-      m.encoding_stats = std::vector<PageEncodingStats>{
-          {PageType::kDictionaryPage, Encoding::kPlain, 1},
-          {PageType::kDataPage, Encoding::kRleDictionary, 3}};
+      m.encoding_stats =
+          std::vector<PageEncodingStats>{{PageType::kDictionaryPage, Encoding::kPlain, 1},
+                                         {PageType::kDataPage, Encoding::kRleDictionary, 3}};
       m.bloom_filter_offset = 7000;
       m.bloom_filter_length = 47;
       SizeStatistics ss;
@@ -221,9 +221,9 @@ FileMetaData FullFileMetaData() {
   unknown_order.unrecognized.field_id = 4;
   unknown_order.unrecognized.type = WireType::kStruct;
   unknown_order.unrecognized.value = std::string("\x18\x02hi\x00", 5);  // {1: "hi"}
-  md.column_orders = std::vector<ColumnOrder>{
-      {ColumnOrder::Kind::kTypeOrder, {}}, {ColumnOrder::Kind::kIeee754TotalOrder, {}},
-      unknown_order};
+  md.column_orders = std::vector<ColumnOrder>{{ColumnOrder::Kind::kTypeOrder, {}},
+                                              {ColumnOrder::Kind::kIeee754TotalOrder, {}},
+                                              unknown_order};
   md.encryption_algorithm = std::string("\x1C\x00\x00", 3);  // AES_GCM_V1{}
   md.footer_signing_key_metadata = "key";
   return md;
@@ -249,8 +249,8 @@ TEST(MetadataRoundTripTest, FileMetaDataEveryField) {
 TEST(MetadataRoundTripTest, EveryLogicalType) {
   using K = LogicalType::Kind;
   std::vector<LogicalType> types;
-  for (K k : {K::kString, K::kMap, K::kList, K::kEnum, K::kDate, K::kUnknown, K::kJson,
-              K::kBson, K::kUuid, K::kFloat16}) {
+  for (K k : {K::kString, K::kMap, K::kList, K::kEnum, K::kDate, K::kUnknown, K::kJson, K::kBson,
+              K::kUuid, K::kFloat16}) {
     types.push_back(LogicalType::Of(k));
   }
   types.push_back(LogicalType::Decimal(38, 38));
@@ -311,8 +311,8 @@ TEST(MetadataRoundTripTest, PageHeaders) {
   v2.type = PageType::kDataPageV2;
   v2.uncompressed_page_size = 64;
   v2.compressed_page_size = 40;
-  v2.data_page_header_v2 = DataPageHeaderV2{100, 5, 90, Encoding::kDeltaBinaryPacked, 12, 7,
-                                            false, FullStatistics()};
+  v2.data_page_header_v2 =
+      DataPageHeaderV2{100, 5, 90, Encoding::kDeltaBinaryPacked, 12, 7, false, FullStatistics()};
   EXPECT_EQ(RoundTrip(v2), v2);
 
   PageHeader index;
@@ -323,7 +323,7 @@ TEST(MetadataRoundTripTest, PageHeaders) {
 
 TEST(MetadataRoundTripTest, PageIndexAndBloomFilter) {
   ColumnIndex ci;
-  ci.null_pages = {false, true, false, false, false, false, false, false,
+  ci.null_pages = {false, true,  false, false, false, false, false, false,
                    false, false, false, false, false, false, false, true};  // long list form
   ci.min_values.assign(16, "a");
   ci.min_values[1] = "";
@@ -351,8 +351,8 @@ TEST(MetadataRoundTripTest, PageIndexAndBloomFilter) {
 TEST(MetadataReadTest, UnknownEnumValuesSurvive) {
   PageHeader h;
   h.type = static_cast<PageType>(42);
-  h.data_page_header = DataPageHeader{1, static_cast<Encoding>(99), Encoding::kRle,
-                                      Encoding::kRle, std::nullopt};
+  h.data_page_header =
+      DataPageHeader{1, static_cast<Encoding>(99), Encoding::kRle, Encoding::kRle, std::nullopt};
   PageHeader got = RoundTrip(h);
   EXPECT_EQ(static_cast<int32_t>(got.type), 42);
   EXPECT_EQ(static_cast<int32_t>(got.data_page_header->encoding), 99);
@@ -806,8 +806,7 @@ TEST(PyarrowFooterTest, TypesSnappy) {
       {LE32(-1), LE32(19753), 1},
       {LE64(0), LE64(1714979289123456), 1},
       {"\xff\xff\xff\xfb", std::string("\x00\x00\x04\xd2", 4), 1},
-      {std::string(15, '\0') + "\x01",
-       "\xf7\x9c>\tg|K\xbd\xa4y?4\x9c\xb7\x85\xe7", 1},
+      {std::string(15, '\0') + "\x01", "\xf7\x9c>\tg|K\xbd\xa4y?4\x9c\xb7\x85\xe7", 1},
       {std::string("\x00\xbc", 2), std::string("\x00@", 2), 0},
       {LE32(-128), LE32(7), 1},
       {LE32(0), LE32(-294967296), 1},
@@ -840,12 +839,11 @@ TEST(PyarrowFooterTest, NestedZstdWithPageIndexAndBloomFilter) {
     std::optional<int32_t> field_id;
     std::optional<int32_t> num_children;
   };
-  const Node nodes[] = {{"schema", std::nullopt, 4}, {"id", 1, std::nullopt},
-                        {"point", 2, 2},             {"x", 3, std::nullopt},
-                        {"y", 4, std::nullopt},      {"tags", 5, 1},
-                        {"list", std::nullopt, 1},   {"element", 6, std::nullopt},
-                        {"attrs", 7, 1},             {"key_value", std::nullopt, 2},
-                        {"key", 8, std::nullopt},    {"value", 9, std::nullopt}};
+  const Node nodes[] = {
+      {"schema", std::nullopt, 4},    {"id", 1, std::nullopt},      {"point", 2, 2},
+      {"x", 3, std::nullopt},         {"y", 4, std::nullopt},       {"tags", 5, 1},
+      {"list", std::nullopt, 1},      {"element", 6, std::nullopt}, {"attrs", 7, 1},
+      {"key_value", std::nullopt, 2}, {"key", 8, std::nullopt},     {"value", 9, std::nullopt}};
   ASSERT_EQ(md.schema.size(), std::size(nodes));
   for (size_t i = 0; i < std::size(nodes); ++i) {
     EXPECT_EQ(md.schema[i].name, nodes[i].name);
@@ -902,8 +900,8 @@ TEST(PyarrowFooterTest, NestedZstdWithPageIndexAndBloomFilter) {
     const ColumnMetaData& m = *rg.columns[0].meta_data;
     BloomFilterHeader bf;
     size_t consumed = 0;
-    ASSERT_TRUE(Deserialize(std::span<const uint8_t>(f.file).subspan(*m.bloom_filter_offset),
-                            &bf, &consumed)
+    ASSERT_TRUE(Deserialize(std::span<const uint8_t>(f.file).subspan(*m.bloom_filter_offset), &bf,
+                            &consumed)
                     .ok());
     EXPECT_EQ(consumed + static_cast<size_t>(bf.num_bytes),
               static_cast<size_t>(*m.bloom_filter_length));
@@ -917,36 +915,36 @@ TEST(PyarrowFooterTest, NestedZstdWithPageIndexAndBloomFilter) {
   const ColumnChunk& c0 = md.row_groups[0].columns[0];
   ColumnIndex ci;
   size_t consumed = 0;
-  ASSERT_TRUE(Deserialize(std::span<const uint8_t>(f.file).subspan(*c0.column_index_offset),
-                          &ci, &consumed)
-                  .ok());
+  ASSERT_TRUE(
+      Deserialize(std::span<const uint8_t>(f.file).subspan(*c0.column_index_offset), &ci, &consumed)
+          .ok());
   EXPECT_EQ(consumed, static_cast<size_t>(*c0.column_index_length));
   EXPECT_EQ(ci.null_pages, std::vector<bool>{false});
   EXPECT_EQ(ci.min_values, std::vector<std::string>{LE64(10)});
   EXPECT_EQ(ci.max_values, std::vector<std::string>{LE64(20)});
   EXPECT_EQ(ci.null_counts, std::vector<int64_t>{0});
   OffsetIndex oi;
-  ASSERT_TRUE(Deserialize(std::span<const uint8_t>(f.file).subspan(*c0.offset_index_offset),
-                          &oi, &consumed)
-                  .ok());
+  ASSERT_TRUE(
+      Deserialize(std::span<const uint8_t>(f.file).subspan(*c0.offset_index_offset), &oi, &consumed)
+          .ok());
   EXPECT_EQ(consumed, static_cast<size_t>(*c0.offset_index_length));
   ASSERT_EQ(oi.page_locations.size(), 1u);
-  EXPECT_EQ(oi.page_locations[0].offset, 43);  // data_page_offset
+  EXPECT_EQ(oi.page_locations[0].offset, 43);                         // data_page_offset
   EXPECT_EQ(oi.page_locations[0].compressed_page_size, 4 + 68 - 43);  // dict 4, size 68
   EXPECT_EQ(oi.page_locations[0].first_row_index, 0);
 
   // Every column index and offset index in the file parses and re-serializes identically.
   for (const RowGroup& rg : md.row_groups) {
     for (const ColumnChunk& c : rg.columns) {
-      auto ci_bytes = std::span<const uint8_t>(f.file).subspan(*c.column_index_offset,
-                                                                *c.column_index_length);
+      auto ci_bytes =
+          std::span<const uint8_t>(f.file).subspan(*c.column_index_offset, *c.column_index_length);
       ColumnIndex index;
       ASSERT_TRUE(Deserialize(ci_bytes, &index).ok());
       Buffer again;
       Serialize(index, &again);
       EXPECT_EQ(ToBytes(again), Bytes(ci_bytes.begin(), ci_bytes.end()));
-      auto oi_bytes = std::span<const uint8_t>(f.file).subspan(*c.offset_index_offset,
-                                                                *c.offset_index_length);
+      auto oi_bytes =
+          std::span<const uint8_t>(f.file).subspan(*c.offset_index_offset, *c.offset_index_length);
       OffsetIndex offsets;
       ASSERT_TRUE(Deserialize(oi_bytes, &offsets).ok());
       again.Clear();
@@ -974,8 +972,7 @@ TEST(PyarrowFooterTest, V2PagesGzipSorted) {
   ASSERT_EQ(md.row_groups.size(), 1u);
   const RowGroup& rg = md.row_groups[0];
   EXPECT_EQ(rg.total_byte_size, 187);
-  EXPECT_EQ(rg.sorting_columns,
-            (std::vector<SortingColumn>{{0, false, false}, {1, true, false}}));
+  EXPECT_EQ(rg.sorting_columns, (std::vector<SortingColumn>{{0, false, false}, {1, true, false}}));
   const ColumnMetaData& k = *rg.columns[0].meta_data;
   EXPECT_EQ(k.codec, CompressionCodec::kGzip);
   EXPECT_EQ(k.dictionary_page_offset, 4);
@@ -1062,8 +1059,8 @@ TEST(PyarrowFooterTest, EveryPageHeaderOfEveryChunk) {
           // Written back, each header is byte-identical to Arrow's.
           Buffer again;
           Serialize(h, &again);
-          EXPECT_EQ(ToBytes(again), Bytes(f.file.begin() + pos, f.file.begin() + pos +
-                                                                   static_cast<int64_t>(consumed)));
+          EXPECT_EQ(ToBytes(again), Bytes(f.file.begin() + pos,
+                                          f.file.begin() + pos + static_cast<int64_t>(consumed)));
           pos += static_cast<int64_t>(consumed) + h.compressed_page_size;
           first = false;
         }

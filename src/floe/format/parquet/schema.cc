@@ -40,8 +40,8 @@ Status ParseTree(const std::vector<SchemaElement>& elements, size_t* pos, int de
   }
   const int32_t n = *e.num_children;
   if (n < 0 || static_cast<size_t>(n) > elements.size() - *pos) {
-    return Status::Corrupt("schema element '{}' claims {} children, {} elements remain", e.name,
-                           n, elements.size() - *pos);
+    return Status::Corrupt("schema element '{}' claims {} children, {} elements remain", e.name, n,
+                           elements.size() - *pos);
   }
   out->children.resize(static_cast<size_t>(n));
   for (auto& c : out->children) FLOE_RETURN_IF_ERROR(ParseTree(elements, pos, depth + 1, &c));
@@ -162,8 +162,8 @@ class TreeBuilder {
       : elements_(elements), leaves_(leaves) {}
 
   // A child of a group: applies the node's own repetition.
-  Result<Built> Node(const TreeNode& t, int16_t parent_def, int16_t parent_rep,
-                     int16_t slot_rep, int16_t slot_def, std::vector<std::string>& path) {
+  Result<Built> Node(const TreeNode& t, int16_t parent_def, int16_t parent_rep, int16_t slot_rep,
+                     int16_t slot_def, std::vector<std::string>& path) {
     const SchemaElement& e = elements_[t.element];
     const FieldRepetitionType rep = RepetitionOf(e);
     if (parent_def >= kMaxLevel || parent_rep >= kMaxLevel) {
@@ -394,8 +394,7 @@ struct Pruner {
 
   // Returns the pruned node and field, or nullopt when nothing under it is selected.
   std::optional<std::pair<AssemblyNode, col::Field>> Prune(const AssemblyNode& node,
-                                                           const col::Field& field,
-                                                           bool forced) {
+                                                           const col::Field& field, bool forced) {
     if (forced || selected(field)) return std::make_pair(node, field);
     const auto& type = *field.type;
     switch (node.kind) {
@@ -492,8 +491,8 @@ Result<SchemaDescriptor::Projection> SchemaDescriptor::ProjectByNames(
     size_t start = 0;
     while (true) {
       size_t dot = path.find('.', start);
-      parts.push_back(path.substr(start, dot == std::string::npos ? std::string::npos
-                                                                  : dot - start));
+      parts.push_back(
+          path.substr(start, dot == std::string::npos ? std::string::npos : dot - start));
       if (dot == std::string::npos) break;
       start = dot + 1;
     }
@@ -554,9 +553,9 @@ Status AppendElements(const col::Field& f, FieldRepetitionType rep,
     e.converted_type = ct;
   };
   auto unit_of = [](col::TimeUnit u) {
-    return u == col::TimeUnit::kMilli ? TimeUnit::kMillis
-                                      : u == col::TimeUnit::kMicro ? TimeUnit::kMicros
-                                                                   : TimeUnit::kNanos;
+    return u == col::TimeUnit::kMilli   ? TimeUnit::kMillis
+           : u == col::TimeUnit::kMicro ? TimeUnit::kMicros
+                                        : TimeUnit::kNanos;
   };
   switch (t.id()) {
     case col::TypeId::kNull:
@@ -660,10 +659,9 @@ Status AppendElements(const col::Field& f, FieldRepetitionType rep,
       out->push_back(std::move(list));
       col::Field element = t.child(0);
       element.name = "element";
-      return AppendElements(element,
-                            element.nullable ? FieldRepetitionType::kOptional
-                                             : FieldRepetitionType::kRequired,
-                            out);
+      return AppendElements(
+          element,
+          element.nullable ? FieldRepetitionType::kOptional : FieldRepetitionType::kRequired, out);
     }
     case col::TypeId::kMap: {
       e.num_children = 1;
@@ -694,8 +692,8 @@ Status AppendElements(const col::Field& f, FieldRepetitionType rep,
 
 }  // namespace
 
-Result<std::unique_ptr<SchemaDescriptor>> SchemaDescriptor::FromColumnar(
-    const col::Schema& schema, std::string root_name) {
+Result<std::unique_ptr<SchemaDescriptor>> SchemaDescriptor::FromColumnar(const col::Schema& schema,
+                                                                         std::string root_name) {
   std::vector<SchemaElement> elements;
   SchemaElement root;
   root.name = std::move(root_name);

@@ -35,11 +35,11 @@ struct ColumnDescriptor {
   std::vector<std::string> path;  // names from the root's child to the leaf
   const SchemaElement* element = nullptr;
   Type physical_type = Type::kBoolean;
-  int32_t type_length = 0;        // FIXED_LEN_BYTE_ARRAY width
+  int32_t type_length = 0;  // FIXED_LEN_BYTE_ARRAY width
   int16_t max_def = 0;
   int16_t max_rep = 0;
   std::optional<LogicalType> logical_type;  // EffectiveLogicalType(*element)
-  columnar::DataTypePtr type;     // the columnar type of the leaf's values
+  columnar::DataTypePtr type;               // the columnar type of the leaf's values
   std::optional<int32_t> field_id;
 
   // "a.b.c"

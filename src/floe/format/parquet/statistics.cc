@@ -117,7 +117,8 @@ bool IsNaNValue(const ColumnDescriptor& c, std::string_view v) {
   if (c.physical_type == Type::kDouble && v.size() == 8) {
     return std::isnan(LoadLE<double>(v.data()));
   }
-  if (IsFloat16(c) && v.size() == 2) return std::isnan(col::HalfToFloat(LoadLE<uint16_t>(v.data())));
+  if (IsFloat16(c) && v.size() == 2)
+    return std::isnan(col::HalfToFloat(LoadLE<uint16_t>(v.data())));
   return false;
 }
 
@@ -128,11 +129,13 @@ int CompareStatValues(const ColumnDescriptor& c, std::string_view a, std::string
   switch (c.physical_type) {
     case Type::kBoolean: return Cmp<uint8_t>(a[0] != 0, b[0] != 0);
     case Type::kInt32:
-      return order == SortOrder::kUnsigned ? Cmp(LoadLE<uint32_t>(a.data()), LoadLE<uint32_t>(b.data()))
-                                           : Cmp(LoadLE<int32_t>(a.data()), LoadLE<int32_t>(b.data()));
+      return order == SortOrder::kUnsigned
+                 ? Cmp(LoadLE<uint32_t>(a.data()), LoadLE<uint32_t>(b.data()))
+                 : Cmp(LoadLE<int32_t>(a.data()), LoadLE<int32_t>(b.data()));
     case Type::kInt64:
-      return order == SortOrder::kUnsigned ? Cmp(LoadLE<uint64_t>(a.data()), LoadLE<uint64_t>(b.data()))
-                                           : Cmp(LoadLE<int64_t>(a.data()), LoadLE<int64_t>(b.data()));
+      return order == SortOrder::kUnsigned
+                 ? Cmp(LoadLE<uint64_t>(a.data()), LoadLE<uint64_t>(b.data()))
+                 : Cmp(LoadLE<int64_t>(a.data()), LoadLE<int64_t>(b.data()));
     case Type::kFloat: return Cmp(LoadLE<float>(a.data()), LoadLE<float>(b.data()));
     case Type::kDouble: return Cmp(LoadLE<double>(a.data()), LoadLE<double>(b.data()));
     case Type::kFixedLenByteArray:
@@ -148,9 +151,7 @@ int CompareStatValues(const ColumnDescriptor& c, std::string_view a, std::string
   return 0;
 }
 
-namespace {
-
-}  // namespace
+namespace {}  // namespace
 
 ChunkStatistics TrustedStatistics(const ColumnDescriptor& c, const ColumnMetaData& meta,
                                   const FileMetaData& file) {
@@ -183,7 +184,8 @@ ChunkStatistics TrustedStatistics(const ColumnDescriptor& c, const ColumnMetaDat
     max = s.max_value ? s.max_value : s.max;
   }
   const WriterVersion writer = WriterVersion::Parse(file.created_by.value_or(""));
-  const bool binary = c.physical_type == Type::kByteArray || c.physical_type == Type::kFixedLenByteArray;
+  const bool binary =
+      c.physical_type == Type::kByteArray || c.physical_type == Type::kFixedLenByteArray;
   if (binary) {
     // PARQUET-251: parquet-mr before 1.8.0 (and writers that leave created_by empty, as
     // parquet-java assumes) could corrupt binary min/max.
@@ -265,8 +267,7 @@ std::string TruncateLowerBound(std::string_view value, size_t length, bool utf8)
   return std::string(value.substr(0, utf8 ? Utf8Prefix(value, length) : length));
 }
 
-std::optional<std::string> TruncateUpperBound(std::string_view value, size_t length,
-                                              bool utf8) {
+std::optional<std::string> TruncateUpperBound(std::string_view value, size_t length, bool utf8) {
   if (value.size() <= length) return std::string(value);
   if (!utf8) {
     std::string out(value.substr(0, length));

@@ -34,8 +34,7 @@ Status PositionBitmap::Add(uint64_t pos) {
 Status PositionBitmap::AddRange(uint64_t start, uint64_t end) {
   if (start >= end) return Status::OK();
   if (end - 1 > kMaxPosition) {
-    return Status::InvalidArgument("row position {} exceeds the maximum {}", end - 1,
-                                   kMaxPosition);
+    return Status::InvalidArgument("row position {} exceeds the maximum {}", end - 1, kMaxPosition);
   }
   for (uint64_t key = start >> 32; key <= (end - 1) >> 32; ++key) {
     const uint64_t base = key << 32;
@@ -80,10 +79,9 @@ uint64_t PositionBitmap::FillKeepBitmap(uint64_t first_row, uint64_t num_rows,
   std::memset(keep, 0xFF, bytes);
   if (num_rows % 8 != 0) keep[bytes - 1] = static_cast<uint8_t>((1u << (num_rows % 8)) - 1);
   // Positions past kMaxPosition never occur, so clamping the end avoids overflow.
-  const uint64_t end =
-      num_rows > kMaxPosition + 1 - std::min(first_row, kMaxPosition + 1)
-          ? kMaxPosition + 1
-          : first_row + num_rows;
+  const uint64_t end = num_rows > kMaxPosition + 1 - std::min(first_row, kMaxPosition + 1)
+                           ? kMaxPosition + 1
+                           : first_row + num_rows;
   if (first_row >= end) return 0;
   uint64_t deleted = 0;
   for (auto it = bitmaps_.lower_bound(static_cast<uint32_t>(first_row >> 32));
@@ -121,8 +119,7 @@ Result<PositionBitmap> PositionBitmap::DeserializeVector(std::span<const uint8_t
   ByteReader in(bytes);
   FLOE_ASSIGN_OR_RETURN(uint64_t count, in.ReadLE<uint64_t>());
   if (count > in.remaining() / kMinEntryBytes) {
-    return Status::Corrupt("deletion vector claims {} bitmaps in {} bytes", count,
-                           in.remaining());
+    return Status::Corrupt("deletion vector claims {} bitmaps in {} bytes", count, in.remaining());
   }
   PositionBitmap result;
   int64_t prev_key = -1;
@@ -137,8 +134,8 @@ Result<PositionBitmap> PositionBitmap::DeserializeVector(std::span<const uint8_t
     prev_key = key;
     Result<Bitmap32> bitmap = Bitmap32::DeserializePortable(&in);
     if (!bitmap.ok()) return bitmap.status().WithContext("deletion vector key {}", key);
-    if (!bitmap->empty()) result.bitmaps_.emplace_hint(result.bitmaps_.end(), key,
-                                                       std::move(*bitmap));
+    if (!bitmap->empty())
+      result.bitmaps_.emplace_hint(result.bitmaps_.end(), key, std::move(*bitmap));
   }
   if (!in.empty()) {
     return Status::Corrupt("{} bytes after the last deletion vector bitmap", in.remaining());
@@ -164,8 +161,8 @@ Result<PositionBitmap> DeserializeDeletionVector(std::span<const uint8_t> blob,
   }
   const uint32_t length = LoadBE<uint32_t>(blob.data());
   if (uint64_t{length} != blob.size() - kFramingBytes) {
-    return Status::Corrupt("deletion vector length {} does not match the blob size {} - 8",
-                           length, blob.size());
+    return Status::Corrupt("deletion vector length {} does not match the blob size {} - 8", length,
+                           blob.size());
   }
   if (std::memcmp(blob.data() + 4, kDvMagic, sizeof(kDvMagic)) != 0) {
     return Status::Corrupt("bad deletion vector magic");

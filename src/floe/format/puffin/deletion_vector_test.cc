@@ -22,9 +22,12 @@ std::vector<uint8_t> Unhex(std::string_view hex) {
   int hi = -1;
   for (char c : hex) {
     int v;
-    if (c >= '0' && c <= '9') v = c - '0';
-    else if (c >= 'a' && c <= 'f') v = c - 'a' + 10;
-    else continue;
+    if (c >= '0' && c <= '9')
+      v = c - '0';
+    else if (c >= 'a' && c <= 'f')
+      v = c - 'a' + 10;
+    else
+      continue;
     if (hi < 0) {
       hi = v;
     } else {
@@ -146,9 +149,9 @@ TEST(DeletionVector, DenseKeysLikeJava) {
 
 // pyroaring BitMap64([5, 2**33 + 1]).serialize(): the sparse form (no key 1).
 TEST(DeletionVector, ReadsSparseKeys) {
-  auto blob = Frame(Unhex(
-      "0200000000000000000000003a3000000100000000000000100000000500020000003a300000010000000"
-      "0000000100000000100"));
+  auto blob = Frame(
+      Unhex("0200000000000000000000003a3000000100000000000000100000000500020000003a300000010000000"
+            "0000000100000000100"));
   auto dv = DeserializeDeletionVector(blob, 2);
   ASSERT_TRUE(dv.ok()) << dv.status().ToString();
   EXPECT_EQ(dv->ToSortedVector(), (std::vector<uint64_t>{5, (uint64_t{2} << 32) + 1}));
@@ -178,11 +181,9 @@ TEST(PositionBitmap, AddContainsAcrossKeys) {
   EXPECT_TRUE(b.Contains(PositionBitmap::kMaxPosition));
   EXPECT_EQ(b.Add(PositionBitmap::kMaxPosition + 1).code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(b.Add(uint64_t{1} << 63).code(), StatusCode::kInvalidArgument);
-  EXPECT_EQ(b.AddRange(10, PositionBitmap::kMaxPosition + 2).code(),
-            StatusCode::kInvalidArgument);
-  EXPECT_EQ(b.ToSortedVector(),
-            (std::vector<uint64_t>{0, 65535, 65536, k32 - 1, k32, k32 + 5,
-                                   PositionBitmap::kMaxPosition}));
+  EXPECT_EQ(b.AddRange(10, PositionBitmap::kMaxPosition + 2).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(b.ToSortedVector(), (std::vector<uint64_t>{0, 65535, 65536, k32 - 1, k32, k32 + 5,
+                                                       PositionBitmap::kMaxPosition}));
   EXPECT_EQ(b.Max(), PositionBitmap::kMaxPosition);
 }
 
@@ -206,8 +207,9 @@ TEST(PositionBitmap, RandomAgainstSetModel) {
     PositionBitmap a;
     PositionBitmap other;
     std::vector<uint8_t> model(3 * kSpan, 0);
-    auto base_for = [&](int i) { return (uint64_t{static_cast<uint64_t>(i % 3)} << 32) +
-                                        (rng() % 4) * 65536; };
+    auto base_for = [&](int i) {
+      return (uint64_t{static_cast<uint64_t>(i % 3)} << 32) + (rng() % 4) * 65536;
+    };
     for (int op = 0; op < 200; ++op) {
       const uint64_t base = base_for(op);
       PositionBitmap& target = (op % 5 == 0) ? other : a;
@@ -374,41 +376,43 @@ TEST_F(DeletionVectorCorruption, VectorContent) {
   ExpectCorrupt(Frame(Cat({"0200000000000000", "01000000", one, "01000000", one})));
   ExpectCorrupt(Frame(Cat({"0100000000000000", "ffffff7f", one})));
   ExpectCorrupt(Frame(Cat({"0100000000000000", "00000080", one})));
-  EXPECT_TRUE(DeserializeDeletionVector(Frame(Cat({"0100000000000000", "feffff7f", one})))
-                  .ok());
+  EXPECT_TRUE(DeserializeDeletionVector(Frame(Cat({"0100000000000000", "feffff7f", one}))).ok());
   // Counts far beyond the bytes.
   ExpectCorrupt(Frame(Cat({"ffffffffffffffff", "00000000", one})));
   ExpectCorrupt(Frame(Cat({"0200000000000000", "00000000", one})));
   ExpectCorrupt(Frame(Cat({"0000000000000000", "00000000", one})));  // trailing bytes
   // Bad cookie; container count beyond 65536; huge count in a short buffer.
-  ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000", "3c3000000100000000000000100000000500"})));
+  ExpectCorrupt(
+      Frame(Cat({"0100000000000000", "00000000", "3c3000000100000000000000100000000500"})));
   ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000", "3a30000001000100"})));
   ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000", "3a300000ffff0000"})));
   // Array values not ascending; card says 2 but holds 1 value's bytes.
-  ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000",
-                           "3a30000001000000000001001000000005000500"})));
-  ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000",
-                           "3a30000001000000000001001000000005000400"})));
-  ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000",
-                           "3a300000010000000000010010000000050000"})));
+  ExpectCorrupt(
+      Frame(Cat({"0100000000000000", "00000000", "3a30000001000000000001001000000005000500"})));
+  ExpectCorrupt(
+      Frame(Cat({"0100000000000000", "00000000", "3a30000001000000000001001000000005000400"})));
+  ExpectCorrupt(
+      Frame(Cat({"0100000000000000", "00000000", "3a300000010000000000010010000000050000"})));
   // Container offset that does not match.
-  ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000", "3a3000000100000000000000110000000500"})));
+  ExpectCorrupt(
+      Frame(Cat({"0100000000000000", "00000000", "3a3000000100000000000000110000000500"})));
   // Container keys not ascending inside one bitmap.
   ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000",
                            "3a300000020000000100000000000000180000001a00000005000500"})));
   // Run containers: valid {0..9}; run past 65535; overlapping runs; zero runs; wrong card.
-  EXPECT_TRUE(DeserializeDeletionVector(
-                  Frame(Cat({"0100000000000000", "00000000", "3b30000001000009000100000009 00"})), 10)
-                  .ok());
-  ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000", "3b300000 01 0000 0900 0100 feff 0900"})));
-  ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000",
-                           "3b300000 01 0000 1300 0200 0000 0900 0500 0900"})));
+  EXPECT_TRUE(
+      DeserializeDeletionVector(
+          Frame(Cat({"0100000000000000", "00000000", "3b30000001000009000100000009 00"})), 10)
+          .ok());
+  ExpectCorrupt(
+      Frame(Cat({"0100000000000000", "00000000", "3b300000 01 0000 0900 0100 feff 0900"})));
+  ExpectCorrupt(Frame(
+      Cat({"0100000000000000", "00000000", "3b300000 01 0000 1300 0200 0000 0900 0500 0900"})));
   ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000", "3b30000001000009000000"})));
   ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000", "3b30000001000008000100000009 00"})));
   // Adjacent runs are accepted and merged ({0..4} + {5..9}).
   auto adjacent = DeserializeDeletionVector(
-      Frame(Cat({"0100000000000000", "00000000", "3b30000001000009000200000004000500 0400"})),
-      10);
+      Frame(Cat({"0100000000000000", "00000000", "3b30000001000009000200000004000500 0400"})), 10);
   ASSERT_TRUE(adjacent.ok()) << adjacent.status().ToString();
   EXPECT_TRUE(adjacent->Contains(9));
   // A bitmap container whose population count differs from its header (4097 claimed).

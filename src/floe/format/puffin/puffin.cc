@@ -212,10 +212,9 @@ Result<std::unique_ptr<PuffinReader>> PuffinReader::Open(const io::InputFile& fi
     return Status::Corrupt("footer of {} bytes does not fit in a file of {} bytes", footer_size,
                            size);
   }
-  if ((flags[0] & ~kFlagFooterCompressed) != 0 || flags[1] != 0 || flags[2] != 0 ||
-      flags[3] != 0) {
-    return Status::Unimplemented("unknown Puffin footer flags {:02x}{:02x}{:02x}{:02x}",
-                                 flags[0], flags[1], flags[2], flags[3]);
+  if ((flags[0] & ~kFlagFooterCompressed) != 0 || flags[1] != 0 || flags[2] != 0 || flags[3] != 0) {
+    return Status::Unimplemented("unknown Puffin footer flags {:02x}{:02x}{:02x}{:02x}", flags[0],
+                                 flags[1], flags[2], flags[3]);
   }
   const uint64_t footer_start = size - footer_size;
   FLOE_ASSIGN_OR_RETURN(Buffer footer, file.Read(footer_start, footer_size - kTrailerBytes));
@@ -229,8 +228,8 @@ Result<std::unique_ptr<PuffinReader>> PuffinReader::Open(const io::InputFile& fi
   Buffer decompressed;
   if (reader->footer_compressed_) {
     FLOE_ASSIGN_OR_RETURN(auto codec, Codec::Make(CompressionKind::kLz4Frame));
-    Status s = codec->DecompressUnknownSize(payload, &decompressed,
-                                            options.max_footer_payload_bytes);
+    Status s =
+        codec->DecompressUnknownSize(payload, &decompressed, options.max_footer_payload_bytes);
     if (!s.ok()) return Status::Corrupt("compressed Puffin footer: {}", s.message());
     payload = decompressed.span();
   }
@@ -239,10 +238,9 @@ Result<std::unique_ptr<PuffinReader>> PuffinReader::Open(const io::InputFile& fi
   if (!metadata.ok()) return metadata.status();
   for (size_t i = 0; i < metadata->blobs.size(); ++i) {
     const BlobMetadata& b = metadata->blobs[i];
-    if (b.offset < kMagic.size() || b.offset > footer_start ||
-        b.length > footer_start - b.offset) {
-      return Status::Corrupt("blob {} at [{}, +{}) lies outside the blob area [4, {})", i,
-                             b.offset, b.length, footer_start);
+    if (b.offset < kMagic.size() || b.offset > footer_start || b.length > footer_start - b.offset) {
+      return Status::Corrupt("blob {} at [{}, +{}) lies outside the blob area [4, {})", i, b.offset,
+                             b.length, footer_start);
     }
   }
   reader->metadata_ = std::move(*metadata);
@@ -288,8 +286,7 @@ Result<std::unique_ptr<PuffinWriter>> PuffinWriter::Make(io::OutputStream* out,
   return std::unique_ptr<PuffinWriter>(new PuffinWriter(out, std::move(options)));
 }
 
-Result<BlobLocation> PuffinWriter::AddBlob(std::string_view type,
-                                           std::span<const int32_t> fields,
+Result<BlobLocation> PuffinWriter::AddBlob(std::string_view type, std::span<const int32_t> fields,
                                            int64_t snapshot_id, int64_t sequence_number,
                                            std::span<const uint8_t> bytes, Properties properties,
                                            PuffinCodec codec) {

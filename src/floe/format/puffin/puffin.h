@@ -46,8 +46,8 @@ struct BlobMetadata {
   std::vector<int32_t> fields;
   int64_t snapshot_id = -1;
   int64_t sequence_number = -1;
-  uint64_t offset = 0;  // in the file
-  uint64_t length = 0;  // stored (compressed) length
+  uint64_t offset = 0;                           // in the file
+  uint64_t length = 0;                           // stored (compressed) length
   std::optional<std::string> compression_codec;  // as written; absent means uncompressed
   Properties properties;
 

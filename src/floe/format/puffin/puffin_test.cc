@@ -21,8 +21,8 @@ std::span<const uint8_t> Bytes(std::string_view s) {
 class PuffinTest : public ::testing::Test {
  protected:
   // Runs `body` against a writer on a fresh file and returns the file's bytes.
-  std::string Write(const std::function<void(PuffinWriter&)>& body,
-                    PuffinFileInfo* info = nullptr, PuffinWriterOptions options = {}) {
+  std::string Write(const std::function<void(PuffinWriter&)>& body, PuffinFileInfo* info = nullptr,
+                    PuffinWriterOptions options = {}) {
     auto out = io_.CreateOutput("f.puffin", /*overwrite=*/true);
     EXPECT_TRUE(out.ok());
     auto writer = PuffinWriter::Make(out->get(), std::move(options));
@@ -210,8 +210,7 @@ TEST_F(PuffinTest, DeletionVectorBlobs) {
   EXPECT_TRUE(ReadDeletionVector(*file_, 4, 44, -1).ok());
   EXPECT_EQ(ReadDeletionVector(*file_, bytes.size() - 10, 44, 2).status().code(),
             StatusCode::kCorrupt);
-  EXPECT_EQ(ReadDeletionVector(*file_, UINT64_MAX, 44, 2).status().code(),
-            StatusCode::kCorrupt);
+  EXPECT_EQ(ReadDeletionVector(*file_, UINT64_MAX, 44, 2).status().code(), StatusCode::kCorrupt);
 }
 
 TEST_F(PuffinTest, MalformedFiles) {
@@ -262,23 +261,28 @@ TEST_F(PuffinTest, MalformedFooterJson) {
   const std::string ok_blob =
       R"({"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6})";
   ASSERT_TRUE(Open(file_with(R"({"blobs":[)" + ok_blob + "]}")).ok());
-  for (const char* payload : {
-           "", "{", "[]", R"({"blobs":{}})", R"({"properties":{}})",
-           R"({"blobs":[1]})",
-           R"({"blobs":[{"fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6}]})",
-           R"({"blobs":[{"type":"t","snapshot-id":1,"sequence-number":1,"offset":4,"length":6}]})",
-           R"({"blobs":[{"type":"t","fields":["a"],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6}]})",
-           R"({"blobs":[{"type":"t","fields":[4294967296],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6}]})",
-           R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1.5,"sequence-number":1,"offset":4,"length":6}]})",
-           R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":18446744073709551615,"sequence-number":1,"offset":4,"length":6}]})",
-           R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"offset":4,"length":6}]})",
-           R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":-4,"length":6}]})",
-           R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":7}]})",
-           R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":0,"length":6}]})",
-           R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6,"compression-codec":3}]})",
-           R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6,"properties":{"a":1}}]})",
-           R"({"blobs":[],"properties":[]})",
-       }) {
+  for (
+      const char* payload : {
+          "",
+          "{",
+          "[]",
+          R"({"blobs":{}})",
+          R"({"properties":{}})",
+          R"({"blobs":[1]})",
+          R"({"blobs":[{"fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6}]})",
+          R"({"blobs":[{"type":"t","snapshot-id":1,"sequence-number":1,"offset":4,"length":6}]})",
+          R"({"blobs":[{"type":"t","fields":["a"],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6}]})",
+          R"({"blobs":[{"type":"t","fields":[4294967296],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6}]})",
+          R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1.5,"sequence-number":1,"offset":4,"length":6}]})",
+          R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":18446744073709551615,"sequence-number":1,"offset":4,"length":6}]})",
+          R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"offset":4,"length":6}]})",
+          R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":-4,"length":6}]})",
+          R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":7}]})",
+          R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":0,"length":6}]})",
+          R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6,"compression-codec":3}]})",
+          R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6,"properties":{"a":1}}]})",
+          R"({"blobs":[],"properties":[]})",
+      }) {
     auto r = Open(file_with(payload));
     ASSERT_FALSE(r.ok()) << payload;
     EXPECT_EQ(r.status().code(), StatusCode::kCorrupt) << payload << ": " << r.status().ToString();
@@ -295,8 +299,7 @@ TEST_F(PuffinTest, WriterMisuse) {
   ASSERT_TRUE(writer.ok());
   ASSERT_TRUE((*writer)->Finish().ok());
   EXPECT_EQ((*writer)->Finish().status().code(), StatusCode::kFailedPrecondition);
-  EXPECT_EQ((*writer)->AddBlob("t", {}, 1, 1, {}).status().code(),
-            StatusCode::kFailedPrecondition);
+  EXPECT_EQ((*writer)->AddBlob("t", {}, 1, 1, {}).status().code(), StatusCode::kFailedPrecondition);
 }
 
 }  // namespace

@@ -60,10 +60,8 @@ void SetWordRange(std::vector<uint64_t>& words, uint32_t lo, uint32_t hi) {
 
 bool Bitmap32::Container::Contains(uint16_t low) const {
   switch (kind) {
-    case Kind::kArray:
-      return std::binary_search(array.begin(), array.end(), low);
-    case Kind::kBitmap:
-      return (words[low >> 6] >> (low & 63)) & 1;
+    case Kind::kArray: return std::binary_search(array.begin(), array.end(), low);
+    case Kind::kBitmap: return (words[low >> 6] >> (low & 63)) & 1;
     case Kind::kRun: {
       auto it = std::upper_bound(runs.begin(), runs.end(), low,
                                  [](uint16_t v, const Run& r) { return v < r.start; });
@@ -122,8 +120,7 @@ size_t Bitmap32::Container::NumRuns() const {
       }
       return n;
     }
-    case Kind::kRun:
-      return runs.size();
+    case Kind::kRun: return runs.size();
   }
   return 0;
 }
@@ -226,8 +223,7 @@ uint32_t Bitmap32::Max() const {
   const Container& c = containers_.back();
   const uint32_t base = static_cast<uint32_t>(c.key) << 16;
   switch (c.kind) {
-    case Kind::kArray:
-      return base | c.array.back();
+    case Kind::kArray: return base | c.array.back();
     case Kind::kBitmap:
       for (size_t w = kBitmapWords; w-- > 0;) {
         if (c.words[w] != 0) {
@@ -235,8 +231,7 @@ uint32_t Bitmap32::Max() const {
         }
       }
       break;
-    case Kind::kRun:
-      return base | (uint32_t{c.runs.back().start} + c.runs.back().length_minus_one);
+    case Kind::kRun: return base | (uint32_t{c.runs.back().start} + c.runs.back().length_minus_one);
   }
   return base;
 }
@@ -287,9 +282,8 @@ uint64_t Bitmap32::ClearInRange(uint64_t start, uint64_t end, uint8_t* bits,
                                 uint64_t bit_offset) const {
   if (start >= end) return 0;
   const uint64_t last_key = (end - 1) >> 16;
-  auto it = std::lower_bound(
-      containers_.begin(), containers_.end(), start >> 16,
-      [](const Container& c, uint64_t k) { return uint64_t{c.key} < k; });
+  auto it = std::lower_bound(containers_.begin(), containers_.end(), start >> 16,
+                             [](const Container& c, uint64_t k) { return uint64_t{c.key} < k; });
   uint64_t cleared = 0;
   for (; it != containers_.end() && it->key <= last_key; ++it) {
     const Container& c = *it;
@@ -346,7 +340,10 @@ size_t Bitmap32::PortableSizeInBytes() const {
     switch (c.SerializedKind()) {
       case Kind::kArray: body += 2 * size_t{c.cardinality}; break;
       case Kind::kBitmap: body += kBitmapBytes; break;
-      case Kind::kRun: body += 2 + 4 * c.NumRuns(); has_run = true; break;
+      case Kind::kRun:
+        body += 2 + 4 * c.NumRuns();
+        has_run = true;
+        break;
     }
   }
   size_t header = has_run ? 4 + (n + 7) / 8 : 8;
@@ -450,8 +447,7 @@ Result<Bitmap32> Bitmap32::DeserializePortable(ByteReader* in) {
   };
   // Every container needs at least 4 header bytes and 2 body bytes: check before allocating.
   if (n * 6 > in->remaining()) {
-    return Status::Corrupt("roaring bitmap claims {} containers in {} bytes", n,
-                           in->remaining());
+    return Status::Corrupt("roaring bitmap claims {} containers in {} bytes", n, in->remaining());
   }
   FLOE_ASSIGN_OR_RETURN(auto headers, in->Take(4 * n));
   std::span<const uint8_t> offsets;
@@ -465,14 +461,14 @@ Result<Bitmap32> Bitmap32::DeserializePortable(ByteReader* in) {
     c.key = LoadLE<uint16_t>(headers.data() + 4 * i);
     const uint32_t card = uint32_t{LoadLE<uint16_t>(headers.data() + 4 * i + 2)} + 1;
     if (i > 0 && c.key <= result.containers_.back().key) {
-      return Status::Corrupt("roaring container keys not strictly ascending ({} after {})",
-                             c.key, result.containers_.back().key);
+      return Status::Corrupt("roaring container keys not strictly ascending ({} after {})", c.key,
+                             result.containers_.back().key);
     }
     if (!offsets.empty()) {
       const uint32_t offset = LoadLE<uint32_t>(offsets.data() + 4 * i);
       if (offset != static_cast<size_t>(in->position() - begin)) {
-        return Status::Corrupt("roaring container {} offset {} does not match its position {}",
-                               i, offset, in->position() - begin);
+        return Status::Corrupt("roaring container {} offset {} does not match its position {}", i,
+                               offset, in->position() - begin);
       }
     }
     if (is_run(i)) {
@@ -487,8 +483,7 @@ Result<Bitmap32> Bitmap32::DeserializePortable(ByteReader* in) {
         const uint16_t len = LoadLE<uint16_t>(bytes.data() + 4 * r + 2);
         const uint32_t end = uint32_t{start} + len;
         if (end >= kContainerValues) {
-          return Status::Corrupt("roaring run {}+{} passes the end of its container", start,
-                                 len);
+          return Status::Corrupt("roaring run {}+{} passes the end of its container", start, len);
         }
         if (int64_t{start} <= prev_end) {
           return Status::Corrupt("roaring runs unsorted or overlapping at {}", start);

@@ -164,8 +164,7 @@ columnar::RecordBatch RowDecoder::Finish() {
   return columnar::RecordBatch(schema_, rows, std::move(columns));
 }
 
-Status RowDecoder::ValueError(const Path& path, std::string_view expected,
-                              std::string_view found) {
+Status RowDecoder::ValueError(const Path& path, std::string_view expected, std::string_view found) {
   std::vector<const Path*> frames;
   for (const Path* f = &path; f != nullptr; f = f->parent) frames.push_back(f);
   std::string name;
@@ -219,8 +218,7 @@ int RowDecoder::Lookup(Node& n, std::string_view key) {
 }
 
 Status RowDecoder::AppendNull(size_t c, bool missing) {
-  return AppendNullAt(root_.children[c], Path{nullptr, root_.children[c].field->name, -1},
-                      missing);
+  return AppendNullAt(root_.children[c], Path{nullptr, root_.children[c].field->name, -1}, missing);
 }
 
 Status RowDecoder::AppendText(size_t c, std::string_view text) {
@@ -238,22 +236,26 @@ Status RowDecoder::AppendTextAt(Node& n, const Path& path, std::string_view text
     }
     case TypeId::kInt32: {
       int32_t v;
-      if (!(err = ParseInt32(text, &v))) static_cast<FixedWidthBuilder<int32_t>*>(n.builder)->Append(v);
+      if (!(err = ParseInt32(text, &v)))
+        static_cast<FixedWidthBuilder<int32_t>*>(n.builder)->Append(v);
       break;
     }
     case TypeId::kInt64: {
       int64_t v;
-      if (!(err = ParseInt64(text, &v))) static_cast<FixedWidthBuilder<int64_t>*>(n.builder)->Append(v);
+      if (!(err = ParseInt64(text, &v)))
+        static_cast<FixedWidthBuilder<int64_t>*>(n.builder)->Append(v);
       break;
     }
     case TypeId::kFloat32: {
       float v;
-      if (!(err = ParseFloat32(text, &v))) static_cast<FixedWidthBuilder<float>*>(n.builder)->Append(v);
+      if (!(err = ParseFloat32(text, &v)))
+        static_cast<FixedWidthBuilder<float>*>(n.builder)->Append(v);
       break;
     }
     case TypeId::kFloat64: {
       double v;
-      if (!(err = ParseFloat64(text, &v))) static_cast<FixedWidthBuilder<double>*>(n.builder)->Append(v);
+      if (!(err = ParseFloat64(text, &v)))
+        static_cast<FixedWidthBuilder<double>*>(n.builder)->Append(v);
       break;
     }
     case TypeId::kDecimal128: {
@@ -265,7 +267,8 @@ Status RowDecoder::AppendTextAt(Node& n, const Path& path, std::string_view text
     }
     case TypeId::kDate32: {
       int32_t v;
-      if (!(err = ParseDate(text, &v))) static_cast<FixedWidthBuilder<int32_t>*>(n.builder)->Append(v);
+      if (!(err = ParseDate(text, &v)))
+        static_cast<FixedWidthBuilder<int32_t>*>(n.builder)->Append(v);
       break;
     }
     case TypeId::kTime64: {

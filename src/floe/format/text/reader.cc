@@ -21,8 +21,9 @@ bool Blank(std::string_view s) {
 
 Status CheckOptions(const ReadOptions& options) {
   if (options.batch_rows <= 0 || options.max_depth <= 0 || options.max_record_bytes == 0) {
-    return Status::InvalidArgument("text reader: batch_rows, max_depth and max_record_bytes must "
-                                   "be positive");
+    return Status::InvalidArgument(
+        "text reader: batch_rows, max_depth and max_record_bytes must "
+        "be positive");
   }
   if (options.delimiter == '"' || options.delimiter == '\n' || options.delimiter == '\r') {
     return Status::InvalidArgument("CSV delimiter cannot be a quote or a line break");
@@ -56,8 +57,8 @@ Result<std::optional<columnar::RecordBatch>> JsonLinesReader::Next() {
     const char* b = input_->begin();
     const char* e = input_->end();
     const char* nl = b == e ? nullptr
-                            : static_cast<const char*>(std::memchr(b + scanned, '\n',
-                                                                   static_cast<size_t>(e - b) - scanned));
+                            : static_cast<const char*>(std::memchr(
+                                  b + scanned, '\n', static_cast<size_t>(e - b) - scanned));
     const char* line_end = nl != nullptr ? nl : e;
     if (static_cast<size_t>(line_end - b) > options_.max_record_bytes) {
       error_ = Status::InvalidArgument("line {}: longer than the limit of {} bytes", line_ + 1,
@@ -122,8 +123,9 @@ Status CsvReader::ReadHeader() {
       int c = decoder_->FindColumn(name);
       if (c < 0) {
         if (!options_.ignore_unknown_fields) {
-          return Status::InvalidArgument("line {}: column \"{}\" of the header is not in the schema",
-                                         record_line_, name.substr(0, 200));
+          return Status::InvalidArgument(
+              "line {}: column \"{}\" of the header is not in the schema", record_line_,
+              name.substr(0, 200));
         }
       } else if (present[static_cast<size_t>(c)]) {
         return Status::InvalidArgument("line {}: column \"{}\" appears twice in the header",
@@ -188,8 +190,8 @@ CsvReader::Scan CsvReader::ScanRecord(const char* b, const char* e, bool eof, si
           continue;
         }
         if (r + 1 == e && !eof) return Scan::kNeedMore;
-        cells_.push_back(Cell{static_cast<size_t>(p + 1 - b), static_cast<size_t>(r - p - 1), true,
-                              escaped});
+        cells_.push_back(
+            Cell{static_cast<size_t>(p + 1 - b), static_cast<size_t>(r - p - 1), true, escaped});
         nl += std::count(p + 1, r, '\n');
         after = r + 1;
         break;

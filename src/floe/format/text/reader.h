@@ -97,9 +97,9 @@ class CsvReader {
   ReadOptions options_;
   std::vector<Cell> cells_;
   size_t max_cells_;
-  std::vector<int> column_of_cell_;      // schema column of each CSV column, or -1
-  std::vector<size_t> absent_columns_;   // schema columns not in the header
-  const char* record_ = nullptr;         // the current record (valid until the next scan)
+  std::vector<int> column_of_cell_;     // schema column of each CSV column, or -1
+  std::vector<size_t> absent_columns_;  // schema columns not in the header
+  const char* record_ = nullptr;        // the current record (valid until the next scan)
   size_t record_bytes_ = 0;
   int64_t record_line_ = 0;
   int64_t next_line_ = 1;

@@ -12,8 +12,8 @@ namespace floe::format::text {
 namespace {
 
 using columnar::Field;
-using testing::ReadAll;
 using ::testing::HasSubstr;
+using testing::ReadAll;
 
 columnar::SchemaPtr MakeSchema(std::vector<Field> fields) {
   return std::make_shared<columnar::Schema>(std::move(fields));
@@ -29,21 +29,25 @@ std::string Lines(const std::vector<columnar::RecordBatch>& batches) {
 }
 
 columnar::SchemaPtr LocSchema() {
-  auto loc = columnar::Struct({Field("lat", columnar::Float64()), Field("lon", columnar::Float64())});
+  auto loc =
+      columnar::Struct({Field("lat", columnar::Float64()), Field("lon", columnar::Float64())});
   return MakeSchema({Field("id", columnar::Int64(), false), Field("name", columnar::String()),
-                     Field("loc", loc), Field("tags", columnar::List(Field("element", columnar::String())))});
+                     Field("loc", loc),
+                     Field("tags", columnar::List(Field("element", columnar::String())))});
 }
 
 TEST(JsonLinesReaderTest, ObjectsFieldsInAnyOrderAndNulls) {
   std::string in =
-      "{\"id\": 1, \"name\": \"a\\u00e9\\n\", \"loc\": {\"lat\": 1.5, \"lon\": -2}, \"tags\": [\"x\", null]}\n"
+      "{\"id\": 1, \"name\": \"a\\u00e9\\n\", \"loc\": {\"lat\": 1.5, \"lon\": -2}, \"tags\": "
+      "[\"x\", null]}\n"
       "{\"tags\": [], \"loc\": null, \"id\": 2}\r\n"
       "\n"
       "  {\"id\": 3, \"loc\": {\"lon\": 1e2}, \"name\": null}";
   auto batches = ReadAll<JsonLinesReader>(in, LocSchema());
   ASSERT_TRUE(batches.ok()) << batches.status().ToString();
   EXPECT_EQ(Lines(*batches),
-            "{\"id\":1,\"name\":\"a\xc3\xa9\\n\",\"loc\":{\"lat\":1.5,\"lon\":-2},\"tags\":[\"x\",null]}\n"
+            "{\"id\":1,\"name\":\"a\xc3\xa9\\n\",\"loc\":{\"lat\":1.5,\"lon\":-2},\"tags\":[\"x\","
+            "null]}\n"
             "{\"id\":2,\"name\":null,\"loc\":null,\"tags\":[]}\n"
             "{\"id\":3,\"name\":null,\"loc\":{\"lat\":null,\"lon\":100},\"tags\":null}\n");
 }
@@ -61,18 +65,22 @@ TEST(JsonLinesReaderTest, ErrorsNameLineAndField) {
                "line 3, field \"loc.lat\": expected a number, found \"abc\"");
   expect_error(ok + "{\"name\": \"x\"}\n",
                "line 2, field \"id\": expected a value (the field is required), found none");
-  expect_error("{\"id\": null}", "line 1, field \"id\": expected a value (the field is required), found null");
+  expect_error("{\"id\": null}",
+               "line 1, field \"id\": expected a value (the field is required), found null");
   expect_error("{\"id\": 1.5}", "line 1, field \"id\": expected an integer, found \"1.5\"");
   expect_error("{\"id\": \"1\"}", "line 1, field \"id\": expected an integer, found \"1\"");
   expect_error("{\"id\": 99999999999999999999}", "an integer in the long range");
-  expect_error("{\"id\": 1, \"tags\": [\"a\", 2]}", "line 1, field \"tags[1]\": expected a string, found 2");
-  expect_error("{\"id\": 1, \"extra\": 2}", "line 1, field \"extra\": expected a field of the schema");
+  expect_error("{\"id\": 1, \"tags\": [\"a\", 2]}",
+               "line 1, field \"tags[1]\": expected a string, found 2");
+  expect_error("{\"id\": 1, \"extra\": 2}",
+               "line 1, field \"extra\": expected a field of the schema");
   expect_error("{\"id\": 1, \"id\": 2}", "field \"id\": expected one value");
   expect_error("{\"id\": 1", "line 1: malformed JSON");
   expect_error("[1]", "line 1: malformed JSON: expected a JSON object");
   expect_error("{\"id\": 1} x", "line 1: malformed JSON");
   expect_error("{\"id\": 1, \"name\": \"\\x\"}", "field \"name\": expected a JSON string");
-  expect_error("{\"id\": 1, \"name\": \"\xff\"}", "field \"name\": expected valid UTF-8, found \"\\xff\"");
+  expect_error("{\"id\": 1, \"name\": \"\xff\"}",
+               "field \"name\": expected valid UTF-8, found \"\\xff\"");
   expect_error("{\"id\": 1, \"name\": \"\\ud800\"}", "expected a JSON string");
   expect_error("{\"id\": 1, \"ID\": 1}", "field \"ID\"");
 }
@@ -90,7 +98,9 @@ TEST(JsonLinesReaderTest, Options) {
 
 TEST(JsonLinesReaderTest, BatchesAcrossChunks) {
   std::string in;
-  for (int i = 0; i < 5000; ++i) in += "{\"id\": " + std::to_string(i) + ", \"name\": \"" + std::string(static_cast<size_t>(i % 50), 'x') + "\"}\n";
+  for (int i = 0; i < 5000; ++i)
+    in += "{\"id\": " + std::to_string(i) + ", \"name\": \"" +
+          std::string(static_cast<size_t>(i % 50), 'x') + "\"}\n";
   ReadOptions options;
   options.batch_rows = 1000;
   options.chunk_bytes = 4096;
@@ -112,14 +122,16 @@ TEST(JsonLinesReaderTest, UntrustedInputLimits) {
   ReadOptions options;
   options.max_record_bytes = 10000;
   options.chunk_bytes = 4096;
-  auto r = ReadAll<JsonLinesReader>("{\"id\": 1}\n{\"id\": 1, \"name\": \"" + std::string(20000, 'a') + "\"}\n",
-                                    LocSchema(), options);
+  auto r = ReadAll<JsonLinesReader>(
+      "{\"id\": 1}\n{\"id\": 1, \"name\": \"" + std::string(20000, 'a') + "\"}\n", LocSchema(),
+      options);
   ASSERT_FALSE(r.ok());
   EXPECT_THAT(std::string(r.status().message()), HasSubstr("line 2: longer than the limit"));
   // Deep nesting in an ignored field stops at the depth limit, without recursion trouble.
   ReadOptions ignore;
   ignore.ignore_unknown_fields = true;
-  r = ReadAll<JsonLinesReader>("{\"id\": 1, \"x\": " + std::string(100000, '[') + "}", LocSchema(), ignore);
+  r = ReadAll<JsonLinesReader>("{\"id\": 1, \"x\": " + std::string(100000, '[') + "}", LocSchema(),
+                               ignore);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   // A nested array beyond the schema's depth is a type error, not a crash.
@@ -135,11 +147,14 @@ TEST(JsonLinesReaderTest, UntrustedInputLimits) {
 
 TEST(JsonLinesReaderTest, ValueForms) {
   auto schema = MakeSchema({
-      Field("dec", columnar::Decimal128(9, 2)), Field("f", columnar::Float32()),
+      Field("dec", columnar::Decimal128(9, 2)),
+      Field("f", columnar::Float32()),
       Field("tstz", columnar::Timestamp(columnar::TimeUnit::kMicro, true)),
-      Field("bin", columnar::Binary()), Field("fx", columnar::FixedBinary(2)),
+      Field("bin", columnar::Binary()),
+      Field("fx", columnar::FixedBinary(2)),
       Field("u", columnar::Uuid()),
-      Field("m", columnar::Map(Field("key", columnar::Int32()), Field("value", columnar::String()))),
+      Field("m",
+            columnar::Map(Field("key", columnar::Int32()), Field("value", columnar::String()))),
   });
   auto r = ReadAll<JsonLinesReader>(
       "{\"dec\": 1.5, \"f\": \"NaN\", \"tstz\": \"2017-11-16T14:31:08-08:00\", \"bin\": \"00FF\", "
@@ -154,12 +169,13 @@ TEST(JsonLinesReaderTest, ValueForms) {
       "{\"dec\": \"-0.05\", \"f\": \"-Infinity\", \"m\": [[2, \"b\"], [3, null]]}\n",
       schema);
   ASSERT_TRUE(r.ok()) << r.status().ToString();
-  EXPECT_EQ(Lines(*r),
-            "{\"dec\":\"1.50\",\"f\":\"NaN\",\"tstz\":\"2017-11-16T22:31:08.000000+00:00\","
-            "\"bin\":\"00ff\",\"fx\":\"abcd\",\"u\":\"f79c3e09-677c-4bbd-a479-3f349cb785e7\","
-            "\"m\":[[1,\"a\"]]}\n"
-            "{\"dec\":\"-0.05\",\"f\":\"-Infinity\",\"tstz\":null,\"bin\":null,\"fx\":null,\"u\":null,"
-            "\"m\":[[2,\"b\"],[3,null]]}\n");
+  EXPECT_EQ(
+      Lines(*r),
+      "{\"dec\":\"1.50\",\"f\":\"NaN\",\"tstz\":\"2017-11-16T22:31:08.000000+00:00\","
+      "\"bin\":\"00ff\",\"fx\":\"abcd\",\"u\":\"f79c3e09-677c-4bbd-a479-3f349cb785e7\","
+      "\"m\":[[1,\"a\"]]}\n"
+      "{\"dec\":\"-0.05\",\"f\":\"-Infinity\",\"tstz\":null,\"bin\":null,\"fx\":null,\"u\":null,"
+      "\"m\":[[2,\"b\"],[3,null]]}\n");
   auto bad = ReadAll<JsonLinesReader>("{\"dec\": 1.234}", schema);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()),
@@ -167,7 +183,8 @@ TEST(JsonLinesReaderTest, ValueForms) {
                         "than the type's scale, found \"1.234\""));
   bad = ReadAll<JsonLinesReader>("{\"fx\": \"abcdef\"}", schema);
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("expected 2 bytes as hex, found 3 bytes"));
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("expected 2 bytes as hex, found 3 bytes"));
   bad = ReadAll<JsonLinesReader>("{\"m\": [[null, \"x\"]]}", schema);
   ASSERT_FALSE(bad.ok());
   EXPECT_THAT(std::string(bad.status().message()), HasSubstr("field \"m[0].key\""));
@@ -213,7 +230,8 @@ TEST(CsvReaderTest, HeaderMatching) {
               HasSubstr("line 1: required column \"id\" is not in the header"));
   bad = ReadAll<CsvReader>("id,zz\n1,2\n", CsvSchema());
   ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(std::string(bad.status().message()), HasSubstr("column \"zz\" of the header is not in the schema"));
+  EXPECT_THAT(std::string(bad.status().message()),
+              HasSubstr("column \"zz\" of the header is not in the schema"));
   ReadOptions ignore;
   ignore.ignore_unknown_fields = true;
   ignore.case_insensitive = true;
@@ -234,13 +252,16 @@ TEST(CsvReaderTest, ErrorsNameTheLine) {
     EXPECT_THAT(std::string(r.status().message()), HasSubstr(message)) << in;
   };
   // Line numbers count the newlines inside quoted cells.
-  expect_error("id,s\n1,\"a\nb\nc\"\nx,y\n", "line 5, field \"id\": expected an integer, found \"x\"");
+  expect_error("id,s\n1,\"a\nb\nc\"\nx,y\n",
+               "line 5, field \"id\": expected an integer, found \"x\"");
   expect_error("id,s\n1\n", "line 2: expected 2 fields, found 1");
   expect_error("id,s\n1,2,3\n", "line 2: more than 2 fields");
   expect_error("id,s\n1,\"abc\n", "line 2: unterminated quoted field");
   expect_error("id,s\n1,\"ab\"c\n", "line 2: unexpected character after a closing quote");
-  expect_error("id,s\n,x\n", "line 2, field \"id\": expected a value (the field is required), found null");
-  expect_error("id,l\n1,\"[1,\"\"a\"\"]\"\n", "line 2, field \"l[1]\": expected an integer, found \"a\"");
+  expect_error("id,s\n,x\n",
+               "line 2, field \"id\": expected a value (the field is required), found null");
+  expect_error("id,l\n1,\"[1,\"\"a\"\"]\"\n",
+               "line 2, field \"l[1]\": expected an integer, found \"a\"");
   expect_error("id,l\n1,[1] x\n", "line 2, field \"l\"");
   expect_error("id,d\n1,\"\"\n", "line 2, field \"d\": expected a date (YYYY-MM-DD), found \"\"");
 }

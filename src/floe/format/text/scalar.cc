@@ -95,12 +95,10 @@ bool DatePart(std::string_view s, size_t* pos, int64_t* days) {
   int64_t month, day;
   if (p >= s.size() || s[p++] != '-' || !Digits(s, &p, 2, &month)) return false;
   if (p >= s.size() || s[p++] != '-' || !Digits(s, &p, 2, &day)) return false;
-  if (month < 1 || month > 12 || day < 1 ||
-      day > DaysInMonth(year, static_cast<unsigned>(month))) {
+  if (month < 1 || month > 12 || day < 1 || day > DaysInMonth(year, static_cast<unsigned>(month))) {
     return false;
   }
-  *days = columnar::DaysFromCivil(year, static_cast<unsigned>(month),
-                                  static_cast<unsigned>(day));
+  *days = columnar::DaysFromCivil(year, static_cast<unsigned>(month), static_cast<unsigned>(day));
   *pos = p;
   return true;
 }
@@ -274,8 +272,9 @@ const char* ParseTime(std::string_view s, TimeUnit unit, int64_t* out) {
 }
 
 const char* ParseTimestamp(std::string_view s, TimeUnit unit, bool utc_adjusted, int64_t* out) {
-  const char* form = utc_adjusted ? "a timestamp with an offset (YYYY-MM-DDTHH:MM:SS[.ffffff]+HH:MM)"
-                                  : "a timestamp without offset (YYYY-MM-DDTHH:MM:SS[.ffffff])";
+  const char* form = utc_adjusted
+                         ? "a timestamp with an offset (YYYY-MM-DDTHH:MM:SS[.ffffff]+HH:MM)"
+                         : "a timestamp without offset (YYYY-MM-DDTHH:MM:SS[.ffffff])";
   size_t p = 0;
   int64_t days, seconds, fraction;
   if (!DatePart(s, &p, &days)) return form;
@@ -309,8 +308,7 @@ const char* ParseTimestamp(std::string_view s, TimeUnit unit, bool utc_adjusted,
     fraction -= per;
   }
   int64_t v;
-  if (__builtin_mul_overflow(secs, per, &v) ||
-      __builtin_add_overflow(v, fraction, &v)) {
+  if (__builtin_mul_overflow(secs, per, &v) || __builtin_add_overflow(v, fraction, &v)) {
     return "a timestamp within the type's range";
   }
   *out = v;
@@ -384,7 +382,9 @@ void AppendScalarText(const columnar::Array& a, int64_t i, std::string* out) {
   switch (type.id()) {
     case TypeId::kBool: out->append(a.BoolValue(i) ? "true" : "false"); return;
     case TypeId::kInt8: fmt::format_to(std::back_inserter(*out), "{}", a.Value<int8_t>(i)); return;
-    case TypeId::kInt16: fmt::format_to(std::back_inserter(*out), "{}", a.Value<int16_t>(i)); return;
+    case TypeId::kInt16:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<int16_t>(i));
+      return;
     case TypeId::kInt32: {
       char buf[16];
       auto r = std::to_chars(buf, buf + sizeof(buf), a.Value<int32_t>(i));
@@ -397,17 +397,31 @@ void AppendScalarText(const columnar::Array& a, int64_t i, std::string* out) {
       out->append(buf, r.ptr);
       return;
     }
-    case TypeId::kUInt8: fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint8_t>(i)); return;
-    case TypeId::kUInt16: fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint16_t>(i)); return;
-    case TypeId::kUInt32: fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint32_t>(i)); return;
-    case TypeId::kUInt64: fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint64_t>(i)); return;
+    case TypeId::kUInt8:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint8_t>(i));
+      return;
+    case TypeId::kUInt16:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint16_t>(i));
+      return;
+    case TypeId::kUInt32:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint32_t>(i));
+      return;
+    case TypeId::kUInt64:
+      fmt::format_to(std::back_inserter(*out), "{}", a.Value<uint64_t>(i));
+      return;
     case TypeId::kFloat16: AppendFloat(columnar::HalfToFloat(a.Value<uint16_t>(i)), out); return;
     case TypeId::kFloat32: AppendFloat(a.Value<float>(i), out); return;
     case TypeId::kFloat64: AppendFloat(a.Value<double>(i), out); return;
-    case TypeId::kDecimal128: out->append(columnar::FormatDecimal(a.Value<__int128>(i), type.scale())); return;
+    case TypeId::kDecimal128:
+      out->append(columnar::FormatDecimal(a.Value<__int128>(i), type.scale()));
+      return;
     case TypeId::kDate32: out->append(columnar::FormatDate(a.Value<int32_t>(i))); return;
-    case TypeId::kTime32: out->append(columnar::FormatTime(a.Value<int32_t>(i), type.unit())); return;
-    case TypeId::kTime64: out->append(columnar::FormatTime(a.Value<int64_t>(i), type.unit())); return;
+    case TypeId::kTime32:
+      out->append(columnar::FormatTime(a.Value<int32_t>(i), type.unit()));
+      return;
+    case TypeId::kTime64:
+      out->append(columnar::FormatTime(a.Value<int64_t>(i), type.unit()));
+      return;
     case TypeId::kTimestamp:
       out->append(columnar::FormatTimestamp(a.Value<int64_t>(i), type.unit(), type.utc_adjusted()));
       return;

@@ -85,8 +85,7 @@ TEST(ScalarTest, TimesAndTimestamps) {
   ASSERT_EQ(ParseTimestamp("1969-12-31T23:59:59.999999", TimeUnit::kMicro, false, &v), nullptr);
   EXPECT_EQ(v, -1);
   // The smallest value of the type (printed by value_format.h's FormatTimestamp).
-  ASSERT_EQ(ParseTimestamp("-290308-12-21T19:59:05.224192", TimeUnit::kMicro, false, &v),
-            nullptr);
+  ASSERT_EQ(ParseTimestamp("-290308-12-21T19:59:05.224192", TimeUnit::kMicro, false, &v), nullptr);
   EXPECT_EQ(v, INT64_MIN);
   // A local timestamp takes no offset; a timestamptz needs one.
   EXPECT_NE(ParseTimestamp("1970-01-01T00:00:00Z", TimeUnit::kMicro, false, &v), nullptr);

@@ -37,8 +37,7 @@ class CsvWriter {
  public:
   // Writes the header row (the schema's field names) unless options.header is false.
   // REQUIRES: `out` outlives the writer.
-  static Result<std::unique_ptr<CsvWriter>> Make(io::OutputStream* out,
-                                                 columnar::SchemaPtr schema,
+  static Result<std::unique_ptr<CsvWriter>> Make(io::OutputStream* out, columnar::SchemaPtr schema,
                                                  CsvWriteOptions options = {});
 
   // Writes one record per row. kInvalidArgument if the batch's column count differs.

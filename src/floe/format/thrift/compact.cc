@@ -10,12 +10,9 @@ namespace {
 // this exceeds the bytes left is corrupt, which bounds every allocation by the input size.
 size_t MinElementBytes(WireType type) {
   switch (type) {
-    case WireType::kDouble:
-      return 8;
-    case WireType::kUuid:
-      return 16;
-    default:
-      return 1;  // bool and i8 bytes, varints, a binary length, a container header, STOP
+    case WireType::kDouble: return 8;
+    case WireType::kUuid: return 16;
+    default: return 1;  // bool and i8 bytes, varints, a binary length, a container header, STOP
   }
 }
 
@@ -81,8 +78,8 @@ Status CompactReader::CheckContainerSize(uint32_t size, size_t min_bytes_per_ele
                            limits_.max_container_elements);
   }
   if (FLOE_PREDICT_FALSE(static_cast<uint64_t>(size) * min_bytes_per_element > remaining())) {
-    return Status::Corrupt("thrift: {} of {} elements cannot fit in the {} bytes left", what,
-                           size, remaining());
+    return Status::Corrupt("thrift: {} of {} elements cannot fit in the {} bytes left", what, size,
+                           remaining());
   }
   return Status::OK();
 }
@@ -115,14 +112,10 @@ Status CompactReader::SkipContainer(WireType element_type, uint32_t count) {
   // Fixed-size elements are skipped in one step; CheckContainerSize bounded count * width.
   // Bool elements are read one by one so that invalid bytes are reported.
   switch (element_type) {
-    case WireType::kI8:
-      return in_.Skip(count);
-    case WireType::kDouble:
-      return in_.Skip(static_cast<size_t>(count) * 8);
-    case WireType::kUuid:
-      return in_.Skip(static_cast<size_t>(count) * 16);
-    default:
-      break;
+    case WireType::kI8: return in_.Skip(count);
+    case WireType::kDouble: return in_.Skip(static_cast<size_t>(count) * 8);
+    case WireType::kUuid: return in_.Skip(static_cast<size_t>(count) * 16);
+    default: break;
   }
   for (uint32_t i = 0; i < count; ++i) {
     FLOE_RETURN_IF_ERROR(SkipValue(element_type, /*in_container=*/true));
@@ -136,20 +129,13 @@ Status CompactReader::SkipValue(WireType type, bool in_container) {
     case WireType::kBoolFalse:
       // A bool field's value is in its header; a bool element is one byte.
       return in_container ? ReadBoolElement().status() : Status::OK();
-    case WireType::kI8:
-      return in_.Skip(1);
-    case WireType::kI16:
-      return ReadI16().status();
-    case WireType::kI32:
-      return ReadI32().status();
-    case WireType::kI64:
-      return ReadI64().status();
-    case WireType::kDouble:
-      return in_.Skip(8);
-    case WireType::kBinary:
-      return ReadBinary().status();
-    case WireType::kUuid:
-      return in_.Skip(16);
+    case WireType::kI8: return in_.Skip(1);
+    case WireType::kI16: return ReadI16().status();
+    case WireType::kI32: return ReadI32().status();
+    case WireType::kI64: return ReadI64().status();
+    case WireType::kDouble: return in_.Skip(8);
+    case WireType::kBinary: return ReadBinary().status();
+    case WireType::kUuid: return in_.Skip(16);
     case WireType::kList:
     case WireType::kSet: {
       FLOE_RETURN_IF_ERROR(CheckDepth());
@@ -172,8 +158,7 @@ Status CompactReader::SkipValue(WireType type, bool in_container) {
     }
     case WireType::kStruct:
       return ReadStruct([this](const FieldHeader& h) { return SkipValue(h.type, false); });
-    case WireType::kStop:
-      break;
+    case WireType::kStop: break;
   }
   return Status::Corrupt("thrift: cannot skip a value of type {}", WireTypeName(type));
 }

@@ -108,8 +108,7 @@ class CompactReader {
     h.type = static_cast<WireType>(b & 0x0F);
     if (b == 0) return h;
     if (FLOE_PREDICT_FALSE(h.type == WireType::kStop || h.type > WireType::kUuid)) {
-      return Status::Corrupt("thrift: invalid field type {} in field header 0x{:02x}", b & 0x0F,
-                             b);
+      return Status::Corrupt("thrift: invalid field type {} in field header 0x{:02x}", b & 0x0F, b);
     }
     uint8_t delta = b >> 4;
     if (delta != 0) {

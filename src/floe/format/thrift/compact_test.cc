@@ -123,14 +123,14 @@ TEST(CompactWriterTest, LongFormFieldHeaders) {
   Buffer buf;
   CompactWriter w(&buf);
   w.BeginStruct();
-  w.WriteFieldI32(1, 1);       // short: 0x15
-  w.WriteFieldI32(17, 1);      // delta 16: long form 05, zigzag(17) = 34 = 0x22
-  w.WriteFieldI32(3, 1);       // going back: long form 05 06
-  w.WriteFieldI32(4, 1);       // delta 1 from 3: short 0x15
+  w.WriteFieldI32(1, 1);          // short: 0x15
+  w.WriteFieldI32(17, 1);         // delta 16: long form 05, zigzag(17) = 34 = 0x22
+  w.WriteFieldI32(3, 1);          // going back: long form 05 06
+  w.WriteFieldI32(4, 1);          // delta 1 from 3: short 0x15
   w.WriteFieldBinary(32767, "");  // parquet.md §2.5: zigzag(32767) = 65534 = FE FF 03
   w.EndStruct();
-  EXPECT_EQ(ToBytes(buf), (Bytes{0x15, 0x02, 0x05, 0x22, 0x02, 0x05, 0x06, 0x02, 0x15, 0x02,
-                                 0x08, 0xFE, 0xFF, 0x03, 0x00, 0x00}));
+  EXPECT_EQ(ToBytes(buf), (Bytes{0x15, 0x02, 0x05, 0x22, 0x02, 0x05, 0x06, 0x02, 0x15, 0x02, 0x08,
+                                 0xFE, 0xFF, 0x03, 0x00, 0x00}));
 
   CompactReader r(buf.span());
   std::vector<int> ids;
@@ -166,15 +166,14 @@ TEST(CompactWriterTest, PrimitiveEncodingsFromTheSpec) {
   CompactWriter w(&buf);
   // The spec's varint example: 50399 = DF 89 03; it is zigzag(-25200).
   w.WriteI32(-25200);
-  w.WriteI8(-1);                     // raw byte FF
-  w.WriteI16(-1);                    // zigzag 1
+  w.WriteI8(-1);                                    // raw byte FF
+  w.WriteI16(-1);                                   // zigzag 1
   w.WriteI64(std::numeric_limits<int64_t>::min());  // zigzag 2^64-1: ten bytes
-  w.WriteDouble(1.5);                // 0x3FF8000000000000 little-endian
+  w.WriteDouble(1.5);                               // 0x3FF8000000000000 little-endian
   w.WriteBinary(std::string_view("abc"));
-  EXPECT_EQ(ToBytes(buf),
-            (Bytes{0xDF, 0x89, 0x03, 0xFF, 0x01, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF,
-                   0xFF, 0xFF, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0xF8, 0x3F, 0x03, 'a',
-                   'b', 'c'}));
+  EXPECT_EQ(ToBytes(buf), (Bytes{0xDF, 0x89, 0x03, 0xFF, 0x01, 0xFF, 0xFF, 0xFF, 0xFF,
+                                 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x01, 0x00, 0x00, 0x00,
+                                 0x00, 0x00, 0x00, 0xF8, 0x3F, 0x03, 'a',  'b',  'c'}));
 
   CompactReader r(buf.span());
   EXPECT_EQ(*r.ReadI32(), -25200);
@@ -224,14 +223,13 @@ TEST(CompactRoundTripTest, ExtremeValues) {
 TEST(CompactWriterTest, ListAndMapHeaders) {
   Buffer buf;
   CompactWriter w(&buf);
-  w.WriteListHeader(WireType::kI32, 3);      // 0x35
-  w.WriteListHeader(WireType::kI64, 14);     // last short form: 0xE6
-  w.WriteListHeader(WireType::kBinary, 15);  // long form: F8 0F
-  w.WriteListHeader(WireType::kStruct, 300); // F C, varint 300 = AC 02
+  w.WriteListHeader(WireType::kI32, 3);                    // 0x35
+  w.WriteListHeader(WireType::kI64, 14);                   // last short form: 0xE6
+  w.WriteListHeader(WireType::kBinary, 15);                // long form: F8 0F
+  w.WriteListHeader(WireType::kStruct, 300);               // F C, varint 300 = AC 02
   w.WriteMapHeader(WireType::kBinary, WireType::kI32, 0);  // 00
   w.WriteMapHeader(WireType::kBinary, WireType::kI32, 2);  // 02 85
-  EXPECT_EQ(ToBytes(buf),
-            (Bytes{0x35, 0xE6, 0xF8, 0x0F, 0xFC, 0xAC, 0x02, 0x00, 0x02, 0x85}));
+  EXPECT_EQ(ToBytes(buf), (Bytes{0x35, 0xE6, 0xF8, 0x0F, 0xFC, 0xAC, 0x02, 0x00, 0x02, 0x85}));
 }
 
 TEST(CompactWriterTest, BoolListElementsLikeCppAndJavaThrift) {
@@ -391,8 +389,8 @@ TEST(CompactReaderTest, SkipAndCaptureRoundTripsUnknownValues) {
                    w.WriteFieldBool(h.id, h.bool_value());
                  } else {
                    w.WriteFieldHeader(h.id, h.type);
-                   w.WriteRaw(std::string_view(reinterpret_cast<const char*>(raw.data()),
-                                               raw.size()));
+                   w.WriteRaw(
+                       std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()));
                  }
                  return Status::OK();
                }).ok());
@@ -511,11 +509,11 @@ TEST(CompactReaderTest, MalformedValuesAreCorrupt) {
     Status st = CompactReader(Span(in)).Skip(WireType::kStruct);
     return st.IsCorrupt();
   };
-  EXPECT_TRUE(corrupt_struct({0x1E, 0x00}));  // field type 14
-  EXPECT_TRUE(corrupt_struct({0x1F, 0x00}));  // field type 15
-  EXPECT_TRUE(corrupt_struct({0x10, 0x00}));  // delta 1 with type STOP
-  EXPECT_TRUE(corrupt_struct({0x19, 0x30, 0x00}));  // list element type 0
-  EXPECT_TRUE(corrupt_struct({0x19, 0x3E, 0x00}));  // list element type 14
+  EXPECT_TRUE(corrupt_struct({0x1E, 0x00}));              // field type 14
+  EXPECT_TRUE(corrupt_struct({0x1F, 0x00}));              // field type 15
+  EXPECT_TRUE(corrupt_struct({0x10, 0x00}));              // delta 1 with type STOP
+  EXPECT_TRUE(corrupt_struct({0x19, 0x30, 0x00}));        // list element type 0
+  EXPECT_TRUE(corrupt_struct({0x19, 0x3E, 0x00}));        // list element type 14
   EXPECT_TRUE(corrupt_struct({0x1B, 0x01, 0xF5, 0x00}));  // map key type 15
   // i16 field with a value outside the i16 range (zigzag 65536 -> 32768).
   EXPECT_TRUE(corrupt_struct({0x14, 0x80, 0x80, 0x04, 0x00}));
@@ -532,9 +530,8 @@ TEST(CompactReaderTest, MalformedValuesAreCorrupt) {
   EXPECT_TRUE(corrupt_struct({0x15, 0x02}));
 
   EXPECT_TRUE(CompactReader(std::span<const uint8_t>()).Skip(WireType::kStop).IsCorrupt());
-  EXPECT_TRUE(CompactReader(std::span<const uint8_t>())
-                  .Skip(static_cast<WireType>(14))
-                  .IsCorrupt());
+  EXPECT_TRUE(
+      CompactReader(std::span<const uint8_t>()).Skip(static_cast<WireType>(14)).IsCorrupt());
 }
 
 TEST(CompactReaderTest, EmptyStructAndBoolFieldSkipConsumeNothingExtra) {

@@ -17,10 +17,10 @@ namespace floe::io::s3 {
 // endpoint). No request is sent here: missing credentials show at the first S3 request
 // (anonymous requests, which a private bucket refuses with 403). S3 requests are counted in
 // `metrics` (when not null) under the label `catalog`.
-Result<std::unique_ptr<FileIO>> MakeFileIO(
-    const std::map<std::string, std::string>& properties,
-    const std::function<const char*(const char*)>& getenv,
-    std::shared_ptr<S3Metrics> metrics = nullptr, std::string catalog = {});
+Result<std::unique_ptr<FileIO>> MakeFileIO(const std::map<std::string, std::string>& properties,
+                                           const std::function<const char*(const char*)>& getenv,
+                                           std::shared_ptr<S3Metrics> metrics = nullptr,
+                                           std::string catalog = {});
 
 // True for s3:// and s3a:// locations.
 bool IsS3Location(std::string_view location);

@@ -172,9 +172,8 @@ int64_t RetryPolicy::DelayMs(int retry, double unit) const {
   return static_cast<int64_t>(unit * static_cast<double>(cap));
 }
 
-Result<S3Options> S3Options::FromProperties(
-    const std::map<std::string, std::string>& properties,
-    const std::function<const char*(const char*)>& getenv) {
+Result<S3Options> S3Options::FromProperties(const std::map<std::string, std::string>& properties,
+                                            const std::function<const char*(const char*)>& getenv) {
   auto env = [&](const char* name) -> std::string {
     if (!getenv) return {};
     const char* v = getenv(name);
@@ -273,11 +272,10 @@ Result<int64_t> ParseS3Timestamp(std::string_view text) {
     return ec == std::errc() && ptr == text.data() + at + len;
   };
   int year, month, day, hour, minute, second;
-  if (text.size() < 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' ||
-      text[13] != ':' || text[16] != ':' || !num(0, 4, &year) || !num(5, 2, &month) ||
-      !num(8, 2, &day) || !num(11, 2, &hour) || !num(14, 2, &minute) || !num(17, 2, &second) ||
-      month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 ||
-      second > 60) {
+  if (text.size() < 20 || text[4] != '-' || text[7] != '-' || text[10] != 'T' || text[13] != ':' ||
+      text[16] != ':' || !num(0, 4, &year) || !num(5, 2, &month) || !num(8, 2, &day) ||
+      !num(11, 2, &hour) || !num(14, 2, &minute) || !num(17, 2, &second) || month < 1 ||
+      month > 12 || day < 1 || day > 31 || hour > 23 || minute > 59 || second > 60) {
     return Status::Corrupt("bad S3 timestamp '{}'", Bounded(text));
   }
   int millis = 0;
@@ -344,8 +342,8 @@ class S3Client {
       out.attempts = attempt;
       http::ClientRequest request = Build(call);
       Result<http::ClientResponse> r = Transport(request);
-      const bool error_body = r.has_value() && call.error_in_ok_body && r->status == 200 &&
-                              IsErrorBody(r->body);
+      const bool error_body =
+          r.has_value() && call.error_in_ok_body && r->status == 200 && IsErrorBody(r->body);
       Count(call, attempt > 1, r, error_body);
       bool retry;
       if (!r.has_value()) {
@@ -387,8 +385,7 @@ class S3Client {
 
  private:
   // Counts one attempt in this client's request counts and in the shared S3Metrics.
-  void Count(const Call& call, bool retry, const Result<http::ClientResponse>& r,
-             bool error_body) {
+  void Count(const Call& call, bool retry, const Result<http::ClientResponse>& r, bool error_body) {
     switch (call.op) {
       case Op::kGetObject:
       case Op::kGetObjectRange: ++get_; break;
@@ -407,8 +404,8 @@ class S3Client {
     S3Attempt a;
     a.op = call.op;
     a.retry = retry;
-    a.error = !r.has_value() || error_body ||
-              (r->status >= 400 && r->status != 404 && r->status != 412);
+    a.error =
+        !r.has_value() || error_body || (r->status >= 400 && r->status != 404 && r->status != 412);
     if (r.has_value() && (call.op == Op::kGetObject || call.op == Op::kGetObjectRange) &&
         (r->status == 200 || r->status == 206)) {
       a.bytes_read = r->body.size();
@@ -518,8 +515,7 @@ class S3Client {
   std::mutex rng_mu_;
   std::mt19937_64 rng_;  // guarded by rng_mu_
 
-  std::atomic<int64_t> get_{0}, head_{0}, put_{0}, list_{0}, delete_{0}, multipart_{0},
-      retries_{0};
+  std::atomic<int64_t> get_{0}, head_{0}, put_{0}, list_{0}, delete_{0}, multipart_{0}, retries_{0};
 };
 
 namespace {
@@ -731,8 +727,8 @@ class S3OutputStream final : public OutputStream {
   Status UploadPart() {
     if (upload_id_.empty()) FLOE_RETURN_IF_ERROR(Start());
     if (etags_.size() >= kMaxParts) {
-      return Status::InvalidArgument("{}: more than {} parts; raise s3.multipart.size",
-                                     location_, kMaxParts);
+      return Status::InvalidArgument("{}: more than {} parts; raise s3.multipart.size", location_,
+                                     kMaxParts);
     }
     S3Client::Call call;
     call.op = Op::kUploadPart;

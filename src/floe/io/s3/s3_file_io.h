@@ -89,13 +89,12 @@ struct S3Options {
 
   // Reads the Iceberg FileIO properties (s3.endpoint, s3.region, s3.access-key-id,
   // s3.secret-access-key, s3.session-token, s3.path-style-access, s3.multipart.size,
-  // s3.signed-payload, s3.max-connections, s3.read-concurrency, s3.retry.max-attempts) and, for what they leave
-  // out, the standard AWS environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
+  // s3.signed-payload, s3.max-connections, s3.read-concurrency, s3.retry.max-attempts) and, for
+  // what they leave out, the standard AWS environment (AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY,
   // AWS_SESSION_TOKEN, AWS_REGION / AWS_DEFAULT_REGION, AWS_ENDPOINT_URL_S3 /
   // AWS_ENDPOINT_URL). `getenv` may be null (no environment). Errors: kInvalidArgument.
-  static Result<S3Options> FromProperties(
-      const std::map<std::string, std::string>& properties,
-      const std::function<const char*(const char*)>& getenv);
+  static Result<S3Options> FromProperties(const std::map<std::string, std::string>& properties,
+                                          const std::function<const char*(const char*)>& getenv);
 };
 
 // Requests sent, per S3 operation (retries included): what an object store bills.
@@ -104,9 +103,9 @@ struct S3RequestCounts {
   int64_t head = 0;
   int64_t put = 0;
   int64_t list = 0;
-  int64_t delete_ = 0;     // DeleteObject and DeleteObjects
-  int64_t multipart = 0;   // Create / UploadPart / Complete / Abort
-  int64_t retries = 0;     // of all the above, the repeated attempts
+  int64_t delete_ = 0;    // DeleteObject and DeleteObjects
+  int64_t multipart = 0;  // Create / UploadPart / Complete / Abort
+  int64_t retries = 0;    // of all the above, the repeated attempts
 };
 
 // A parsed s3:// or s3a:// location.

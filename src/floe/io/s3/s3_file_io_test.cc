@@ -4,9 +4,9 @@
 
 #include <atomic>
 #include <deque>
-#include <thread>
 #include <map>
 #include <mutex>
+#include <thread>
 
 #include "floe/http/http.h"
 #include "floe/io/s3/make_file_io.h"
@@ -143,15 +143,12 @@ class FakeS3 {
 
   ClientResponse List(const std::string& bucket, std::map<std::string, std::string>& query) {
     std::string prefix = bucket + "/" + query["prefix"];
-    auto it = objects.lower_bound(query.contains("continuation-token")
-                                      ? bucket + "/" + query["continuation-token"]
-                                      : prefix);
+    auto it = objects.lower_bound(
+        query.contains("continuation-token") ? bucket + "/" + query["continuation-token"] : prefix);
     std::string body = "<ListBucketResult><EncodingType>url</EncodingType>";
     size_t n = 0;
-    for (; it != objects.end() && it->first.starts_with(prefix) && n < list_page_size;
-         ++it, ++n) {
-      body += "<Contents><Key>" +
-              UriEncode(it->first.substr(bucket.size() + 1), true) +
+    for (; it != objects.end() && it->first.starts_with(prefix) && n < list_page_size; ++it, ++n) {
+      body += "<Contents><Key>" + UriEncode(it->first.substr(bucket.size() + 1), true) +
               "</Key><LastModified>2026-01-02T03:04:05.678Z</LastModified><Size>" +
               std::to_string(it->second.size()) + "</Size></Contents>";
     }
@@ -220,8 +217,9 @@ TEST_F(S3FileIOTest, SmallFileRoundTripIsOnePut) {
   bool if_none_match = false, signed_auth = false;
   for (const auto& [k, v] : put.headers) {
     if_none_match |= k == "if-none-match" && v == "*";
-    signed_auth |= k == "authorization" && v.starts_with("AWS4-HMAC-SHA256 Credential=AKID/"
-                                                         "20150830/us-east-1/s3/aws4_request");
+    signed_auth |= k == "authorization" && v.starts_with(
+                                               "AWS4-HMAC-SHA256 Credential=AKID/"
+                                               "20150830/us-east-1/s3/aws4_request");
   }
   EXPECT_TRUE(if_none_match);
   EXPECT_TRUE(signed_auth);
@@ -506,10 +504,12 @@ TEST_F(S3FileIOTest, ListRejectsMalformedPages) {
 }
 
 TEST(S3Options, PropertiesBeatEnvironment) {
-  std::map<std::string, std::string> env = {
-      {"AWS_ACCESS_KEY_ID", "env-key"},   {"AWS_SECRET_ACCESS_KEY", "env-secret"},
-      {"AWS_REGION", "eu-west-1"},        {"AWS_ENDPOINT_URL", "http://generic:1"},
-      {"AWS_ENDPOINT_URL_S3", "http://s3-specific:2"}, {"AWS_SESSION_TOKEN", "tok"}};
+  std::map<std::string, std::string> env = {{"AWS_ACCESS_KEY_ID", "env-key"},
+                                            {"AWS_SECRET_ACCESS_KEY", "env-secret"},
+                                            {"AWS_REGION", "eu-west-1"},
+                                            {"AWS_ENDPOINT_URL", "http://generic:1"},
+                                            {"AWS_ENDPOINT_URL_S3", "http://s3-specific:2"},
+                                            {"AWS_SESSION_TOKEN", "tok"}};
   auto getenv = [&](const char* name) -> const char* {
     auto it = env.find(name);
     return it == env.end() ? nullptr : it->second.c_str();

@@ -46,9 +46,7 @@ struct S3TrafficCounts {
   int64_t bytes_read = 0;     // GET response bodies
   int64_t bytes_written = 0;  // PUT and UploadPart request bodies, every attempt
 
-  const S3OperationCounts& of(S3Operation op) const {
-    return operations[static_cast<size_t>(op)];
-  }
+  const S3OperationCounts& of(S3Operation op) const { return operations[static_cast<size_t>(op)]; }
   // Sums over operations.
   S3OperationCounts Total() const;
   void Add(const S3TrafficCounts& other);

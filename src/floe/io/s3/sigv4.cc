@@ -186,8 +186,7 @@ std::string AuthorizationHeader(const AwsCredentials& credentials, const Signing
   return fmt::format(
       "AWS4-HMAC-SHA256 Credential={}/{}/{}/{}/aws4_request, SignedHeaders={}, Signature={}",
       credentials.access_key_id, scope.amz_date.substr(0, 8), scope.region, scope.service,
-      SignedHeaderNames(request),
-      Signature(credentials.secret_access_key, scope, string_to_sign));
+      SignedHeaderNames(request), Signature(credentials.secret_access_key, scope, string_to_sign));
 }
 
 std::string AmzDate(int64_t unix_seconds) {

@@ -34,7 +34,8 @@ TEST(SigV4Suite, GetVanilla) {
   SigningRequest r = SuiteGet({});
   EXPECT_EQ(CanonicalRequest(r),
             "GET\n/\n\nhost:example.amazonaws.com\nx-amz-date:20150830T123600Z\n\n"
-            "host;x-amz-date\n" + std::string(kEmptySha256));
+            "host;x-amz-date\n" +
+                std::string(kEmptySha256));
   EXPECT_EQ(StringToSign(kSuiteScope, CanonicalRequest(r)),
             "AWS4-HMAC-SHA256\n20150830T123600Z\n20150830/us-east-1/service/aws4_request\n"
             "bb579772317eb040ac9ed261061d46c1f17a8133879d6129b6e1c25292927e63");
@@ -51,21 +52,24 @@ TEST(SigV4Suite, QueryParameters) {
     const char* signature;
   };
   const Case cases[] = {
-      {"get-vanilla-query", {{"Param1", "value1"}},
+      {"get-vanilla-query",
+       {{"Param1", "value1"}},
        "a67d582fa61cc504c4bae71f336f98b97f1ea3c7a6bfe1b6e45aec72011b9aeb"},
-      {"get-vanilla-query-order-key-case", {{"Param2", "value2"}, {"Param1", "value1"}},
+      {"get-vanilla-query-order-key-case",
+       {{"Param2", "value2"}, {"Param1", "value1"}},
        "b97d918cfa904a5beff61c982a1b6f458b799221646efd99d3219ec94cdf2500"},
-      {"get-vanilla-query-order-key", {{"Param1", "value2"}, {"Param1", "value1"}},
+      {"get-vanilla-query-order-key",
+       {{"Param1", "value2"}, {"Param1", "value1"}},
        "5772eed61e12b33fae39ee5e7012498b51d56abc0abb7c60486157bd471c4694"},
-      {"get-vanilla-query-order-value", {{"Param1", "value2"}, {"Param1", "Value1"}},
+      {"get-vanilla-query-order-value",
+       {{"Param1", "value2"}, {"Param1", "Value1"}},
        "eedbc4e291e521cf13422ffca22be7d2eb8146eecf653089df300a15b2382bd1"},
   };
   for (const Case& c : cases) {
     EXPECT_EQ(SignatureOf(kSuiteCredentials, kSuiteScope, SuiteGet(c.query)), c.signature)
         << c.name;
   }
-  EXPECT_EQ(CanonicalRequest(SuiteGet({{"Param1", "value2"}, {"Param1", "Value1"}}))
-                .substr(0, 34),
+  EXPECT_EQ(CanonicalRequest(SuiteGet({{"Param1", "value2"}, {"Param1", "Value1"}})).substr(0, 34),
             "GET\n/\nParam1=Value1&Param1=value2\n");
 }
 
@@ -151,10 +155,10 @@ TEST(SigV4S3Examples, BucketLifecycleAndListObjects) {
                         S3DocRequest("GET", "/", {{"lifecycle", ""}}, kEmptySha256)),
             "fea454ca298b7da1c68078a5d1bdbfbbe0d65c699e0f91ac7a200a0136783543");
   // Parameters given out of order: the canonical query sorts them.
-  EXPECT_EQ(SignatureOf(kS3DocCredentials, kS3DocScope,
-                        S3DocRequest("GET", "/", {{"prefix", "J"}, {"max-keys", "2"}},
-                                     kEmptySha256)),
-            "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
+  EXPECT_EQ(
+      SignatureOf(kS3DocCredentials, kS3DocScope,
+                  S3DocRequest("GET", "/", {{"prefix", "J"}, {"max-keys", "2"}}, kEmptySha256)),
+      "34b48302e7b5fa45bde8084f4b7868a86f0a534bc59db6670ed5711ef69dc6f7");
 }
 
 TEST(SigV4, UriEncode) {

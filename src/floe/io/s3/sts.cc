@@ -37,8 +37,7 @@ Result<StsEndpoint> ParseStsEndpoint(std::string_view url) {
   StsEndpoint e;
   if (sep != std::string_view::npos) e.scheme = std::string(url.substr(0, sep));
   if (e.scheme != "http" && e.scheme != "https") {
-    return Status::InvalidArgument("STS endpoint '{}': expected http(s)://host[:port]",
-                                   Clip(url));
+    return Status::InvalidArgument("STS endpoint '{}': expected http(s)://host[:port]", Clip(url));
   }
   std::string_view rest = url.substr(sep + 3);
   size_t slash = rest.find('/');
@@ -60,8 +59,8 @@ Result<StsEndpoint> ParseStsEndpoint(std::string_view url) {
 // A field's text without surrounding whitespace (pretty-printed answers indent it).
 std::string Field(const XmlElement& parent, std::string_view name) {
   std::string_view text = parent.ChildText(name);
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\n' ||
-                           text.front() == '\r' || text.front() == '\t')) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\n' || text.front() == '\r' ||
+                           text.front() == '\t')) {
     text.remove_prefix(1);
   }
   while (!text.empty() && (text.back() == ' ' || text.back() == '\n' || text.back() == '\r' ||
@@ -152,11 +151,10 @@ Result<TemporaryCredentials> ParseAssumeRoleResponse(int status, std::string_vie
       if (status >= 500) {
         return Status::Unavailable("STS answered HTTP {}: {}", status, Clip(body));
       }
-      return Status::Corrupt("STS answered HTTP {} without an error code: {}", status,
-                             Clip(body));
+      return Status::Corrupt("STS answered HTTP {} without an error code: {}", status, Clip(body));
     }
-    std::string text = fmt::format("STS AssumeRole refused (HTTP {}, {}): {}", status, code,
-                                   message);
+    std::string text =
+        fmt::format("STS AssumeRole refused (HTTP {}, {}): {}", status, code, message);
     if (status >= 500 || code == "Throttling" || code == "ThrottlingException" ||
         code == "RequestLimitExceeded" || code == "ServiceUnavailable") {
       return Status::Unavailable("{}", text);

@@ -84,7 +84,8 @@ TEST(Sts, CustomEndpointAndRefusedInputs) {
 }
 
 // The STS API reference's AssumeRole example response (pretty-printed, token indented).
-constexpr char kAssumeRoleResponse[] = R"(<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
+constexpr char kAssumeRoleResponse[] =
+    R"(<AssumeRoleResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">
   <AssumeRoleResult>
   <SourceIdentity>Alice</SourceIdentity>
     <AssumedRoleUser>
@@ -129,9 +130,7 @@ TEST(Sts, ErrorResponsesMapToCodes) {
   EXPECT_EQ(denied.error().code(), StatusCode::kPermissionDenied);
   EXPECT_NE(denied.error().message().find("AccessDenied"), std::string::npos);
   EXPECT_NE(denied.error().message().find("not authorized"), std::string::npos);
-  EXPECT_EQ(ParseAssumeRoleResponse(400, error("MalformedPolicyDocument", "Sender"))
-                .error()
-                .code(),
+  EXPECT_EQ(ParseAssumeRoleResponse(400, error("MalformedPolicyDocument", "Sender")).error().code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(ParseAssumeRoleResponse(400, error("Throttling", "Sender")).error().code(),
             StatusCode::kUnavailable);
@@ -161,9 +160,7 @@ TEST(Sts, UntrustedBodiesAreCorruptNotCrashes) {
   std::string deep;
   for (int i = 0; i < 10'000; ++i) deep += "<a>";
   EXPECT_EQ(ParseAssumeRoleResponse(200, deep).error().code(), StatusCode::kCorrupt);
-  EXPECT_EQ(ParseAssumeRoleResponse(400, "<ErrorResponse><Error/></ErrorResponse>")
-                .error()
-                .code(),
+  EXPECT_EQ(ParseAssumeRoleResponse(400, "<ErrorResponse><Error/></ErrorResponse>").error().code(),
             StatusCode::kCorrupt);
 }
 

@@ -98,11 +98,16 @@ class Parser {
     if (end == std::string_view::npos || end - pos_ > 12) return Error("bad reference");
     std::string_view ref = text_.substr(pos_ + 1, end - pos_ - 1);
     pos_ = end + 1;
-    if (ref == "lt") *out += '<';
-    else if (ref == "gt") *out += '>';
-    else if (ref == "amp") *out += '&';
-    else if (ref == "quot") *out += '"';
-    else if (ref == "apos") *out += '\'';
+    if (ref == "lt")
+      *out += '<';
+    else if (ref == "gt")
+      *out += '>';
+    else if (ref == "amp")
+      *out += '&';
+    else if (ref == "quot")
+      *out += '"';
+    else if (ref == "apos")
+      *out += '\'';
     else if (ref.starts_with('#')) {
       bool hex = ref.size() > 1 && (ref[1] == 'x' || ref[1] == 'X');
       std::string_view digits = ref.substr(hex ? 2 : 1);
@@ -110,10 +115,14 @@ class Parser {
       uint32_t cp = 0;
       for (char c : digits) {
         int v;
-        if (c >= '0' && c <= '9') v = c - '0';
-        else if (hex && c >= 'a' && c <= 'f') v = c - 'a' + 10;
-        else if (hex && c >= 'A' && c <= 'F') v = c - 'A' + 10;
-        else return Error("bad character reference");
+        if (c >= '0' && c <= '9')
+          v = c - '0';
+        else if (hex && c >= 'a' && c <= 'f')
+          v = c - 'a' + 10;
+        else if (hex && c >= 'A' && c <= 'F')
+          v = c - 'A' + 10;
+        else
+          return Error("bad character reference");
         cp = cp * (hex ? 16 : 10) + static_cast<uint32_t>(v);
         if (cp > 0x10FFFF) return Error("character reference out of range");
       }

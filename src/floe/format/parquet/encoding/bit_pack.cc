@@ -41,8 +41,8 @@ template <int W, int I>
 }
 
 template <int W, typename Out, int... I>
-[[gnu::always_inline]] FLOE_BIT_PACK_KERNEL inline void UnpackGroup(const uint8_t* in, Out* out,
-                                               std::integer_sequence<int, I...>) {
+[[gnu::always_inline]] FLOE_BIT_PACK_KERNEL inline void UnpackGroup(
+    const uint8_t* in, Out* out, std::integer_sequence<int, I...>) {
   ((out[I] = static_cast<Out>(ExtractBits<W, I>(in))), ...);
 }
 
@@ -86,8 +86,8 @@ template <int W, int I, typename In>
 }
 
 template <int W, typename In, int... I>
-[[gnu::always_inline]] FLOE_BIT_PACK_KERNEL inline void PackGroup(const In* in, uint8_t* out,
-                                             std::integer_sequence<int, I...>) {
+[[gnu::always_inline]] FLOE_BIT_PACK_KERNEL inline void PackGroup(
+    const In* in, uint8_t* out, std::integer_sequence<int, I...>) {
   uint32_t words[W] = {};
   (PackOne<W, I>(in[I], words), ...);
   std::memcpy(out, words, sizeof(words));

@@ -20,8 +20,7 @@ inline int BitWidth(uint64_t max_value) { return std::bit_width(max_value); }
 
 // Bytes taken by `n` values of `bit_width` bits, packed: ceil(n * bit_width / 8).
 inline size_t PackedBytes(size_t n, int bit_width) {
-  return static_cast<size_t>((static_cast<uint64_t>(n) * static_cast<uint64_t>(bit_width) + 7) /
-                             8);
+  return static_cast<size_t>((static_cast<uint64_t>(n) * static_cast<uint64_t>(bit_width) + 7) / 8);
 }
 
 // Unpack<k>: decodes `n` values of `bit_width` bits from `in` into `out`.

@@ -25,8 +25,8 @@ bool ValidSize(size_t num_bytes) {
 
 Result<BloomFilter> BloomFilter::Make(size_t num_bytes) {
   if (!ValidSize(num_bytes)) {
-    return Status::InvalidArgument(
-        "Bloom filter size {} is not a power of two in [32 B, 128 MiB]", num_bytes);
+    return Status::InvalidArgument("Bloom filter size {} is not a power of two in [32 B, 128 MiB]",
+                                   num_bytes);
   }
   Buffer bitset;
   bitset.ResizeZeroed(num_bytes);
@@ -35,8 +35,8 @@ Result<BloomFilter> BloomFilter::Make(size_t num_bytes) {
 
 Result<BloomFilter> BloomFilter::FromBitset(std::span<const uint8_t> bitset) {
   if (!ValidSize(bitset.size())) {
-    return Status::Corrupt("Bloom filter bitset of {} bytes is not a power of two in [32 B, 128 MiB]",
-                           bitset.size());
+    return Status::Corrupt(
+        "Bloom filter bitset of {} bytes is not a power of two in [32 B, 128 MiB]", bitset.size());
   }
   Buffer copy;
   copy.Append(bitset);
@@ -45,8 +45,7 @@ Result<BloomFilter> BloomFilter::FromBitset(std::span<const uint8_t> bitset) {
 
 Result<size_t> BloomFilter::OptimalNumBytes(uint64_t ndv, double fpp) {
   if (!(fpp > 0.0 && fpp < 1.0)) {
-    return Status::InvalidArgument("Bloom filter false-positive probability {} not in (0, 1)",
-                                   fpp);
+    return Status::InvalidArgument("Bloom filter false-positive probability {} not in (0, 1)", fpp);
   }
   const double bits = -8.0 * static_cast<double>(ndv) / std::log(1.0 - std::pow(fpp, 1.0 / 8));
   constexpr double kMinBits = 8.0 * kMinBytes;
@@ -103,9 +102,7 @@ uint64_t BloomHash(int64_t value) {
 uint64_t BloomHash(float value) { return BloomHash(std::bit_cast<int32_t>(value)); }
 uint64_t BloomHash(double value) { return BloomHash(std::bit_cast<int64_t>(value)); }
 
-uint64_t BloomHash(std::span<const uint8_t> bytes) {
-  return XXH64(bytes.data(), bytes.size(), 0);
-}
+uint64_t BloomHash(std::span<const uint8_t> bytes) { return XXH64(bytes.data(), bytes.size(), 0); }
 
 uint64_t BloomHash(std::string_view bytes) { return XXH64(bytes.data(), bytes.size(), 0); }
 
@@ -113,8 +110,7 @@ void BloomHashFixed(const uint8_t* values, size_t n, size_t byte_width, uint64_t
   for (size_t i = 0; i < n; ++i) hashes[i] = XXH64(values + i * byte_width, byte_width, 0);
 }
 
-void BloomHashByteArrays(const int64_t* offsets, const uint8_t* data, size_t n,
-                         uint64_t* hashes) {
+void BloomHashByteArrays(const int64_t* offsets, const uint8_t* data, size_t n, uint64_t* hashes) {
   for (size_t i = 0; i < n; ++i) {
     hashes[i] = XXH64(data + offsets[i], static_cast<size_t>(offsets[i + 1] - offsets[i]), 0);
   }

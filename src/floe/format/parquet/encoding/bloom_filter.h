@@ -69,7 +69,6 @@ uint64_t BloomHash(std::string_view bytes);
 // for the numeric types, the FLBA length otherwise).
 void BloomHashFixed(const uint8_t* values, size_t n, size_t byte_width, uint64_t* hashes);
 // Hashes n byte arrays in column layout (value i is data[offsets[i], offsets[i + 1])).
-void BloomHashByteArrays(const int64_t* offsets, const uint8_t* data, size_t n,
-                         uint64_t* hashes);
+void BloomHashByteArrays(const int64_t* offsets, const uint8_t* data, size_t n, uint64_t* hashes);
 
 }  // namespace floe::format::parquet

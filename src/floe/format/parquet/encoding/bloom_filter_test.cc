@@ -14,8 +14,8 @@ using testing::Hex;
 using testing::ToHex;
 
 TEST(BloomFilterTest, Sizes) {
-  for (size_t bytes : {size_t{0}, size_t{16}, size_t{31}, size_t{48}, size_t{1000},
-                       BloomFilter::kMaxBytes * 2}) {
+  for (size_t bytes :
+       {size_t{0}, size_t{16}, size_t{31}, size_t{48}, size_t{1000}, BloomFilter::kMaxBytes * 2}) {
     EXPECT_EQ(BloomFilter::Make(bytes).status().code(), StatusCode::kInvalidArgument) << bytes;
     std::vector<uint8_t> bitset(std::min<size_t>(bytes, 4096));
     if (bitset.size() == bytes) {
@@ -77,7 +77,7 @@ TEST(BloomFilterTest, BitPlacementFollowsTheSpec) {
   }
   EXPECT_EQ(ToHex(filter.bitset()), ToHex(expected));
   EXPECT_TRUE(filter.Check(0x8000000000000001u));
-  EXPECT_TRUE(filter.Check(0xFFFFFFFF00000001u));  // same block (1), same key
+  EXPECT_TRUE(filter.Check(0xFFFFFFFF00000001u));   // same block (1), same key
   EXPECT_FALSE(filter.Check(0x0000000000000001u));  // block 0
 }
 
@@ -91,7 +91,8 @@ TEST(BloomFilterTest, NoFalseNegativesAndAReasonableFpp) {
   for (uint64_t h : hashes) ASSERT_TRUE(filter.Check(h));
   size_t positives = 0;
   const size_t probes = 100000;
-  for (size_t i = 0; i < probes; ++i) positives += filter.Check(BloomHash(static_cast<int64_t>(rng())));
+  for (size_t i = 0; i < probes; ++i)
+    positives += filter.Check(BloomHash(static_cast<int64_t>(rng())));
   // Sized for 1% and rounded up to a power of two: well under 2%.
   EXPECT_LT(positives, probes / 50);
 }

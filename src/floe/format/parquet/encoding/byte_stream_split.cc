@@ -89,8 +89,7 @@ void DecodeWidth8(const uint8_t* streams, size_t stride, size_t n, uint8_t* out)
 
 // Any width: value by value, reading the K streams in step (sequential reads, which the
 // prefetchers follow) and writing the output contiguously.
-void DecodeAnyWidth(const uint8_t* streams, size_t stride, size_t width, size_t n,
-                    uint8_t* out) {
+void DecodeAnyWidth(const uint8_t* streams, size_t stride, size_t width, size_t n, uint8_t* out) {
   for (size_t i = 0; i < n; ++i) {
     const uint8_t* src = streams + i;
     for (size_t j = 0; j < width; ++j) out[j] = src[j * stride];
@@ -124,19 +123,14 @@ Status ByteStreamSplitDecoder::Reset(std::span<const uint8_t> data, size_t byte_
 
 Status ByteStreamSplitDecoder::Decode(uint8_t* out, size_t n) {
   if (FLOE_PREDICT_FALSE(n > values_left())) {
-    return Status::Corrupt("BYTE_STREAM_SPLIT page holds {} more values, {} wanted",
-                           values_left(), n);
+    return Status::Corrupt("BYTE_STREAM_SPLIT page holds {} more values, {} wanted", values_left(),
+                           n);
   }
   const uint8_t* streams = data_ + pos_;
   switch (byte_width_) {
-    case 4:
-      DecodeWidth4(streams, num_values_, n, out);
-      break;
-    case 8:
-      DecodeWidth8(streams, num_values_, n, out);
-      break;
-    default:
-      DecodeAnyWidth(streams, num_values_, byte_width_, n, out);
+    case 4: DecodeWidth4(streams, num_values_, n, out); break;
+    case 8: DecodeWidth8(streams, num_values_, n, out); break;
+    default: DecodeAnyWidth(streams, num_values_, byte_width_, n, out);
   }
   pos_ += n;
   return Status::OK();
@@ -144,8 +138,8 @@ Status ByteStreamSplitDecoder::Decode(uint8_t* out, size_t n) {
 
 Status ByteStreamSplitDecoder::Skip(size_t n) {
   if (FLOE_PREDICT_FALSE(n > values_left())) {
-    return Status::Corrupt("BYTE_STREAM_SPLIT page holds {} more values, {} to skip",
-                           values_left(), n);
+    return Status::Corrupt("BYTE_STREAM_SPLIT page holds {} more values, {} to skip", values_left(),
+                           n);
   }
   pos_ += n;
   return Status::OK();
@@ -155,12 +149,8 @@ void EncodeByteStreamSplit(const uint8_t* values, size_t n, size_t byte_width, B
   if (n == 0) return;
   uint8_t* streams = out->AppendUninitialized(n * byte_width);
   switch (byte_width) {
-    case 4:
-      EncodeFixedWidth<4>(values, n, streams);
-      break;
-    case 8:
-      EncodeFixedWidth<8>(values, n, streams);
-      break;
+    case 4: EncodeFixedWidth<4>(values, n, streams); break;
+    case 8: EncodeFixedWidth<8>(values, n, streams); break;
     default:
       for (size_t j = 0; j < byte_width; ++j) {
         uint8_t* stream = streams + j * n;

@@ -213,8 +213,8 @@ Result<size_t> DeltaBinaryPackedDecoder<T>::EncodedSize() const {
                           reader.Take(static_cast<size_t>(miniblocks_per_block_)));
     for (size_t m = 0; m < widths.size() && remaining > 0; ++m) {
       if (widths[m] > kMaxBits) {
-        return Status::Corrupt("DELTA_BINARY_PACKED miniblock bit width {} exceeds {}",
-                               widths[m], kMaxBits);
+        return Status::Corrupt("DELTA_BINARY_PACKED miniblock bit width {} exceeds {}", widths[m],
+                               kMaxBits);
       }
       FLOE_RETURN_IF_ERROR(reader.Skip(static_cast<size_t>(values_per_miniblock_ / 8 * widths[m])));
       remaining -= std::min(remaining, values_per_miniblock_);

@@ -39,8 +39,7 @@ std::vector<T> DecodeDbp(std::span<const uint8_t> bytes, size_t n) {
 // 8 values, first 7 (zigzag 14 = 0E); min delta -2 (zigzag 3); deltas - min = 0,0,0,3,3,3,3
 // need 2 bits; unused miniblock widths 0; one 32-value miniblock of 2 bits = 8 bytes.
 // pyarrow 26 writes exactly these bytes too (peer_vectors_test.cc).
-constexpr std::string_view kSpecExample =
-    "80 01 04 08 0e 03 02 00 00 00 c0 3f 00 00 00 00 00 00";
+constexpr std::string_view kSpecExample = "80 01 04 08 0e 03 02 00 00 00 c0 3f 00 00 00 00 00 00";
 
 TEST(DeltaBinaryPackedTest, SpecExample) {
   const std::vector<int32_t> values = {7, 5, 3, 1, 2, 3, 4, 5};
@@ -148,14 +147,14 @@ TEST(DeltaBinaryPackedTest, CorruptHeadersAndBlocks) {
     ExactBytes bytes(Hex(hex));
     return d.Reset(bytes.span()).code();
   };
-  EXPECT_EQ(reset("80 01 04"), StatusCode::kCorrupt);           // truncated header
-  EXPECT_EQ(reset("64 04 08 0e"), StatusCode::kCorrupt);        // block size 100
-  EXPECT_EQ(reset("00 04 08 0e"), StatusCode::kCorrupt);        // block size 0
-  EXPECT_EQ(reset("80 01 00 08 0e"), StatusCode::kCorrupt);     // no miniblocks
-  EXPECT_EQ(reset("80 01 03 08 0e"), StatusCode::kCorrupt);     // 128 / 3
-  EXPECT_EQ(reset("80 01 08 08 0e"), StatusCode::kCorrupt);     // 16 values per miniblock
+  EXPECT_EQ(reset("80 01 04"), StatusCode::kCorrupt);        // truncated header
+  EXPECT_EQ(reset("64 04 08 0e"), StatusCode::kCorrupt);     // block size 100
+  EXPECT_EQ(reset("00 04 08 0e"), StatusCode::kCorrupt);     // block size 0
+  EXPECT_EQ(reset("80 01 00 08 0e"), StatusCode::kCorrupt);  // no miniblocks
+  EXPECT_EQ(reset("80 01 03 08 0e"), StatusCode::kCorrupt);  // 128 / 3
+  EXPECT_EQ(reset("80 01 08 08 0e"), StatusCode::kCorrupt);  // 16 values per miniblock
   EXPECT_EQ(reset("80 01 04 ff ff ff ff ff 01 0e"), StatusCode::kCorrupt);  // count > 32 bits
-  EXPECT_EQ(reset("80 02 02 08 0e"), StatusCode::kOk);          // 256 in 2 x 128
+  EXPECT_EQ(reset("80 02 02 08 0e"), StatusCode::kOk);                      // 256 in 2 x 128
 
   // Truncated miniblock body.
   auto truncated = Hex(kSpecExample);
@@ -236,7 +235,8 @@ void RoundTripAll(uint64_t seed) {
                                        (rng() % (8 * sizeof(T))));
             break;
           default:  // small noise around a large negative value
-            values[i] = static_cast<T>(std::numeric_limits<T>::min() / 2 + static_cast<T>(rng() % 1000));
+            values[i] =
+                static_cast<T>(std::numeric_limits<T>::min() / 2 + static_cast<T>(rng() % 1000));
         }
       }
       RoundTrip(values, rng);
@@ -343,7 +343,8 @@ std::vector<std::string> RandomStrings(size_t n, std::mt19937_64& rng, bool sort
   std::vector<std::string> values(n);
   for (auto& v : values) {
     const size_t len = rng() % 7 == 0 ? 0 : rng() % 30;
-    for (size_t j = 0; j < len; ++j) v.push_back(static_cast<char>('a' + rng() % (sorted ? 3 : 26)));
+    for (size_t j = 0; j < len; ++j)
+      v.push_back(static_cast<char>('a' + rng() % (sorted ? 3 : 26)));
   }
   if (sorted) std::sort(values.begin(), values.end());
   return values;
@@ -500,8 +501,7 @@ TEST(DeltaByteArrayTest, RoundTripAcrossPages) {
     Buffer page1;
     Buffer page2;
     ASSERT_TRUE(EncodeDeltaByteArray(offsets.data(), Bytes(text), half, &page1).ok());
-    ASSERT_TRUE(
-        EncodeDeltaByteArray(offsets.data() + half, Bytes(text), n - half, &page2).ok());
+    ASSERT_TRUE(EncodeDeltaByteArray(offsets.data() + half, Bytes(text), n - half, &page2).ok());
     Buffer data;
     std::vector<int64_t> ends(n);
     DeltaByteArrayDecoder decoder;

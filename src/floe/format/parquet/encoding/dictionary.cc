@@ -36,8 +36,7 @@ Status DictionaryIndexDecoder::DecodeFixed(const uint8_t* dictionary, size_t byt
     FLOE_RETURN_IF_ERROR(DecodeChunk(indices, k));
     uint8_t* dst = out + done * byte_width;
     for (size_t i = 0; i < k; ++i) {
-      std::memcpy(dst + i * byte_width, dictionary + size_t{indices[i]} * byte_width,
-                  byte_width);
+      std::memcpy(dst + i * byte_width, dictionary + size_t{indices[i]} * byte_width, byte_width);
     }
     done += k;
   }
@@ -54,8 +53,8 @@ Status DictionaryIndexDecoder::DecodeByteArrays(const int64_t* dictionary_offset
     // Size the chunk first so the copies below never reallocate.
     size_t bytes = 0;
     for (size_t i = 0; i < k; ++i) {
-      bytes += static_cast<size_t>(dictionary_offsets[indices[i] + 1] -
-                                   dictionary_offsets[indices[i]]);
+      bytes +=
+          static_cast<size_t>(dictionary_offsets[indices[i] + 1] - dictionary_offsets[indices[i]]);
     }
     uint8_t* dst = data->AppendUninitialized(bytes);
     size_t end = data->size() - bytes;

@@ -36,8 +36,8 @@ Status LevelDecoder::ResetV1(LevelEncoding encoding, int16_t max_level, uint32_t
     ByteReader reader(data);
     FLOE_ASSIGN_OR_RETURN(uint32_t length, reader.ReadLE<uint32_t>());
     if (length > reader.remaining()) {
-      return Status::Corrupt("level section of {} bytes runs past the page ({} bytes left)",
-                             length, reader.remaining());
+      return Status::Corrupt("level section of {} bytes runs past the page ({} bytes left)", length,
+                             reader.remaining());
     }
     rle_ = RleBitPackedDecoder(data.subspan(4, length), bit_width_);
     *bytes_consumed = 4 + size_t{length};
@@ -45,8 +45,7 @@ Status LevelDecoder::ResetV1(LevelEncoding encoding, int16_t max_level, uint32_t
   }
   const size_t bytes = PackedBytes(num_values, bit_width_);
   if (bytes > data.size()) {
-    return Status::Corrupt("BIT_PACKED levels need {} bytes, the page has {}", bytes,
-                           data.size());
+    return Status::Corrupt("BIT_PACKED levels need {} bytes, the page has {}", bytes, data.size());
   }
   packed_ = data.first(bytes);
   packed_count_ = num_values;
@@ -81,8 +80,8 @@ Status LevelDecoder::DecodeBitPacked(int16_t* out, size_t n) {
     return Status::Corrupt("BIT_PACKED level section holds {} more levels, {} wanted",
                            packed_count_ - packed_index_, n);
   }
-  UnpackMsbFirst16(packed_.data(), packed_index_ * static_cast<uint64_t>(bit_width_),
-                   bit_width_, reinterpret_cast<uint16_t*>(out), n);
+  UnpackMsbFirst16(packed_.data(), packed_index_ * static_cast<uint64_t>(bit_width_), bit_width_,
+                   reinterpret_cast<uint16_t*>(out), n);
   packed_index_ += n;
   return CheckMaxLevel(out, n, max_level_);
 }

@@ -21,8 +21,8 @@ Status PlainFixedDecoder::Reset(std::span<const uint8_t> data, size_t byte_width
 
 Status PlainFixedDecoder::Decode(void* out, size_t n) {
   if (FLOE_PREDICT_FALSE(n > values_left())) {
-    return Status::Corrupt("PLAIN page holds {} more values of {} bytes, {} wanted",
-                           values_left(), byte_width_, n);
+    return Status::Corrupt("PLAIN page holds {} more values of {} bytes, {} wanted", values_left(),
+                           byte_width_, n);
   }
   const size_t bytes = n * byte_width_;
   internal::CopyBytes(out, data_.data(), bytes);
@@ -32,8 +32,8 @@ Status PlainFixedDecoder::Decode(void* out, size_t n) {
 
 Status PlainFixedDecoder::Skip(size_t n) {
   if (FLOE_PREDICT_FALSE(n > values_left())) {
-    return Status::Corrupt("PLAIN page holds {} more values of {} bytes, {} to skip",
-                           values_left(), byte_width_, n);
+    return Status::Corrupt("PLAIN page holds {} more values of {} bytes, {} to skip", values_left(),
+                           byte_width_, n);
   }
   data_ = data_.subspan(n * byte_width_);
   return Status::OK();
@@ -46,8 +46,7 @@ void PlainBooleanDecoder::Reset(std::span<const uint8_t> data) {
 
 Status PlainBooleanDecoder::Decode(uint8_t* out, size_t n) {
   if (FLOE_PREDICT_FALSE(n > values_left())) {
-    return Status::Corrupt("PLAIN boolean page holds {} more values, {} wanted", values_left(),
-                           n);
+    return Status::Corrupt("PLAIN boolean page holds {} more values, {} wanted", values_left(), n);
   }
   size_t i = 0;
   for (; i < n && bit_pos_ % 8 != 0; ++i, ++bit_pos_) {
@@ -61,20 +60,18 @@ Status PlainBooleanDecoder::Decode(uint8_t* out, size_t n) {
 
 Status PlainBooleanDecoder::DecodeBits(uint8_t* bitmap, int64_t bit_offset, size_t n) {
   if (FLOE_PREDICT_FALSE(n > values_left())) {
-    return Status::Corrupt("PLAIN boolean page holds {} more values, {} wanted", values_left(),
-                           n);
+    return Status::Corrupt("PLAIN boolean page holds {} more values, {} wanted", values_left(), n);
   }
   if (n == 0) return Status::OK();
-  columnar::CopyBits(data_.data(), static_cast<int64_t>(bit_pos_), static_cast<int64_t>(n),
-                     bitmap, bit_offset);
+  columnar::CopyBits(data_.data(), static_cast<int64_t>(bit_pos_), static_cast<int64_t>(n), bitmap,
+                     bit_offset);
   bit_pos_ += n;
   return Status::OK();
 }
 
 Status PlainBooleanDecoder::Skip(size_t n) {
   if (FLOE_PREDICT_FALSE(n > values_left())) {
-    return Status::Corrupt("PLAIN boolean page holds {} more values, {} to skip", values_left(),
-                           n);
+    return Status::Corrupt("PLAIN boolean page holds {} more values, {} to skip", values_left(), n);
   }
   bit_pos_ += n;
   return Status::OK();
@@ -197,8 +194,7 @@ void EncodeRleBooleans(const uint8_t* values, size_t n, Buffer* out) {
     done += k;
   }
   encoder.Flush();
-  StoreLE<uint32_t>(out->data() + prefix_at,
-                    static_cast<uint32_t>(out->size() - prefix_at - 4));
+  StoreLE<uint32_t>(out->data() + prefix_at, static_cast<uint32_t>(out->size() - prefix_at - 4));
 }
 
 }  // namespace floe::format::parquet

@@ -157,9 +157,9 @@ TEST(PlainTest, ByteArrays) {
 
   Buffer encoded;
   const int64_t offsets[4] = {3, 8, 8, 10};
-  ASSERT_TRUE(EncodePlainByteArrays(offsets, reinterpret_cast<const uint8_t*>("xyzHelloab"), 3,
-                                    &encoded)
-                  .ok());
+  ASSERT_TRUE(
+      EncodePlainByteArrays(offsets, reinterpret_cast<const uint8_t*>("xyzHelloab"), 3, &encoded)
+          .ok());
   EXPECT_EQ(ToHex(encoded.span()), ToHex(page.span()));
 }
 
@@ -196,8 +196,8 @@ TEST(PlainTest, ByteArrayRoundTrip) {
       offsets.push_back(static_cast<int64_t>(text.size()));
     }
     Buffer encoded;
-    ASSERT_TRUE(EncodePlainByteArrays(offsets.data(),
-                                      reinterpret_cast<const uint8_t*>(text.data()), n, &encoded)
+    ASSERT_TRUE(EncodePlainByteArrays(offsets.data(), reinterpret_cast<const uint8_t*>(text.data()),
+                                      n, &encoded)
                     .ok());
     ExactBytes page(encoded.span());
     PlainByteArrayDecoder decoder;

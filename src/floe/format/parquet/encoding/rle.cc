@@ -136,8 +136,7 @@ Result<size_t> RleBitPackedDecoder::GetBatch(uint8_t* out, size_t n) {
   return GetBatchImpl(out, n);
 }
 
-Result<size_t> RleBitPackedDecoder::GetIndices(uint32_t* out, size_t n,
-                                               uint32_t dictionary_size) {
+Result<size_t> RleBitPackedDecoder::GetIndices(uint32_t* out, size_t n, uint32_t dictionary_size) {
   FLOE_ASSIGN_OR_RETURN(size_t k, GetBatchImpl(out, n));
   // One branch-free max over the batch instead of a check per value.
   uint32_t max = 0;
@@ -211,7 +210,8 @@ void RleBitPackedEncoder::PutImpl(const In* values, size_t n) {
   while (i < n) {
     if (run_count_ > 0) {
       // Extend the open RLE run over equal values without buffering them.
-      const size_t limit = i + static_cast<size_t>(std::min<uint64_t>(n - i, kMaxRunLength - run_count_));
+      const size_t limit =
+          i + static_cast<size_t>(std::min<uint64_t>(n - i, kMaxRunLength - run_count_));
       size_t j = i;
       while (j < limit && (static_cast<uint32_t>(values[j]) & mask_) == run_value_) ++j;
       run_count_ += j - i;

@@ -49,8 +49,7 @@ TEST(RleTest, ReferenceExamples) {
 
 // Encodings.md: 0..7 at width 3 in a bit-packed run.
 TEST(RleTest, SpecBitPackedRun) {
-  EXPECT_EQ(DecodeAll(Hex("03 88 c6 fa"), 3, 8),
-            (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_EQ(DecodeAll(Hex("03 88 c6 fa"), 3, 8), (std::vector<uint32_t>{0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_EQ(ToHex(Encode({0, 1, 2, 3, 4, 5, 6, 7}, 3)), "03 88 c6 fa");
 }
 
@@ -126,7 +125,8 @@ TEST(RleTest, LargeRoundTrip) {
   std::mt19937_64 rng(5);
   const size_t n = 100000;
   std::vector<uint32_t> values(n);
-  for (size_t i = 0; i < n; ++i) values[i] = (i / 50) % 3 == 0 ? 5 : static_cast<uint32_t>(rng() % 16);
+  for (size_t i = 0; i < n; ++i)
+    values[i] = (i / 50) % 3 == 0 ? 5 : static_cast<uint32_t>(rng() % 16);
   auto bytes = Encode(values, 4);
   EXPECT_EQ(DecodeAll(bytes, 4, n), values);
 }
@@ -187,15 +187,15 @@ TEST(RleTest, CorruptInputs) {
     RleBitPackedDecoder decoder(bytes.span(), w);
     return decoder.GetBatch(out, n).status().code();
   };
-  EXPECT_EQ(code("02", 8, 1), StatusCode::kCorrupt);           // RLE value byte missing
-  EXPECT_EQ(code("02 01", 9, 1), StatusCode::kCorrupt);        // 2 value bytes needed
-  EXPECT_EQ(code("02 02", 1, 1), StatusCode::kCorrupt);        // value 2 in 1 bit
+  EXPECT_EQ(code("02", 8, 1), StatusCode::kCorrupt);     // RLE value byte missing
+  EXPECT_EQ(code("02 01", 9, 1), StatusCode::kCorrupt);  // 2 value bytes needed
+  EXPECT_EQ(code("02 02", 1, 1), StatusCode::kCorrupt);  // value 2 in 1 bit
   EXPECT_EQ(code("02 ff ff ff ff", 31, 1), StatusCode::kCorrupt);
   EXPECT_EQ(code("ff ff ff ff ff 01", 3, 1), StatusCode::kCorrupt);  // 6-byte varint
   EXPECT_EQ(code("ff ff ff ff 1f", 3, 1), StatusCode::kCorrupt);     // overflows 32 bits
-  EXPECT_EQ(code("80", 3, 1), StatusCode::kCorrupt);           // truncated varint
-  EXPECT_EQ(code("03", 3, 1), StatusCode::kCorrupt);           // bit-packed, no bytes
-  EXPECT_EQ(code("03 88 c6", 3, 8), StatusCode::kCorrupt);     // group cut short
+  EXPECT_EQ(code("80", 3, 1), StatusCode::kCorrupt);                 // truncated varint
+  EXPECT_EQ(code("03", 3, 1), StatusCode::kCorrupt);                 // bit-packed, no bytes
+  EXPECT_EQ(code("03 88 c6", 3, 8), StatusCode::kCorrupt);           // group cut short
   EXPECT_EQ(RleBitPackedDecoder::Make({}, 33).status().code(), StatusCode::kCorrupt);
   EXPECT_EQ(RleBitPackedDecoder::Make({}, -1).status().code(), StatusCode::kCorrupt);
 }
