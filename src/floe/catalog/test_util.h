@@ -14,23 +14,8 @@
 #include <string>
 
 #include "floe/base/macros.h"
+#include "floe/base/testing.h"
 #include "floe/catalog/sql_connection.h"
-
-#define FLOE_ASSERT_OK(expr)                                  \
-  do {                                                        \
-    ::floe::Status _s = ::floe::internal::ToStatus((expr));   \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString();   \
-  } while (false)
-#define FLOE_EXPECT_OK(expr)                                  \
-  do {                                                        \
-    ::floe::Status _s = ::floe::internal::ToStatus((expr));   \
-    EXPECT_TRUE(_s.ok()) << #expr << ": " << _s.ToString();   \
-  } while (false)
-#define FLOE_EXPECT_CODE(expr, want)                                  \
-  do {                                                                \
-    ::floe::Status _s = ::floe::internal::ToStatus((expr));           \
-    EXPECT_EQ(_s.code(), ::floe::StatusCode::want) << _s.ToString();  \
-  } while (false)
 
 namespace floe::catalog::testing {
 
