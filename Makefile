@@ -75,7 +75,7 @@ test-asan: build-asan
 	  ctest --output-on-failure -j $(JOBS)
 
 test-interop-ci: build venv java-peers
-	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt tests/security
 
 # The dashboard alone: static files, its API routes and the Playwright browser test (also part
 # of test-interop-ci). Screenshots: tests/artifacts/screenshots/.
@@ -103,7 +103,7 @@ test:
 
 # Heavier peer suites (Java/Spark, Kafka brokers): not part of CI's `make test`.
 test-interop: build venv java-peers heavy-deps
-	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt tests/interop_heavy
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) -m pytest -q -n $(JOBS) tests/interop tests/corrupt tests/security tests/interop_heavy
 
 bench: build venv java-deps heavy-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/run.py
