@@ -17,6 +17,7 @@ std::string_view StatusCodeName(StatusCode code) {
     case StatusCode::kCorrupt: return "Corrupt";
     case StatusCode::kUnimplemented: return "Unimplemented";
     case StatusCode::kIOError: return "IOError";
+    case StatusCode::kResourceExhausted: return "ResourceExhausted";
     case StatusCode::kInternal: return "Internal";
   }
   return "Unknown";

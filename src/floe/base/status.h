@@ -31,10 +31,11 @@ enum class StatusCode : uint8_t {
   kDeadlineExceeded,    // a timeout elapsed; the outcome may be unknown
   kUnauthenticated,
   kPermissionDenied,
-  kCorrupt,        // stored or received bytes are malformed (data loss if ours)
-  kUnimplemented,  // a valid request for something floe does not do
-  kIOError,        // the OS or a storage service failed an I/O call
-  kInternal,       // a floe bug: an invariant did not hold
+  kCorrupt,            // stored or received bytes are malformed (data loss if ours)
+  kUnimplemented,      // a valid request for something floe does not do
+  kIOError,            // the OS or a storage service failed an I/O call
+  kResourceExhausted,  // storage full (ENOSPC, EDQUOT) or a quota spent: retry once freed
+  kInternal,           // a floe bug: an invariant did not hold
 };
 
 std::string_view StatusCodeName(StatusCode code);
@@ -98,6 +99,10 @@ class [[nodiscard]] Status {
   template <typename... Args>
   static Status IOError(fmt::format_string<Args...> f, Args&&... args) {
     return Status(StatusCode::kIOError, fmt::format(f, std::forward<Args>(args)...));
+  }
+  template <typename... Args>
+  static Status ResourceExhausted(fmt::format_string<Args...> f, Args&&... args) {
+    return Status(StatusCode::kResourceExhausted, fmt::format(f, std::forward<Args>(args)...));
   }
   template <typename... Args>
   static Status Internal(fmt::format_string<Args...> f, Args&&... args) {

@@ -22,6 +22,8 @@ Status ErrnoStatus(int err, std::string_view what, const std::string& path) {
     case EEXIST: return Status(StatusCode::kAlreadyExists, std::move(msg));
     case EACCES:
     case EPERM: return Status(StatusCode::kPermissionDenied, std::move(msg));
+    case ENOSPC:
+    case EDQUOT: return Status(StatusCode::kResourceExhausted, std::move(msg));
     default: return Status(StatusCode::kIOError, std::move(msg));
   }
 }

@@ -205,7 +205,8 @@ ErrorCode ErrorCodeFor(const Status& status) {
     case StatusCode::kInvalidArgument: return ErrorCode::kInvalidRecord;
     case StatusCode::kNotFound: return ErrorCode::kUnknownTopicOrPartition;
     case StatusCode::kUnimplemented: return ErrorCode::kUnsupportedCompressionType;
-    case StatusCode::kIOError: return ErrorCode::kKafkaStorageError;
+    case StatusCode::kIOError:
+    case StatusCode::kResourceExhausted: return ErrorCode::kKafkaStorageError;
     default: return ErrorCode::kUnknownServerError;
   }
 }
