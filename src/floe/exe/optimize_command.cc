@@ -164,6 +164,12 @@ Status Optimize(const OptimizeArgs& a) {
   optimize::ExecuteOptions execute;
   execute.memory_budget_bytes = a.memory_mb << 20;
   execute.spill_dir = a.spill_dir;
+  // --threads tasks at once: this thread and an executor of the others.
+  std::unique_ptr<Executor> executor;
+  if (a.threads > 1) {
+    FLOE_ASSIGN_OR_RETURN(executor, Executor::Make({.name = "optimize", .threads = a.threads - 1}));
+    execute.executor = executor.get();
+  }
   FLOE_ASSIGN_OR_RETURN(optimize::OptimizeResult r,
                         optimize::OptimizeTable(*table, options, execute));
   double seconds =

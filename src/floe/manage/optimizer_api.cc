@@ -72,6 +72,8 @@ OJson GroupJson(const optimize::OptimizingService::GroupView& g) {
   // execution.
   j["completed-bytes"] = g.stats.completed_bytes;
   j["busy-ms"] = g.stats.busy_ms;
+  // Thread CPU time of evaluation, tasks and commits (busy-ms is tasks' wall time).
+  j["cpu-seconds"] = g.cpu_seconds;
   j["throughput-bytes-per-second"] = g.stats.busy_ms > 0
                                          ? static_cast<double>(g.stats.completed_bytes) * 1000.0 /
                                                static_cast<double>(g.stats.busy_ms)
@@ -90,7 +92,8 @@ OJson OptimizerJson(const optimize::OptimizerInfo& o) {
                {"heartbeat-at-ms", o.heartbeat_ms},
                {"running-tasks", o.running_tasks},
                {"completed-tasks", o.completed_tasks},
-               {"failed-tasks", o.failed_tasks}};
+               {"failed-tasks", o.failed_tasks},
+               {"cpu-seconds", o.cpu_seconds}};
 }
 
 OJson TaskJson(const metastore::OptimizingTaskRecord& t) {

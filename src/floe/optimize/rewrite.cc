@@ -1,11 +1,9 @@
 #include "floe/optimize/rewrite.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <memory>
 #include <set>
-#include <thread>
 #include <utility>
 
 #include "floe/iceberg/data_writer.h"
@@ -342,24 +340,21 @@ Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& o
     cache = std::make_unique<iceberg::DeleteKeyCache>(TaskMemoryBudget(config, execute) / 4);
     execute.delete_cache = cache.get();
   }
-  // Tasks run on options.available_threads threads (each task on one).
+  // Each task runs on one thread: an executor thread, or this one while it waits.
   const size_t n = result.plan.tasks.size();
   std::vector<Result<TaskOutput>> ran(n, Status::Internal("not run"));
-  std::atomic<size_t> next{0};
-  auto work = [&] {
-    for (size_t i = next++; i < n; i = next++) {
-      ExecuteOptions task_options = execute;
-      task_options.task_id = static_cast<int64_t>(i);
-      ran[i] = ExecuteRewriteTask(metadata, current->snapshot_id, table.io(), result.plan.tasks[i],
-                                  config, task_options);
-    }
-  };
   {
-    std::vector<std::jthread> threads;
-    const auto wanted = static_cast<size_t>(std::max(1, options.available_threads));
-    const size_t extra = std::min(n, wanted) - 1;
-    for (size_t t = 0; t < extra; ++t) threads.emplace_back(work);
-    work();
+    TaskGroup group(execute.executor);
+    for (size_t i = 0; i < n; ++i) {
+      group.Run([&, i]() -> Status {
+        ExecuteOptions task_options = execute;
+        task_options.task_id = static_cast<int64_t>(i);
+        ran[i] = ExecuteRewriteTask(metadata, current->snapshot_id, table.io(),
+                                    result.plan.tasks[i], config, task_options);
+        return Status::OK();  // each task's outcome is in ran[i]
+      });
+    }
+    FLOE_RETURN_IF_ERROR(group.Wait());
   }
   std::vector<TaskOutput> outputs;
   outputs.reserve(n);

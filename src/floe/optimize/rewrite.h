@@ -13,8 +13,8 @@
 //                       files must apply to no remaining data file that did not get a new
 //                       file-scoped delete (rule 2). A conflict leaves the table unchanged
 //                       and deletes the outputs.
-//   OptimizeTable       plan, execute (in this thread) and commit: `floe optimize` run
-//                       in-process against a catalog.
+//   OptimizeTable       plan, execute (on a passed executor and this thread) and commit:
+//                       `floe optimize` run in-process against a catalog.
 #pragma once
 
 #include <cstdint>
@@ -24,6 +24,7 @@
 #include <string_view>
 #include <vector>
 
+#include "floe/base/executor.h"
 #include "floe/base/status.h"
 #include "floe/iceberg/equality_deletes.h"
 #include "floe/iceberg/manifest.h"
@@ -48,6 +49,9 @@ struct TaskOutput {
   int64_t delete_keys_kept = 0;
   int64_t spilled_bytes = 0;
   int64_t sort_runs = 0;
+  // Thread CPU time the task took where it ran (RunTask: ThreadCpuNanos around the
+  // rewrite; 0 from an optimizer that does not report it). Part of task outputs.
+  int64_t cpu_nanos = 0;
   void AddStats(const iceberg::EqualityDeleteStats& s) {
     delete_keys_read += s.delete_keys_read;
     delete_keys_kept += s.delete_keys_kept;
@@ -73,6 +77,10 @@ struct ExecuteOptions {
   std::string spill_dir;
   // decoded delete keys shared by the tasks this process runs (not owned; may be null).
   iceberg::DeleteKeyCache* delete_cache = nullptr;
+  // Where OptimizeTable runs a plan's tasks besides the calling thread (not owned; null:
+  // one after another on the caller). The caller's thread takes tasks too, so an executor
+  // of N - 1 threads runs N at once.
+  Executor* executor = nullptr;
 };
 
 // The memory budget of a task: see ExecuteOptions::memory_budget_bytes.
@@ -126,9 +134,10 @@ struct OptimizeResult {
   std::string partial_error;
 };
 
-// Plans `table`'s current snapshot with its properties and `options`, runs every task on
-// options.available_threads threads (with `execute`'s budget, spill directory and cache; a
-// cache is made when it has none) and commits. kInvalidArgument for bad self-optimizing properties.
+// Plans `table`'s current snapshot with its properties and `options` (available_threads
+// sizes the plan's tasks), runs every task in a TaskGroup on execute.executor and the calling
+// thread (with `execute`'s budget, spill directory and cache; a cache is made when it has
+// none) and commits. kInvalidArgument for bad self-optimizing properties.
 Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& options,
                                      const ExecuteOptions& execute = {});
 

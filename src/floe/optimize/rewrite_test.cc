@@ -13,6 +13,10 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "floe/base/executor.h"
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/iceberg/data_writer.h"
 #include "floe/iceberg/delete_writer.h"
@@ -311,6 +315,10 @@ TEST_P(RewriteTest, TasksRunFromTheirProtocolPayloads) {
     ASSERT_TRUE(output.ok()) << output.status().ToString();
     EXPECT_EQ(output->data_files, ran->data_files);
     EXPECT_EQ(output->delete_files, ran->delete_files);
+    // Decoding and encoding Parquet is CPU work on the calling thread; the output says how
+    // much, and the figure survives the protocol.
+    EXPECT_GT(ran->cpu_nanos, 0);
+    EXPECT_EQ(output->cpu_nanos, ran->cpu_nanos);
     outputs.push_back(std::move(*output));
   }
   auto committed = CommitRewrite(*table_, snapshot_id, *plan, outputs);
@@ -333,6 +341,46 @@ TEST_P(RewriteTest, MalformedPayloadsAreRefused) {
               StatusCode::kInvalidArgument)
         << bad;
   }
+}
+
+// An optimizer that does not report its CPU time (an older one) is accepted as 0; a negative
+// figure from the network is refused.
+TEST_P(RewriteTest, OutputCpuTimeIsOptionalAndNotNegative) {
+  Populate();
+  ASSERT_TRUE(table_->Refresh().ok());
+  TaskOutput output;
+  output.rows_read = 3;
+  output.cpu_nanos = 1234;
+  auto json = nlohmann::json::parse(EncodeTaskOutput(output));
+  FLOE_ASSERT_OK_AND_ASSIGN(TaskOutput decoded, DecodeTaskOutput(json.dump(), *table_->metadata()));
+  EXPECT_EQ(decoded.cpu_nanos, 1234);
+  json.erase("cpu-nanos");
+  FLOE_ASSERT_OK_AND_ASSIGN(decoded, DecodeTaskOutput(json.dump(), *table_->metadata()));
+  EXPECT_EQ(decoded.cpu_nanos, 0);
+  EXPECT_EQ(decoded.rows_read, 3);
+  json["cpu-nanos"] = -1;
+  FLOE_EXPECT_CODE(DecodeTaskOutput(json.dump(), *table_->metadata()), kInvalidArgument);
+}
+
+// OptimizeTable runs the plan's tasks as a TaskGroup on the executor it is given (one job
+// submitted per task, no thread of its own) and the committed table is still the model.
+TEST_P(RewriteTest, OptimizeTableRunsTasksOnThePassedExecutor) {
+  Populate();
+  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK_AND_ASSIGN(auto executor, Executor::Make({.name = "rewrite-test", .threads = 2}));
+  PlanOptions options;
+  options.forced = OptimizingType::kMinor;
+  options.available_threads = 3;
+  ExecuteOptions execute;
+  execute.executor = executor.get();
+  FLOE_ASSERT_OK_AND_ASSIGN(OptimizeResult r, OptimizeTable(*table_, options, execute));
+  ASSERT_FALSE(r.plan.tasks.empty());
+  ASSERT_TRUE(r.committed_snapshot_id.has_value());
+  EXPECT_EQ(executor->stats().submitted, r.plan.tasks.size());
+  EXPECT_EQ(executor->stats().rejected, 0u);
+  ASSERT_TRUE(table_->Refresh().ok());
+  EXPECT_EQ(Scan(), model_);
+  EXPECT_EQ(CountContent(iceberg::FileContent::kEqualityDeletes), 0);
 }
 
 // Rule 1: an upsert committed while the rewrite runs deletes rows the rewrite copied; the

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/executor.h"
 #include "floe/base/json_writer.h"
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/scan.h"
@@ -343,6 +344,18 @@ void OptimizingService::Committer() {
   }
 }
 
+void OptimizingService::AddCpu(const Key& key, const std::string& group,
+                               const std::string& optimizer, int64_t nanos) {
+  if (nanos <= 0) return;
+  const double seconds = static_cast<double>(nanos) / 1e9;
+  std::lock_guard lock(mu_);
+  counters_.busy_seconds += seconds;
+  counters_.cpu_seconds_by_table[key] += seconds;
+  // A table not planned yet has no group: its evaluation is the server's own work.
+  counters_.cpu_seconds_by_group[group.empty() ? std::string(kLocalGroup) : group] += seconds;
+  if (!optimizer.empty()) counters_.cpu_seconds_by_optimizer[optimizer] += seconds;
+}
+
 void OptimizingService::SaveTask(const QueuedTask& t) {
   metastore::OptimizingTaskRecord r;
   r.process_id = t.process_id;
@@ -402,6 +415,8 @@ std::vector<OptimizingService::GroupView> OptimizingService::Groups() const {
       if (s.name == name) v.stats = s;
     }
     for (const auto& [key, r] : runtimes_) v.tables += r.optimizer_group == name ? 1 : 0;
+    auto cpu = counters_.cpu_seconds_by_group.find(name);
+    if (cpu != counters_.cpu_seconds_by_group.end()) v.cpu_seconds = cpu->second;
     out.push_back(std::move(v));
   }
   return out;
@@ -461,7 +476,12 @@ Status OptimizingService::DropGroup(const std::string& name) {
 
 std::vector<OptimizerInfo> OptimizingService::Optimizers() const {
   std::vector<OptimizerInfo> out = tasks_->Optimizers();
-  for (OptimizerInfo& o : out) o.token.clear();  // a secret: never shown
+  std::lock_guard lock(mu_);
+  for (OptimizerInfo& o : out) {
+    o.token.clear();  // a secret: never shown
+    auto it = counters_.cpu_seconds_by_optimizer.find(o.id);
+    if (it != counters_.cpu_seconds_by_optimizer.end()) o.cpu_seconds = it->second;
+  }
   return out;
 }
 
@@ -538,7 +558,9 @@ void OptimizingService::Worker() {
       queued_.erase(key);
       running_.insert(key);
     }
+    const int64_t cpu_before = ThreadCpuNanos();
     Status st = Evaluate(item);
+    AddCpu(key, Runtime(key).optimizer_group, "", ThreadCpuNanos() - cpu_before);
     if (!st.ok()) {
       Log(EventLine(
           "optimizer-evaluation-failed",
@@ -1025,6 +1047,7 @@ Status OptimizingService::Evaluate(const Item& item) {
     active.key = key;
     active.id = item.id;
     active.type = *plan.type;
+    active.group = config->group;
     active.plan = std::move(plan);
     active.record = process;
     active.table_location = metadata->location;
@@ -1062,6 +1085,7 @@ void OptimizingService::Conclude(FinishedProcess finished) {
     active = std::move(it->second);
     active_.erase(it);
   }
+  const int64_t cpu_before = ThreadCpuNanos();
   const Key& key = active.key;
   metastore::OptimizingProcessRecord& process = active.record;
   metastore::TableRuntimeRecord rt = Runtime(key);
@@ -1103,6 +1127,7 @@ void OptimizingService::Conclude(FinishedProcess finished) {
     process.new_delete_files += static_cast<int64_t>(out->delete_files.size());
     process.rows_rewritten += out->rows_read;
     process.bytes_written += out->bytes_written;
+    AddCpu(key, active.group, t.optimizer_id, out->cpu_nanos);
     outputs.push_back(std::move(*out));
     output_tasks.push_back(t.task_id);
   }
@@ -1184,8 +1209,9 @@ void OptimizingService::Conclude(FinishedProcess finished) {
     counters_.bytes_written += process.bytes_written;
     counters_.rows_rewritten += process.rows_rewritten;
     counters_.files_rewritten += process.rewritten_data_files;
-    counters_.busy_seconds += static_cast<double>(process.end_time_ms - now) / 1000.0;
   }
+  // The committer's own work: decoding outputs, committing (or deleting) them.
+  AddCpu(key, active.group, "", ThreadCpuNanos() - cpu_before);
   if (!outcome.ok()) process.error = outcome.ToString();
   SaveProcess(process);
   rt.status = "idle";

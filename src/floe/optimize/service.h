@@ -111,8 +111,15 @@ struct OptimizerCounters {
   int64_t bytes_written = 0;
   int64_t rows_rewritten = 0;
   int64_t files_rewritten = 0;
-  // Time spent running and committing processes, over all threads.
+  // Thread CPU time (not wall time, which counted queueing and waiting for storage) of
+  // evaluating and planning tables, of the tasks (as the optimizer that ran each reports it:
+  // TaskOutput::cpu_nanos) and of committing, over all threads.
   double busy_seconds = 0;
+  // The same by table (catalog, namespace, name), by optimizer group (evaluation counts for
+  // the table's group) and by optimizer id (tasks only).
+  std::map<std::tuple<std::string, std::string, std::string>, double> cpu_seconds_by_table;
+  std::map<std::string, double> cpu_seconds_by_group;
+  std::map<std::string, double> cpu_seconds_by_optimizer;
   // Maintenance: snapshots expired and files deleted with them.
   int64_t expired_snapshots = 0;
   int64_t expired_files_deleted = 0;
@@ -153,13 +160,15 @@ class OptimizingService {
   struct GroupView {
     metastore::OptimizerGroupRecord record;
     GroupStats stats;
-    int64_t tables = 0;  // tables last evaluated for the group
+    int64_t tables = 0;      // tables last evaluated for the group
+    double cpu_seconds = 0;  // OptimizerCounters::cpu_seconds_by_group
   };
   std::vector<GroupView> Groups() const;
   // kAlreadyExists, kInvalidArgument (name, policy).
   Status CreateGroup(metastore::OptimizerGroupRecord record);
   // kNotFound; kFailedPrecondition while tables or optimizers use it, and for `local`.
   Status DropGroup(const std::string& name);
+  // With each optimizer's cpu_seconds (OptimizerCounters::cpu_seconds_by_optimizer).
   std::vector<OptimizerInfo> Optimizers() const;
   Status DrainOptimizer(const std::string& optimizer_id) { return tasks_->Drain(optimizer_id); }
 
@@ -224,6 +233,7 @@ class OptimizingService {
     catalog::TableIdentifier id;
     OptimizingPlan plan;
     OptimizingType type = OptimizingType::kMinor;
+    std::string group;  // self-optimizing.group when planned
     metastore::OptimizingProcessRecord record;
     std::string table_location;
     int64_t started_ms = 0;
@@ -236,6 +246,10 @@ class OptimizingService {
   // Commits or discards a finished process and records its outcome.
   void Conclude(FinishedProcess finished);
   void SaveTask(const QueuedTask& task);
+  // Adds `nanos` of thread CPU time to the counters of the table, its group and (when not
+  // empty) the optimizer that spent it.
+  void AddCpu(const Key& key, const std::string& group, const std::string& optimizer,
+              int64_t nanos);
   std::map<std::string, std::string> IoProperties(const std::string& catalog);
   // Expires the table's old snapshots when its maintenance is due (errors are logged).
   void MaybeExpireSnapshots(const Key& key, const std::string& name, iceberg::Table& table);

@@ -395,6 +395,7 @@ std::string EncodeTaskOutput(const TaskOutput& output) {
   j["rows-read"] = output.rows_read;
   j["deleted-positions"] = output.deleted_positions;
   j["bytes-written"] = output.bytes_written;
+  j["cpu-nanos"] = output.cpu_nanos;
   return j.dump();
 }
 
@@ -422,6 +423,10 @@ Result<TaskOutput> DecodeTaskOutput(std::string_view text, const iceberg::TableM
   FLOE_ASSIGN_OR_RETURN(out.rows_read, Long(j, "rows-read"));
   FLOE_ASSIGN_OR_RETURN(out.deleted_positions, Long(j, "deleted-positions"));
   FLOE_ASSIGN_OR_RETURN(out.bytes_written, Long(j, "bytes-written"));
+  // Optional: optimizers before it did not report their CPU time.
+  FLOE_ASSIGN_OR_RETURN(std::optional<int64_t> cpu, OptLong(j, "cpu-nanos"));
+  if (cpu && *cpu < 0) return Status::InvalidArgument("'cpu-nanos' must not be negative");
+  out.cpu_nanos = cpu.value_or(0);
   return out;
 }
 
@@ -434,7 +439,13 @@ Result<TaskOutput> RunTask(const TaskInput& input, io::FileIO& io, int64_t attem
   execute.spill_dir = local.spill_dir;
   execute.delete_cache = local.delete_cache;
   execute.operation_id += fmt::format("-a{}", attempt);
-  return ExecuteRewriteTask(input.metadata, input.snapshot_id, io, input.task, config, execute);
+  // The rewrite runs on this thread: its CPU time is the task's cost (wall time would
+  // count waiting for storage and for other threads).
+  const int64_t cpu_before = ThreadCpuNanos();
+  auto output =
+      ExecuteRewriteTask(input.metadata, input.snapshot_id, io, input.task, config, execute);
+  if (output.ok()) output->cpu_nanos = ThreadCpuNanos() - cpu_before;
+  return output;
 }
 
 void DeleteTaskOutput(const TaskOutput& output, io::FileIO& io) {

@@ -45,6 +45,7 @@ std::string EncodeTaskOutput(const TaskOutput& output);
 // output files are named by the attempt too, so a retry never collides with the files a
 // lost attempt left. On error nothing it wrote is left.
 // `local` carries the running process's budget, spill directory and delete-key cache.
+// The output's cpu_nanos is the calling thread's CPU time for the task.
 Result<TaskOutput> RunTask(const TaskInput& input, io::FileIO& io, int64_t attempt,
                            const ExecuteOptions& local = {});
 // Deletes the files of an output the server refused (a stale or canceled attempt). Best

@@ -134,6 +134,9 @@ struct OptimizerInfo {
   int64_t running_tasks = 0;
   int64_t completed_tasks = 0;
   int64_t failed_tasks = 0;
+  // Thread CPU time of its completed tasks as it reported them (filled by
+  // OptimizingService::Optimizers; the queue does not read outputs).
+  double cpu_seconds = 0;
 };
 
 enum class ProcessOutcome { kSuccess, kFailed, kCanceled };

@@ -80,9 +80,28 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
     w.Family("floe_optimizer_files_rewritten_total", "counter",
              "Data files the group's processes rewrote.");
     w.Sample("floe_optimizer_files_rewritten_total", {{"group", group}}, counters.files_rewritten);
+    // Thread CPU time, not wall time: a thread waiting for storage or a queue is not busy.
     w.Family("floe_optimizer_busy_seconds_total", "counter",
-             "Time the group's threads spent planning, rewriting and committing.");
-    w.Sample("floe_optimizer_busy_seconds_total", {{"group", group}}, counters.busy_seconds);
+             "Thread CPU time spent evaluating, planning, rewriting and committing, by group.");
+    w.Sample("floe_optimizer_busy_seconds_total", {{"group", group}},
+             counters.cpu_seconds_by_group.contains(group) ? counters.cpu_seconds_by_group.at(group)
+                                                           : 0.0);
+    for (const auto& [name, seconds] : counters.cpu_seconds_by_group) {
+      if (name != group) w.Sample("floe_optimizer_busy_seconds_total", {{"group", name}}, seconds);
+    }
+    w.Family("floe_optimizer_cpu_seconds_total", "counter",
+             "Thread CPU time of the tasks an optimizer (local threads or a standalone process) "
+             "ran, by optimizer id.");
+    for (const auto& [id, seconds] : counters.cpu_seconds_by_optimizer) {
+      w.Sample("floe_optimizer_cpu_seconds_total", {{"optimizer", id}}, seconds);
+    }
+    w.Family("floe_table_optimizer_cpu_seconds_total", "counter",
+             "Thread CPU time self-optimizing spent on a table (evaluation, tasks, commits).");
+    for (const auto& [table_key, seconds] : counters.cpu_seconds_by_table) {
+      const auto& [catalog, ns, table] = table_key;
+      w.Sample("floe_table_optimizer_cpu_seconds_total",
+               {{"catalog", catalog}, {"namespace", ns}, {"table", table}}, seconds);
+    }
     w.Family("floe_maintenance_expired_snapshots_total", "counter",
              "Snapshots the group's maintenance expired.");
     w.Sample("floe_maintenance_expired_snapshots_total", {{"group", group}},
