@@ -286,8 +286,7 @@ Result<ClientAuth> ParseClientAuth(std::string_view text) {
   if (text == "none") return ClientAuth::kNone;
   if (text == "requested") return ClientAuth::kRequested;
   if (text == "required") return ClientAuth::kRequired;
-  return Status::InvalidArgument("client-auth must be none, requested or required, not '{}'",
-                                 text);
+  return Status::InvalidArgument("client-auth must be none, requested or required, not '{}'", text);
 }
 
 std::string_view ClientAuthName(ClientAuth mode) {
@@ -329,8 +328,7 @@ CertificateInfo TlsContext::certificate() const {
 
 Status TlsContext::Reload() {
   CertificateInfo info;
-  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<asio_ssl::context> context,
-                        BuildContext(settings_, &info));
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<asio_ssl::context> context, BuildContext(settings_, &info));
   std::lock_guard lock(mu_);
   current_ = std::move(context);
   certificate_ = std::move(info);

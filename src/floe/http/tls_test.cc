@@ -161,7 +161,8 @@ TEST_F(TlsTest, FilesThatAreNotPemAreRefused) {
   // A certificate file whose second block is broken is refused, not cut short.
   std::ifstream in(Path("server.pem"));
   std::string pem((std::istreambuf_iterator<char>(in)), {});
-  WriteText("broken_chain.pem", pem + "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+  WriteText("broken_chain.pem",
+            pem + "-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
   s = ServerSettings();
   s.cert_file = Path("broken_chain.pem");
   EXPECT_THAT(TlsContext::Make(s), IsError(StatusCode::kInvalidArgument));
@@ -186,9 +187,9 @@ TEST_F(TlsTest, EncryptedKeyNeedsItsPasswordWhichNoErrorRepeats) {
   EXPECT_THAT(TlsContext::Make(s),
               IsError(StatusCode::kInvalidArgument, HasSubstr("needs key-password")));
   s.key_password = "wrong-passphrase";
-  EXPECT_THAT(TlsContext::Make(s), IsError(StatusCode::kInvalidArgument,
-                                           AllOf(HasSubstr("does not decrypt"),
-                                                 Not(HasSubstr("wrong-passphrase")))));
+  EXPECT_THAT(TlsContext::Make(s),
+              IsError(StatusCode::kInvalidArgument,
+                      AllOf(HasSubstr("does not decrypt"), Not(HasSubstr("wrong-passphrase")))));
   s.key_password = password;
   FLOE_EXPECT_OK(TlsContext::Make(s));
 }
@@ -260,14 +261,12 @@ TEST_F(TlsTest, HttpServerServesTlsAndHandsTheClientCertificateToTheHandler) {
   options.port = 0;
   options.worker_threads = 1;
   options.tls = tls;
-  FLOE_ASSERT_OK_AND_ASSIGN(auto server,
-                            HttpServer::Start(options, [](const HttpRequest& request) {
-                              return HttpResponse::Json(
-                                  200, "{\"cn\":\"" + request.client_cn + "\",\"subject\":\"" +
-                                           request.client_subject + "\"}");
+  FLOE_ASSERT_OK_AND_ASSIGN(auto server, HttpServer::Start(options, [](const HttpRequest& request) {
+                              return HttpResponse::Json(200, "{\"cn\":\"" + request.client_cn +
+                                                                 "\",\"subject\":\"" +
+                                                                 request.client_subject + "\"}");
                             }));
-  std::string ok = HttpsGet(server->port(), Path("ca.pem"), Path("client.pem"),
-                            Path("client.key"));
+  std::string ok = HttpsGet(server->port(), Path("ca.pem"), Path("client.pem"), Path("client.key"));
   EXPECT_THAT(ok, HasSubstr("HTTP/1.1 200"));
   EXPECT_THAT(ok, HasSubstr("{\"cn\":\"etl-client\",\"subject\":\"CN=etl-client,O=floe tests\"}"));
   EXPECT_EQ(HttpsGet(server->port(), Path("ca.pem"), "", ""), "");
