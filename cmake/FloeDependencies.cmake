@@ -13,8 +13,9 @@ pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)
 # floe.yaml (server/config.h).
 pkg_check_modules(YAML_CPP REQUIRED IMPORTED_TARGET yaml-cpp)
-# SHA-256, HMAC and a CSPRNG for authentication (auth/crypto.h).
-find_package(OpenSSL REQUIRED COMPONENTS Crypto)
+# SHA-256, HMAC and a CSPRNG for authentication (auth/crypto.h); TLS on the listeners
+# (http/tls.h).
+find_package(OpenSSL REQUIRED COMPONENTS Crypto SSL)
 # HTTP for the REST catalog client (catalog/http_client.h).
 pkg_check_modules(LIBCURL REQUIRED IMPORTED_TARGET libcurl)
 find_library(SNAPPY_LIBRARY NAMES snappy REQUIRED)

@@ -8,7 +8,10 @@ answers, stopped with SIGTERM (a graceful stop must exit 0). Self-optimizing is 
         server.warehouse      # the default catalog's warehouse directory
 
 `config` (a dict) is written to <data dir>/floe.yaml (as JSON, which YAML reads) and passed
-with --config, e.g. {"auth": {"enabled": True, "principals": {...}}}.
+with --config, e.g. {"auth": {"enabled": True, "principals": {...}}}. With `http.tls` (or
+`kafka.schema-registry.tls`) in it, `uri` (or `schema_registry_uri`) is https and the
+readiness check and `request()` use `ssl_context` (an ssl.SSLContext trusting the test CA,
+with a client certificate when the listener requires one).
 
 The Kafka listener is off (--no-kafka) unless `kafka=True`; then it listens on its own free
 port, `server.kafka_bootstrap` ("127.0.0.1:PORT"), and the schema registry on another,
@@ -62,7 +65,8 @@ def free_port() -> int:
 class FloeServer:
     def __init__(self, floe_bin, data_dir: Path, metastore: str | None = None,
                  extra_args: list[str] | None = None, access_log: bool = True,
-                 optimizer: bool = False, config: dict | None = None, kafka: bool = False):
+                 optimizer: bool = False, config: dict | None = None, kafka: bool = False,
+                 ssl_context=None):
         self.floe_bin = str(floe_bin)
         # Self-optimizing commits rewrites on its own schedule; suites about the catalog
         # keep it off so that their snapshot counts are theirs alone.
@@ -72,6 +76,7 @@ class FloeServer:
         self.extra_args = extra_args or []
         self.access_log = access_log
         self.config = config
+        self.ssl_context = ssl_context
         self.port = 0
         self.kafka = kafka
         self.kafka_port = 0
@@ -79,9 +84,16 @@ class FloeServer:
         self.proc: subprocess.Popen | None = None
         self.exit_code: int | None = None
 
+    def _tls(self, *keys: str) -> bool:
+        node = self.config or {}
+        for key in keys:
+            node = node.get(key) or {}
+        return bool(node.get("tls"))
+
     @property
     def uri(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        scheme = "https" if self._tls("http") else "http"
+        return f"{scheme}://127.0.0.1:{self.port}"
 
     @property
     def kafka_bootstrap(self) -> str:
@@ -89,7 +101,8 @@ class FloeServer:
 
     @property
     def schema_registry_uri(self) -> str:
-        return f"http://127.0.0.1:{self.schema_registry_port}"
+        scheme = "https" if self._tls("kafka", "schema-registry") else "http"
+        return f"{scheme}://127.0.0.1:{self.schema_registry_port}"
 
     @property
     def warehouse(self) -> Path:
@@ -129,7 +142,8 @@ class FloeServer:
                     break
                 try:
                     # /health: /v1/config may need a token.
-                    with urllib.request.urlopen(self.uri + "/health", timeout=2) as r:
+                    with urllib.request.urlopen(self.uri + "/health", timeout=2,
+                                                context=self.ssl_context) as r:
                         if r.status == 200:
                             return self
                 except (urllib.error.URLError, ConnectionError, OSError):
@@ -189,7 +203,7 @@ class FloeServer:
                                      headers={"Content-Type": "application/json",
                                               **(headers or {})})
         try:
-            with urllib.request.urlopen(req, timeout=60) as r:
+            with urllib.request.urlopen(req, timeout=60, context=self.ssl_context) as r:
                 raw = r.read()
                 return r.status, (json.loads(raw) if raw else None), dict(r.headers)
         except urllib.error.HTTPError as e:

@@ -1,5 +1,6 @@
 // `floe server`: the lakehouse service (server/server.h) in the foreground until SIGTERM or
 // SIGINT, which stop it gracefully (requests in flight, commits included, finish first).
+// SIGHUP re-reads the TLS listeners' certificate and key files (docs/server.md, "TLS").
 // `floe catalog list|create|drop`: the catalogs a server's metastore lists (a running server
 // sees changes at its next start).
 #include <csignal>
@@ -14,6 +15,7 @@
 
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
+#include "floe/http/tls.h"
 #include "floe/manage/management_api.h"
 #include "floe/metastore/metastore.h"
 #include "floe/server/config.h"
@@ -136,6 +138,8 @@ Result<server::ServerConfig> ConfigFrom(const ServerFlags& flags) {
   return config;
 }
 
+void ReloadTls(server::Server& server);
+
 Status RunServer(const ServerFlags& flags) {
   FLOE_ASSIGN_OR_RETURN(server::ServerConfig config, ConfigFrom(flags));
   // Block the stop signals before any thread starts, so every thread inherits the mask and
@@ -144,6 +148,7 @@ Status RunServer(const ServerFlags& flags) {
   sigemptyset(&stop_signals);
   sigaddset(&stop_signals, SIGTERM);
   sigaddset(&stop_signals, SIGINT);
+  sigaddset(&stop_signals, SIGHUP);
   pthread_sigmask(SIG_BLOCK, &stop_signals, nullptr);
 
   FILE* log = nullptr;
@@ -178,28 +183,40 @@ Status RunServer(const ServerFlags& flags) {
     if (!catalogs.empty()) catalogs += ", ";
     catalogs += name;
   }
+  const char* http_scheme = c.http_tls.enabled() ? "https" : "http";
   std::printf(
       "floe server is running\n"
-      "  REST catalog:  http://%s:%u/v1  (catalogs: %s; default: %s)\n"
-      "  management:    http://%s:%u/api/v1  (OpenAPI: /api/v1/openapi.json; metrics: /metrics)\n"
-      "  dashboard:     http://%s:%u/  (%s)\n"
+      "  REST catalog:  %s://%s:%u/v1  (catalogs: %s; default: %s)\n"
+      "  management:    %s://%s:%u/api/v1  (OpenAPI: /api/v1/openapi.json; metrics: /metrics)\n"
+      "  dashboard:     %s://%s:%u/  (%s)\n"
       "  data dir:      %s\n"
       "  metastore:     %s\n"
       "  warehouse:     %s\n"
       "  optimizer:     %s%d local thread(s)%s\n"
       "  kafka:         %s\n"
       "Stop with Ctrl-C or SIGTERM.\n",
-      c.http_host.c_str(), server->http_port(), catalogs.c_str(), c.default_catalog.c_str(),
-      c.http_host.c_str(), server->http_port(), c.http_host.c_str(), server->http_port(),
+      http_scheme, c.http_host.c_str(), server->http_port(), catalogs.c_str(),
+      c.default_catalog.c_str(), http_scheme, c.http_host.c_str(), server->http_port(), http_scheme,
+      c.http_host.c_str(), server->http_port(),
       c.web_dir.empty() ? "not built: make build needs npm; or --web-dir" : c.web_dir.c_str(),
       c.data_dir.c_str(), manage::MaskUri(c.metastore_uri).c_str(), c.default_warehouse.c_str(),
       c.optimizer_enabled ? "" : "off; ", c.optimizer_threads,
       c.optimizer_enabled && c.optimizer_threads == 0 ? " (standalone optimizers only)" : "",
-      server->kafka_port() > 0 ? fmt::format("{}:{}", c.kafka.host, server->kafka_port()).c_str()
+      server->kafka_port() > 0 ? fmt::format("{}:{}{}", c.kafka.host, server->kafka_port(),
+                                             c.kafka.tls.enabled() ? " (SSL)" : "")
+                                     .c_str()
                                : "off");
   if (server->schema_registry_port() > 0) {
-    std::printf("  schema registry: http://%s:%u\n", c.kafka.schema_registry.host.c_str(),
-                server->schema_registry_port());
+    std::printf("  schema registry: %s://%s:%u\n",
+                c.kafka.schema_registry.tls.enabled() ? "https" : "http",
+                c.kafka.schema_registry.host.c_str(), server->schema_registry_port());
+  }
+  for (const server::Server::TlsListener& listener : server->tls_listeners()) {
+    http::CertificateInfo cert = listener.context->certificate();
+    std::printf(
+        "  tls %-12s %s, serial %s, expires %s; client-auth %s\n", (listener.name + ":").c_str(),
+        cert.subject.c_str(), cert.serial_hex.c_str(), cert.not_after.c_str(),
+        std::string(http::ClientAuthName(listener.context->settings().client_auth)).c_str());
   }
   if (c.auth.enabled) {
     std::printf("  auth:          on (%zu principals; tokens at http://%s:%u/v1/oauth/tokens)\n",
@@ -215,12 +232,43 @@ Status RunServer(const ServerFlags& flags) {
   std::fflush(stdout);
 
   int signal = 0;
-  sigwait(&stop_signals, &signal);
+  for (;;) {
+    sigwait(&stop_signals, &signal);
+    if (signal != SIGHUP) break;
+    ReloadTls(*server);
+  }
   std::fprintf(stderr, "floe server: %s received, stopping after requests in flight\n",
                signal == SIGTERM ? "SIGTERM" : "SIGINT");
   server->Stop();
   if (log != nullptr && log != stderr) std::fclose(log);
   return Status::OK();
+}
+
+// SIGHUP: every TLS listener re-reads its files. One line per listener on stderr: the new
+// certificate, or the error and that the old one stays (never key material).
+void ReloadTls(server::Server& server) {
+  const auto& listeners = server.tls_listeners();
+  if (listeners.empty()) {
+    std::fprintf(stderr, "floe server: SIGHUP: no TLS listener to reload\n");
+    return;
+  }
+  std::vector<Status> results = server.ReloadTls();
+  for (size_t i = 0; i < listeners.size() && i < results.size(); ++i) {
+    if (results[i].ok()) {
+      http::CertificateInfo cert = listeners[i].context->certificate();
+      std::fprintf(stderr,
+                   "floe server: SIGHUP: %s TLS reloaded: %s, serial %s, expires %s; new "
+                   "connections use it\n",
+                   listeners[i].name.c_str(), cert.subject.c_str(), cert.serial_hex.c_str(),
+                   cert.not_after.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "floe server: SIGHUP: ERROR: %s TLS not reloaded, keeping the current "
+                   "certificate: %s\n",
+                   listeners[i].name.c_str(), results[i].ToString().c_str());
+    }
+  }
+  std::fflush(stderr);
 }
 
 std::string MetastoreUri(const std::string& flag, const std::string& data_dir) {

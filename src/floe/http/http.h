@@ -23,6 +23,11 @@ struct HttpRequest {
   std::vector<std::pair<std::string, std::string>> headers;
   std::string body;
   std::string remote;  // "ip:port" of the peer
+  // Over TLS with a verified client certificate (http/tls.h, client-auth requested or
+  // required): its subject (RFC 2253, "CN=etl,O=Example") and common name, for mapping the
+  // connection to a principal. Empty otherwise.
+  std::string client_subject;
+  std::string client_cn;
 
   // The first header named `lower_name` (lowercase), or nullptr.
   const std::string* Header(std::string_view lower_name) const;

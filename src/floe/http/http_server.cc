@@ -7,6 +7,7 @@
 #include <mutex>
 #include <optional>
 #include <thread>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -21,8 +22,10 @@
 #include <boost/asio/thread_pool.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
+#include <boost/beast/ssl.hpp>
 
 #include "floe/base/json_writer.h"
+#include "floe/http/tls.h"
 
 namespace floe::http {
 
@@ -30,8 +33,7 @@ namespace asio = boost::asio;
 namespace beast = boost::beast;
 namespace bhttp = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
-
-class Session;
+using TlsStream = beast::ssl_stream<beast::tcp_stream>;
 
 struct HttpServer::Impl {
   HttpServerOptions options;
@@ -81,37 +83,82 @@ std::string ErrorBody(int status, std::string_view type, std::string_view messag
 
 }  // namespace
 
-class Session : public std::enable_shared_from_this<Session> {
+// One connection: plain (Stream = beast::tcp_stream) or TLS (TlsStream); the request and
+// response handling is the same code over either.
+template <class Stream>
+class Session : public std::enable_shared_from_this<Session<Stream>> {
+  static constexpr bool kTls = std::is_same_v<Stream, TlsStream>;
+
  public:
-  Session(tcp::socket socket, HttpServer::Impl* server)
-      : stream_(std::move(socket)), server_(server) {
+  // `tls`: the listener's context when the connection was accepted (null for plain HTTP).
+  Session(tcp::socket socket, HttpServer::Impl* server, std::shared_ptr<asio::ssl::context> tls)
+      : tls_context_(std::move(tls)),
+        stream_(MakeStream(std::move(socket), tls_context_.get())),
+        server_(server) {
     beast::error_code ec;
-    auto endpoint = stream_.socket().remote_endpoint(ec);
+    auto endpoint = Tcp().socket().remote_endpoint(ec);
     if (!ec) remote_ = fmt::format("{}:{}", endpoint.address().to_string(), endpoint.port());
   }
 
   void Start() {
     asio::dispatch(stream_.get_executor(),
-                   beast::bind_front_handler(&Session::ReadHeader, shared_from_this()));
+                   beast::bind_front_handler(&Session::Begin, this->shared_from_this()));
   }
 
  private:
+  static Stream MakeStream(tcp::socket socket, asio::ssl::context* tls) {
+    if constexpr (kTls) {
+      return Stream(std::move(socket), *tls);
+    } else {
+      return Stream(std::move(socket));
+    }
+  }
+
+  beast::tcp_stream& Tcp() { return beast::get_lowest_layer(stream_); }
+
+  void Begin() {
+    if constexpr (kTls) {
+      // A client that connects and never finishes the handshake is dropped like one that
+      // never finishes its request.
+      Tcp().expires_after(server_->options.read_timeout);
+      stream_.async_handshake(
+          asio::ssl::stream_base::server,
+          beast::bind_front_handler(&Session::OnHandshake, this->shared_from_this()));
+    } else {
+      ReadHeader();
+    }
+  }
+
+  void OnHandshake(beast::error_code ec) {
+    // A refused handshake (plain HTTP, an old protocol version, no or an unverified client
+    // certificate under client-auth required) has no TLS session to shut down.
+    if (ec) return CloseSocket();
+    if constexpr (kTls) {
+      if (std::optional<TlsPeer> peer = VerifiedPeer(stream_.native_handle())) {
+        client_subject_ = std::move(peer->subject);
+        client_cn_ = std::move(peer->common_name);
+      }
+    }
+    ReadHeader();
+  }
+
   void ReadHeader() {
     parser_.emplace();
     parser_->header_limit(
         static_cast<uint32_t>(std::min<size_t>(server_->options.max_header_bytes, UINT32_MAX)));
     parser_->body_limit(server_->options.max_body_bytes);
-    stream_.expires_after(server_->options.idle_timeout);
-    bhttp::async_read_header(stream_, buffer_, *parser_,
-                             beast::bind_front_handler(&Session::OnHeader, shared_from_this()));
+    Tcp().expires_after(server_->options.idle_timeout);
+    bhttp::async_read_header(
+        stream_, buffer_, *parser_,
+        beast::bind_front_handler(&Session::OnHeader, this->shared_from_this()));
   }
 
   void OnHeader(beast::error_code ec, size_t) {
     if (ec) return OnReadError(ec);
     started_ = std::chrono::steady_clock::now();
-    stream_.expires_after(server_->options.read_timeout);
+    Tcp().expires_after(server_->options.read_timeout);
     bhttp::async_read(stream_, buffer_, *parser_,
-                      beast::bind_front_handler(&Session::OnRead, shared_from_this()));
+                      beast::bind_front_handler(&Session::OnRead, this->shared_from_this()));
   }
 
   void OnReadError(beast::error_code ec) {
@@ -162,6 +209,8 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     request.body = std::move(message.body());
     request.remote = remote_;
+    request.client_subject = client_subject_;
+    request.client_cn = client_cn_;
     method_ = request.method;
     path_ = request.path;
     head_ = message.method() == bhttp::verb::head;
@@ -186,7 +235,7 @@ class Session : public std::enable_shared_from_this<Session> {
         return;
       }
     }
-    asio::post(*server_->workers, [self = shared_from_this(), request = std::move(request),
+    asio::post(*server_->workers, [self = this->shared_from_this(), request = std::move(request),
                                    keep_alive]() mutable {
       HttpResponse response;
       try {
@@ -223,9 +272,9 @@ class Session : public std::enable_shared_from_this<Session> {
     status_ = response.status;
     principal_ = std::move(response.principal);
     grant_ = std::move(response.grant);
-    stream_.expires_after(server_->options.read_timeout);
+    Tcp().expires_after(server_->options.read_timeout);
     bhttp::async_write(stream_, res,
-                       beast::bind_front_handler(&Session::OnWrite, shared_from_this()));
+                       beast::bind_front_handler(&Session::OnWrite, this->shared_from_this()));
   }
 
   void OnWrite(beast::error_code ec, size_t) {
@@ -242,18 +291,20 @@ class Session : public std::enable_shared_from_this<Session> {
   // and time), then close.
   void Linger() {
     beast::error_code ignored;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ignored);
-    stream_.expires_after(std::chrono::seconds(5));
+    Tcp().socket().shutdown(tcp::socket::shutdown_send, ignored);
+    Tcp().expires_after(std::chrono::seconds(5));
     scratch_.resize(64 * 1024);
-    stream_.async_read_some(asio::buffer(scratch_),
-                            beast::bind_front_handler(&Session::OnLinger, shared_from_this()));
+    stream_.async_read_some(
+        asio::buffer(scratch_),
+        beast::bind_front_handler(&Session::OnLinger, this->shared_from_this()));
   }
 
   void OnLinger(beast::error_code ec, size_t n) {
     lingered_ += n;
     if (ec || lingered_ > 2 * server_->options.max_body_bytes + (1u << 20)) return Close();
-    stream_.async_read_some(asio::buffer(scratch_),
-                            beast::bind_front_handler(&Session::OnLinger, shared_from_this()));
+    stream_.async_read_some(
+        asio::buffer(scratch_),
+        beast::bind_front_handler(&Session::OnLinger, this->shared_from_this()));
   }
 
   void Log() {
@@ -266,6 +317,10 @@ class Session : public std::enable_shared_from_this<Session> {
     w.BeginObject();
     w.Key("remote");
     w.String(remote_);
+    if (!client_cn_.empty()) {
+      w.Key("client-cn");
+      w.String(client_cn_);
+    }
     w.Key("method");
     w.String(method_);
     w.Key("path");
@@ -289,12 +344,26 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void Close() {
-    beast::error_code ec;
-    stream_.socket().shutdown(tcp::socket::shutdown_send, ec);
-    stream_.socket().close(ec);
+    if constexpr (kTls) {
+      // close_notify first, so that the client sees an orderly end rather than a truncated
+      // stream; the peer gets a second to answer it.
+      Tcp().expires_after(std::chrono::seconds(1));
+      stream_.async_shutdown(
+          [self = this->shared_from_this()](beast::error_code) { self->CloseSocket(); });
+    } else {
+      CloseSocket();
+    }
   }
 
-  beast::tcp_stream stream_;
+  void CloseSocket() {
+    beast::error_code ec;
+    Tcp().socket().shutdown(tcp::socket::shutdown_send, ec);
+    Tcp().socket().close(ec);
+  }
+
+  // Declared before stream_, which uses it: the context outlives the connection's session.
+  std::shared_ptr<asio::ssl::context> tls_context_;
+  Stream stream_;
   HttpServer::Impl* server_;
   beast::flat_buffer buffer_;
   std::optional<bhttp::request_parser<bhttp::string_body>> parser_;
@@ -310,6 +379,8 @@ class Session : public std::enable_shared_from_this<Session> {
   size_t bytes_ = 0;
   std::string principal_;
   std::string grant_;
+  std::string client_subject_;  // of a verified client certificate (TLS)
+  std::string client_cn_;
   std::chrono::steady_clock::time_point started_;
 };
 
@@ -319,7 +390,12 @@ void HttpServer::Impl::Accept() {
     if (!ec) {
       beast::error_code ignored;
       socket.set_option(tcp::no_delay(true), ignored);
-      std::make_shared<Session>(std::move(socket), this)->Start();
+      if (options.tls) {
+        std::make_shared<Session<TlsStream>>(std::move(socket), this, options.tls->Current())
+            ->Start();
+      } else {
+        std::make_shared<Session<beast::tcp_stream>>(std::move(socket), this, nullptr)->Start();
+      }
     }
     Accept();
   });

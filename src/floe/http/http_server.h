@@ -5,6 +5,10 @@
 // refused, requests in flight (a catalog commit, say) finish and are answered, then the
 // connections close.
 //
+// With `tls` set the listener speaks only TLS (http/tls.h): each connection starts with a
+// handshake (within read_timeout) on the context current when it was accepted, so a
+// reloaded certificate serves new connections while open ones keep theirs.
+//
 // Thread-safety: Start/Stop/Wait from one controlling thread; the handler is called
 // concurrently from the worker threads.
 #pragma once
@@ -23,6 +27,8 @@
 
 namespace floe::http {
 
+class TlsContext;
+
 struct HttpServerOptions {
   std::string host = "127.0.0.1";
   uint16_t port = 8181;  // 0 picks a free port (see HttpServer::port)
@@ -38,7 +44,8 @@ struct HttpServerOptions {
   // How long Stop() waits for handlers in flight before closing anyway.
   std::chrono::milliseconds drain_timeout{60'000};
   // Receives one JSON line per request (method, path without query, status, bytes, micros,
-  // remote, and the response's principal and OAuth2 grant when it names them). Query strings,
+  // remote, the verified client certificate's CN as `client-cn`, and the response's
+  // principal and OAuth2 grant when it names them). Query strings,
   // headers and bodies are never logged: they may carry credentials.
   std::function<void(std::string_view)> access_log;
   // Tried on the io thread before a request is handed to the worker pool: a response it
@@ -46,6 +53,8 @@ struct HttpServerOptions {
   // query, no file I/O): cached answers and trivial routes only. Called concurrently when
   // there are several io threads.
   std::function<std::optional<HttpResponse>(const HttpRequest&)> inline_handler;
+  // TLS for every connection; null: plain HTTP.
+  std::shared_ptr<TlsContext> tls;
 };
 
 class HttpServer {

@@ -5,15 +5,18 @@
 #include <optional>
 #include <set>
 #include <thread>
+#include <variant>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
 #include <boost/asio/read.hpp>
+#include <boost/asio/ssl.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/write.hpp>
 
 #include "floe/base/bytes.h"
+#include "floe/http/tls.h"
 
 namespace floe::kafka {
 
@@ -41,24 +44,97 @@ struct KafkaServer::Impl {
 
 namespace {
 
-class Connection : public std::enable_shared_from_this<Connection> {
+// A connection's byte stream: a TCP socket, or TLS over one. The connection reads and writes
+// frames through it the same way either way (one read and one write may be outstanding at
+// once, both on the io thread: what Asio's ssl::stream allows).
+class ConnectionStream {
  public:
-  Connection(KafkaServer::Impl* server, tcp::socket socket)
-      : server_(server), socket_(std::move(socket)) {
-    boost::system::error_code ec;
-    tcp::endpoint remote = socket_.remote_endpoint(ec);
-    if (!ec) host_ = remote.address().to_string();
-    socket_.set_option(tcp::no_delay(true), ec);
+  using TlsStream = asio::ssl::stream<tcp::socket>;
+
+  explicit ConnectionStream(tcp::socket socket) : stream_(std::move(socket)) {}
+  // `context` is kept for the connection's life; its handshake is Handshake().
+  ConnectionStream(tcp::socket socket, std::shared_ptr<asio::ssl::context> context)
+      : context_(std::move(context)),
+        stream_(std::in_place_type<TlsStream>, std::move(socket), *context_) {}
+
+  bool tls() const { return std::holds_alternative<TlsStream>(stream_); }
+
+  tcp::socket& socket() {
+    if (auto* s = std::get_if<TlsStream>(&stream_)) return s->next_layer();
+    return std::get<tcp::socket>(stream_);
   }
 
-  void Start() { ReadSize(); }
+  template <class Buffers, class Handler>
+  void AsyncRead(const Buffers& buffers, Handler&& handler) {
+    std::visit([&](auto& s) { asio::async_read(s, buffers, std::forward<Handler>(handler)); },
+               stream_);
+  }
+
+  template <class Buffers, class Handler>
+  void AsyncWrite(const Buffers& buffers, Handler&& handler) {
+    std::visit([&](auto& s) { asio::async_write(s, buffers, std::forward<Handler>(handler)); },
+               stream_);
+  }
+
+  // REQUIRES: tls().
+  template <class Handler>
+  void AsyncHandshake(Handler&& handler) {
+    std::get<TlsStream>(stream_).async_handshake(asio::ssl::stream_base::server,
+                                                 std::forward<Handler>(handler));
+  }
+
+  // The verified client certificate after the handshake (mutual TLS); nullopt without.
+  std::optional<http::TlsPeer> VerifiedPeer() {
+    auto* s = std::get_if<TlsStream>(&stream_);
+    return s != nullptr ? http::VerifiedPeer(s->native_handle()) : std::nullopt;
+  }
+
+  // Closes the TCP connection (without TLS close_notify: Kafka clients do not wait for one).
+  void Close() {
+    boost::system::error_code ec;
+    socket().shutdown(tcp::socket::shutdown_both, ec);
+    socket().close(ec);
+  }
+
+ private:
+  std::shared_ptr<asio::ssl::context> context_;  // before stream_, which uses it
+  std::variant<tcp::socket, TlsStream> stream_;
+};
+
+class Connection : public std::enable_shared_from_this<Connection> {
+ public:
+  Connection(KafkaServer::Impl* server, ConnectionStream socket)
+      : server_(server), socket_(std::move(socket)), handshake_timer_(server->ioc) {
+    boost::system::error_code ec;
+    tcp::endpoint remote = socket_.socket().remote_endpoint(ec);
+    if (!ec) host_ = remote.address().to_string();
+    socket_.socket().set_option(tcp::no_delay(true), ec);
+  }
+
+  void Start() {
+    if (!socket_.tls()) return ReadSize();
+    handshake_timer_.expires_after(server_->options.handshake_timeout);
+    handshake_timer_.async_wait([weak = weak_from_this()](boost::system::error_code ec) {
+      if (ec) return;  // the handshake finished first
+      if (auto self = weak.lock()) self->Close();
+    });
+    socket_.AsyncHandshake([self = shared_from_this()](boost::system::error_code ec) {
+      self->handshake_timer_.cancel();
+      // Refused (plain Kafka on the TLS port, an old protocol version, no or an unverified
+      // client certificate under client-auth required): close, as Kafka does.
+      if (ec) return self->Close();
+      if (std::optional<http::TlsPeer> peer = self->socket_.VerifiedPeer()) {
+        self->tls_peer_ = std::move(*peer);
+      }
+      self->ReadSize();
+    });
+  }
 
   void Close() {
     if (closed_) return;
     closed_ = true;
-    boost::system::error_code ec;
-    socket_.shutdown(tcp::socket::shutdown_both, ec);
-    socket_.close(ec);
+    handshake_timer_.cancel();
+    socket_.Close();
     server_->connections.erase(shared_from_this());
   }
 
@@ -71,12 +147,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void ReadSize() {
     reading_ = true;
-    asio::async_read(socket_, asio::buffer(size_buf_, 4),
-                     [self = shared_from_this()](boost::system::error_code ec, size_t) {
-                       self->reading_ = false;
-                       if (ec) return self->Close();
-                       self->OnSize();
-                     });
+    socket_.AsyncRead(asio::buffer(size_buf_, 4),
+                      [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                        self->reading_ = false;
+                        if (ec) return self->Close();
+                        self->OnSize();
+                      });
   }
 
   void OnSize() {
@@ -84,12 +160,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
     if (size < 8 || size > server_->options.max_frame_bytes) return Close();
     frame_.Resize(size);
     reading_ = true;
-    asio::async_read(socket_, asio::buffer(frame_.data(), frame_.size()),
-                     [self = shared_from_this()](boost::system::error_code ec, size_t) {
-                       self->reading_ = false;
-                       if (ec) return self->Close();
-                       self->OnFrame();
-                     });
+    socket_.AsyncRead(asio::buffer(frame_.data(), frame_.size()),
+                      [self = shared_from_this()](boost::system::error_code ec, size_t) {
+                        self->reading_ = false;
+                        if (ec) return self->Close();
+                        self->OnFrame();
+                      });
   }
 
   void OnFrame() {
@@ -125,17 +201,21 @@ class Connection : public std::enable_shared_from_this<Connection> {
     std::array<asio::const_buffer, 2> buffers = {
         asio::buffer(slot->size, 4), asio::buffer(slot->bytes->data(), slot->bytes->size())};
     writing_ = true;
-    asio::async_write(socket_, buffers,
-                      [self = shared_from_this(), slot](boost::system::error_code ec, size_t) {
-                        self->writing_ = false;
-                        if (ec) return self->Close();
-                        self->slots_.pop_front();
-                        self->Flush();
-                      });
+    socket_.AsyncWrite(buffers,
+                       [self = shared_from_this(), slot](boost::system::error_code ec, size_t) {
+                         self->writing_ = false;
+                         if (ec) return self->Close();
+                         self->slots_.pop_front();
+                         self->Flush();
+                       });
   }
 
   KafkaServer::Impl* server_;
-  tcp::socket socket_;
+  ConnectionStream socket_;
+  asio::steady_timer handshake_timer_;
+  // The verified client certificate of a mutual-TLS connection: its subject and CN, what a
+  // principal is mapped from.
+  std::optional<http::TlsPeer> tls_peer_;
   std::string host_;
   uint8_t size_buf_[4] = {};
   Buffer frame_;
@@ -151,7 +231,10 @@ void KafkaServer::Impl::Accept() {
   acceptor.async_accept([this](boost::system::error_code ec, tcp::socket socket) {
     if (stopped) return;
     if (!ec) {
-      auto conn = std::make_shared<Connection>(this, std::move(socket));
+      auto conn = options.tls
+                      ? std::make_shared<Connection>(
+                            this, ConnectionStream(std::move(socket), options.tls->Current()))
+                      : std::make_shared<Connection>(this, ConnectionStream(std::move(socket)));
       connections.insert(conn);
       conn->Start();
     }

@@ -6,6 +6,10 @@
 // A frame larger than `max_frame_bytes`, or one the broker cannot parse, closes the
 // connection (what Kafka does).
 //
+// With `tls` set the listener is Kafka's SSL (or, with SASL, SASL_SSL) security protocol:
+// each connection starts with a TLS handshake (http/tls.h) on the context current when it
+// was accepted; the frames then flow over TLS exactly as over TCP.
+//
 // Thread-safety: Start/Stop from one controlling thread.
 #pragma once
 
@@ -18,6 +22,10 @@
 #include "floe/base/status.h"
 #include "floe/kafka/broker.h"
 
+namespace floe::http {
+class TlsContext;
+}
+
 namespace floe::kafka {
 
 struct KafkaServerOptions {
@@ -29,6 +37,10 @@ struct KafkaServerOptions {
   std::chrono::milliseconds tick{5};
   // Advertise the bound port in Metadata (for port 0).
   bool advertise_bound_port = false;
+  // TLS on every connection; null: plain TCP.
+  std::shared_ptr<http::TlsContext> tls;
+  // A connection whose TLS handshake has not completed by then is closed.
+  std::chrono::milliseconds handshake_timeout{10'000};
 };
 
 class KafkaServer {

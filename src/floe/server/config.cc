@@ -171,13 +171,66 @@ Status ParseCatalogs(const YAML::Node& node, ServerConfig* config) {
   return Status::OK();
 }
 
+// A listener's `tls` block (http/tls.h). `where` is its key ("kafka.tls") for errors; the
+// key password is never repeated in one.
+Status ParseTls(const YAML::Node& node, const std::string& where, http::TlsSettings* tls) {
+  FLOE_RETURN_IF_ERROR(
+      CheckKeys(node, where, {"cert-file", "key-file", "key-password", "ca-file", "client-auth"}));
+  for (auto [key, field] : {std::pair{"cert-file", &tls->cert_file},
+                            {"key-file", &tls->key_file},
+                            {"ca-file", &tls->ca_file}}) {
+    if (node[key]) {
+      FLOE_ASSIGN_OR_RETURN(*field, Scalar(node[key], where + "." + key));
+    }
+  }
+  if (node["key-password"]) {
+    if (!node["key-password"].IsScalar()) {
+      return Status::InvalidArgument("'{}.key-password' must be a string", where);
+    }
+    tls->key_password = node["key-password"].as<std::string>();
+  }
+  if (node["client-auth"]) {
+    FLOE_ASSIGN_OR_RETURN(std::string mode, Scalar(node["client-auth"], where + ".client-auth"));
+    auto parsed = http::ParseClientAuth(mode);
+    if (!parsed.ok()) return Status::InvalidArgument("{}: {}", where, parsed.status().message());
+    tls->client_auth = *parsed;
+  }
+  if (tls->cert_file.empty() != tls->key_file.empty()) {
+    return Status::InvalidArgument("{} needs both cert-file and key-file", where);
+  }
+  if (!tls->enabled() && (!tls->ca_file.empty() || tls->client_auth != http::ClientAuth::kNone)) {
+    return Status::InvalidArgument("{}: ca-file and client-auth need cert-file and key-file",
+                                   where);
+  }
+  if (tls->client_auth != http::ClientAuth::kNone && tls->ca_file.empty()) {
+    return Status::InvalidArgument("{}.client-auth {} needs a ca-file", where,
+                                   http::ClientAuthName(tls->client_auth));
+  }
+  return Status::OK();
+}
+
 Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
-  FLOE_RETURN_IF_ERROR(CheckKeys(
-      node, "kafka",
-      {"enabled", "host", "port", "advertised-host", "node-id", "fsync", "flush-interval-ms",
-       "num-partitions", "auto-create-topics", "retention-ms", "retention-bytes", "segment-bytes",
-       "max-request-bytes", "table-catalog", "table-namespace", "lag-throttle-bytes",
-       "lag-limit-bytes", "max-throttle-ms", "schema-registry"}));
+  FLOE_RETURN_IF_ERROR(CheckKeys(node, "kafka",
+                                 {"enabled",
+                                  "host",
+                                  "port",
+                                  "advertised-host",
+                                  "node-id",
+                                  "fsync",
+                                  "flush-interval-ms",
+                                  "num-partitions",
+                                  "auto-create-topics",
+                                  "retention-ms",
+                                  "retention-bytes",
+                                  "segment-bytes",
+                                  "max-request-bytes",
+                                  "table-catalog",
+                                  "table-namespace",
+                                  "lag-throttle-bytes",
+                                  "lag-limit-bytes",
+                                  "max-throttle-ms",
+                                  "schema-registry",
+                                  "tls"}));
   if (node["enabled"]) {
     FLOE_ASSIGN_OR_RETURN(kafka->enabled, Boolean(node["enabled"], "kafka.enabled"));
   }
@@ -258,8 +311,15 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
       return Status::InvalidArgument("kafka.table-namespace must not be empty");
     }
   }
+  if (const YAML::Node& tls = node["tls"]; tls) {
+    FLOE_RETURN_IF_ERROR(ParseTls(tls, "kafka.tls", &kafka->tls));
+  }
   if (const YAML::Node& sr = node["schema-registry"]; sr) {
-    FLOE_RETURN_IF_ERROR(CheckKeys(sr, "kafka.schema-registry", {"enabled", "host", "port"}));
+    FLOE_RETURN_IF_ERROR(
+        CheckKeys(sr, "kafka.schema-registry", {"enabled", "host", "port", "tls"}));
+    if (const YAML::Node& tls = sr["tls"]; tls) {
+      FLOE_RETURN_IF_ERROR(ParseTls(tls, "kafka.schema-registry.tls", &kafka->schema_registry.tls));
+    }
     if (sr["enabled"]) {
       FLOE_ASSIGN_OR_RETURN(kafka->schema_registry.enabled,
                             Boolean(sr["enabled"], "kafka.schema-registry.enabled"));
@@ -338,8 +398,11 @@ Status ParseNode(const YAML::Node& root, ServerConfig* config) {
     }
   }
   if (const YAML::Node& http = root["http"]; http) {
-    FLOE_RETURN_IF_ERROR(
-        CheckKeys(http, "http", {"host", "port", "workers", "max-request-bytes", "access-log"}));
+    FLOE_RETURN_IF_ERROR(CheckKeys(
+        http, "http", {"host", "port", "workers", "max-request-bytes", "access-log", "tls"}));
+    if (const YAML::Node& tls = http["tls"]; tls) {
+      FLOE_RETURN_IF_ERROR(ParseTls(tls, "http.tls", &config->http_tls));
+    }
     if (http["host"]) {
       FLOE_ASSIGN_OR_RETURN(config->http_host, Scalar(http["host"], "http.host"));
     }

@@ -12,6 +12,11 @@
 //     workers: 0                           # 0 = 4 per core
 //     max-request-bytes: 16777216
 //     access-log: "-"                      # "-" stderr, a path, or "none"
+//     tls:                                 # HTTPS (http/tls.h; also kafka.tls and
+//       cert-file: /etc/floe/server.pem    #   kafka.schema-registry.tls): the chain,
+//       key-file: /etc/floe/server.key     #   its key (key-password if encrypted),
+//       ca-file: /etc/floe/clients-ca.pem  #   CAs of client certificates and
+//       client-auth: required              #   none | requested | required (mutual TLS)
 //   optimizer:                             # self-optimizing (docs/optimizer-groups.md)
 //     enabled: true                        # false: no evaluation, groups or optimizers
 //     threads: 1                           # the local group's in-process threads; 0 =

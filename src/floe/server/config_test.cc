@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 #include "floe/auth/crypto.h"
 
 namespace floe::server {
@@ -261,6 +263,54 @@ TEST(ServerConfig, WebDirFromTheFileThenTheEnvironment) {
   ASSERT_TRUE(ApplyServerEnvironment(getenv, &config).ok());
   EXPECT_EQ(config.web_dir, "/from/env/web");
   EXPECT_EQ(ParseServerConfig("web-dir: [a, b]", &config).code(), StatusCode::kInvalidArgument);
+}
+
+TEST(ServerConfig, TlsOnEachListener) {
+  ServerConfig config;
+  FLOE_ASSERT_OK(ParseServerConfig(R"(
+http:
+  tls: {cert-file: /etc/floe/http.pem, key-file: /etc/floe/http.key}
+kafka:
+  tls:
+    cert-file: /etc/floe/kafka.pem
+    key-file: /etc/floe/kafka.key
+    key-password: hunter2-passphrase
+    ca-file: /etc/floe/clients.pem
+    client-auth: required
+  schema-registry:
+    tls: {cert-file: /etc/floe/sr.pem, key-file: /etc/floe/sr.key, ca-file: /etc/floe/ca.pem,
+          client-auth: requested}
+)",
+                                   &config));
+  EXPECT_TRUE(config.http_tls.enabled());
+  EXPECT_EQ(config.http_tls.cert_file, "/etc/floe/http.pem");
+  EXPECT_EQ(config.http_tls.client_auth, http::ClientAuth::kNone);
+  EXPECT_EQ(config.kafka.tls.key_file, "/etc/floe/kafka.key");
+  EXPECT_EQ(config.kafka.tls.key_password, "hunter2-passphrase");
+  EXPECT_EQ(config.kafka.tls.ca_file, "/etc/floe/clients.pem");
+  EXPECT_EQ(config.kafka.tls.client_auth, http::ClientAuth::kRequired);
+  EXPECT_EQ(config.kafka.schema_registry.tls.client_auth, http::ClientAuth::kRequested);
+  // The settings page shows the files and whether a password is set, never the password.
+  std::string settings = SettingsJson(config);
+  EXPECT_THAT(settings, ::testing::HasSubstr("/etc/floe/kafka.pem"));
+  EXPECT_THAT(settings, ::testing::Not(::testing::HasSubstr("hunter2-passphrase")));
+}
+
+TEST(ServerConfig, TlsMistakesNameTheKey) {
+  using ::testing::HasSubstr;
+  ServerConfig config;
+  EXPECT_THAT(ParseServerConfig("http: {tls: {cert-file: a.pem}}", &config),
+              IsError(StatusCode::kInvalidArgument, HasSubstr("http.tls needs both")));
+  EXPECT_THAT(ParseServerConfig("kafka: {tls: {cert-file: a, key-file: b, client-auth: required}}",
+                                &config),
+              IsError(StatusCode::kInvalidArgument, HasSubstr("kafka.tls.client-auth")));
+  EXPECT_THAT(
+      ParseServerConfig("kafka: {tls: {cert-file: a, key-file: b, client-auth: maybe}}", &config),
+      IsError(StatusCode::kInvalidArgument, HasSubstr("kafka.tls")));
+  EXPECT_THAT(ParseServerConfig("http: {tls: {cert-file: a, key-file: b, keyfile: c}}", &config),
+              IsError(StatusCode::kInvalidArgument, HasSubstr("keyfile")));
+  EXPECT_THAT(ParseServerConfig("kafka: {schema-registry: {tls: {ca-file: ca.pem}}}", &config),
+              IsError(StatusCode::kInvalidArgument, HasSubstr("kafka.schema-registry.tls")));
 }
 
 }  // namespace

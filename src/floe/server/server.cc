@@ -35,6 +35,21 @@ std::string HostName() {
   return name;
 }
 
+// The TLS context of a listener whose settings enable it (null when they do not), added to
+// `listeners` for reloads. Errors name the listener's floe.yaml key.
+Result<std::shared_ptr<http::TlsContext>> ListenerTls(const http::TlsSettings& settings,
+                                                      std::string_view name,
+                                                      std::vector<Server::TlsListener>* listeners) {
+  if (!settings.enabled()) return std::shared_ptr<http::TlsContext>();
+  auto context = http::TlsContext::Make(settings);
+  if (!context.ok()) {
+    return Status(context.status().code(),
+                  fmt::format("{} listener: {}", name, context.status().message()));
+  }
+  listeners->push_back({std::string(name), *context});
+  return std::move(*context);
+}
+
 }  // namespace
 
 void ClientStorageSettings::Put(const metastore::CatalogRecord& record) {
@@ -258,6 +273,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     kafka_options.port = config.kafka.port;
     kafka_options.max_frame_bytes = config.kafka.max_request_bytes;
     kafka_options.advertise_bound_port = config.kafka.port == 0;
+    FLOE_ASSIGN_OR_RETURN(kafka_options.tls, ListenerTls(config.kafka.tls, "kafka", &server->tls_));
     FLOE_ASSIGN_OR_RETURN(server->kafka_,
                           kafka::KafkaServer::Start(std::move(kafka_options), std::move(broker)));
     if (config.kafka.schema_registry.enabled) {
@@ -271,6 +287,8 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
       registry_options.max_body_bytes = config.max_request_body_bytes;
       registry_options.worker_threads = 2;  // in-memory lookups and one fdatasync per change
       registry_options.access_log = config.access_log;
+      FLOE_ASSIGN_OR_RETURN(registry_options.tls, ListenerTls(config.kafka.schema_registry.tls,
+                                                              "schema-registry", &server->tls_));
       FLOE_ASSIGN_OR_RETURN(server->registry_http_,
                             http::HttpServer::Start(std::move(registry_options),
                                                     [api = server->registry_api_.get()](
@@ -344,6 +362,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   http_options.worker_threads = config.http_worker_threads;
   http_options.max_body_bytes = config.max_request_body_bytes;
   http_options.access_log = config.access_log;
+  FLOE_ASSIGN_OR_RETURN(http_options.tls, ListenerTls(config.http_tls, "http", &server->tls_));
   server->config_ = std::move(config);
   Server* raw = server.get();
   http_options.inline_handler = [raw](const http::HttpRequest& request) {
@@ -373,6 +392,16 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
 }
 
 Server::~Server() { Stop(); }
+
+std::vector<Status> Server::ReloadTls() {
+  std::vector<Status> results;
+  for (const TlsListener& listener : tls_) {
+    Status s = listener.context->Reload();
+    results.push_back(s.ok() ? s
+                             : Status(s.code(), fmt::format("{}: {}", listener.name, s.message())));
+  }
+  return results;
+}
 
 void Server::Stop() {
   // First: it reads the optimizer and the table topics.
@@ -527,6 +556,13 @@ http::HttpResponse Server::HandleManagementRequest(const http::HttpRequest& requ
 
 std::string SettingsJson(const ServerConfig& config) {
   using OJson = nlohmann::ordered_json;
+  // File paths only: the key password is shown as whether one is set.
+  auto tls_json = [](const http::TlsSettings& tls) {
+    return OJson{
+        {"enabled", tls.enabled()}, {"cert-file", tls.cert_file},
+        {"key-file", tls.key_file}, {"has-key-password", !tls.key_password.empty()},
+        {"ca-file", tls.ca_file},   {"client-auth", http::ClientAuthName(tls.client_auth)}};
+  };
   OJson principals = OJson::array();
   for (const auth::Principal& p : config.auth.principals) {
     OJson roles = OJson::object();
@@ -551,7 +587,8 @@ std::string SettingsJson(const ServerConfig& config) {
         {"port", config.http_port},
         {"worker-threads", config.http_worker_threads},
         {"max-request-body-bytes", config.max_request_body_bytes},
-        {"access-log", config.access_log_path}}},
+        {"access-log", config.access_log_path},
+        {"tls", tls_json(config.http_tls)}}},
       {"optimizer",
        {{"enabled", config.optimizer_enabled},
         {"threads", config.optimizer_threads},
@@ -585,7 +622,9 @@ std::string SettingsJson(const ServerConfig& config) {
         {"schema-registry",
          {{"enabled", k.schema_registry.enabled},
           {"host", k.schema_registry.host},
-          {"port", k.schema_registry.port}}},
+          {"port", k.schema_registry.port},
+          {"tls", tls_json(k.schema_registry.tls)}}},
+        {"tls", tls_json(k.tls)},
         {"table-catalog", k.table_catalog.empty() ? config.default_catalog : k.table_catalog},
         {"table-namespace", k.table_namespace}}},
       {"auth",

@@ -33,6 +33,7 @@
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http_server.h"
+#include "floe/http/tls.h"
 #include "floe/ingest/ingest_service.h"
 #include "floe/ingest/schema_registry.h"
 #include "floe/ingest/schema_registry_api.h"
@@ -62,6 +63,8 @@ struct ServerConfig {
   size_t max_request_body_bytes = 16 * 1024 * 1024;
   // "-" (stderr), a file path, or "none"; the exe turns it into `access_log`.
   std::string access_log_path = "-";
+  // floe.yaml `http.tls`: HTTPS for the REST catalog, management API, dashboard and /metrics.
+  http::TlsSettings http_tls;
   // Access-log lines (JSON); none when empty.
   std::function<void(std::string_view)> access_log;
   // The dashboard's built files (web/ built by Vite), served at /. Empty: no dashboard,
@@ -126,8 +129,11 @@ struct ServerConfig {
     struct SchemaRegistry {
       bool enabled = true;
       std::string host = "127.0.0.1";
-      uint16_t port = 8081;  // 0: a free port
+      uint16_t port = 8081;   // 0: a free port
+      http::TlsSettings tls;  // kafka.schema-registry.tls
     } schema_registry;
+    // kafka.tls: the listener speaks SSL (SASL_SSL with SASL) instead of PLAINTEXT.
+    http::TlsSettings tls;
   } kafka;
   // Milliseconds since the epoch, for token expiry (injected for tests; default: the system
   // clock).
@@ -177,6 +183,17 @@ class Server {
   // Graceful: stops accepting, finishes requests in flight, closes.
   void Stop();
 
+  // The listeners serving TLS: "http", "kafka", "schema-registry", with their contexts.
+  struct TlsListener {
+    std::string name;
+    std::shared_ptr<http::TlsContext> context;
+  };
+  const std::vector<TlsListener>& tls_listeners() const { return tls_; }
+  // Re-reads every TLS listener's certificate, key and CA files (SIGHUP): new connections
+  // use the new files, open ones keep theirs; a listener whose files fail keeps its current
+  // context. One status per listener, in tls_listeners() order. Thread-safe.
+  std::vector<Status> ReloadTls();
+
  private:
   Server() = default;
   http::HttpResponse Handle(const http::HttpRequest& request);
@@ -205,6 +222,7 @@ class Server {
   };
 
   ServerConfig config_;
+  std::vector<TlsListener> tls_;
   int64_t start_time_ms_ = 0;
   HttpMetrics http_metrics_;
   // S3 requests of every catalog's FileIOs and the local optimizer threads' (/metrics).
