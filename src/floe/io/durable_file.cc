@@ -74,8 +74,8 @@ bool WriteAllAt(int fd, std::span<const uint8_t> data, int64_t pos, FileFaults* 
         return false;
       }
     }
-    ssize_t w = ::pwrite(fd, data.data() + done, want, static_cast<off_t>(pos) +
-                                                          static_cast<off_t>(done));
+    ssize_t w =
+        ::pwrite(fd, data.data() + done, want, static_cast<off_t>(pos) + static_cast<off_t>(done));
     if (w < 0) {
       if (errno == EINTR) continue;
       return false;
@@ -112,8 +112,7 @@ Status SyncDirectory(const std::string& dir, FileFaults* faults) {
   return s;
 }
 
-Status WriteFileAtomically(const std::string& path, std::string_view contents,
-                           FileFaults* faults) {
+Status WriteFileAtomically(const std::string& path, std::string_view contents, FileFaults* faults) {
   const std::string tmp = path + ".tmp";
   int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return ErrnoStatus(errno, "create", tmp);
@@ -220,8 +219,8 @@ Status AppendFile::Truncate(int64_t size) {
 Result<size_t> AppendFile::ReadAt(int64_t pos, size_t n, uint8_t* out) const {
   size_t done = 0;
   while (done < n) {
-    ssize_t r = ::pread(fd_, out + done, n - done, static_cast<off_t>(pos) +
-                                                       static_cast<off_t>(done));
+    ssize_t r =
+        ::pread(fd_, out + done, n - done, static_cast<off_t>(pos) + static_cast<off_t>(done));
     if (r < 0) {
       if (errno == EINTR) continue;
       return ErrnoStatus(errno, "read", path_);
