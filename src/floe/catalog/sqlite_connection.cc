@@ -52,8 +52,8 @@ Status ErrorStatus(sqlite3* db, int rc, std::string_view what) {
     case SQLITE_AUTH: return Status(StatusCode::kPermissionDenied, std::move(message));
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB: return Status(StatusCode::kCorrupt, std::move(message));
+    case SQLITE_FULL: return Status(StatusCode::kResourceExhausted, std::move(message));
     case SQLITE_IOERR:
-    case SQLITE_FULL:
     case SQLITE_CANTOPEN:
     case SQLITE_NOLFS: return Status(StatusCode::kIOError, std::move(message));
     default: return Status(StatusCode::kInternal, std::move(message));

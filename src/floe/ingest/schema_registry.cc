@@ -183,30 +183,25 @@ struct SchemaRegistry::State {
 SchemaRegistry::SchemaRegistry(std::string dir)
     : dir_(std::move(dir)), state_(std::make_unique<State>()) {}
 
-SchemaRegistry::~SchemaRegistry() {
-  if (fd_ >= 0) ::close(fd_);
-}
+SchemaRegistry::~SchemaRegistry() = default;
 
-Result<std::unique_ptr<SchemaRegistry>> SchemaRegistry::Open(std::string dir) {
+Result<std::unique_ptr<SchemaRegistry>> SchemaRegistry::Open(std::string dir,
+                                                             io::FileFaults* faults) {
   std::unique_ptr<SchemaRegistry> r(new SchemaRegistry(std::move(dir)));
-  if (!r->dir_.empty()) FLOE_RETURN_IF_ERROR(r->Replay());
+  if (!r->dir_.empty()) FLOE_RETURN_IF_ERROR(r->Replay(faults));
   return r;
 }
 
-Status SchemaRegistry::Replay() {
+Status SchemaRegistry::Replay(io::FileFaults* faults) {
   std::error_code ec;
   std::filesystem::create_directories(dir_, ec);
-  if (ec) return Status::IOError("cannot create {}: {}", dir_, ec.message());
+  if (ec) return io::ErrnoStatus(ec.value(), "create directory", dir_);
   const std::string path = dir_ + "/schemas.log";
-  std::string text;
-  {
-    std::ifstream in(path, std::ios::binary);
-    if (in) {
-      std::ostringstream buffer;
-      buffer << in.rdbuf();
-      text = buffer.str();
-    }
-  }
+  FLOE_ASSIGN_OR_RETURN(log_, io::AppendFile::Open(path, faults));
+  std::string text(static_cast<size_t>(log_->size()), '\0');
+  FLOE_ASSIGN_OR_RETURN(size_t got,
+                        log_->ReadAt(0, text.size(), reinterpret_cast<uint8_t*>(text.data())));
+  text.resize(got);
   size_t start = 0;
   size_t good_end = 0;
   while (start < text.size()) {
@@ -229,32 +224,16 @@ Status SchemaRegistry::Replay() {
     start = nl + 1;
     good_end = start;
   }
-  fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-  if (fd_ < 0) return Status::IOError("cannot open {}: {}", path, std::strerror(errno));
   // Cut a torn tail so the next record starts on its own line.
-  if (::ftruncate(fd_, static_cast<off_t>(good_end)) != 0 || ::lseek(fd_, 0, SEEK_END) < 0) {
-    return Status::IOError("cannot prepare {}: {}", path, std::strerror(errno));
-  }
+  if (good_end < text.size()) FLOE_RETURN_IF_ERROR(log_->Truncate(static_cast<int64_t>(good_end)));
   return Status::OK();
 }
 
 Status SchemaRegistry::Append(const std::string& line) {
-  if (fd_ < 0) return Status::OK();
-  std::string data = line + "\n";
-  size_t done = 0;
-  while (done < data.size()) {
-    ssize_t n = ::write(fd_, data.data() + done, data.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      return Status::IOError("schema registry log: {}", std::strerror(errno));
-    }
-    done += static_cast<size_t>(n);
-  }
+  if (log_ == nullptr) return Status::OK();
   // Durable before the caller learns the id: a producer may write records with it at once.
-  if (::fdatasync(fd_) != 0) {
-    return Status::IOError("schema registry log: fdatasync: {}", std::strerror(errno));
-  }
-  return Status::OK();
+  // All or nothing: a line torn by a full disk would make the next start refuse the log.
+  return log_->Append(line + "\n", true);
 }
 
 namespace {

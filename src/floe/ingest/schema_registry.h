@@ -6,8 +6,10 @@
 //
 // State survives restarts: every change is appended as one JSON line to
 // <dir>/schemas.log and fdatasync'ed before the call returns; Open replays the log (a torn
-// last line, from a crash mid-append, is dropped: its call never returned). An empty `dir`
-// keeps everything in memory (tests).
+// last line, from a crash mid-append, is dropped: its call never returned). An append that
+// fails (a full disk: kResourceExhausted) is truncated away (io::AppendFile) and changes
+// nothing, so the next call works once space is freed. An empty `dir` keeps everything in
+// memory (tests).
 //
 // Thread-safety: every method may be called from any thread.
 #pragma once
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "floe/base/status.h"
+#include "floe/io/durable_file.h"
 
 namespace floe::ingest {
 
@@ -66,8 +69,9 @@ struct SubjectVersion {
 class SchemaRegistry {
  public:
   // Opens (creating) the registry stored under `dir`; "" keeps it in memory.
-  // kIOError / kCorrupt for an unreadable log.
-  static Result<std::unique_ptr<SchemaRegistry>> Open(std::string dir);
+  // kIOError / kCorrupt for an unreadable log. `faults`: tests' injected write failures.
+  static Result<std::unique_ptr<SchemaRegistry>> Open(std::string dir,
+                                                      io::FileFaults* faults = nullptr);
   ~SchemaRegistry();
 
   // Registers `schema` under `subject` and returns its id: the id it already has when the
@@ -125,13 +129,13 @@ class SchemaRegistry {
  private:
   struct State;
   explicit SchemaRegistry(std::string dir);
-  Status Replay();
+  Status Replay(io::FileFaults* faults);
   Status Append(const std::string& line);  // REQUIRES: mu_ held
 
   std::string dir_;
   mutable std::mutex mu_;
-  std::unique_ptr<State> state_;  // guarded by mu_
-  int fd_ = -1;                   // the log, open for appending; guarded by mu_
+  std::unique_ptr<State> state_;         // guarded by mu_
+  std::unique_ptr<io::AppendFile> log_;  // null in memory; guarded by mu_
 };
 
 }  // namespace floe::ingest

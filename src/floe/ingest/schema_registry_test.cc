@@ -11,8 +11,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/testing.h"
 #include "floe/ingest/schema_compatibility.h"
 #include "floe/ingest/schema_registry_api.h"
+#include "floe/io/durable_file.h"
 
 namespace floe::ingest {
 namespace {
@@ -100,6 +102,35 @@ TEST(SchemaRegistryTest, SurvivesReopen) {
   auto id3 = (*r)->Register("u", SchemaType::kJson, R"({"type":"object"})", {});
   ASSERT_TRUE(id3.ok());
   EXPECT_GT(*id3, id2);
+  std::filesystem::remove_all(dir);
+}
+
+// A full disk fails the call and changes nothing; once space is freed the registry works
+// again without a restart, and the log it leaves replays.
+TEST(SchemaRegistryTest, FullDiskFailsTheCallAndChangesNothing) {
+  const std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("floe-sr-full-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  io::FileFaults faults;
+  int32_t id1 = 0;
+  int32_t id3 = 0;
+  {
+    FLOE_ASSERT_OK_AND_ASSIGN(auto r, SchemaRegistry::Open(dir.string(), &faults));
+    FLOE_ASSERT_OK_AND_ASSIGN(id1, r->Register("s", SchemaType::kAvro, kV1, {}));
+    faults.FailWritesAfter(10);  // the next line is cut short, then the disk is full
+    EXPECT_THAT(r->Register("s", SchemaType::kAvro, kV2, {}),
+                IsError(StatusCode::kResourceExhausted));
+    EXPECT_THAT(r->SetCompatibility("s", Compatibility::kNone),
+                IsError(StatusCode::kResourceExhausted));
+    EXPECT_EQ(*r->Versions("s", false), std::vector<int32_t>{1});
+    faults.Clear();
+    FLOE_ASSERT_OK_AND_ASSIGN(id3, r->Register("t", SchemaType::kJson, R"({"type":"object"})", {}));
+    EXPECT_GT(id3, id1);
+  }
+  FLOE_ASSERT_OK_AND_ASSIGN(auto r, SchemaRegistry::Open(dir.string()));
+  EXPECT_EQ(*r->Versions("s", false), std::vector<int32_t>{1});
+  EXPECT_EQ(r->GetVersion("t", 1, false)->id, id3);
+  EXPECT_FALSE(r->GetCompatibility("s").has_value());
   std::filesystem::remove_all(dir);
 }
 

@@ -10,23 +10,11 @@
 #include <filesystem>
 
 #include "floe/base/macros.h"
+#include "floe/io/durable_file.h"
 
 namespace floe::io {
 
 namespace {
-
-Status ErrnoStatus(int err, std::string_view what, const std::string& path) {
-  std::string msg = fmt::format("{} {}: {}", what, path, std::strerror(err));
-  switch (err) {
-    case ENOENT: return Status(StatusCode::kNotFound, std::move(msg));
-    case EEXIST: return Status(StatusCode::kAlreadyExists, std::move(msg));
-    case EACCES:
-    case EPERM: return Status(StatusCode::kPermissionDenied, std::move(msg));
-    case ENOSPC:
-    case EDQUOT: return Status(StatusCode::kResourceExhausted, std::move(msg));
-    default: return Status(StatusCode::kIOError, std::move(msg));
-  }
-}
 
 class LocalInputFile final : public InputFile {
  public:

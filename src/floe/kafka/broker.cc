@@ -18,6 +18,7 @@
 #include "floe/base/bytes.h"
 #include "floe/base/crc.h"
 #include "floe/base/macros.h"
+#include "floe/io/durable_file.h"
 
 namespace floe::kafka {
 namespace {
@@ -125,39 +126,18 @@ bool ValidTopicName(std::string_view name) {
   return true;
 }
 
-Status Errno(std::string_view what, const std::string& path) {
-  return Status::IOError("{} {}: {}", what, path, std::strerror(errno));
+// Kafka's answer to a failed write of the data directory: KAFKA_STORAGE_ERROR (retriable)
+// for the disk, UNKNOWN_SERVER_ERROR for the rest.
+ErrorCode StorageErrorCode(const Status& status) {
+  return status.code() == StatusCode::kResourceExhausted || status.code() == StatusCode::kIOError
+             ? ErrorCode::kKafkaStorageError
+             : ErrorCode::kUnknownServerError;
 }
 
-// Writes `text` to `path` atomically and durably (temp file, fsync, rename, fsync dir).
-Status WriteFileDurably(const std::string& path, std::string_view text) {
-  const std::string tmp = path + ".tmp";
-  int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("create", tmp);
-  size_t done = 0;
-  while (done < text.size()) {
-    ssize_t w = ::write(fd, text.data() + done, text.size() - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) {
-      ::close(fd);
-      return Errno("write", tmp);
-    }
-    done += static_cast<size_t>(w);
-  }
-  if (::fsync(fd) != 0) {
-    ::close(fd);
-    return Errno("fsync", tmp);
-  }
-  ::close(fd);
-  if (::rename(tmp.c_str(), path.c_str()) != 0) return Errno("rename", tmp);
-  const std::string dir = std::filesystem::path(path).parent_path().string();
-  int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (dfd >= 0) {
-    (void)::fsync(dfd);
-    ::close(dfd);
-  }
-  return Status::OK();
-}
+// A deleted topic's directory is renamed to this prefix first ('~' is not a topic-name
+// character); `.deleted-` is the prefix older versions used.
+constexpr std::string_view kDeletedPrefix = "~deleted-";
+constexpr std::string_view kLegacyDeletedPrefix = ".deleted-";
 
 Result<std::string> ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -216,7 +196,6 @@ Broker::~Broker() {
       if (p.log) (void)p.log->Flush();
     }
   }
-  if (offsets_fd_ >= 0) ::close(offsets_fd_);
 }
 
 Result<std::unique_ptr<Broker>> Broker::Open(BrokerOptions options) {
@@ -233,8 +212,10 @@ Status Broker::Load() {
   std::error_code ec;
   std::filesystem::create_directories(options_.data_dir + "/topics", ec);
   if (!ec) std::filesystem::create_directories(options_.data_dir + "/groups", ec);
-  if (ec) return Status::IOError("cannot create {}: {}", options_.data_dir, ec.message());
+  if (ec) return io::ErrnoStatus(ec.value(), "create directory", options_.data_dir);
   last_flush_ms_ = last_retention_ms_ = Now();
+  // cluster.id.tmp or producer-ids.tmp from a crash mid-write: the old file (or none) holds.
+  FLOE_RETURN_IF_ERROR(io::RemoveTemporaryFiles(options_.data_dir).status());
 
   const std::string cluster_path = options_.data_dir + "/cluster.id";
   if (Result<std::string> id = ReadFile(cluster_path); id.ok() && !id->empty()) {
@@ -243,7 +224,7 @@ Status Broker::Load() {
     Uuid u;
     for (auto& b : u.bytes) b = static_cast<uint8_t>(random_());
     cluster_id_ = u.ToBase64();
-    FLOE_RETURN_IF_ERROR(WriteFileDurably(cluster_path, cluster_id_));
+    FLOE_RETURN_IF_ERROR(io::WriteFileAtomically(cluster_path, cluster_id_, options_.file_faults));
   }
 
   const std::string pid_path = options_.data_dir + "/producer-ids";
@@ -254,9 +235,21 @@ Status Broker::Load() {
   }
   next_producer_id_ = producer_id_limit_;
 
+  std::vector<std::filesystem::path> unfinished;
   for (const auto& entry : std::filesystem::directory_iterator(options_.data_dir + "/topics", ec)) {
     const std::string name = entry.path().filename().string();
-    if (!ValidTopicName(name)) continue;  // e.g. a topic being deleted
+    if (name.starts_with(kDeletedPrefix) || name.starts_with(kLegacyDeletedPrefix)) {
+      unfinished.push_back(entry.path());  // a deletion a crash interrupted
+      continue;
+    }
+    if (!ValidTopicName(name) || !entry.is_directory(ec)) continue;
+    FLOE_RETURN_IF_ERROR(io::RemoveTemporaryFiles(entry.path().string()).status());
+    if (!std::filesystem::exists(entry.path() / "topic.json", ec)) {
+      // topic.json is written last: without it the creation did not finish, and the topic
+      // was never visible to a client.
+      unfinished.push_back(entry.path());
+      continue;
+    }
     FLOE_ASSIGN_OR_RETURN(std::string text, ReadFile(entry.path().string() + "/topic.json"));
     nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object() || !j["partitions"].is_number_integer() ||
@@ -279,6 +272,7 @@ Status Broker::Load() {
     LogOptions log_options;
     log_options.segment_bytes = ConfigInt(topic, "segment.bytes", options_.segment_bytes);
     log_options.fsync_every_batch = options_.fsync_every_batch;
+    log_options.faults = options_.file_faults;
     for (int64_t i = 0; i < n; ++i) {
       Partition& p = topic.partitions[static_cast<size_t>(i)];
       FLOE_ASSIGN_OR_RETURN(
@@ -289,14 +283,20 @@ Status Broker::Load() {
     topics_.emplace(name, std::move(topic));
   }
   if (ec) return Status::IOError("cannot list topics: {}", ec.message());
+  for (const std::filesystem::path& dir : unfinished) {
+    std::filesystem::remove_all(dir, ec);
+    if (ec) return io::ErrnoStatus(ec.value(), "delete unfinished topic directory", dir.string());
+    fmt::print(stderr, "kafka: deleted {}, a topic creation or deletion a crash interrupted\n",
+               dir.string());
+  }
   return LoadOffsets();
 }
 
 Result<int64_t> Broker::NextProducerId() {
   if (next_producer_id_ >= producer_id_limit_) {
     int64_t limit = next_producer_id_ + kProducerIdBlock;
-    FLOE_RETURN_IF_ERROR(
-        WriteFileDurably(options_.data_dir + "/producer-ids", std::to_string(limit)));
+    FLOE_RETURN_IF_ERROR(io::WriteFileAtomically(options_.data_dir + "/producer-ids",
+                                                 std::to_string(limit), options_.file_faults));
     producer_id_limit_ = limit;
   }
   return next_producer_id_++;
@@ -329,7 +329,8 @@ Status Broker::WriteTopicFile(const Topic& topic) const {
   j["partitions"] = topic.partitions.size();
   j["configs"] = nlohmann::json::object();
   for (const auto& [k, v] : topic.configs) j["configs"][k] = v;
-  return WriteFileDurably(TopicDir(topic.name) + "/topic.json", j.dump(2));
+  return io::WriteFileAtomically(TopicDir(topic.name) + "/topic.json", j.dump(2),
+                                 options_.file_faults);
 }
 
 Result<Broker::Topic*> Broker::CreateTopic(const std::string& name, int32_t partitions,
@@ -342,18 +343,31 @@ Result<Broker::Topic*> Broker::CreateTopic(const std::string& name, int32_t part
   topic.configs = std::move(configs);
   topic.partitions.resize(static_cast<size_t>(partitions));
   const std::string dir = TopicDir(name);
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  if (ec) return Status::IOError("cannot create {}: {}", dir, ec.message());
-  LogOptions log_options;
-  log_options.segment_bytes = ConfigInt(topic, "segment.bytes", options_.segment_bytes);
-  log_options.fsync_every_batch = options_.fsync_every_batch;
-  for (int32_t i = 0; i < partitions; ++i) {
-    FLOE_ASSIGN_OR_RETURN(topic.partitions[static_cast<size_t>(i)].log,
-                          PartitionLog::Open(fmt::format("{}/{}", dir, i), log_options));
+  Status created = [&]() -> Status {
+    std::error_code ec;
+    std::filesystem::create_directories(dir, ec);
+    if (ec) return io::ErrnoStatus(ec.value(), "create directory", dir);
+    LogOptions log_options;
+    log_options.segment_bytes = ConfigInt(topic, "segment.bytes", options_.segment_bytes);
+    log_options.fsync_every_batch = options_.fsync_every_batch;
+    log_options.faults = options_.file_faults;
+    for (int32_t i = 0; i < partitions; ++i) {
+      FLOE_ASSIGN_OR_RETURN(topic.partitions[static_cast<size_t>(i)].log,
+                            PartitionLog::Open(fmt::format("{}/{}", dir, i), log_options));
+    }
+    // topic.json last: a directory without it is an unfinished creation, deleted on load.
+    // Its rename's directory fsync makes the partition directories durable; the topics
+    // directory's makes the topic's own.
+    FLOE_RETURN_IF_ERROR(WriteTopicFile(topic));
+    return io::SyncDirectory(options_.data_dir + "/topics", options_.file_faults);
+  }();
+  if (!created.ok()) {
+    // Give the space back now (a full disk is the usual cause); a retry starts afresh.
+    topic.partitions.clear();
+    std::error_code ec;
+    std::filesystem::remove_all(dir, ec);
+    return created;
   }
-  // topic.json last: a directory without it is an unfinished creation, ignored on load.
-  FLOE_RETURN_IF_ERROR(WriteTopicFile(topic));
   auto [it, inserted] = topics_.emplace(name, std::move(topic));
   return &it->second;
 }
@@ -531,7 +545,7 @@ Status Broker::HandleMetadata(const RequestHeader& h, KafkaReader& r, Respond& r
             describe(**created);
             continue;
           }
-          t.error_code = Code(ErrorCode::kUnknownServerError);
+          t.error_code = Code(StorageErrorCode(created.status()));
         } else {
           t.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
         }
@@ -709,7 +723,7 @@ Status Broker::HandleInitProducerId(const RequestHeader& h, KafkaReader& r, Resp
       resp.producer_id = *id;
       resp.producer_epoch = 0;
     } else {
-      resp.error_code = Code(ErrorCode::kUnknownServerError);
+      resp.error_code = Code(StorageErrorCode(id.status()));
     }
   }
   respond(EncodeResponse(h, resp));
@@ -937,7 +951,7 @@ Status Broker::HandleCreateTopics(const RequestHeader& h, KafkaReader& r, Respon
     } else if (!req.validate_only) {
       Result<Topic*> created = CreateTopic(t.name, partitions, configs);
       if (!created.ok()) {
-        fail(ErrorCode::kUnknownServerError, std::string(created.error().message()));
+        fail(StorageErrorCode(created.status()), std::string(created.error().message()));
       } else {
         res.topic_id = (*created)->id;
       }
@@ -985,10 +999,11 @@ Status Broker::HandleDeleteTopics(const RequestHeader& h, KafkaReader& r, Respon
     }
     res.name = topic->name;
     res.topic_id = topic->id;
-    // Rename first so that a crash mid-delete leaves no half topic behind (Load skips names
-    // that are not topic names).
+    // Rename first so that a crash mid-delete leaves no half topic behind (Load finishes
+    // the deletion of what carries the prefix).
     const std::string dir = TopicDir(topic->name);
-    const std::string doomed = options_.data_dir + "/topics/.deleted-" + Hex(topic->id.bytes);
+    const std::string doomed =
+        fmt::format("{}/topics/{}{}", options_.data_dir, kDeletedPrefix, Hex(topic->id.bytes));
     topic->partitions.clear();
     std::error_code ec;
     std::filesystem::rename(dir, doomed, ec);
@@ -1099,7 +1114,7 @@ Status Broker::HandleIncrementalAlterConfigs(const RequestHeader& h, KafkaReader
     std::swap(topic->configs, configs);
     if (Status s = WriteTopicFile(*topic); !s.ok()) {
       std::swap(topic->configs, configs);
-      out.error_code = Code(ErrorCode::kUnknownServerError);
+      out.error_code = Code(StorageErrorCode(s));
       out.error_message = std::string(s.message());
     }
   }

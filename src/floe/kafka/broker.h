@@ -10,6 +10,13 @@
 //   topics/<topic>/<partition>/…       the partition's log (partition_log.h)
 //   groups/offsets.log                 committed offsets, appended and fsynced per commit
 //
+// Every file is written atomically (io::WriteFileAtomically) or appended all or nothing
+// (io::AppendFile), so a crash or a full disk at any point leaves a directory Open accepts:
+// Open deletes `*.tmp` leftovers, topic directories without topic.json (a creation that did
+// not finish: nothing was ever acknowledged on them) and `~deleted-*` ones (a deletion that
+// did not finish). A full disk answers KAFKA_STORAGE_ERROR, and the next request after space
+// is freed works without a restart.
+//
 // Threading: single-threaded. The listener (kafka_server.h) calls Handle and Tick from its
 // one io thread; a response may be delivered later than Handle returns (a Fetch waiting for
 // data, a JoinGroup waiting for the other members), always on that thread.
@@ -73,7 +80,8 @@ struct BrokerOptions {
       validate_topic_configs;
   // Milliseconds since the epoch; a steady clock is not needed (deadlines are coarse).
   std::function<int64_t()> now_ms;
-  uint64_t random_seed = 0;  // 0: from std::random_device
+  uint64_t random_seed = 0;               // 0: from std::random_device
+  io::FileFaults* file_faults = nullptr;  // tests: injected write and sync failures
 };
 
 class Broker {
@@ -284,7 +292,7 @@ class Broker {
   std::vector<HeldResponse> held_responses_;
   std::map<std::string, Group> groups_;
   uint64_t join_counter_ = 0;
-  int offsets_fd_ = -1;
+  std::unique_ptr<io::AppendFile> offsets_log_;
   int64_t next_producer_id_ = 0;
   int64_t producer_id_limit_ = 0;  // ids below this are reserved on disk
   int64_t last_flush_ms_ = 0;

@@ -404,33 +404,15 @@ Status Broker::AppendOffsetRecord(const std::string& group, const std::string& t
   rw.Int32(static_cast<int32_t>(payload.size()));
   rw.Int32(static_cast<int32_t>(Crc32c(0, payload.data(), payload.size())));
   rw.Raw(payload.span());
-  size_t done = 0;
-  while (done < record.size()) {
-    ssize_t n = ::write(offsets_fd_, record.data() + done, record.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return Status::IOError("append to offsets.log: {}", std::strerror(errno));
-    done += static_cast<size_t>(n);
-  }
-  if (::fdatasync(offsets_fd_) != 0) {
-    return Status::IOError("fsync offsets.log: {}", std::strerror(errno));
-  }
-  return Status::OK();
+  // All or nothing: a record torn by a full disk would hide every later one from LoadOffsets.
+  return offsets_log_->Append(record.span(), true);
 }
 
 Status Broker::LoadOffsets() {
   const std::string path = options_.data_dir + "/groups/offsets.log";
-  offsets_fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (offsets_fd_ < 0) return Status::IOError("open {}: {}", path, std::strerror(errno));
-  struct stat st;
-  if (::fstat(offsets_fd_, &st) != 0) return Status::IOError("stat {}", path);
-  Buffer data(static_cast<size_t>(st.st_size));
-  size_t got = 0;
-  while (got < data.size()) {
-    ssize_t n = ::pread(offsets_fd_, data.data() + got, data.size() - got, static_cast<off_t>(got));
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<size_t>(n);
-  }
+  FLOE_ASSIGN_OR_RETURN(offsets_log_, io::AppendFile::Open(path, options_.file_faults));
+  Buffer data(static_cast<size_t>(offsets_log_->size()));
+  FLOE_ASSIGN_OR_RETURN(size_t got, offsets_log_->ReadAt(0, data.size(), data.data()));
   ByteReader r(data.data(), got);
   size_t good = 0;
   while (!r.empty()) {
@@ -458,9 +440,7 @@ Status Broker::LoadOffsets() {
   }
   if (good < data.size()) {
     // A torn last record from a crash mid-append: it was never acknowledged.
-    if (::ftruncate(offsets_fd_, static_cast<off_t>(good)) != 0) {
-      return Status::IOError("truncate {}: {}", path, std::strerror(errno));
-    }
+    FLOE_RETURN_IF_ERROR(offsets_log_->Truncate(static_cast<int64_t>(good)));
   }
   return Status::OK();
 }

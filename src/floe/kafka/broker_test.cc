@@ -5,6 +5,10 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <fstream>
+
+#include "floe/base/testing.h"
+#include "floe/io/durable_file.h"
 
 namespace floe::kafka {
 namespace {
@@ -111,6 +115,45 @@ class BrokerTest : public ::testing::Test {
     Buffer out;
     EXPECT_TRUE(b.Finish(&out).ok());
     return out;
+  }
+
+  MetadataResponse Metadata(const std::string& topic, bool auto_create) {
+    MetadataRequest md;
+    md.topics.emplace();
+    md.topics->push_back({Uuid{}, topic});
+    md.allow_auto_topic_creation = auto_create;
+    return Parse<MetadataResponse>(*Send(md, 12), 12, true);
+  }
+
+  int16_t CommitOffset(const std::string& group, const std::string& topic, int64_t offset) {
+    OffsetCommitRequest commit;
+    commit.group_id = group;
+    commit.generation_id_or_member_epoch = -1;
+    auto& ct = commit.topics.emplace_back();
+    ct.name = topic;
+    ct.partitions.push_back({0, offset, -1, std::nullopt});
+    return Parse<OffsetCommitResponse>(*Send(commit, 8), 8, true)
+        .topics.at(0)
+        .partitions.at(0)
+        .error_code;
+  }
+
+  int64_t FetchCommittedOffset(const std::string& group, const std::string& topic) {
+    OffsetFetchRequest fetch;
+    fetch.group_id = group;
+    auto& ft = fetch.topics.emplace();
+    ft.push_back({topic, {0}});
+    return Parse<OffsetFetchResponse>(*Send(fetch, 7), 7, true)
+        .topics.at(0)
+        .partitions.at(0)
+        .committed_offset;
+  }
+
+  int64_t LogEnd(const std::string& topic) const {
+    for (const auto& t : broker_->ListTopics()) {
+      if (t.name == topic) return t.partitions.at(0).log_end_offset;
+    }
+    return -1;
   }
 
   std::filesystem::path dir_;
@@ -396,6 +439,94 @@ TEST_F(BrokerTest, TopicConfigsAreDurable) {
   md.allow_auto_topic_creation = false;
   auto meta = Parse<MetadataResponse>(*Send(md, 12), 12, true);
   EXPECT_EQ(meta.topics.at(0).error_code, 3);
+}
+
+// What a crash leaves in the data directory at any point of a write (a temporary file, a
+// topic directory without topic.json, a deletion cut short) does not stop the next start.
+TEST_F(BrokerTest, LeftoversOfACrashDoNotStopTheStart) {
+  CreateTopic("kept", 1);
+  EXPECT_EQ(Produce("kept", Batch(-1, -1, -1, 3)).error_code, 0);
+  broker_.reset();
+  const std::filesystem::path topics = dir_ / "topics";
+  std::ofstream(topics / "kept" / "topic.json.tmp") << "{\"id\": \"00";  // an alter cut short
+  std::ofstream(dir_ / "producer-ids.tmp") << "10";
+  std::filesystem::create_directories(topics / "unfinished" / "0");  // a creation cut short
+  std::ofstream(topics / "unfinished" / "topic.json.tmp") << "{";
+  std::filesystem::create_directories(topics / "~deleted-0123" / "0");  // a deletion cut short
+  std::filesystem::create_directories(topics / ".deleted-00112233445566778899aabbccddeeff" / "0");
+  std::ofstream(topics / ".deleted-00112233445566778899aabbccddeeff" / "topic.json")
+      << R"({"id": "00112233445566778899aabbccddeeff", "partitions": 1})";
+  Open();
+  ASSERT_NE(broker_, nullptr);
+  EXPECT_EQ(LogEnd("kept"), 3);
+  EXPECT_EQ(Metadata("kept", false).topics.at(0).error_code, 0);
+  EXPECT_EQ(Metadata("unfinished", false).topics.at(0).error_code, 3);  // UNKNOWN_TOPIC
+  EXPECT_EQ(broker_->ListTopics().size(), 1u);
+  EXPECT_FALSE(std::filesystem::exists(topics / "kept" / "topic.json.tmp"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "producer-ids.tmp"));
+  EXPECT_FALSE(std::filesystem::exists(topics / "unfinished"));
+  EXPECT_FALSE(std::filesystem::exists(topics / "~deleted-0123"));
+  EXPECT_FALSE(std::filesystem::exists(topics / ".deleted-00112233445566778899aabbccddeeff"));
+  // The name of the unfinished creation is free again.
+  CreateTopic("unfinished", 1);
+  EXPECT_EQ(Produce("unfinished", Batch(-1, -1, -1, 1)).error_code, 0);
+}
+
+// A full disk: every write answers KAFKA_STORAGE_ERROR, leaves nothing half-written, and the
+// broker works again once space is freed, without a restart; everything acknowledged
+// survives the restart that follows.
+TEST_F(BrokerTest, FullDiskAnswersStorageErrorsAndResumes) {
+  io::FileFaults faults;
+  options_.file_faults = &faults;
+  Open();
+  CreateTopic("t", 1);
+  ASSERT_EQ(Produce("t", Batch(-1, -1, -1, 2)).error_code, 0);
+  ASSERT_EQ(CommitOffset("g", "t", 1), 0);
+
+  faults.FailWritesAfter(20);  // every write below is cut short, then fails
+  EXPECT_EQ(Produce("t", Batch(-1, -1, -1, 2)).error_code, 56);  // KAFKA_STORAGE_ERROR
+  EXPECT_EQ(CommitOffset("g", "t", 2), 56);
+  EXPECT_EQ(Metadata("auto", true).topics.at(0).error_code, 56);
+  CreateTopicsRequest create;
+  auto& ct = create.topics.emplace_back();
+  ct.name = "made";
+  ct.num_partitions = 2;
+  ct.replication_factor = -1;
+  EXPECT_EQ(Parse<CreateTopicsResponse>(*Send(create, 7), 7, true).topics.at(0).error_code, 56);
+  IncrementalAlterConfigsRequest alter;
+  auto& res = alter.resources.emplace_back();
+  res.resource_type = 2;
+  res.resource_name = "t";
+  res.configs.push_back({"retention.ms", 0, std::string("5000")});
+  EXPECT_EQ(
+      Parse<IncrementalAlterConfigsResponse>(*Send(alter, 1), 1, true).responses.at(0).error_code,
+      56);
+  // Failed creations leave no directory behind.
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "topics" / "auto"));
+  EXPECT_FALSE(std::filesystem::exists(dir_ / "topics" / "made"));
+  EXPECT_EQ(LogEnd("t"), 2);
+
+  faults.Clear();  // space freed: the same requests work
+  auto produced = Produce("t", Batch(-1, -1, -1, 2));
+  EXPECT_EQ(produced.error_code, 0);
+  EXPECT_EQ(produced.base_offset, 2);  // right after the last acknowledged batch
+  EXPECT_EQ(CommitOffset("g", "t", 4), 0);
+  EXPECT_EQ(Metadata("auto", true).topics.at(0).error_code, 0);
+  EXPECT_EQ(Parse<CreateTopicsResponse>(*Send(create, 7), 7, true).topics.at(0).error_code, 0);
+
+  options_.file_faults = nullptr;
+  Open();
+  EXPECT_EQ(LogEnd("t"), 4);
+  EXPECT_EQ(LogEnd("auto"), 0);
+  // The commit that failed left no torn record hiding the one after it.
+  EXPECT_EQ(FetchCommittedOffset("g", "t"), 4);
+  DescribeConfigsRequest describe;
+  auto& d = describe.resources.emplace_back();
+  d.resource_type = 2;
+  d.resource_name = "t";
+  d.configuration_keys = std::vector<std::string>{"retention.ms"};
+  auto described = Parse<DescribeConfigsResponse>(*Send(describe, 4), 4, true);
+  EXPECT_EQ(described.results.at(0).configs.at(0).config_source, 5);  // the default: unchanged
 }
 
 // Produce throttling on a table topic's untranslated bytes (docs/kafka.md, "Throttling").

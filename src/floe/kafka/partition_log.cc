@@ -14,34 +14,7 @@
 #include "floe/base/macros.h"
 
 namespace floe::kafka {
-namespace {
-
-Status Errno(std::string_view what, const std::string& path) {
-  return Status::IOError("{} {}: {}", what, path, std::strerror(errno));
-}
-
-// Reads exactly n bytes at `pos`, or fewer at end of file; returns the count.
-Result<size_t> PRead(int fd, uint8_t* out, size_t n, int64_t pos, const std::string& path) {
-  size_t done = 0;
-  while (done < n) {
-    ssize_t r = ::pread(fd, out + done, n - done, static_cast<off_t>(pos + done));
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return Errno("read", path);
-    }
-    if (r == 0) break;
-    done += static_cast<size_t>(r);
-  }
-  return done;
-}
-
-}  // namespace
-
-PartitionLog::~PartitionLog() {
-  for (auto& [base, seg] : segments_) {
-    if (seg.fd >= 0) ::close(seg.fd);
-  }
-}
+PartitionLog::~PartitionLog() = default;
 
 std::string PartitionLog::SegmentPath(int64_t base_offset, const char* ext) const {
   return fmt::format("{}/{:020d}{}", dir_, base_offset, ext);
@@ -51,7 +24,7 @@ Result<std::unique_ptr<PartitionLog>> PartitionLog::Open(
     std::string dir, LogOptions options, const std::function<void(const BatchHeader&)>& on_batch) {
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
-  if (ec) return Status::IOError("cannot create {}: {}", dir, ec.message());
+  if (ec) return io::ErrnoStatus(ec.value(), "create directory", dir);
   std::unique_ptr<PartitionLog> log(new PartitionLog(std::move(dir), options));
   std::vector<int64_t> bases;
   for (const auto& entry : std::filesystem::directory_iterator(log->dir_, ec)) {
@@ -76,27 +49,24 @@ Result<std::unique_ptr<PartitionLog>> PartitionLog::Open(
 Status PartitionLog::OpenSegment(int64_t base_offset, bool last,
                                  const std::function<void(const BatchHeader&)>& on_batch) {
   const std::string path = SegmentPath(base_offset, ".log");
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (fd < 0) return Errno("open", path);
-  Segment& seg = segments_[base_offset];
-  seg.fd = fd;
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<io::AppendFile> file,
+                        io::AppendFile::Open(path, options_.faults));
+  Segment seg;
   seg.base_offset = base_offset;
   seg.next_offset = base_offset;
-  struct stat st;
-  if (::fstat(fd, &st) != 0) return Errno("stat", path);
-  const int64_t file_size = st.st_size;
+  const int64_t file_size = file->size();
   int64_t pos = 0;
   Buffer batch;
   uint8_t head[kBatchHeaderBytes];
   while (pos < file_size) {
-    FLOE_ASSIGN_OR_RETURN(size_t n, PRead(fd, head, sizeof(head), pos, path));
+    FLOE_ASSIGN_OR_RETURN(size_t n, file->ReadAt(pos, sizeof(head), head));
     Result<BatchHeader> h = ParseBatchHeader({head, n});
     bool ok = h.ok() && pos + static_cast<int64_t>(h->total_bytes()) <= file_size &&
               h->base_offset >= seg.next_offset;
     if (ok && last) {
       // The tail may be torn: check the whole batch.
       batch.Resize(h->total_bytes());
-      FLOE_ASSIGN_OR_RETURN(size_t got, PRead(fd, batch.data(), batch.size(), pos, path));
+      FLOE_ASSIGN_OR_RETURN(size_t got, file->ReadAt(pos, batch.size(), batch.data()));
       ok = got == batch.size() && ValidateBatch(batch.span()).ok();
     }
     if (!ok) {
@@ -104,8 +74,7 @@ Status PartitionLog::OpenSegment(int64_t base_offset, bool last,
         return Status::Corrupt("segment {} is damaged at byte {}", path, pos);
       }
       // A torn tail: everything from here on was never acknowledged as durable.
-      if (::ftruncate(fd, static_cast<off_t>(pos)) != 0) return Errno("truncate", path);
-      if (::fsync(fd) != 0) return Errno("fsync", path);
+      FLOE_RETURN_IF_ERROR(file->Truncate(pos));
       break;
     }
     if (seg.index.empty() || seg.bytes_since_index >= options_.index_interval_bytes) {
@@ -119,6 +88,8 @@ Status PartitionLog::OpenSegment(int64_t base_offset, bool last,
     pos += static_cast<int64_t>(h->total_bytes());
   }
   seg.size = pos;
+  seg.file = std::move(file);
+  segments_[base_offset] = std::move(seg);
   return Status::OK();
 }
 
@@ -145,8 +116,9 @@ Result<int64_t> PartitionLog::BytesFrom(int64_t offset) const {
 }
 
 Status PartitionLog::Roll() {
-  Segment& active = segments_.rbegin()->second;
-  if (::fsync(active.fd) != 0) return Errno("fsync", SegmentPath(active.base_offset, ".log"));
+  // The sealed segment is complete on disk before a newer one exists: recovery checks only
+  // the last segment for a torn tail.
+  FLOE_RETURN_IF_ERROR(segments_.rbegin()->second.file->Sync());
   return OpenSegment(log_end_offset_, true, {});
 }
 
@@ -160,24 +132,8 @@ Result<int64_t> PartitionLog::Append(std::span<uint8_t> batch, int32_t leader_ep
   const int64_t base = log_end_offset_;
   SetBatchOffsetAndEpoch(batch, base, leader_epoch);
   FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader(batch));
-  const std::string path = SegmentPath(seg.base_offset, ".log");
-  size_t done = 0;
-  while (done < batch.size()) {
-    ssize_t w = ::pwrite(seg.fd, batch.data() + done, batch.size() - done,
-                         static_cast<off_t>(seg.size + static_cast<int64_t>(done)));
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      // Drop whatever part reached the file, so the next append starts clean.
-      (void)::ftruncate(seg.fd, static_cast<off_t>(seg.size));
-      return Errno("write", path);
-    }
-    done += static_cast<size_t>(w);
-  }
-  if (options_.fsync_every_batch) {
-    if (::fdatasync(seg.fd) != 0) return Errno("fsync", path);
-  } else {
-    dirty_ = true;
-  }
+  FLOE_RETURN_IF_ERROR(seg.file->Append(batch, options_.fsync_every_batch));
+  if (!options_.fsync_every_batch) dirty_ = true;
   if (seg.index.empty() || seg.bytes_since_index >= options_.index_interval_bytes) {
     seg.index.push_back({base, seg.size});
     seg.bytes_since_index = 0;
@@ -192,8 +148,7 @@ Result<int64_t> PartitionLog::Append(std::span<uint8_t> batch, int32_t leader_ep
 
 Status PartitionLog::Flush() {
   if (!dirty_) return Status::OK();
-  Segment& seg = segments_.rbegin()->second;
-  if (::fdatasync(seg.fd) != 0) return Errno("fsync", SegmentPath(seg.base_offset, ".log"));
+  FLOE_RETURN_IF_ERROR(segments_.rbegin()->second.file->Sync());
   dirty_ = false;
   return Status::OK();
 }
@@ -203,10 +158,9 @@ Result<int64_t> PartitionLog::Locate(const Segment& seg, int64_t offset) const {
   auto it = std::upper_bound(seg.index.begin(), seg.index.end(), offset,
                              [](int64_t o, const IndexEntry& e) { return o < e.offset; });
   int64_t pos = it == seg.index.begin() ? 0 : std::prev(it)->position;
-  const std::string path = SegmentPath(seg.base_offset, ".log");
   uint8_t head[kBatchHeaderBytes];
   while (pos < seg.size) {
-    FLOE_ASSIGN_OR_RETURN(size_t n, PRead(seg.fd, head, sizeof(head), pos, path));
+    FLOE_ASSIGN_OR_RETURN(size_t n, seg.file->ReadAt(pos, sizeof(head), head));
     FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader({head, n}));
     if (h.last_offset() >= offset) return pos;
     pos += static_cast<int64_t>(h.total_bytes());
@@ -231,16 +185,15 @@ Status PartitionLog::Read(int64_t offset, size_t max_bytes, Buffer* out) const {
     } else {
       pos = 0;
     }
-    const std::string path = SegmentPath(seg.base_offset, ".log");
     uint8_t head[kBatchHeaderBytes];
     while (pos < seg.size) {
-      FLOE_ASSIGN_OR_RETURN(size_t n, PRead(seg.fd, head, sizeof(head), pos, path));
+      FLOE_ASSIGN_OR_RETURN(size_t n, seg.file->ReadAt(pos, sizeof(head), head));
       FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader({head, n}));
       const size_t size = h.total_bytes();
       if (added > 0 && added + size > max_bytes) return Status::OK();
       uint8_t* dst = out->AppendUninitialized(size);
-      FLOE_ASSIGN_OR_RETURN(size_t got, PRead(seg.fd, dst, size, pos, path));
-      if (got != size) return Status::Corrupt("segment {} ends inside a batch", path);
+      FLOE_ASSIGN_OR_RETURN(size_t got, seg.file->ReadAt(pos, size, dst));
+      if (got != size) return Status::Corrupt("segment {} ends inside a batch", seg.file->path());
       added += size;
       pos += static_cast<int64_t>(size);
       if (added >= max_bytes) return Status::OK();
@@ -252,10 +205,9 @@ Status PartitionLog::Read(int64_t offset, size_t max_bytes, Buffer* out) const {
 Result<std::optional<BatchHeader>> PartitionLog::FindByTimestamp(int64_t timestamp_ms) const {
   for (const auto& [base, seg] : segments_) {
     if (seg.max_timestamp < timestamp_ms) continue;
-    const std::string path = SegmentPath(seg.base_offset, ".log");
     uint8_t head[kBatchHeaderBytes];
     for (int64_t pos = 0; pos < seg.size;) {
-      FLOE_ASSIGN_OR_RETURN(size_t n, PRead(seg.fd, head, sizeof(head), pos, path));
+      FLOE_ASSIGN_OR_RETURN(size_t n, seg.file->ReadAt(pos, sizeof(head), head));
       FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader({head, n}));
       if (h.max_timestamp >= timestamp_ms) return std::optional<BatchHeader>(h);
       pos += static_cast<int64_t>(h.total_bytes());
@@ -274,9 +226,10 @@ Result<int> PartitionLog::ApplyRetention(int64_t now_ms, int64_t retention_ms,
         retention_ms >= 0 && seg.max_timestamp >= 0 && seg.max_timestamp < now_ms - retention_ms;
     bool oversize = retention_bytes >= 0 && total - seg.size >= retention_bytes;
     if (!(expired || oversize) || seg.next_offset > protected_offset) break;
-    const std::string path = SegmentPath(seg.base_offset, ".log");
-    ::close(seg.fd);
-    if (::unlink(path.c_str()) != 0) return Errno("delete", path);
+    const std::string path = seg.file->path();
+    seg.file.reset();
+    if (::unlink(path.c_str()) != 0 && errno != ENOENT)
+      return io::ErrnoStatus(errno, "delete", path);
     total -= seg.size;
     segments_.erase(segments_.begin());
     ++deleted;
@@ -286,14 +239,10 @@ Result<int> PartitionLog::ApplyRetention(int64_t now_ms, int64_t retention_ms,
 }
 
 Status PartitionLog::DeleteAll() {
-  for (auto& [base, seg] : segments_) {
-    if (seg.fd >= 0) ::close(seg.fd);
-    seg.fd = -1;
-  }
   segments_.clear();
   std::error_code ec;
   std::filesystem::remove_all(dir_, ec);
-  if (ec) return Status::IOError("cannot delete {}: {}", dir_, ec.message());
+  if (ec) return io::ErrnoStatus(ec.value(), "delete", dir_);
   return Status::OK();
 }
 

@@ -13,6 +13,9 @@
 //
 // Durability: with `fsync_every_batch` Append returns after fdatasync, so an acked batch
 // survives kill -9 and power loss; otherwise Flush() is called on an interval by the owner.
+// A new segment's file is created with an fsync of the directory. An append that fails
+// part-way (a full disk: kResourceExhausted) leaves the segment as it was (io::AppendFile),
+// so the next append, once space is freed, continues from the last good offset.
 //
 // Retention deletes whole sealed segments, oldest first, never one holding an offset at or
 // above `protected_offset` (later: the first offset not yet committed to the topic's table).
@@ -32,6 +35,7 @@
 
 #include "floe/base/buffer.h"
 #include "floe/base/status.h"
+#include "floe/io/durable_file.h"
 #include "floe/kafka/record_batch.h"
 
 namespace floe::kafka {
@@ -40,12 +44,14 @@ struct LogOptions {
   int64_t segment_bytes = 1 << 30;
   int64_t index_interval_bytes = 4096;
   bool fsync_every_batch = true;
+  io::FileFaults* faults = nullptr;  // tests: injected write and sync failures
 };
 
 class PartitionLog {
  public:
   // Opens or creates the log in `dir`. `on_batch` sees the header of every batch kept
-  // (with its assigned offsets), oldest first. Errors: kIOError.
+  // (with its assigned offsets), oldest first. Errors: kIOError, kResourceExhausted (a full
+  // disk), kCorrupt (a damaged sealed segment).
   static Result<std::unique_ptr<PartitionLog>> Open(
       std::string dir, LogOptions options,
       const std::function<void(const BatchHeader&)>& on_batch = {});
@@ -60,7 +66,8 @@ class PartitionLog {
   const std::string& dir() const { return dir_; }
 
   // Appends one validated batch, assigning it offsets from the log end (rewrites its
-  // BaseOffset and PartitionLeaderEpoch in place). Returns the base offset. kIOError.
+  // BaseOffset and PartitionLeaderEpoch in place). Returns the base offset. On an error
+  // (kResourceExhausted for a full disk, kIOError) nothing of the batch stays in the log.
   Result<int64_t> Append(std::span<uint8_t> batch, int32_t leader_epoch);
 
   // Appends whole batches to `out`, starting with the one containing `offset`, while the
@@ -92,9 +99,9 @@ class PartitionLog {
   struct Segment {
     int64_t base_offset = 0;
     int64_t next_offset = 0;  // one past its last offset
-    int64_t size = 0;
+    int64_t size = 0;         // == file->size()
     int64_t max_timestamp = -1;
-    int fd = -1;
+    std::unique_ptr<io::AppendFile> file;
     std::vector<IndexEntry> index;
     int64_t bytes_since_index = 0;
   };

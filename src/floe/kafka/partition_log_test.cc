@@ -6,6 +6,9 @@
 #include <filesystem>
 #include <fstream>
 
+#include "floe/base/testing.h"
+#include "floe/io/durable_file.h"
+
 namespace floe::kafka {
 namespace {
 
@@ -169,6 +172,67 @@ TEST_F(PartitionLogTest, BytesFromCountsWholeBatchesAcrossSegments) {
   }
   EXPECT_EQ(*(*log)->BytesFrom(48), 0);
   EXPECT_EQ(*(*log)->BytesFrom(100), 0);
+}
+
+// A full disk (or a failed fdatasync) half-way through an append leaves nothing of the batch:
+// the next append, once space is freed, continues at the last good offset, and a reopen sees
+// exactly the acknowledged batches.
+TEST_F(PartitionLogTest, FailedAppendLeavesTheLogAsItWas) {
+  io::FileFaults faults;
+  LogOptions options;
+  options.faults = &faults;
+  options.segment_bytes = 400;  // the third batch rolls a new segment
+  const Buffer batch = MakeBatch(2, 1000, 40);
+  const int64_t batch_bytes = static_cast<int64_t>(batch.size());
+  ASSERT_LT(2 * batch_bytes, 400);
+  ASSERT_GT(3 * batch_bytes, 400);
+  {
+    FLOE_ASSERT_OK_AND_ASSIGN(auto log, PartitionLog::Open(dir_.string(), options));
+    Buffer b = MakeBatch(2, 1000, 40);
+    FLOE_ASSERT_OK_AND_ASSIGN(int64_t first, log->Append({b.data(), b.size()}, 0));
+    EXPECT_EQ(first, 0);
+
+    faults.FailWritesAfter(batch_bytes / 2);
+    b = MakeBatch(2, 1000, 40);
+    EXPECT_THAT(log->Append({b.data(), b.size()}, 0), IsError(StatusCode::kResourceExhausted));
+    EXPECT_EQ(log->log_end_offset(), 2);
+    EXPECT_EQ(log->size_bytes(), batch_bytes);
+    EXPECT_EQ(std::filesystem::file_size(dir_ / "00000000000000000000.log"),
+              static_cast<uintmax_t>(batch_bytes));
+
+    faults.Clear();
+    faults.FailSyncs(true);
+    b = MakeBatch(2, 1000, 40);
+    EXPECT_THAT(log->Append({b.data(), b.size()}, 0), IsError(StatusCode::kIOError));
+    EXPECT_EQ(log->log_end_offset(), 2);
+
+    faults.Clear();  // space freed
+    b = MakeBatch(2, 1000, 40);
+    FLOE_ASSERT_OK_AND_ASSIGN(int64_t second, log->Append({b.data(), b.size()}, 0));
+    EXPECT_EQ(second, 2);
+    // The roll into a new segment fails too, then works.
+    faults.FailWritesAfter(0);
+    b = MakeBatch(2, 1000, 40);
+    EXPECT_THAT(log->Append({b.data(), b.size()}, 0), IsError(StatusCode::kResourceExhausted));
+    faults.Clear();
+    b = MakeBatch(2, 1000, 40);
+    FLOE_ASSERT_OK_AND_ASSIGN(int64_t third, log->Append({b.data(), b.size()}, 0));
+    EXPECT_EQ(third, 4);
+  }
+  std::vector<int64_t> replayed;
+  FLOE_ASSERT_OK_AND_ASSIGN(auto log,
+                            PartitionLog::Open(dir_.string(), {}, [&](const BatchHeader& h) {
+                              replayed.push_back(h.base_offset);
+                            }));
+  EXPECT_EQ(replayed, (std::vector<int64_t>{0, 2, 4}));
+  EXPECT_EQ(log->log_end_offset(), 6);
+  Buffer all;
+  FLOE_ASSERT_OK(log->Read(0, 1 << 20, &all));
+  EXPECT_EQ(all.size(), static_cast<size_t>(3 * batch_bytes));
+  for (int i = 0; i < 3; ++i) {
+    FLOE_EXPECT_OK(ValidateBatch(all.span().subspan(static_cast<size_t>(i * batch_bytes),
+                                                    static_cast<size_t>(batch_bytes))));
+  }
 }
 
 }  // namespace
