@@ -46,23 +46,58 @@ namespace {
 
 // Deletes `locations` in one batch (object stores send one request per 1000 keys), keeping
 // the first real error in *first (a missing file is fine: the purge may be re-run, and files
-// of expired snapshots may be gone already).
-template <typename Locations>
-void DeleteAll(io::FileIO& io, const Locations& locations, Status* first) {
-  std::vector<std::string> batch(locations.begin(), locations.end());
-  Status s = io.DeleteFiles(batch);
-  if (!s.ok() && first->ok()) *first = std::move(s);
-}
+// of expired snapshots may be gone already). Only files under `root` are deleted.
+class ConfinedDeleter {
+ public:
+  ConfinedDeleter(io::FileIO& io, NormalizedLocation root, Status* first, int64_t* skipped)
+      : io_(io), root_(std::move(root)), first_(first), skipped_(skipped) {}
+
+  template <typename Locations>
+  void DeleteAll(const Locations& locations) {
+    std::vector<std::string> batch;
+    for (const std::string& location : locations) {
+      auto normalized = NormalizeLocation(location);
+      if (normalized.ok() && normalized->IsUnder(root_) && !(*normalized == root_)) {
+        batch.push_back(location);
+      } else {
+        ++*skipped_;
+      }
+    }
+    if (batch.empty()) return;
+    Status s = io_.DeleteFiles(batch);
+    if (!s.ok() && first_->ok()) *first_ = std::move(s);
+  }
+
+ private:
+  io::FileIO& io_;
+  NormalizedLocation root_;
+  Status* first_;
+  int64_t* skipped_;
+};
 
 }  // namespace
 
-Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata) {
+const LocationPolicy& Catalog::location_policy() const {
+  static const LocationPolicy kNothing;
+  return kNothing;
+}
+
+Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata,
+                        const LocationPolicy& policy, int64_t* skipped) {
+  int64_t skipped_here = 0;
+  if (skipped == nullptr) skipped = &skipped_here;
+  // The table's own location bounds the purge; it must be an allowed place, and not an
+  // allowed root itself (that would reach every table below it).
+  FLOE_ASSIGN_OR_RETURN(NormalizedLocation root, internal::PurgeRoot(metadata, policy));
   Status first;
+  ConfinedDeleter deleter(io, root, &first, skipped);
   std::set<std::string> manifest_lists;
   std::map<std::string, iceberg::ManifestFile> manifests;
   for (const iceberg::Snapshot& snapshot : metadata.snapshots) {
     if (!snapshot.manifest_list.empty()) {
       manifest_lists.insert(snapshot.manifest_list);
+      // Not even read when it lies elsewhere: its content is not this table's to trust.
+      if (!policy.Check(snapshot.manifest_list, "manifest list").ok()) continue;
       auto file = io.OpenInput(snapshot.manifest_list);
       if (!file.ok()) {
         if (file.status().code() != StatusCode::kNotFound && first.ok()) first = file.status();
@@ -91,6 +126,7 @@ Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata) 
     iceberg::ManifestReaderOptions options;
     options.read_stats = false;
     for (const auto& [path, manifest] : manifests) {
+      if (!policy.Check(path, "manifest").ok()) continue;
       auto file = io.OpenInput(path);
       if (!file.ok()) {
         if (file.status().code() != StatusCode::kNotFound && first.ok()) first = file.status();
@@ -105,14 +141,14 @@ Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata) 
         content_files.insert(entry.data_file.file_path);
       }
     }
-    DeleteAll(io, content_files, &first);
+    deleter.DeleteAll(content_files);
   }
   // Referenced files before what references them, so a purge that stops half-way can be
   // re-run from the metadata that is left.
   std::vector<std::string> manifest_paths;
   for (const auto& [path, manifest] : manifests) manifest_paths.push_back(path);
-  DeleteAll(io, manifest_paths, &first);
-  DeleteAll(io, manifest_lists, &first);
+  deleter.DeleteAll(manifest_paths);
+  deleter.DeleteAll(manifest_lists);
   std::vector<std::string> metadata_files;
   for (const iceberg::StatisticsFile& f : metadata.statistics) metadata_files.push_back(f.path);
   for (const iceberg::PartitionStatisticsFile& f : metadata.partition_statistics) {
@@ -124,7 +160,7 @@ Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata) 
   if (!metadata.metadata_file_location.empty()) {
     metadata_files.push_back(metadata.metadata_file_location);
   }
-  DeleteAll(io, metadata_files, &first);
+  deleter.DeleteAll(metadata_files);
   return first;
 }
 
@@ -166,12 +202,8 @@ Result<iceberg::TableMetadataPtr> StageCreateTable(Catalog& catalog, const Table
                                                    const CreateTableRequest& request) {
   FLOE_ASSIGN_OR_RETURN(bool exists, catalog.TableExists(id));
   if (exists) return Status::AlreadyExists("table {} already exists", id.ToString());
-  std::string location;
-  if (request.location && !request.location->empty()) {
-    location = internal::StripTrailingSlash(*request.location);
-  } else {
-    FLOE_ASSIGN_OR_RETURN(location, catalog.DefaultTableLocation(id));
-  }
+  FLOE_ASSIGN_OR_RETURN(std::string location,
+                        internal::CheckedCreateLocation(catalog, id, request));
   FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
                         internal::NewTableMetadata(request, std::move(location), catalog.env()));
   return std::make_shared<const iceberg::TableMetadata>(std::move(metadata));

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "floe/base/status.h"
+#include "floe/catalog/location_policy.h"
 #include "floe/catalog/namespace.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
@@ -121,6 +122,9 @@ class Catalog {
   virtual const std::string& name() const = 0;
   virtual io::FileIO& io() = 0;
   virtual iceberg::CommitEnvironment& env() = 0;
+  // Where this catalog may read, write and delete (location_policy.h): its warehouse and
+  // `allowed-locations`. The default allows nothing.
+  virtual const LocationPolicy& location_policy() const;
   // A probe of this catalog's database, or nullptr when the backend has no cheap change signal
   // (PostgreSQL, REST and filesystem catalogs: their listings are always read afresh).
   virtual Result<std::unique_ptr<ChangeProbe>> OpenChangeProbe() {
@@ -154,9 +158,14 @@ class Catalog {
   // and delete files, manifests, manifest lists, statistics, metadata files).
   virtual Status DropTable(const TableIdentifier& id, bool purge) = 0;
   virtual Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) = 0;
-  // Adds a table whose metadata file exists already. Returns its metadata.
+  // Adds a table whose metadata file exists already. Returns its metadata. The file's
+  // location is checked against location_policy() before it is read, and the metadata's
+  // locations after (kPermissionDenied); a file that is not table metadata is
+  // kInvalidArgument. With `overwrite`, an existing table's pointer is replaced, in one
+  // swap, only after the new file was read and checked: on any error the old table stays.
   virtual Result<iceberg::TableMetadataPtr> RegisterTable(const TableIdentifier& id,
-                                                          std::string_view metadata_location) = 0;
+                                                          std::string_view metadata_location,
+                                                          bool overwrite = false) = 0;
 
   // The table's current metadata file location, without reading the file. kNotFound when
   // there is no such table. The default loads the table.
@@ -234,6 +243,9 @@ struct CatalogOptions {
   std::unique_ptr<io::FileIO> io;
   // Default: MakeSystemCommitEnvironment().
   std::unique_ptr<iceberg::CommitEnvironment> env;
+  // Prefixes allowed besides the warehouse (the catalog property `allowed-locations`,
+  // LocationPolicy::ParseAllowedLocations). Errors at open when one does not normalize.
+  std::vector<std::string> allowed_locations;
 };
 
 // Opens a catalog from a URI:
@@ -250,8 +262,13 @@ Result<std::unique_ptr<Catalog>> OpenCatalog(std::string_view uri, CatalogOption
 
 // Deletes every file reachable from `metadata` (Java CatalogUtil.dropTableData): the data
 // and delete files of every manifest of every snapshot, the manifests, the manifest lists,
-// statistics files, then the metadata-log files and the current metadata file. Files that
-// are already gone are skipped. Returns the first error after trying every file.
-Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata);
+// statistics files, then the metadata-log files and the current metadata file — but only
+// those under the table's own location: a file the metadata names elsewhere (another
+// table's, a victim's outside the warehouse) stays, and is counted in *skipped when given.
+// Nothing is deleted when the table's location is not inside `policy` or is one of its
+// roots (kPermissionDenied). Files already gone are skipped. Returns the first error after
+// trying every file.
+Status DeleteTableFiles(io::FileIO& io, const iceberg::TableMetadata& metadata,
+                        const LocationPolicy& policy, int64_t* skipped = nullptr);
 
 }  // namespace floe::catalog

@@ -72,4 +72,43 @@ std::string StripTrailingSlash(std::string location) {
   return location;
 }
 
+Result<std::string> CheckedCreateLocation(Catalog& catalog, const TableIdentifier& id,
+                                          const CreateTableRequest& request) {
+  std::string location;
+  if (request.location && !request.location->empty()) {
+    location = StripTrailingSlash(*request.location);
+  } else {
+    FLOE_ASSIGN_OR_RETURN(location, catalog.DefaultTableLocation(id));
+  }
+  const LocationPolicy& policy = catalog.location_policy();
+  FLOE_RETURN_IF_ERROR(policy.Check(location, "table location"));
+  FLOE_RETURN_IF_ERROR(policy.CheckTableProperties(request.properties));
+  return location;
+}
+
+Result<NormalizedLocation> PurgeRoot(const iceberg::TableMetadata& metadata,
+                                     const LocationPolicy& policy) {
+  FLOE_RETURN_IF_ERROR(policy.Check(metadata.location, "purged table location"));
+  FLOE_ASSIGN_OR_RETURN(NormalizedLocation root, NormalizeLocation(metadata.location));
+  for (const NormalizedLocation& allowed : policy.roots()) {
+    if (root == allowed) {
+      return Status::PermissionDenied(
+          "cannot purge a table whose location '{}' is an allowed root of the catalog",
+          metadata.location);
+    }
+  }
+  return root;
+}
+
+Status AsClientFileError(Status status, std::string_view location) {
+  switch (status.code()) {
+    case StatusCode::kCorrupt:
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kUnimplemented:
+      return Status::InvalidArgument("'{}' is not a valid metadata file: {}", location,
+                                     status.message());
+    default: return status;
+  }
+}
+
 }  // namespace floe::catalog::internal

@@ -48,4 +48,19 @@ void DeleteRemovedMetadataFiles(io::FileIO& io, const iceberg::TableMetadata& ba
 // `location` without trailing '/'.
 std::string StripTrailingSlash(std::string location);
 
+// The location a table created by `request` gets (its own, else the catalog's default),
+// checked with the catalog's LocationPolicy, and the request's location properties too.
+// Errors: kPermissionDenied, kInvalidArgument (names that cannot be path segments).
+Result<std::string> CheckedCreateLocation(Catalog& catalog, const TableIdentifier& id,
+                                          const CreateTableRequest& request);
+
+// The folder a purge of `metadata` may delete under: its normalized location, which must be
+// inside `policy` and not one of its roots. Errors: kPermissionDenied.
+Result<NormalizedLocation> PurgeRoot(const iceberg::TableMetadata& metadata,
+                                     const LocationPolicy& policy);
+
+// `status` of reading a metadata file a client named: a file that is not metadata is the
+// client's mistake (kInvalidArgument, REST 400), not the server's.
+Status AsClientFileError(Status status, std::string_view location);
+
 }  // namespace floe::catalog::internal

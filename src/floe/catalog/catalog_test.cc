@@ -102,6 +102,7 @@ class CatalogTest : public ::testing::TestWithParam<Backend> {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     warehouse_ = (dir_ / "warehouse").string();
+    allowed_ = dir_ / "allowed";
     if (GetParam() == Backend::kFileSystem) {
       uri_ = "file:" + warehouse_;
     } else {
@@ -122,6 +123,7 @@ class CatalogTest : public ::testing::TestWithParam<Backend> {
     CatalogOptions options;
     options.name = "contract";
     options.warehouse = warehouse_;
+    options.allowed_locations = {allowed_.string()};
     options.io = std::move(io);
     auto catalog = OpenCatalog(uri_, std::move(options));
     EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
@@ -162,6 +164,7 @@ class CatalogTest : public ::testing::TestWithParam<Backend> {
 
   fs::path dir_;
   std::string warehouse_;
+  fs::path allowed_;  // the catalog's allowed-locations besides the warehouse
   std::string uri_;
   TestDatabase db_;
   std::unique_ptr<Catalog> catalog_;
@@ -254,16 +257,19 @@ TEST_P(CatalogTest, CreateLoadListDropTables) {
   if (sql()) {
     // Java JdbcCatalog refuses tables in missing namespaces (pyiceberg too).
     FLOE_EXPECT_CODE(catalog_->CreateTable(Id("nope.t"), Request()), kNotFound);
-    // A custom location is honoured.
+    // A custom location is honoured inside the allowed locations, refused elsewhere.
     FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("x"), {}));
     CreateTableRequest r = Request();
-    r.location = (dir_ / "elsewhere" / "t").string() + "/";
+    r.location = (dir_ / "outside" / "t").string();
+    FLOE_EXPECT_CODE(catalog_->CreateTable(Id("x.t"), r), kPermissionDenied);
+    EXPECT_FALSE(fs::exists(dir_ / "outside"));
+    r.location = (allowed_ / "elsewhere" / "t").string() + "/";
     auto t = catalog_->CreateTable(Id("x.t"), r);
     FLOE_ASSERT_OK(t);
-    EXPECT_EQ((*t)->location, (dir_ / "elsewhere" / "t").string());
+    EXPECT_EQ((*t)->location, (allowed_ / "elsewhere" / "t").string());
   } else {
     CreateTableRequest r = Request();
-    r.location = (dir_ / "elsewhere").string();
+    r.location = (allowed_ / "elsewhere").string();
     FLOE_EXPECT_CODE(catalog_->CreateTable(Id("db.sub.t2"), r), kInvalidArgument);
   }
 
@@ -292,11 +298,17 @@ TEST_P(CatalogTest, RenameAndRegister) {
     FLOE_EXPECT_CODE(catalog_->RenameTable(Id("db.t"), Id("other.t2")), kUnimplemented);
     // Register needs the name free: move the table's metadata out of the way first.
     FLOE_ASSERT_OK(catalog_->DropTable(Id("db.t"), false));
-    fs::create_directories(dir_ / "saved");
-    FLOE_ASSERT_OK(WriteTableMetadata(catalog_->io(), (dir_ / "saved" / "m.metadata.json").string(),
-                                      *created));
-    created = std::make_shared<iceberg::TableMetadata>(
-        *iceberg::ReadTableMetadata(catalog_->io(), (dir_ / "saved" / "m.metadata.json").string()));
+    fs::create_directories(allowed_ / "saved");
+    fs::create_directories(dir_ / "outside");
+    FLOE_ASSERT_OK(WriteTableMetadata(catalog_->io(),
+                                      (dir_ / "outside" / "m.metadata.json").string(), *created));
+    FLOE_EXPECT_CODE(
+        catalog_->RegisterTable(Id("other.r"), (dir_ / "outside" / "m.metadata.json").string()),
+        kPermissionDenied);
+    FLOE_ASSERT_OK(WriteTableMetadata(catalog_->io(),
+                                      (allowed_ / "saved" / "m.metadata.json").string(), *created));
+    created = std::make_shared<iceberg::TableMetadata>(*iceberg::ReadTableMetadata(
+        catalog_->io(), (allowed_ / "saved" / "m.metadata.json").string()));
   }
   // Register the metadata file of a dropped (not purged) table under a new name.
   auto registered = catalog_->RegisterTable(Id("other.r"), created->metadata_file_location);
@@ -445,8 +457,11 @@ TEST_P(CatalogTest, MetadataLogAndPreviousVersionsMax) {
 
 // Writes one snapshot with one manifest (two data files) and its manifest list, as a writer
 // would, and commits it. Returns the files the snapshot reaches.
-std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t snapshot_id) {
+// `data_dir` (default: the table's data directory) is where the data files go.
+std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t snapshot_id,
+                                        std::string data_dir = {}) {
   auto base = *ops.Refresh();
+  if (data_dir.empty()) data_dir = base->location + "/data";
   const iceberg::Schema& schema = *base->current_schema();
   const iceberg::PartitionSpec& spec = *base->default_spec();
   std::string dir = base->location;
@@ -462,7 +477,7 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
   for (int i = 0; i < 2; ++i) {
     iceberg::DataFile f;
     f.file_path =
-        dir + "/data/f-" + std::to_string(snapshot_id) + "-" + std::to_string(i) + ".parquet";
+        data_dir + "/f-" + std::to_string(snapshot_id) + "-" + std::to_string(i) + ".parquet";
     EXPECT_TRUE(ops.io().WriteFile(f.file_path, "not really parquet", false).ok());
     f.partition = {iceberg::Literal::Int(i), iceberg::Literal::Date(19000)};
     f.record_count = 1;
@@ -528,6 +543,106 @@ TEST_P(CatalogTest, PurgeDeletesExactlyTheReachableFiles) {
     EXPECT_THAT(left, IsEmpty());
     EXPECT_FALSE(fs::exists(created->location));
   }
+}
+
+TEST_P(CatalogTest, PurgeStaysUnderTheTableLocation) {
+  auto victim_table = Create("db.victim");
+  auto created = Create("db.t");
+  ASSERT_NE(created, nullptr);
+  ASSERT_NE(victim_table, nullptr);
+  auto ops = Load(*catalog_, "db.t");
+  ASSERT_NE(ops, nullptr);
+  // The table's metadata names files of another table and of an allowed folder outside it:
+  // a writer may reference any file, but a purge deletes only what lies under the table.
+  std::vector<std::string> own = CommitSnapshot(*ops, 1001);
+  std::vector<std::string> foreign = CommitSnapshot(*ops, 1002, victim_table->location + "/data");
+  std::vector<std::string> outside = CommitSnapshot(*ops, 1003, (allowed_ / "shared").string());
+  ops.reset();
+  FLOE_ASSERT_OK(catalog_->DropTable(Id("db.t"), /*purge=*/true));
+  // Data files are the first two of each list (then the manifest and the manifest list,
+  // which live in the purged table's metadata folder).
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_FALSE(fs::exists(own[i])) << own[i];
+    EXPECT_TRUE(fs::exists(foreign[i])) << foreign[i];
+    EXPECT_TRUE(fs::exists(outside[i])) << outside[i];
+  }
+  auto victim = Load(*catalog_, "db.victim");
+  ASSERT_NE(victim, nullptr);
+  FLOE_EXPECT_OK(victim->Refresh());
+}
+
+TEST_P(CatalogTest, PurgeOfATableAtAnAllowedRootIsRefused) {
+  if (!sql()) GTEST_SKIP() << "filesystem catalog tables live at their default location";
+  FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
+  CreateTableRequest r = Request();
+  r.location = allowed_.string();
+  auto created = catalog_->CreateTable(Id("db.root"), r);
+  FLOE_ASSERT_OK(created);
+  FLOE_ASSERT_OK(catalog_->io().WriteFile((allowed_ / "other-file").string(), "x", false));
+  EXPECT_THAT(catalog_->DropTable(Id("db.root"), /*purge=*/true),
+              IsError(StatusCode::kPermissionDenied));
+  // Refused before the pointer went: the table is still there, and so is the folder.
+  EXPECT_TRUE(*catalog_->TableExists(Id("db.root")));
+  EXPECT_TRUE(fs::exists(allowed_ / "other-file"));
+}
+
+TEST_P(CatalogTest, UnsafeNamesAndLocationsAreRefused) {
+  FLOE_EXPECT_CODE(catalog_->CreateNamespace(Ns("a/b"), {}), kInvalidArgument);
+  FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
+  for (const char* name : {"..", ".", "x/../../y", "a\\b"}) {
+    FLOE_EXPECT_CODE(catalog_->CreateTable(TableIdentifier{Ns("db"), name}, Request()),
+                     kInvalidArgument)
+        << name;
+  }
+  EXPECT_FALSE(fs::exists(dir_ / "y"));
+  if (!sql()) return;
+  FLOE_EXPECT_CODE(catalog_->CreateNamespace(Ns("n1"), {{"location", (dir_ / "outside").string()}}),
+                   kPermissionDenied);
+  FLOE_EXPECT_CODE(catalog_->UpdateNamespaceProperties(Ns("db"), {}, {{"location", "/etc"}}),
+                   kPermissionDenied);
+  CreateTableRequest r = Request();
+  r.properties["write.data.path"] = (dir_ / "outside").string();
+  FLOE_EXPECT_CODE(catalog_->CreateTable(Id("db.t"), r), kPermissionDenied);
+  ASSERT_NE(Create("db.t"), nullptr);
+  auto ops = Load(*catalog_, "db.t");
+  ASSERT_NE(ops, nullptr);
+  for (const auto& update : std::vector<iceberg::TableUpdate>{
+           iceberg::update::SetLocation{(dir_ / "outside").string()},
+           iceberg::update::SetProperties{{{"write.metadata.path", "/tmp"}}},
+           iceberg::update::SetProperties{{{"write.object-storage.path", "hdfs://nn/x"}}}}) {
+    FLOE_EXPECT_CODE(ops->Commit({}, {update}), kPermissionDenied);
+  }
+  FLOE_EXPECT_CODE(catalog_->CommitTransaction(
+                       {TableCommit{Id("db.t"), {}, {iceberg::update::SetLocation{"rel/x"}}}}),
+                   kPermissionDenied);
+  EXPECT_EQ((*ops->Refresh())->location, warehouse_ + "/db/t");
+  EXPECT_FALSE(fs::exists(dir_ / "outside"));
+}
+
+TEST_P(CatalogTest, RegisterOverwriteIsAtomic) {
+  auto created = Create("db.t");
+  ASSERT_NE(created, nullptr);
+  auto other = Create("db.o");
+  ASSERT_NE(other, nullptr);
+  const std::string before = *catalog_->LoadTableMetadataLocation(Id("db.t"));
+  // Not metadata: refused as the client's mistake, the table untouched.
+  const std::string junk = warehouse_ + "/db/junk.metadata.json";
+  FLOE_ASSERT_OK(catalog_->io().WriteFile(junk, "{\"format-version\": 2}", false));
+  FLOE_EXPECT_CODE(catalog_->RegisterTable(Id("db.t"), junk, /*overwrite=*/true), kInvalidArgument);
+  FLOE_EXPECT_CODE(catalog_->RegisterTable(Id("db.t"), warehouse_ + "/db/none.metadata.json",
+                                           /*overwrite=*/true),
+                   kNotFound);
+  FLOE_EXPECT_CODE(catalog_->RegisterTable(Id("db.t"), "/etc/passwd", /*overwrite=*/true),
+                   kPermissionDenied);
+  EXPECT_EQ(*catalog_->LoadTableMetadataLocation(Id("db.t")), before);
+  FLOE_EXPECT_OK(Load(*catalog_, "db.t")->Refresh());
+  // Without overwrite the name must be free.
+  FLOE_EXPECT_CODE(catalog_->RegisterTable(Id("db.t"), other->metadata_file_location),
+                   kAlreadyExists);
+  auto replaced = catalog_->RegisterTable(Id("db.t"), other->metadata_file_location, true);
+  FLOE_ASSERT_OK(replaced);
+  EXPECT_EQ((*replaced)->table_uuid, other->table_uuid);
+  EXPECT_EQ((*Load(*catalog_, "db.t")->Refresh())->table_uuid, other->table_uuid);
 }
 
 // Writers, each with its own catalog connection, commit property changes to one table; each
@@ -720,13 +835,13 @@ TEST_P(CatalogTest, CreateViewWithLocationAndMetadataPath) {
   if (!sql()) GTEST_SKIP() << "the filesystem catalog has no views";
   FLOE_ASSERT_OK(catalog_->CreateNamespace(Ns("db"), {}));
   CreateViewRequest request = ViewRequest();
-  request.location = (dir_ / "elsewhere").string();
-  request.properties["write.metadata.path"] = (dir_ / "custom").string();
+  request.location = (allowed_ / "elsewhere").string();
+  request.properties["write.metadata.path"] = (allowed_ / "custom").string();
   request.properties["write.metadata.compression-codec"] = "none";
   auto created = catalog_->CreateView(Id("db.v"), request);
   FLOE_ASSERT_OK(created);
-  EXPECT_EQ(created->metadata->location, (dir_ / "elsewhere").string());
-  EXPECT_TRUE(created->metadata_location.starts_with((dir_ / "custom/00000-").string()));
+  EXPECT_EQ(created->metadata->location, (allowed_ / "elsewhere").string());
+  EXPECT_TRUE(created->metadata_location.starts_with((allowed_ / "custom/00000-").string()));
   EXPECT_TRUE(created->metadata_location.ends_with(".metadata.json"));
   EXPECT_FALSE(created->metadata_location.ends_with(".gz.metadata.json"));
   EXPECT_TRUE(fs::exists(created->metadata_location));
@@ -878,8 +993,8 @@ TEST_P(CatalogTest, RenameAndRegisterViews) {
   Status over_table = catalog_->RegisterView(Id("db.t"), created->metadata_location).status();
   EXPECT_EQ(over_table.message(), "Table with same name already exists: db.t");
   FLOE_EXPECT_CODE(catalog_->RegisterView(Id("nope.r"), created->metadata_location), kNotFound);
-  FLOE_EXPECT_CODE(catalog_->RegisterView(Id("db.s"), (dir_ / "missing.metadata.json").string()),
-                   kNotFound);
+  FLOE_EXPECT_CODE(
+      catalog_->RegisterView(Id("db.s"), (allowed_ / "missing.metadata.json").string()), kNotFound);
   EXPECT_FALSE(*catalog_->ViewExists(Id("db.s")));
 }
 

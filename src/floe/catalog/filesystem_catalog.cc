@@ -146,6 +146,7 @@ class FileSystemTableOperations final : public iceberg::TableOperations {
   Result<iceberg::TableMetadataPtr> Commit(
       const std::vector<iceberg::TableRequirement>& requirements,
       const std::vector<iceberg::TableUpdate>& updates) override {
+    FLOE_RETURN_IF_ERROR(catalog_->location_policy().CheckTableUpdates(updates));
     for (int attempt = 0;; ++attempt) {
       FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadataPtr base, Refresh());
       FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadataPtr updated,
@@ -179,11 +180,13 @@ bool IsDirectory(const std::string& path) {
 
 }  // namespace
 
-FileSystemCatalog::FileSystemCatalog(std::string root, CatalogOptions options)
+FileSystemCatalog::FileSystemCatalog(std::string root, CatalogOptions options,
+                                     LocationPolicy policy)
     : name_(std::move(options.name)),
       root_(std::move(root)),
       io_(options.io ? std::move(options.io) : std::make_unique<io::LocalFileIO>()),
-      env_(options.env ? std::move(options.env) : iceberg::MakeSystemCommitEnvironment()) {}
+      env_(options.env ? std::move(options.env) : iceberg::MakeSystemCommitEnvironment()),
+      policy_(std::move(policy)) {}
 
 Result<std::unique_ptr<FileSystemCatalog>> FileSystemCatalog::Open(std::string_view uri,
                                                                    CatalogOptions options) {
@@ -197,21 +200,17 @@ Result<std::unique_ptr<FileSystemCatalog>> FileSystemCatalog::Open(std::string_v
         "does not offer; use a SQL or internal catalog with an s3:// warehouse",
         uri);
   }
+  FLOE_ASSIGN_OR_RETURN(LocationPolicy policy,
+                        LocationPolicy::Make(options.name, root, options.allowed_locations));
   std::error_code ec;
   fs::create_directories(root, ec);
   if (ec) return Status::IOError("create warehouse {}: {}", root, ec.message());
   return std::unique_ptr<FileSystemCatalog>(
-      new FileSystemCatalog(std::move(root), std::move(options)));
+      new FileSystemCatalog(std::move(root), std::move(options), std::move(policy)));
 }
 
 Status FileSystemCatalog::CheckNames(const Namespace& ns) const {
-  for (const std::string& level : ns.levels) {
-    if (level.empty() || level == "." || level == ".." ||
-        level.find_first_of(std::string_view("/\0", 2)) != std::string::npos) {
-      return Status::InvalidArgument("invalid namespace level '{}'", level);
-    }
-  }
-  return Status::OK();
+  return CheckNamespaceSegments(ns);
 }
 
 std::string FileSystemCatalog::NamespacePath(const Namespace& ns) const {
@@ -324,7 +323,7 @@ Result<std::vector<TableIdentifier>> FileSystemCatalog::ListTables(const Namespa
 
 Result<std::string> FileSystemCatalog::DefaultTableLocation(const TableIdentifier& id) {
   FLOE_RETURN_IF_ERROR(CheckNames(id.ns));
-  FLOE_RETURN_IF_ERROR(CheckNames(Namespace{{id.name}}));
+  FLOE_RETURN_IF_ERROR(CheckPathSegment(id.name, "table"));
   return NamespacePath(id.ns) + "/" + id.name;
 }
 
@@ -337,6 +336,7 @@ Result<iceberg::TableMetadataPtr> FileSystemCatalog::CreateTable(
         "cannot put table {} at {}: filesystem catalog tables live at {}", id.ToString(),
         *request.location, location);
   }
+  FLOE_RETURN_IF_ERROR(policy_.CheckTableProperties(request.properties));
   FileSystemTableOperations ops(this, id.ToString(), location);
   FLOE_ASSIGN_OR_RETURN(std::optional<int32_t> version, ops.FindVersion());
   if (version) return Status::AlreadyExists("table {} already exists", id.ToString());
@@ -367,7 +367,10 @@ Status FileSystemCatalog::DropTable(const TableIdentifier& id, bool purge) {
   FileSystemTableOperations ops(this, id.ToString(), location);
   FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadataPtr last, ops.Refresh());
   Status purged;
-  if (purge) purged = DeleteTableFiles(*io_, *last);
+  if (purge) {
+    FLOE_RETURN_IF_ERROR(internal::PurgeRoot(*last, policy_).status());
+    purged = DeleteTableFiles(*io_, *last, policy_);
+  }
   std::error_code ec;
   fs::remove_all(location, ec);
   if (ec) return Status::IOError("drop table {}: {}", location, ec.message());
@@ -380,14 +383,18 @@ Status FileSystemCatalog::RenameTable(const TableIdentifier& from, const TableId
 }
 
 Result<iceberg::TableMetadataPtr> FileSystemCatalog::RegisterTable(
-    const TableIdentifier& id, std::string_view metadata_location) {
+    const TableIdentifier& id, std::string_view metadata_location, bool overwrite) {
   FLOE_ASSIGN_OR_RETURN(std::string location, DefaultTableLocation(id));
+  FLOE_RETURN_IF_ERROR(policy_.Check(metadata_location, "metadata file"));
   FileSystemTableOperations ops(this, id.ToString(), location);
   FLOE_ASSIGN_OR_RETURN(std::optional<int32_t> version, ops.FindVersion());
-  if (version) return Status::AlreadyExists("table {} already exists", id.ToString());
-  FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
-                        iceberg::ReadTableMetadata(*io_, metadata_location));
-  auto registered = ops.WriteVersion(metadata, 1);
+  if (version && !overwrite) {
+    return Status::AlreadyExists("table {} already exists", id.ToString());
+  }
+  auto read = iceberg::ReadTableMetadata(*io_, metadata_location);
+  if (!read.ok()) return internal::AsClientFileError(read.status(), metadata_location);
+  FLOE_RETURN_IF_ERROR(policy_.CheckTableMetadata(*read));
+  auto registered = ops.WriteVersion(*read, version ? *version + 1 : 1);
   if (!registered.ok() && registered.status().code() == StatusCode::kConflict) {
     return Status::AlreadyExists("table {} already exists", id.ToString());
   }

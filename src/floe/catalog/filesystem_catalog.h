@@ -35,6 +35,8 @@ class FileSystemCatalog final : public Catalog {
   const std::string& name() const override { return name_; }
   io::FileIO& io() override { return *io_; }
   iceberg::CommitEnvironment& env() override { return *env_; }
+  // The root and CatalogOptions::allowed_locations.
+  const LocationPolicy& location_policy() const override { return policy_; }
   const std::string& warehouse() const { return root_; }
 
   Result<std::vector<Namespace>> ListNamespaces(const Namespace& parent) override;
@@ -53,16 +55,18 @@ class FileSystemCatalog final : public Catalog {
   Result<std::unique_ptr<iceberg::TableOperations>> LoadTable(const TableIdentifier& id) override;
   Result<bool> TableExists(const TableIdentifier& id) override;
   // Deletes the table's directory (Java does so with or without purge); with `purge` first
-  // every reachable file, wherever it lives.
+  // every reachable file under the table's directory (DeleteTableFiles).
   Status DropTable(const TableIdentifier& id, bool purge) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
-  // Copies the metadata into v1.metadata.json at the default location.
+  // Copies the metadata into v1.metadata.json at the default location; with `overwrite`, an
+  // existing table gets it as its next version (one exclusive rename).
   Result<iceberg::TableMetadataPtr> RegisterTable(const TableIdentifier& id,
-                                                  std::string_view metadata_location) override;
+                                                  std::string_view metadata_location,
+                                                  bool overwrite = false) override;
   Result<std::string> DefaultTableLocation(const TableIdentifier& id) override;
 
  private:
-  FileSystemCatalog(std::string root, CatalogOptions options);
+  FileSystemCatalog(std::string root, CatalogOptions options, LocationPolicy policy);
   std::string NamespacePath(const Namespace& ns) const;
   bool IsTableDir(const std::string& path) const;
   bool IsNamespaceDir(const std::string& path) const;
@@ -72,6 +76,7 @@ class FileSystemCatalog final : public Catalog {
   std::string root_;  // a local path without trailing '/'
   std::unique_ptr<io::FileIO> io_;
   std::unique_ptr<iceberg::CommitEnvironment> env_;
+  LocationPolicy policy_;
 };
 
 }  // namespace floe::catalog

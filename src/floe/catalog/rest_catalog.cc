@@ -342,9 +342,12 @@ Result<std::unique_ptr<RestCatalog>> RestCatalog::Open(std::string_view uri,
     }
   }
   if (!client.contains("warehouse") && !options.name.empty()) client["warehouse"] = options.name;
+  FLOE_ASSIGN_OR_RETURN(LocationPolicy policy,
+                        LocationPolicy::Make(options.name, {}, options.allowed_locations));
   FLOE_ASSIGN_OR_RETURN(auto http, http::HttpClient::Make());
   auto catalog = std::unique_ptr<RestCatalog>(
       new RestCatalog(std::move(parsed.base_url), std::move(options), std::move(http)));
+  catalog->policy_ = std::move(policy);
   FLOE_RETURN_IF_ERROR(catalog->Authenticate(client));
   FLOE_RETURN_IF_ERROR(catalog->FetchConfig(client));
   return catalog;
@@ -654,11 +657,13 @@ Status RestCatalog::RenameTable(const TableIdentifier& from, const TableIdentifi
 }
 
 Result<iceberg::TableMetadataPtr> RestCatalog::RegisterTable(const TableIdentifier& id,
-                                                             std::string_view metadata_location) {
+                                                             std::string_view metadata_location,
+                                                             bool overwrite) {
   FLOE_RETURN_IF_ERROR(Require("POST", kRegister));
   Json body = Json::object();
   body["name"] = id.name;
   body["metadata-location"] = std::string(metadata_location);
+  if (overwrite) body["overwrite"] = true;
   FLOE_ASSIGN_OR_RETURN(
       http::ClientResponse response,
       Call("POST", Url(NamespacePath(id.ns) + "/register"), Dump(body), ErrorContext::kDefault));

@@ -46,6 +46,10 @@ class RestCatalog final : public Catalog {
 
   const std::string& name() const override { return name_; }
   io::FileIO& io() override { return *io_; }
+  // The remote server decides where its tables go; this policy (CatalogOptions::
+  // allowed_locations only: options.warehouse is the server's name) bounds what floe itself
+  // deletes there (orphan cleanup).
+  const LocationPolicy& location_policy() const override { return policy_; }
   iceberg::CommitEnvironment& env() override { return *env_; }
   // The merged properties (defaults, client properties, overrides).
   const Properties& properties() const { return properties_; }
@@ -69,7 +73,8 @@ class RestCatalog final : public Catalog {
   Status DropTable(const TableIdentifier& id, bool purge) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
   Result<iceberg::TableMetadataPtr> RegisterTable(const TableIdentifier& id,
-                                                  std::string_view metadata_location) override;
+                                                  std::string_view metadata_location,
+                                                  bool overwrite = false) override;
   // The namespace's `location` property + "/<table>"; kUnimplemented when it has none (the
   // server decides).
   Result<std::string> DefaultTableLocation(const TableIdentifier& id) override;
@@ -106,6 +111,7 @@ class RestCatalog final : public Catalog {
   std::unique_ptr<io::FileIO> io_;
   std::unique_ptr<iceberg::CommitEnvironment> env_;
   std::unique_ptr<http::HttpClient> http_;
+  LocationPolicy policy_;
   Properties properties_;
   http::HttpHeaders headers_;  // Authorization, header.* properties
   std::string prefix_;         // "" or "<prefix>/"

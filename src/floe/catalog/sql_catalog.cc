@@ -3,6 +3,7 @@
 #include <charconv>
 #include <functional>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <utility>
 
@@ -48,6 +49,7 @@ class SqlTableOperations final : public iceberg::TableOperations {
   Result<iceberg::TableMetadataPtr> Commit(
       const std::vector<iceberg::TableRequirement>& requirements,
       const std::vector<iceberg::TableUpdate>& updates) override {
+    FLOE_RETURN_IF_ERROR(catalog_->location_policy().CheckTableUpdates(updates));
     for (int attempt = 0;; ++attempt) {
       FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadataPtr base, Refresh());
       FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadataPtr updated,
@@ -90,11 +92,13 @@ class SqlTableOperations final : public iceberg::TableOperations {
 
 }  // namespace
 
-SqlCatalog::SqlCatalog(std::unique_ptr<SqlCatalogStore> store, CatalogOptions options)
+SqlCatalog::SqlCatalog(std::unique_ptr<SqlCatalogStore> store, CatalogOptions options,
+                       LocationPolicy policy)
     : store_(std::move(store)),
       warehouse_(internal::StripTrailingSlash(std::move(options.warehouse))),
       io_(options.io ? std::move(options.io) : std::make_unique<io::LocalFileIO>()),
-      env_(options.env ? std::move(options.env) : iceberg::MakeSystemCommitEnvironment()) {}
+      env_(options.env ? std::move(options.env) : iceberg::MakeSystemCommitEnvironment()),
+      policy_(std::move(policy)) {}
 
 Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::string_view uri, CatalogOptions options) {
   FLOE_ASSIGN_OR_RETURN(auto store, SqlCatalogStore::Open(uri, options.name));
@@ -151,7 +155,11 @@ Result<std::unique_ptr<ChangeProbe>> SqlCatalog::OpenChangeProbe() {
 
 Result<std::unique_ptr<SqlCatalog>> SqlCatalog::Open(std::unique_ptr<SqlCatalogStore> store,
                                                      CatalogOptions options) {
-  return std::unique_ptr<SqlCatalog>(new SqlCatalog(std::move(store), std::move(options)));
+  FLOE_ASSIGN_OR_RETURN(
+      LocationPolicy policy,
+      LocationPolicy::Make(store->catalog_name(), options.warehouse, options.allowed_locations));
+  return std::unique_ptr<SqlCatalog>(
+      new SqlCatalog(std::move(store), std::move(options), std::move(policy)));
 }
 
 Result<std::vector<Namespace>> SqlCatalog::ListNamespaces(const Namespace& parent) {
@@ -159,6 +167,9 @@ Result<std::vector<Namespace>> SqlCatalog::ListNamespaces(const Namespace& paren
 }
 
 Status SqlCatalog::CreateNamespace(const Namespace& ns, const Properties& properties) {
+  // Levels become folders of the default table locations.
+  FLOE_RETURN_IF_ERROR(CheckNamespaceSegments(ns));
+  FLOE_RETURN_IF_ERROR(policy_.CheckNamespaceProperties(properties));
   return store_->CreateNamespace(ns, properties);
 }
 
@@ -179,6 +190,7 @@ Result<Properties> SqlCatalog::LoadNamespaceProperties(const Namespace& ns) {
 
 Result<NamespacePropertiesUpdate> SqlCatalog::UpdateNamespaceProperties(
     const Namespace& ns, const std::vector<std::string>& removals, const Properties& updates) {
+  FLOE_RETURN_IF_ERROR(policy_.CheckNamespaceProperties(updates));
   FLOE_ASSIGN_OR_RETURN(NamespacePropertiesChange change,
                         store_->UpdateNamespaceProperties(ns, removals, updates));
   return NamespacePropertiesUpdate{std::move(change.updated), std::move(change.removed),
@@ -196,6 +208,9 @@ Result<std::vector<TableIdentifier>> SqlCatalog::ListTables(const Namespace& ns)
 }
 
 Result<std::string> SqlCatalog::DefaultTableLocation(const TableIdentifier& id) {
+  // The name and levels are joined into the path: they must be plain segments.
+  FLOE_RETURN_IF_ERROR(CheckNamespaceSegments(id.ns));
+  FLOE_RETURN_IF_ERROR(CheckPathSegment(id.name, "table"));
   FLOE_ASSIGN_OR_RETURN(Properties properties, store_->LoadNamespaceProperties(id.ns));
   if (auto it = properties.find("location"); it != properties.end() && !it->second.empty()) {
     return internal::StripTrailingSlash(it->second) + "/" + id.name;
@@ -215,12 +230,7 @@ Result<iceberg::TableMetadataPtr> SqlCatalog::CreateTable(const TableIdentifier&
   // Fail before writing anything when the name is taken or the namespace missing.
   FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
   if (exists) return Status::AlreadyExists("table {} already exists", id.ToString());
-  std::string location;
-  if (request.location && !request.location->empty()) {
-    location = internal::StripTrailingSlash(*request.location);
-  } else {
-    FLOE_ASSIGN_OR_RETURN(location, DefaultTableLocation(id));
-  }
+  FLOE_ASSIGN_OR_RETURN(std::string location, internal::CheckedCreateLocation(*this, id, request));
   FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
                         internal::NewTableMetadata(request, std::move(location), *env_));
   return CreateWithMetadata(id, std::move(metadata));
@@ -246,12 +256,14 @@ Result<iceberg::TableMetadataPtr> SqlCatalog::CreateTableFromUpdates(
     const TableIdentifier& id, const std::vector<iceberg::TableUpdate>& updates) {
   FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
   if (exists) return Status::AlreadyExists("table {} already exists", id.ToString());
+  FLOE_RETURN_IF_ERROR(policy_.CheckTableUpdates(updates));
   FLOE_ASSIGN_OR_RETURN(
       iceberg::TableMetadata metadata,
       iceberg::TableMetadataBuilder::ApplyCreate(updates, env_->NewUuid(), env_->NowMillis()));
   if (metadata.location.empty()) {
     FLOE_ASSIGN_OR_RETURN(metadata.location, DefaultTableLocation(id));
   }
+  FLOE_RETURN_IF_ERROR(policy_.CheckTableMetadata(metadata));
   return CreateWithMetadata(id, std::move(metadata));
 }
 
@@ -264,6 +276,9 @@ Status SqlCatalog::CommitTransaction(const std::vector<TableCommit>& commits) {
                                        commits[i].id.ToString());
       }
     }
+  }
+  for (const TableCommit& commit : commits) {
+    FLOE_RETURN_IF_ERROR(policy_.CheckTableUpdates(commit.updates));
   }
   for (int attempt = 0;; ++attempt) {
     std::vector<SqlCatalogStore::PointerSwap> swaps;
@@ -358,8 +373,10 @@ Status SqlCatalog::DropTable(const TableIdentifier& id, bool purge) {
       return refreshed.status();
     }
   }
+  // A purge that may not run is refused before the pointer goes: the table stays as it was.
+  if (last) FLOE_RETURN_IF_ERROR(internal::PurgeRoot(*last, policy_).status());
   FLOE_RETURN_IF_ERROR(store_->DropTable(id.ns, id.name));
-  if (last) return DeleteTableFiles(*io_, *last);
+  if (last) return DeleteTableFiles(*io_, *last, policy_);
   return Status::OK();
 }
 
@@ -368,12 +385,37 @@ Status SqlCatalog::RenameTable(const TableIdentifier& from, const TableIdentifie
 }
 
 Result<iceberg::TableMetadataPtr> SqlCatalog::RegisterTable(const TableIdentifier& id,
-                                                            std::string_view metadata_location) {
-  FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));
-  if (exists) return Status::AlreadyExists("table {} already exists", id.ToString());
-  FLOE_ASSIGN_OR_RETURN(iceberg::TableMetadata metadata,
-                        iceberg::ReadTableMetadata(*io_, metadata_location));
-  FLOE_RETURN_IF_ERROR(store_->CreateTable(id.ns, id.name, metadata_location));
+                                                            std::string_view metadata_location,
+                                                            bool overwrite) {
+  if (metadata_location.empty()) {
+    return Status::InvalidArgument("Cannot register an empty metadata file location");
+  }
+  // Where the file is decides whether it is read at all.
+  FLOE_RETURN_IF_ERROR(policy_.Check(metadata_location, "metadata file"));
+  std::optional<std::string> replaced;
+  auto pointer = store_->LoadTable(id.ns, id.name);
+  if (pointer.ok()) {
+    if (!overwrite) return Status::AlreadyExists("table {} already exists", id.ToString());
+    replaced = pointer->metadata_location;
+  } else if (pointer.status().code() != StatusCode::kNotFound) {
+    return pointer.status();
+  } else {
+    FLOE_ASSIGN_OR_RETURN(bool exists, TableExists(id));  // kNotFound for the namespace
+    if (exists) return Status::AlreadyExists("table {} already exists", id.ToString());
+  }
+  auto read = iceberg::ReadTableMetadata(*io_, metadata_location);
+  if (!read.ok()) return internal::AsClientFileError(read.status(), metadata_location);
+  iceberg::TableMetadata metadata = std::move(*read);
+  FLOE_RETURN_IF_ERROR(policy_.CheckTableMetadata(metadata));
+  metadata.metadata_file_location = std::string(metadata_location);
+  if (replaced) {
+    // One swap from the pointer seen above: the old table stays whole until it happens, and
+    // a concurrent commit makes this a conflict instead of being lost.
+    FLOE_RETURN_IF_ERROR(
+        store_->CompareAndSwap(id.ns, id.name, *replaced, std::string(metadata_location)));
+  } else {
+    FLOE_RETURN_IF_ERROR(store_->CreateTable(id.ns, id.name, metadata_location));
+  }
   return std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
 }
 
@@ -432,6 +474,8 @@ Result<LoadedView> SqlCatalog::CreateView(const TableIdentifier& id,
   } else {
     FLOE_ASSIGN_OR_RETURN(location, DefaultTableLocation(id));
   }
+  FLOE_RETURN_IF_ERROR(policy_.Check(location, "view location"));
+  FLOE_RETURN_IF_ERROR(policy_.CheckTableProperties(request.properties));
   const int64_t now_ms = env_->NowMillis();
   iceberg::ViewVersion version;
   version.version_id = 1;
@@ -469,6 +513,13 @@ Result<LoadedView> SqlCatalog::CreateView(const TableIdentifier& id,
 Result<LoadedView> SqlCatalog::CommitView(const TableIdentifier& id,
                                           const std::vector<iceberg::ViewRequirement>& requirements,
                                           const std::vector<iceberg::ViewUpdate>& updates) {
+  for (const iceberg::ViewUpdate& update : updates) {
+    if (const auto* set = std::get_if<iceberg::update::SetLocation>(&update)) {
+      FLOE_RETURN_IF_ERROR(policy_.Check(set->location, "view location"));
+    } else if (const auto* props = std::get_if<iceberg::update::SetProperties>(&update)) {
+      FLOE_RETURN_IF_ERROR(policy_.CheckTableProperties(props->updates));
+    }
+  }
   const internal::RetryPolicy policy;
   for (int attempt = 0;; ++attempt) {
     FLOE_ASSIGN_OR_RETURN(LoadedView base, LoadView(id));
@@ -521,9 +572,13 @@ Result<LoadedView> SqlCatalog::RegisterView(const TableIdentifier& id,
   if (metadata_location.empty()) {
     return Status::InvalidArgument("Cannot register an empty metadata file location as a view");
   }
+  FLOE_RETURN_IF_ERROR(policy_.Check(metadata_location, "view metadata file"));
   FLOE_RETURN_IF_ERROR(CheckViewNameFree(id));
-  FLOE_ASSIGN_OR_RETURN(iceberg::ViewMetadata metadata,
-                        iceberg::ReadViewMetadata(*io_, metadata_location));
+  auto read = iceberg::ReadViewMetadata(*io_, metadata_location);
+  if (!read.ok()) return internal::AsClientFileError(read.status(), metadata_location);
+  iceberg::ViewMetadata metadata = std::move(*read);
+  FLOE_RETURN_IF_ERROR(policy_.Check(metadata.location, "view location"));
+  FLOE_RETURN_IF_ERROR(policy_.CheckTableProperties(metadata.properties));
   FLOE_RETURN_IF_ERROR(store_->CreateView(id.ns, id.name, metadata_location));
   return LoadedView{std::string(metadata_location),
                     std::make_shared<const iceberg::ViewMetadata>(std::move(metadata))};

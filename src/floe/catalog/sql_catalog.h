@@ -34,6 +34,7 @@ class SqlCatalog final : public Catalog {
   const std::string& name() const override { return store_->catalog_name(); }
   io::FileIO& io() override { return *io_; }
   iceberg::CommitEnvironment& env() override { return *env_; }
+  const LocationPolicy& location_policy() const override { return policy_; }
   SqlCatalogStore& store() { return *store_; }
   // SQLite: PRAGMA data_version on a connection of its own (opened with the catalog's URI).
   Result<std::unique_ptr<ChangeProbe>> OpenChangeProbe() override;
@@ -56,8 +57,11 @@ class SqlCatalog final : public Catalog {
   Result<std::string> LoadTableMetadataLocation(const TableIdentifier& id) override;
   Status DropTable(const TableIdentifier& id, bool purge) override;
   Status RenameTable(const TableIdentifier& from, const TableIdentifier& to) override;
+  // With `overwrite`: one compare-and-swap from the pointer read before the new file was
+  // read and checked (kConflict when it moved meanwhile).
   Result<iceberg::TableMetadataPtr> RegisterTable(const TableIdentifier& id,
-                                                  std::string_view metadata_location) override;
+                                                  std::string_view metadata_location,
+                                                  bool overwrite = false) override;
   Result<std::string> DefaultTableLocation(const TableIdentifier& id) override;
   Result<iceberg::TableMetadataPtr> CreateTableFromUpdates(
       const TableIdentifier& id, const std::vector<iceberg::TableUpdate>& updates) override;
@@ -85,7 +89,7 @@ class SqlCatalog final : public Catalog {
   // Fails with kAlreadyExists when a view or a table has the name (Java's messages).
   Status CheckViewNameFree(const TableIdentifier& id);
 
-  SqlCatalog(std::unique_ptr<SqlCatalogStore> store, CatalogOptions options);
+  SqlCatalog(std::unique_ptr<SqlCatalogStore> store, CatalogOptions options, LocationPolicy policy);
   // Writes `metadata` as the table's first metadata file and creates the pointer.
   Result<iceberg::TableMetadataPtr> CreateWithMetadata(const TableIdentifier& id,
                                                        iceberg::TableMetadata metadata);
@@ -95,6 +99,7 @@ class SqlCatalog final : public Catalog {
   std::string warehouse_;  // without a trailing '/'
   std::unique_ptr<io::FileIO> io_;
   std::unique_ptr<iceberg::CommitEnvironment> env_;
+  LocationPolicy policy_;
 };
 
 }  // namespace floe::catalog

@@ -479,6 +479,10 @@ Result<std::unique_ptr<Catalog>> OpenFromFlags(const CatalogFlags& flags,
   options.name = flags.name;
   options.warehouse = flags.warehouse;
   FLOE_ASSIGN_OR_RETURN(auto properties, ParseProperties(flags.properties));
+  if (auto it = properties.find(std::string(catalog::kAllowedLocationsProperty));
+      it != properties.end()) {
+    options.allowed_locations = catalog::LocationPolicy::ParseAllowedLocations(it->second);
+  }
   // The process environment is read here, at the edge (AWS_* variables).
   auto getenv = [](const char* name) { return std::getenv(name); };
   FLOE_ASSIGN_OR_RETURN(options.io, io::s3::MakeFileIO(properties, getenv, std::move(s3_metrics)));

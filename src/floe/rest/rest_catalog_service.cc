@@ -956,15 +956,8 @@ HttpResponse RestCatalogService::Route(Call& call) {
         overwrite = it->get<bool>();
       }
       TableIdentifier id{ns, *name};
-      if (overwrite) {
-        auto exists = cat.TableExists(id);
-        if (!exists.ok()) return FromStatus(exists.status(), Subject::kNamespace);
-        if (*exists) {
-          Status dropped = cat.DropTable(id, /*purge=*/false);
-          if (!dropped.ok()) return FromStatus(dropped, Subject::kTable);
-        }
-      }
-      auto metadata = cat.RegisterTable(id, *location);
+      // The catalog replaces the pointer in one swap, after reading the new file.
+      auto metadata = cat.RegisterTable(id, *location, overwrite);
       if (!metadata.ok()) {
         if (metadata.status().code() == StatusCode::kAlreadyExists) {
           return FromStatus(metadata.status(), Subject::kTable, id.ToString());

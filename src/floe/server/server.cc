@@ -117,6 +117,10 @@ Result<std::unique_ptr<catalog::Catalog>> OpenCatalogFor(
   catalog::CatalogOptions options;
   options.name = record.name;
   options.warehouse = record.warehouse;
+  if (auto it = record.properties.find(std::string(catalog::kAllowedLocationsProperty));
+      it != record.properties.end()) {
+    options.allowed_locations = catalog::LocationPolicy::ParseAllowedLocations(it->second);
+  }
   // The catalog's s3.* properties configure its FileIO (docs/storage.md).
   FLOE_ASSIGN_OR_RETURN(options.io, io::s3::MakeFileIO(record.properties, getenv,
                                                        std::move(s3_metrics), record.name));
