@@ -164,8 +164,8 @@ Result<LocationPolicy> LocationPolicy::Make(std::string catalog, std::string_vie
   auto add = [&](std::string_view root, std::string_view what) -> Status {
     auto normalized = NormalizeLocation(root);
     if (!normalized.ok()) {
-      return Status::InvalidArgument("catalog '{}': {} '{}' cannot be a root: {}",
-                                     policy.catalog_, what, root, normalized.status().message());
+      return Status::InvalidArgument("catalog '{}': {} '{}' cannot be a root: {}", policy.catalog_,
+                                     what, root, normalized.status().message());
     }
     if (normalized->segments.empty() && normalized->scheme == "file") {
       return Status::InvalidArgument("catalog '{}': {} '/' would allow the whole file system",
@@ -214,8 +214,8 @@ Status LocationPolicy::Check(std::string_view location, std::string_view what) c
   }
   if (roots_.empty()) {
     return Status::PermissionDenied(
-        "{} '{}' is not allowed: catalog '{}' has no warehouse and no {} property", what,
-        location, catalog_, kAllowedLocationsProperty);
+        "{} '{}' is not allowed: catalog '{}' has no warehouse and no {} property", what, location,
+        catalog_, kAllowedLocationsProperty);
   }
   return Status::PermissionDenied(
       "{} '{}' is outside the allowed locations of catalog '{}' (its warehouse and {})", what,
@@ -284,8 +284,8 @@ Status CheckPathSegment(std::string_view name, std::string_view what) {
   for (char c : name) {
     if (c == '/' || c == '\\' || static_cast<unsigned char>(c) < 0x20 || c == 0x7f) {
       // The name is not echoed: it may hold control characters.
-      return Status::InvalidArgument(
-          "a {} name cannot contain '/', '\\' or control characters", what);
+      return Status::InvalidArgument("a {} name cannot contain '/', '\\' or control characters",
+                                     what);
     }
   }
   return Status::OK();

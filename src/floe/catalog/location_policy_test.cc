@@ -52,7 +52,8 @@ const Case kCases[] = {
     {"/srv/wh/%2e%2e/etc", false, "'..'"},
     {"/srv/wh/%2E%2E/etc", false, "'..'"},
     {"/srv/wh%2f..%2fetc", false, "'..'"},
-    {"/srv/wh%2fx", false, "outside"},  // a decoder reads /srv/wh/x, a file system wh%2fx: not under /srv/wh
+    {"/srv/wh%2fx", false,
+     "outside"},  // a decoder reads /srv/wh/x, a file system wh%2fx: not under /srv/wh
     {"/srv/wh/a%00b", false, "control"},
     {"/srv/wh/a\nb", false, "control"},
     // Relative paths and schemes floe cannot serve.
@@ -147,8 +148,7 @@ TEST(LocationPolicy, TableUpdatesAndProperties) {
                    kPermissionDenied);
   FLOE_EXPECT_CODE(policy.CheckTableUpdates({iceberg::update::SetLocation{"/wh/../x"}}),
                    kPermissionDenied);
-  FLOE_EXPECT_CODE(policy.CheckNamespaceProperties({{"location", "/tmp/ns"}}),
-                   kPermissionDenied);
+  FLOE_EXPECT_CODE(policy.CheckNamespaceProperties({{"location", "/tmp/ns"}}), kPermissionDenied);
   FLOE_EXPECT_OK(policy.CheckNamespaceProperties({{"location", "/wh/ns"}, {"k", "v"}}));
 }
 
@@ -156,9 +156,9 @@ TEST(PathSegments, UnsafeNamesRefused) {
   for (const char* name : {"t", "odd name", "k+2", "..x", "a.b", "ünïcode"}) {
     EXPECT_TRUE(CheckPathSegment(name, "table").ok()) << name;
   }
-  for (std::string name : {std::string(""), std::string("."), std::string(".."),
-                           std::string("a/b"), std::string("a\\b"), std::string("a\0b", 3),
-                           std::string("a\nb"), std::string("\x7f")}) {
+  for (std::string name :
+       {std::string(""), std::string("."), std::string(".."), std::string("a/b"),
+        std::string("a\\b"), std::string("a\0b", 3), std::string("a\nb"), std::string("\x7f")}) {
     FLOE_EXPECT_CODE(CheckPathSegment(name, "table"), kInvalidArgument);
   }
   FLOE_EXPECT_CODE(CheckNamespaceSegments(Namespace{{"ok", ".."}}), kInvalidArgument);
