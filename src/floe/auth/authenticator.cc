@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <charconv>
@@ -73,7 +74,73 @@ http::HttpResponse OAuthError(int status, std::string_view error, std::string_vi
   return response;
 }
 
+// The address part of "ip:port" (IPv6 addresses contain ':' themselves).
+std::string_view PeerAddress(std::string_view remote) {
+  size_t colon = remote.rfind(':');
+  return colon == std::string_view::npos ? remote : remote.substr(0, colon);
+}
+
+Status CheckScram(const Principal& p, const std::optional<ScramCredential>& c, size_t digest,
+                  std::string_view mechanism) {
+  if (!c) return Status::OK();
+  if (c->salt.empty() || c->iterations < 4096 || c->iterations > 16384 ||
+      c->stored_key.size() != digest || c->server_key.size() != digest) {
+    return Status::InvalidArgument(
+        "principal '{}': the {} credential needs a salt, 4096..16384 iterations and {}-byte keys",
+        p.name, mechanism, digest);
+  }
+  return Status::OK();
+}
+
+// 429 for a throttled client (RFC 6585 §4), with the wait in whole seconds, at least one.
+http::HttpResponse TooManyAttempts(int64_t wait_ms, const Status& why) {
+  http::HttpResponse response = OAuthError(429, "invalid_client", why.message());
+  response.headers.emplace_back("Retry-After",
+                                std::to_string(std::max<int64_t>(1, (wait_ms + 999) / 1000)));
+  return response;
+}
+
 }  // namespace
+
+FailureThrottle::FailureThrottle(int32_t burst, int64_t refill_ms, size_t max_keys)
+    : burst_(std::max<int32_t>(burst, 1)),
+      refill_ms_(std::max<int64_t>(refill_ms, 1)),
+      max_keys_(std::max<size_t>(max_keys, 1)) {}
+
+int64_t FailureThrottle::WaitMs(std::string_view key, int64_t now_ms) const {
+  std::lock_guard lock(mutex_);
+  auto it = tat_.find(std::string(key));
+  if (it == tat_.end()) return 0;
+  // `burst` failures outstanding make the next attempt wait until one has drained.
+  int64_t wait = it->second - now_ms - (burst_ - 1) * refill_ms_;
+  return wait > 0 ? wait : 0;
+}
+
+void FailureThrottle::RecordFailure(std::string_view key, int64_t now_ms) {
+  std::lock_guard lock(mutex_);
+  auto it = tat_.find(std::string(key));
+  if (it == tat_.end()) {
+    if (tat_.size() >= max_keys_) {
+      // Drained keys are as good as absent; if none is, forget the one nearest to draining
+      // (an attacker cycling through ids can only push out the ids it made itself longest
+      // ago, and the per-peer count still holds it back).
+      std::erase_if(tat_, [&](const auto& entry) { return entry.second <= now_ms; });
+      if (tat_.size() >= max_keys_) {
+        auto oldest = std::min_element(tat_.begin(), tat_.end(), [](const auto& a, const auto& b) {
+          return a.second < b.second;
+        });
+        tat_.erase(oldest);
+      }
+    }
+    it = tat_.emplace(std::string(key), now_ms).first;
+  }
+  it->second = std::max(it->second, now_ms) + refill_ms_;
+}
+
+size_t FailureThrottle::size() const {
+  std::lock_guard lock(mutex_);
+  return tat_.size();
+}
 
 Result<Access> ParseAccess(std::string_view text) {
   if (text == "none") return Access::kNone;
@@ -94,14 +161,21 @@ Result<std::unique_ptr<Authenticator>> Authenticator::Make(AuthConfig config, st
   auth->config_ = std::move(config);
   auth->key_ = std::move(token_key);
   auth->now_ms_ = std::move(now_ms);
+  const AuthThrottleConfig& t = auth->config_.throttle;
+  auth->client_failures_ =
+      std::make_unique<FailureThrottle>(t.client_burst, t.refill_ms, t.max_keys);
+  auth->peer_failures_ = std::make_unique<FailureThrottle>(t.peer_burst, t.refill_ms, t.max_keys);
   for (const Principal& p : auth->config_.principals) {
     if (p.name.empty()) return Status::InvalidArgument("a principal has an empty name");
     if (!auth->by_name_.emplace(p.name, &p).second) {
       return Status::InvalidArgument("principal '{}' is defined twice", p.name);
     }
-    if (p.secret_sha256.empty() && p.token_sha256s.empty()) {
-      return Status::InvalidArgument("principal '{}' has neither a secret nor a token", p.name);
+    if (p.secret_sha256.empty() && p.token_sha256s.empty() && !p.scram_sha256 && !p.scram_sha512) {
+      return Status::InvalidArgument(
+          "principal '{}' has no credential (secret, token or SCRAM credential)", p.name);
     }
+    FLOE_RETURN_IF_ERROR(CheckScram(p, p.scram_sha256, 32, "SCRAM-SHA-256"));
+    FLOE_RETURN_IF_ERROR(CheckScram(p, p.scram_sha512, 64, "SCRAM-SHA-512"));
     if (!p.secret_sha256.empty() && p.secret_sha256.size() != kSha256Bytes) {
       return Status::InvalidArgument("principal '{}': a secret hash is {} bytes", p.name,
                                      kSha256Bytes);
@@ -196,9 +270,9 @@ Status Authenticator::Authorize(const Principal& principal, std::string_view cat
 // Client authentication (RFC 6749 §2.3.1): HTTP Basic, else client_id and client_secret in
 // the body. Returns nullptr (and *sent false) when the request carries neither.
 Result<const Principal*> Authenticator::AuthenticateClient(
-    const http::HttpRequest& request, const std::map<std::string, std::string>& form,
-    bool* sent) const {
-  std::string id;
+    const http::HttpRequest& request, const std::map<std::string, std::string>& form, bool* sent,
+    std::string* client_id) const {
+  std::string& id = *client_id;
   std::string secret;
   if (std::optional<std::string_view> basic = Credentials(request, "Basic")) {
     // Iceberg Java sends base64("id:secret") without the form-encoding the RFC asks for, so
@@ -226,15 +300,53 @@ Result<const Principal*> Authenticator::AuthenticateClient(
     secret = secret_it->second;
   }
   *sent = true;
-  auto it = by_name_.find(id);
-  const Principal* principal = it == by_name_.end() ? nullptr : it->second;
-  // Hash and compare for unknown clients too, so timing does not tell which ids exist.
+  return AuthenticateSecret(id, secret, PeerAddress(request.remote));
+}
+
+const Principal* Authenticator::FindPrincipal(std::string_view name) const {
+  auto it = by_name_.find(name);
+  return it == by_name_.end() ? nullptr : it->second;
+}
+
+std::string Authenticator::FakeScramSalt(std::string_view name, std::string_view mechanism) const {
+  return HmacSha256(key_, fmt::format("scram-salt\n{}\n{}", mechanism, name)).substr(0, 16);
+}
+
+int64_t Authenticator::ThrottleWaitMs(std::string_view client_id, std::string_view peer) const {
+  int64_t now = now_ms_();
+  int64_t wait = client_id.empty() ? 0 : client_failures_->WaitMs(client_id, now);
+  if (!peer.empty()) wait = std::max(wait, peer_failures_->WaitMs(peer, now));
+  return wait;
+}
+
+void Authenticator::RecordFailure(std::string_view client_id, std::string_view peer) const {
+  int64_t now = now_ms_();
+  if (!client_id.empty()) client_failures_->RecordFailure(client_id, now);
+  if (!peer.empty()) peer_failures_->RecordFailure(peer, now);
+}
+
+Status Authenticator::CheckThrottle(std::string_view client_id, std::string_view peer) const {
+  int64_t wait = ThrottleWaitMs(client_id, peer);
+  if (wait == 0) return Status::OK();
+  return Status::ResourceExhausted("too many failed authentication attempts; retry after {} s",
+                                   (wait + 999) / 1000);
+}
+
+Result<const Principal*> Authenticator::AuthenticateSecret(std::string_view client_id,
+                                                           std::string_view secret,
+                                                           std::string_view peer) const {
+  // Refused unchecked while throttled, for known and unknown ids alike.
+  FLOE_RETURN_IF_ERROR(CheckThrottle(client_id, peer));
+  const Principal* principal = FindPrincipal(client_id);
+  // Hash and compare for unknown clients too, against a dummy hash, so timing does not tell
+  // which ids exist.
   static const std::string kNoSecret(kSha256Bytes, '\0');
   const std::string& expected = principal != nullptr && !principal->secret_sha256.empty()
                                     ? principal->secret_sha256
                                     : kNoSecret;
   bool match = ConstantTimeEquals(Sha256(secret), expected);
   if (principal == nullptr || principal->secret_sha256.empty() || !match) {
+    RecordFailure(client_id, peer);
     return Status::Unauthenticated("unknown client or incorrect secret");
   }
   return principal;
@@ -254,8 +366,15 @@ http::HttpResponse Authenticator::HandleTokenRequest(const http::HttpRequest& re
     }
   }
   bool sent_client = false;
-  auto client = AuthenticateClient(request, form, &sent_client);
-  if (!client.ok()) return OAuthError(401, "invalid_client", client.status().message());
+  std::string client_id;
+  auto client = AuthenticateClient(request, form, &sent_client, &client_id);
+  if (!client.ok()) {
+    if (client.status().code() == StatusCode::kResourceExhausted) {
+      return TooManyAttempts(ThrottleWaitMs(client_id, PeerAddress(request.remote)),
+                             client.status());
+    }
+    return OAuthError(401, "invalid_client", client.status().message());
+  }
 
   auto grant = form.find("grant_type");
   if (grant == form.end()) return OAuthError(400, "invalid_request", "grant_type is missing");
@@ -270,8 +389,16 @@ http::HttpResponse Authenticator::HandleTokenRequest(const http::HttpRequest& re
     }
     // Authenticated clients may renew their own expired token (Iceberg Java does so with
     // Basic credentials once a token has lapsed); anyone else needs a token still valid.
+    // Guessing subject tokens is throttled per peer like guessing secrets.
+    std::string_view peer = PeerAddress(request.remote);
+    if (Status throttled = CheckThrottle({}, peer); !throttled.ok()) {
+      return TooManyAttempts(ThrottleWaitMs({}, peer), throttled);
+    }
     auto verified = VerifyToken(subject->second, /*allow_expired=*/sent_client);
-    if (!verified.ok()) return OAuthError(400, "invalid_grant", verified.status().message());
+    if (!verified.ok()) {
+      RecordFailure({}, peer);
+      return OAuthError(400, "invalid_grant", verified.status().message());
+    }
     if (sent_client && *verified != *client) {
       return OAuthError(400, "invalid_grant", "the subject token belongs to another client");
     }

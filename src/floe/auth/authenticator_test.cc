@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/auth/crypto.h"
+#include "floe/base/testing.h"
 
 namespace floe::auth {
 namespace {
@@ -127,6 +128,74 @@ TEST_F(AuthenticatorTest, BadClientCredentialsAre401InvalidClientWithoutEchoingT
     EXPECT_EQ(response.body.find("wrong"), std::string::npos) << response.body;
     EXPECT_TRUE(response.principal.empty());
   }
+}
+
+// The Retry-After header of a response, or -1.
+int RetryAfter(const http::HttpResponse& response) {
+  for (const auto& [name, value] : response.headers) {
+    if (name == "Retry-After") return std::stoi(value);
+  }
+  return -1;
+}
+
+TEST_F(AuthenticatorTest, FailedAttemptsPerClientIdAreThrottledWith429) {
+  // Defaults: 5 failures per client id pass, then one per 2 s.
+  auto attempt = [&](std::string_view id, std::string_view secret, std::string remote) {
+    http::HttpRequest r = TokenRequest(
+        fmt::format("grant_type=client_credentials&client_id={}&client_secret={}", id, secret));
+    r.remote = std::move(remote);
+    return auth_->HandleTokenRequest(r);
+  };
+  // Each from its own address, so that only the per-id count applies.
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(attempt("etl", "wrong", fmt::format("10.0.0.{}:5000", i)).status, 401);
+  }
+  http::HttpResponse throttled = attempt("etl", "etl-secret", "10.0.1.1:5000");
+  EXPECT_EQ(OAuthErrorOf(throttled, 429), "invalid_client");
+  EXPECT_EQ(RetryAfter(throttled), 2);
+  // Unknown ids are throttled the same way, and others are not held back.
+  for (int i = 0; i < 5; ++i) {
+    EXPECT_EQ(attempt("nobody", "wrong", fmt::format("10.0.2.{}:5000", i)).status, 401);
+  }
+  EXPECT_EQ(attempt("nobody", "wrong", "10.0.3.1:5000").status, 429);
+  now_ms_ += 2000;
+  EXPECT_EQ(attempt("etl", "etl-secret", "10.0.1.1:5000").status, 200);
+  FLOE_EXPECT_CODE(auth_->AuthenticateSecret("etl", "bad", "10.9.9.9").status(), kUnauthenticated);
+  FLOE_EXPECT_CODE(auth_->AuthenticateSecret("etl", "etl-secret", "10.9.9.9").status(),
+                   kResourceExhausted);
+}
+
+TEST_F(AuthenticatorTest, FailedAttemptsPerPeerAreThrottled) {
+  // 20 failures from one address over different ids, then 429 for any id from it.
+  for (int i = 0; i < 20; ++i) {
+    http::HttpRequest r = TokenRequest(
+        fmt::format("grant_type=client_credentials&client_id=guess{}&client_secret=x", i));
+    r.remote = "[::1]:4000";
+    EXPECT_EQ(auth_->HandleTokenRequest(r).status, 401);
+  }
+  http::HttpRequest r =
+      TokenRequest("grant_type=client_credentials&client_id=etl&client_secret=etl-secret");
+  r.remote = "[::1]:4001";  // another port of the same peer
+  http::HttpResponse throttled = auth_->HandleTokenRequest(r);
+  EXPECT_EQ(throttled.status, 429);
+  EXPECT_GE(RetryAfter(throttled), 1);
+  r.remote = "127.0.0.2:4001";
+  EXPECT_EQ(auth_->HandleTokenRequest(r).status, 200);
+  // Guessed subject tokens count against the peer too.
+  http::HttpRequest exchange = TokenRequest(
+      "grant_type=urn:ietf:params:oauth:grant-type:token-exchange&subject_token=floe1.x.1.ab");
+  exchange.remote = "[::1]:4002";
+  EXPECT_EQ(auth_->HandleTokenRequest(exchange).status, 429);
+}
+
+TEST(FailureThrottle, MemoryIsBounded) {
+  FailureThrottle throttle(2, 1000, 100);
+  for (int i = 0; i < 10000; ++i) throttle.RecordFailure(fmt::format("id{}", i), 0);
+  EXPECT_LE(throttle.size(), 100u);
+  // The newest keys are still counted.
+  throttle.RecordFailure("id9999", 0);
+  EXPECT_EQ(throttle.WaitMs("id9999", 0), 1000);
+  EXPECT_EQ(throttle.WaitMs("never", 0), 0);
 }
 
 TEST_F(AuthenticatorTest, MalformedTokenRequestsAre400) {

@@ -34,6 +34,53 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
   return out;
 }
 
+namespace {
+const EVP_MD* Md(HashAlgorithm algorithm) {
+  return algorithm == HashAlgorithm::kSha512 ? EVP_sha512() : EVP_sha256();
+}
+}  // namespace
+
+size_t DigestBytes(HashAlgorithm algorithm) {
+  return algorithm == HashAlgorithm::kSha512 ? 64 : 32;
+}
+
+std::string Hash(HashAlgorithm algorithm, std::string_view data) {
+  std::string out(DigestBytes(algorithm), '\0');
+  if (algorithm == HashAlgorithm::kSha512) {
+    SHA512(Bytes(data), data.size(), reinterpret_cast<unsigned char*>(out.data()));
+  } else {
+    SHA256(Bytes(data), data.size(), reinterpret_cast<unsigned char*>(out.data()));
+  }
+  return out;
+}
+
+std::string Hmac(HashAlgorithm algorithm, std::string_view key, std::string_view data) {
+  std::string out(DigestBytes(algorithm), '\0');
+  unsigned int length = 0;
+  // Keys are digests or passwords bounded by the SASL message size, far below INT_MAX.
+  HMAC(Md(algorithm), key.data(), static_cast<int>(key.size()), Bytes(data), data.size(),
+       reinterpret_cast<unsigned char*>(out.data()), &length);
+  out.resize(length);
+  return out;
+}
+
+Result<std::string> Pbkdf2(HashAlgorithm algorithm, std::string_view password,
+                           std::string_view salt, int iterations) {
+  if (iterations < 1) return Status::InvalidArgument("PBKDF2 needs at least one iteration");
+  if (password.size() > static_cast<size_t>(std::numeric_limits<int>::max()) ||
+      salt.size() > static_cast<size_t>(std::numeric_limits<int>::max())) {
+    return Status::InvalidArgument("PBKDF2 input too long");
+  }
+  std::string out(DigestBytes(algorithm), '\0');
+  if (PKCS5_PBKDF2_HMAC(password.data(), static_cast<int>(password.size()), Bytes(salt),
+                        static_cast<int>(salt.size()), iterations, Md(algorithm),
+                        static_cast<int>(out.size()),
+                        reinterpret_cast<unsigned char*>(out.data())) != 1) {
+    return Status::Internal("PBKDF2 failed");
+  }
+  return out;
+}
+
 bool ConstantTimeEquals(std::string_view a, std::string_view b) {
   if (a.size() != b.size()) return false;
   return CRYPTO_memcmp(a.data(), b.data(), a.size()) == 0;
@@ -98,6 +145,31 @@ Result<std::string> Base64Decode(std::string_view text) {
   if (n < 0 || static_cast<size_t>(n) < padding) return Status::InvalidArgument("malformed base64");
   // EVP_DecodeBlock counts the zero bytes the padding stands for.
   out.resize(static_cast<size_t>(n) - padding);
+  return out;
+}
+
+std::string Base64Encode(std::string_view bytes) {
+  static constexpr char kAlphabet[] =
+      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  out.reserve((bytes.size() + 2) / 3 * 4);
+  size_t i = 0;
+  for (; i + 3 <= bytes.size(); i += 3) {
+    uint32_t v = static_cast<uint8_t>(bytes[i]) << 16 | static_cast<uint8_t>(bytes[i + 1]) << 8 |
+                 static_cast<uint8_t>(bytes[i + 2]);
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += kAlphabet[(v >> 6) & 63];
+    out += kAlphabet[v & 63];
+  }
+  if (size_t rest = bytes.size() - i; rest > 0) {
+    uint32_t v = static_cast<uint8_t>(bytes[i]) << 16;
+    if (rest == 2) v |= static_cast<uint8_t>(bytes[i + 1]) << 8;
+    out += kAlphabet[v >> 18];
+    out += kAlphabet[(v >> 12) & 63];
+    out += rest == 2 ? kAlphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
   return out;
 }
 
