@@ -110,8 +110,7 @@ std::string_view SaslMechanismName(SaslMechanism mechanism) {
 }
 
 HashAlgorithm ScramHash(SaslMechanism mechanism) {
-  return mechanism == SaslMechanism::kScramSha512 ? HashAlgorithm::kSha512
-                                                  : HashAlgorithm::kSha256;
+  return mechanism == SaslMechanism::kScramSha512 ? HashAlgorithm::kSha512 : HashAlgorithm::kSha256;
 }
 
 Result<PlainMessage> ParsePlainMessage(std::string_view message) {
@@ -312,15 +311,15 @@ Result<std::string> SaslServer::StepScramFirst(std::string_view message) {
     // password (RFC 5802 §9).
     scram_principal_ = nullptr;
     scram_credential_ = ScramCredential();
-    scram_credential_.salt = authenticator_->FakeScramSalt(first.username,
-                                                           SaslMechanismName(mechanism_));
+    scram_credential_.salt =
+        authenticator_->FakeScramSalt(first.username, SaslMechanismName(mechanism_));
     scram_credential_.iterations = kScramMinIterations;
   }
   FLOE_ASSIGN_OR_RETURN(std::string server_nonce, nonce_());
   scram_nonce_ = first.nonce + server_nonce;
-  std::string server_first = fmt::format("r={},s={},i={}", scram_nonce_,
-                                         Base64Encode(scram_credential_.salt),
-                                         scram_credential_.iterations);
+  std::string server_first =
+      fmt::format("r={},s={},i={}", scram_nonce_, Base64Encode(scram_credential_.salt),
+                  scram_credential_.iterations);
   scram_auth_prefix_ = first.bare + "," + server_first;
   state_ = State::kScramFinal;
   return server_first;

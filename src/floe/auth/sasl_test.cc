@@ -46,8 +46,8 @@ class SaslTest : public ::testing::Test {
     other.name = "other";
     other.secret_sha256 = Sha256("other-secret");
     config.principals.push_back(other);
-    FLOE_ASSERT_OK_AND_ASSIGN(auth_, Authenticator::Make(config, std::string(32, 'k'),
-                                                         [this] { return now_ms_; }));
+    FLOE_ASSERT_OK_AND_ASSIGN(
+        auth_, Authenticator::Make(config, std::string(32, 'k'), [this] { return now_ms_; }));
   }
 
   SaslServer Server(SaslMechanism mechanism, std::string_view server_nonce = kRfcServerNonce) {
@@ -67,10 +67,12 @@ TEST_F(SaslTest, ScramCredentialMatchesPythonHashlib) {
             "WG5d8oPm3OtcPnkdi4Uo7BkeZkBFzpcXkuLmtbsT4qY=");
   EXPECT_EQ(Base64Encode(user->scram_sha256->server_key),
             "wfPLwcE6nTWhTAmQ7tl2KeoiWGPlZqQxSrmfPwDl2dU=");
-  EXPECT_EQ(Base64Encode(user->scram_sha512->stored_key),
-            "6AAub3065EYRmyFpM2RNwqK+eGnrkYuEWbXn19LsEmBqzu8QaCXNc1FwpnX9NhH2hK/60dzj9DoO5DvVkOHbvg==");
-  EXPECT_EQ(Base64Encode(user->scram_sha512->server_key),
-            "jZHbYjC1aHh0/hKbxyBuGFjDrgjgKTT1esA7awWiKcRZ0o/0b1yWEebBeSVkkCFewf91nLDfKF24mvD5nmE6rA==");
+  EXPECT_EQ(
+      Base64Encode(user->scram_sha512->stored_key),
+      "6AAub3065EYRmyFpM2RNwqK+eGnrkYuEWbXn19LsEmBqzu8QaCXNc1FwpnX9NhH2hK/60dzj9DoO5DvVkOHbvg==");
+  EXPECT_EQ(
+      Base64Encode(user->scram_sha512->server_key),
+      "jZHbYjC1aHh0/hKbxyBuGFjDrgjgKTT1esA7awWiKcRZ0o/0b1yWEebBeSVkkCFewf91nLDfKF24mvD5nmE6rA==");
   FLOE_EXPECT_CODE(ComputeScramCredential(HashAlgorithm::kSha256, "p", "salt", 4095).status(),
                    kInvalidArgument);
   FLOE_EXPECT_CODE(ComputeScramCredential(HashAlgorithm::kSha256, "p", "", 4096).status(),
@@ -98,9 +100,10 @@ TEST_F(SaslTest, ScramSha512ExchangeComputedWithPython) {
       std::string server_final,
       server.Step("c=biws,r=clientnonce512servernonce,p=kbgdkPDVKHp6tDmRK7tZZ/vvpvupbEnMx82p9FmRX29"
                   "i6sseHzOPVtDweYLvnyrI7ztcqVQoD8Jcdapml98mWA=="));
-  EXPECT_EQ(server_final,
-            "v=mzORNY26VenLbfDIsK7osOvxtvMbsjoxXRugENb89pAq7dmLBpmew7ciWWmDICuGOK18ThYPq1z5m/iL56P3KA"
-            "==");
+  EXPECT_EQ(
+      server_final,
+      "v=mzORNY26VenLbfDIsK7osOvxtvMbsjoxXRugENb89pAq7dmLBpmew7ciWWmDICuGOK18ThYPq1z5m/iL56P3KA"
+      "==");
   EXPECT_TRUE(server.complete());
 }
 
@@ -109,7 +112,8 @@ TEST_F(SaslTest, ScramWrongProofNonceOrBindingFails) {
   wrong_proof[wrong_proof.size() - 3] ^= 1;  // still base64, another proof
   for (const std::string& final_message :
        {wrong_proof,
-        std::string("c=biws,r=rOprNGfwEbeRWgbNEkqOother,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="),
+        std::string(
+            "c=biws,r=rOprNGfwEbeRWgbNEkqOother,p=dHzbZapWIk4jUhN+Ute9ytag9zjfMHgsqmmiz7AndVQ="),
         std::string("c=eSws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=dHzbZapWIk4jUhN+"
                     "Ute9ytag9zjfMHgsqmmiz7AndVQ=")}) {
     SaslServer server = Server(SaslMechanism::kScramSha256);
@@ -147,8 +151,9 @@ TEST_F(SaslTest, ScramThrottlesAfterTheBurst) {
   for (int i = 0; i < 3; ++i) {
     SaslServer s = Server(SaslMechanism::kScramSha256);
     FLOE_ASSERT_OK(s.Step(kRfcClientFirst).status());
-    EXPECT_THAT(s.Step("c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=AAAA").status(),
-                IsError(StatusCode::kUnauthenticated));
+    EXPECT_THAT(
+        s.Step("c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0,p=AAAA").status(),
+        IsError(StatusCode::kUnauthenticated));
   }
   // Even the right proof is refused now, unchecked.
   SaslServer s = Server(SaslMechanism::kScramSha256);
@@ -169,9 +174,9 @@ TEST_F(SaslTest, ParseScramMessages) {
   EXPECT_EQ(first.nonce, "xyz");
   EXPECT_EQ(first.extensions.at("ext"), "1");
   EXPECT_EQ(first.bare, "n=a=3Db=2Cc,r=xyz,ext=1");
-  for (std::string_view bad : {"", "n,,", "p=tls-unique,,n=u,r=x", "n,,n=,r=x", "n,,n=u=4,r=x",
-                               "n,,r=x,n=u", "n,,n=u,r=", "n,,n=u,r=a\x7f", "n,,m=x,n=u,r=x",
-                               "n,,n=u,r=x,=v", "n,,n=u,r=x,e=1,e=2"}) {
+  for (std::string_view bad :
+       {"", "n,,", "p=tls-unique,,n=u,r=x", "n,,n=,r=x", "n,,n=u=4,r=x", "n,,r=x,n=u",
+        "n,,n=u,r=", "n,,n=u,r=a\x7f", "n,,m=x,n=u,r=x", "n,,n=u,r=x,=v", "n,,n=u,r=x,e=1,e=2"}) {
     EXPECT_THAT(ParseScramClientFirst(bad).status(), IsError(StatusCode::kInvalidArgument)) << bad;
   }
   FLOE_ASSERT_OK_AND_ASSIGN(ScramClientFinal final_message, ParseScramClientFinal(kRfcClientFinal));
@@ -219,8 +224,9 @@ TEST_F(SaslTest, OAuthBearer) {
   const Principal* user = auth_->FindPrincipal("user");
   std::string token = auth_->IssueToken(*user);
   SaslServer ok = Server(SaslMechanism::kOAuthBearer);
-  FLOE_ASSERT_OK_AND_ASSIGN(std::string reply,
-                            ok.Step("n,,\x01" "auth=Bearer " + token + "\x01\x01"));
+  FLOE_ASSERT_OK_AND_ASSIGN(std::string reply, ok.Step("n,,\x01"
+                                                       "auth=Bearer " +
+                                                       token + "\x01\x01"));
   EXPECT_EQ(reply, "");
   ASSERT_TRUE(ok.complete());
   EXPECT_EQ(ok.principal()->name, "user");
@@ -228,11 +234,19 @@ TEST_F(SaslTest, OAuthBearer) {
   SaslServer forged = Server(SaslMechanism::kOAuthBearer);
   std::string bad_token = token;
   bad_token.back() = bad_token.back() == '0' ? '1' : '0';
-  EXPECT_THAT(forged.Step("n,,\x01" "auth=Bearer " + bad_token + "\x01\x01").status(),
+  EXPECT_THAT(forged
+                  .Step("n,,\x01"
+                        "auth=Bearer " +
+                        bad_token + "\x01\x01")
+                  .status(),
               IsError(StatusCode::kUnauthenticated));
   now_ms_ += 3600 * 1000 + 1000;
   SaslServer expired = Server(SaslMechanism::kOAuthBearer);
-  EXPECT_THAT(expired.Step("n,,\x01" "auth=Bearer " + token + "\x01\x01").status(),
+  EXPECT_THAT(expired
+                  .Step("n,,\x01"
+                        "auth=Bearer " +
+                        token + "\x01\x01")
+                  .status(),
               IsError(StatusCode::kUnauthenticated));
 
   // RFC 7628 §3.1 shapes, with an authzid and Kafka-style extensions.
@@ -244,11 +258,23 @@ TEST_F(SaslTest, OAuthBearer) {
   EXPECT_EQ(initial.token, "vF9dft4qmTc2Nvb3RlckBhbHRhdmlzdGEuY29tCg==");
   EXPECT_EQ(initial.extensions.at("host"), "server.example.com");
   EXPECT_EQ(initial.extensions.at("port"), "143");
-  for (std::string_view bad :
-       {"", "n,,", "n,,\x01\x01", "n,,\x01" "auth=Bearer x\x01", "n,,\x01" "auth=Basic x\x01\x01",
-        "n,,\x01" "auth=Bearer \x01\x01", "n,,\x01" "host=x\x01\x01",
-        "n,,\x01" "auth=Bearer x\x01" "auth=Bearer y\x01\x01", "n,,\x01" "a1=b\x01\x01",
-        "n,,\x01" "auth=Bearer x\x01" "k=\x02\x01\x01"}) {
+  for (std::string_view bad : {"", "n,,", "n,,\x01\x01",
+                               "n,,\x01"
+                               "auth=Bearer x\x01",
+                               "n,,\x01"
+                               "auth=Basic x\x01\x01",
+                               "n,,\x01"
+                               "auth=Bearer \x01\x01",
+                               "n,,\x01"
+                               "host=x\x01\x01",
+                               "n,,\x01"
+                               "auth=Bearer x\x01"
+                               "auth=Bearer y\x01\x01",
+                               "n,,\x01"
+                               "a1=b\x01\x01",
+                               "n,,\x01"
+                               "auth=Bearer x\x01"
+                               "k=\x02\x01\x01"}) {
     EXPECT_THAT(ParseOAuthBearerInitial(bad).status(), IsError(StatusCode::kInvalidArgument))
         << bad;
   }
