@@ -2,10 +2,8 @@
 management API, /health), the schema registry and the Kafka endpoint, with a CA and
 certificates made here by `cryptography`. The peers are pyiceberg, urllib / requests,
 confluent-kafka (librdkafka), kcat and the openssl CLI; each test asserts the refusal or the
-round trip *and* that the server still answers.
-
-SASL_SSL: `kafka_conf(..., protocol="SASL_SSL", **{"sasl.mechanism": ...})` adds the SASL half
-to the same client settings once the broker speaks SASL."""
+round trip *and* that the server still answers. SASL_SSL (SCRAM over TLS) is at the end; the
+other SASL cases are in test_listener_auth.py."""
 
 from __future__ import annotations
 
@@ -442,3 +440,51 @@ def test_sighup_reloads_certificates_for_new_connections(floe, pki, tmp_path):
         assert "SIGHUP: http TLS reloaded" in log
         assert KEY_PASSWORD not in log and "PRIVATE KEY" not in log
         assert server.stop() == 0
+
+
+# --- SASL_SSL ---------------------------------------------------------------------------------
+
+SASL_PASSWORD = "sasl-ssl-scram-pw-71"
+
+
+@pytest.fixture(scope="module")
+def sasl_ssl_server(floe, pki, server_cert, tmp_path_factory):
+    made = subprocess.run([str(floe.path), "auth", "scram-credential", "--mechanism",
+                           "SCRAM-SHA-512"], input=SASL_PASSWORD + "\n", capture_output=True,
+                          text=True, timeout=60)
+    assert made.returncode == 0, made.stderr
+    fields = dict(line.strip().split(": ", 1) for line in made.stdout.splitlines()[1:])
+    fields["iterations"] = int(fields["iterations"])
+    config = tls_config(server_cert, pki)
+    config["auth"] = {"enabled": True, "principals": {"etl": {
+        "scram-sha-512": fields, "catalogs": {"default": "write"}}}}
+    with FloeServer(floe.path, tmp_path_factory.mktemp("sasl-ssl") / "data", kafka=True,
+                    config=config, ssl_context=client_context(pki)) as server:
+        yield server
+
+
+def test_confluent_kafka_sasl_ssl_with_scram(sasl_ssl_server, pki):
+    conf = kafka_conf(sasl_ssl_server, pki, protocol="SASL_SSL",
+                      **{"sasl.mechanism": "SCRAM-SHA-512", "sasl.username": "etl",
+                         "sasl.password": SASL_PASSWORD})
+    values = [f"sasl-ssl-{i}".encode() for i in range(10)]
+    produce(conf, "sasl-ssl-topic", values)
+    assert consume(conf, "sasl-ssl-topic", len(values)) == values
+    # SSL without SASL: the TLS handshake succeeds, then the connection is closed.
+    with pytest.raises(KafkaException):
+        Producer({**kafka_conf(sasl_ssl_server, pki), "socket.timeout.ms": 3000}
+                 ).list_topics(timeout=4)
+
+
+def test_kcat_sasl_ssl_with_scram(sasl_ssl_server, pki):
+    common = ["kcat", "-b", sasl_ssl_server.kafka_bootstrap, "-X", "security.protocol=sasl_ssl",
+              "-X", f"ssl.ca.location={pki.ca}", "-X", "sasl.mechanisms=SCRAM-SHA-512",
+              "-X", "sasl.username=etl", "-X", f"sasl.password={SASL_PASSWORD}",
+              "-t", "kcat-sasl-ssl"]
+    p = subprocess.run(common + ["-P"], input=b"one\ntwo\n", capture_output=True, timeout=60)
+    assert p.returncode == 0, p.stderr
+    c = subprocess.run(common + ["-C", "-o", "beginning", "-e", "-q"], capture_output=True,
+                       timeout=60)
+    assert c.returncode == 0, c.stderr
+    assert c.stdout.split() == [b"one", b"two"]
+    assert SASL_PASSWORD not in sasl_ssl_server.log_text()

@@ -253,6 +253,35 @@ Result<const Principal*> Authenticator::Authenticate(const http::HttpRequest& re
   return VerifyToken(*token);
 }
 
+Result<const Principal*> Authenticator::AuthenticateBasicOrBearer(
+    const http::HttpRequest& request) const {
+  if (std::optional<std::string_view> basic = Credentials(request, "Basic")) {
+    auto decoded = Base64Decode(*basic);
+    size_t colon = decoded.ok() ? decoded->find(':') : std::string::npos;
+    if (colon == std::string::npos) {
+      return Status::Unauthenticated("malformed HTTP Basic credentials");
+    }
+    return AuthenticateSecret(std::string_view(*decoded).substr(0, colon),
+                              std::string_view(*decoded).substr(colon + 1),
+                              PeerAddress(request.remote));
+  }
+  std::optional<std::string_view> token = Credentials(request, "Bearer");
+  if (!token || token->empty()) {
+    return Status::Unauthenticated(
+        "authentication is required: send Authorization: Basic or Bearer");
+  }
+  return VerifyToken(*token);
+}
+
+bool Authenticator::ReadsEveryCatalog(const Principal& principal) {
+  auto all = principal.catalogs.find("*");
+  if (all == principal.catalogs.end() || all->second < Access::kRead) return false;
+  for (const auto& [catalog, access] : principal.catalogs) {
+    if (access < Access::kRead) return false;
+  }
+  return true;
+}
+
 Status Authenticator::Authorize(const Principal& principal, std::string_view catalog,
                                 Access needed) {
   // A catalog's own entry wins over "*", so "*" can grant broadly and an entry narrow it.

@@ -152,6 +152,18 @@ class Authenticator {
   // The pointer lives as long as the Authenticator.
   Result<const Principal*> Authenticate(const http::HttpRequest& request) const;
 
+  // The principal of a request's `Authorization: Basic` credentials (a client id and its
+  // secret, checked and throttled as AuthenticateSecret, per the peer of request.remote) or
+  // `Bearer` token: what the schema registry (Confluent's basic.auth.user.info or
+  // bearer.auth.token) and /metrics (Prometheus' basic_auth or authorization) accept.
+  // kUnauthenticated without credentials or with wrong ones, kResourceExhausted while
+  // throttled.
+  Result<const Principal*> AuthenticateBasicOrBearer(const http::HttpRequest& request) const;
+
+  // Whether `principal` may read every catalog, present and future ("*" at least read, and no
+  // catalog narrowed below read): what /metrics needs, since it names every catalog's tables.
+  static bool ReadsEveryCatalog(const Principal& principal);
+
   // kPermissionDenied unless `principal` holds at least `needed` on `catalog`.
   static Status Authorize(const Principal& principal, std::string_view catalog, Access needed);
 

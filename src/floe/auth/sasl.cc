@@ -317,6 +317,7 @@ Result<std::string> SaslServer::StepScramFirst(std::string_view message) {
   }
   FLOE_ASSIGN_OR_RETURN(std::string server_nonce, nonce_());
   scram_nonce_ = first.nonce + server_nonce;
+  scram_client_nonce_ = first.nonce;
   std::string server_first =
       fmt::format("r={},s={},i={}", scram_nonce_, Base64Encode(scram_credential_.salt),
                   scram_credential_.iterations);
@@ -327,7 +328,12 @@ Result<std::string> SaslServer::StepScramFirst(std::string_view message) {
 
 Result<std::string> SaslServer::StepScramFinal(std::string_view message) {
   FLOE_ASSIGN_OR_RETURN(ScramClientFinal final_message, ParseScramClientFinal(message));
-  if (final_message.nonce != scram_nonce_) {
+  // RFC 5802 §5.1: the combined nonce, echoed exactly. librdkafka before 2.6.1 (Debian 12's
+  // 2.0.2, so kcat) prepends its own nonce once more; Kafka 3.8.1-3.9 accept that form, and
+  // so does floe: it still carries this exchange's server nonce, and the proof covers it.
+  // Nothing else is accepted.
+  if (final_message.nonce != scram_nonce_ &&
+      final_message.nonce != scram_client_nonce_ + scram_nonce_) {
     return Status::Unauthenticated("the SCRAM nonce does not match");
   }
   if (final_message.channel_binding != scram_gs2_header_) {

@@ -138,8 +138,9 @@ class SaslServer {
   ScramCredential scram_credential_;
   std::string scram_user_;
   std::string scram_gs2_header_;
-  std::string scram_nonce_;
-  std::string scram_auth_prefix_;  // client-first-bare "," server-first
+  std::string scram_nonce_;         // client nonce + server nonce
+  std::string scram_client_nonce_;  // the client's part
+  std::string scram_auth_prefix_;   // client-first-bare "," server-first
 };
 
 }  // namespace floe::auth

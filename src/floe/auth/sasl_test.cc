@@ -107,6 +107,29 @@ TEST_F(SaslTest, ScramSha512ExchangeComputedWithPython) {
   EXPECT_TRUE(server.complete());
 }
 
+TEST_F(SaslTest, ScramAcceptsOldLibrdkafkasDoubledClientNonce) {
+  // librdkafka < 2.6.1 sends r=<client nonce><combined nonce>; the proof over that
+  // client-final-message-without-proof and the server signature computed with Python's
+  // hashlib/hmac.
+  SaslServer server = Server(SaslMechanism::kScramSha256);
+  FLOE_ASSERT_OK(server.Step(kRfcClientFirst).status());
+  FLOE_ASSERT_OK_AND_ASSIGN(
+      std::string server_final,
+      server.Step("c=biws,r=rOprNGfwEbeRWgbNEkqOrOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$"
+                  "k0,p=1Y75+q7XaCGJj/r6vyQWwoNxSzV5ksS8xhp5Lqyriec="));
+  EXPECT_EQ(server_final, "v=3svB0h5EwFJ/+WVn2GpJ5uBzW8HEv9nm1rcYAhYlm0A=");
+  EXPECT_TRUE(server.complete());
+  // Doubling anything else (here the server nonce) is still refused.
+  SaslServer other = Server(SaslMechanism::kScramSha256);
+  FLOE_ASSERT_OK(other.Step(kRfcClientFirst).status());
+  EXPECT_THAT(
+      other
+          .Step("c=biws,r=rOprNGfwEbeRWgbNEkqO%hvYDpWUa2RaTCAfuxFIlj)hNlF$k0%hvYDpWUa2RaTCAf"
+                "uxFIlj)hNlF$k0,p=1Y75+q7XaCGJj/r6vyQWwoNxSzV5ksS8xhp5Lqyriec=")
+          .status(),
+      IsError(StatusCode::kUnauthenticated));
+}
+
 TEST_F(SaslTest, ScramWrongProofNonceOrBindingFails) {
   std::string wrong_proof(kRfcClientFinal);
   wrong_proof[wrong_proof.size() - 3] ^= 1;  // still base64, another proof

@@ -52,5 +52,7 @@ void AddManageCommands(CLI::App& app, int* exit_code);
 void AddOptimizerWorkerCommand(CLI::App& app, int* exit_code);
 // `floe storage ls|rm|cat|put` (storage_command.cc).
 void AddStorageCommands(CLI::App& app, int* exit_code);
+// `floe auth scram-credential` (auth_command.cc).
+void AddAuthCommands(CLI::App& app, int* exit_code);
 
 }  // namespace floe::exe

@@ -20,6 +20,7 @@ int main(int argc, char** argv) {
   floe::exe::AddManageCommands(app, &exit_code);
   floe::exe::AddOptimizerWorkerCommand(app, &exit_code);
   floe::exe::AddStorageCommands(app, &exit_code);
+  floe::exe::AddAuthCommands(app, &exit_code);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

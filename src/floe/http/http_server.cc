@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cctype>
 #include <condition_variable>
+#include <cstdio>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -241,8 +242,11 @@ class Session : public std::enable_shared_from_this<Session<Stream>> {
       try {
         response = self->server_->handler(request);
       } catch (const std::exception& e) {
-        response = HttpResponse::Json(500, ErrorBody(500, "InternalServerError",
-                                                     fmt::format("internal error: {}", e.what())));
+        // The exception's text names internals (a library's error, a file): it goes to the
+        // server's log, never to the client.
+        std::fprintf(stderr, "http: %s %s: unhandled exception: %s\n", request.method.c_str(),
+                     request.path.c_str(), e.what());
+        response = HttpResponse::Json(500, ErrorBody(500, "InternalServerError", "internal error"));
       } catch (...) {
         response = HttpResponse::Json(500, ErrorBody(500, "InternalServerError", "internal error"));
       }

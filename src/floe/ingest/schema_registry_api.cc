@@ -22,7 +22,9 @@ constexpr int kIncompatible = 409;
 constexpr int kInvalidSchema = 42201;
 constexpr int kInvalidVersion = 42202;
 constexpr int kInvalidCompatibility = 42203;
-constexpr int kInternal = 50001;
+constexpr int kInternal = 50001;  // Confluent's store error
+// Nothing was stored for want of space (HTTP 507, as the REST catalog answers).
+constexpr int kInsufficientStorage = 50701;
 
 http::HttpResponse Reply(int status, const nlohmann::json& body) {
   http::HttpResponse r = http::HttpResponse::Json(status, body.dump());
@@ -40,6 +42,7 @@ http::HttpResponse FromStatus(const Status& st, int not_found_code) {
     case StatusCode::kNotFound: return Error(not_found_code, st.message());
     case StatusCode::kInvalidArgument: return Error(kInvalidSchema, st.message());
     case StatusCode::kConflict: return Error(kIncompatible, st.message());
+    case StatusCode::kResourceExhausted: return Error(kInsufficientStorage, st.message());
     default: return Error(kInternal, st.message());
   }
 }
@@ -126,7 +129,31 @@ nlohmann::json SchemaJson(const StoredSchema& s) {
 
 }  // namespace
 
+bool SchemaRegistryApi::Writes(const http::HttpRequest& request) {
+  const std::string& method = request.method;
+  if (method == "GET" || method == "HEAD" || method == "OPTIONS") return false;
+  if (method != "POST") return true;
+  auto split = http::SplitPath(request.path);
+  // An unparsable path is answered 404 without touching anything; counting it as a write
+  // still refuses it to readers, which tells them nothing more.
+  if (!split.ok() || split->empty()) return true;
+  const std::vector<std::string>& seg = *split;
+  if (seg[0] == "subjects" && seg.size() == 2) return false;  // lookup
+  if (seg[0] == "compatibility") return false;                // compatibility test
+  return true;
+}
+
 http::HttpResponse SchemaRegistryApi::Handle(const http::HttpRequest& request) const {
+  try {
+    return Route(request);
+  } catch (const nlohmann::json::exception&) {
+    // A body field of the wrong type or missing, read with nlohmann's throwing accessors.
+    return Error(kInvalidSchema,
+                 "malformed request: a field has the wrong JSON type or is missing");
+  }
+}
+
+http::HttpResponse SchemaRegistryApi::Route(const http::HttpRequest& request) const {
   auto split = http::SplitPath(request.path);
   if (!split.ok()) return Error(404, "bad path");
   const std::vector<std::string>& seg = *split;

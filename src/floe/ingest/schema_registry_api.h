@@ -19,7 +19,14 @@ class SchemaRegistryApi {
 
   http::HttpResponse Handle(const http::HttpRequest& request) const;
 
+  // Whether a request may change the registry (what needs write access with auth on): PUT
+  // and DELETE, and every POST but the two that only read, a schema lookup
+  // (POST /subjects/{subject}) and a compatibility test (POST /compatibility/...).
+  static bool Writes(const http::HttpRequest& request);
+
  private:
+  http::HttpResponse Route(const http::HttpRequest& request) const;  // Handle, unguarded
+
   SchemaRegistry* registry_;
 };
 

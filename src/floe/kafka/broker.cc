@@ -30,6 +30,8 @@ constexpr int kProducerWindow = 5;  // batches kept per producer (KIP-98)
 constexpr int64_t kProducerIdBlock = 1000;
 constexpr int32_t kLeaderEpoch = 0;
 constexpr int32_t kAllTopicOperations = 0x0FF8;  // READ..ALTER_CONFIGS bits (kafka.md §2.2)
+// READ (3), DESCRIBE (8) and DESCRIBE_CONFIGS (10): what a reader of the catalog may do.
+constexpr int32_t kReadTopicOperations = (1 << 3) | (1 << 8) | (1 << 10);
 
 // Topic configs floe accepts (Kafka's documented topic configs, and the table-topic keys
 // of issue 6 with AutoMQ's prefix as an alias), with their defaults for DescribeConfigs.
@@ -426,6 +428,13 @@ void Broker::SetCommittedOffset(const std::string& topic, int32_t partition, int
 
 Status Broker::Handle(std::span<const uint8_t> frame, const std::string& client_host,
                       Respond respond) {
+  Session session;
+  session.client_host = client_host;
+  return Handle(frame, session, std::move(respond));
+}
+
+Status Broker::Handle(std::span<const uint8_t> frame, Session& session, Respond respond) {
+  const std::string& client_host = session.client_host;
   KafkaReader r(frame, false);
   RequestHeader h;
   FLOE_ASSIGN_OR_RETURN(h.api_key, r.Int16());
@@ -454,6 +463,24 @@ Status Broker::Handle(std::span<const uint8_t> frame, const std::string& client_
   KafkaReader body({r.position(), r.remaining()}, flexible);
   switch (h.api_key) {
     case ApiVersionsRequest::kApiKey: return HandleApiVersions(h, body, respond);
+    case SaslHandshakeRequest::kApiKey: return HandleSaslHandshake(h, body, session, respond);
+    case SaslAuthenticateRequest::kApiKey: return HandleSaslAuthenticate(h, body, session, respond);
+    default: break;
+  }
+  request_access_ = SessionAccess(session);
+  if (options_.authenticator != nullptr && session.principal == nullptr) {
+    // Kafka's SaslServerAuthenticator: any other request before authentication is a
+    // protocol violation that closes the connection, unanswered.
+    return Status::Unauthenticated("{} before SASL authentication", api->name);
+  }
+  const bool writes =
+      h.api_key == ProduceRequest::kApiKey || h.api_key == InitProducerIdRequest::kApiKey ||
+      h.api_key == CreateTopicsRequest::kApiKey || h.api_key == DeleteTopicsRequest::kApiKey ||
+      h.api_key == IncrementalAlterConfigsRequest::kApiKey;
+  if (request_access_ < (writes ? auth::Access::kWrite : auth::Access::kRead)) {
+    return Refuse(h, body, respond);
+  }
+  switch (h.api_key) {
     case MetadataRequest::kApiKey: return HandleMetadata(h, body, respond);
     case ProduceRequest::kApiKey: return HandleProduce(h, body, respond);
     case FetchRequest::kApiKey: return HandleFetch(h, body, respond);
@@ -501,8 +528,10 @@ Status Broker::HandleMetadata(const RequestHeader& h, KafkaReader& r, Respond& r
     MetadataResponse::MetadataResponseTopic& t = resp.topics.emplace_back();
     t.name = topic.name;
     t.topic_id = topic.id;
-    t.topic_authorized_operations =
-        req.include_topic_authorized_operations ? kAllTopicOperations : INT32_MIN;
+    t.topic_authorized_operations = !req.include_topic_authorized_operations ? INT32_MIN
+                                    : request_access_ >= auth::Access::kWrite
+                                        ? kAllTopicOperations
+                                        : kReadTopicOperations;
     for (size_t i = 0; i < topic.partitions.size(); ++i) {
       MetadataResponse::MetadataResponsePartition& p = t.partitions.emplace_back();
       p.partition_index = static_cast<int32_t>(i);
@@ -517,8 +546,11 @@ Status Broker::HandleMetadata(const RequestHeader& h, KafkaReader& r, Respond& r
   if (all) {
     for (const auto& [name, topic] : topics_) describe(topic);
   } else {
-    const bool may_create =
-        options_.auto_create_topics && (h.api_version < 4 || req.allow_auto_topic_creation);
+    // Creating a topic is a write (a reader gets UNKNOWN_TOPIC_OR_PARTITION, as from Kafka
+    // without the Create ACL).
+    const bool may_create = options_.auto_create_topics &&
+                            (h.api_version < 4 || req.allow_auto_topic_creation) &&
+                            request_access_ >= auth::Access::kWrite;
     for (const auto& want : *req.topics) {
       Topic* topic = nullptr;
       if (!want.name.has_value()) {

@@ -34,6 +34,8 @@
 #include <string>
 #include <vector>
 
+#include "floe/auth/authenticator.h"
+#include "floe/auth/sasl.h"
 #include "floe/base/buffer.h"
 #include "floe/base/status.h"
 #include "floe/kafka/messages.h"
@@ -80,6 +82,16 @@ struct BrokerOptions {
       validate_topic_configs;
   // Milliseconds since the epoch; a steady clock is not needed (deadlines are coarse).
   std::function<int64_t()> now_ms;
+  // Authentication (docs/kafka.md, "Security"). With an authenticator every connection
+  // authenticates with SASL (PLAIN, SCRAM-SHA-256/512, OAUTHBEARER) before any request but
+  // ApiVersions, SaslHandshake and SaslAuthenticate, which are all an anonymous connection
+  // may send (anything else closes it). The principal's role on `auth_catalog` (the
+  // table-topic catalog) then governs: producing, InitProducerId and creating, altering or
+  // deleting topics need write; the rest (fetching, offsets, groups, metadata, configs)
+  // read. Refusals are Kafka's TOPIC_ / GROUP_ / CLUSTER_AUTHORIZATION_FAILED. Null: no
+  // authentication, every connection may do everything. Must outlive the broker.
+  const auth::Authenticator* authenticator = nullptr;
+  std::string auth_catalog;
   uint64_t random_seed = 0;               // 0: from std::random_device
   io::FileFaults* file_faults = nullptr;  // tests: injected write and sync failures
 };
@@ -94,9 +106,30 @@ class Broker {
   // when the request gets no response (Produce with acks=0).
   using Respond = std::function<void(std::optional<Buffer>)>;
 
-  // Handles one request frame (without its size prefix). `respond` is called exactly once,
-  // now or later, unless an error is returned: then the caller closes the connection
-  // (a malformed or unsupported request, as Kafka does).
+  // One client connection as the broker sees it: where it comes from and how far its SASL
+  // authentication got. The listener keeps one per connection, for the connection's life.
+  struct Session {
+    std::string client_host;
+    std::unique_ptr<auth::SaslServer> sasl;      // between SaslHandshake and completion
+    const auth::Principal* principal = nullptr;  // once authenticated
+    // After a SaslHandshake v0: the next frames are bare SASL tokens (HandleSaslToken).
+    bool bare_sasl_tokens = false;
+    // Set by the broker after answering a failed or illegal SASL step: the listener writes
+    // the answers queued so far and closes the connection (what Kafka does).
+    bool close_after_responses = false;
+  };
+
+  // Handles one request frame (without its size prefix) of `session`'s connection.
+  // `respond` is called exactly once, now or later, unless an error is returned: then the
+  // caller closes the connection (a malformed or unsupported request, or one an
+  // unauthenticated connection may not send, as Kafka does).
+  Status Handle(std::span<const uint8_t> frame, Session& session, Respond respond);
+  // A bare SASL token frame, what follows a SaslHandshake v0 (Session::bare_sasl_tokens):
+  // `respond` gets the server's token, framed the same way. An error (a failed exchange)
+  // closes the connection unanswered, as Kafka does with v0.
+  Status HandleSaslToken(std::span<const uint8_t> frame, Session& session, Respond respond);
+  // The same for a connection of its own from `client_host` (tests, fuzzing): without an
+  // authenticator it may do everything, with one it is unauthenticated.
   Status Handle(std::span<const uint8_t> frame, const std::string& client_host, Respond respond);
 
   // Completes waiting fetches and joins whose time has come, expires group members, flushes
@@ -223,6 +256,15 @@ class Broker {
   int64_t Now() const { return options_.now_ms(); }
 
   // Request handlers: parse the body from `r`, answer through `respond`.
+  Status HandleSaslHandshake(const RequestHeader& h, KafkaReader& r, Session& session,
+                             Respond& respond);
+  Status HandleSaslAuthenticate(const RequestHeader& h, KafkaReader& r, Session& session,
+                                Respond& respond);
+  // The role `session` holds: kWrite without an authenticator; kNone before authentication.
+  auth::Access SessionAccess(const Session& session) const;
+  // Answers a request the session's role does not allow with Kafka's authorization errors
+  // on every topic, partition, group or resource it names.
+  Status Refuse(const RequestHeader& h, KafkaReader& r, Respond& respond);
   Status HandleApiVersions(const RequestHeader& h, KafkaReader& r, Respond& respond);
   Status HandleMetadata(const RequestHeader& h, KafkaReader& r, Respond& respond);
   Status HandleProduce(const RequestHeader& h, KafkaReader& r, Respond& respond);
@@ -297,6 +339,9 @@ class Broker {
   int64_t producer_id_limit_ = 0;  // ids below this are reserved on disk
   int64_t last_flush_ms_ = 0;
   int64_t last_retention_ms_ = 0;
+  // The role of the request being handled (handlers run one at a time): Metadata creates
+  // missing topics only with write.
+  auth::Access request_access_ = auth::Access::kWrite;
 };
 
 }  // namespace floe::kafka

@@ -44,6 +44,10 @@ struct KafkaServer::Impl {
 
 namespace {
 
+// Bound on a bare SASL token frame: SCRAM and PLAIN messages are a few hundred bytes, an
+// OAUTHBEARER token a few KB.
+constexpr uint32_t kMaxSaslTokenBytes = 64 << 10;
+
 // A connection's byte stream: a TCP socket, or TLS over one. The connection reads and writes
 // frames through it the same way either way (one read and one write may be outstanding at
 // once, both on the io thread: what Asio's ssl::stream allows).
@@ -107,7 +111,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
       : server_(server), socket_(std::move(socket)), handshake_timer_(server->ioc) {
     boost::system::error_code ec;
     tcp::endpoint remote = socket_.socket().remote_endpoint(ec);
-    if (!ec) host_ = remote.address().to_string();
+    if (!ec) session_.client_host = remote.address().to_string();
     socket_.socket().set_option(tcp::no_delay(true), ec);
   }
 
@@ -157,7 +161,12 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   void OnSize() {
     const uint32_t size = LoadBE<uint32_t>(size_buf_);
-    if (size < 8 || size > server_->options.max_frame_bytes) return Close();
+    // A request has an 8-byte header at least; a bare SASL token (after SaslHandshake v0)
+    // has none, and SASL messages are small.
+    const bool token = session_.bare_sasl_tokens;
+    if (token ? size > kMaxSaslTokenBytes : (size < 8 || size > server_->options.max_frame_bytes)) {
+      return Close();
+    }
     frame_.Resize(size);
     reading_ = true;
     socket_.AsyncRead(asio::buffer(frame_.data(), frame_.size()),
@@ -172,22 +181,29 @@ class Connection : public std::enable_shared_from_this<Connection> {
     auto slot = std::make_shared<Slot>();
     slots_.push_back(slot);
     std::weak_ptr<Connection> weak = weak_from_this();
-    Status s =
-        server_->broker->Handle(frame_.span(), host_, [weak, slot](std::optional<Buffer> bytes) {
-          slot->ready = true;
-          slot->bytes = std::move(bytes);
-          if (auto self = weak.lock()) self->Flush();
-        });
+    auto respond = [weak, slot](std::optional<Buffer> bytes) {
+      slot->ready = true;
+      slot->bytes = std::move(bytes);
+      if (auto self = weak.lock()) self->Flush();
+    };
+    Status s = session_.bare_sasl_tokens
+                   ? server_->broker->HandleSaslToken(frame_.span(), session_, respond)
+                   : server_->broker->Handle(frame_.span(), session_, respond);
     if (!s.ok()) {
-      // Malformed or unsupported: Kafka closes the connection; so does floe.
-      fmt::print(stderr, "kafka: closing connection from {}: {}\n", host_, s.ToString());
+      // Malformed, unsupported, or not allowed before authentication: Kafka closes the
+      // connection; so does floe.
+      fmt::print(stderr, "kafka: closing connection from {}: {}\n", session_.client_host,
+                 s.ToString());
       return Close();
     }
     MaybeRead();
   }
 
   void MaybeRead() {
-    if (!closed_ && !reading_ && slots_.size() < server_->options.max_in_flight) ReadSize();
+    // After a failed authentication nothing more is read: the answers go out, then the
+    // connection closes (Flush).
+    if (closed_ || reading_ || session_.close_after_responses) return;
+    if (slots_.size() < server_->options.max_in_flight) ReadSize();
   }
 
   void Flush() {
@@ -195,6 +211,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     while (!slots_.empty() && slots_.front()->ready && !slots_.front()->bytes.has_value()) {
       slots_.pop_front();  // a Produce with acks=0: nothing to send
     }
+    if (slots_.empty() && session_.close_after_responses) return Close();
     if (slots_.empty() || !slots_.front()->ready) return MaybeRead();
     std::shared_ptr<Slot> slot = slots_.front();
     StoreBE<uint32_t>(slot->size, static_cast<uint32_t>(slot->bytes->size()));
@@ -216,7 +233,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
   // The verified client certificate of a mutual-TLS connection: its subject and CN, what a
   // principal is mapped from.
   std::optional<http::TlsPeer> tls_peer_;
-  std::string host_;
+  Broker::Session session_;  // the client's address and SASL state
   uint8_t size_buf_[4] = {};
   Buffer frame_;
   std::deque<std::shared_ptr<Slot>> slots_;

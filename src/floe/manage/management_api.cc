@@ -1,5 +1,6 @@
 #include "floe/manage/management_api.h"
 #include "floe/manage/api_util.h"
+#include "floe/rest/errors.h"
 
 #include <algorithm>
 #include <array>
@@ -43,28 +44,7 @@ HttpResponse JsonResponse(int status, const OJson& body) {
 
 // The error body for a failed call: the REST error model, with the codes a management
 // client branches on.
-HttpResponse FromStatus(const Status& status) {
-  switch (status.code()) {
-    case StatusCode::kNotFound:
-      return rest::ErrorResponse(404, "NotFoundException", status.message());
-    case StatusCode::kAlreadyExists:
-      return rest::ErrorResponse(409, "AlreadyExistsException", status.message());
-    case StatusCode::kConflict:
-      return rest::ErrorResponse(409, "CommitFailedException", status.message());
-    case StatusCode::kFailedPrecondition:
-      return rest::ErrorResponse(409, "ConflictException", status.message());
-    case StatusCode::kInvalidArgument:
-      return rest::ErrorResponse(400, "BadRequestException", status.message());
-    case StatusCode::kUnauthenticated:
-      return rest::ErrorResponse(401, "NotAuthorizedException", status.message());
-    case StatusCode::kUnimplemented:
-      return rest::ErrorResponse(406, "UnsupportedOperationException", status.message());
-    case StatusCode::kUnavailable:
-    case StatusCode::kDeadlineExceeded:
-      return rest::ErrorResponse(503, "ServiceUnavailableException", status.message());
-    default: return rest::ErrorResponse(500, "InternalServerError", status.message());
-  }
-}
+HttpResponse FromStatus(const Status& status) { return rest::ErrorFromStatus(status); }
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -435,7 +415,13 @@ HttpResponse ManagementApi::Handle(const http::HttpRequest& request, const Acces
     return rest::ErrorResponse(400, "BadRequestException", query.status().message());
   }
   Call call{request, access, std::move(*query)};
-  auto response = Dispatch(call);
+  Result<HttpResponse> response = Status::Internal("unanswered");
+  try {
+    response = Dispatch(call);
+  } catch (const nlohmann::json::exception&) {
+    // A body field of the wrong type or missing, read with nlohmann's throwing accessors.
+    return rest::BadJsonTypeResponse();
+  }
   if (!response.ok()) return FromStatus(response.status());
   return std::move(*response);
 }

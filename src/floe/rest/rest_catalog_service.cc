@@ -19,6 +19,7 @@
 #include "floe/iceberg/table_metadata.h"
 #include "floe/iceberg/table_update.h"
 #include "floe/iceberg/view_metadata.h"
+#include "floe/rest/errors.h"
 
 namespace floe::rest {
 
@@ -85,15 +86,16 @@ HttpResponse FromStatus(const Status& status, Subject subject, std::string_view 
     case StatusCode::kUnimplemented: return Error(406, "UnsupportedOperationException", message);
     case StatusCode::kUnauthenticated: return Error(401, "NotAuthorizedException", message);
     case StatusCode::kPermissionDenied: return Error(403, "ForbiddenException", message);
+    // Nothing was stored: a commit's metadata file or pointer swap failed for space before
+    // the swap, so even a commit is known not to have happened and the client may clean up.
+    case StatusCode::kResourceExhausted: return Error(507, "InsufficientStorageException", message);
     default: break;
   }
   // The commit may have happened (the pointer swap's answer was lost, the metadata file
   // write failed half-way...): the client must not clean up its files.
   if (subject == Subject::kCommit) return Error(500, "CommitStateUnknownException", message);
-  if (status.code() == StatusCode::kUnavailable) {
-    return Error(503, "ServiceUnavailableException", message);
-  }
-  return Error(500, "ServerErrorException", message);
+  HttpError fallback = HttpErrorFor(status.code());
+  return Error(fallback.status, fallback.type, message);
 }
 
 HttpResponse BadRequest(std::string_view message) {
@@ -632,10 +634,13 @@ HttpResponse RestCatalogService::Handle(const HttpRequest& request, const Caller
     return Dispatch(request, caller);
   }
   std::string fingerprint = request.method + ' ' + request.path + '\n' + request.body;
+  // Keys are the caller's own: another principal sending the same key (guessed, or reused by
+  // a shared client library) runs its own request and never sees the first one's answer.
+  const std::string entry_key = caller.principal + '\n' + *key;
   int64_t now = options_.now_ms();
   {
     std::lock_guard lock(idempotency_mu_);
-    if (auto it = idempotent_.find(*key); it != idempotent_.end()) {
+    if (auto it = idempotent_.find(entry_key); it != idempotent_.end()) {
       if (it->second.expires_ms > now) {
         if (it->second.fingerprint != fingerprint) {
           return Error(422, "UnprocessableEntityException",
@@ -645,28 +650,38 @@ HttpResponse RestCatalogService::Handle(const HttpRequest& request, const Caller
       }
       idempotent_.erase(it);
     }
-    if (auto it = in_progress_.find(*key); it != in_progress_.end()) {
+    if (auto it = in_progress_.find(entry_key); it != in_progress_.end()) {
       return Error(503, "ServiceUnavailableException",
                    "a request with this Idempotency-Key is in progress; retry later");
     }
-    in_progress_.emplace(*key, fingerprint);
+    in_progress_.emplace(entry_key, fingerprint);
   }
   HttpResponse response = Dispatch(request, caller);
   std::lock_guard lock(idempotency_mu_);
-  in_progress_.erase(*key);
+  in_progress_.erase(entry_key);
   // 5xx answers are never replayed: the retry must run again.
   if (response.status >= 500) return response;
   if (idempotent_.size() >= options_.idempotency_max_entries) {
     std::erase_if(idempotent_, [&](const auto& entry) { return entry.second.expires_ms <= now; });
   }
   if (idempotent_.size() < options_.idempotency_max_entries) {
-    idempotent_[*key] =
+    idempotent_[entry_key] =
         StoredResponse{now + options_.idempotency_lifetime_ms, std::move(fingerprint), response};
   }
   return response;
 }
 
 HttpResponse RestCatalogService::Dispatch(const HttpRequest& request, const CallerContext& caller) {
+  try {
+    return Route(request, caller);
+  } catch (const nlohmann::json::exception&) {
+    // A body field of the wrong type or missing, read with nlohmann's throwing accessors: the
+    // client's mistake, answered without the library's text.
+    return BadJsonTypeResponse();
+  }
+}
+
+HttpResponse RestCatalogService::Route(const HttpRequest& request, const CallerContext& caller) {
   auto segments = http::SplitPath(request.path);
   if (!segments.ok()) return BadRequest(segments.status().message());
   auto query = http::ParseQuery(request.query);

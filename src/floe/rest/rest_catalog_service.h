@@ -71,6 +71,9 @@ struct CallerContext {
   // The principal may write to the addressed catalog: vended credentials allow writes
   // (otherwise they are read-only).
   bool may_write = true;
+  // The authenticated principal's name (empty without auth): Idempotency-Keys are kept per
+  // principal.
+  std::string principal;
 };
 
 // A response with the REST error body ({"error": {"message", "type", "code"}}).
@@ -101,6 +104,8 @@ class RestCatalogService {
 
  private:
   http::HttpResponse Dispatch(const http::HttpRequest& request, const CallerContext& caller);
+  // Dispatch without its guard against nlohmann exceptions.
+  http::HttpResponse Route(const http::HttpRequest& request, const CallerContext& caller);
   http::HttpResponse Route(Call& call);
   // A LoadTableResult body (without `config`) completed with the table's storage settings
   // and, when asked for, vended credentials. `path_to_table` is the request path up to the

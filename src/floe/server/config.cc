@@ -9,6 +9,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include "floe/auth/crypto.h"
+#include "floe/auth/sasl.h"
 #include "floe/base/macros.h"
 
 namespace floe::server {
@@ -72,6 +73,38 @@ Result<std::string> Sha256Hex(const YAML::Node& node, const std::string& key) {
   return std::move(*bytes);
 }
 
+// A SCRAM credential as `floe auth scram-credential` prints it: {salt, iterations,
+// stored-key, server-key}, the byte strings in base64. Errors never repeat a value.
+Result<auth::ScramCredential> ScramCredentialOf(const YAML::Node& node, const std::string& key,
+                                                size_t digest_bytes) {
+  if (!node.IsMap()) {
+    return Status::InvalidArgument(
+        "'{}' must map salt, iterations, stored-key and server-key (floe auth "
+        "scram-credential prints one)",
+        key);
+  }
+  FLOE_RETURN_IF_ERROR(CheckKeys(node, key, {"salt", "iterations", "stored-key", "server-key"}));
+  auth::ScramCredential credential;
+  auto bytes = [&](const char* field, std::string* out, size_t want) -> Status {
+    FLOE_ASSIGN_OR_RETURN(std::string text, Scalar(node[field], key + "." + field));
+    auto decoded = auth::Base64Decode(text);
+    if (!decoded.ok() || decoded->empty() || (want != 0 && decoded->size() != want)) {
+      return Status::InvalidArgument("'{}.{}' must be base64 of {}", key, field,
+                                     want != 0 ? fmt::format("{} bytes", want) : "the salt");
+    }
+    *out = std::move(*decoded);
+    return Status::OK();
+  };
+  FLOE_RETURN_IF_ERROR(bytes("salt", &credential.salt, 0));
+  FLOE_RETURN_IF_ERROR(bytes("stored-key", &credential.stored_key, digest_bytes));
+  FLOE_RETURN_IF_ERROR(bytes("server-key", &credential.server_key, digest_bytes));
+  FLOE_ASSIGN_OR_RETURN(int64_t iterations,
+                        Integer(node["iterations"], key + ".iterations", auth::kScramMinIterations,
+                                auth::kScramMaxIterations));
+  credential.iterations = static_cast<int32_t>(iterations);
+  return credential;
+}
+
 Status ParsePrincipals(const YAML::Node& node, auth::AuthConfig* auth) {
   if (!node.IsMap()) {
     return Status::InvalidArgument("'auth.principals' must map names to principals");
@@ -81,7 +114,17 @@ Status ParsePrincipals(const YAML::Node& node, auth::AuthConfig* auth) {
     principal.name = entry.first.as<std::string>();
     const YAML::Node& p = entry.second;
     std::string where = "auth.principals." + principal.name;
-    FLOE_RETURN_IF_ERROR(CheckKeys(p, where, {"secret-sha256", "tokens-sha256", "catalogs"}));
+    FLOE_RETURN_IF_ERROR(CheckKeys(
+        p, where,
+        {"secret-sha256", "tokens-sha256", "scram-sha-256", "scram-sha-512", "catalogs"}));
+    if (p["scram-sha-256"]) {
+      FLOE_ASSIGN_OR_RETURN(principal.scram_sha256,
+                            ScramCredentialOf(p["scram-sha-256"], where + ".scram-sha-256", 32));
+    }
+    if (p["scram-sha-512"]) {
+      FLOE_ASSIGN_OR_RETURN(principal.scram_sha512,
+                            ScramCredentialOf(p["scram-sha-512"], where + ".scram-sha-512", 64));
+    }
     if (p["secret-sha256"]) {
       FLOE_ASSIGN_OR_RETURN(principal.secret_sha256,
                             Sha256Hex(p["secret-sha256"], where + ".secret-sha256"));
@@ -95,8 +138,10 @@ Status ParsePrincipals(const YAML::Node& node, auth::AuthConfig* auth) {
                               Sha256Hex(token, where + ".tokens-sha256"));
       }
     }
-    if (principal.secret_sha256.empty() && principal.token_sha256s.empty()) {
-      return Status::InvalidArgument("{} needs secret-sha256 or tokens-sha256", where);
+    if (principal.secret_sha256.empty() && principal.token_sha256s.empty() &&
+        !principal.scram_sha256 && !principal.scram_sha512) {
+      return Status::InvalidArgument(
+          "{} needs secret-sha256, tokens-sha256, scram-sha-256 or scram-sha-512", where);
     }
     const YAML::Node& catalogs = p["catalogs"];
     if (!catalogs || !catalogs.IsMap()) {
@@ -116,8 +161,27 @@ Status ParsePrincipals(const YAML::Node& node, auth::AuthConfig* auth) {
 }
 
 Status ParseAuth(const YAML::Node& node, auth::AuthConfig* auth) {
-  FLOE_RETURN_IF_ERROR(CheckKeys(
-      node, "auth", {"enabled", "token-lifetime-seconds", "token-key-file", "principals"}));
+  FLOE_RETURN_IF_ERROR(
+      CheckKeys(node, "auth",
+                {"enabled", "token-lifetime-seconds", "token-key-file", "principals", "throttle"}));
+  if (const YAML::Node& t = node["throttle"]; t) {
+    FLOE_RETURN_IF_ERROR(
+        CheckKeys(t, "auth.throttle", {"client-burst", "peer-burst", "refill-ms"}));
+    if (t["client-burst"]) {
+      FLOE_ASSIGN_OR_RETURN(int64_t v,
+                            Integer(t["client-burst"], "auth.throttle.client-burst", 1, 1000000));
+      auth->throttle.client_burst = static_cast<int32_t>(v);
+    }
+    if (t["peer-burst"]) {
+      FLOE_ASSIGN_OR_RETURN(int64_t v,
+                            Integer(t["peer-burst"], "auth.throttle.peer-burst", 1, 1000000));
+      auth->throttle.peer_burst = static_cast<int32_t>(v);
+    }
+    if (t["refill-ms"]) {
+      FLOE_ASSIGN_OR_RETURN(auth->throttle.refill_ms,
+                            Integer(t["refill-ms"], "auth.throttle.refill-ms", 1, 3600'000));
+    }
+  }
   if (node["enabled"]) {
     FLOE_ASSIGN_OR_RETURN(auth->enabled, Boolean(node["enabled"], "auth.enabled"));
   }

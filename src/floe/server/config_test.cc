@@ -3,11 +3,13 @@
 #include <map>
 #include <string>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include "floe/base/testing.h"
 
 #include "floe/auth/crypto.h"
+#include "floe/auth/sasl.h"
 
 namespace floe::server {
 namespace {
@@ -176,6 +178,57 @@ auth:
   EXPECT_EQ(dashboards.catalogs.at("private"), auth::Access::kNone);
 }
 
+TEST(ServerConfig, ScramCredentialsAndThrottle) {
+  // RFC 7677 §3's credential for "pencil" (salt W22ZaJ0SNY7soEsUEjb6gQ==, 4096 iterations).
+  FLOE_ASSERT_OK_AND_ASSIGN(std::string salt, auth::Base64Decode("W22ZaJ0SNY7soEsUEjb6gQ=="));
+  FLOE_ASSERT_OK_AND_ASSIGN(
+      auth::ScramCredential expected,
+      auth::ComputeScramCredential(auth::HashAlgorithm::kSha256, "pencil", salt, 4096));
+  ServerConfig config;
+  const std::string yaml =
+      fmt::format(R"(
+auth:
+  throttle: {{client-burst: 3, peer-burst: 40, refill-ms: 500}}
+  principals:
+    kafka-etl:
+      scram-sha-256:
+        salt: W22ZaJ0SNY7soEsUEjb6gQ==
+        iterations: 4096
+        stored-key: {}
+        server-key: {}
+      catalogs: {{default: write}}
+)",
+                  auth::Base64Encode(expected.stored_key), auth::Base64Encode(expected.server_key));
+  FLOE_ASSERT_OK(ParseServerConfig(yaml, &config));
+  EXPECT_EQ(config.auth.throttle.client_burst, 3);
+  EXPECT_EQ(config.auth.throttle.peer_burst, 40);
+  EXPECT_EQ(config.auth.throttle.refill_ms, 500);
+  ASSERT_EQ(config.auth.principals.size(), 1u);
+  const auth::Principal& p = config.auth.principals[0];
+  ASSERT_TRUE(p.scram_sha256.has_value());
+  EXPECT_FALSE(p.scram_sha512.has_value());
+  EXPECT_EQ(p.scram_sha256->salt, salt);
+  EXPECT_EQ(p.scram_sha256->iterations, 4096);
+  EXPECT_EQ(p.scram_sha256->stored_key, expected.stored_key);
+  EXPECT_EQ(p.scram_sha256->server_key, expected.server_key);
+  // A SHA-256 key where SHA-512 needs 64 bytes, too few iterations, a stray key.
+  for (const char* bad : {"scram-sha-512", "iterations: 100", "pepper: x"}) {
+    std::string text = yaml;
+    if (std::string_view(bad) == "scram-sha-512") {
+      text.replace(text.find("scram-sha-256"), 13, "scram-sha-512");
+    } else if (std::string_view(bad) == "iterations: 100") {
+      text.replace(text.find("iterations: 4096"), 16, "iterations: 100");
+    } else {
+      text.replace(text.find("        iterations"), 0, "        pepper: x\n");
+    }
+    ServerConfig c;
+    Status st = ParseServerConfig(text, &c);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << bad;
+    EXPECT_NE(st.message().find("auth.principals.kafka-etl.scram-sha-"), std::string::npos)
+        << st.message();
+  }
+}
+
 TEST(ServerConfig, MistakesNameTheKey) {
   struct Case {
     const char* yaml;
@@ -196,7 +249,7 @@ TEST(ServerConfig, MistakesNameTheKey) {
            Case{"auth:\n  token-lifetime-seconds: 0", "auth.token-lifetime-seconds"},
            Case{"auth:\n  principals: [a]", "auth.principals"},
            Case{"auth:\n  principals:\n    p:\n      catalogs: {x: read}",
-                "auth.principals.p needs secret-sha256 or tokens-sha256"},
+                "auth.principals.p needs secret-sha256, tokens-sha256, scram-sha-256"},
            Case{"auth:\n  principals:\n    p:\n      secret-sha256: my-plain-secret\n"
                 "      catalogs: {x: read}",
                 "auth.principals.p.secret-sha256"},

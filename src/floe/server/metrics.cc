@@ -3,8 +3,11 @@
 #include <functional>
 #include <string>
 
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
 #include "floe/base/process_stats.h"
 #include "floe/base/prometheus.h"
+
 #include "floe/server/server.h"
 
 namespace floe::server {
@@ -21,8 +24,28 @@ constexpr std::array<std::string_view, 7> kStatuses = {"idle",  "pending", "plan
 
 http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
   if (auth_) {
-    auto principal = auth_->Authenticate(request);
-    if (!principal.ok()) return Unauthorized(request, principal.status());
+    // Basic (Prometheus' basic_auth) or a bearer token (its authorization credentials). The
+    // figures name every catalog's tables, so the principal must read every catalog.
+    auto principal = auth_->AuthenticateBasicOrBearer(request);
+    if (!principal.ok()) {
+      if (principal.status().code() == StatusCode::kResourceExhausted) {
+        http::HttpResponse busy = http::HttpResponse::Json(
+            429, nlohmann::json{{"error",
+                                 {{"message", principal.status().message()},
+                                  {"type", "TooManyRequestsException"},
+                                  {"code", 429}}}}
+                     .dump());
+        return busy;
+      }
+      return Unauthorized(request, principal.status());
+    }
+    if (!auth::Authenticator::ReadsEveryCatalog(**principal)) {
+      return rest::ErrorResponse(
+          403, "ForbiddenException",
+          fmt::format("principal '{}' may not read /metrics: it needs read on every catalog "
+                      "(\"*\": read)",
+                      (*principal)->name));
+    }
   }
   static_assert(kRouteNames.size() == kRouteClasses);
   std::string out;

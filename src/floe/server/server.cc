@@ -270,6 +270,12 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     broker_options.lag_limit_bytes = config.kafka.lag_limit_bytes;
     broker_options.max_throttle_ms = config.kafka.max_throttle_ms;
     broker_options.validate_topic_configs = ingest::ValidateTableTopicConfigs;
+    // Topics and schemas belong to the table topics: the table-topic catalog's roles
+    // govern the Kafka listener and the schema registry.
+    server->registry_catalog_ =
+        config.kafka.table_catalog.empty() ? config.default_catalog : config.kafka.table_catalog;
+    broker_options.authenticator = server->auth_.get();
+    broker_options.auth_catalog = server->registry_catalog_;
     FLOE_ASSIGN_OR_RETURN(std::unique_ptr<kafka::Broker> broker,
                           kafka::Broker::Open(std::move(broker_options)));
     kafka::KafkaServerOptions kafka_options;
@@ -293,12 +299,12 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
       registry_options.access_log = config.access_log;
       FLOE_ASSIGN_OR_RETURN(registry_options.tls, ListenerTls(config.kafka.schema_registry.tls,
                                                               "schema-registry", &server->tls_));
-      FLOE_ASSIGN_OR_RETURN(server->registry_http_,
-                            http::HttpServer::Start(std::move(registry_options),
-                                                    [api = server->registry_api_.get()](
-                                                        const http::HttpRequest& request) {
-                                                      return api->Handle(request);
-                                                    }));
+      FLOE_ASSIGN_OR_RETURN(
+          server->registry_http_,
+          http::HttpServer::Start(std::move(registry_options),
+                                  [raw = server.get()](const http::HttpRequest& request) {
+                                    return raw->HandleRegistryRequest(request);
+                                  }));
     }
     FLOE_ASSIGN_OR_RETURN(server->ingest_,
                           StartIngest(config, server->registry_, server->kafka_.get(),
@@ -512,6 +518,7 @@ http::HttpResponse Server::HandleCatalogRequest(const http::HttpRequest& request
   if (allowed.ok()) {
     // Vended credentials carry the principal's access: read-only for readers.
     rest::CallerContext caller;
+    caller.principal = (*principal)->name;
     caller.may_write =
         target &&
         auth::Authenticator::Authorize(**principal, target->catalog, auth::Access::kWrite).ok();
@@ -519,6 +526,39 @@ http::HttpResponse Server::HandleCatalogRequest(const http::HttpRequest& request
   } else {
     response = rest::ErrorResponse(403, "ForbiddenException", allowed.message());
   }
+  response.principal = (*principal)->name;
+  return response;
+}
+
+namespace {
+
+// A schema registry error body (Confluent's {"error_code", "message"}, the code the HTTP
+// status times 100 plus one, as the registry's other errors).
+http::HttpResponse RegistryError(int status, std::string_view message) {
+  nlohmann::json body = {{"error_code", status * 100 + 1}, {"message", message}};
+  return http::HttpResponse::Json(status, body.dump());
+}
+
+}  // namespace
+
+http::HttpResponse Server::HandleRegistryRequest(const http::HttpRequest& request) {
+  if (!auth_) return registry_api_->Handle(request);
+  // Authentication first: without credentials nothing is learnt, not even which subjects
+  // exist. Schemas belong to the table topics, so access is the table-topic catalog's.
+  auto principal = auth_->AuthenticateBasicOrBearer(request);
+  if (!principal.ok()) {
+    if (principal.status().code() == StatusCode::kResourceExhausted) {
+      return RegistryError(429, principal.status().message());
+    }
+    http::HttpResponse response = RegistryError(401, principal.status().message());
+    response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"floe\"");
+    return response;
+  }
+  const auth::Access needed =
+      ingest::SchemaRegistryApi::Writes(request) ? auth::Access::kWrite : auth::Access::kRead;
+  Status allowed = auth::Authenticator::Authorize(**principal, registry_catalog_, needed);
+  http::HttpResponse response =
+      allowed.ok() ? registry_api_->Handle(request) : RegistryError(403, allowed.message());
   response.principal = (*principal)->name;
   return response;
 }

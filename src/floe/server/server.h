@@ -211,6 +211,9 @@ class Server {
 
   // /metrics in the Prometheus text format (docs/metrics.md).
   http::HttpResponse HandleMetrics(const http::HttpRequest& request);
+  // The schema registry listener: with auth on, HTTP Basic or a bearer token, then read or
+  // write (SchemaRegistryApi::Writes) on the table-topic catalog.
+  http::HttpResponse HandleRegistryRequest(const http::HttpRequest& request);
   void WriteTopicMetrics(PrometheusWriter& w);
 
   // Request counts and latencies per route class (RouteClass in server.cc).
@@ -241,6 +244,7 @@ class Server {
   std::unique_ptr<ingest::SchemaRegistry> schema_registry_;
   std::unique_ptr<ingest::SchemaRegistryApi> registry_api_;
   std::unique_ptr<http::HttpServer> registry_http_;
+  std::string registry_catalog_;  // whose roles govern Kafka and the registry (kafka.table-catalog)
   std::unique_ptr<ingest::IngestService> ingest_;  // with kafka_
   std::unique_ptr<manage::HistoryRecorder> history_;
 };
