@@ -45,13 +45,22 @@ def run_kit(server: FloeServer, report_dir: Path, extra: dict[str, str] | None =
     return out
 
 
+def rck_config(data_dir: Path) -> dict:
+    """The default catalog as the server creates it, plus `file:/tmp` in its allowed locations:
+    CatalogTests.testCompleteCreateTable places a table at file:/tmp/ns/tbl (Polaris' kit setup
+    allows it the same way)."""
+    return {"catalogs": {"default": {"kind": "internal", "warehouse": str(data_dir / "warehouse"),
+                                     "properties": {"allowed-locations": "file:/tmp"}}}}
+
+
 def test_rck_on_sqlite(floe, tmp_path):
-    with FloeServer(floe.path, tmp_path / "data") as server:
+    with FloeServer(floe.path, tmp_path / "data", config=rck_config(tmp_path / "data")) as server:
         run_kit(server, tmp_path / "reports")
     assert server.exit_code == 0
 
 
 def test_rck_on_postgres(floe, tmp_path, postgres_server):
-    with FloeServer(floe.path, tmp_path / "data", metastore=postgres_server) as server:
+    with FloeServer(floe.path, tmp_path / "data", metastore=postgres_server,
+                    config=rck_config(tmp_path / "data")) as server:
         run_kit(server, tmp_path / "reports")
     assert server.exit_code == 0

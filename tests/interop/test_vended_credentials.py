@@ -99,7 +99,10 @@ def vending(floe, tmp_path, moto_endpoint):  # noqa: F811
                                         "vended-credentials.role-arn": ROLE,
                                         "vended-credentials.external-id": EXTERNAL_ID,
                                         "vended-credentials.duration-seconds": "900",
-                                        "vended-credentials.sts-endpoint": sts.endpoint}},
+                                        "vended-credentials.sts-endpoint": sts.endpoint,
+                                        # The catalog may hold tables there, but vends for
+                                        # its warehouse only (the default).
+                                        "allowed-locations": f"s3://{bucket}/outside"}},
                 "plain": {"warehouse": f"s3://{bucket}/plain",
                           "properties": {**storage, "client-config.s3.connect-timeout": "30"}},
             },
@@ -251,8 +254,9 @@ def test_load_config_credentials_route_and_refusals(vending):
     assert same["storage-credentials"][0]["config"]["s3.access-key-id"] == writer_key
     assert len(sts.calls) == calls
 
-    # A table placed outside the catalog's warehouse gets no credentials: whoever may create
-    # tables must not obtain them for any place the role reaches.
+    # A table placed outside the catalog's warehouse (allowed by its allowed-locations) gets
+    # no credentials: whoever may create tables must not obtain them for any place the role
+    # reaches.
     code, body, _ = server.request("POST", "/v1/lake/namespaces/db/tables",
                                    {"name": "outside", "location": f"s3://{bucket}/outside/t",
                                     "schema": json.loads(SCHEMA.model_dump_json())},
@@ -264,6 +268,12 @@ def test_load_config_credentials_route_and_refusals(vending):
                                    headers=auth(WRITER_TOKEN))
     assert code == 400, body
     assert "vended-credentials.allowed-locations" in body["error"]["message"]
+    # Outside the allowed locations too: no table at all.
+    code, body, _ = server.request("POST", "/v1/lake/namespaces/db/tables",
+                                   {"name": "elsewhere", "location": f"s3://{bucket}/else/t",
+                                    "schema": json.loads(SCHEMA.model_dump_json())},
+                                   headers=auth(WRITER_TOKEN))
+    assert code == 403 and body["error"]["type"] == "ForbiddenException", body
 
     # A catalog without a role does not vend: loads answer as before (pyiceberg asks by
     # default and brings its own keys), the credentials route says why.

@@ -13,7 +13,7 @@ import json
 import pytest
 
 from floe_server import FloeServer, local_postgres
-from test_rck import run_kit
+from test_rck import rck_config, run_kit
 
 SECRET = "rck-secret-61"
 
@@ -43,13 +43,14 @@ def run_with_auth(server: FloeServer, tmp_path) -> None:
 
 
 def test_rck_with_auth_on_sqlite(floe, tmp_path):
-    with FloeServer(floe.path, tmp_path / "data", config=auth_config()) as server:
+    with FloeServer(floe.path, tmp_path / "data",
+                    config={**auth_config(), **rck_config(tmp_path / "data")}) as server:
         run_with_auth(server, tmp_path)
     assert server.exit_code == 0
 
 
 def test_rck_with_auth_on_postgres(floe, tmp_path, postgres_server):
     with FloeServer(floe.path, tmp_path / "data", metastore=postgres_server,
-                    config=auth_config()) as server:
+                    config={**auth_config(), **rck_config(tmp_path / "data")}) as server:
         run_with_auth(server, tmp_path)
     assert server.exit_code == 0
