@@ -222,6 +222,31 @@ Status LocationPolicy::Check(std::string_view location, std::string_view what) c
       location, catalog_, kAllowedLocationsProperty);
 }
 
+Status LocationPolicy::CheckCleanupScope(
+    const std::vector<std::string>& directories,
+    const std::vector<NormalizedLocation>& other_tables) const {
+  for (const std::string& dir : directories) {
+    FLOE_RETURN_IF_ERROR(Check(dir, "orphan cleaning directory"));
+    FLOE_ASSIGN_OR_RETURN(NormalizedLocation normalized, NormalizeLocation(dir));
+    for (const NormalizedLocation& root : roots_) {
+      if (root.IsUnder(normalized)) {
+        return Status::PermissionDenied(
+            "orphan cleaning directory '{}' is (or contains) the allowed location '{}' of catalog "
+            "'{}': cleaning there would reach every table under it",
+            dir, root.ToString(), catalog_);
+      }
+    }
+    for (const NormalizedLocation& other : other_tables) {
+      if (normalized.Overlaps(other)) {
+        return Status::PermissionDenied(
+            "orphan cleaning directory '{}' overlaps '{}' of another table of catalog '{}'", dir,
+            other.ToString(), catalog_);
+      }
+    }
+  }
+  return Status::OK();
+}
+
 Status LocationPolicy::CheckTableProperties(
     const std::map<std::string, std::string>& properties) const {
   for (std::string_view key : TableLocationProperties()) {

@@ -90,6 +90,15 @@ class LocationPolicy {
   // A namespace's `location` property, when set.
   Status CheckNamespaceProperties(const std::map<std::string, std::string>& properties) const;
 
+  // Whether orphan-file cleanup may list and delete under `directories` (a table's data and
+  // metadata directories, and its location): each must lie under an allowed prefix (Check), must
+  // not be an allowed root nor contain one (the warehouse root, an allowed-locations prefix:
+  // cleaning there would reach every table), and must not overlap any of `other_tables` (the
+  // locations and directories of the catalog's other tables). Errors: kPermissionDenied
+  // naming the directory and the rule.
+  Status CheckCleanupScope(const std::vector<std::string>& directories,
+                           const std::vector<NormalizedLocation>& other_tables) const;
+
   const std::vector<NormalizedLocation>& roots() const { return roots_; }
   // The warehouse, when the catalog has one.
   const std::vector<NormalizedLocation>& warehouse() const { return warehouse_; }

@@ -88,6 +88,35 @@ TEST_P(LocationPolicyCases, Verdict) {
 
 INSTANTIATE_TEST_SUITE_P(Table, LocationPolicyCases, ::testing::ValuesIn(kCases));
 
+TEST(LocationPolicy, CleanupScope) {
+  FLOE_ASSERT_OK_AND_ASSIGN(LocationPolicy policy,
+                            LocationPolicy::Make("lake", "/srv/wh", {"s3://lake/tables"}));
+  FLOE_ASSERT_OK_AND_ASSIGN(NormalizedLocation other, NormalizeLocation("/srv/wh/ns/orders"));
+  const std::vector<NormalizedLocation> others = {other};
+  FLOE_EXPECT_OK(
+      policy.CheckCleanupScope({"/srv/wh/ns/events/data/", "/srv/wh/ns/events/metadata/"}, others));
+  // A sibling whose name extends the other's is not inside it.
+  FLOE_EXPECT_OK(policy.CheckCleanupScope({"/srv/wh/ns/orders2/data/"}, others));
+  struct Refused {
+    const char* dir;
+    const char* why;
+  };
+  for (const Refused& r : {
+           Refused{"/srv/elsewhere/data/", "outside the allowed locations"},
+           Refused{"/srv/wh/", "contains) the allowed location"},
+           Refused{"/srv/wh/./", "contains) the allowed location"},
+           Refused{"/srv/", "outside the allowed locations"},
+           Refused{"s3://lake/tables", "contains) the allowed location"},
+           Refused{"/srv/wh/ns/orders/data/", "overlaps '/srv/wh/ns/orders'"},
+           Refused{"/srv/wh/ns/", "overlaps '/srv/wh/ns/orders'"},
+           Refused{"/srv/wh/ns/events/../orders/data", "'..'"},
+       }) {
+    EXPECT_THAT(policy.CheckCleanupScope({"/srv/wh/ns/events/data/", r.dir}, others),
+                IsError(StatusCode::kPermissionDenied, HasSubstr(r.why)))
+        << r.dir;
+  }
+}
+
 TEST(LocationPolicy, NothingAllowedWithoutRoots) {
   LocationPolicy none;
   EXPECT_TRUE(none.empty());

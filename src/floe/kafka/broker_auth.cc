@@ -40,8 +40,8 @@ Status Broker::HandleSaslHandshake(const RequestHeader& h, KafkaReader& r, Sessi
     session.close_after_responses = options_.authenticator != nullptr;
   } else if (std::optional<auth::SaslMechanism> mechanism =
                  auth::ParseSaslMechanism(req.mechanism)) {
-    session.sasl = std::make_unique<auth::SaslServer>(options_.authenticator, *mechanism,
-                                                      session.client_host);
+    session.sasl =
+        std::make_unique<auth::SaslServer>(options_.authenticator, *mechanism, session.client_host);
     session.bare_sasl_tokens = h.api_version == 0;
   } else {
     resp.error_code = Code(ErrorCode::kUnsupportedSaslMechanism);
@@ -73,9 +73,9 @@ Status Broker::HandleSaslAuthenticate(const RequestHeader& h, KafkaReader& r, Se
       // message, or too many failures lately: one error code, the connection closes, and
       // the message names no secret (sasl.h).
       resp.error_code = Code(ErrorCode::kSaslAuthenticationFailed);
-      resp.error_message = fmt::format("Authentication failed with SASL mechanism {}: {}",
-                                       auth::SaslMechanismName(session.sasl->mechanism()),
-                                       step.status().message());
+      resp.error_message =
+          fmt::format("Authentication failed with SASL mechanism {}: {}",
+                      auth::SaslMechanismName(session.sasl->mechanism()), step.status().message());
       session.sasl.reset();
       session.close_after_responses = true;
     } else {
@@ -94,8 +94,7 @@ Status Broker::HandleSaslAuthenticate(const RequestHeader& h, KafkaReader& r, Se
   return Status::OK();
 }
 
-Status Broker::HandleSaslToken(std::span<const uint8_t> frame, Session& session,
-                               Respond respond) {
+Status Broker::HandleSaslToken(std::span<const uint8_t> frame, Session& session, Respond respond) {
   if (!session.sasl || !session.bare_sasl_tokens) {
     return Status::Internal("a bare SASL token outside a SaslHandshake v0 exchange");
   }

@@ -60,9 +60,8 @@ class BrokerAuthTest : public ::testing::Test {
     KafkaWriter bw(&frame, Req::IsFlexible(version));
     req.Write(bw, version);
     std::optional<Buffer> got;
-    Status s = broker_->Handle(frame.span(), session, [&](std::optional<Buffer> b) {
-      got = std::move(b);
-    });
+    Status s = broker_->Handle(frame.span(), session,
+                               [&](std::optional<Buffer> b) { got = std::move(b); });
     if (status != nullptr) *status = s;
     return got;
   }
@@ -170,9 +169,9 @@ TEST_F(BrokerAuthTest, HandshakeV0TakesBareTokens) {
     EXPECT_TRUE(s.bare_sasl_tokens);
     std::string token = std::string("\0writer\0", 8) + password;
     std::optional<Buffer> reply;
-    Status st = broker_->HandleSaslToken(
-        {reinterpret_cast<const uint8_t*>(token.data()), token.size()}, s,
-        [&](std::optional<Buffer> b) { reply = std::move(b); });
+    Status st =
+        broker_->HandleSaslToken({reinterpret_cast<const uint8_t*>(token.data()), token.size()}, s,
+                                 [&](std::optional<Buffer> b) { reply = std::move(b); });
     EXPECT_FALSE(s.bare_sasl_tokens);
     if (ok) {
       FLOE_EXPECT_OK(st);

@@ -864,6 +864,20 @@ Result<HttpResponse> ManagementApi::TableDetails(Call& call, const std::string& 
     if (plan.type) {
       health["pending-optimizing-type"] = std::string(optimize::OptimizingTypeName(*plan.type));
     }
+    // Orphan cleaning refused for confinement (the table's directories are outside the
+    // allowed locations, a root, or another table's): shown until a run succeeds.
+    Result<std::vector<metastore::MaintenanceRunRecord>> listed = [&] {
+      std::lock_guard lock(store_mu_);
+      return store_->ListMaintenanceRuns(catalog_name, id.ns.ToString(), id.name, 50);
+    }();
+    FLOE_ASSIGN_OR_RETURN(std::vector<metastore::MaintenanceRunRecord> runs, std::move(listed));
+    for (const metastore::MaintenanceRunRecord& run : runs) {
+      if (run.kind != "clean-orphan-files") continue;
+      if (run.status == "refused") {
+        health["orphan-cleaning-refused"] = {{"at-ms", run.end_ms}, {"reason", run.error}};
+      }
+      break;
+    }
     j["health"] = std::move(health);
   }
   return JsonResponse(200, j);

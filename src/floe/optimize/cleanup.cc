@@ -83,11 +83,22 @@ Result<std::vector<std::string>> ReferencedFiles(const iceberg::TableMetadata& m
   return out;
 }
 
+std::vector<std::string> OrphanCleaningDirectories(const iceberg::TableMetadata& metadata) {
+  std::vector<std::string> dirs = {TableDirectory(metadata, "write.data.path", "data"),
+                                   TableDirectory(metadata, "write.metadata.path", "metadata")};
+  if (NormalizeLocation(dirs[0]) == NormalizeLocation(dirs[1])) dirs.pop_back();
+  return dirs;
+}
+
 Result<OrphanCleaningResult> CleanOrphanFiles(iceberg::Table& table, int64_t now_ms,
-                                              int64_t min_age_ms) {
+                                              int64_t min_age_ms,
+                                              const std::vector<std::string>& checked_directories) {
   const iceberg::TableMetadataPtr listed_metadata = table.metadata();
   if (listed_metadata->location.empty()) {
     return Status::InvalidArgument("the table has no location: no directory to clean");
+  }
+  if (OrphanCleaningDirectories(*listed_metadata) != checked_directories) {
+    return Status::Conflict("the table's data or metadata directory changed since it was checked");
   }
   io::FileIO& io = table.io();
   const int64_t older_than_ms = now_ms - min_age_ms;
@@ -115,6 +126,9 @@ Result<OrphanCleaningResult> CleanOrphanFiles(iceberg::Table& table, int64_t now
   // listings is in them.
   FLOE_RETURN_IF_ERROR(table.Refresh());
   const iceberg::TableMetadataPtr metadata = table.metadata();
+  if (OrphanCleaningDirectories(*metadata) != checked_directories) {
+    return Status::Conflict("the table's data or metadata directory changed while listing");
+  }
   if (auto gc = metadata->properties.find("gc.enabled");
       gc != metadata->properties.end() && gc->second == "false") {
     return result;

@@ -40,6 +40,11 @@ std::string NormalizeLocation(std::string_view location);
 Result<std::vector<std::string>> ReferencedFiles(const iceberg::TableMetadata& metadata,
                                                  io::FileIO& io);
 
+// The directories orphan cleaning lists: the data directory (write.data.path, else
+// <location>/data) and the metadata directory (write.metadata.path, else
+// <location>/metadata), each ending in '/'; one entry when they are the same.
+std::vector<std::string> OrphanCleaningDirectories(const iceberg::TableMetadata& metadata);
+
 // Deletes the files under the table's data directory (write.data.path, else
 // <location>/data) and metadata directory (write.metadata.path, else <location>/metadata)
 // that ReferencedFiles does not name and that were last modified before now_ms -
@@ -50,10 +55,13 @@ Result<std::vector<std::string>> ReferencedFiles(const iceberg::TableMetadata& m
 // are not always young (files added by reference, a writer slower than the bound), so the
 // references must be at least as new as the listing. A commit after the refresh writes
 // young files, which the bound keeps. Nothing is deleted when the refreshed table sets
-// gc.enabled=false. Errors: a listing, the refresh or a referenced file that cannot be
-// read (then nothing is deleted).
+// gc.enabled=false, or when the refreshed table's directories are no longer the ones the
+// caller checked (`checked_directories`, OrphanCleaningDirectories of the metadata it
+// confined: a commit moved them meanwhile; kConflict, nothing deleted). Errors: a listing, the
+// refresh or a referenced file that cannot be read (then nothing is deleted).
 Result<OrphanCleaningResult> CleanOrphanFiles(iceberg::Table& table, int64_t now_ms,
-                                              int64_t min_age_ms);
+                                              int64_t min_age_ms,
+                                              const std::vector<std::string>& checked_directories);
 
 struct DanglingDeleteResult {
   int64_t position_delete_files_removed = 0;  // deletion vectors included

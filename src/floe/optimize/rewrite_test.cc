@@ -520,7 +520,8 @@ TEST_P(RewriteTest, OrphanFilesOlderThanTheBoundAreDeleted) {
   ASSERT_TRUE(referenced.ok()) << referenced.status().ToString();
   ASSERT_GT(referenced->size(), 5u);
 
-  auto cleaned = CleanOrphanFiles(*table_, young_ms, /*min_age_ms=*/0);
+  auto cleaned = CleanOrphanFiles(*table_, young_ms, /*min_age_ms=*/0,
+                                  OrphanCleaningDirectories(*table_->metadata()));
   ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
   EXPECT_EQ(cleaned->content_files_deleted, 1);
   EXPECT_EQ(cleaned->metadata_files_deleted, 1);
@@ -547,7 +548,8 @@ TEST_P(RewriteTest, OrphanCleaningWithAStaleTableKeepsLaterCommitsFiles) {
   io_.Put("mem://wh/db/t/data/orphan-2.parquet", "left by a failed writer");
   const int64_t far_future_ms = int64_t{1} << 50;
 
-  auto cleaned = CleanOrphanFiles(*stale, far_future_ms, /*min_age_ms=*/0);
+  auto cleaned = CleanOrphanFiles(*stale, far_future_ms, /*min_age_ms=*/0,
+                                  OrphanCleaningDirectories(*stale->metadata()));
   ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
   EXPECT_EQ(cleaned->content_files_deleted, 1);
   EXPECT_EQ(cleaned->metadata_files_deleted, 0);
@@ -566,7 +568,8 @@ TEST_P(RewriteTest, OrphanCleaningHonoursGcDisabledByALaterCommit) {
   ASSERT_TRUE(update->Commit().ok());
   io_.Put("mem://wh/db/t/data/orphan-3.parquet", "left by a failed writer");
 
-  auto cleaned = CleanOrphanFiles(*stale, int64_t{1} << 50, /*min_age_ms=*/0);
+  auto cleaned = CleanOrphanFiles(*stale, int64_t{1} << 50, /*min_age_ms=*/0,
+                                  OrphanCleaningDirectories(*stale->metadata()));
   ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
   EXPECT_EQ(cleaned->content_files_deleted + cleaned->metadata_files_deleted, 0);
   EXPECT_TRUE(*io_.Exists("mem://wh/db/t/data/orphan-3.parquet"));

@@ -259,6 +259,19 @@ void OptimizingService::RefreshAll() {
   std::vector<Item> items;
   Status st = ListAll(&items);
   if (!st.ok()) Log(EventLine("optimizer-refresh-failed", {{"error", st.ToString()}}));
+  if (st.ok()) {
+    std::map<std::string, std::map<Key, catalog::TableIdentifier>> listed;
+    for (const Item& item : items) {
+      listed[item.catalog].emplace(Key{item.catalog, item.id.ns.ToString(), item.id.name}, item.id);
+    }
+    std::lock_guard lock(mu_);
+    // Dropped tables no longer constrain anyone's cleaning.
+    std::erase_if(table_locations_, [&](const auto& entry) {
+      auto it = listed.find(std::get<0>(entry.first));
+      return it == listed.end() || !it->second.contains(entry.first);
+    });
+    listed_tables_ = std::move(listed);
+  }
   for (Item& item : items) Enqueue(std::move(item));
 }
 
@@ -741,8 +754,51 @@ metastore::MaintenanceRunRecord OptimizingService::NewMaintenanceRun(const Key& 
   return run;
 }
 
+void OptimizingService::NoteTableLocations(const Key& key, const iceberg::TableMetadata& metadata) {
+  std::vector<catalog::NormalizedLocation> locations;
+  std::vector<std::string> names = OrphanCleaningDirectories(metadata);
+  names.push_back(metadata.location);
+  for (const std::string& name : names) {
+    // A location that does not normalize is refused wherever it would be used; it
+    // constrains nothing here.
+    if (auto normalized = catalog::NormalizeLocation(name); normalized.ok()) {
+      locations.push_back(std::move(*normalized));
+    }
+  }
+  std::lock_guard lock(mu_);
+  table_locations_[key] = std::move(locations);
+}
+
+Result<std::vector<catalog::NormalizedLocation>> OptimizingService::OtherTableLocations(
+    const Key& key, catalog::Catalog& catalog) {
+  std::vector<std::pair<Key, catalog::TableIdentifier>> unknown;
+  {
+    std::lock_guard lock(mu_);
+    auto listed = listed_tables_.find(std::get<0>(key));
+    if (listed != listed_tables_.end()) {
+      for (const auto& [other, id] : listed->second) {
+        if (other != key && !table_locations_.contains(other)) unknown.emplace_back(other, id);
+      }
+    }
+  }
+  for (const auto& [other, id] : unknown) {
+    auto ops = catalog.LoadTable(id);
+    if (!ops.ok() && ops.status().code() == StatusCode::kNotFound) continue;  // dropped
+    if (!ops.ok()) return ops.status();
+    FLOE_ASSIGN_OR_RETURN(auto loaded, iceberg::Table::Load(**ops));
+    NoteTableLocations(other, *loaded->metadata());
+  }
+  std::vector<catalog::NormalizedLocation> out;
+  std::lock_guard lock(mu_);
+  for (const auto& [other, locations] : table_locations_) {
+    if (other == key || std::get<0>(other) != std::get<0>(key)) continue;
+    out.insert(out.end(), locations.begin(), locations.end());
+  }
+  return out;
+}
+
 void OptimizingService::MaybeCleanTable(const Key& key, const std::string& name,
-                                        iceberg::Table& table) {
+                                        iceberg::Table& table, catalog::Catalog& catalog_of) {
   const int64_t now = Now();
   {
     std::lock_guard lock(mu_);
@@ -791,7 +847,36 @@ void OptimizingService::MaybeCleanTable(const Key& key, const std::string& name,
   // gc.enabled=false: the table's files may be shared with other tables; never delete.
   if (config->orphan_cleaning_enabled && config->gc_enabled) {
     metastore::MaintenanceRunRecord run = NewMaintenanceRun(key, "clean-orphan-files", Now());
-    auto cleaned = CleanOrphanFiles(table, run.start_ms, config->orphan_min_age_ms);
+    // Confinement (location_policy.h): the directories must be the table's own, inside the
+    // catalog's allowed locations, neither a root nor another table's. A refusal is kept as
+    // the run's outcome, which the table's health shows, and logged.
+    const std::vector<std::string> directories = OrphanCleaningDirectories(*table.metadata());
+    Status scope = table.metadata()->location.empty()
+                       ? Status::InvalidArgument("the table has no location: no directory to clean")
+                       : Status::OK();
+    if (scope.ok()) {
+      auto others = OtherTableLocations(key, catalog_of);
+      // The table's location too: one at a root, or around another table, is refused even
+      // when its directories alone would not be.
+      std::vector<std::string> checked = directories;
+      checked.push_back(table.metadata()->location);
+      scope =
+          others.ok()
+              ? catalog_of.location_policy().CheckCleanupScope(checked, *others)
+              : Status(others.status().code(),
+                       fmt::format("the locations of the catalog's other tables are unknown: {}",
+                                   others.status().message()));
+    }
+    if (!scope.ok()) {
+      run.end_ms = Now();
+      run.status = "refused";
+      run.error = std::string(scope.message());
+      SaveMaintenanceRun(run);
+      Log(EventLine("orphan-cleaning-refused",
+                    {{"catalog", catalog}, {"table", name}, {"error", run.error}}));
+      return;
+    }
+    auto cleaned = CleanOrphanFiles(table, run.start_ms, config->orphan_min_age_ms, directories);
     run.end_ms = Now();
     if (!cleaned.ok()) {
       run.status = "failed";
@@ -860,9 +945,10 @@ Status OptimizingService::Evaluate(const Item& item) {
     return ops.status();
   }
   FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(**ops));
+  NoteTableLocations(key, *table->metadata());
   ResolveInterrupted(key, *table->metadata());
   MaybeExpireSnapshots(key, item.id.ToString(), *table);
-  MaybeCleanTable(key, item.id.ToString(), *table);
+  MaybeCleanTable(key, item.id.ToString(), *table, *lease);
   MaybeExpireData(key, item.id.ToString(), *table);
   MaybeCreateTag(key, item.id.ToString(), *table);
   {

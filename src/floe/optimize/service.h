@@ -255,7 +255,16 @@ class OptimizingService {
   void MaybeExpireSnapshots(const Key& key, const std::string& name, iceberg::Table& table);
   // Orphan file and dangling delete file cleaning (cleanup.h), when due and enabled and no
   // process of the table is running.
-  void MaybeCleanTable(const Key& key, const std::string& name, iceberg::Table& table);
+  void MaybeCleanTable(const Key& key, const std::string& name, iceberg::Table& table,
+                       catalog::Catalog& catalog);
+  // Remembers where the table lives (its location and cleaning directories), for the
+  // overlap check of other tables' orphan cleaning.
+  void NoteTableLocations(const Key& key, const iceberg::TableMetadata& metadata);
+  // The known locations of the catalog's tables other than `key`; tables listed by the last
+  // refresh whose locations are not known yet are loaded from `catalog` first. Errors: a
+  // table that cannot be loaded (then nothing may be cleaned: its location is unknown).
+  Result<std::vector<catalog::NormalizedLocation>> OtherTableLocations(const Key& key,
+                                                                       catalog::Catalog& catalog);
   // Data expiration (data_expiration.h), when due (every 24 intervals, as cleaning) and
   // enabled and no process of the table is running; automatic tags (auto_tag.h), checked at
   // most every maintenance interval / 60 (Amoro: every minute). service_maintenance.cc.
@@ -299,6 +308,10 @@ class OptimizingService {
   mutable uint64_t stats_view_version_ = 0;
   std::map<Key, int64_t> last_expire_ms_;
   std::map<Key, int64_t> last_clean_ms_;
+  // Every table's location and cleaning directories, normalized (NoteTableLocations), and
+  // the tables each catalog listed at the last refresh.
+  std::map<Key, std::vector<catalog::NormalizedLocation>> table_locations_;
+  std::map<std::string, std::map<Key, catalog::TableIdentifier>> listed_tables_;
   std::map<Key, int64_t> last_data_expire_ms_;
   std::map<Key, int64_t> last_tag_check_ms_;
   OptimizerCounters counters_;
