@@ -619,6 +619,15 @@ ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition, std::span<cons
     *message = "zstd needs Produce v7";
     return ErrorCode::kUnsupportedCompressionType;
   }
+  // The records inside, before anything is stored: a batch whose header and CRC are right
+  // but whose records do not parse would fail every consumer and the table translator.
+  if (Status records_ok =
+          ValidateRecords(records, h, options_.max_uncompressed_batch_bytes, &validate_scratch_);
+      !records_ok.ok()) {
+    *message = std::string(records_ok.message());
+    return records_ok.code() == StatusCode::kCorrupt ? ErrorCode::kCorruptMessage
+                                                     : ErrorCode::kInvalidRecord;
+  }
   if (h.control() || h.transactional()) {
     *message = "transactional and control batches are not supported";
     return ErrorCode::kInvalidRecord;

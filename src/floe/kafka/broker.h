@@ -342,6 +342,7 @@ class Broker {
   // The role of the request being handled (handlers run one at a time): Metadata creates
   // missing topics only with write.
   auth::Access request_access_ = auth::Access::kWrite;
+  Buffer validate_scratch_;  // inflated records of the batch being validated (AppendBatch)
 };
 
 }  // namespace floe::kafka

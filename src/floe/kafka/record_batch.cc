@@ -132,23 +132,80 @@ Status XerialSnappyCompress(std::span<const uint8_t> in, Buffer* out) {
   return Status::OK();
 }
 
-Status DecodeRecords(std::span<const uint8_t> batch, size_t max_uncompressed_bytes, Buffer* scratch,
-                     const std::function<Status(const Record&)>& visit) {
-  FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader(batch));
+namespace {
+
+// The records of a batch, inflated into `scratch` when compressed.
+Result<std::span<const uint8_t>> RecordsBody(std::span<const uint8_t> batch, const BatchHeader& h,
+                                             size_t max_uncompressed_bytes, Buffer* scratch) {
   if (h.total_bytes() > batch.size()) return Status::Corrupt("record batch cut short");
   std::span<const uint8_t> body =
       batch.subspan(kBatchHeaderBytes, h.total_bytes() - kBatchHeaderBytes);
-  if (h.codec() != BatchCodec::kNone) {
-    scratch->Clear();
-    if (h.codec() == BatchCodec::kSnappy && IsXerialSnappy(body)) {
-      FLOE_RETURN_IF_ERROR(XerialSnappyDecompress(body, scratch, max_uncompressed_bytes));
-    } else {
-      FLOE_ASSIGN_OR_RETURN(format::CompressionKind kind, KindFor(h.codec()));
-      FLOE_ASSIGN_OR_RETURN(auto codec, format::Codec::Make(kind));
-      FLOE_RETURN_IF_ERROR(codec->DecompressUnknownSize(body, scratch, max_uncompressed_bytes));
-    }
-    body = scratch->span();
+  if (h.codec() == BatchCodec::kNone) return body;
+  scratch->Clear();
+  if (h.codec() == BatchCodec::kSnappy && IsXerialSnappy(body)) {
+    FLOE_RETURN_IF_ERROR(XerialSnappyDecompress(body, scratch, max_uncompressed_bytes));
+  } else {
+    FLOE_ASSIGN_OR_RETURN(format::CompressionKind kind, KindFor(h.codec()));
+    FLOE_ASSIGN_OR_RETURN(auto codec, format::Codec::Make(kind));
+    FLOE_RETURN_IF_ERROR(codec->DecompressUnknownSize(body, scratch, max_uncompressed_bytes));
   }
+  return scratch->span();
+}
+
+Status SkipVarBytes(ByteReader& r) {
+  FLOE_ASSIGN_OR_RETURN(int32_t n, r.ReadZigZag32());
+  if (n < -1) return Status::Corrupt("record field length {}", n);
+  if (n > 0) FLOE_RETURN_IF_ERROR(r.Take(static_cast<size_t>(n)).status());
+  return Status::OK();
+}
+
+}  // namespace
+
+Status ValidateRecords(std::span<const uint8_t> batch, const BatchHeader& h,
+                       size_t max_uncompressed_bytes, Buffer* scratch) {
+  FLOE_ASSIGN_OR_RETURN(std::span<const uint8_t> body,
+                        RecordsBody(batch, h, max_uncompressed_bytes, scratch));
+  ByteReader r(body);
+  for (int32_t i = 0; i < h.records_count; ++i) {
+    if (r.empty()) {
+      return Status::InvalidArgument("record batch holds {} records, its header says {}", i,
+                                     h.records_count);
+    }
+    FLOE_ASSIGN_OR_RETURN(int32_t length, r.ReadZigZag32());
+    if (length < 0) return Status::Corrupt("record length {}", length);
+    FLOE_ASSIGN_OR_RETURN(std::span<const uint8_t> bytes, r.Take(static_cast<size_t>(length)));
+    ByteReader rr(bytes);
+    FLOE_RETURN_IF_ERROR(rr.ReadByte().status());      // attributes
+    FLOE_RETURN_IF_ERROR(rr.ReadZigZag64().status());  // timestamp delta
+    FLOE_ASSIGN_OR_RETURN(int32_t offset_delta, rr.ReadZigZag32());
+    if (offset_delta != i) {
+      return Status::InvalidArgument("record {} of the batch has offset delta {}", i, offset_delta);
+    }
+    FLOE_RETURN_IF_ERROR(SkipVarBytes(rr));  // key
+    FLOE_RETURN_IF_ERROR(SkipVarBytes(rr));  // value
+    FLOE_ASSIGN_OR_RETURN(int32_t header_count, rr.ReadZigZag32());
+    if (header_count < 0 || static_cast<size_t>(header_count) > rr.remaining()) {
+      return Status::Corrupt("record header count {}", header_count);
+    }
+    for (int32_t j = 0; j < header_count; ++j) {
+      FLOE_ASSIGN_OR_RETURN(int32_t key_length, rr.ReadZigZag32());
+      if (key_length < 0) return Status::Corrupt("null or negative record header key length");
+      FLOE_RETURN_IF_ERROR(rr.Take(static_cast<size_t>(key_length)).status());
+      FLOE_RETURN_IF_ERROR(SkipVarBytes(rr));
+    }
+    if (!rr.empty()) return Status::Corrupt("{} bytes left over in record {}", rr.remaining(), i);
+  }
+  if (!r.empty()) {
+    return Status::Corrupt("{} bytes after the batch's {} records", r.remaining(), h.records_count);
+  }
+  return Status::OK();
+}
+
+Status DecodeRecords(std::span<const uint8_t> batch, size_t max_uncompressed_bytes, Buffer* scratch,
+                     const std::function<Status(const Record&)>& visit) {
+  FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader(batch));
+  FLOE_ASSIGN_OR_RETURN(std::span<const uint8_t> body,
+                        RecordsBody(batch, h, max_uncompressed_bytes, scratch));
   ByteReader r(body);
   Record rec;
   for (int32_t i = 0; i < h.records_count; ++i) {

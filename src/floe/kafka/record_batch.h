@@ -77,6 +77,16 @@ struct Record {
   std::vector<RecordHeader> headers;
 };
 
+// Checks the records inside a batch ValidateBatch accepted, as Kafka's LogValidator does
+// before a Produce is acknowledged: inflated within `max_uncompressed_bytes` (into
+// `scratch`), exactly `h.records_count` records whose length fields match their bytes,
+// offset deltas 0, 1, ..., header keys not null, nothing left after the last record.
+// kCorrupt for bytes that do not parse (CORRUPT_MESSAGE), kInvalidArgument for a count or
+// offset delta that disagrees with the header (INVALID_RECORD). No allocation besides
+// `scratch`.
+Status ValidateRecords(std::span<const uint8_t> batch, const BatchHeader& h,
+                       size_t max_uncompressed_bytes, Buffer* scratch);
+
 // Decodes every record of a validated batch. Compressed records are inflated into
 // `scratch` (at most `max_uncompressed_bytes`, else kCorrupt); the Records passed to
 // `visit` point into it or into `batch` and are valid during the call.

@@ -172,5 +172,55 @@ TEST(RecordBatchTest, WrongMagicAndCountsAreInvalid) {
   EXPECT_TRUE(ValidateBatch(out.span().subspan(0, 30)).error().IsCorrupt());
 }
 
+// The checks Kafka's LogValidator makes inside a batch whose header and CRC are right: each
+// case is a valid batch with one thing changed and its CRC (and, where the change resizes
+// it, its length) fixed up.
+TEST(RecordBatchTest, RecordsInsideAValidHeaderAreChecked) {
+  BatchBuilder b({});
+  b.Add(1, "a", "b");
+  b.Add(2, "c", "d", {{"h", std::string("v")}});
+  Buffer good;
+  ASSERT_TRUE(b.Finish(&good).ok());
+  auto fix = [](std::vector<uint8_t>& batch) {
+    StoreBE<uint32_t>(batch.data() + 8, static_cast<uint32_t>(batch.size() - 12));
+    StoreBE<uint32_t>(batch.data() + 17, Crc32c(0, batch.data() + 21, batch.size() - 21));
+  };
+  auto check = [](const std::vector<uint8_t>& batch) {
+    Result<BatchHeader> h = ValidateBatch(batch);
+    EXPECT_TRUE(h.ok()) << h.error().ToString();
+    Buffer scratch;
+    return h.ok() ? ValidateRecords(batch, *h, 1 << 20, &scratch) : h.error();
+  };
+  const std::vector<uint8_t> base(good.data(), good.data() + good.size());
+  EXPECT_TRUE(check(base).ok());
+  // The first record is at byte 61: its length (zig-zag), attributes, timestamp delta,
+  // offset delta.
+  {
+    std::vector<uint8_t> more = base;  // the header claims 3 records, 2 are there
+    StoreBE<uint32_t>(more.data() + 57, 3);
+    StoreBE<uint32_t>(more.data() + 23, 2);
+    fix(more);
+    EXPECT_TRUE(check(more).IsInvalidArgument()) << check(more).ToString();
+  }
+  {
+    std::vector<uint8_t> trailing = base;  // garbage after the last record
+    trailing.insert(trailing.end(), {0x02, 0x00, 0x00});
+    fix(trailing);
+    EXPECT_TRUE(check(trailing).IsCorrupt()) << check(trailing).ToString();
+  }
+  {
+    std::vector<uint8_t> longer = base;  // the first record's length runs into the second
+    longer[61] = static_cast<uint8_t>(longer[61] + 2);
+    fix(longer);
+    EXPECT_FALSE(check(longer).ok());
+  }
+  {
+    std::vector<uint8_t> delta = base;  // the first record's offset delta 1
+    delta[64] = 0x02;
+    fix(delta);
+    EXPECT_TRUE(check(delta).IsInvalidArgument()) << check(delta).ToString();
+  }
+}
+
 }  // namespace
 }  // namespace floe::kafka
