@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "floe/base/macros.h"
 #include "floe/kafka/record_batch.h"
 
@@ -37,6 +39,34 @@ std::string TableTopicKey(const std::map<std::string, std::string>& configs) {
 }
 
 }  // namespace
+
+std::chrono::milliseconds RetryPolicy::Failed(const Status& error, int64_t now_ms,
+                                              std::optional<Status>* report) {
+  ++failures_;
+  std::string message = error.ToString();
+  if (message != last_logged_ || now_ms - last_logged_ms_ >= log_interval_ms_) {
+    std::string text(error.message());
+    if (not_logged_ > 0) {
+      text += fmt::format(" ({} more failed rounds not logged since the last report)", not_logged_);
+    }
+    *report = Status(error.code(), std::move(text));
+    last_logged_ = std::move(message);
+    last_logged_ms_ = now_ms;
+    not_logged_ = 0;
+  } else {
+    report->reset();
+    ++not_logged_;
+  }
+  // first * 2^(failures - 1), capped (the shift is bounded so it cannot overflow).
+  const int shift = std::min(failures_ - 1, 20);
+  return std::min(max_, first_ * (int64_t{1} << shift));
+}
+
+void RetryPolicy::Succeeded() {
+  failures_ = 0;
+  last_logged_.clear();
+  not_logged_ = 0;
+}
 
 IngestService::IngestService(std::shared_ptr<catalog::CatalogRegistry> registry, BrokerCall broker,
                              IngestServiceOptions options)
@@ -101,6 +131,17 @@ void IngestService::StartWorker(const std::string& topic, const std::string& con
       w->cv.wait_for(lock, d, [w] { return w->stop; });
       return !w->stop;
     };
+    // A topic that keeps failing (a catalog down, a commit refused) retries less and less
+    // often and logs the same error once a minute, not every second.
+    RetryPolicy retry(options_.retry_interval, options_.max_retry_interval,
+                      options_.error_log_interval);
+    auto failed = [&](const Status& error) {
+      std::optional<Status> report;
+      const std::chrono::milliseconds delay =
+          retry.Failed(error, options_.translator.now_ms(), &report);
+      if (report && options_.log_error) options_.log_error(topic, *report);
+      return wait(delay);
+    };
     while (true) {
       {
         std::lock_guard lock(w->mu);
@@ -110,8 +151,7 @@ void IngestService::StartWorker(const std::string& topic, const std::string& con
         Result<catalog::CatalogLease> acquired =
             pool.ok() ? (*pool)->Acquire() : Result<catalog::CatalogLease>(pool.status());
         if (!acquired.ok()) {
-          if (options_.log_error) options_.log_error(topic, acquired.status());
-          if (!wait(options_.retry_interval)) return;
+          if (!failed(acquired.status())) return;
           continue;
         }
         lease.emplace(std::move(*acquired));
@@ -122,11 +162,11 @@ void IngestService::StartWorker(const std::string& topic, const std::string& con
       }
       Status st = w->translator->RunOnce();
       if (!st.ok()) {
-        if (options_.log_error) options_.log_error(topic, st);
         w->translator->Reset();
-        if (!wait(options_.retry_interval)) return;
+        if (!failed(st)) return;
         continue;
       }
+      retry.Succeeded();
       if (!wait(options_.poll_interval)) return;
     }
   });

@@ -27,9 +27,40 @@ struct IngestServiceOptions {
   // The catalog receiving the tables (floe.yaml kafka.table-catalog).
   std::string catalog;
   std::chrono::milliseconds poll_interval{200};
+  // After a failed round a topic waits retry_interval, doubling with each further failure
+  // up to max_retry_interval; a round that succeeds resets it.
   std::chrono::milliseconds retry_interval{1000};
-  // Called with each failed round's error (the server logs it).
+  std::chrono::milliseconds max_retry_interval{60'000};
+  // Called with a failed round's error (the server logs it): a topic's same error again
+  // only once per error_log_interval, then with the count of those not reported.
   std::function<void(const std::string& topic, const Status&)> log_error;
+  std::chrono::milliseconds error_log_interval{60'000};
+};
+
+// How one topic's translation retries after failures and reports them (IngestServiceOptions).
+// Not thread-safe: one per topic worker.
+class RetryPolicy {
+ public:
+  RetryPolicy(std::chrono::milliseconds first, std::chrono::milliseconds max,
+              std::chrono::milliseconds log_interval)
+      : first_(first), max_(max), log_interval_ms_(log_interval.count()) {}
+
+  // A failed round at `now_ms`: how long to wait before the next one, and in *report the
+  // error to log (its message extended by the failures not reported since the last), or
+  // nullopt when this one is not to be logged.
+  std::chrono::milliseconds Failed(const Status& error, int64_t now_ms,
+                                   std::optional<Status>* report);
+  // A round that succeeded: the next failure waits `first` again and is logged.
+  void Succeeded();
+
+ private:
+  std::chrono::milliseconds first_;
+  std::chrono::milliseconds max_;
+  int64_t log_interval_ms_;
+  int failures_ = 0;
+  std::string last_logged_;
+  int64_t last_logged_ms_ = 0;
+  int64_t not_logged_ = 0;
 };
 
 // One topic as the management API and /metrics show it.

@@ -40,7 +40,9 @@ struct TableTopicConfig {
   bool upsert = false;
   std::string cdc_field;  // dotted path; empty = no CDC field
   std::vector<PartitionByField> partition_by;
-  ErrorsTolerance errors_tolerance = ErrorsTolerance::kInvalidData;
+  // Every record that cannot be translated goes to the dead-letter table; none stops the
+  // topic unless asked (Redpanda's default, iceberg_invalid_record_action=dlq_table).
+  ErrorsTolerance errors_tolerance = ErrorsTolerance::kAll;
 
   // Values are decoded with schema registry schemas.
   bool registry() const {

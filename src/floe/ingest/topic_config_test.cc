@@ -22,7 +22,7 @@ TEST(TopicConfigTest, DefaultsMatchAutoMq) {
   EXPECT_EQ(c->value_type, ConvertType::kRaw);
   EXPECT_EQ(c->key_type, ConvertType::kString);
   EXPECT_EQ(c->transform, TransformType::kNone);
-  EXPECT_EQ(c->errors_tolerance, ErrorsTolerance::kInvalidData);
+  EXPECT_EQ(c->errors_tolerance, ErrorsTolerance::kAll);
   EXPECT_FALSE(c->upsert);
 }
 

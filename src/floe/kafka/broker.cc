@@ -74,7 +74,7 @@ constexpr ConfigDef kTopicConfigs[] = {
     {"floe.table.topic.upsert.enable", "false", 1},
     {"floe.table.topic.cdc.field", "", 2},
     {"floe.table.topic.partition.by", "", 7},
-    {"floe.table.topic.errors.tolerance", "invalid_data", 2},
+    {"floe.table.topic.errors.tolerance", "all", 2},
 };
 
 const ConfigDef* FindConfig(std::string_view name) {
