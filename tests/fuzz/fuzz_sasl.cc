@@ -28,10 +28,10 @@ const auth::Authenticator* Fixture() {
     user.name = "user";
     user.secret_sha256 = auth::Sha256("pencil");
     auto salt = auth::Base64Decode("W22ZaJ0SNY7soEsUEjb6gQ==");
-    user.scram_sha256 = *auth::ComputeScramCredential(auth::HashAlgorithm::kSha256, "pencil",
-                                                      *salt, 4096);
-    user.scram_sha512 = *auth::ComputeScramCredential(auth::HashAlgorithm::kSha512, "pencil",
-                                                      *salt, 4096);
+    user.scram_sha256 =
+        *auth::ComputeScramCredential(auth::HashAlgorithm::kSha256, "pencil", *salt, 4096);
+    user.scram_sha512 =
+        *auth::ComputeScramCredential(auth::HashAlgorithm::kSha512, "pencil", *salt, 4096);
     user.catalogs["*"] = auth::Access::kWrite;
     config.principals.push_back(std::move(user));
     // A throttle the fuzzer's failures never reach, so the exchanges themselves are run.

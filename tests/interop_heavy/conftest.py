@@ -3,6 +3,7 @@ run peers from Maven Central, which takes minutes and a JDK."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -33,10 +34,13 @@ def java_client(tmp_path_factory):
     target = project / "target"
     cp = f"{target / 'kafka-java-client-1.jar'}:{target / 'lib'}/*"
 
-    def run(*args) -> str:
+    def run(*args, sasl: str | None = None, check: bool = True):
+        """stdout; with `sasl` (MECHANISM:USER:PASSWORD, passed in the environment) the client
+        logs in with SASL; with check=False the CompletedProcess."""
+        env = {**os.environ, "FLOE_KAFKA_SASL": sasl or ""}
         done = subprocess.run(["java", "-cp", cp, "floe.interop.KafkaClient", *args],
-                              check=True, timeout=300, capture_output=True, text=True)
-        return done.stdout
+                              check=check, timeout=300, capture_output=True, text=True, env=env)
+        return done.stdout if check else done
     # The jars of the client and of Kafka's tools (ConsoleProducer, ConsoleConsumer).
     run.classpath = cp
     return run

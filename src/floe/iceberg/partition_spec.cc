@@ -217,6 +217,16 @@ Result<std::vector<PartitionField>> FieldsFromJson(const Json& fields) {
 
 }  // namespace
 
+Status CheckProposedSpec(const PartitionSpec& spec) {
+  for (const PartitionField& f : spec.fields()) {
+    if (!f.transform.is_known()) {
+      return Status::InvalidArgument("partition field '{}': unknown transform '{}'", f.name,
+                                     f.transform.ToString());
+    }
+  }
+  return Status::OK();
+}
+
 Result<PartitionSpec> PartitionSpecFromJsonValue(const Json& json) {
   if (!json.is_object()) return Status::InvalidArgument("a partition spec must be an object");
   FLOE_ASSIGN_OR_RETURN(int32_t spec_id, internal::GetInt32(json, "spec-id"));

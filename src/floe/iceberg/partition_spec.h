@@ -30,6 +30,13 @@ struct PartitionField {
   bool operator==(const PartitionField& other) const = default;
 };
 
+class PartitionSpec;
+// What a client may propose as a new spec (create table, add-spec): every transform is one
+// floe knows (identity, bucket[N], truncate[W], year, month, day, hour, void). Unknown ones
+// are kept when read from stored metadata, never accepted into a table. Errors:
+// kInvalidArgument naming the field and the transform.
+Status CheckProposedSpec(const PartitionSpec& spec);
+
 class PartitionSpec {
  public:
   // Partition field ids start here (Java PARTITION_DATA_ID_START).

@@ -205,5 +205,25 @@ TEST(SortOrderTest, JsonAndText) {
   EXPECT_FALSE(ParseSortText(s, "id sideways").ok());
 }
 
+TEST(PartitionSpecTest, ProposedSpecsNeedKnownTransforms) {
+  auto parse = [](const char* transform) {
+    return PartitionSpecFromJson(std::string(R"({"spec-id":0,"fields":[{"source-id":1,)") +
+                                 R"("field-id":1000,"name":"p","transform":")" + transform +
+                                 "\"}]}");
+  };
+  for (const char* known : {"identity", "bucket[16]", "truncate[4]", "day", "void"}) {
+    auto spec = parse(known);
+    ASSERT_TRUE(spec.ok()) << known;
+    EXPECT_TRUE(CheckProposedSpec(*spec).ok()) << known;
+  }
+  for (const char* unknown : {"frobnicate", "bucket[0]", "zorder"}) {
+    auto spec = parse(unknown);
+    ASSERT_TRUE(spec.ok()) << unknown;  // read as written (forward compatibility)
+    Status st = CheckProposedSpec(*spec);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << unknown;
+    EXPECT_NE(st.message().find("unknown transform"), std::string::npos);
+  }
+}
+
 }  // namespace
 }  // namespace floe::iceberg

@@ -318,6 +318,47 @@ Result<Schema> Schema::FromColumnar(const col::Schema& schema, int32_t schema_id
   return Make(std::move(fields), schema_id);
 }
 
+namespace {
+
+Status CheckProposedType(const Type& type, const std::string& path);
+
+Status CheckProposedField(const NestedField& f, const std::string& path, bool named) {
+  if (named && f.name.empty()) {
+    return Status::InvalidArgument("field {} of {} has an empty name", f.id,
+                                   path.empty() ? "the schema" : "'" + path + "'");
+  }
+  // A list element or map key / value has no name of its own: `path` already says which.
+  const std::string where = !named ? path : path.empty() ? f.name : path + "." + f.name;
+  if (f.id <= 0) {
+    return Status::InvalidArgument("field '{}' has id {}: field ids start at 1", where, f.id);
+  }
+  return f.type ? CheckProposedType(*f.type, where) : Status::OK();
+}
+
+Status CheckProposedType(const Type& type, const std::string& path) {
+  switch (type.kind()) {
+    case TypeKind::kStruct:
+      for (const NestedField& f : type.fields()) {
+        FLOE_RETURN_IF_ERROR(CheckProposedField(f, path, true));
+      }
+      return Status::OK();
+    case TypeKind::kList: return CheckProposedField(type.element(), path + ".element", false);
+    case TypeKind::kMap:
+      FLOE_RETURN_IF_ERROR(CheckProposedField(type.key(), path + ".key", false));
+      return CheckProposedField(type.value(), path + ".value", false);
+    default: return Status::OK();
+  }
+}
+
+}  // namespace
+
+Status CheckProposedSchema(const Schema& schema) {
+  for (const NestedField& f : schema.fields()) {
+    FLOE_RETURN_IF_ERROR(CheckProposedField(f, "", true));
+  }
+  return Status::OK();
+}
+
 Result<Schema> SchemaFromJsonValue(const Json& json) {
   if (!json.is_object()) return Status::InvalidArgument("a schema must be a JSON object");
   FLOE_ASSIGN_OR_RETURN(auto st, TypeFromJsonValue(json));

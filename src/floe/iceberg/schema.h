@@ -103,6 +103,13 @@ Result<Schema> SchemaFromJson(std::string_view json_text);
 nlohmann::json SchemaToJsonValue(const Schema& schema);
 std::string SchemaToJson(const Schema& schema);
 
+// What a client may propose as a new schema (create table or view, add-schema): every
+// struct field has a non-empty name, and every field id (struct fields, list elements, map
+// keys and values) is positive — ids start at 1, as Iceberg Java assigns them. Stored
+// metadata is not held to this (it is read as written). Errors: kInvalidArgument naming the
+// field.
+Status CheckProposedSchema(const Schema& schema);
+
 // Reassigns every field id of `type` from `next_id`, like Java TypeUtil.assignFreshIds:
 // all fields of a struct first, then each field's nested type; a list's element id before
 // its element type; a map's key id, value id, then key and value types.

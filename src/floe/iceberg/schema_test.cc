@@ -176,5 +176,36 @@ TEST(SchemaTest, ParsesCliSchemaText) {
   EXPECT_EQ((*t)->value().type->element().id, 3);
 }
 
+TEST(SchemaTest, ProposedSchemasNeedNamesAndPositiveIds) {
+  auto parse = [](const char* fields) {
+    return SchemaFromJson(std::string(R"({"type":"struct","fields":)") + fields + "}");
+  };
+  auto ok = parse(R"([{"id":1,"name":"a","type":{"type":"list","element-id":2,
+      "element":"long","element-required":true},"required":true}])");
+  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  EXPECT_TRUE(CheckProposedSchema(*ok).ok());
+  struct Case {
+    const char* fields;
+    const char* why;
+  };
+  for (const Case& c : {
+           Case{R"([{"id":0,"name":"a","type":"long","required":true}])", "id 0"},
+           Case{R"([{"id":-3,"name":"a","type":"long","required":true}])", "id -3"},
+           Case{R"([{"id":1,"name":"","type":"long","required":true}])", "empty name"},
+           Case{R"([{"id":1,"name":"s","required":true,"type":{"type":"struct","fields":[
+               {"id":2,"name":"","type":"int","required":false}]}}])",
+                "empty name"},
+           Case{R"([{"id":1,"name":"m","required":true,"type":{"type":"map","key-id":0,
+               "key":"string","value-id":3,"value":"int","value-required":true}}])",
+                "'m.key' has id 0"},
+       }) {
+    auto schema = parse(c.fields);
+    ASSERT_TRUE(schema.ok()) << c.fields << ": " << schema.status().ToString();
+    Status st = CheckProposedSchema(*schema);
+    EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << c.fields;
+    EXPECT_NE(st.message().find(c.why), std::string::npos) << st.message();
+  }
+}
+
 }  // namespace
 }  // namespace floe::iceberg

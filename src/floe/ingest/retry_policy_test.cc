@@ -24,8 +24,8 @@ TEST(RetryPolicy, BacksOffAndRateLimitsTheSameError) {
     waits.push_back(retry.Failed(poison, now, &report).count());
     reported += report.has_value();
   }
-  EXPECT_EQ(waits, (std::vector<int64_t>{2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000,
-                                         60000}));
+  EXPECT_EQ(waits,
+            (std::vector<int64_t>{2000, 4000, 8000, 16000, 32000, 60000, 60000, 60000, 60000}));
   EXPECT_EQ(reported, 0);
   // A minute after the last report: reported again, with the count of those not logged.
   now = 60'000;

@@ -311,7 +311,12 @@ Result<std::string> NormalizeSchema(SchemaType type, std::string_view text,
       if (!expanded.ok()) {
         return Status::InvalidArgument("Invalid schema: {}", expanded.status().message());
       }
-      auto parsed = avro::Schema::Parse(*expanded);
+      // What Confluent refuses at registration: defaults of the wrong type, records that
+      // never end. Schemas read back later parse leniently (registry_values.cc).
+      avro::ParseOptions options;
+      options.validate_defaults = true;
+      options.reject_unterminated_records = true;
+      auto parsed = avro::Schema::Parse(*expanded, options);
       if (!parsed.ok())
         return Status::InvalidArgument("Invalid schema: {}", parsed.status().message());
       if (imports.empty()) return (*parsed)->ToJson();

@@ -102,6 +102,19 @@ HttpResponse BadRequest(std::string_view message) {
   return Error(400, "BadRequestException", message);
 }
 
+// What a client proposes for a table (iceberg::CheckProposedSchema / CheckProposedSpec):
+// schemas and specs it adds.
+Status CheckProposedUpdates(const std::vector<iceberg::TableUpdate>& updates) {
+  for (const iceberg::TableUpdate& u : updates) {
+    if (const auto* add = std::get_if<iceberg::update::AddSchema>(&u)) {
+      FLOE_RETURN_IF_ERROR(iceberg::CheckProposedSchema(add->schema));
+    } else if (const auto* spec = std::get_if<iceberg::update::AddSpec>(&u)) {
+      FLOE_RETURN_IF_ERROR(iceberg::CheckProposedSpec(spec->spec));
+    }
+  }
+  return Status::OK();
+}
+
 HttpResponse JsonOk(const OJson& body) {
   return HttpResponse::Json(200, body.dump(-1, ' ', false, OJson::error_handler_t::replace));
 }
@@ -298,6 +311,7 @@ Result<catalog::CreateViewRequest> CreateViewRequestFromJson(const OJson& body) 
   auto schema = body.find("schema");
   if (schema == body.end()) return Status::InvalidArgument("missing field 'schema'");
   FLOE_ASSIGN_OR_RETURN(request.schema, iceberg::SchemaFromJsonValue(nlohmann::json(*schema)));
+  FLOE_RETURN_IF_ERROR(iceberg::CheckProposedSchema(request.schema));
   auto version_json = body.find("view-version");
   if (version_json == body.end()) return Status::InvalidArgument("missing field 'view-version'");
   FLOE_ASSIGN_OR_RETURN(iceberg::ViewVersion version, iceberg::ViewVersionFromJson(*version_json));
@@ -914,11 +928,17 @@ HttpResponse RestCatalogService::Route(Call& call) {
         if (schema_json == body->end()) return BadRequest("missing field 'schema'");
         auto schema = iceberg::SchemaFromJsonValue(nlohmann::json(*schema_json));
         if (!schema.ok()) return BadRequest(schema.status().message());
+        if (Status proposed = iceberg::CheckProposedSchema(*schema); !proposed.ok()) {
+          return BadRequest(proposed.message());
+        }
         create.schema = std::move(*schema);
         if (auto spec = body->find("partition-spec"); spec != body->end() && !spec->is_null()) {
           auto parsed =
               iceberg::PartitionSpecFromJsonValue(nlohmann::json(WithSpecDefaults(*spec)));
           if (!parsed.ok()) return BadRequest(parsed.status().message());
+          if (Status proposed = iceberg::CheckProposedSpec(*parsed); !proposed.ok()) {
+            return BadRequest(proposed.message());
+          }
           create.spec = std::move(*parsed);
         }
         if (auto order = body->find("write-order"); order != body->end() && !order->is_null()) {
@@ -1159,6 +1179,9 @@ HttpResponse RestCatalogService::Route(Call& call) {
         if (call.Is("POST")) {
           auto request = iceberg::CommitTableRequestFromJson(call.request.body);
           if (!request.ok()) return BadRequest(request.status().message());
+          if (Status proposed = CheckProposedUpdates(request->updates); !proposed.ok()) {
+            return BadRequest(proposed.message());
+          }
           bool create =
               std::any_of(request->requirements.begin(), request->requirements.end(),
                           [](const iceberg::TableRequirement& r) {
@@ -1304,6 +1327,9 @@ HttpResponse RestCatalogService::Route(Call& call) {
       if (!id.ok()) return BadRequest(id.status().message());
       auto parsed = iceberg::CommitTableRequestFromJson(change.dump());
       if (!parsed.ok()) return BadRequest(parsed.status().message());
+      if (Status proposed = CheckProposedUpdates(parsed->updates); !proposed.ok()) {
+        return BadRequest(proposed.message());
+      }
       commits.push_back(
           {std::move(*id), std::move(parsed->requirements), std::move(parsed->updates)});
     }

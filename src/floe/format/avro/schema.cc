@@ -5,6 +5,7 @@
 #include <cmath>
 #include <exception>
 #include <limits>
+#include <set>
 #include <unordered_set>
 
 #include <nlohmann/json.hpp>
@@ -185,6 +186,46 @@ class SchemaParser {
           return Status::InvalidArgument("invalid default for field '{}' of '{}': {}", f.name_,
                                          node->full_name_, s.message());
         }
+      }
+    }
+    return Status::OK();
+  }
+
+  // Every record type must have a finite value: a least fixed point over the records
+  // (primitives, enums, fixed, arrays and maps always do; a union when one branch does; a
+  // record when all its fields do).
+  Status CheckTermination() {
+    std::set<const Node*> finite;
+    auto has_finite = [&](const Node& n) {
+      switch (n.type_) {
+        case AvroType::kRecord: return finite.contains(&n);
+        case AvroType::kUnion:
+          for (const auto& b : n.branches_) {
+            const Node& branch = *b.node;
+            if (branch.type_ != AvroType::kRecord || finite.contains(&branch)) return true;
+          }
+          return false;
+        default: return true;
+      }
+    };
+    for (bool changed = true; changed;) {
+      changed = false;
+      for (const auto& node : schema_->nodes_) {
+        if (node->type_ != AvroType::kRecord || finite.contains(node.get())) continue;
+        bool all = true;
+        for (const auto& f : node->fields_) all = all && has_finite(*f.type_.node);
+        if (all) {
+          finite.insert(node.get());
+          changed = true;
+        }
+      }
+    }
+    for (const auto& node : schema_->nodes_) {
+      if (node->type_ == AvroType::kRecord && !finite.contains(node.get())) {
+        return Status::InvalidArgument(
+            "record '{}' can never end: every value of it holds another (make a field on the "
+            "way optional, a union with null, an array or a map)",
+            node->full_name_);
       }
     }
     return Status::OK();
@@ -678,7 +719,10 @@ Result<std::shared_ptr<const Schema>> Schema::Parse(std::string_view json,
     std::shared_ptr<Schema> schema(new Schema());
     internal::SchemaParser parser(schema.get(), options);
     FLOE_ASSIGN_OR_RETURN(schema->root_, parser.Parse(j, "", 0));
-    if (options.strict) FLOE_RETURN_IF_ERROR(parser.CheckDefaults());
+    if (options.strict || options.validate_defaults) {
+      FLOE_RETURN_IF_ERROR(parser.CheckDefaults());
+    }
+    if (options.reject_unterminated_records) FLOE_RETURN_IF_ERROR(parser.CheckTermination());
     return std::shared_ptr<const Schema>(std::move(schema));
   } catch (const std::exception& e) {
     return Status::InvalidArgument("cannot parse schema: {}", e.what());

@@ -199,6 +199,12 @@ struct ParseOptions {
   // node (otherwise ignored) and field defaults that do not fit the field's type
   // (otherwise treated as absent).
   bool strict = false;
+  // What Confluent's registry refuses (Avro Java with validateDefaults): field defaults
+  // that do not fit the field's type (also part of `strict`), and record types no value can
+  // ever end (every value of the record holds another one, with no null, array or map branch
+  // on the way).
+  bool validate_defaults = false;
+  bool reject_unterminated_records = false;
 };
 
 class Schema {

@@ -341,5 +341,52 @@ TEST(AvroSchema, DeeplyNestedJsonIsAnErrorNotACrash) {
   EXPECT_EQ(Schema::Parse(arrays).status().code(), StatusCode::kInvalidArgument);
 }
 
+// What Confluent's registry refuses (Avro Java 1.11 Schema.Parser with validateDefaults, and
+// records whose values could never end), checked only when asked: files keep parsing as
+// before.
+TEST(AvroSchema, RegistrationChecks) {
+  ParseOptions registry;
+  registry.validate_defaults = true;
+  registry.reject_unterminated_records = true;
+  const std::string bad_default =
+      R"({"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"}]})";
+  EXPECT_TRUE(Schema::Parse(bad_default).ok());
+  auto refused = Schema::Parse(bad_default, registry);
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("invalid default for field 'a'"), std::string::npos)
+      << refused.status().ToString();
+  EXPECT_FALSE(Schema::Parse(R"({"type":"record","name":"R","fields":[
+      {"name":"a","type":{"type":"array","items":"int"},"default":{"x":1}}]})",
+                             registry)
+                   .ok());
+  EXPECT_TRUE(Schema::Parse(R"({"type":"record","name":"R","fields":[
+      {"name":"a","type":["null","int"],"default":null}]})",
+                            registry)
+                  .ok());
+  // Never ending: a record holding itself, directly or through another record.
+  for (const char* endless : {
+           R"({"type":"record","name":"R","fields":[{"name":"r","type":"R"}]})",
+           R"({"type":"record","name":"A","fields":[{"name":"b","type":{"type":"record",
+               "name":"B","fields":[{"name":"a","type":"A"}]}}]})",
+           R"({"type":"record","name":"U","fields":[{"name":"u","type":["U"]}]})",
+       }) {
+    EXPECT_TRUE(Schema::Parse(endless).ok()) << endless;
+    auto s = Schema::Parse(endless, registry);
+    EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << endless;
+    EXPECT_NE(s.status().message().find("can never end"), std::string::npos) << endless;
+  }
+  // Linked lists and trees end: through a null branch, an array, a map.
+  for (const char* ends : {
+           R"({"type":"record","name":"L","fields":[{"name":"v","type":"int"},
+               {"name":"next","type":["null","L"]}]})",
+           R"({"type":"record","name":"T","fields":[{"name":"kids","type":{"type":"array",
+               "items":"T"}}]})",
+           R"({"type":"record","name":"M","fields":[{"name":"m","type":{"type":"map",
+               "values":"M"}}]})",
+       }) {
+    EXPECT_TRUE(Schema::Parse(ends, registry).ok()) << ends;
+  }
+}
+
 }  // namespace
 }  // namespace floe::format::avro

@@ -30,6 +30,8 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *                                          1700000000000 + i)
  *   consume BOOTSTRAP TOPIC GROUP COUNT   (prints "offset key value timestamp headers" per
  *                                          record, bytes in hex, then commits)
+ * With FLOE_KAFKA_SASL=MECHANISM:USER:PASSWORD in the environment (never on the command line)
+ * every client logs in with SASL_PLAINTEXT (PLAIN or SCRAM-SHA-256/512).
  */
 public final class KafkaClient {
   private static final HexFormat HEX = HexFormat.of();
@@ -37,6 +39,17 @@ public final class KafkaClient {
   public static void main(String[] args) throws Exception {
     Properties props = new Properties();
     props.put("bootstrap.servers", args[1]);
+    String sasl = System.getenv("FLOE_KAFKA_SASL");
+    if (sasl != null && !sasl.isEmpty()) {
+      String[] parts = sasl.split(":", 3);
+      String module = parts[0].equals("PLAIN")
+          ? "org.apache.kafka.common.security.plain.PlainLoginModule"
+          : "org.apache.kafka.common.security.scram.ScramLoginModule";
+      props.put("security.protocol", "SASL_PLAINTEXT");
+      props.put("sasl.mechanism", parts[0]);
+      props.put("sasl.jaas.config",
+          module + " required username=\"" + parts[1] + "\" password=\"" + parts[2] + "\";");
+    }
     switch (args[0]) {
       case "create" -> {
         try (Admin admin = Admin.create(props)) {
