@@ -24,7 +24,10 @@ struct ProtoDecoder::Plan {
 
 namespace {
 
-constexpr int kMaxDepth = 64;
+// Messages in a record nest at most as deep as the schema's columns (ProtoColumns), but a
+// map level costs two (its entry, then the value message): 64 was reachable by a schema
+// ProtoColumns accepts.
+constexpr int kMaxDepth = proto::kMaxMessageDepth;
 
 inline bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* out) {
   uint64_t v = 0;
@@ -231,7 +234,9 @@ Status ProtoDecoder::AppendSlot(const Field& f, const Slot& s, col::ArrayBuilder
 
 Status ProtoDecoder::DecodeMessage(const Plan& plan, std::span<const uint8_t> bytes,
                                    col::StructBuilder* parent, int depth) {
-  if (depth >= kMaxDepth) return Corrupt("messages nest too deeply");
+  if (depth >= kMaxDepth) {
+    return Corrupt(fmt::format("messages nest deeper than {} levels", kMaxDepth));
+  }
   const proto::Message& m = *plan.message;
   std::vector<Slot>& slots = scratch_[static_cast<size_t>(depth)];
   slots.assign(m.fields.size(), Slot{});
