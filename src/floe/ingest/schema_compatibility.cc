@@ -140,7 +140,11 @@ std::set<std::string> JsonTypes(const nlohmann::json& schema) {
 
 bool JsonCanRead(const nlohmann::json& reader, const nlohmann::json& writer,
                  const std::string& path, int depth, std::vector<std::string>* messages) {
-  if (depth > 64) return true;
+  if (depth > 64) {
+    // Not "compatible": a difference this deep would otherwise go unchecked.
+    messages->push_back(fmt::format("{}: schemas nest too deeply", path.empty() ? "/" : path));
+    return false;
+  }
   if (!reader.is_object() || !writer.is_object()) return true;
   auto rt = JsonTypes(reader);
   auto wt = JsonTypes(writer);

@@ -261,6 +261,19 @@ TEST(SchemaRegistryTest, SchemasNestAtMostTheJsonDepthLimit) {
   EXPECT_FALSE(r->HasSubject("a2-value", true));
 }
 
+TEST(SchemaCompatibilityTest, JsonSchemasTooDeepToCompareAreNotCompatible) {
+  // The compatibility walk stops at 64 levels: a difference below cannot be checked, so
+  // the answer is "not compatible", never a silent "compatible".
+  std::vector<std::string> m;
+  EXPECT_TRUE(*CanRead(SchemaType::kJson, NestedJsonSchema(64), NestedJsonSchema(64), {}, &m));
+  EXPECT_TRUE(m.empty());
+  EXPECT_FALSE(*CanRead(SchemaType::kJson, NestedJsonSchema(65), NestedJsonSchema(65), {}, &m));
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_NE(m[0].find("schemas nest too deeply"), std::string::npos) << m[0];
+  EXPECT_EQ(CanRead(SchemaType::kJson, NestedJsonSchema(300), "{}", {}, &m).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 http::HttpResponse Call(const SchemaRegistryApi& api, std::string method, std::string path,
                         std::string body = "", std::string query = "") {
   http::HttpRequest req;
