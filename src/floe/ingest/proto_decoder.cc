@@ -103,13 +103,12 @@ const ProtoDecoder::Plan* ProtoDecoder::PlanFor(const proto::Message& m) {
       const std::string* zero = f.enumeration->NameOf(0);
       plan->zero_enum[i] = zero != nullptr ? *zero : "0";
     }
-    if (m.map_entry) {
-      plan->column[i] = static_cast<int>(i);
-    } else if (!omitted) {
-      plan->column[i] = next_column++;
-    }
+    // Map entries too: an entry whose value message has no columns is never decoded inside
+    // its map (the map is omitted), but a record's message indexes may name the entry itself
+    // (it is a nested type), and then its columns are ProtoColumns' [key] alone.
+    if (!omitted) plan->column[i] = next_column++;
   }
-  plan->num_columns = m.map_entry ? static_cast<int>(m.fields.size()) : next_column;
+  plan->num_columns = next_column;
   return plan;
 }
 

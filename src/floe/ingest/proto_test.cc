@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "floe/base/status.h"
+#include "floe/base/testing.h"
 #include "floe/format/avro/datum_reader.h"
 #include "floe/iceberg/metadata_json.h"
 #include "floe/ingest/proto_decoder.h"
@@ -352,6 +353,29 @@ TEST(ProtoDecoderTest, EmptyMessagesHoldNoColumn) {
   auto c = (*decoder)->Finish();
   EXPECT_EQ(c[0].Value<int32_t>(0), 5);
   EXPECT_EQ(c[1].BinaryValue(0), "a");
+}
+
+TEST(ProtoDecoderTest, AMapEntryAsTheRecordMessageHasItsOwnColumns) {
+  // Message indexes in a record may name a map's entry type (protoc nests it where the map
+  // is declared). With a value message without columns, the entry's columns are its key
+  // alone; the decoder once planned two and wrote past its builders (found by fuzz_proto).
+  auto schema = proto::ProtoSchema::Parse(
+      "syntax = \"proto3\"; message E {} message M { map<string, E> m = 1; }");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  auto entry = (*schema)->MessageAt({1, 0});
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ((*entry)->full_name, "M.MEntry");
+  auto decoder = ProtoDecoder::Make(**entry);
+  ASSERT_TRUE(decoder.ok()) << decoder.status().ToString();
+  ASSERT_EQ((*decoder)->columns().size(), 1u);
+  const uint8_t bytes[] = {0x0a, 0x01, 0x6b, 0x12, 0x00};  // key "k", value {}
+  ASSERT_TRUE((*decoder)->Read(bytes).ok());
+  ASSERT_TRUE((*decoder)->Read({}).ok());
+  auto c = (*decoder)->Finish();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].BinaryValue(0), "k");
+  EXPECT_EQ(c[0].BinaryValue(1), "");
+  FLOE_EXPECT_OK(c[0].Validate());
 }
 
 TEST(ProtoDescriptorTest, Base64DescriptorBecomesEquivalentText) {
