@@ -22,6 +22,13 @@ namespace floe {
 // struct; Jackson, which Iceberg Java parses with, stops at 1000 by default).
 inline constexpr int kDefaultMaxJsonDepth = 256;
 
+// For documents floe wrote from accepted input and reads back (table metadata, task payloads,
+// plan tokens): they nest a few levels deeper than the request that created them (metadata
+// holds a created table's schema one level further down than the request did), so reading
+// them with kDefaultMaxJsonDepth could refuse a table created at the request limit. Iceberg
+// types nest at most 100 levels (iceberg/type.cc), three JSON levels per struct.
+inline constexpr int kMaxStoredJsonDepth = 2 * kDefaultMaxJsonDepth;
+
 // InvalidArgument when arrays and objects in `text` nest deeper than `max_depth` (strings
 // are skipped, escapes honoured). Says nothing about whether `text` is valid JSON.
 Status CheckJsonDepth(std::string_view text, int max_depth = kDefaultMaxJsonDepth);

@@ -4,6 +4,8 @@
 
 #include <string>
 
+#include <fmt/format.h>
+
 #include "floe/base/testing.h"
 
 namespace floe {
@@ -34,6 +36,22 @@ TEST(JsonTest, ObjectsCountLikeArraysAndStringsAreSkipped) {
 TEST(JsonTest, AHugeNestingIsRefusedWithoutParsing) {
   // 50,000 levels: what overflowed the stack before (issue "Security and hostile input").
   EXPECT_THAT(ParseJson(Nested(50'000, '{', '}')), IsError(StatusCode::kInvalidArgument));
+}
+
+TEST(JsonTest, TenMegabytesOfOpenBracketsAreRefusedAtTheLimit) {
+  // The depth pass stops at the first byte past the limit: no DOM is built, and the
+  // message names where it stopped.
+  const std::string body(10 << 20, '[');
+  EXPECT_THAT(ParseJson(body),
+              IsError(StatusCode::kInvalidArgument,
+                      ::testing::HasSubstr(fmt::format("(at byte {})", kDefaultMaxJsonDepth))));
+  EXPECT_THAT(ParseOrderedJson(body), IsError(StatusCode::kInvalidArgument));
+}
+
+TEST(JsonTest, StoredDocumentsMayNestDeeperThanRequests) {
+  FLOE_EXPECT_OK(ParseJson(Nested(kMaxStoredJsonDepth), kMaxStoredJsonDepth));
+  EXPECT_THAT(ParseJson(Nested(kMaxStoredJsonDepth + 1), kMaxStoredJsonDepth),
+              IsError(StatusCode::kInvalidArgument));
 }
 
 TEST(JsonTest, MalformedJsonIsAnInvalidArgumentNamingTheOffset) {

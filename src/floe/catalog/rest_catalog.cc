@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/io/local_file_io.h"
 
@@ -52,8 +53,13 @@ const Json* Member(const Json& obj, const std::string& key) {
 }
 
 Result<Json> ParseObject(std::string_view text, std::string_view what) {
-  Json json = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (json.is_discarded() || !json.is_object()) {
+  // The stored-document limit: a response holds table metadata one level down.
+  Result<Json> json = ParseOrderedJson(text, kMaxStoredJsonDepth);
+  if (!json.ok()) {
+    return Status::Corrupt("REST {}: the response is not a JSON object: {}", what,
+                           json.status().message());
+  }
+  if (!json->is_object()) {
     return Status::Corrupt("REST {}: the response is not a JSON object", what);
   }
   return json;
@@ -259,8 +265,8 @@ std::string EncodeNamespace(const Namespace& ns, std::string_view separator) {
 Status RestError(int http_status, std::string_view body, ErrorContext context) {
   std::string type;
   std::string message;
-  Json json = Json::parse(body, nullptr, /*allow_exceptions=*/false);
-  if (!json.is_discarded() && json.is_object()) {
+  Json json = ParseOrderedJson(body).value_or(Json());
+  if (json.is_object()) {
     const Json* error = Member(json, "error");
     if (error != nullptr && error->is_object()) {
       if (const Json* t = Member(*error, "type"); t && t->is_string()) type = t->get<std::string>();

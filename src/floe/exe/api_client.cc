@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
+
 namespace floe::exe {
 
 Result<http::ClientResponse> SendApiRequest(
@@ -24,8 +26,7 @@ Result<http::ClientResponse> SendApiRequest(
 
 Status ApiError(const http::ClientResponse& response, std::string_view what) {
   std::string message = fmt::format("{}: the server answered {}", what, response.status);
-  const nlohmann::json body =
-      nlohmann::json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+  const nlohmann::json body = ParseJson(response.body).value_or(nlohmann::json());
   if (body.is_object() && body.contains("error") && body["error"].is_object()) {
     message += ": " + body["error"].value("message", std::string());
   }

@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/exe/command.h"
 #include "floe/exe/file_io_flags.h"
@@ -266,9 +267,10 @@ Result<ManifestFile> ManifestFileFromJson(const Json& j) {
 
 Result<Json> ReadJsonFile(io::FileIO& io, const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(Buffer bytes, io.ReadFile(path));
-  Json j = Json::parse(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
-                       nullptr, false);
-  if (j.is_discarded()) return Status::InvalidArgument("{} is not JSON", path);
+  Result<Json> j =
+      ParseOrderedJson(std::string_view(reinterpret_cast<const char*>(bytes.data()), bytes.size()),
+                       kMaxStoredJsonDepth);
+  if (!j.ok()) return j.status().WithContext("{} is not JSON", path);
   return j;
 }
 
@@ -439,7 +441,7 @@ Result<FileWriterOptions> WriterOptionsFrom(const WriteFilesArgs& a) {
   o.operation_id = a.operation_id;
   o.target_file_size_bytes = a.target_file_size;
   o.max_open_files = a.max_open_files;
-  Json props = Json::parse(a.properties_json, nullptr, false);
+  Json props = ParseOrderedJson(a.properties_json).value_or(Json());
   if (!props.is_object()) return Status::InvalidArgument("--properties-json is not a JSON object");
   for (const auto& [k, v] : props.items()) {
     if (!v.is_string()) return Status::InvalidArgument("property {} is not a string", k);

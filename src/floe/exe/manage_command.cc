@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/catalog/catalog.h"
 #include "floe/exe/api_client.h"
 #include "floe/exe/command.h"
@@ -42,8 +43,9 @@ Result<OJson> Get(const ServerArgs& a, const std::string& path) {
   FLOE_ASSIGN_OR_RETURN(auto client, http::HttpClient::Make());
   FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
                         SendApiRequest(*client, a.server, a.token, "GET", path));
-  OJson body = OJson::parse(response.body, nullptr, /*allow_exceptions=*/false);
-  if (response.status == 200 && !body.is_discarded()) return body;
+  // Replies hold schemas and metadata a few levels down: the stored-document limit.
+  Result<OJson> body = ParseOrderedJson(response.body, kMaxStoredJsonDepth);
+  if (response.status == 200 && body.ok()) return body;
   return ApiError(response, fmt::format("GET {}", path));
 }
 

@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include "floe/base/json.h"
 #include "floe/catalog/catalog.h"
 #include "floe/exe/api_client.h"
 #include "floe/exe/catalog_flags.h"
@@ -49,8 +50,8 @@ Result<std::pair<int, OJson>> Call(http::HttpClient& client, const OptimizeArgs&
   FLOE_ASSIGN_OR_RETURN(http::ClientResponse response,
                         SendApiRequest(client, a.server, a.token, method, path, body));
   if (response.status >= 300) return ApiError(response, fmt::format("{} {}", method, path));
-  return std::pair{response.status,
-                   OJson::parse(response.body, nullptr, /*allow_exceptions=*/false)};
+  return std::pair{response.status, ParseOrderedJson(response.body, kMaxStoredJsonDepth)
+                                        .value_or(OJson(OJson::value_t::discarded))};
 }
 
 // Queues the run on the server; with --wait, waits for the process the run started (or

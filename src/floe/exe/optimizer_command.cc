@@ -22,6 +22,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/exe/api_client.h"
 #include "floe/exe/command.h"
 #include "floe/http/http.h"
@@ -58,7 +59,8 @@ Result<Reply> Send(http::HttpClient& client, const Endpoint& e, const std::strin
   Reply r;
   r.status = response.status;
   if (!response.body.empty()) {
-    r.body = Json::parse(response.body, nullptr, /*allow_exceptions=*/false);
+    // A hand-out holds a task input (table metadata included) a level down: the stored limit.
+    r.body = ParseJson(response.body, kMaxStoredJsonDepth).value_or(Json(Json::value_t::discarded));
   }
   r.response = std::move(response);
   return r;

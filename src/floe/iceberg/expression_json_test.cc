@@ -48,11 +48,25 @@ TEST(ExpressionJson, RejectsBadForms) {
           R"({"type":"eq","term":{"type":"transform","transform":"bucket[4]","term":"a"},"value":1})")
           .starts_with("error"));
   EXPECT_TRUE(FromJson(R"({"type":"and","left":true})").starts_with("error"));
+}
+
+// `levels` nested NOT expressions around `true`, as a DOM (built here without the JSON
+// depth check, as a caller holding a deeper document would).
+std::string Nots(int levels) {
   std::string deep;
-  for (int i = 0; i < 1000; ++i) deep += R"({"type":"not","child":)";
+  for (int i = 0; i < levels; ++i) deep += R"({"type":"not","child":)";
   deep += "true";
-  for (int i = 0; i < 1000; ++i) deep += "}";
-  EXPECT_TRUE(FromJson(deep).starts_with("error"));
+  for (int i = 0; i < levels; ++i) deep += "}";
+  return deep;
+}
+
+TEST(ExpressionJson, NestingIsBounded) {
+  // 256 levels of expressions parse; the 257th is refused, whatever the JSON depth allowed.
+  EXPECT_FALSE(FromJson(Nots(256)).starts_with("error"));
+  EXPECT_EQ(FromJson(Nots(257)), "error: expression nested too deeply");
+  EXPECT_EQ(FromJson(Nots(5000)), "error: expression nested too deeply");
+  nlohmann::json deep = nlohmann::json::parse(Nots(257));
+  EXPECT_EQ(ExpressionFromJson(deep).status().code(), StatusCode::kInvalidArgument);
 }
 
 TEST(ExpressionJson, ResidualsWrittenAsJavaWritesBoundPredicates) {

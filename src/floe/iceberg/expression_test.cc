@@ -83,10 +83,18 @@ TEST(ExpressionParser, Errors) {
       EXPECT_EQ(e.status().code(), StatusCode::kInvalidArgument);
     }
   }
-  std::string deep(1000, '(');
-  deep += "a = 1";
-  deep += std::string(1000, ')');
-  EXPECT_FALSE(ParseExpression(deep).ok());
+  // Parentheses and NOTs nest 256 levels, the whole predicate counting as the first.
+  auto parenthesized = [](int levels) {
+    return std::string(static_cast<size_t>(levels), '(') + "a = 1" +
+           std::string(static_cast<size_t>(levels), ')');
+  };
+  EXPECT_TRUE(ParseExpression(parenthesized(255)).ok());
+  EXPECT_EQ(ParseExpression(parenthesized(256)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_FALSE(ParseExpression(parenthesized(1000)).ok());
+  std::string nots;
+  for (int i = 0; i < 255; ++i) nots += "NOT ";
+  EXPECT_TRUE(ParseExpression(nots + "a = 1").ok());
+  EXPECT_EQ(ParseExpression("NOT " + nots + "a = 1").status().code(), StatusCode::kInvalidArgument);
   std::string many = "a = 0";
   for (int i = 0; i < 5000; ++i) many += " OR a = 1";
   EXPECT_FALSE(ParseExpression(many).ok());

@@ -2,14 +2,16 @@
 
 #include <limits>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 
 namespace floe::iceberg::internal {
 
 Result<Json> ParseJson(std::string_view text, std::string_view what) {
-  // allow_exceptions=false: a parse error yields a discarded value instead of throwing.
-  Json j = Json::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument("{}: malformed JSON", what);
+  // Depth-checked before the DOM is built: metadata files come from outside. The stored
+  // limit: metadata nests deeper than the request that created it (floe/base/json.h).
+  Result<Json> j = floe::ParseJson(text, kMaxStoredJsonDepth);
+  if (!j.ok()) return j.status().WithContext("{}", what);
   return j;
 }
 

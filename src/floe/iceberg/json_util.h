@@ -15,7 +15,8 @@ namespace floe::iceberg::internal {
 
 using Json = nlohmann::json;
 
-// Parses JSON text; malformed text is kInvalidArgument naming `what`.
+// Parses JSON text; malformed text or nesting deeper than kMaxStoredJsonDepth (floe/base/json.h)
+// is kInvalidArgument naming `what`.
 Result<Json> ParseJson(std::string_view text, std::string_view what);
 
 // Member lookups on an object. `Get*` fail when the member is absent or has the wrong JSON

@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/format/avro/columnar_schema.h"
 #include "floe/iceberg/manifest_avro.h"
@@ -229,11 +230,11 @@ TypePtr SpecPartitionType(const avro::ContainerReader& header, int32_t spec_id,
   const std::string* schema_json = header.FindMetadata("schema");
   const std::string* fields_json = header.FindMetadata("partition-spec");
   if (schema_json == nullptr || fields_json == nullptr) return nullptr;
-  auto fields = nlohmann::json::parse(*fields_json, nullptr, false);
-  if (fields.is_discarded() || !fields.is_array()) return nullptr;
+  Result<nlohmann::json> fields = ParseJson(*fields_json);
+  if (!fields.ok() || !fields->is_array()) return nullptr;
   auto schema = SchemaFromJson(*schema_json);
   if (!schema) return nullptr;
-  auto spec = PartitionSpecFromJsonValue(nlohmann::json{{"spec-id", spec_id}, {"fields", fields}});
+  auto spec = PartitionSpecFromJsonValue(nlohmann::json{{"spec-id", spec_id}, {"fields", *fields}});
   if (!spec) return nullptr;
   auto type = spec->PartitionType(*schema);
   if (!type) return nullptr;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/iceberg/schema.h"
 
@@ -128,8 +129,9 @@ Result<size_t> MapNode(std::vector<pq::SchemaElement>* els, size_t i, const Mapp
 }  // namespace
 
 Result<NameMapping> NameMapping::FromJson(std::string_view json_text) {
-  json j = json::parse(json_text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument("name mapping is not valid JSON");
+  Result<json> parsed = ParseJson(json_text);
+  if (!parsed.ok()) return parsed.status().WithContext("name mapping is not valid JSON");
+  const json& j = *parsed;
   if (!j.is_array()) return Status::InvalidArgument("name mapping must be a JSON array");
   std::vector<MappedField> fields;
   for (const json& f : j) {

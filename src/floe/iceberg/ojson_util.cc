@@ -6,9 +6,10 @@
 
 namespace floe::iceberg::ojson {
 
-Result<OJson> Parse(std::string_view text, std::string_view what) {
-  OJson j = OJson::parse(text.begin(), text.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::InvalidArgument("{}: malformed JSON", what);
+Result<OJson> Parse(std::string_view text, std::string_view what, int max_depth) {
+  // Depth-checked before the DOM is built: metadata files and requests come from outside.
+  Result<OJson> j = ParseOrderedJson(text, max_depth);
+  if (!j.ok()) return j.status().WithContext("{}", what);
   return j;
 }
 

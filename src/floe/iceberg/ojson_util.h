@@ -12,14 +12,17 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/status.h"
 
 namespace floe::iceberg::ojson {
 
 using OJson = nlohmann::ordered_json;
 
-// Parses text; malformed text (or trailing bytes) is kInvalidArgument naming `what`.
-Result<OJson> Parse(std::string_view text, std::string_view what);
+// Parses text; malformed text (or trailing bytes) or nesting deeper than `max_depth` is
+// kInvalidArgument naming `what`. Request bodies pass kDefaultMaxJsonDepth (floe/base/json.h).
+Result<OJson> Parse(std::string_view text, std::string_view what,
+                    int max_depth = kMaxStoredJsonDepth);
 
 // Member lookups. `Get*` fail when the member is absent, null or of the wrong type;
 // `Opt*` return nullopt when absent or null. Messages name the key.

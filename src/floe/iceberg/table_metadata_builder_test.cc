@@ -7,6 +7,9 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
+#include "floe/iceberg/view_metadata.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -239,6 +242,23 @@ TEST(TableUpdateTest, RestJsonForms) {
     auto r = CommitTableRequestFromJson(bad);
     EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument) << bad;
   }
+}
+
+TEST(TableUpdateTest, CommitRequestsNestAtMostTheRequestLimit) {
+  // A request body is held to kDefaultMaxJsonDepth, not the deeper limit of stored metadata.
+  auto with_padding = [](int levels) {  // the document nests levels + 1 deep
+    return R"({"requirements":[],"updates":[],"x":)" +
+           std::string(static_cast<size_t>(levels), '[') +
+           std::string(static_cast<size_t>(levels), ']') + "}";
+  };
+  auto at_limit = CommitTableRequestFromJson(with_padding(kDefaultMaxJsonDepth - 1));
+  EXPECT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  auto past = CommitTableRequestFromJson(with_padding(kDefaultMaxJsonDepth));
+  EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(past.status().message().find("nested deeper than 256"), std::string_view::npos)
+      << past.status().ToString();
+  EXPECT_EQ(CommitViewRequestFromJson(with_padding(kDefaultMaxJsonDepth)).status().code(),
+            StatusCode::kInvalidArgument);
 }
 
 TEST(TableMetadataBuilderTest, SequenceNumbersAndSnapshotChecks) {

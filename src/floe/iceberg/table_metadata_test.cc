@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/io/memory_file_io.h"
 
 namespace floe::iceberg {
@@ -218,6 +219,26 @@ TEST(TableMetadataTest, Errors) {
   EXPECT_TRUE(
       TableMetadataFromJson(with(R"("current-snapshot-id": 9)", R"("current-snapshot-id": -1)"))
           .ok());
+}
+
+TEST(TableMetadataTest, NestingIsBoundedBeforeParsing) {
+  // An unknown field nesting `levels` arrays below the root object: the whole document
+  // then nests levels + 1 deep. Metadata may nest to kMaxStoredJsonDepth (it holds a
+  // request's schema deeper than the request did); past it, kCorrupt, never a crash.
+  auto nested = [](int levels) {
+    std::string s = kMinimalV1;
+    std::string deep = std::string(static_cast<size_t>(levels), '[') +
+                       std::string(static_cast<size_t>(levels), ']');
+    return s.replace(s.find(R"({"x": 1})"), 8, deep);
+  };
+  auto at_limit = TableMetadataFromJson(nested(kMaxStoredJsonDepth - 1));
+  EXPECT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  auto past = TableMetadataFromJson(nested(kMaxStoredJsonDepth));
+  EXPECT_EQ(past.status().code(), StatusCode::kCorrupt);
+  EXPECT_NE(past.status().message().find("nested deeper than 512 levels"), std::string_view::npos)
+      << past.status().ToString();
+  EXPECT_EQ(TableMetadataFromJson(std::string(10 << 20, '[')).status().code(),
+            StatusCode::kCorrupt);
 }
 
 TEST(TableMetadataTest, FileIoGzipAndNaming) {

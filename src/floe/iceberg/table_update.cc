@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/iceberg/java_json.h"
 #include "floe/iceberg/metadata_json.h"
@@ -409,7 +410,8 @@ OJson TableUpdateToJson(const TableUpdate& u) {
 }
 
 Result<CommitTableRequest> CommitTableRequestFromJson(std::string_view json_text) {
-  FLOE_ASSIGN_OR_RETURN(OJson json, ojson::Parse(json_text, "commit request"));
+  FLOE_ASSIGN_OR_RETURN(OJson json,
+                        ojson::Parse(json_text, "commit request", kDefaultMaxJsonDepth));
   if (!json.is_object()) return Status::InvalidArgument("commit request must be a JSON object");
   CommitTableRequest req;
   FLOE_ASSIGN_OR_RETURN(const OJson* requirements, ojson::Get(json, "requirements"));

@@ -107,13 +107,24 @@ TEST(TypeTest, MalformedJsonIsAnErrorNotACrash) {
     EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument) << j << " " << t.status().ToString();
   }
   EXPECT_EQ(TypeFromJson(R"("variant")").status().code(), StatusCode::kUnimplemented);
-  // Deep nesting is refused rather than recursing without bound.
-  std::string deep;
-  for (int i = 0; i < 200; ++i)
-    deep += R"({"type":"list","element-id":1,"element-required":true,"element":)";
-  deep += "\"int\"";
-  for (int i = 0; i < 200; ++i) deep += "}";
-  EXPECT_FALSE(TypeFromJson(deep).ok());
+}
+
+TEST(TypeTest, NestingIsBounded) {
+  // `levels` lists around an int: 100 parse, the 101st is refused rather than recursing
+  // without bound, also far beyond what the JSON depth check would allow.
+  auto lists = [](int levels) {
+    std::string deep;
+    for (int i = 0; i < levels; ++i)
+      deep += R"({"type":"list","element-id":1,"element-required":true,"element":)";
+    deep += "\"int\"";
+    for (int i = 0; i < levels; ++i) deep += "}";
+    return deep;
+  };
+  auto at_limit = TypeFromJson(lists(100));
+  EXPECT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  EXPECT_EQ(TypeFromJson(lists(101)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(TypeFromJson(lists(200)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(TypeFromJson(lists(50'000)).status().code(), StatusCode::kInvalidArgument);
 }
 
 }  // namespace

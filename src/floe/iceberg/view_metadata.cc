@@ -10,6 +10,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/iceberg/java_json.h"
 #include "floe/iceberg/metadata_json.h"
@@ -358,7 +359,8 @@ OJson ViewUpdateToJson(const ViewUpdate& u) {
 }
 
 Result<CommitViewRequest> CommitViewRequestFromJson(std::string_view json_text) {
-  FLOE_ASSIGN_OR_RETURN(OJson json, ojson::Parse(json_text, "commit view request"));
+  FLOE_ASSIGN_OR_RETURN(OJson json,
+                        ojson::Parse(json_text, "commit view request", kDefaultMaxJsonDepth));
   if (!json.is_object()) return Status::InvalidArgument("commit request must be a JSON object");
   CommitViewRequest req;
   // Java's UpdateTableRequest: both lists optional (absent = empty).

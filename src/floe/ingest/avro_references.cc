@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 
 namespace floe::ingest {
@@ -143,14 +144,13 @@ Result<std::string> ExpandAvroReferences(std::string_view schema,
                                          const std::map<std::string, std::string>& referenced) {
   std::map<std::string, Json> definitions;
   for (const auto& [name, text] : referenced) {
-    Json j = Json::parse(text, nullptr, false);
-    if (j.is_discarded()) {
-      return Status::InvalidArgument("referenced schema '{}' is not JSON", name);
-    }
-    CollectDefinitions(j, "", 0, &definitions);
+    Result<Json> j = ParseOrderedJson(text);
+    if (!j.ok()) return j.status().WithContext("referenced schema '{}' is not JSON", name);
+    CollectDefinitions(*j, "", 0, &definitions);
   }
-  Json root = Json::parse(schema, nullptr, false);
-  if (root.is_discarded()) return Status::InvalidArgument("the Avro schema is not JSON");
+  Result<Json> parsed = ParseOrderedJson(schema);
+  if (!parsed.ok()) return parsed.status().WithContext("the Avro schema is not JSON");
+  Json& root = *parsed;
   if (definitions.empty()) return std::string(schema);
   Expander expander{definitions, {}};
   FLOE_RETURN_IF_ERROR(expander.Walk(root, "", 0));

@@ -11,6 +11,12 @@ namespace {
 using iceberg::TypeKind;
 using iceberg::TypePtr;
 
+// The deepest nesting of structs and lists inferred for a column, counted from the record:
+// as deep as registry schemas map (registry_codec.cc), within Iceberg's type nesting limit
+// and the metadata JSON depth (three JSON levels per struct), so that the evolved table's
+// metadata still reads back. Values arrive bounded by kDefaultMaxJsonDepth (floe/base/json.h).
+constexpr int kMaxInferredDepth = 64;
+
 std::string FullName(const std::string& parent, const std::string& name) {
   return parent.empty() ? name : parent + "." + name;
 }
@@ -60,9 +66,13 @@ std::string_view JsonKind(const nlohmann::json& v) {
   return "null";
 }
 
-}  // namespace
-
-TypePtr InferJsonType(const nlohmann::json& value) {
+// The type of `value`, `depth` containers below the record; nullptr with *too_deep set
+// when containers nest kMaxInferredDepth deep there.
+TypePtr Infer(const nlohmann::json& value, int depth, bool* too_deep) {
+  if ((value.is_object() || value.is_array()) && depth >= kMaxInferredDepth) {
+    *too_deep = true;
+    return nullptr;
+  }
   switch (value.type()) {
     case nlohmann::json::value_t::boolean: return iceberg::BooleanType();
     case nlohmann::json::value_t::number_integer: return iceberg::LongType();
@@ -76,7 +86,8 @@ TypePtr InferJsonType(const nlohmann::json& value) {
     case nlohmann::json::value_t::object: {
       std::vector<iceberg::NestedField> fields;
       for (const auto& [k, v] : value.items()) {
-        TypePtr t = InferJsonType(v);
+        TypePtr t = Infer(v, depth + 1, too_deep);
+        if (*too_deep) return nullptr;
         if (t != nullptr) fields.push_back(iceberg::NestedField::Optional(0, k, std::move(t)));
       }
       if (fields.empty()) return nullptr;
@@ -85,7 +96,8 @@ TypePtr InferJsonType(const nlohmann::json& value) {
     case nlohmann::json::value_t::array: {
       TypePtr element;
       for (const auto& v : value) {
-        TypePtr t = InferJsonType(v);
+        TypePtr t = Infer(v, depth + 1, too_deep);
+        if (*too_deep) return nullptr;
         if (t == nullptr) continue;
         element = Unify(element, t);
         if (element == nullptr) return nullptr;  // mixed element kinds: no list type fits
@@ -97,8 +109,9 @@ TypePtr InferJsonType(const nlohmann::json& value) {
   }
 }
 
-Status InferChanges(const std::vector<iceberg::NestedField>& fields, const nlohmann::json& object,
-                    const std::string& parent, std::vector<SchemaChange>* changes) {
+// InferChanges for the fields of a struct `depth` levels below the record.
+Status InferChangesAt(const std::vector<iceberg::NestedField>& fields, const nlohmann::json& object,
+                      const std::string& parent, int depth, std::vector<SchemaChange>* changes) {
   for (const iceberg::NestedField& f : fields) {
     auto it = object.find(f.name);
     if (f.required && (it == object.end() || it->is_null())) {
@@ -118,7 +131,12 @@ Status InferChanges(const std::vector<iceberg::NestedField>& fields, const nlohm
         return Status::InvalidArgument("field \"{}\": a '.' in a new column name is not allowed",
                                        full);
       }
-      TypePtr t = InferJsonType(value);
+      bool too_deep = false;
+      TypePtr t = Infer(value, depth, &too_deep);
+      if (too_deep) {
+        return Status::InvalidArgument("field \"{}\": the value nests deeper than {} levels", full,
+                                       kMaxInferredDepth);
+      }
       if (t != nullptr) changes->push_back({SchemaChange::Kind::kAddColumn, parent, key, t});
       continue;
     }
@@ -157,7 +175,8 @@ Status InferChanges(const std::vector<iceberg::NestedField>& fields, const nlohm
         break;
       case TypeKind::kStruct:
         if (!value.is_object()) return conflict();
-        FLOE_RETURN_IF_ERROR(InferChanges(field->type->fields(), value, full, changes));
+        FLOE_RETURN_IF_ERROR(
+            InferChangesAt(field->type->fields(), value, full, depth + 1, changes));
         break;
       case TypeKind::kList: {
         if (!value.is_array()) return conflict();
@@ -172,6 +191,18 @@ Status InferChanges(const std::vector<iceberg::NestedField>& fields, const nlohm
     }
   }
   return Status::OK();
+}
+
+}  // namespace
+
+TypePtr InferJsonType(const nlohmann::json& value) {
+  bool too_deep = false;
+  return Infer(value, 0, &too_deep);
+}
+
+Status InferChanges(const std::vector<iceberg::NestedField>& fields, const nlohmann::json& object,
+                    const std::string& parent, std::vector<SchemaChange>* changes) {
+  return InferChangesAt(fields, object, parent, 0, changes);
 }
 
 }  // namespace floe::ingest

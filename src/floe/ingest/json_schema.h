@@ -18,7 +18,8 @@ namespace floe::ingest {
 // JSON numbers without a fraction or exponent are long, others double; strings string;
 // booleans boolean; objects structs; arrays lists of their elements' common type. Field ids
 // are placeholders (the schema update assigns fresh ones). nullptr when nothing can be
-// inferred: null, an empty array or object, or one holding only such values.
+// inferred: null, an empty array or object, or one holding only such values; also when
+// objects and arrays nest 64 deep.
 iceberg::TypePtr InferJsonType(const nlohmann::json& value);
 
 struct SchemaChange {
@@ -33,7 +34,8 @@ struct SchemaChange {
 // would decode: unknown fields added as optional columns, required columns the record
 // lacks made optional, int and float columns holding a wider number widened. Struct values
 // are followed into struct columns. kInvalidArgument naming the field when a value cannot
-// fit its column at all (a string for a long column, a fraction for a long column, ...).
+// fit its column at all (a string for a long column, a fraction for a long column, ...),
+// or when a new column's objects and arrays would nest 64 deep counted from the record.
 Status InferChanges(const std::vector<iceberg::NestedField>& fields, const nlohmann::json& object,
                     const std::string& parent, std::vector<SchemaChange>* changes);
 

@@ -77,5 +77,38 @@ TEST(JsonSchemaTest, ConflictsNameTheField) {
   EXPECT_NE(st.message().find("\"s\""), std::string::npos);
 }
 
+// `levels` objects nested in each other around a number: {"a":{"a":...1...}}.
+nlohmann::json NestedObjects(int levels) {
+  nlohmann::json v = 1;
+  for (int i = 0; i < levels; ++i) v = nlohmann::json{{"a", std::move(v)}};
+  return v;
+}
+
+TEST(JsonSchemaTest, InferredColumnsNestAtMost64Levels) {
+  // A value nesting deeper would evolve the table into a schema too deep for Iceberg's
+  // type limit and for its metadata to read back.
+  EXPECT_NE(InferJsonType(NestedObjects(64)), nullptr);
+  EXPECT_EQ(InferJsonType(NestedObjects(65)), nullptr);
+  EXPECT_EQ(InferJsonType(nlohmann::json::array({NestedObjects(64)})), nullptr);
+
+  std::vector<NestedField> fields = {NestedField::Optional(
+      1, "s", iceberg::StructType({NestedField::Optional(2, "x", iceberg::LongType())}))};
+  std::vector<SchemaChange> changes;
+  ASSERT_TRUE(InferChanges(fields, nlohmann::json{{"c", NestedObjects(64)}}, "", &changes).ok());
+  ASSERT_EQ(changes.size(), 1u);
+  EXPECT_EQ(changes[0].name, "c");
+  Status st = InferChanges(fields, nlohmann::json{{"c", NestedObjects(65)}}, "", &changes);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("\"c\": the value nests deeper than 64 levels"), std::string::npos)
+      << st.message();
+  // Inside a struct column the struct's own level counts.
+  changes.clear();
+  ASSERT_TRUE(
+      InferChanges(fields, nlohmann::json{{"s", {{"y", NestedObjects(63)}}}}, "", &changes).ok());
+  EXPECT_EQ(changes.size(), 1u);
+  st = InferChanges(fields, nlohmann::json{{"s", {{"y", NestedObjects(64)}}}}, "", &changes);
+  EXPECT_NE(st.message().find("\"s.y\""), std::string::npos) << st.message();
+}
+
 }  // namespace
 }  // namespace floe::ingest

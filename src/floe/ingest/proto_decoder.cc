@@ -24,7 +24,10 @@ struct ProtoDecoder::Plan {
 
 namespace {
 
-constexpr int kMaxDepth = 64;
+// Messages in a record nest at most as deep as the schema's columns (ProtoColumns), but a
+// map level costs two (its entry, then the value message): 64 was reachable by a schema
+// ProtoColumns accepts.
+constexpr int kMaxDepth = proto::kMaxMessageDepth;
 
 inline bool ReadVarint(const uint8_t*& p, const uint8_t* end, uint64_t* out) {
   uint64_t v = 0;
@@ -100,13 +103,12 @@ const ProtoDecoder::Plan* ProtoDecoder::PlanFor(const proto::Message& m) {
       const std::string* zero = f.enumeration->NameOf(0);
       plan->zero_enum[i] = zero != nullptr ? *zero : "0";
     }
-    if (m.map_entry) {
-      plan->column[i] = static_cast<int>(i);
-    } else if (!omitted) {
-      plan->column[i] = next_column++;
-    }
+    // Map entries too: an entry whose value message has no columns is never decoded inside
+    // its map (the map is omitted), but a record's message indexes may name the entry itself
+    // (it is a nested type), and then its columns are ProtoColumns' [key] alone.
+    if (!omitted) plan->column[i] = next_column++;
   }
-  plan->num_columns = m.map_entry ? static_cast<int>(m.fields.size()) : next_column;
+  plan->num_columns = next_column;
   return plan;
 }
 
@@ -231,7 +233,9 @@ Status ProtoDecoder::AppendSlot(const Field& f, const Slot& s, col::ArrayBuilder
 
 Status ProtoDecoder::DecodeMessage(const Plan& plan, std::span<const uint8_t> bytes,
                                    col::StructBuilder* parent, int depth) {
-  if (depth >= kMaxDepth) return Corrupt("messages nest too deeply");
+  if (depth >= kMaxDepth) {
+    return Corrupt(fmt::format("messages nest deeper than {} levels", kMaxDepth));
+  }
   const proto::Message& m = *plan.message;
   std::vector<Slot>& slots = scratch_[static_cast<size_t>(depth)];
   slots.assign(m.fields.size(), Slot{});

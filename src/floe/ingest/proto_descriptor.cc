@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "floe/base/macros.h"
+#include "floe/ingest/proto_schema.h"
 
 namespace floe::ingest::proto {
 
@@ -138,7 +139,10 @@ Status ParseEnum(std::string_view bytes, EnumDesc* e) {
 }
 
 Status ParseMessage(std::string_view bytes, MessageDesc* m, int depth) {
-  if (depth > 64) return Status::InvalidArgument("Invalid schema: messages nest too deeply");
+  if (depth >= kMaxMessageDepth) {
+    return Status::InvalidArgument("Invalid schema: messages nest deeper than {} levels",
+                                   kMaxMessageDepth);
+  }
   return ForEachField(bytes, [&](const WireField& f) -> Status {
     switch (f.number) {
       case 1: m->name = std::string(f.bytes); break;

@@ -190,8 +190,6 @@ bool ScalarType(std::string_view name, FieldType* type) {
   return false;
 }
 
-constexpr int kMaxNesting = 64;
-
 }  // namespace
 
 // Parses one file into messages and enums with unresolved type names, then resolves.
@@ -468,7 +466,9 @@ struct ProtoSchema::Builder {
   }
 
   Result<const Message*> ParseMessage(const std::string& scope, int depth) {
-    if (depth > kMaxNesting) return Error("messages nest too deeply");
+    if (depth >= kMaxMessageDepth) {
+      return Error(fmt::format("messages nest deeper than {} levels", kMaxMessageDepth));
+    }
     FLOE_ASSIGN_OR_RETURN(std::string name, Ident());
     Message* m = NewMessage(Join(scope, name));
     if (out->message_by_name_.contains(m->full_name) || out->enum_by_name_.contains(m->full_name)) {

@@ -51,6 +51,11 @@ enum class FieldType : uint8_t {
 int WireTypeOf(FieldType type);
 std::string_view FieldTypeName(FieldType type);
 
+// Protobuf's own default recursion limit (CodedInputStream): the deepest nesting of message
+// declarations ProtoSchema::Parse and a descriptor (proto_descriptor.h) accept, and of
+// messages within a record ProtoDecoder decodes. Deeper is kInvalidArgument / kCorrupt.
+inline constexpr int kMaxMessageDepth = 100;
+
 struct Message;
 struct Enum;
 
@@ -97,7 +102,8 @@ struct Message {
 class ProtoSchema {
  public:
   // Parses `text`; `imports` maps import paths to their text (registry references).
-  // kInvalidArgument naming the line for syntax errors and unresolved types.
+  // kInvalidArgument naming the line for syntax errors, unresolved types and message
+  // declarations nested deeper than kMaxMessageDepth.
   static Result<std::unique_ptr<ProtoSchema>> Parse(
       std::string_view text, const std::map<std::string, std::string>& imports = {});
 

@@ -5,7 +5,12 @@
 // the ones that script set.
 #include <gtest/gtest.h>
 
+#include <fmt/format.h>
+
+#include "floe/base/status.h"
+#include "floe/base/testing.h"
 #include "floe/format/avro/datum_reader.h"
+#include "floe/iceberg/metadata_json.h"
 #include "floe/ingest/proto_decoder.h"
 #include "floe/ingest/proto_descriptor.h"
 #include "floe/ingest/proto_schema.h"
@@ -150,6 +155,104 @@ TEST(ProtoSchemaTest, RejectsBadText) {
   EXPECT_EQ((*with_import)->top_level().size(), 1u);
 }
 
+// `levels` message declarations nested in each other, the innermost with one field.
+std::string NestedDeclarations(int levels) {
+  std::string text = "syntax = \"proto3\";";
+  for (int i = 0; i < levels; ++i) text += " message M" + std::to_string(i) + " {";
+  text += " int32 x = 1;";
+  for (int i = 0; i < levels; ++i) text += " }";
+  return text;
+}
+
+TEST(ProtoSchemaTest, MessageDeclarationsNestAtMost100Levels) {
+  auto at_limit = proto::ProtoSchema::Parse(NestedDeclarations(proto::kMaxMessageDepth));
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  EXPECT_EQ((*at_limit)->messages().size(), 100u);
+  auto past = proto::ProtoSchema::Parse(NestedDeclarations(proto::kMaxMessageDepth + 1));
+  EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(past.status().message().find("messages nest deeper than 100 levels"),
+            std::string_view::npos)
+      << past.status().ToString();
+  EXPECT_EQ(proto::ProtoSchema::Parse(NestedDeclarations(50'000)).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
+// A length-delimited field (wire type 2) of a Protobuf message.
+std::string LengthDelimited(uint32_t number, std::string_view bytes) {
+  std::string out;
+  auto varint = [&](uint64_t v) {
+    for (; v >= 0x80; v >>= 7) out += static_cast<char>((v & 0x7f) | 0x80);
+    out += static_cast<char>(v);
+  };
+  varint(uint64_t{number} << 3 | 2);
+  varint(bytes.size());
+  out += bytes;
+  return out;
+}
+
+TEST(ProtoDescriptorTest, NestedMessagesAtMost100Levels) {
+  // A FileDescriptorProto (descriptor.proto: name 1, message_type 4, syntax 12) whose
+  // message holds `levels` DescriptorProtos (name 1, nested_type 3) nested in each other.
+  auto descriptor = [](int levels) {
+    std::string message = LengthDelimited(1, "M");
+    for (int i = 1; i < levels; ++i)
+      message = LengthDelimited(1, "M") + LengthDelimited(3, message);
+    return iceberg::Base64Encode(LengthDelimited(1, "deep.proto") + LengthDelimited(4, message) +
+                                 LengthDelimited(12, "proto3"));
+  };
+  auto text = proto::ProtoTextFromBase64Descriptor(descriptor(proto::kMaxMessageDepth));
+  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  // The text it becomes parses: both limits are the same.
+  auto schema = proto::ProtoSchema::Parse(*text);
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  EXPECT_EQ((*schema)->messages().size(), 100u);
+  auto past = proto::ProtoTextFromBase64Descriptor(descriptor(proto::kMaxMessageDepth + 1));
+  EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(past.status().message().find("nest deeper than 100 levels"), std::string_view::npos)
+      << past.status().ToString();
+}
+
+// Messages L0 .. L{levels-1}, each holding a map<string, next> but the last, which holds an
+// int32; and a record setting every level: the decoder nests two levels per map (the entry,
+// then the value message).
+std::string NestedMaps(int levels) {
+  std::string text = "syntax = \"proto3\";";
+  for (int i = 0; i + 1 < levels; ++i) {
+    text += fmt::format(" message L{} {{ map<string, L{}> m = 1; }}", i, i + 1);
+  }
+  text += fmt::format(" message L{} {{ int32 x = 1; }}", levels - 1);
+  return text;
+}
+std::string NestedMapRecord(int levels) {
+  std::string value = "\x08\x07";  // x = 7
+  for (int i = 0; i + 1 < levels; ++i) {
+    value = LengthDelimited(1, LengthDelimited(1, "k") + LengthDelimited(2, value));
+  }
+  return value;
+}
+
+TEST(ProtoDecoderTest, MessagesNestAsDeepAsTheirColumns) {
+  // The deepest schema ProtoColumns maps (33 messages): its records decode, 64 levels of
+  // decoder recursion deep.
+  auto schema = proto::ProtoSchema::Parse(NestedMaps(33));
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  auto decoder = ProtoDecoder::Make(*(*schema)->FindMessage("L0"));
+  ASSERT_TRUE(decoder.ok()) << decoder.status().ToString();
+  const std::string record = NestedMapRecord(33);
+  Status st =
+      (*decoder)->Read(std::span(reinterpret_cast<const uint8_t*>(record.data()), record.size()));
+  ASSERT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ((*decoder)->num_rows(), 1);
+  // One more level has no columns: refused before any record, so the decoder's own limit
+  // (kMaxMessageDepth) is never what stops a record.
+  schema = proto::ProtoSchema::Parse(NestedMaps(34));
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  decoder = ProtoDecoder::Make(*(*schema)->FindMessage("L0"));
+  EXPECT_EQ(decoder.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(decoder.status().message().find("nests too deeply"), std::string_view::npos)
+      << decoder.status().ToString();
+}
+
 TEST(ProtoDecoderTest, DecodesProtobufPackageBytes) {
   auto schema = proto::ProtoSchema::Parse(kOrderProto);
   ASSERT_TRUE(schema.ok());
@@ -250,6 +353,29 @@ TEST(ProtoDecoderTest, EmptyMessagesHoldNoColumn) {
   auto c = (*decoder)->Finish();
   EXPECT_EQ(c[0].Value<int32_t>(0), 5);
   EXPECT_EQ(c[1].BinaryValue(0), "a");
+}
+
+TEST(ProtoDecoderTest, AMapEntryAsTheRecordMessageHasItsOwnColumns) {
+  // Message indexes in a record may name a map's entry type (protoc nests it where the map
+  // is declared). With a value message without columns, the entry's columns are its key
+  // alone; the decoder once planned two and wrote past its builders (found by fuzz_proto).
+  auto schema = proto::ProtoSchema::Parse(
+      "syntax = \"proto3\"; message E {} message M { map<string, E> m = 1; }");
+  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  auto entry = (*schema)->MessageAt({1, 0});
+  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  EXPECT_EQ((*entry)->full_name, "M.MEntry");
+  auto decoder = ProtoDecoder::Make(**entry);
+  ASSERT_TRUE(decoder.ok()) << decoder.status().ToString();
+  ASSERT_EQ((*decoder)->columns().size(), 1u);
+  const uint8_t bytes[] = {0x0a, 0x01, 0x6b, 0x12, 0x00};  // key "k", value {}
+  ASSERT_TRUE((*decoder)->Read(bytes).ok());
+  ASSERT_TRUE((*decoder)->Read({}).ok());
+  auto c = (*decoder)->Finish();
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].BinaryValue(0), "k");
+  EXPECT_EQ(c[0].BinaryValue(1), "");
+  FLOE_EXPECT_OK(c[0].Validate());
 }
 
 TEST(ProtoDescriptorTest, Base64DescriptorBecomesEquivalentText) {

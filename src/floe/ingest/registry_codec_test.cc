@@ -119,6 +119,43 @@ TEST(RegistryCodecTest, AvroRecursiveRecordsAreRefused) {
       << columns.status().message();
 }
 
+// `levels` array schemas around `leaf`: {"type":"array","items":...}.
+std::string NestedArrays(int levels, std::string_view leaf) {
+  std::string out;
+  for (int i = 0; i < levels; ++i) out += R"({"type":"array","items":)";
+  out += leaf;
+  out += std::string(static_cast<size_t>(levels), '}');
+  return out;
+}
+
+TEST(RegistryCodecTest, ColumnsNestAtMost64Levels) {
+  // Registry schemas are parsed 256 JSON levels deep; their columns nest at most 64 levels
+  // (Iceberg types nest 100; table metadata takes three JSON levels per struct). Deeper is
+  // a schema floe does not map, refused before any record.
+  auto avro_columns = [](int levels) {
+    auto parsed = avro::Schema::Parse(NestedArrays(levels, R"("long")"));
+    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    return AvroColumns(**parsed);
+  };
+  auto at_limit = avro_columns(64);
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  EXPECT_EQ((*at_limit)[0].type->kind(), TypeKind::kList);
+  auto past = avro_columns(65);
+  EXPECT_EQ(past.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(past.status().message().find("nests too deeply"), std::string::npos);
+
+  auto json_columns = [](int levels) {
+    return JsonSchemaColumns(
+        nlohmann::ordered_json::parse(NestedArrays(levels, R"({"type":"integer"})")));
+  };
+  auto json_at_limit = json_columns(64);
+  ASSERT_TRUE(json_at_limit.ok()) << json_at_limit.status().ToString();
+  EXPECT_EQ((*json_at_limit)[0].type->kind(), TypeKind::kList);
+  auto json_past = json_columns(65);
+  EXPECT_EQ(json_past.status().code(), StatusCode::kUnimplemented);
+  EXPECT_NE(json_past.status().message().find("nests too deeply"), std::string::npos);
+}
+
 TEST(RegistryCodecTest, AvroUnionsOfSeveralTypesBecomeStructs) {
   constexpr std::string_view kSchema = R"({"type":"record","name":"E","fields":[
       {"name":"id","type":"long"},

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/ingest/avro_references.h"
 #include "floe/ingest/registry_codec.h"
@@ -90,9 +91,9 @@ Result<std::unique_ptr<RegistryCodec>> RegistryValues::MakeCodec(int32_t id,
         break;
       }
       case SchemaType::kJson: {
-        nlohmann::ordered_json j = nlohmann::ordered_json::parse(stored->schema, nullptr, false);
-        if (j.is_discarded()) return Status::InvalidArgument("the JSON Schema does not parse");
-        FLOE_ASSIGN_OR_RETURN(columns, JsonSchemaColumns(j));
+        Result<nlohmann::ordered_json> j = ParseOrderedJson(stored->schema);
+        if (!j.ok()) return j.status().WithContext("the JSON Schema does not parse");
+        FLOE_ASSIGN_OR_RETURN(columns, JsonSchemaColumns(*j));
         break;
       }
     }

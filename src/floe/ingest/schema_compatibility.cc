@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/format/avro/schema.h"
 #include "floe/ingest/avro_references.h"
@@ -139,7 +140,11 @@ std::set<std::string> JsonTypes(const nlohmann::json& schema) {
 
 bool JsonCanRead(const nlohmann::json& reader, const nlohmann::json& writer,
                  const std::string& path, int depth, std::vector<std::string>* messages) {
-  if (depth > 64) return true;
+  if (depth > 64) {
+    // Not "compatible": a difference this deep would otherwise go unchecked.
+    messages->push_back(fmt::format("{}: schemas nest too deeply", path.empty() ? "/" : path));
+    return false;
+  }
   if (!reader.is_object() || !writer.is_object()) return true;
   auto rt = JsonTypes(reader);
   auto wt = JsonTypes(writer);
@@ -322,14 +327,16 @@ Result<std::string> NormalizeSchema(SchemaType type, std::string_view text,
       if (imports.empty()) return (*parsed)->ToJson();
       // A schema with references is kept as written (compact): clients parse it together
       // with the referenced schemas, which would define its written-in types twice.
-      return nlohmann::ordered_json::parse(text, nullptr, false).dump();
+      FLOE_ASSIGN_OR_RETURN(nlohmann::ordered_json written, ParseOrderedJson(text));
+      return written.dump();
     }
     case SchemaType::kJson: {
-      nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-      if (j.is_discarded() || !(j.is_object() || j.is_boolean())) {
+      Result<nlohmann::json> j = ParseJson(text);
+      if (!j.ok()) return j.status().WithContext("Invalid schema");
+      if (!(j->is_object() || j->is_boolean())) {
         return Status::InvalidArgument("Invalid schema: not a JSON Schema document");
       }
-      return j.dump();
+      return j->dump();
     }
     case SchemaType::kProtobuf: {
       auto parsed = proto::ProtoSchema::Parse(text, imports);
@@ -354,10 +361,11 @@ Result<bool> CanRead(SchemaType type, std::string_view reader, std::string_view 
       return checker.Check(r->root(), w->root(), "", 0);
     }
     case SchemaType::kJson: {
-      nlohmann::json r = nlohmann::json::parse(reader, nullptr, false);
-      nlohmann::json w = nlohmann::json::parse(writer, nullptr, false);
-      if (r.is_discarded() || w.is_discarded()) return Status::InvalidArgument("Invalid schema");
-      return JsonCanRead(r, w, "", 0, messages);
+      Result<nlohmann::json> r = ParseJson(reader);
+      if (!r.ok()) return r.status().WithContext("Invalid schema");
+      Result<nlohmann::json> w = ParseJson(writer);
+      if (!w.ok()) return w.status().WithContext("Invalid schema");
+      return JsonCanRead(*r, *w, "", 0, messages);
     }
     case SchemaType::kProtobuf: {
       FLOE_ASSIGN_OR_RETURN(auto r, proto::ProtoSchema::Parse(reader, imports));

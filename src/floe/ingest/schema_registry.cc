@@ -14,6 +14,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/ingest/proto_descriptor.h"
 #include "floe/ingest/schema_compatibility.h"
@@ -207,13 +208,12 @@ Status SchemaRegistry::Replay(io::FileFaults* faults) {
   while (start < text.size()) {
     size_t nl = text.find('\n', start);
     if (nl == std::string::npos) break;  // a torn last line: its append never returned
-    nlohmann::json record =
-        nlohmann::json::parse(text.begin() + static_cast<ptrdiff_t>(start),
-                              text.begin() + static_cast<ptrdiff_t>(nl), nullptr, false);
+    // A record holds its schema as a string: it nests a few levels, whatever the schema does.
+    Result<nlohmann::json> record = ParseJson(std::string_view(text).substr(start, nl - start));
     bool applied = false;
-    if (!record.is_discarded() && record.is_object()) {
+    if (record.ok() && record->is_object()) {
       try {
-        applied = state_->Apply(record);
+        applied = state_->Apply(*record);
       } catch (const nlohmann::json::exception&) {
         applied = false;  // a member of the wrong type: reported below
       }

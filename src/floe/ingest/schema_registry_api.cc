@@ -4,6 +4,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
+
 namespace floe::ingest {
 
 namespace {
@@ -84,10 +86,10 @@ struct SchemaRequest {
 };
 
 Result<SchemaRequest> ParseSchemaRequest(const std::string& body) {
-  nlohmann::json j = nlohmann::json::parse(body, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status::InvalidArgument("the request body is not a JSON object");
-  }
+  Result<nlohmann::json> parsed = ParseJson(body);
+  if (!parsed.ok()) return parsed.status().WithContext("the request body is not a JSON object");
+  nlohmann::json& j = *parsed;
+  if (!j.is_object()) return Status::InvalidArgument("the request body is not a JSON object");
   SchemaRequest r;
   if (!j.contains("schema") || !j["schema"].is_string()) {
     return Status::InvalidArgument("Empty schema");
@@ -318,7 +320,7 @@ http::HttpResponse SchemaRegistryApi::Route(const http::HttpRequest& request) co
       return Reply(200, {{"compatibilityLevel", CompatibilityName(*level)}});
     }
     if (method == "PUT") {
-      nlohmann::json j = nlohmann::json::parse(request.body, nullptr, false);
+      nlohmann::json j = ParseJson(request.body).value_or(nlohmann::json::value_t::discarded);
       if (j.is_discarded() || !j.is_object() || !j.contains("compatibility") ||
           !j["compatibility"].is_string()) {
         return Error(kInvalidCompatibility, "Invalid compatibility level");
@@ -341,7 +343,7 @@ http::HttpResponse SchemaRegistryApi::Route(const http::HttpRequest& request) co
   if (seg[0] == "mode" && seg.size() <= 2) {
     if (method == "GET") return Reply(200, {{"mode", "READWRITE"}});
     if (method == "PUT") {
-      nlohmann::json j = nlohmann::json::parse(request.body, nullptr, false);
+      nlohmann::json j = ParseJson(request.body).value_or(nlohmann::json::value_t::discarded);
       if (!j.is_discarded() && j.is_object() && j.contains("mode") && j["mode"] == "READWRITE") {
         return Reply(200, {{"mode", "READWRITE"}});
       }

@@ -223,6 +223,57 @@ TEST(SchemaCompatibilityTest, ProtobufAndJsonSubsets) {
   EXPECT_FALSE(*CanRead(SchemaType::kJson, j1, j3, {}, &m));  // number -> integer
 }
 
+// `levels` JSON Schema arrays around an integer: each level is one JSON level.
+std::string NestedJsonSchema(int levels) {
+  std::string out;
+  for (int i = 0; i < levels; ++i) out += R"({"type":"array","items":)";
+  out += R"({"type":"integer"})";
+  return out + std::string(static_cast<size_t>(levels), '}');
+}
+
+// `levels` Avro arrays around a long.
+std::string NestedAvroSchema(int levels) {
+  std::string out;
+  for (int i = 0; i < levels; ++i) out += R"({"type":"array","items":)";
+  out += R"("long")";
+  return out + std::string(static_cast<size_t>(levels), '}');
+}
+
+TEST(SchemaRegistryTest, SchemasNestAtMostTheJsonDepthLimit) {
+  auto r = *SchemaRegistry::Open("");
+  // 255 arrays around an integer object: 256 JSON levels, accepted.
+  auto at_limit = r->Register("j-value", SchemaType::kJson, NestedJsonSchema(255), {});
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  for (int levels : {256, 50'000}) {
+    auto past = r->Register("j2-value", SchemaType::kJson, NestedJsonSchema(levels), {});
+    EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument) << levels;
+    EXPECT_NE(past.status().message().find("nested deeper than 256 levels"), std::string::npos)
+        << past.status().ToString();
+  }
+  // Avro: 256 array levels (the leaf is a string) accepted, 257 refused.
+  auto avro = r->Register("a-value", SchemaType::kAvro, NestedAvroSchema(256), {});
+  ASSERT_TRUE(avro.ok()) << avro.status().ToString();
+  for (int levels : {257, 50'000}) {
+    auto past = r->Register("a2-value", SchemaType::kAvro, NestedAvroSchema(levels), {});
+    EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument) << levels;
+  }
+  EXPECT_FALSE(r->HasSubject("j2-value", true));
+  EXPECT_FALSE(r->HasSubject("a2-value", true));
+}
+
+TEST(SchemaCompatibilityTest, JsonSchemasTooDeepToCompareAreNotCompatible) {
+  // The compatibility walk stops at 64 levels: a difference below cannot be checked, so
+  // the answer is "not compatible", never a silent "compatible".
+  std::vector<std::string> m;
+  EXPECT_TRUE(*CanRead(SchemaType::kJson, NestedJsonSchema(64), NestedJsonSchema(64), {}, &m));
+  EXPECT_TRUE(m.empty());
+  EXPECT_FALSE(*CanRead(SchemaType::kJson, NestedJsonSchema(65), NestedJsonSchema(65), {}, &m));
+  ASSERT_EQ(m.size(), 1u);
+  EXPECT_NE(m[0].find("schemas nest too deeply"), std::string::npos) << m[0];
+  EXPECT_EQ(CanRead(SchemaType::kJson, NestedJsonSchema(300), "{}", {}, &m).status().code(),
+            StatusCode::kInvalidArgument);
+}
+
 http::HttpResponse Call(const SchemaRegistryApi& api, std::string method, std::string path,
                         std::string body = "", std::string query = "") {
   http::HttpRequest req;
@@ -295,6 +346,32 @@ TEST(SchemaRegistryApiTest, ConfluentRoutesAndErrors) {
                 Call(api, "GET", "/schemas/ids/" + std::to_string(pid)).body)["schemaType"],
             "PROTOBUF");
   EXPECT_EQ(Call(api, "GET", "/schemas/types").status, 200);
+}
+
+TEST(SchemaRegistryApiTest, DeeplyNestedSchemasAndBodiesAreRefused) {
+  auto r = *SchemaRegistry::Open("");
+  SchemaRegistryApi api(r.get());
+  auto err = [&](const http::HttpResponse& resp) {
+    auto j = nlohmann::json::parse(resp.body);
+    return std::make_pair(resp.status, j["error_code"].get<int>());
+  };
+  // A JSON Schema nested 50,000 levels once overflowed the stack.
+  const std::string deep =
+      nlohmann::json{{"schema", NestedJsonSchema(50'000)}, {"schemaType", "JSON"}}.dump();
+  EXPECT_EQ(err(Call(api, "POST", "/subjects/deep-value/versions", deep)),
+            std::make_pair(422, 42201));
+  const std::string ok =
+      nlohmann::json{{"schema", NestedJsonSchema(255)}, {"schemaType", "JSON"}}.dump();
+  EXPECT_EQ(Call(api, "POST", "/subjects/deep-value/versions", ok).status, 200);
+  // The request body itself nested too deep.
+  const std::string body =
+      R"({"schema":"{}","x":)" + std::string(300, '[') + std::string(300, ']') + "}";
+  auto refused = Call(api, "POST", "/subjects/deep-value/versions", body);
+  EXPECT_GE(refused.status, 400);
+  EXPECT_LT(refused.status, 500);
+  EXPECT_EQ(err(Call(api, "PUT", "/config",
+                     R"({"compatibility":)" + std::string(300, '[') + std::string(300, ']') + "}")),
+            std::make_pair(422, 42203));
 }
 
 }  // namespace

@@ -9,6 +9,7 @@
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/columnar/builder.h"
 #include "floe/columnar/compute.h"
@@ -1041,14 +1042,15 @@ struct TopicTranslator::Impl {
         auto envelope = Envelope(text);
         if (envelope.ok()) text = envelope->second;
       }
-      nlohmann::json parsed = nlohmann::json::parse(text, nullptr, false);
-      if (parsed.is_discarded() || !parsed.is_object()) {
+      Result<nlohmann::json> parsed = ParseJson(text);
+      if (!parsed.ok() || !parsed->is_object()) {
         invalid_data = true;
-        reason = parsed.is_discarded() ? "the value is not JSON" : "the value is not a JSON object";
+        reason = !parsed.ok() ? fmt::format("the value is not JSON: {}", parsed.status().message())
+                              : "the value is not a JSON object";
       } else {
         nlohmann::json object = config.transform == TransformType::kNone
-                                    ? nlohmann::json{{"value", std::move(parsed)}}
-                                    : std::move(parsed);
+                                    ? nlohmann::json{{"value", std::move(*parsed)}}
+                                    : std::move(*parsed);
         std::string conflict;
         FLOE_ASSIGN_OR_RETURN(bool evolved, Evolve(object, &conflict));
         if (evolved) return true;

@@ -17,6 +17,7 @@
 
 #include "floe/base/bytes.h"
 #include "floe/base/crc.h"
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/io/durable_file.h"
 
@@ -253,9 +254,8 @@ Status Broker::Load() {
       continue;
     }
     FLOE_ASSIGN_OR_RETURN(std::string text, ReadFile(entry.path().string() + "/topic.json"));
-    nlohmann::json j = nlohmann::json::parse(text, nullptr, false);
-    if (j.is_discarded() || !j.is_object() || !j["partitions"].is_number_integer() ||
-        !j["id"].is_string()) {
+    nlohmann::json j = ParseJson(text).value_or(nlohmann::json());
+    if (!j.is_object() || !j["partitions"].is_number_integer() || !j["id"].is_string()) {
       return Status::Corrupt("{}/topic.json is malformed", entry.path().string());
     }
     Topic topic;

@@ -16,6 +16,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
@@ -54,10 +55,9 @@ std::string Lower(std::string_view s) {
 
 Result<OJson> ParseObjectBody(const http::HttpRequest& request, bool allow_empty) {
   if (request.body.empty() && allow_empty) return OJson::object();
-  OJson body = OJson::parse(request.body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded() || !body.is_object()) {
-    return Status::InvalidArgument("the request body must be a JSON object");
-  }
+  Result<OJson> body = ParseOrderedJson(request.body);
+  if (!body.ok()) return body.status().WithContext("the request body must be a JSON object");
+  if (!body->is_object()) return Status::InvalidArgument("the request body must be a JSON object");
   return body;
 }
 
@@ -399,7 +399,7 @@ std::optional<rest::RouteTarget> ManagementApi::Target(const http::HttpRequest& 
   if (segments->size() >= 4) return rest::RouteTarget{(*segments)[3], writes};
   if (!writes) return std::nullopt;
   // POST /api/v1/catalogs: the catalog being created, named in the body.
-  OJson body = OJson::parse(request.body, nullptr, /*allow_exceptions=*/false);
+  OJson body = ParseOrderedJson(request.body).value_or(OJson());
   if (body.is_object()) {
     auto name = body.find("name");
     if (name != body.end() && name->is_string()) {

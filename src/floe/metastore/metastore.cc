@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 
 namespace floe::metastore {
@@ -243,8 +244,8 @@ Result<CatalogRecord> RecordFromRow(const catalog::SqlRow& row) {
   FLOE_ASSIGN_OR_RETURN(record.kind, ParseCatalogKind(*row[1]));
   record.uri = row[2].value_or("");
   record.warehouse = row[3].value_or("");
-  auto props = nlohmann::json::parse(row[4].value_or("{}"), nullptr, false);
-  if (props.is_discarded() || !props.is_object()) {
+  nlohmann::json props = ParseJson(row[4].value_or("{}")).value_or(nlohmann::json());
+  if (!props.is_object()) {
     return Status::Corrupt("metastore: properties of catalog {} are not a JSON object",
                            record.name);
   }
@@ -554,8 +555,8 @@ Result<std::vector<OptimizerGroupRecord>> Metastore::ListGroups() {
     OptimizerGroupRecord r;
     r.name = *row[0];
     r.scheduling_policy = *row[1];
-    auto props = nlohmann::json::parse(row[2].value_or("{}"), nullptr, false);
-    if (props.is_discarded() || !props.is_object()) {
+    nlohmann::json props = ParseJson(row[2].value_or("{}")).value_or(nlohmann::json());
+    if (!props.is_object()) {
       return Status::Corrupt("metastore: properties of group {} are not a JSON object", r.name);
     }
     for (const auto& [k, v] : props.items()) {

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/executor.h"
+#include "floe/base/json.h"
 #include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/iceberg/data_writer.h"
@@ -341,6 +342,22 @@ TEST_P(RewriteTest, MalformedPayloadsAreRefused) {
               StatusCode::kInvalidArgument)
         << bad;
   }
+  // Nesting: an input holds table metadata and may nest to kMaxStoredJsonDepth, an output
+  // to kDefaultMaxJsonDepth; past those, refused before any DOM is built.
+  auto nested = [](int levels) {  // an object holding `levels` arrays: levels + 1 deep
+    return R"({"x":)" + std::string(static_cast<size_t>(levels), '[') +
+           std::string(static_cast<size_t>(levels), ']') + "}";
+  };
+  EXPECT_THAT(DecodeTaskInput(nested(kMaxStoredJsonDepth - 1)),
+              IsError(StatusCode::kInvalidArgument, ::testing::HasSubstr("version")));
+  EXPECT_THAT(DecodeTaskInput(nested(kMaxStoredJsonDepth)),
+              IsError(StatusCode::kInvalidArgument, ::testing::HasSubstr("nested deeper")));
+  EXPECT_THAT(DecodeTaskOutput(nested(kDefaultMaxJsonDepth - 1), *table_->metadata()),
+              IsError(StatusCode::kInvalidArgument, ::testing::HasSubstr("version")));
+  EXPECT_THAT(DecodeTaskOutput(nested(kDefaultMaxJsonDepth), *table_->metadata()),
+              IsError(StatusCode::kInvalidArgument, ::testing::HasSubstr("nested deeper")));
+  EXPECT_THAT(DecodeTaskInput(std::string(10 << 20, '[')),
+              IsError(StatusCode::kInvalidArgument, ::testing::HasSubstr("nested deeper")));
 }
 
 // An optimizer that does not report its CPU time (an older one) is accepted as 0; a negative

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/executor.h"
+#include "floe/base/json.h"
 #include "floe/base/json_writer.h"
 #include "floe/iceberg/expression.h"
 #include "floe/iceberg/scan.h"
@@ -385,7 +386,7 @@ void OptimizingService::SaveTask(const QueuedTask& t) {
   r.error = t.error;
   if (t.status == TaskStatus::kSuccess) {
     // The figures of the output, without decoding its files.
-    auto out = nlohmann::json::parse(t.output, nullptr, false);
+    nlohmann::json out = ParseJson(t.output).value_or(nlohmann::json());
     if (out.is_object()) {
       r.rows_read = out.value("rows-read", int64_t{0});
       r.output_bytes = out.value("bytes-written", int64_t{0});

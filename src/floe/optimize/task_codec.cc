@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/iceberg/metadata_json.h"
 
 namespace floe::optimize {
@@ -318,10 +319,11 @@ Result<std::string> EncodeTaskInput(const TaskInput& input) {
 }
 
 Result<TaskInput> DecodeTaskInput(std::string_view text) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status::InvalidArgument("a task input must be a JSON object");
-  }
+  // The stored-document limit: an input holds the table's metadata one level down.
+  Result<Json> parsed = ParseJson(text, kMaxStoredJsonDepth);
+  if (!parsed.ok()) return parsed.status().WithContext("a task input must be a JSON object");
+  Json& j = *parsed;
+  if (!j.is_object()) return Status::InvalidArgument("a task input must be a JSON object");
   FLOE_ASSIGN_OR_RETURN(int64_t version, Long(j, "version"));
   if (version != kVersion) return Status::InvalidArgument("unknown task version {}", version);
   TaskInput input;
@@ -400,10 +402,10 @@ std::string EncodeTaskOutput(const TaskOutput& output) {
 }
 
 Result<TaskOutput> DecodeTaskOutput(std::string_view text, const iceberg::TableMetadata& metadata) {
-  Json j = Json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded() || !j.is_object()) {
-    return Status::InvalidArgument("a task output must be a JSON object");
-  }
+  Result<Json> parsed = ParseJson(text);
+  if (!parsed.ok()) return parsed.status().WithContext("a task output must be a JSON object");
+  Json& j = *parsed;
+  if (!j.is_object()) return Status::InvalidArgument("a task output must be a JSON object");
   FLOE_ASSIGN_OR_RETURN(int64_t version, Long(j, "version"));
   if (version != kVersion) return Status::InvalidArgument("unknown output version {}", version);
   TaskOutput out;

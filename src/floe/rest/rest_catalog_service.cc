@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/json_writer.h"
 #include "floe/base/macros.h"
 #include "floe/iceberg/partition_spec.h"
@@ -120,8 +121,9 @@ HttpResponse JsonOk(const OJson& body) {
 }
 
 Result<OJson> ParseBody(const HttpRequest& request) {
-  OJson body = OJson::parse(request.body, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded()) return Status::InvalidArgument("malformed JSON request body");
+  Result<OJson> parsed = ParseOrderedJson(request.body);
+  if (!parsed.ok()) return parsed.status().WithContext("malformed JSON request body");
+  OJson body = std::move(*parsed);
   if (!body.is_object()) return Status::InvalidArgument("request body must be a JSON object");
   return body;
 }

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/crc.h"
+#include "floe/base/json.h"
 #include "floe/base/json_writer.h"
 #include "floe/base/macros.h"
 #include "floe/iceberg/expression_json.h"
@@ -145,8 +146,9 @@ Result<Json> DecodeToken(std::string_view token) {
   if (fmt::format("{:08x}", Crc32c(0, text->data(), text->size())) != token.substr(dot + 1)) {
     return bad();
   }
-  Json payload = Json::parse(*text, nullptr, /*allow_exceptions=*/false);
-  if (!payload.is_object()) return bad();
+  // The token holds a request body one level down: the stored-document limit.
+  Result<Json> payload = ParseJson(*text, kMaxStoredJsonDepth);
+  if (!payload.ok() || !payload->is_object()) return bad();
   return payload;
 }
 
@@ -424,9 +426,12 @@ HttpResponse ScanPlanner::Handle(catalog::Catalog& cat, const std::string& catal
   Json body;
   Json token;
   if (plan || tasks) {
-    body = Json::parse(request.body, nullptr, /*allow_exceptions=*/false);
-    if (body.is_discarded())
-      return RestError(400, "BadRequestException", "malformed JSON request body");
+    Result<Json> parsed = ParseJson(request.body);
+    if (!parsed.ok()) {
+      return RestError(400, "BadRequestException",
+                       fmt::format("malformed JSON request body: {}", parsed.status().message()));
+    }
+    body = std::move(*parsed);
     if (!body.is_object()) {
       return RestError(400, "BadRequestException", "request body must be a JSON object");
     }

@@ -302,5 +302,48 @@ TEST_F(ServerTest, ServesTheDashboardBesideTheApis) {
   EXPECT_EQ(Server::Start(config).status().code(), StatusCode::kNotFound);
 }
 
+TEST_F(ServerTest, RequestBodiesNestAtMostTheJsonDepthLimit) {
+  auto server = Server::Start(Config());
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto client = http::HttpClient::Make();
+  ASSERT_TRUE(client.ok());
+  auto post = [&](const std::string& path, const std::string& body) {
+    http::ClientRequest request;
+    request.method = "POST";
+    request.url = "http://127.0.0.1:" + std::to_string((*server)->http_port()) + path;
+    request.headers.emplace_back("Content-Type", "application/json");
+    request.body = body;
+    auto response = (*client)->Send(request);
+    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    return response.ok() ? *response : http::ClientResponse{};
+  };
+  // An object holding `levels` nested arrays: levels + 1 JSON levels.
+  auto nested = [](std::string_view prefix, int levels) {
+    return std::string(prefix) + R"("x":)" + std::string(static_cast<size_t>(levels), '[') +
+           std::string(static_cast<size_t>(levels), ']') + "}";
+  };
+  auto message = [](const http::ClientResponse& r) {
+    return nlohmann::json::parse(r.body)["error"].value("message", "");
+  };
+  // Iceberg REST: 256 levels create the namespace, 257 are a 400 naming the limit.
+  EXPECT_EQ(post("/v1/namespaces", nested(R"({"namespace":["a"],)", 255)).status, 200);
+  http::ClientResponse refused = post("/v1/namespaces", nested(R"({"namespace":["b"],)", 256));
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(message(refused).find("nested deeper than 256 levels"), std::string::npos)
+      << refused.body;
+  // 10 MB of '[' is refused as quickly, without building anything.
+  refused = post("/v1/namespaces", std::string(10 << 20, '['));
+  EXPECT_TRUE(refused.status == 400 || refused.status == 413) << refused.status;
+  // The management API: at the limit the body parses (and its unknown field is named).
+  http::ClientResponse at_limit = post("/api/v1/catalogs", nested(R"({"name":"c",)", 255));
+  EXPECT_EQ(at_limit.status, 400);
+  EXPECT_NE(message(at_limit).find("unknown field 'x'"), std::string::npos) << at_limit.body;
+  refused = post("/api/v1/catalogs", nested(R"({"name":"c",)", 256));
+  EXPECT_EQ(refused.status, 400);
+  EXPECT_NE(message(refused).find("nested deeper than 256 levels"), std::string::npos)
+      << refused.body;
+  (*server)->Stop();
+}
+
 }  // namespace
 }  // namespace floe::server

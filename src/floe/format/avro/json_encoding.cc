@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/json.h"
 #include "floe/base/macros.h"
 #include "floe/format/avro/binary.h"
 #include "floe/format/avro/columnar_schema.h"
@@ -346,9 +347,9 @@ Status WriteValue(const Node& node, const col::Array& a, int64_t i, JsonWriter& 
 
 Status EncodeDefaultValue(const Node& node, std::string_view json, Buffer* out) {
   try {
-    Json j = Json::parse(json, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return Status::InvalidArgument("default is not valid JSON");
-    return EncodeJson(node, j, out, 0);
+    Result<Json> j = ParseOrderedJson(json);
+    if (!j.ok()) return j.status().WithContext("default is not valid JSON");
+    return EncodeJson(node, *j, out, 0);
   } catch (const std::exception& e) {
     return Status::InvalidArgument("cannot encode default: {}", e.what());
   }

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/buffer.h"
+#include "floe/base/json.h"
 #include "floe/base/json_writer.h"
 #include "floe/base/macros.h"
 #include "floe/format/avro/json_encoding.h"
@@ -714,11 +715,11 @@ Result<std::shared_ptr<const Schema>> Schema::Parse(std::string_view json,
                                                     const ParseOptions& options) {
   // nlohmann's own errors are exceptions; they are turned into a Status here, at the edge.
   try {
-    Json j = Json::parse(json, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded()) return Status::InvalidArgument("schema is not valid JSON");
+    Result<Json> j = ParseOrderedJson(json);
+    if (!j.ok()) return j.status().WithContext("schema is not valid JSON");
     std::shared_ptr<Schema> schema(new Schema());
     internal::SchemaParser parser(schema.get(), options);
-    FLOE_ASSIGN_OR_RETURN(schema->root_, parser.Parse(j, "", 0));
+    FLOE_ASSIGN_OR_RETURN(schema->root_, parser.Parse(*j, "", 0));
     if (options.strict || options.validate_defaults) {
       FLOE_RETURN_IF_ERROR(parser.CheckDefaults());
     }

@@ -388,5 +388,21 @@ TEST(AvroSchema, RegistrationChecks) {
   }
 }
 
+TEST(AvroSchema, NestsAtMostTheJsonDepthLimit) {
+  // `levels` arrays around "int": one JSON level each.
+  auto arrays = [](int levels) {
+    std::string out;
+    for (int i = 0; i < levels; ++i) out += R"({"type":"array","items":)";
+    return out + R"("int")" + std::string(static_cast<size_t>(levels), '}');
+  };
+  auto at_limit = Schema::Parse(arrays(256));
+  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  EXPECT_EQ((*at_limit)->root().type(), AvroType::kArray);
+  auto past = Schema::Parse(arrays(257));
+  EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(past.status().message().find("nested deeper than 256 levels"), std::string::npos)
+      << past.status().ToString();
+}
+
 }  // namespace
 }  // namespace floe::format::avro

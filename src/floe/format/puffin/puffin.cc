@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/bytes.h"
+#include "floe/base/json.h"
 #include "floe/base/json_writer.h"
 #include "floe/base/macros.h"
 #include "floe/format/compression/codec.h"
@@ -164,8 +165,12 @@ std::string FileMetadataToJson(const FileMetadata& metadata) {
 }
 
 Result<FileMetadata> ParseFileMetadata(std::string_view json) {
-  Json j = Json::parse(json.begin(), json.end(), nullptr, /*allow_exceptions=*/false);
-  if (j.is_discarded()) return Status::Corrupt("Puffin footer payload is not valid JSON");
+  Result<Json> parsed = ParseOrderedJson(json);
+  if (!parsed.ok()) {
+    return Status::Corrupt("Puffin footer payload is not valid JSON: {}",
+                           parsed.status().message());
+  }
+  const Json& j = *parsed;
   if (!j.is_object()) return Status::Corrupt("Puffin footer payload is not a JSON object");
   auto blobs = j.find("blobs");
   if (blobs == j.end() || !blobs->is_array()) {
