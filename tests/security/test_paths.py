@@ -110,6 +110,19 @@ def test_register_refuses_foreign_and_invalid_metadata(server, tmp_path):
                                      {"name": "r", "metadata-location": str(junk)})
     assert status == 400, body
     assert server.request("GET", "/v1/default/namespaces/ns/tables/r")[0] == 404
+    # register with overwrite=true is atomic: a bad new file leaves the old table whole.
+    assert create(server, "src")[0] == 200
+    _, src, _ = server.request("GET", "/v1/default/namespaces/ns/tables/src")
+    status, body, _ = server.request("POST", "/v1/default/namespaces/ns/register",
+                                     {"name": "r", "metadata-location": src["metadata-location"]})
+    assert status == 200, body
+    for bad in (str(junk), str(precious), str(server.warehouse / "missing.metadata.json")):
+        status, body, _ = server.request("POST", "/v1/default/namespaces/ns/register",
+                                         {"name": "r", "metadata-location": bad,
+                                          "overwrite": True})
+        assert status in (400, 403, 404), (bad, status, body)
+        status, kept, _ = server.request("GET", "/v1/default/namespaces/ns/tables/r")
+        assert status == 200 and kept["metadata-location"] == src["metadata-location"]
 
 
 def wait_for_run(server, table: str, kind: str, seconds: float = 30) -> dict:
