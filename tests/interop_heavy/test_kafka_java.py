@@ -9,6 +9,7 @@ import uuid
 import pytest
 
 from floe_server import FloeServer
+from scram import scram_credential
 
 confluent_kafka = pytest.importorskip("confluent_kafka")
 from confluent_kafka import Consumer, Producer, TopicPartition  # noqa: E402
@@ -76,16 +77,6 @@ def test_java_reads_librdkafka(server, java_client):
 
 
 SCRAM_PASSWORD = "java-scram-pw-81"
-
-
-def scram_credential(floe_bin, mechanism: str, password: str) -> dict:
-    import subprocess
-    made = subprocess.run([str(floe_bin), "auth", "scram-credential", "--mechanism", mechanism],
-                          input=password + "\n", capture_output=True, text=True, timeout=60)
-    assert made.returncode == 0, made.stderr
-    fields = dict(line.strip().split(": ", 1) for line in made.stdout.splitlines()[1:])
-    fields["iterations"] = int(fields["iterations"])
-    return fields
 
 
 @pytest.mark.parametrize("mechanism", ["SCRAM-SHA-256", "SCRAM-SHA-512"])

@@ -7,16 +7,14 @@ would cost."""
 
 from __future__ import annotations
 
-import json
 import time
-import urllib.error
-import urllib.request
 import uuid
 
 import pytest
 from confluent_kafka import Producer
 from floe_server import FloeServer
 from kafka_topics import create_topic, wait_for_table_rows
+from registry_http import register
 
 
 @pytest.fixture(scope="module")
@@ -32,17 +30,6 @@ def peak_rss_mb(server) -> float:
             if line.startswith("VmHWM:"):
                 return int(line.split()[1]) / 1024
     raise AssertionError("no VmHWM")
-
-
-def registry(server, subject: str, body: dict):
-    req = urllib.request.Request(f"{server.schema_registry_uri}/subjects/{subject}/versions",
-                                 data=json.dumps(body).encode(), method="POST",
-                                 headers={"Content-Type": "application/vnd.schemaregistry.v1+json"})
-    try:
-        with urllib.request.urlopen(req, timeout=60) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
 
 
 def alive(server) -> None:
@@ -89,7 +76,7 @@ def test_deep_registry_schemas(server, kind):
     else:
         text = 'syntax = "proto3";\n' + "message M { " * 2000 + "}" * 2000
     body = {"schema": text} if kind == "AVRO" else {"schemaType": kind, "schema": text}
-    status, answer = registry(server, f"deep-{kind.lower()}-value", body)
+    status, answer = register(server, f"deep-{kind.lower()}-value", body)
     assert status == 422 and answer["error_code"] == 42201, (status, answer)
     alive(server)
 

@@ -21,6 +21,7 @@ import pytest
 from confluent_kafka import KafkaError, Producer
 from confluent_kafka.admin import AdminClient, NewTopic
 from floe_server import FloeServer
+from scram import scram_credential
 
 SECRETS = {"writer": "writer-secret-51", "reader": "reader-secret-52",
            "stranger": "stranger-secret-53", "ops": "ops-secret-54"}
@@ -31,31 +32,17 @@ def sha256(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def scram_credential(floe, mechanism: str, password: str) -> dict:
-    """What `floe auth scram-credential` prints, parsed (librdkafka then checks it end to end:
-    a wrong StoredKey fails the client's proof, a wrong ServerKey the server's signature)."""
-    result = subprocess.run([str(floe.path), "auth", "scram-credential", "--mechanism", mechanism],
-                            input=password + "\n", capture_output=True, text=True, timeout=60)
-    assert result.returncode == 0, result.stderr
-    lines = result.stdout.strip().splitlines()
-    assert lines[0] == mechanism.lower() + ":"
-    fields = dict(line.strip().split(": ", 1) for line in lines[1:])
-    fields["iterations"] = int(fields["iterations"])
-    assert password not in result.stdout
-    return fields
-
-
 @pytest.fixture(scope="module")
 def server(floe, tmp_path_factory):
     principals = {
         "writer": {"secret-sha256": sha256(SECRETS["writer"]),
-                   "scram-sha-256": scram_credential(floe, "SCRAM-SHA-256",
+                   "scram-sha-256": scram_credential(floe.path, "SCRAM-SHA-256",
                                                      SCRAM_PASSWORDS["writer"]),
-                   "scram-sha-512": scram_credential(floe, "SCRAM-SHA-512",
+                   "scram-sha-512": scram_credential(floe.path, "SCRAM-SHA-512",
                                                      SCRAM_PASSWORDS["writer"]),
                    "catalogs": {"default": "write"}},
         "reader": {"secret-sha256": sha256(SECRETS["reader"]),
-                   "scram-sha-512": scram_credential(floe, "SCRAM-SHA-512",
+                   "scram-sha-512": scram_credential(floe.path, "SCRAM-SHA-512",
                                                      SCRAM_PASSWORDS["reader"]),
                    "catalogs": {"default": "read"}},
         "stranger": {"secret-sha256": sha256(SECRETS["stranger"]),

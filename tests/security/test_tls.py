@@ -32,6 +32,7 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 from floe_server import FloeServer
+from scram import scram_credential
 from pyiceberg.catalog.rest import RestCatalog
 
 KEY_PASSWORD = "tls-test-key-passphrase-7f3a"
@@ -449,12 +450,7 @@ SASL_PASSWORD = "sasl-ssl-scram-pw-71"
 
 @pytest.fixture(scope="module")
 def sasl_ssl_server(floe, pki, server_cert, tmp_path_factory):
-    made = subprocess.run([str(floe.path), "auth", "scram-credential", "--mechanism",
-                           "SCRAM-SHA-512"], input=SASL_PASSWORD + "\n", capture_output=True,
-                          text=True, timeout=60)
-    assert made.returncode == 0, made.stderr
-    fields = dict(line.strip().split(": ", 1) for line in made.stdout.splitlines()[1:])
-    fields["iterations"] = int(fields["iterations"])
+    fields = scram_credential(floe.path, "SCRAM-SHA-512", SASL_PASSWORD)
     config = tls_config(server_cert, pki)
     config["auth"] = {"enabled": True, "principals": {"etl": {
         "scram-sha-512": fields, "catalogs": {"default": "write"}}}}

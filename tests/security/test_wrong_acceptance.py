@@ -7,11 +7,10 @@ created, and the server keeps answering."""
 from __future__ import annotations
 
 import json
-import urllib.error
-import urllib.request
 
 import pytest
 from floe_server import FloeServer
+from registry_http import register
 
 
 @pytest.fixture(scope="module")
@@ -60,18 +59,6 @@ def test_unknown_transforms_are_refused(server):
     assert len(loaded["metadata"]["schemas"]) == 1
 
 
-def register(server, subject: str, schema: dict):
-    req = urllib.request.Request(
-        f"{server.schema_registry_uri}/subjects/{subject}/versions",
-        data=json.dumps({"schema": json.dumps(schema)}).encode(), method="POST",
-        headers={"Content-Type": "application/vnd.schemaregistry.v1+json"})
-    try:
-        with urllib.request.urlopen(req, timeout=30) as r:
-            return r.status, json.loads(r.read())
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read())
-
-
 @pytest.mark.parametrize("schema,why", [
     ({"type": "record", "name": "R", "fields": [{"name": "a", "type": "int", "default": "x"}]},
      "invalid default"),
@@ -81,11 +68,11 @@ def register(server, subject: str, schema: dict):
      "can never end"),
 ])
 def test_registry_refuses_what_confluent_refuses(server, schema, why):
-    status, body = register(server, "bad-value", schema)
+    status, body = register(server, "bad-value", {"schema": json.dumps(schema)})
     assert status == 422 and body["error_code"] == 42201 and why in body["message"], body
     # A linked list ends (through null): accepted.
-    status, body = register(server, "list-value", {
+    status, body = register(server, "list-value", {"schema": json.dumps({
         "type": "record", "name": "L", "fields": [
             {"name": "v", "type": "int"}, {"name": "next", "type": ["null", "L"],
-                                           "default": None}]})
+                                           "default": None}]})})
     assert status == 200, body

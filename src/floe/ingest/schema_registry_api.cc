@@ -131,6 +131,10 @@ nlohmann::json SchemaJson(const StoredSchema& s) {
 
 }  // namespace
 
+http::HttpResponse SchemaRegistryApi::ErrorResponse(int error_code, std::string_view message) {
+  return Error(error_code, message);
+}
+
 bool SchemaRegistryApi::Writes(const http::HttpRequest& request) {
   const std::string& method = request.method;
   if (method == "GET" || method == "HEAD" || method == "OPTIONS") return false;

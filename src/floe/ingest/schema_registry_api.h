@@ -24,6 +24,10 @@ class SchemaRegistryApi {
   // (POST /subjects/{subject}) and a compatibility test (POST /compatibility/...).
   static bool Writes(const http::HttpRequest& request);
 
+  // An error in the registry's form ({"error_code", "message"}, the HTTP status being
+  // error_code / 100 for Confluent's five-digit codes: 40101, 40301, 42901, ...).
+  static http::HttpResponse ErrorResponse(int error_code, std::string_view message);
+
  private:
   http::HttpResponse Route(const http::HttpRequest& request) const;  // Handle, unguarded
 

@@ -4,10 +4,9 @@
 #include <string>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
+
 #include "floe/base/process_stats.h"
 #include "floe/base/prometheus.h"
-
 #include "floe/server/server.h"
 
 namespace floe::server {
@@ -29,13 +28,7 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
     auto principal = auth_->AuthenticateBasicOrBearer(request);
     if (!principal.ok()) {
       if (principal.status().code() == StatusCode::kResourceExhausted) {
-        http::HttpResponse busy = http::HttpResponse::Json(
-            429, nlohmann::json{{"error",
-                                 {{"message", principal.status().message()},
-                                  {"type", "TooManyRequestsException"},
-                                  {"code", 429}}}}
-                     .dump());
-        return busy;
+        return rest::ErrorResponse(429, "TooManyRequestsException", principal.status().message());
       }
       return Unauthorized(request, principal.status());
     }

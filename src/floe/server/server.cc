@@ -530,17 +530,6 @@ http::HttpResponse Server::HandleCatalogRequest(const http::HttpRequest& request
   return response;
 }
 
-namespace {
-
-// A schema registry error body (Confluent's {"error_code", "message"}, the code the HTTP
-// status times 100 plus one, as the registry's other errors).
-http::HttpResponse RegistryError(int status, std::string_view message) {
-  nlohmann::json body = {{"error_code", status * 100 + 1}, {"message", message}};
-  return http::HttpResponse::Json(status, body.dump());
-}
-
-}  // namespace
-
 http::HttpResponse Server::HandleRegistryRequest(const http::HttpRequest& request) {
   if (!auth_) return registry_api_->Handle(request);
   // Authentication first: without credentials nothing is learnt, not even which subjects
@@ -548,9 +537,10 @@ http::HttpResponse Server::HandleRegistryRequest(const http::HttpRequest& reques
   auto principal = auth_->AuthenticateBasicOrBearer(request);
   if (!principal.ok()) {
     if (principal.status().code() == StatusCode::kResourceExhausted) {
-      return RegistryError(429, principal.status().message());
+      return ingest::SchemaRegistryApi::ErrorResponse(42901, principal.status().message());
     }
-    http::HttpResponse response = RegistryError(401, principal.status().message());
+    http::HttpResponse response =
+        ingest::SchemaRegistryApi::ErrorResponse(40101, principal.status().message());
     response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"floe\"");
     return response;
   }
@@ -558,7 +548,8 @@ http::HttpResponse Server::HandleRegistryRequest(const http::HttpRequest& reques
       ingest::SchemaRegistryApi::Writes(request) ? auth::Access::kWrite : auth::Access::kRead;
   Status allowed = auth::Authenticator::Authorize(**principal, registry_catalog_, needed);
   http::HttpResponse response =
-      allowed.ok() ? registry_api_->Handle(request) : RegistryError(403, allowed.message());
+      allowed.ok() ? registry_api_->Handle(request)
+                   : ingest::SchemaRegistryApi::ErrorResponse(40301, allowed.message());
   response.principal = (*principal)->name;
   return response;
 }
