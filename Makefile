@@ -113,6 +113,9 @@ bench: build venv java-deps heavy-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/kafka.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/compaction.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/s3.py
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/scale.py --tables 200 --minutes 15
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/scale.py --tables 1000 --minutes 30
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/scale.py --tables 1000 --registered 9000 --minutes 10 --no-check
 
 clean:
 	rm -rf build
