@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <memory>
 #include <set>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,20 @@ const std::vector<std::string> kSpecEndpoints = {
     "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
     "POST /v1/{prefix}/namespaces/{namespace}/register-view",
     "POST /v1/{prefix}/views/rename",
+};
+
+// The spec's operationId of each, in the same order.
+const std::vector<std::string> kSpecOperationIds = {
+    "listNamespaces",  "createNamespace",     "loadNamespaceMetadata",
+    "namespaceExists", "dropNamespace",       "updateProperties",
+    "listTables",      "createTable",         "loadTable",
+    "tableExists",     "updateTable",         "dropTable",
+    "loadCredentials", "registerTable",       "reportMetrics",
+    "planTableScan",   "fetchPlanningResult", "cancelPlanning",
+    "fetchScanTasks",  "renameTable",         "commitTransaction",
+    "listViews",       "createView",          "loadView",
+    "viewExists",      "replaceView",         "dropView",
+    "registerView",    "renameView",
 };
 
 // The endpoints a reader may call: reads, and the POSTs of a reader's scan (reportMetrics,
@@ -295,6 +310,32 @@ TEST_F(RestRoutesTest, OnlyListingsAreCached) {
     } else {
       EXPECT_FALSE(cached.has_value()) << endpoint << " (" << answered.status << ")";
     }
+  }
+}
+
+// The table itself: one row per spec endpoint with the spec's operationId, an access class
+// that is the expected one, reads for every GET and HEAD, the listings cacheable and nothing
+// else, and each row's access what Target decides for a request of it.
+TEST_F(RestRoutesTest, TheRouteTableIsTheSpecsEndpoints) {
+  std::span<const http::RouteInfo> routes = RestCatalogService::Routes();
+  ASSERT_EQ(routes.size(), kSpecEndpoints.size());
+  std::set<std::string> ids;
+  for (size_t i = 0; i < routes.size(); ++i) {
+    const http::RouteInfo& route = routes[i];
+    const std::string endpoint = std::string(route.method) + " " + std::string(route.path);
+    EXPECT_EQ(endpoint, kSpecEndpoints[i]);
+    EXPECT_EQ(route.endpoint_id, kSpecOperationIds[i]) << endpoint;
+    EXPECT_TRUE(ids.emplace(route.endpoint_id).second) << endpoint;
+    const http::Access expected =
+        kReaderEndpoints.contains(endpoint) ? http::Access::kRead : http::Access::kWrite;
+    EXPECT_EQ(route.access, expected) << endpoint;
+    if (route.method == "GET" || route.method == "HEAD") {
+      EXPECT_EQ(route.access, http::Access::kRead) << endpoint;
+    }
+    EXPECT_EQ(route.cacheable, kListingEndpoints.contains(endpoint)) << endpoint;
+    std::optional<RouteTarget> target = service_->Target(RequestFor(endpoint, "default"));
+    ASSERT_TRUE(target.has_value()) << endpoint;
+    EXPECT_EQ(target->writes, route.access == http::Access::kWrite) << endpoint;
   }
 }
 
