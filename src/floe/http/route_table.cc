@@ -1,6 +1,6 @@
 #include "floe/http/route_table.h"
 
-#include <cassert>
+#include "floe/base/macros.h"
 
 namespace floe::http {
 
@@ -14,8 +14,8 @@ const std::string& PathParams::Get(std::string_view name) const {
   for (const auto& [key, value] : values_) {
     if (key == name) return value;
   }
-  // The handler asked for a parameter its own template does not have: our bug.
-  assert(false && "no such path parameter");
+  // A handler asked for a parameter its own template does not have: our bug.
+  FLOE_DCHECK(false);
   static const std::string kNone;
   return kNone;
 }
@@ -30,17 +30,17 @@ RouteMatcher::RouteMatcher(std::span<const RouteInfo> routes, RouteTableOptions 
   for (const RouteInfo& route : routes) {
     std::vector<Segment> segments;
     std::string_view rest = route.path;
-    assert(rest.starts_with('/'));
+    FLOE_CHECK(rest.starts_with('/'));
     while (!rest.empty()) {
       rest.remove_prefix(1);  // the '/'
       size_t slash = rest.find('/');
       std::string_view part = rest.substr(0, slash);
       rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
-      assert(!part.empty());
+      FLOE_CHECK(!part.empty());
       if (part.size() >= 2 && part.front() == '{' && part.back() == '}') {
         segments.push_back({part.substr(1, part.size() - 2), true});
       } else {
-        assert(part.find_first_of("{}") == std::string_view::npos);
+        FLOE_CHECK(part.find_first_of("{}") == std::string_view::npos);
         segments.push_back({part, false});
       }
     }
