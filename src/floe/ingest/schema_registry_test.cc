@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
+#include <span>
+#include <string_view>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -450,6 +453,32 @@ TEST(SchemaRegistryApiTest, EveryRouteNeedsItsAccess) {
   };
   for (const RegistryRoute& route : unrouted) {
     EXPECT_EQ(SchemaRegistryApi::Writes(RegistryRequest(route.method, route.path)), route.writes)
+        << route.method << " " << route.path;
+  }
+}
+
+// The route table itself: the routes above in their order, each with a name of its own and
+// the expected access, reads for every GET, and each row's access what Writes decides.
+TEST(SchemaRegistryApiTest, TheRouteTableIsTheRegistrysRoutes) {
+  std::span<const http::RouteInfo> routes = SchemaRegistryApi::Routes();
+  ASSERT_EQ(routes.size(), std::size(kRegistryRoutes));
+  std::set<std::string_view> ids;
+  for (size_t i = 0; i < routes.size(); ++i) {
+    const http::RouteInfo& route = routes[i];
+    const RegistryRoute& expected = kRegistryRoutes[i];
+    EXPECT_EQ(route.method, expected.method) << i;
+    EXPECT_EQ(route.path, expected.path) << i;
+    EXPECT_EQ(route.access, expected.writes ? http::Access::kWrite : http::Access::kRead)
+        << route.method << " " << route.path;
+    if (route.method == "GET") {
+      EXPECT_EQ(route.access, http::Access::kRead) << route.path;
+    }
+    EXPECT_FALSE(route.cacheable) << route.path;
+    EXPECT_FALSE(route.endpoint_id.empty()) << route.path;
+    EXPECT_TRUE(ids.insert(route.endpoint_id).second) << route.endpoint_id;
+    EXPECT_EQ(SchemaRegistryApi::Writes(
+                  RegistryRequest(std::string(route.method), std::string(route.path))),
+              route.access == http::Access::kWrite)
         << route.method << " " << route.path;
   }
 }
