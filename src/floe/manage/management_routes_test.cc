@@ -8,10 +8,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
+#include <cctype>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -269,6 +273,46 @@ TEST_F(ManagementRoutesTest, WrongMethodsAndUnknownPaths) {
   }
   EXPECT_EQ(Send("GET", t + "/nothing").status, 404);
   EXPECT_EQ(Send("GET", t + "/snapshots/x").status, 404);
+}
+
+// The route table is the served OpenAPI document's operations, in its order, with the
+// expected access; each row's access is what Target decides for a request of it.
+TEST_F(ManagementRoutesTest, TheRouteTableIsTheOpenApiDocument) {
+  auto document = nlohmann::ordered_json::parse(OpenApiDocument());
+  std::vector<std::string> documented;
+  for (const auto& [path, item] : document["paths"].items()) {
+    for (const auto& [method, operation] : item.items()) {
+      std::string upper = method;
+      for (char& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+      if (upper != "GET" && upper != "POST" && upper != "PUT" && upper != "DELETE") continue;
+      documented.push_back(upper + " " + path + " " + operation["operationId"].get<std::string>());
+    }
+  }
+  std::vector<std::string> routed;
+  std::span<const http::RouteInfo> routes = ManagementApi::Routes();
+  ASSERT_FALSE(routes.empty());
+  // The first row is /api/v1 itself: the document too, and not a path of its own there.
+  EXPECT_EQ(routes[0].path, "/api/v1");
+  EXPECT_EQ(routes[0].endpoint_id, "getOpenApi");
+  for (const http::RouteInfo& route : routes.subspan(1)) {
+    routed.push_back(std::string(route.method) + " " + std::string(route.path) + " " +
+                     std::string(route.endpoint_id));
+  }
+  std::sort(documented.begin(), documented.end());
+  std::sort(routed.begin(), routed.end());
+  EXPECT_EQ(routed, documented);
+  ASSERT_EQ(routes.size(), std::size(kOperations) + 1);
+  for (size_t i = 1; i < routes.size(); ++i) {
+    const http::RouteInfo& route = routes[i];
+    const std::string name = std::string(route.method) + " " + std::string(route.path);
+    const Expected* expected = nullptr;
+    for (const Expected& e : kOperations) {
+      if (route.method == e.method && route.path == e.path) expected = &e;
+    }
+    ASSERT_NE(expected, nullptr) << name;
+    EXPECT_EQ(route.access, expected->writes ? http::Access::kWrite : http::Access::kRead) << name;
+    EXPECT_EQ(route.access == http::Access::kRead, route.method == "GET") << name;
+  }
 }
 
 }  // namespace
