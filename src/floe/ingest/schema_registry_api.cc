@@ -1,10 +1,15 @@
 #include "floe/ingest/schema_registry_api.h"
 
 #include <charconv>
+#include <span>
+#include <string>
+#include <variant>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "floe/base/json.h"
+#include "floe/http/route_table.h"
 
 namespace floe::ingest {
 
@@ -129,24 +134,376 @@ nlohmann::json SchemaJson(const StoredSchema& s) {
   return j;
 }
 
+// A request being answered: its path segments, query flags and the route's parameters.
+struct Call {
+  const http::HttpRequest& request;
+  const std::vector<std::string>& seg;
+  Query q;
+  http::PathParams params;
+  SchemaRegistry& reg;
+
+  const std::string& Subject() const { return params.Get("subject"); }
+  // The subject of a /config or /mode route: none (the global level) without one.
+  std::string SubjectOrGlobal() const { return seg.size() == 2 ? seg[1] : std::string(); }
+};
+
+using Handler = http::HttpResponse (*)(const Call&);
+
+http::HttpResponse NotFound() { return Error(404, "Not found"); }
+http::HttpResponse MethodNotAllowed() { return Error(405, "Method not allowed"); }
+
+http::HttpResponse SchemaText(const StoredSchema& s) {
+  http::HttpResponse r = http::HttpResponse::Json(200, s.schema);
+  r.content_type = std::string(kContentType);
+  return r;
+}
+
+// /schemas/ids/{id}...: the schema, or the 40403 to answer.
+Result<StoredSchema> SchemaById(const Call& call, int32_t* id) {
+  const std::string& text = call.seg[2];
+  auto [p, ec] = std::from_chars(text.data(), text.data() + text.size(), *id);
+  if (ec != std::errc() || p != text.data() + text.size()) {
+    return Status::NotFound("Schema {} not found", text);
+  }
+  auto s = call.reg.GetById(*id);
+  if (!s.ok()) return Status::NotFound("Schema {} not found", *id);
+  return s;
+}
+
+http::HttpResponse SchemaTypes(const Call&) {
+  return Reply(200, nlohmann::json::array({"JSON", "PROTOBUF", "AVRO"}));
+}
+
+http::HttpResponse GetSchemaById(const Call& call) {
+  int32_t id = 0;
+  auto s = SchemaById(call, &id);
+  if (!s.ok()) return Error(kSchemaNotFound, s.status().message());
+  return Reply(200, SchemaJson(*s));
+}
+
+http::HttpResponse GetSchemaTextById(const Call& call) {
+  int32_t id = 0;
+  auto s = SchemaById(call, &id);
+  if (!s.ok()) return Error(kSchemaNotFound, s.status().message());
+  return SchemaText(*s);
+}
+
+// /schemas/ids/{id}/versions and /subjects: where the schema is registered.
+http::HttpResponse UsesOfId(const Call& call) {
+  int32_t id = 0;
+  auto s = SchemaById(call, &id);
+  if (!s.ok()) return Error(kSchemaNotFound, s.status().message());
+  const bool versions = call.seg[3] == "versions";
+  nlohmann::json out = nlohmann::json::array();
+  for (const SubjectVersion& v : call.reg.VersionsOfId(id)) {
+    if (versions) {
+      out.push_back({{"subject", v.subject}, {"version", v.version}});
+    } else {
+      out.push_back(v.subject);
+    }
+  }
+  return Reply(200, out);
+}
+
+http::HttpResponse ListSubjects(const Call& call) {
+  return Reply(200, call.reg.Subjects(call.q.deleted));
+}
+
+http::HttpResponse LookUpSchema(const Call& call) {
+  const std::string& subject = call.Subject();
+  auto req = ParseSchemaRequest(call.request.body);
+  if (!req.ok()) return Error(kInvalidSchema, req.status().message());
+  if (!call.reg.HasSubject(subject, call.q.deleted)) {
+    return Error(kSubjectNotFound, fmt::format("Subject '{}' not found.", subject));
+  }
+  auto found = call.reg.Lookup(subject, req->type, req->schema, req->references, call.q.deleted);
+  if (!found.ok()) {
+    if (found.status().code() == StatusCode::kInvalidArgument) {
+      return Error(kInvalidSchema, found.status().message());
+    }
+    return Error(kSchemaNotFound, "Schema not found");
+  }
+  auto stored = call.reg.GetById(found->id);
+  if (!stored.ok()) return Error(kInternal, stored.status().message());
+  nlohmann::json j = SchemaJson(*stored);
+  j["subject"] = subject;
+  j["version"] = found->version;
+  j["id"] = found->id;
+  return Reply(200, j);
+}
+
+http::HttpResponse DeleteSubject(const Call& call) {
+  const std::string& subject = call.Subject();
+  auto deleted = call.reg.DeleteSubject(subject, call.q.permanent);
+  if (!deleted.ok()) {
+    if (deleted.status().code() == StatusCode::kFailedPrecondition) {
+      return Error(kSubjectNotSoftDeleted, deleted.status().message());
+    }
+    if (call.reg.HasSubject(subject, true) && !call.q.permanent) {
+      return Error(kSubjectSoftDeleted, deleted.status().message());
+    }
+    return Error(kSubjectNotFound, deleted.status().message());
+  }
+  return Reply(200, *deleted);
+}
+
+http::HttpResponse ListVersions(const Call& call) {
+  auto versions = call.reg.Versions(call.Subject(), call.q.deleted);
+  if (!versions.ok()) {
+    return Error(kSubjectNotFound, fmt::format("Subject '{}' not found.", call.Subject()));
+  }
+  return Reply(200, *versions);
+}
+
+http::HttpResponse RegisterSchema(const Call& call) {
+  auto req = ParseSchemaRequest(call.request.body);
+  if (!req.ok()) return Error(kInvalidSchema, req.status().message());
+  auto id = call.reg.Register(call.Subject(), req->type, req->schema, req->references);
+  if (!id.ok()) return FromStatus(id.status(), kSubjectNotFound);
+  return Reply(200, {{"id", *id}});
+}
+
+// /subjects/{subject}/versions/{version}[/...]: the version, or the answer when it is not a
+// version (42202) or the subject does not exist (40401). Every method's first checks.
+std::variant<int32_t, http::HttpResponse> VersionOf(const Call& call) {
+  const std::string& text = call.seg[3];
+  auto version = ParseVersion(text);
+  if (!version) {
+    return Error(kInvalidVersion,
+                 fmt::format("The specified version '{}' is not a valid version id. Allowed "
+                             "values are between [1, 2^31-1] and the string \"latest\"",
+                             text));
+  }
+  if (!call.reg.HasSubject(call.seg[1], true)) {
+    return Error(kSubjectNotFound, fmt::format("Subject '{}' not found.", call.seg[1]));
+  }
+  return *version;
+}
+
+// A version's record and schema, for the GETs of a version path.
+struct FoundVersion {
+  SubjectVersion version;
+  StoredSchema schema;
+};
+std::variant<FoundVersion, http::HttpResponse> GetVersion(const Call& call) {
+  auto version = VersionOf(call);
+  if (auto* error = std::get_if<http::HttpResponse>(&version)) return std::move(*error);
+  const std::string& subject = call.seg[1];
+  auto v = call.reg.GetVersion(subject, std::get<int32_t>(version), call.q.deleted);
+  if (!v.ok()) {
+    if (!call.reg.HasSubject(subject, call.q.deleted)) {
+      return Error(kSubjectNotFound, fmt::format("Subject '{}' not found.", subject));
+    }
+    return Error(kVersionNotFound, v.status().message());
+  }
+  auto stored = call.reg.GetById(v->id);
+  if (!stored.ok()) return Error(kInternal, stored.status().message());
+  return FoundVersion{*v, std::move(*stored)};
+}
+
+http::HttpResponse GetSchemaByVersion(const Call& call) {
+  auto found = GetVersion(call);
+  if (auto* error = std::get_if<http::HttpResponse>(&found)) return std::move(*error);
+  const FoundVersion& f = std::get<FoundVersion>(found);
+  nlohmann::json j = SchemaJson(f.schema);
+  j["subject"] = call.Subject();
+  j["version"] = f.version.version;
+  j["id"] = f.version.id;
+  return Reply(200, j);
+}
+
+http::HttpResponse GetSchemaTextByVersion(const Call& call) {
+  auto found = GetVersion(call);
+  if (auto* error = std::get_if<http::HttpResponse>(&found)) return std::move(*error);
+  return SchemaText(std::get<FoundVersion>(found).schema);
+}
+
+http::HttpResponse GetReferencedBy(const Call& call) {
+  auto found = GetVersion(call);
+  if (auto* error = std::get_if<http::HttpResponse>(&found)) return std::move(*error);
+  return Reply(200, nlohmann::json::array());
+}
+
+http::HttpResponse DeleteVersion(const Call& call) {
+  auto version = VersionOf(call);
+  if (auto* error = std::get_if<http::HttpResponse>(&version)) return std::move(*error);
+  auto deleted =
+      call.reg.DeleteVersion(call.Subject(), std::get<int32_t>(version), call.q.permanent);
+  if (!deleted.ok()) {
+    if (deleted.status().code() == StatusCode::kFailedPrecondition) {
+      return Error(kVersionNotSoftDeleted, deleted.status().message());
+    }
+    return Error(kVersionNotFound, deleted.status().message());
+  }
+  return Reply(200, *deleted);
+}
+
+http::HttpResponse GetConfig(const Call& call) {
+  const std::string subject = call.SubjectOrGlobal();
+  std::optional<Compatibility> level = call.reg.GetCompatibility(subject);
+  if (!level && call.q.default_to_global) level = call.reg.GetCompatibility("");
+  if (!level) {
+    return Error(
+        kCompatibilityNotFound,
+        fmt::format("Subject '{}' does not have subject-level compatibility configured", subject));
+  }
+  return Reply(200, {{"compatibilityLevel", CompatibilityName(*level)}});
+}
+
+http::HttpResponse UpdateConfig(const Call& call) {
+  nlohmann::json j = ParseJson(call.request.body).value_or(nlohmann::json::value_t::discarded);
+  if (j.is_discarded() || !j.is_object() || !j.contains("compatibility") ||
+      !j["compatibility"].is_string()) {
+    return Error(kInvalidCompatibility, "Invalid compatibility level");
+  }
+  auto level = ParseCompatibility(j["compatibility"].get<std::string>());
+  if (!level.ok()) return Error(kInvalidCompatibility, level.status().message());
+  Status st = call.reg.SetCompatibility(call.SubjectOrGlobal(), *level);
+  if (!st.ok()) return Error(kInternal, st.message());
+  return Reply(200, {{"compatibility", CompatibilityName(*level)}});
+}
+
+http::HttpResponse DeleteConfig(const Call& call) {
+  const std::string& subject = call.Subject();
+  std::optional<Compatibility> level = call.reg.GetCompatibility(subject);
+  Status st = call.reg.DeleteCompatibility(subject);
+  if (!st.ok()) return Error(kCompatibilityNotFound, st.message());
+  return Reply(200, {{"compatibilityLevel", CompatibilityName(*level)}});
+}
+
+http::HttpResponse GetMode(const Call&) { return Reply(200, {{"mode", "READWRITE"}}); }
+
+http::HttpResponse UpdateMode(const Call& call) {
+  nlohmann::json j = ParseJson(call.request.body).value_or(nlohmann::json::value_t::discarded);
+  if (!j.is_discarded() && j.is_object() && j.contains("mode") && j["mode"] == "READWRITE") {
+    return Reply(200, {{"mode", "READWRITE"}});
+  }
+  return Error(42204, "Only the READWRITE mode is supported");
+}
+
+// POST /compatibility/subjects/{subject}/versions[/{version}]: without a version, against
+// the subject's versions its compatibility level names.
+http::HttpResponse TestCompatibility(const Call& call) {
+  const std::string& subject = call.Subject();
+  int32_t version = -1;
+  if (call.seg.size() == 5) {
+    auto v = ParseVersion(call.seg[4]);
+    if (!v) return Error(kInvalidVersion, fmt::format("Invalid version {}", call.seg[4]));
+    version = *v;
+    if (version > 0 && !call.reg.HasSubject(subject, false)) {
+      return Error(kSubjectNotFound, fmt::format("Subject '{}' not found.", subject));
+    }
+  }
+  auto req = ParseSchemaRequest(call.request.body);
+  if (!req.ok()) return Error(kInvalidSchema, req.status().message());
+  std::vector<std::string> messages;
+  auto ok = call.reg.TestCompatibility(subject, version, req->type, req->schema, req->references,
+                                       &messages);
+  if (!ok.ok()) return FromStatus(ok.status(), kVersionNotFound);
+  nlohmann::json j = {{"is_compatible", *ok}};
+  if (call.q.verbose) j["messages"] = messages;
+  return Reply(200, j);
+}
+
+// The Confluent Schema Registry API's routes that floe answers. Reads are the GETs and the
+// two POSTs that only read, a schema lookup and a compatibility test. Nothing is cacheable.
+const http::RouteTable<Handler>& Table() {
+  using http::Access;
+  constexpr Access kRead = Access::kRead;
+  constexpr Access kWrite = Access::kWrite;
+  static const http::RouteTable<Handler> kTable({
+      {{"GET", "/schemas/types", kRead, false, "getSchemaTypes"}, &SchemaTypes},
+      {{"GET", "/schemas/ids/{id}", kRead, false, "getSchemaById"}, &GetSchemaById},
+      {{"GET", "/schemas/ids/{id}/schema", kRead, false, "getSchemaTextById"}, &GetSchemaTextById},
+      {{"GET", "/schemas/ids/{id}/versions", kRead, false, "getVersionsById"}, &UsesOfId},
+      {{"GET", "/schemas/ids/{id}/subjects", kRead, false, "getSubjectsById"}, &UsesOfId},
+      {{"GET", "/subjects", kRead, false, "listSubjects"}, &ListSubjects},
+      {{"POST", "/subjects/{subject}", kRead, false, "lookUpSchemaUnderSubject"}, &LookUpSchema},
+      {{"DELETE", "/subjects/{subject}", kWrite, false, "deleteSubject"}, &DeleteSubject},
+      {{"GET", "/subjects/{subject}/versions", kRead, false, "listVersions"}, &ListVersions},
+      {{"POST", "/subjects/{subject}/versions", kWrite, false, "register"}, &RegisterSchema},
+      {{"GET", "/subjects/{subject}/versions/{version}", kRead, false, "getSchemaByVersion"},
+       &GetSchemaByVersion},
+      {{"DELETE", "/subjects/{subject}/versions/{version}", kWrite, false, "deleteSchemaVersion"},
+       &DeleteVersion},
+      {{"GET", "/subjects/{subject}/versions/{version}/schema", kRead, false,
+        "getSchemaTextByVersion"},
+       &GetSchemaTextByVersion},
+      {{"GET", "/subjects/{subject}/versions/{version}/referencedby", kRead, false,
+        "getReferencedBy"},
+       &GetReferencedBy},
+      {{"GET", "/config", kRead, false, "getTopLevelConfig"}, &GetConfig},
+      {{"PUT", "/config", kWrite, false, "updateTopLevelConfig"}, &UpdateConfig},
+      {{"GET", "/config/{subject}", kRead, false, "getSubjectLevelConfig"}, &GetConfig},
+      {{"PUT", "/config/{subject}", kWrite, false, "updateSubjectLevelConfig"}, &UpdateConfig},
+      {{"DELETE", "/config/{subject}", kWrite, false, "deleteSubjectConfig"}, &DeleteConfig},
+      {{"GET", "/mode", kRead, false, "getTopLevelMode"}, &GetMode},
+      {{"PUT", "/mode", kWrite, false, "updateTopLevelMode"}, &UpdateMode},
+      {{"GET", "/mode/{subject}", kRead, false, "getMode"}, &GetMode},
+      {{"PUT", "/mode/{subject}", kWrite, false, "updateMode"}, &UpdateMode},
+      {{"POST", "/compatibility/subjects/{subject}/versions", kRead, false,
+        "testCompatibilityForSubject"},
+       &TestCompatibility},
+      {{"POST", "/compatibility/subjects/{subject}/versions/{version}", kRead, false,
+        "testCompatibilityBySubjectName"},
+       &TestCompatibility},
+  });
+  return kTable;
+}
+
+// A request no route answers, as Confluent's registry answers it: 405 on the paths of the
+// subjects, config and mode routes, 404 elsewhere; a version path's own checks (the version,
+// the subject, for a GET the version's lookup) come first, as they do for its routes.
+http::HttpResponse Unrouted(const Call& call) {
+  const std::vector<std::string>& seg = call.seg;
+  const std::string& method = call.request.method;
+  if (seg[0] == "schemas") {
+    if (method == "GET" && seg.size() == 4 && seg[1] == "ids") {
+      int32_t id = 0;
+      if (auto s = SchemaById(call, &id); !s.ok()) {
+        return Error(kSchemaNotFound, s.status().message());
+      }
+    }
+    return NotFound();
+  }
+  if (seg[0] == "subjects") {
+    if (seg.size() <= 2) return MethodNotAllowed();
+    if (seg[2] != "versions" || seg.size() > 5) return NotFound();
+    if (seg.size() == 3) return MethodNotAllowed();
+    if (method != "GET") {
+      auto version = VersionOf(call);
+      if (auto* error = std::get_if<http::HttpResponse>(&version)) return std::move(*error);
+      return MethodNotAllowed();
+    }
+    auto found = GetVersion(call);
+    if (auto* error = std::get_if<http::HttpResponse>(&found)) return std::move(*error);
+    return NotFound();
+  }
+  if ((seg[0] == "config" || seg[0] == "mode") && seg.size() <= 2) return MethodNotAllowed();
+  return NotFound();
+}
+
 }  // namespace
 
 http::HttpResponse SchemaRegistryApi::ErrorResponse(int error_code, std::string_view message) {
   return Error(error_code, message);
 }
 
+std::span<const http::RouteInfo> SchemaRegistryApi::Routes() { return Table().infos(); }
+
 bool SchemaRegistryApi::Writes(const http::HttpRequest& request) {
   const std::string& method = request.method;
-  if (method == "GET" || method == "HEAD" || method == "OPTIONS") return false;
-  if (method != "POST") return true;
   auto split = http::SplitPath(request.path);
   // An unparsable path is answered 404 without touching anything; counting it as a write
   // still refuses it to readers, which tells them nothing more.
-  if (!split.ok() || split->empty()) return true;
+  if (!split.ok()) return method != "GET" && method != "HEAD" && method != "OPTIONS";
   const std::vector<std::string>& seg = *split;
-  if (seg[0] == "subjects" && seg.size() == 2) return false;  // lookup
-  if (seg[0] == "compatibility") return false;                // compatibility test
-  return true;
+  auto found = Table().Find(method, seg);
+  if (found.route != nullptr) return found.route->info.access == http::Access::kWrite;
+  // Requests no route answers (404 or 405, nothing touched) need what they needed before
+  // the table: reads for GET, HEAD and OPTIONS and for POSTs under /compatibility.
+  if (method == "GET" || method == "HEAD" || method == "OPTIONS") return false;
+  return !(method == "POST" && !seg.empty() && seg[0] == "compatibility");
 }
 
 http::HttpResponse SchemaRegistryApi::Handle(const http::HttpRequest& request) const {
@@ -163,223 +520,12 @@ http::HttpResponse SchemaRegistryApi::Route(const http::HttpRequest& request) co
   auto split = http::SplitPath(request.path);
   if (!split.ok()) return Error(404, "bad path");
   const std::vector<std::string>& seg = *split;
-  const std::string& method = request.method;
-  const Query q = ParseQueryFlags(request.query);
-  SchemaRegistry& reg = *registry_;
-
+  // The root answers any method: clients probe it.
   if (seg.empty()) return Reply(200, nlohmann::json::object());
-
-  // /schemas/types, /schemas/ids/{id}[/schema|/versions|/subjects]
-  if (seg[0] == "schemas" && method == "GET") {
-    if (seg.size() == 2 && seg[1] == "types") {
-      return Reply(200, nlohmann::json::array({"JSON", "PROTOBUF", "AVRO"}));
-    }
-    if (seg.size() >= 3 && seg.size() <= 4 && seg[1] == "ids") {
-      int32_t id = 0;
-      auto [p, ec] = std::from_chars(seg[2].data(), seg[2].data() + seg[2].size(), id);
-      if (ec != std::errc() || p != seg[2].data() + seg[2].size()) {
-        return Error(kSchemaNotFound, "Schema " + seg[2] + " not found");
-      }
-      auto s = reg.GetById(id);
-      if (!s.ok()) return Error(kSchemaNotFound, fmt::format("Schema {} not found", id));
-      if (seg.size() == 3) return Reply(200, SchemaJson(*s));
-      if (seg[3] == "schema") {
-        http::HttpResponse r = http::HttpResponse::Json(200, s->schema);
-        r.content_type = std::string(kContentType);
-        return r;
-      }
-      if (seg[3] == "versions" || seg[3] == "subjects") {
-        nlohmann::json out = nlohmann::json::array();
-        for (const SubjectVersion& v : reg.VersionsOfId(id)) {
-          if (seg[3] == "versions") {
-            out.push_back({{"subject", v.subject}, {"version", v.version}});
-          } else {
-            out.push_back(v.subject);
-          }
-        }
-        return Reply(200, out);
-      }
-    }
-    return Error(404, "Not found");
-  }
-
-  if (seg[0] == "subjects") {
-    if (seg.size() == 1) {
-      if (method != "GET") return Error(405, "Method not allowed");
-      return Reply(200, reg.Subjects(q.deleted));
-    }
-    const std::string& subject = seg[1];
-    if (seg.size() == 2) {
-      if (method == "POST") {  // lookup
-        auto req = ParseSchemaRequest(request.body);
-        if (!req.ok()) return Error(kInvalidSchema, req.status().message());
-        if (!reg.HasSubject(subject, q.deleted)) {
-          return Error(kSubjectNotFound, fmt::format("Subject '{}' not found.", subject));
-        }
-        auto found = reg.Lookup(subject, req->type, req->schema, req->references, q.deleted);
-        if (!found.ok()) {
-          if (found.status().code() == StatusCode::kInvalidArgument) {
-            return Error(kInvalidSchema, found.status().message());
-          }
-          return Error(kSchemaNotFound, "Schema not found");
-        }
-        auto stored = reg.GetById(found->id);
-        if (!stored.ok()) return Error(kInternal, stored.status().message());
-        nlohmann::json j = SchemaJson(*stored);
-        j["subject"] = subject;
-        j["version"] = found->version;
-        j["id"] = found->id;
-        return Reply(200, j);
-      }
-      if (method == "DELETE") {
-        auto deleted = reg.DeleteSubject(subject, q.permanent);
-        if (!deleted.ok()) {
-          if (deleted.status().code() == StatusCode::kFailedPrecondition) {
-            return Error(kSubjectNotSoftDeleted, deleted.status().message());
-          }
-          if (reg.HasSubject(subject, true) && !q.permanent) {
-            return Error(kSubjectSoftDeleted, deleted.status().message());
-          }
-          return Error(kSubjectNotFound, deleted.status().message());
-        }
-        return Reply(200, *deleted);
-      }
-      return Error(405, "Method not allowed");
-    }
-    if (seg[2] != "versions" || seg.size() > 5) return Error(404, "Not found");
-    if (seg.size() == 3) {
-      if (method == "GET") {
-        auto versions = reg.Versions(subject, q.deleted);
-        if (!versions.ok()) {
-          return Error(kSubjectNotFound, fmt::format("Subject '{}' not found.", subject));
-        }
-        return Reply(200, *versions);
-      }
-      if (method == "POST") {
-        auto req = ParseSchemaRequest(request.body);
-        if (!req.ok()) return Error(kInvalidSchema, req.status().message());
-        auto id = reg.Register(subject, req->type, req->schema, req->references);
-        if (!id.ok()) return FromStatus(id.status(), kSubjectNotFound);
-        return Reply(200, {{"id", *id}});
-      }
-      return Error(405, "Method not allowed");
-    }
-    auto version = ParseVersion(seg[3]);
-    if (!version) {
-      return Error(kInvalidVersion,
-                   fmt::format("The specified version '{}' is not a valid version id. Allowed "
-                               "values are between [1, 2^31-1] and the string \"latest\"",
-                               seg[3]));
-    }
-    if (!reg.HasSubject(subject, true)) {
-      return Error(kSubjectNotFound, fmt::format("Subject '{}' not found.", subject));
-    }
-    if (method == "DELETE" && seg.size() == 4) {
-      auto deleted = reg.DeleteVersion(subject, *version, q.permanent);
-      if (!deleted.ok()) {
-        if (deleted.status().code() == StatusCode::kFailedPrecondition) {
-          return Error(kVersionNotSoftDeleted, deleted.status().message());
-        }
-        return Error(kVersionNotFound, deleted.status().message());
-      }
-      return Reply(200, *deleted);
-    }
-    if (method != "GET") return Error(405, "Method not allowed");
-    auto v = reg.GetVersion(subject, *version, q.deleted);
-    if (!v.ok()) {
-      if (!reg.HasSubject(subject, q.deleted)) {
-        return Error(kSubjectNotFound, fmt::format("Subject '{}' not found.", subject));
-      }
-      return Error(kVersionNotFound, v.status().message());
-    }
-    auto stored = reg.GetById(v->id);
-    if (!stored.ok()) return Error(kInternal, stored.status().message());
-    if (seg.size() == 5) {
-      if (seg[4] == "schema") {
-        http::HttpResponse r = http::HttpResponse::Json(200, stored->schema);
-        r.content_type = std::string(kContentType);
-        return r;
-      }
-      if (seg[4] == "referencedby") return Reply(200, nlohmann::json::array());
-      return Error(404, "Not found");
-    }
-    nlohmann::json j = SchemaJson(*stored);
-    j["subject"] = subject;
-    j["version"] = v->version;
-    j["id"] = v->id;
-    return Reply(200, j);
-  }
-
-  if (seg[0] == "config" && seg.size() <= 2) {
-    const std::string subject = seg.size() == 2 ? seg[1] : std::string();
-    if (method == "GET") {
-      std::optional<Compatibility> level = reg.GetCompatibility(subject);
-      if (!level && q.default_to_global) level = reg.GetCompatibility("");
-      if (!level) {
-        return Error(kCompatibilityNotFound,
-                     fmt::format("Subject '{}' does not have subject-level compatibility "
-                                 "configured",
-                                 subject));
-      }
-      return Reply(200, {{"compatibilityLevel", CompatibilityName(*level)}});
-    }
-    if (method == "PUT") {
-      nlohmann::json j = ParseJson(request.body).value_or(nlohmann::json::value_t::discarded);
-      if (j.is_discarded() || !j.is_object() || !j.contains("compatibility") ||
-          !j["compatibility"].is_string()) {
-        return Error(kInvalidCompatibility, "Invalid compatibility level");
-      }
-      auto level = ParseCompatibility(j["compatibility"].get<std::string>());
-      if (!level.ok()) return Error(kInvalidCompatibility, level.status().message());
-      Status st = reg.SetCompatibility(subject, *level);
-      if (!st.ok()) return Error(kInternal, st.message());
-      return Reply(200, {{"compatibility", CompatibilityName(*level)}});
-    }
-    if (method == "DELETE" && !subject.empty()) {
-      std::optional<Compatibility> level = reg.GetCompatibility(subject);
-      Status st = reg.DeleteCompatibility(subject);
-      if (!st.ok()) return Error(kCompatibilityNotFound, st.message());
-      return Reply(200, {{"compatibilityLevel", CompatibilityName(*level)}});
-    }
-    return Error(405, "Method not allowed");
-  }
-
-  if (seg[0] == "mode" && seg.size() <= 2) {
-    if (method == "GET") return Reply(200, {{"mode", "READWRITE"}});
-    if (method == "PUT") {
-      nlohmann::json j = ParseJson(request.body).value_or(nlohmann::json::value_t::discarded);
-      if (!j.is_discarded() && j.is_object() && j.contains("mode") && j["mode"] == "READWRITE") {
-        return Reply(200, {{"mode", "READWRITE"}});
-      }
-      return Error(42204, "Only the READWRITE mode is supported");
-    }
-    return Error(405, "Method not allowed");
-  }
-
-  // POST /compatibility/subjects/{s}/versions[/{v}]
-  if (seg[0] == "compatibility" && seg.size() >= 4 && seg.size() <= 5 && seg[1] == "subjects" &&
-      seg[3] == "versions" && method == "POST") {
-    const std::string& subject = seg[2];
-    int32_t version = -1;
-    if (seg.size() == 5) {
-      auto v = ParseVersion(seg[4]);
-      if (!v) return Error(kInvalidVersion, fmt::format("Invalid version {}", seg[4]));
-      version = *v;
-      if (version > 0 && !reg.HasSubject(subject, false)) {
-        return Error(kSubjectNotFound, fmt::format("Subject '{}' not found.", subject));
-      }
-    }
-    auto req = ParseSchemaRequest(request.body);
-    if (!req.ok()) return Error(kInvalidSchema, req.status().message());
-    std::vector<std::string> messages;
-    auto ok =
-        reg.TestCompatibility(subject, version, req->type, req->schema, req->references, &messages);
-    if (!ok.ok()) return FromStatus(ok.status(), kVersionNotFound);
-    nlohmann::json j = {{"is_compatible", *ok}};
-    if (q.verbose) j["messages"] = messages;
-    return Reply(200, j);
-  }
-  return Error(404, "Not found");
+  auto found = Table().Find(request.method, seg);
+  Call call{request, seg, ParseQueryFlags(request.query), std::move(found.params), *registry_};
+  if (found.route == nullptr) return Unrouted(call);
+  return found.route->handler(call);
 }
 
 }  // namespace floe::ingest

@@ -7,7 +7,10 @@
 // Thread-safety: Handle may be called concurrently.
 #pragma once
 
+#include <span>
+
 #include "floe/http/http.h"
+#include "floe/http/route_table.h"
 #include "floe/ingest/schema_registry.h"
 
 namespace floe::ingest {
@@ -19,10 +22,15 @@ class SchemaRegistryApi {
 
   http::HttpResponse Handle(const http::HttpRequest& request) const;
 
-  // Whether a request may change the registry (what needs write access with auth on): PUT
-  // and DELETE, and every POST but the two that only read, a schema lookup
-  // (POST /subjects/{subject}) and a compatibility test (POST /compatibility/...).
+  // Whether a request may change the registry (what needs write access with auth on): its
+  // route's access (Routes). Requests no route answers write unless they are GET, HEAD,
+  // OPTIONS or a POST under /compatibility.
   static bool Writes(const http::HttpRequest& request);
+
+  // The routes (Confluent's paths, relative to the registry's root) with the access each
+  // needs: reads are the GETs and the two POSTs that only read, a schema lookup
+  // (POST /subjects/{subject}) and a compatibility test (POST /compatibility/...).
+  static std::span<const http::RouteInfo> Routes();
 
   // An error in the registry's form ({"error_code", "message"}, the HTTP status being
   // error_code / 100 for Confluent's five-digit codes: 40101, 40301, 42901, ...).

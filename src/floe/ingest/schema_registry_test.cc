@@ -7,6 +7,9 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <set>
+#include <span>
+#include <string_view>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -372,6 +375,170 @@ TEST(SchemaRegistryApiTest, DeeplyNestedSchemasAndBodiesAreRefused) {
   EXPECT_EQ(err(Call(api, "PUT", "/config",
                      R"({"compatibility":)" + std::string(300, '[') + std::string(300, ']') + "}")),
             std::make_pair(422, 42203));
+}
+
+// The registry's routes and the access each needs (the server asks write access of the
+// table-topic catalog for writes): reads are GETs and the two POSTs that only read, a
+// schema lookup and a compatibility test; written out from the Confluent API, not taken from
+// the route table.
+struct RegistryRoute {
+  const char* method;
+  const char* path;
+  bool writes;
+};
+constexpr RegistryRoute kRegistryRoutes[] = {
+    {"GET", "/schemas/types", false},
+    {"GET", "/schemas/ids/{id}", false},
+    {"GET", "/schemas/ids/{id}/schema", false},
+    {"GET", "/schemas/ids/{id}/versions", false},
+    {"GET", "/schemas/ids/{id}/subjects", false},
+    {"GET", "/subjects", false},
+    {"POST", "/subjects/{subject}", false},
+    {"DELETE", "/subjects/{subject}", true},
+    {"GET", "/subjects/{subject}/versions", false},
+    {"POST", "/subjects/{subject}/versions", true},
+    {"GET", "/subjects/{subject}/versions/{version}", false},
+    {"DELETE", "/subjects/{subject}/versions/{version}", true},
+    {"GET", "/subjects/{subject}/versions/{version}/schema", false},
+    {"GET", "/subjects/{subject}/versions/{version}/referencedby", false},
+    {"GET", "/config", false},
+    {"PUT", "/config", true},
+    {"GET", "/config/{subject}", false},
+    {"PUT", "/config/{subject}", true},
+    {"DELETE", "/config/{subject}", true},
+    {"GET", "/mode", false},
+    {"PUT", "/mode", true},
+    {"GET", "/mode/{subject}", false},
+    {"PUT", "/mode/{subject}", true},
+    {"POST", "/compatibility/subjects/{subject}/versions", false},
+    {"POST", "/compatibility/subjects/{subject}/versions/{version}", false},
+};
+
+http::HttpRequest RegistryRequest(std::string method, std::string path) {
+  auto replace = [&](std::string_view param, std::string_view value) {
+    if (size_t at = path.find(param); at != std::string::npos)
+      path.replace(at, param.size(), value);
+  };
+  replace("{id}", "1");
+  replace("{subject}", "s-value");
+  replace("{version}", "1");
+  http::HttpRequest request;
+  request.method = std::move(method);
+  request.path = std::move(path);
+  return request;
+}
+
+TEST(SchemaRegistryApiTest, EveryRouteNeedsItsAccess) {
+  for (const RegistryRoute& route : kRegistryRoutes) {
+    EXPECT_EQ(SchemaRegistryApi::Writes(RegistryRequest(route.method, route.path)), route.writes)
+        << route.method << " " << route.path;
+  }
+  // Requests no route answers: reads for GET, HEAD and OPTIONS and for POSTs under
+  // /compatibility, writes otherwise (refused to readers before the 404 or 405).
+  const RegistryRoute unrouted[] = {
+      {"GET", "/nothing", false},
+      {"HEAD", "/subjects", false},
+      {"OPTIONS", "/subjects/s", false},
+      {"POST", "/", true},
+      {"POST", "/subjects", true},
+      {"PUT", "/subjects/s", true},
+      {"POST", "/subjects/s/versions/1", true},
+      {"POST", "/schemas/types", true},
+      {"POST", "/compatibility", false},
+      {"POST", "/compatibility/nothing", false},
+      {"DELETE", "/compatibility/subjects/s/versions", true},
+      {"DELETE", "/config", true},
+      {"POST", "/mode", true},
+      {"PATCH", "/nothing", true},
+  };
+  for (const RegistryRoute& route : unrouted) {
+    EXPECT_EQ(SchemaRegistryApi::Writes(RegistryRequest(route.method, route.path)), route.writes)
+        << route.method << " " << route.path;
+  }
+}
+
+// The route table itself: the routes above in their order, each with a name of its own and
+// the expected access, reads for every GET, and each row's access what Writes decides.
+TEST(SchemaRegistryApiTest, TheRouteTableIsTheRegistrysRoutes) {
+  std::span<const http::RouteInfo> routes = SchemaRegistryApi::Routes();
+  ASSERT_EQ(routes.size(), std::size(kRegistryRoutes));
+  std::set<std::string_view> ids;
+  for (size_t i = 0; i < routes.size(); ++i) {
+    const http::RouteInfo& route = routes[i];
+    const RegistryRoute& expected = kRegistryRoutes[i];
+    EXPECT_EQ(route.method, expected.method) << i;
+    EXPECT_EQ(route.path, expected.path) << i;
+    EXPECT_EQ(route.access, expected.writes ? http::Access::kWrite : http::Access::kRead)
+        << route.method << " " << route.path;
+    if (route.method == "GET") {
+      EXPECT_EQ(route.access, http::Access::kRead) << route.path;
+    }
+    EXPECT_FALSE(route.cacheable) << route.path;
+    EXPECT_FALSE(route.endpoint_id.empty()) << route.path;
+    EXPECT_TRUE(ids.insert(route.endpoint_id).second) << route.endpoint_id;
+    EXPECT_EQ(SchemaRegistryApi::Writes(
+                  RegistryRequest(std::string(route.method), std::string(route.path))),
+              route.access == http::Access::kWrite)
+        << route.method << " " << route.path;
+  }
+}
+
+// What a wrong method or an unknown path is answered, as Confluent's clients see it: 405 on
+// the subjects, config and mode paths, 404 elsewhere, after the checks of a version path.
+TEST(SchemaRegistryApiTest, WrongMethodsAndUnknownPaths) {
+  auto r = *SchemaRegistry::Open("");
+  SchemaRegistryApi api(r.get());
+  ASSERT_EQ(Call(api, "POST", "/subjects/s-value/versions", nlohmann::json{{"schema", kV1}}.dump())
+                .status,
+            200);
+  struct Case {
+    const char* method;
+    const char* path;
+    int status;
+    int error_code;
+  };
+  const Case cases[] = {
+      {"POST", "/subjects", 405, 405},
+      {"HEAD", "/subjects", 405, 405},
+      {"PUT", "/subjects/s-value", 405, 405},
+      {"DELETE", "/subjects/s-value/versions", 405, 405},
+      {"PUT", "/subjects/s-value/versions/1", 405, 405},
+      {"POST", "/subjects/s-value/versions/1/bogus", 405, 405},
+      {"DELETE", "/subjects/s-value/versions/1/schema", 405, 405},
+      // A version path's checks come before its method's.
+      {"PUT", "/subjects/s-value/versions/x", 422, 42202},
+      {"PUT", "/subjects/nope/versions/1", 404, 40401},
+      {"GET", "/subjects/nope/versions/1/bogus", 404, 40401},
+      {"GET", "/subjects/s-value/versions/7/bogus", 404, 40402},
+      {"GET", "/subjects/s-value/versions/1/bogus", 404, 404},
+      {"GET", "/subjects/s-value/bogus", 404, 404},
+      {"GET", "/subjects/s-value/versions/1/schema/x", 404, 404},
+      {"DELETE", "/config", 405, 405},
+      {"POST", "/config/s-value", 405, 405},
+      {"GET", "/config/a/b", 404, 404},
+      {"DELETE", "/mode", 405, 405},
+      {"GET", "/mode/a/b", 404, 404},
+      {"POST", "/schemas/types", 404, 404},
+      {"HEAD", "/schemas/types", 404, 404},
+      {"GET", "/schemas/ids/x", 404, 40403},
+      {"GET", "/schemas/ids/999/schema", 404, 40403},
+      {"GET", "/schemas/ids/1/bogus", 404, 404},
+      {"GET", "/schemas/ids/1/a/b", 404, 404},
+      {"GET", "/compatibility/subjects/s-value/versions", 404, 404},
+      {"POST", "/compatibility/subjects/s-value/versions/x", 422, 42202},
+      {"GET", "/nothing", 404, 404},
+  };
+  for (const Case& c : cases) {
+    http::HttpResponse response = Call(api, c.method, c.path);
+    EXPECT_EQ(response.status, c.status) << c.method << " " << c.path << ": " << response.body;
+    auto body = nlohmann::json::parse(response.body, nullptr, false);
+    ASSERT_TRUE(body.is_object()) << c.method << " " << c.path;
+    EXPECT_EQ(body["error_code"], c.error_code)
+        << c.method << " " << c.path << ": " << response.body;
+  }
+  // The root answers any method (clients probe it).
+  EXPECT_EQ(Call(api, "GET", "/").status, 200);
+  EXPECT_EQ(Call(api, "POST", "/").status, 200);
 }
 
 }  // namespace

@@ -20,6 +20,7 @@
 
 #include "floe/base/status.h"
 #include "floe/http/http.h"
+#include "floe/http/route_table.h"
 #include "floe/manage/management_api.h"
 
 namespace floe::manage {
@@ -28,6 +29,8 @@ struct ManagementApi::Call {
   const http::HttpRequest& request;
   const AccessCheck& access;
   std::vector<std::pair<std::string, std::string>> query;
+  // The route's path parameters (openapi.json's names: {catalog}, {namespace}, ...).
+  http::PathParams params;
 
   std::optional<std::string> Query(std::string_view name) const {
     for (const auto& [k, v] : query) {

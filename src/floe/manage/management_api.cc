@@ -389,7 +389,12 @@ std::optional<rest::RouteTarget> ManagementApi::Target(const http::HttpRequest& 
   if (segments.ok() && segments->size() >= 3 && (*segments)[2] == "topics") {
     return rest::RouteTarget{options_.topics_catalog, false};
   }
-  const bool writes = request.method != "GET" && request.method != "HEAD";
+  // A route's access; a request no route answers (404 or 405) writes unless GET or HEAD.
+  bool writes = request.method != "GET" && request.method != "HEAD";
+  if (segments.ok()) {
+    auto found = Table().Find(request.method, *segments);
+    if (found.route != nullptr) writes = found.route->info.access == http::Access::kWrite;
+  }
   if (!segments.ok() || segments->size() < 3 || (*segments)[2] != "catalogs") {
     // Server-wide changes (optimizer groups, optimizers and their task protocol) need write
     // access to every catalog: an optimizer commits into any of them.
@@ -414,7 +419,7 @@ HttpResponse ManagementApi::Handle(const http::HttpRequest& request, const Acces
   if (!query.ok()) {
     return rest::ErrorResponse(400, "BadRequestException", query.status().message());
   }
-  Call call{request, access, std::move(*query)};
+  Call call{request, access, std::move(*query), {}};
   Result<HttpResponse> response = Status::Internal("unanswered");
   try {
     response = Dispatch(call);
@@ -426,87 +431,190 @@ HttpResponse ManagementApi::Handle(const http::HttpRequest& request, const Acces
   return std::move(*response);
 }
 
+const http::RouteTable<ManagementApi::RouteHandler>& ManagementApi::Table() {
+  using http::Access;
+  constexpr Access kRead = Access::kRead;
+  constexpr Access kWrite = Access::kWrite;
+  using M = ManagementApi;
+  // openapi.json's paths and operationIds (and the document's own root). The routes of a
+  // path are listed GET first, as a 405's Allow lists them.
+  static const http::RouteTable<RouteHandler> kTable(
+      {
+          {{"GET", "/api/v1", kRead, false, "getOpenApi"}, &M::OpenApi},
+          {{"GET", "/api/v1/openapi.json", kRead, false, "getOpenApi"}, &M::OpenApi},
+          {{"GET", "/api/v1/overview", kRead, false, "getOverview"}, &M::Overview},
+          {{"GET", "/api/v1/overview/history", kRead, false, "getOverviewHistory"},
+           &M::OverviewHistory},
+          {{"GET", "/api/v1/settings", kRead, false, "getSettings"}, &M::Settings},
+          {{"GET", "/api/v1/optimizer-groups", kRead, false, "listOptimizerGroups"},
+           &M::ListGroups},
+          {{"POST", "/api/v1/optimizer-groups", kWrite, false, "createOptimizerGroup"},
+           &M::CreateGroup},
+          {{"GET", "/api/v1/tables", kRead, false, "listManagedTables"}, &M::ManagedTables},
+          {{"GET", "/api/v1/table-stats", kRead, false, "listTableStats"}, &M::TableStats},
+          {{"GET", "/api/v1/storage", kRead, false, "getStorageSummary"}, &M::StorageSummary},
+          {{"GET", "/api/v1/catalogs", kRead, false, "listCatalogs"}, &M::ListCatalogs},
+          {{"POST", "/api/v1/catalogs", kWrite, false, "attachCatalog"}, &M::AttachCatalog},
+          {{"GET", "/api/v1/catalogs/{catalog}", kRead, false, "getCatalog"}, &M::GetCatalog},
+          {{"PUT", "/api/v1/catalogs/{catalog}", kWrite, false, "updateCatalog"},
+           &M::UpdateCatalog},
+          {{"DELETE", "/api/v1/catalogs/{catalog}", kWrite, false, "detachCatalog"},
+           &M::DeleteCatalog},
+          {{"GET", "/api/v1/catalogs/{catalog}/namespaces", kRead, false, "listNamespaces"},
+           &M::ListNamespaces},
+          {{"GET", "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables", kRead, false,
+            "listTables"},
+           &M::ListTables},
+          {{"GET", "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}", kRead, false,
+            "getTable"},
+           &M::OnTable<&M::TableDetails>},
+          {{"GET", "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/partitions",
+            kRead, false, "listTablePartitions"},
+           &M::OnTable<&M::TablePartitions>},
+          {{"GET", "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/snapshots",
+            kRead, false, "listSnapshots"},
+           &M::OnTable<&M::Snapshots>},
+          {{"GET", "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/files", kRead,
+            false, "listTableFiles"},
+           &M::OnTable<&M::TableFiles>},
+          {{"GET", "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/file-sizes",
+            kRead, false, "getTableFileSizes"},
+           &M::OnTable<&M::TableFileSizes>},
+          {{"GET",
+            "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/"
+            "optimizing-processes",
+            kRead, false, "listOptimizingProcesses"},
+           &M::OnTable<&M::Processes>},
+          {{"POST", "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/properties",
+            kWrite, false, "updateTableProperties"},
+           &M::OnTable<&M::UpdateProperties>},
+          {{"POST", "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/optimize",
+            kWrite, false, "triggerOptimize"},
+           &M::OnTable<&M::TriggerOptimize>},
+          {{"GET", "/api/v1/optimizer-groups/{group}", kRead, false, "getOptimizerGroup"},
+           &M::GetGroup},
+          {{"DELETE", "/api/v1/optimizer-groups/{group}", kWrite, false, "dropOptimizerGroup"},
+           &M::DropGroup},
+          {{"GET", "/api/v1/optimizers", kRead, false, "listOptimizers"}, &M::ListOptimizers},
+          {{"POST", "/api/v1/optimizers", kWrite, false, "registerOptimizer"},
+           &M::RegisterOptimizer},
+          {{"DELETE", "/api/v1/optimizers/{optimizer}", kWrite, false, "unregisterOptimizer"},
+           &M::UnregisterOptimizer},
+          {{"POST", "/api/v1/optimizers/{optimizer}/drain", kWrite, false, "drainOptimizer"},
+           &M::DrainOptimizer},
+          {{"POST", "/api/v1/optimizers/{optimizer}/heartbeat", kWrite, false,
+            "optimizerHeartbeat"},
+           &M::Heartbeat},
+          {{"POST", "/api/v1/optimizers/{optimizer}/poll", kWrite, false, "pollTask"},
+           &M::PollTask},
+          {{"POST", "/api/v1/optimizers/{optimizer}/ack", kWrite, false, "ackTask"}, &M::AckTask},
+          {{"POST", "/api/v1/optimizers/{optimizer}/complete", kWrite, false, "completeTask"},
+           &M::CompleteTask},
+          {{"POST", "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/pause",
+            kWrite, false, "pauseTable"},
+           &M::OnTable<&M::PauseTable>},
+          {{"POST", "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/resume",
+            kWrite, false, "resumeTable"},
+           &M::OnTable<&M::ResumeTable>},
+          {{"POST",
+            "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/"
+            "optimizing-processes/{process}/cancel",
+            kWrite, false, "cancelProcess"},
+           &M::OnTable<&M::CancelProcess>},
+          {{"GET",
+            "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/"
+            "optimizing-processes/{process}/tasks",
+            kRead, false, "listProcessTasks"},
+           &M::OnTable<&M::ProcessTasks>},
+          {{"GET",
+            "/api/v1/catalogs/{catalog}/namespaces/{namespace}/tables/{table}/maintenance-runs",
+            kRead, false, "listMaintenanceRuns"},
+           &M::OnTable<&M::MaintenanceRuns>},
+          {{"GET", "/api/v1/topics", kRead, false, "listTopics"}, &M::ListTopics},
+          {{"GET", "/api/v1/topics/{topic}", kRead, false, "getTopic"}, &M::GetTopic},
+          {{"GET", "/api/v1/topics/{topic}/records", kRead, false, "getTopicRecords"},
+           &M::TopicRecords},
+      },
+      {.head_as_get = true});
+  return kTable;
+}
+
+std::span<const http::RouteInfo> ManagementApi::Routes() { return Table().infos(); }
+
 Result<HttpResponse> ManagementApi::Dispatch(Call& call) {
-  const http::HttpRequest& request = call.request;
-  FLOE_ASSIGN_OR_RETURN(std::vector<std::string> seg, http::SplitPath(request.path));
+  FLOE_ASSIGN_OR_RETURN(std::vector<std::string> seg, http::SplitPath(call.request.path));
   if (seg.size() < 2 || seg[0] != "api" || seg[1] != "v1") {
     return Status::NotFound("no such route");
   }
-  seg.erase(seg.begin(), seg.begin() + 2);
-  const std::string& method = request.method;
+  // A table's namespace is checked whatever follows it: a malformed one is refused (400)
+  // before any 404 or 405 of the rest of the path.
+  if (seg.size() >= 8 && seg[2] == "catalogs" && seg[4] == "namespaces" && seg[6] == "tables") {
+    FLOE_RETURN_IF_ERROR(NamespaceFromPath(seg[5]).status());
+  }
+  auto found = Table().Find(call.request.method, seg);
+  if (found.route == nullptr) return Unrouted(call, seg, found.path_known);
+  call.params = std::move(found.params);
+  return (this->*found.route->handler)(call);
+}
+
+Result<HttpResponse> ManagementApi::Unrouted(Call& call, const std::vector<std::string>& seg,
+                                             bool path_known) {
+  const std::string& method = call.request.method;
   const bool get = method == "GET" || method == "HEAD";
-  // RFC 9110 §15.5.6: a 405 lists the methods the route has.
-  auto not_allowed = [&](std::string_view allow) -> Result<HttpResponse> {
+  // The topics answer a wrong method before looking at the path.
+  if (seg.size() >= 3 && seg[2] == "topics" && !get) return TopicsMethodNotAllowed(method);
+  // An optimizer's unknown action is a POST route of the task protocol until its checks
+  // pass (RFC 9110 §15.5.6: a 405 lists the methods the route has).
+  const bool optimizer_action = seg.size() == 5 && seg[2] == "optimizers";
+  if (path_known || (optimizer_action && method != "POST")) {
     HttpResponse r = rest::ErrorResponse(405, "MethodNotAllowedException",
                                          fmt::format("{} is not allowed here", method));
-    r.headers.emplace_back("Allow", std::string(allow));
+    r.headers.emplace_back(
+        "Allow", optimizer_action ? std::string("POST") : Table().matcher().AllowedMethods(seg));
     return r;
-  };
-  auto wrong_method = [&]() { return not_allowed("GET, HEAD"); };
-
-  if (seg.empty() || (seg.size() == 1 && seg[0] == "openapi.json")) {
-    if (!get) return wrong_method();
-    return HttpResponse::Json(200, std::string(OpenApiDocument()));
   }
-  if (seg[0] == "topics") {
-    return HandleTopicsRequest(options_.ingest, method, seg, call.query,
-                               options_.now_ms ? options_.now_ms() : 0);
-  }
-  if (auto routed = DispatchOptimizer(call, seg)) return std::move(*routed);
-  if (seg.size() == 2 && seg[0] == "overview" && seg[1] == "history") {
-    return get ? OverviewHistory(call) : wrong_method();
-  }
-  if (seg.size() == 1) {
-    if (seg[0] == "overview") return get ? Overview(call) : wrong_method();
-    if (seg[0] == "tables") return get ? ManagedTables(call) : wrong_method();
-    if (seg[0] == "settings") {
-      if (!get) return wrong_method();
-      return HttpResponse::Json(200, options_.settings_json);
-    }
-    if (seg[0] == "table-stats") return get ? TableStats(call) : wrong_method();
-    if (seg[0] == "storage") return get ? StorageSummary(call) : wrong_method();
-    if (seg[0] == "catalogs") {
-      if (get) return ListCatalogs(call);
-      if (method == "POST") return PutCatalog(call, std::nullopt);
-      return not_allowed("GET, HEAD, POST");
-    }
-    return Status::NotFound("no such route");
-  }
-  if (seg[0] != "catalogs") return Status::NotFound("no such route");
-  const std::string& catalog_name = seg[1];
-  if (seg.size() == 2) {
-    if (get) return GetCatalog(call, catalog_name);
-    if (method == "PUT") return PutCatalog(call, catalog_name);
-    if (method == "DELETE") return DeleteCatalog(call, catalog_name);
-    return not_allowed("GET, HEAD, PUT, DELETE");
-  }
-  if (seg[2] != "namespaces") return Status::NotFound("no such route");
-  if (seg.size() == 3) return get ? ListNamespaces(call, catalog_name) : wrong_method();
-  if (seg.size() < 5 || seg[4] != "tables") return Status::NotFound("no such route");
-  if (seg.size() == 5) return get ? ListTables(call, catalog_name, seg[3]) : wrong_method();
-  FLOE_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromPath(seg[3]));
-  if (seg[5].empty()) return Status::InvalidArgument("the table name is empty");
-  TableIdentifier id{std::move(ns), seg[5]};
-  if (auto routed = DispatchOptimizerTable(call, catalog_name, id, seg)) {
-    return std::move(*routed);
-  }
-  if (seg.size() > 7) return Status::NotFound("no such route");
-  if (seg.size() == 6) return get ? TableDetails(call, catalog_name, id) : wrong_method();
-  const std::string& action = seg[6];
-  if (action == "partitions") return get ? TablePartitions(call, catalog_name, id) : wrong_method();
-  if (action == "snapshots") return get ? Snapshots(call, catalog_name, id) : wrong_method();
-  if (action == "files") return get ? TableFiles(call, catalog_name, id) : wrong_method();
-  if (action == "file-sizes") return get ? TableFileSizes(call, catalog_name, id) : wrong_method();
-  if (action == "optimizing-processes") {
-    return get ? Processes(call, catalog_name, id) : wrong_method();
-  }
-  if (action == "properties") {
-    return method == "POST" ? UpdateProperties(call, catalog_name, id) : not_allowed("POST");
-  }
-  if (action == "optimize") {
-    return method == "POST" ? TriggerOptimize(call, catalog_name, id) : not_allowed("POST");
+  if (optimizer_action) {
+    call.params.Add("optimizer", seg[3]);
+    return UnknownOptimizerAction(call);
   }
   return Status::NotFound("no such route");
+}
+
+template <Result<HttpResponse> (ManagementApi::*F)(ManagementApi::Call&, const std::string&,
+                                                   const TableIdentifier&)>
+Result<HttpResponse> ManagementApi::OnTable(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromPath(call.params.Get("namespace")));
+  TableIdentifier id{std::move(ns), call.params.Get("table")};
+  return (this->*F)(call, call.params.Get("catalog"), id);
+}
+
+Result<HttpResponse> ManagementApi::OpenApi(Call&) {
+  return HttpResponse::Json(200, std::string(OpenApiDocument()));
+}
+
+Result<HttpResponse> ManagementApi::Settings(Call&) {
+  return HttpResponse::Json(200, options_.settings_json);
+}
+
+Result<HttpResponse> ManagementApi::AttachCatalog(Call& call) {
+  return PutCatalog(call, std::nullopt);
+}
+
+Result<HttpResponse> ManagementApi::UpdateCatalog(Call& call) {
+  return PutCatalog(call, call.params.Get("catalog"));
+}
+
+Result<HttpResponse> ManagementApi::ListTopics(Call& call) {
+  return TopicList(options_.ingest, call.query, options_.now_ms ? options_.now_ms() : 0);
+}
+
+Result<HttpResponse> ManagementApi::GetTopic(Call& call) {
+  return TopicDetails(options_.ingest, call.params.Get("topic"),
+                      options_.now_ms ? options_.now_ms() : 0);
+}
+
+Result<HttpResponse> ManagementApi::TopicRecords(Call& call) {
+  return ::floe::manage::TopicRecords(options_.ingest, call.params.Get("topic"), call.query);
 }
 
 Result<HttpResponse> ManagementApi::ListCatalogs(Call& call) {
@@ -527,8 +635,8 @@ Result<HttpResponse> ManagementApi::ListCatalogs(Call& call) {
   return Page(std::move(items), params);
 }
 
-Result<HttpResponse> ManagementApi::GetCatalog(Call& call, const std::string& name) {
-  (void)call;
+Result<HttpResponse> ManagementApi::GetCatalog(Call& call) {
+  const std::string& name = call.params.Get("catalog");
   metastore::CatalogRecord record;
   {
     std::lock_guard lock(store_mu_);
@@ -640,8 +748,8 @@ Result<HttpResponse> ManagementApi::PutCatalog(Call& call,
   return JsonResponse(path_name ? 200 : 201, CatalogJson(record, options_.default_catalog));
 }
 
-Result<HttpResponse> ManagementApi::DeleteCatalog(Call& call, const std::string& name) {
-  (void)call;
+Result<HttpResponse> ManagementApi::DeleteCatalog(Call& call) {
+  const std::string& name = call.params.Get("catalog");
   if (name == options_.default_catalog) {
     return Status::FailedPrecondition("the default catalog '{}' cannot be detached", name);
   }
@@ -670,7 +778,8 @@ Result<HttpResponse> ManagementApi::DeleteCatalog(Call& call, const std::string&
   return HttpResponse::NoContent();
 }
 
-Result<HttpResponse> ManagementApi::ListNamespaces(Call& call, const std::string& catalog_name) {
+Result<HttpResponse> ManagementApi::ListNamespaces(Call& call) {
+  const std::string& catalog_name = call.params.Get("catalog");
   FLOE_ASSIGN_OR_RETURN(ListParams params, ParseListParams(call, {"name"}, "name"));
   Namespace parent;
   if (auto p = call.Query("parent"); p && !p->empty()) {
@@ -688,8 +797,9 @@ Result<HttpResponse> ManagementApi::ListNamespaces(Call& call, const std::string
   return Page(std::move(items), params);
 }
 
-Result<HttpResponse> ManagementApi::ListTables(Call& call, const std::string& catalog_name,
-                                               const std::string& ns_text) {
+Result<HttpResponse> ManagementApi::ListTables(Call& call) {
+  const std::string& catalog_name = call.params.Get("catalog");
+  const std::string& ns_text = call.params.Get("namespace");
   FLOE_ASSIGN_OR_RETURN(ListParams params, ParseListParams(call, {"name", "status"}, "name"));
   FLOE_ASSIGN_OR_RETURN(Namespace ns, NamespaceFromPath(ns_text));
   FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(catalog_name));

@@ -18,6 +18,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -25,6 +26,7 @@
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http.h"
+#include "floe/http/route_table.h"
 #include "floe/ingest/ingest_service.h"
 #include "floe/metastore/metastore.h"
 #include "floe/optimize/service.h"
@@ -77,13 +79,32 @@ class ManagementApi {
   // may read, and for the OpenAPI document.
   std::optional<rest::RouteTarget> Target(const http::HttpRequest& request) const;
 
+  // The routes: openapi.json's paths and operationIds (and /api/v1 itself, the document
+  // too), each with the access it needs; reads are the GETs.
+  static std::span<const http::RouteInfo> Routes();
+
   struct Call;
 
  private:
   ManagementApi(std::shared_ptr<catalog::CatalogRegistry> registry, ManagementOptions options)
       : registry_(std::move(registry)), options_(std::move(options)) {}
 
+  // A route's handler: its parameters are in `call.params`.
+  using RouteHandler = Result<http::HttpResponse> (ManagementApi::*)(Call&);
+  // openapi.json's operations with their access (reads are the GETs); HEAD is answered as
+  // GET.
+  static const http::RouteTable<RouteHandler>& Table();
   Result<http::HttpResponse> Dispatch(Call& call);
+  // A request no route answers: 405 with the path's methods, or 404 (`seg`: the whole path).
+  Result<http::HttpResponse> Unrouted(Call& call, const std::vector<std::string>& seg,
+                                      bool path_known);
+  // A table route's handler called with its catalog and table.
+  template <Result<http::HttpResponse> (ManagementApi::*F)(Call&, const std::string&,
+                                                           const catalog::TableIdentifier&)>
+  Result<http::HttpResponse> OnTable(Call& call);
+
+  Result<http::HttpResponse> OpenApi(Call& call);
+  Result<http::HttpResponse> Settings(Call& call);
   // dashboard_api.cc: what the dashboard's pages read beyond the routes below.
   Result<http::HttpResponse> TableStats(Call& call);
   Result<http::HttpResponse> StorageSummary(Call& call);
@@ -95,12 +116,13 @@ class ManagementApi {
   Result<metastore::TableRuntimeRecord> Runtime(const std::string& catalog_name,
                                                 const catalog::TableIdentifier& id);
   Result<http::HttpResponse> ListCatalogs(Call& call);
-  Result<http::HttpResponse> GetCatalog(Call& call, const std::string& name);
+  Result<http::HttpResponse> GetCatalog(Call& call);
+  Result<http::HttpResponse> AttachCatalog(Call& call);
+  Result<http::HttpResponse> UpdateCatalog(Call& call);
   Result<http::HttpResponse> PutCatalog(Call& call, const std::optional<std::string>& name);
-  Result<http::HttpResponse> DeleteCatalog(Call& call, const std::string& name);
-  Result<http::HttpResponse> ListNamespaces(Call& call, const std::string& catalog);
-  Result<http::HttpResponse> ListTables(Call& call, const std::string& catalog,
-                                        const std::string& ns);
+  Result<http::HttpResponse> DeleteCatalog(Call& call);
+  Result<http::HttpResponse> ListNamespaces(Call& call);
+  Result<http::HttpResponse> ListTables(Call& call);
   Result<http::HttpResponse> TableDetails(Call& call, const std::string& catalog,
                                           const catalog::TableIdentifier& id);
   Result<http::HttpResponse> TablePartitions(Call& call, const std::string& catalog,
@@ -120,15 +142,38 @@ class ManagementApi {
   Result<http::HttpResponse> Overview(Call& call);
   // history_api.cc: the overview's samples over time.
   Result<http::HttpResponse> OverviewHistory(Call& call);
+  // topics_api.cc's routes.
+  Result<http::HttpResponse> ListTopics(Call& call);
+  Result<http::HttpResponse> GetTopic(Call& call);
+  Result<http::HttpResponse> TopicRecords(Call& call);
   // optimizer_api.cc: optimizer groups, optimizers and their task protocol
   // (/api/v1/optimizer-groups..., /api/v1/optimizers...), and a table's optimizing control
-  // (pause, resume, process cancel and tasks, maintenance runs). nullopt when `seg` (the
-  // path after /api/v1) is none of those routes.
-  std::optional<Result<http::HttpResponse>> DispatchOptimizer(Call& call,
-                                                              const std::vector<std::string>& seg);
-  std::optional<Result<http::HttpResponse>> DispatchOptimizerTable(
-      Call& call, const std::string& catalog, const catalog::TableIdentifier& id,
-      const std::vector<std::string>& seg);
+  // (pause, resume, process cancel and tasks, maintenance runs).
+  Result<http::HttpResponse> ListGroups(Call& call);
+  Result<http::HttpResponse> CreateGroup(Call& call);
+  Result<http::HttpResponse> GetGroup(Call& call);
+  Result<http::HttpResponse> DropGroup(Call& call);
+  Result<http::HttpResponse> ListOptimizers(Call& call);
+  Result<http::HttpResponse> RegisterOptimizer(Call& call);
+  Result<http::HttpResponse> UnregisterOptimizer(Call& call);
+  Result<http::HttpResponse> DrainOptimizer(Call& call);
+  Result<http::HttpResponse> Heartbeat(Call& call);
+  Result<http::HttpResponse> PollTask(Call& call);
+  Result<http::HttpResponse> AckTask(Call& call);
+  Result<http::HttpResponse> CompleteTask(Call& call);
+  // POST /api/v1/optimizers/{optimizer}/{action} of no route: the task protocol's checks
+  // come first, then 404.
+  Result<http::HttpResponse> UnknownOptimizerAction(Call& call);
+  Result<http::HttpResponse> PauseTable(Call& call, const std::string& catalog,
+                                        const catalog::TableIdentifier& id);
+  Result<http::HttpResponse> ResumeTable(Call& call, const std::string& catalog,
+                                         const catalog::TableIdentifier& id);
+  Result<http::HttpResponse> CancelProcess(Call& call, const std::string& catalog,
+                                           const catalog::TableIdentifier& id);
+  Result<http::HttpResponse> ProcessTasks(Call& call, const std::string& catalog,
+                                          const catalog::TableIdentifier& id);
+  Result<http::HttpResponse> MaintenanceRuns(Call& call, const std::string& catalog,
+                                             const catalog::TableIdentifier& id);
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   ManagementOptions options_;

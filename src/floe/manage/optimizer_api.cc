@@ -131,298 +131,312 @@ OJson RunJson(const metastore::MaintenanceRunRecord& r) {
 
 }  // namespace
 
-std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizer(
-    Call& call, const std::vector<std::string>& seg) {
-  if (seg.empty() || (seg[0] != "optimizer-groups" && seg[0] != "optimizers")) {
-    return std::nullopt;
+namespace {
+
+Result<optimize::OptimizingService*> Enabled(optimize::OptimizingService* service) {
+  if (service == nullptr) {
+    return Status::FailedPrecondition(
+        "self-optimizing is off on this server (optimizer.enabled false)");
   }
-  const std::string& method = call.request.method;
-  const bool get = method == "GET" || method == "HEAD";
-  auto not_allowed = [&](std::string_view allow) -> Result<HttpResponse> {
-    HttpResponse r = rest::ErrorResponse(405, "MethodNotAllowedException",
-                                         fmt::format("{} is not allowed here", method));
-    r.headers.emplace_back("Allow", std::string(allow));
-    return r;
-  };
-  // The methods of the route come first: a wrong one is a 405 whatever the server's state.
-  std::string_view allow;
-  if (seg.size() == 1) {
-    allow = "GET, HEAD, POST";
-  } else if (seg.size() == 2) {
-    allow = seg[0] == "optimizer-groups" ? "GET, HEAD, DELETE" : "DELETE";
-  } else if (seg.size() == 3 && seg[0] == "optimizers") {
-    allow = "POST";
-  } else {
-    return Result<HttpResponse>(Status::NotFound("no such route"));
-  }
-  const bool allowed =
-      (get && allow.starts_with("GET")) ||
-      (method != "GET" && method != "HEAD" && allow.find(method) != std::string_view::npos);
-  if (!allowed) return not_allowed(allow);
-  // The task protocol: the optimizer proves who it is with its registration token.
+  return service;
+}
+
+// What every call of the task protocol checks first, in this order: the optimizer's token
+// (it proves who it is with its registration token), that self-optimizing is on, that the
+// token is the optimizer's; and for the POSTs the JSON body (empty is `{}`).
+struct ProtocolCall {
+  optimize::TaskQueue* queue = nullptr;
+  std::string id;
+  std::string token;
+  OJson body;
+};
+Result<ProtocolCall> StartProtocol(optimize::OptimizingService* service,
+                                   const ManagementApi::Call& call, bool with_body) {
   const std::string* token_header = nullptr;
   for (const auto& [name, value] : call.request.headers) {
     if (name == kTokenHeader) token_header = &value;
   }
-  const bool protocol =
-      seg[0] == "optimizers" && seg.size() >= 2 && !(seg.size() == 3 && seg[2] == "drain");
-  if (protocol && (token_header == nullptr || token_header->empty())) {
-    return Result<HttpResponse>(
-        Status::Unauthenticated("the task protocol needs the {} header", kTokenHeader));
+  if (token_header == nullptr || token_header->empty()) {
+    return Status::Unauthenticated("the task protocol needs the {} header", kTokenHeader);
   }
-  optimize::OptimizingService* service = options_.optimizer;
-  if (service == nullptr) {
-    if (seg[0] == "optimizer-groups" && seg.size() == 1 && get) {
-      // Self-optimizing is off: no groups.
-      auto params =
-          internal::ParseListParams(call, {"name", "threads", "queued-tasks", "tables"}, "name");
-      if (!params.ok()) return Result<HttpResponse>(params.status());
-      return internal::Page({}, *params);
-    }
-    return Result<HttpResponse>(Status::FailedPrecondition(
-        "self-optimizing is off on this server (optimizer.enabled false)"));
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * enabled, Enabled(service));
+  ProtocolCall out;
+  out.id = call.params.Get("optimizer");
+  out.token = *token_header;
+  bool owns = false;
+  for (const auto& o : enabled->tasks().Optimizers()) {
+    if (o.id == out.id) owns = o.token == out.token;
   }
-  auto run = [&]() -> Result<HttpResponse> {
-    if (seg[0] == "optimizer-groups") {
-      if (seg.size() == 1) {
-        if (get) {
-          FLOE_ASSIGN_OR_RETURN(internal::ListParams params,
-                                internal::ParseListParams(
-                                    call, {"name", "threads", "queued-tasks", "tables"}, "name"));
-          std::vector<OJson> items;
-          for (const auto& g : service->Groups()) {
-            if (!internal::MatchesQuery(params, g.record.name)) continue;
-            items.push_back(GroupJson(g));
-          }
-          return internal::Page(std::move(items), params);
-        }
-        if (method != "POST") return not_allowed("GET, HEAD, POST");
-        FLOE_ASSIGN_OR_RETURN(OJson body, internal::ParseObjectBody(call.request, false));
-        FLOE_RETURN_IF_ERROR(
-            internal::CheckKnownFields(body, {"name", "scheduling-policy", "properties"}));
-        FLOE_ASSIGN_OR_RETURN(auto name, internal::OptionalString(body, "name"));
-        FLOE_ASSIGN_OR_RETURN(auto policy, internal::OptionalString(body, "scheduling-policy"));
-        FLOE_ASSIGN_OR_RETURN(auto properties, internal::StringMap(body, "properties"));
-        if (!name) return Status::InvalidArgument("'name' is required");
-        metastore::OptimizerGroupRecord record;
-        record.name = *name;
-        record.scheduling_policy = policy.value_or("quota");
-        record.properties = std::move(properties);
-        FLOE_RETURN_IF_ERROR(service->CreateGroup(record));
-        for (const auto& g : service->Groups()) {
-          if (g.record.name == record.name) return internal::JsonResponse(201, GroupJson(g));
-        }
-        return Status::Internal("group {} vanished", record.name);
-      }
-      if (seg.size() != 2) return Status::NotFound("no such route");
-      if (get) {
-        for (const auto& g : service->Groups()) {
-          if (g.record.name == seg[1]) return internal::JsonResponse(200, GroupJson(g));
-        }
-        return Status::NotFound("no optimizer group named '{}'", seg[1]);
-      }
-      if (method != "DELETE") return not_allowed("GET, HEAD, DELETE");
-      FLOE_RETURN_IF_ERROR(service->DropGroup(seg[1]));
-      return HttpResponse::NoContent();
-    }
-
-    // /optimizers...
-    if (seg.size() == 1) {
-      if (get) {
-        FLOE_ASSIGN_OR_RETURN(internal::ListParams params,
-                              internal::ParseListParams(call, {"id", "group"}, "id"));
-        std::optional<std::string> group = call.Query("group");
-        std::vector<OJson> items;
-        for (const auto& o : service->Optimizers()) {
-          if (group && *group != o.group) continue;
-          if (!internal::MatchesQuery(params, o.id)) continue;
-          items.push_back(OptimizerJson(o));
-        }
-        return internal::Page(std::move(items), params);
-      }
-      if (method != "POST") return not_allowed("GET, HEAD, POST");
-      FLOE_ASSIGN_OR_RETURN(OJson body, internal::ParseObjectBody(call.request, false));
-      FLOE_RETURN_IF_ERROR(internal::CheckKnownFields(body, {"group", "threads", "memory-mb"}));
-      FLOE_ASSIGN_OR_RETURN(auto group, internal::OptionalString(body, "group"));
-      FLOE_ASSIGN_OR_RETURN(int64_t threads, BodyInt(body, "threads"));
-      int64_t memory_mb = 0;
-      if (body.contains("memory-mb")) {
-        FLOE_ASSIGN_OR_RETURN(memory_mb, BodyInt(body, "memory-mb"));
-      }
-      if (!group) return Status::InvalidArgument("'group' is required");
-      if (threads < 1 || threads > 1024) {
-        return Status::InvalidArgument("'threads' must be 1 to 1024");
-      }
-      FLOE_ASSIGN_OR_RETURN(
-          optimize::OptimizerInfo info,
-          service->RegisterOptimizer(*group, static_cast<int32_t>(threads), memory_mb));
-      OJson j = OptimizerJson(info);
-      j["token"] = info.token;
-      return internal::JsonResponse(201, j);
-    }
-    if (seg.size() > 3) return Status::NotFound("no such route");
-    const std::string& id = seg[1];
-    if (seg.size() == 3 && seg[2] == "drain") {
-      if (method != "POST") return not_allowed("POST");
-      FLOE_RETURN_IF_ERROR(service->DrainOptimizer(id));
-      return internal::JsonResponse(202, OJson{{"id", id}, {"draining", true}});
-    }
-    const std::string& token = *token_header;
-    bool owns = false;
-    for (const auto& o : service->tasks().Optimizers()) {
-      if (o.id == id) owns = o.token == token;
-    }
-    if (!owns) return Status::Unauthenticated("unknown optimizer or token: register again");
-    optimize::TaskQueue& queue = service->tasks();
-    if (seg.size() == 2) {
-      if (method != "DELETE") return not_allowed("DELETE");
-      FLOE_RETURN_IF_ERROR(queue.Unregister(token));
-      return HttpResponse::NoContent();
-    }
-    if (method != "POST") return not_allowed("POST");
-    const std::string& action = seg[2];
-    FLOE_ASSIGN_OR_RETURN(OJson body, internal::ParseObjectBody(call.request, true));
-    if (action == "heartbeat") {
-      FLOE_RETURN_IF_ERROR(queue.Heartbeat(token));
-      FLOE_ASSIGN_OR_RETURN(bool draining, queue.Draining(token));
-      return internal::JsonResponse(200, OJson{{"draining", draining}});
-    }
-    if (action == "poll") {
-      FLOE_RETURN_IF_ERROR(internal::CheckKnownFields(body, {"thread"}));
-      FLOE_ASSIGN_OR_RETURN(int64_t thread, BodyInt(body, "thread"));
-      if (thread < 0 || thread > 1024) return Status::InvalidArgument("bad 'thread'");
-      FLOE_ASSIGN_OR_RETURN(std::optional<optimize::Handout> h,
-                            queue.Poll(token, static_cast<int32_t>(thread)));
-      if (!h) return HttpResponse::NoContent();
-      // The payload is JSON already: spliced in, not parsed again.
-      std::string out = fmt::format(R"({{"process-id":{},"task-id":{},"attempt":{},"task":)",
-                                    h->process_id, h->task_id, h->attempt);
-      out += h->payload;
-      out += '}';
-      return HttpResponse::Json(200, std::move(out));
-    }
-    FLOE_ASSIGN_OR_RETURN(int64_t process_id, BodyInt(body, "process-id"));
-    FLOE_ASSIGN_OR_RETURN(int64_t task_id, BodyInt(body, "task-id"));
-    FLOE_ASSIGN_OR_RETURN(int64_t attempt, BodyInt(body, "attempt"));
-    if (action == "ack") {
-      FLOE_RETURN_IF_ERROR(internal::CheckKnownFields(body, {"process-id", "task-id", "attempt"}));
-      FLOE_RETURN_IF_ERROR(queue.Ack(token, process_id, task_id, attempt));
-      return HttpResponse::NoContent();
-    }
-    if (action == "complete") {
-      FLOE_RETURN_IF_ERROR(internal::CheckKnownFields(
-          body, {"process-id", "task-id", "attempt", "output", "error"}));
-      auto output = body.find("output");
-      auto error = body.find("error");
-      if ((output == body.end()) == (error == body.end())) {
-        return Status::InvalidArgument("a completion has either 'output' or 'error'");
-      }
-      Result<std::string> result = Status::Internal("unset");
-      if (output != body.end()) {
-        if (!output->is_object()) return Status::InvalidArgument("'output' must be an object");
-        // Checked against the table's metadata when the process commits.
-        result = output->dump();
-      } else {
-        if (!error->is_string()) return Status::InvalidArgument("'error' must be a string");
-        result = Status::Internal("optimizer {}: {}", id, error->get<std::string>());
-      }
-      FLOE_RETURN_IF_ERROR(queue.Complete(token, process_id, task_id, attempt, result));
-      return HttpResponse::NoContent();
-    }
-    return Status::NotFound("no such route");
-  };
-  return run();
+  if (!owns) return Status::Unauthenticated("unknown optimizer or token: register again");
+  out.queue = &enabled->tasks();
+  if (with_body) {
+    FLOE_ASSIGN_OR_RETURN(out.body, internal::ParseObjectBody(call.request, true));
+  }
+  return out;
 }
 
-std::optional<Result<HttpResponse>> ManagementApi::DispatchOptimizerTable(
-    Call& call, const std::string& catalog_name, const catalog::TableIdentifier& id,
-    const std::vector<std::string>& seg) {
-  // seg: catalogs {c} namespaces {ns} tables {t} action [...]
-  if (seg.size() < 7) return std::nullopt;
-  const std::string& action = seg[6];
-  const std::string& method = call.request.method;
-  const bool get = method == "GET" || method == "HEAD";
-  const bool pause = action == "pause" || action == "resume";
-  const bool process_route = action == "optimizing-processes" && seg.size() == 9 &&
-                             (seg[8] == "cancel" || seg[8] == "tasks");
-  const bool runs = action == "maintenance-runs" && seg.size() == 7;
-  if (!(pause && seg.size() == 7) && !process_route && !runs) return std::nullopt;
-  auto not_allowed = [&](std::string_view allow) -> Result<HttpResponse> {
-    HttpResponse r = rest::ErrorResponse(405, "MethodNotAllowedException",
-                                         fmt::format("{} is not allowed here", method));
-    r.headers.emplace_back("Allow", std::string(allow));
-    return r;
-  };
-  const std::string_view allow =
-      pause || (process_route && seg[8] == "cancel") ? "POST" : "GET, HEAD";
-  if ((allow == "POST") != (method == "POST") || (allow != "POST" && !get)) {
-    return not_allowed(allow);
+// The task a call of ack or complete names.
+struct TaskRef {
+  int64_t process_id = 0;
+  int64_t task_id = 0;
+  int64_t attempt = 0;
+};
+Result<TaskRef> TaskRefOf(const OJson& body) {
+  TaskRef ref;
+  FLOE_ASSIGN_OR_RETURN(ref.process_id, BodyInt(body, "process-id"));
+  FLOE_ASSIGN_OR_RETURN(ref.task_id, BodyInt(body, "task-id"));
+  FLOE_ASSIGN_OR_RETURN(ref.attempt, BodyInt(body, "attempt"));
+  return ref;
+}
+
+}  // namespace
+
+Result<HttpResponse> ManagementApi::ListGroups(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(
+      internal::ListParams params,
+      internal::ParseListParams(call, {"name", "threads", "queued-tasks", "tables"}, "name"));
+  std::vector<OJson> items;
+  // Self-optimizing off: no groups.
+  if (options_.optimizer == nullptr) return internal::Page({}, params);
+  for (const auto& g : options_.optimizer->Groups()) {
+    if (!internal::MatchesQuery(params, g.record.name)) continue;
+    items.push_back(GroupJson(g));
   }
-  optimize::OptimizingService* service = options_.optimizer;
-  auto run = [&]() -> Result<HttpResponse> {
-    if (service == nullptr) {
-      return Status::FailedPrecondition(
-          "self-optimizing is off on this server (optimizer.enabled false)");
-    }
-    FLOE_ASSIGN_OR_RETURN(auto pool, registry_->Get(catalog_name));
-    {
-      FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
-      FLOE_ASSIGN_OR_RETURN(bool exists, lease->TableExists(id));
-      if (!exists) return Status::NotFound("Table does not exist: {}", id.ToString());
-    }
-    if (pause) {
-      if (method != "POST") return not_allowed("POST");
-      FLOE_RETURN_IF_ERROR(service->SetPaused(catalog_name, id, action == "pause"));
-      const metastore::TableRuntimeRecord rt = service->TableRuntime(catalog_name, id);
-      return internal::JsonResponse(200, OJson{{"catalog", catalog_name},
-                                               {"identifier", id.ToString()},
-                                               {"paused", rt.paused},
-                                               {"status", rt.status},
-                                               {"status-reason", rt.status_reason}});
-    }
-    if (runs) {
-      if (!get) return not_allowed("GET, HEAD");
-      FLOE_ASSIGN_OR_RETURN(
-          internal::ListParams params,
-          internal::ParseListParams(call, {"run-id", "start-time-ms", "duration-ms"}, "-run-id"));
-      FLOE_ASSIGN_OR_RETURN(auto records, service->MaintenanceRuns(catalog_name, id, 10'000));
-      std::vector<OJson> items;
-      for (const auto& r : records) items.push_back(RunJson(r));
-      return internal::Page(std::move(items), params);
-    }
-    FLOE_ASSIGN_OR_RETURN(int64_t process_id, PathInt(seg[7], "process-id"));
-    if (seg[8] == "cancel") {
-      if (method != "POST") return not_allowed("POST");
-      FLOE_RETURN_IF_ERROR(service->CancelProcess(catalog_name, id, process_id));
-      return internal::JsonResponse(
-          202,
-          OJson{{"process-id", process_id}, {"identifier", id.ToString()}, {"canceled", true}});
-    }
-    if (seg[8] == "tasks") {
-      if (!get) return not_allowed("GET, HEAD");
-      FLOE_ASSIGN_OR_RETURN(
-          internal::ListParams params,
-          internal::ParseListParams(call, {"task-id", "status", "duration-ms"}, "task-id"));
-      // The process must be this table's: task ids are only unique within a process.
-      std::vector<metastore::OptimizingProcessRecord> processes;
-      {
-        std::lock_guard lock(store_mu_);
-        FLOE_ASSIGN_OR_RETURN(
-            processes, store_->ListProcesses(catalog_name, id.ns.ToString(), id.name, 100'000));
-      }
-      bool found = false;
-      for (const auto& p : processes) found |= p.process_id == process_id;
-      if (!found) {
-        return Status::NotFound("table {} has no optimizing process {}", id.ToString(), process_id);
-      }
-      FLOE_ASSIGN_OR_RETURN(auto tasks, service->ProcessTasks(process_id));
-      std::vector<OJson> items;
-      for (const auto& t : tasks) items.push_back(TaskJson(t));
-      return internal::Page(std::move(items), params);
-    }
-    return Status::NotFound("no such route");
-  };
-  return run();
+  return internal::Page(std::move(items), params);
+}
+
+Result<HttpResponse> ManagementApi::CreateGroup(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * service, Enabled(options_.optimizer));
+  FLOE_ASSIGN_OR_RETURN(OJson body, internal::ParseObjectBody(call.request, false));
+  FLOE_RETURN_IF_ERROR(
+      internal::CheckKnownFields(body, {"name", "scheduling-policy", "properties"}));
+  FLOE_ASSIGN_OR_RETURN(auto name, internal::OptionalString(body, "name"));
+  FLOE_ASSIGN_OR_RETURN(auto policy, internal::OptionalString(body, "scheduling-policy"));
+  FLOE_ASSIGN_OR_RETURN(auto properties, internal::StringMap(body, "properties"));
+  if (!name) return Status::InvalidArgument("'name' is required");
+  metastore::OptimizerGroupRecord record;
+  record.name = *name;
+  record.scheduling_policy = policy.value_or("quota");
+  record.properties = std::move(properties);
+  FLOE_RETURN_IF_ERROR(service->CreateGroup(record));
+  for (const auto& g : service->Groups()) {
+    if (g.record.name == record.name) return internal::JsonResponse(201, GroupJson(g));
+  }
+  return Status::Internal("group {} vanished", record.name);
+}
+
+Result<HttpResponse> ManagementApi::GetGroup(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * service, Enabled(options_.optimizer));
+  const std::string& name = call.params.Get("group");
+  for (const auto& g : service->Groups()) {
+    if (g.record.name == name) return internal::JsonResponse(200, GroupJson(g));
+  }
+  return Status::NotFound("no optimizer group named '{}'", name);
+}
+
+Result<HttpResponse> ManagementApi::DropGroup(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * service, Enabled(options_.optimizer));
+  FLOE_RETURN_IF_ERROR(service->DropGroup(call.params.Get("group")));
+  return HttpResponse::NoContent();
+}
+
+Result<HttpResponse> ManagementApi::ListOptimizers(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * service, Enabled(options_.optimizer));
+  FLOE_ASSIGN_OR_RETURN(internal::ListParams params,
+                        internal::ParseListParams(call, {"id", "group"}, "id"));
+  std::optional<std::string> group = call.Query("group");
+  std::vector<OJson> items;
+  for (const auto& o : service->Optimizers()) {
+    if (group && *group != o.group) continue;
+    if (!internal::MatchesQuery(params, o.id)) continue;
+    items.push_back(OptimizerJson(o));
+  }
+  return internal::Page(std::move(items), params);
+}
+
+Result<HttpResponse> ManagementApi::RegisterOptimizer(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * service, Enabled(options_.optimizer));
+  FLOE_ASSIGN_OR_RETURN(OJson body, internal::ParseObjectBody(call.request, false));
+  FLOE_RETURN_IF_ERROR(internal::CheckKnownFields(body, {"group", "threads", "memory-mb"}));
+  FLOE_ASSIGN_OR_RETURN(auto group, internal::OptionalString(body, "group"));
+  FLOE_ASSIGN_OR_RETURN(int64_t threads, BodyInt(body, "threads"));
+  int64_t memory_mb = 0;
+  if (body.contains("memory-mb")) {
+    FLOE_ASSIGN_OR_RETURN(memory_mb, BodyInt(body, "memory-mb"));
+  }
+  if (!group) return Status::InvalidArgument("'group' is required");
+  if (threads < 1 || threads > 1024) return Status::InvalidArgument("'threads' must be 1 to 1024");
+  FLOE_ASSIGN_OR_RETURN(
+      optimize::OptimizerInfo info,
+      service->RegisterOptimizer(*group, static_cast<int32_t>(threads), memory_mb));
+  OJson j = OptimizerJson(info);
+  j["token"] = info.token;
+  return internal::JsonResponse(201, j);
+}
+
+Result<HttpResponse> ManagementApi::UnregisterOptimizer(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(ProtocolCall p, StartProtocol(options_.optimizer, call, false));
+  FLOE_RETURN_IF_ERROR(p.queue->Unregister(p.token));
+  return HttpResponse::NoContent();
+}
+
+// Not part of the task protocol: an operator drains an optimizer, without its token.
+Result<HttpResponse> ManagementApi::DrainOptimizer(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * service, Enabled(options_.optimizer));
+  const std::string& id = call.params.Get("optimizer");
+  FLOE_RETURN_IF_ERROR(service->DrainOptimizer(id));
+  return internal::JsonResponse(202, OJson{{"id", id}, {"draining", true}});
+}
+
+Result<HttpResponse> ManagementApi::Heartbeat(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(ProtocolCall p, StartProtocol(options_.optimizer, call, true));
+  FLOE_RETURN_IF_ERROR(p.queue->Heartbeat(p.token));
+  FLOE_ASSIGN_OR_RETURN(bool draining, p.queue->Draining(p.token));
+  return internal::JsonResponse(200, OJson{{"draining", draining}});
+}
+
+Result<HttpResponse> ManagementApi::PollTask(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(ProtocolCall p, StartProtocol(options_.optimizer, call, true));
+  FLOE_RETURN_IF_ERROR(internal::CheckKnownFields(p.body, {"thread"}));
+  FLOE_ASSIGN_OR_RETURN(int64_t thread, BodyInt(p.body, "thread"));
+  if (thread < 0 || thread > 1024) return Status::InvalidArgument("bad 'thread'");
+  FLOE_ASSIGN_OR_RETURN(std::optional<optimize::Handout> h,
+                        p.queue->Poll(p.token, static_cast<int32_t>(thread)));
+  if (!h) return HttpResponse::NoContent();
+  // The payload is JSON already: spliced in, not parsed again.
+  std::string out = fmt::format(R"({{"process-id":{},"task-id":{},"attempt":{},"task":)",
+                                h->process_id, h->task_id, h->attempt);
+  out += h->payload;
+  out += '}';
+  return HttpResponse::Json(200, std::move(out));
+}
+
+Result<HttpResponse> ManagementApi::AckTask(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(ProtocolCall p, StartProtocol(options_.optimizer, call, true));
+  FLOE_ASSIGN_OR_RETURN(TaskRef t, TaskRefOf(p.body));
+  FLOE_RETURN_IF_ERROR(internal::CheckKnownFields(p.body, {"process-id", "task-id", "attempt"}));
+  FLOE_RETURN_IF_ERROR(p.queue->Ack(p.token, t.process_id, t.task_id, t.attempt));
+  return HttpResponse::NoContent();
+}
+
+Result<HttpResponse> ManagementApi::CompleteTask(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(ProtocolCall p, StartProtocol(options_.optimizer, call, true));
+  FLOE_ASSIGN_OR_RETURN(TaskRef t, TaskRefOf(p.body));
+  FLOE_RETURN_IF_ERROR(
+      internal::CheckKnownFields(p.body, {"process-id", "task-id", "attempt", "output", "error"}));
+  auto output = p.body.find("output");
+  auto error = p.body.find("error");
+  if ((output == p.body.end()) == (error == p.body.end())) {
+    return Status::InvalidArgument("a completion has either 'output' or 'error'");
+  }
+  Result<std::string> result = Status::Internal("unset");
+  if (output != p.body.end()) {
+    if (!output->is_object()) return Status::InvalidArgument("'output' must be an object");
+    // Checked against the table's metadata when the process commits.
+    result = output->dump();
+  } else {
+    if (!error->is_string()) return Status::InvalidArgument("'error' must be a string");
+    result = Status::Internal("optimizer {}: {}", p.id, error->get<std::string>());
+  }
+  FLOE_RETURN_IF_ERROR(p.queue->Complete(p.token, t.process_id, t.task_id, t.attempt, result));
+  return HttpResponse::NoContent();
+}
+
+Result<HttpResponse> ManagementApi::UnknownOptimizerAction(Call& call) {
+  FLOE_ASSIGN_OR_RETURN(ProtocolCall p, StartProtocol(options_.optimizer, call, true));
+  FLOE_RETURN_IF_ERROR(TaskRefOf(p.body).status());
+  return Status::NotFound("no such route");
+}
+
+namespace {
+
+// What a table's optimizing control checks first: that self-optimizing is on and that the
+// table exists.
+Result<optimize::OptimizingService*> TableControl(optimize::OptimizingService* service,
+                                                  catalog::CatalogRegistry& registry,
+                                                  const std::string& catalog_name,
+                                                  const catalog::TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * enabled, Enabled(service));
+  FLOE_ASSIGN_OR_RETURN(auto pool, registry.Get(catalog_name));
+  FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
+  FLOE_ASSIGN_OR_RETURN(bool exists, lease->TableExists(id));
+  if (!exists) return Status::NotFound("Table does not exist: {}", id.ToString());
+  return enabled;
+}
+
+Result<HttpResponse> SetPaused(optimize::OptimizingService* service,
+                               catalog::CatalogRegistry& registry, const std::string& catalog_name,
+                               const catalog::TableIdentifier& id, bool paused) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * enabled,
+                        TableControl(service, registry, catalog_name, id));
+  FLOE_RETURN_IF_ERROR(enabled->SetPaused(catalog_name, id, paused));
+  const metastore::TableRuntimeRecord rt = enabled->TableRuntime(catalog_name, id);
+  return internal::JsonResponse(200, OJson{{"catalog", catalog_name},
+                                           {"identifier", id.ToString()},
+                                           {"paused", rt.paused},
+                                           {"status", rt.status},
+                                           {"status-reason", rt.status_reason}});
+}
+
+}  // namespace
+
+Result<HttpResponse> ManagementApi::PauseTable(Call&, const std::string& catalog_name,
+                                               const catalog::TableIdentifier& id) {
+  return SetPaused(options_.optimizer, *registry_, catalog_name, id, true);
+}
+
+Result<HttpResponse> ManagementApi::ResumeTable(Call&, const std::string& catalog_name,
+                                                const catalog::TableIdentifier& id) {
+  return SetPaused(options_.optimizer, *registry_, catalog_name, id, false);
+}
+
+Result<HttpResponse> ManagementApi::MaintenanceRuns(Call& call, const std::string& catalog_name,
+                                                    const catalog::TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * service,
+                        TableControl(options_.optimizer, *registry_, catalog_name, id));
+  FLOE_ASSIGN_OR_RETURN(
+      internal::ListParams params,
+      internal::ParseListParams(call, {"run-id", "start-time-ms", "duration-ms"}, "-run-id"));
+  FLOE_ASSIGN_OR_RETURN(auto records, service->MaintenanceRuns(catalog_name, id, 10'000));
+  std::vector<OJson> items;
+  for (const auto& r : records) items.push_back(RunJson(r));
+  return internal::Page(std::move(items), params);
+}
+
+Result<HttpResponse> ManagementApi::CancelProcess(Call& call, const std::string& catalog_name,
+                                                  const catalog::TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * service,
+                        TableControl(options_.optimizer, *registry_, catalog_name, id));
+  FLOE_ASSIGN_OR_RETURN(int64_t process_id, PathInt(call.params.Get("process"), "process-id"));
+  FLOE_RETURN_IF_ERROR(service->CancelProcess(catalog_name, id, process_id));
+  return internal::JsonResponse(
+      202, OJson{{"process-id", process_id}, {"identifier", id.ToString()}, {"canceled", true}});
+}
+
+Result<HttpResponse> ManagementApi::ProcessTasks(Call& call, const std::string& catalog_name,
+                                                 const catalog::TableIdentifier& id) {
+  FLOE_ASSIGN_OR_RETURN(optimize::OptimizingService * service,
+                        TableControl(options_.optimizer, *registry_, catalog_name, id));
+  FLOE_ASSIGN_OR_RETURN(int64_t process_id, PathInt(call.params.Get("process"), "process-id"));
+  FLOE_ASSIGN_OR_RETURN(
+      internal::ListParams params,
+      internal::ParseListParams(call, {"task-id", "status", "duration-ms"}, "task-id"));
+  // The process must be this table's: task ids are only unique within a process.
+  std::vector<metastore::OptimizingProcessRecord> processes;
+  {
+    std::lock_guard lock(store_mu_);
+    FLOE_ASSIGN_OR_RETURN(processes,
+                          store_->ListProcesses(catalog_name, id.ns.ToString(), id.name, 100'000));
+  }
+  bool found = false;
+  for (const auto& p : processes) found |= p.process_id == process_id;
+  if (!found) {
+    return Status::NotFound("table {} has no optimizing process {}", id.ToString(), process_id);
+  }
+  FLOE_ASSIGN_OR_RETURN(auto tasks, service->ProcessTasks(process_id));
+  std::vector<OJson> items;
+  for (const auto& t : tasks) items.push_back(TaskJson(t));
+  return internal::Page(std::move(items), params);
 }
 
 }  // namespace floe::manage

@@ -113,9 +113,11 @@ OJson Summary(const ingest::TopicInfo& t, int64_t now_ms) {
   return j;
 }
 
-Result<http::HttpResponse> List(ingest::IngestService* ingest,
-                                const std::vector<std::pair<std::string, std::string>>& query,
-                                int64_t now_ms) {
+}  // namespace
+
+Result<http::HttpResponse> TopicList(ingest::IngestService* ingest,
+                                     const std::vector<std::pair<std::string, std::string>>& query,
+                                     int64_t now_ms) {
   std::vector<ingest::TopicInfo> topics;
   if (ingest != nullptr) {
     FLOE_ASSIGN_OR_RETURN(topics, ingest->Topics());
@@ -171,8 +173,8 @@ Result<http::HttpResponse> List(ingest::IngestService* ingest,
   return http::HttpResponse::Json(200, out.dump());
 }
 
-Result<http::HttpResponse> Details(ingest::IngestService* ingest, const std::string& name,
-                                   int64_t now_ms) {
+Result<http::HttpResponse> TopicDetails(ingest::IngestService* ingest, const std::string& name,
+                                        int64_t now_ms) {
   if (ingest == nullptr) return Status::NotFound("no topic '{}' (the Kafka endpoint is off)", name);
   FLOE_ASSIGN_OR_RETURN(ingest::TopicInfo t, ingest->Topic(name));
   OJson j = Summary(t, now_ms);
@@ -197,8 +199,9 @@ Result<http::HttpResponse> Details(ingest::IngestService* ingest, const std::str
   return http::HttpResponse::Json(200, j.dump());
 }
 
-Result<http::HttpResponse> Records(ingest::IngestService* ingest, const std::string& name,
-                                   const std::vector<std::pair<std::string, std::string>>& query) {
+Result<http::HttpResponse> TopicRecords(
+    ingest::IngestService* ingest, const std::string& name,
+    const std::vector<std::pair<std::string, std::string>>& query) {
   FLOE_ASSIGN_OR_RETURN(int64_t limit, IntParam(query, "limit", 20, 1, 500));
   if (ingest == nullptr) return Status::NotFound("no topic '{}' (the Kafka endpoint is off)", name);
   FLOE_ASSIGN_OR_RETURN(std::vector<ingest::SampleRecord> records,
@@ -226,27 +229,15 @@ Result<http::HttpResponse> Records(ingest::IngestService* ingest, const std::str
   return http::HttpResponse::Json(200, out.dump());
 }
 
-}  // namespace
-
-Result<http::HttpResponse> HandleTopicsRequest(
-    ingest::IngestService* ingest, const std::string& method,
-    const std::vector<std::string>& segments,
-    const std::vector<std::pair<std::string, std::string>>& query, int64_t now_ms) {
-  if (method != "GET" && method != "HEAD") {
-    http::HttpResponse r =
-        http::HttpResponse::Json(405, OJson{{"error",
-                                             {{"message", method + " is not allowed here"},
-                                              {"type", "MethodNotAllowedException"},
-                                              {"code", 405}}}}
-                                          .dump());
-    r.headers.emplace_back("Allow", "GET, HEAD");
-    return r;
-  }
-  if (segments.size() == 1) return List(ingest, query, now_ms);
-  if (segments[1].empty()) return Status::InvalidArgument("the topic name is empty");
-  if (segments.size() == 2) return Details(ingest, segments[1], now_ms);
-  if (segments.size() == 3 && segments[2] == "records") return Records(ingest, segments[1], query);
-  return Status::NotFound("no such route");
+http::HttpResponse TopicsMethodNotAllowed(const std::string& method) {
+  http::HttpResponse r =
+      http::HttpResponse::Json(405, OJson{{"error",
+                                           {{"message", method + " is not allowed here"},
+                                            {"type", "MethodNotAllowedException"},
+                                            {"code", 405}}}}
+                                        .dump());
+  r.headers.emplace_back("Allow", "GET, HEAD");
+  return r;
 }
 
 }  // namespace floe::manage

@@ -19,11 +19,18 @@
 
 namespace floe::manage {
 
-// `segments` follow /api/v1 ("topics", ...). `ingest` is null when the Kafka endpoint is
+// The routes' answers (ManagementApi::Table). `ingest` is null when the Kafka endpoint is
 // off: the list is then empty and a topic is not found.
-Result<http::HttpResponse> HandleTopicsRequest(
-    ingest::IngestService* ingest, const std::string& method,
-    const std::vector<std::string>& segments,
-    const std::vector<std::pair<std::string, std::string>>& query, int64_t now_ms);
+Result<http::HttpResponse> TopicList(ingest::IngestService* ingest,
+                                     const std::vector<std::pair<std::string, std::string>>& query,
+                                     int64_t now_ms);
+Result<http::HttpResponse> TopicDetails(ingest::IngestService* ingest, const std::string& name,
+                                        int64_t now_ms);
+Result<http::HttpResponse> TopicRecords(
+    ingest::IngestService* ingest, const std::string& name,
+    const std::vector<std::pair<std::string, std::string>>& query);
+
+// The 405 of every other method under /api/v1/topics (whatever the path).
+http::HttpResponse TopicsMethodNotAllowed(const std::string& method);
 
 }  // namespace floe::manage

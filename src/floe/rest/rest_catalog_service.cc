@@ -454,39 +454,36 @@ OJson WithOrderDefaults(OJson order) {
   return order;
 }
 
-const std::vector<std::string>& Endpoints() {
-  static const std::vector<std::string> kEndpoints = {
-      "GET /v1/{prefix}/namespaces",
-      "POST /v1/{prefix}/namespaces",
-      "GET /v1/{prefix}/namespaces/{namespace}",
-      "HEAD /v1/{prefix}/namespaces/{namespace}",
-      "DELETE /v1/{prefix}/namespaces/{namespace}",
-      "POST /v1/{prefix}/namespaces/{namespace}/properties",
-      "GET /v1/{prefix}/namespaces/{namespace}/tables",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables",
-      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "HEAD /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}",
-      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials",
-      "POST /v1/{prefix}/namespaces/{namespace}/register",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan",
-      "GET /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
-      "DELETE /v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}",
-      "POST /v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks",
-      "POST /v1/{prefix}/tables/rename",
-      "POST /v1/{prefix}/transactions/commit",
-      "GET /v1/{prefix}/namespaces/{namespace}/views",
-      "POST /v1/{prefix}/namespaces/{namespace}/views",
-      "GET /v1/{prefix}/namespaces/{namespace}/views/{view}",
-      "HEAD /v1/{prefix}/namespaces/{namespace}/views/{view}",
-      "POST /v1/{prefix}/namespaces/{namespace}/views/{view}",
-      "DELETE /v1/{prefix}/namespaces/{namespace}/views/{view}",
-      "POST /v1/{prefix}/namespaces/{namespace}/register-view",
-      "POST /v1/{prefix}/views/rename",
-  };
-  return kEndpoints;
+// A CreateTableRequest body (its errors are the client's: 400).
+struct CreateTableBody {
+  std::string name;
+  catalog::CreateTableRequest create;
+  bool stage = false;
+};
+Result<CreateTableBody> CreateTableFromJson(const OJson& body) {
+  CreateTableBody out;
+  FLOE_ASSIGN_OR_RETURN(out.name, GetString(body, "name"));
+  if (out.name.empty()) return Status::InvalidArgument("empty table name");
+  catalog::CreateTableRequest& create = out.create;
+  auto schema_json = body.find("schema");
+  if (schema_json == body.end()) return Status::InvalidArgument("missing field 'schema'");
+  FLOE_ASSIGN_OR_RETURN(create.schema, iceberg::SchemaFromJsonValue(nlohmann::json(*schema_json)));
+  FLOE_RETURN_IF_ERROR(iceberg::CheckProposedSchema(create.schema));
+  if (auto spec = body.find("partition-spec"); spec != body.end() && !spec->is_null()) {
+    FLOE_ASSIGN_OR_RETURN(
+        create.spec, iceberg::PartitionSpecFromJsonValue(nlohmann::json(WithSpecDefaults(*spec))));
+    FLOE_RETURN_IF_ERROR(iceberg::CheckProposedSpec(create.spec));
+  }
+  if (auto order = body.find("write-order"); order != body.end() && !order->is_null()) {
+    FLOE_ASSIGN_OR_RETURN(create.sort_order, iceberg::SortOrderFromJsonValue(
+                                                 nlohmann::json(WithOrderDefaults(*order))));
+  }
+  FLOE_ASSIGN_OR_RETURN(create.location, GetOptionalString(body, "location"));
+  FLOE_ASSIGN_OR_RETURN(create.properties, GetStringMap(body, "properties"));
+  if (auto it = body.find("stage-create"); it != body.end() && it->is_boolean()) {
+    out.stage = it->get<bool>();
+  }
+  return out;
 }
 
 bool IsReservedPrefix(std::string_view segment) {
@@ -517,24 +514,6 @@ std::optional<CatalogRoute> RouteCatalog(const std::vector<std::string>& segs,
   return std::nullopt;
 }
 
-// Whether a call may change its catalog (`s`: the segments after the prefix). The POSTs of
-// readers are reads: a scan's metrics report (reportMetrics) and server-side scan planning
-// (planTableScan, fetchScanTasks; DELETE of a plan is cancelPlanning).
-bool Writes(std::string_view method, std::span<const std::string> s) {
-  if (method == "GET" || method == "HEAD") return false;
-  if (s.size() >= 5 && s[0] == "namespaces" && s[2] == "tables") {
-    return s[4] != "metrics" && s[4] != "plan" && s[4] != "tasks";
-  }
-  return true;
-}
-
-// GET routes that list a catalog's contents (namespaces, tables, views): their answers
-// depend on the catalog's database only, so a change probe can validate a cached one.
-bool IsListing(const std::vector<std::string>& s) {
-  if (s.size() == 1) return s[0] == "namespaces";
-  return s.size() == 3 && s[0] == "namespaces" && (s[2] == "tables" || s[2] == "views");
-}
-
 std::string ListingKey(const HttpRequest& request) {
   std::string key;
   key.reserve(request.path.size() + 1 + request.query.size());
@@ -550,12 +529,23 @@ HttpResponse ErrorResponse(int code, std::string_view type, std::string_view mes
   return Error(code, type, message);
 }
 
+// A route's handler (RestCatalogService::Handlers).
+using Handler = HttpResponse (*)(RestCatalogService&, RestCatalogService::Call&);
+
 struct RestCatalogService::Call {
   const HttpRequest& request;
   CallerContext caller;
-  std::vector<std::string> segments;  // after /v1/{prefix}
+  // The path's segments, /v1/{prefix}/..., the default catalog in place of a missing prefix.
+  std::vector<std::string> segments;
   std::vector<std::pair<std::string, std::string>> query;
   std::shared_ptr<catalog::CatalogPool> pool;
+  // The route of the method and path (null: none, 405 when `path_known`, else 404).
+  const http::Route<Handler>* route = nullptr;
+  bool path_known = false;
+  http::PathParams params;
+  // While the handler runs: the leased catalog and the parsed `{namespace}`.
+  catalog::Catalog* cat = nullptr;
+  Namespace ns;
 
   const std::string* Query(std::string_view name) const {
     for (const auto& [k, v] : query) {
@@ -563,8 +553,124 @@ struct RestCatalogService::Call {
     }
     return nullptr;
   }
-  bool Is(std::string_view method) const { return request.method == method; }
+  TableIdentifier Table() const { return {ns, params.Get("table")}; }
+  TableIdentifier View() const { return {ns, params.Get("view")}; }
 };
+
+// The handlers of the route table, one per row: nested in the service for its caches and
+// options. Each runs with the catalog leased (`call.cat`) and the route's parameters bound;
+// `{namespace}` is parsed before the table is consulted (Route).
+struct RestCatalogService::Handlers {
+  static HttpResponse ListNamespaces(RestCatalogService& self, Call& call);
+  static HttpResponse CreateNamespace(RestCatalogService& self, Call& call);
+  static HttpResponse LoadNamespace(RestCatalogService& self, Call& call);
+  static HttpResponse NamespaceExists(RestCatalogService& self, Call& call);
+  static HttpResponse DropNamespace(RestCatalogService& self, Call& call);
+  static HttpResponse UpdateProperties(RestCatalogService& self, Call& call);
+  static HttpResponse ListTables(RestCatalogService& self, Call& call);
+  static HttpResponse CreateTable(RestCatalogService& self, Call& call);
+  static HttpResponse LoadTable(RestCatalogService& self, Call& call);
+  static HttpResponse TableExists(RestCatalogService& self, Call& call);
+  static HttpResponse UpdateTable(RestCatalogService& self, Call& call);
+  static HttpResponse DropTable(RestCatalogService& self, Call& call);
+  static HttpResponse LoadCredentials(RestCatalogService& self, Call& call);
+  static HttpResponse RegisterTable(RestCatalogService& self, Call& call);
+  static HttpResponse ReportMetrics(RestCatalogService& self, Call& call);
+  static HttpResponse ScanPlanning(RestCatalogService& self, Call& call);
+  static HttpResponse RenameTable(RestCatalogService& self, Call& call);
+  static HttpResponse CommitTransaction(RestCatalogService& self, Call& call);
+  static HttpResponse ListViews(RestCatalogService& self, Call& call);
+  static HttpResponse CreateView(RestCatalogService& self, Call& call);
+  static HttpResponse LoadView(RestCatalogService& self, Call& call);
+  static HttpResponse ViewExists(RestCatalogService& self, Call& call);
+  static HttpResponse ReplaceView(RestCatalogService& self, Call& call);
+  static HttpResponse DropView(RestCatalogService& self, Call& call);
+  static HttpResponse RegisterView(RestCatalogService& self, Call& call);
+  static HttpResponse RenameView(RestCatalogService& self, Call& call);
+
+  // Iceberg REST spec 1.11 (open-api/rest-catalog-open-api.yaml): each row's path and
+  // operationId are the spec's; /v1/config advertises the rows in this order. Reads are the
+  // GETs and HEADs and the POSTs of a reader's scan: reportMetrics, planTableScan and
+  // fetchScanTasks (and cancelPlanning's DELETE); they change nothing in the catalog. Only
+  // the listings are cacheable: their answers depend on the catalog's database alone, so a
+  // change probe can validate them (CachedListing).
+  static const http::RouteTable<Handler>& Table() {
+    using http::Access;
+    constexpr Access kRead = Access::kRead;
+    constexpr Access kWrite = Access::kWrite;
+    constexpr bool kListing = true;
+    static const http::RouteTable<Handler> kTable({
+        {{"GET", "/v1/{prefix}/namespaces", kRead, kListing, "listNamespaces"}, &ListNamespaces},
+        {{"POST", "/v1/{prefix}/namespaces", kWrite, false, "createNamespace"}, &CreateNamespace},
+        {{"GET", "/v1/{prefix}/namespaces/{namespace}", kRead, false, "loadNamespaceMetadata"},
+         &LoadNamespace},
+        {{"HEAD", "/v1/{prefix}/namespaces/{namespace}", kRead, false, "namespaceExists"},
+         &NamespaceExists},
+        {{"DELETE", "/v1/{prefix}/namespaces/{namespace}", kWrite, false, "dropNamespace"},
+         &DropNamespace},
+        {{"POST", "/v1/{prefix}/namespaces/{namespace}/properties", kWrite, false,
+          "updateProperties"},
+         &UpdateProperties},
+        {{"GET", "/v1/{prefix}/namespaces/{namespace}/tables", kRead, kListing, "listTables"},
+         &ListTables},
+        {{"POST", "/v1/{prefix}/namespaces/{namespace}/tables", kWrite, false, "createTable"},
+         &CreateTable},
+        {{"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", kRead, false, "loadTable"},
+         &LoadTable},
+        {{"HEAD", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", kRead, false,
+          "tableExists"},
+         &TableExists},
+        {{"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", kWrite, false,
+          "updateTable"},
+         &UpdateTable},
+        {{"DELETE", "/v1/{prefix}/namespaces/{namespace}/tables/{table}", kWrite, false,
+          "dropTable"},
+         &DropTable},
+        {{"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/credentials", kRead, false,
+          "loadCredentials"},
+         &LoadCredentials},
+        {{"POST", "/v1/{prefix}/namespaces/{namespace}/register", kWrite, false, "registerTable"},
+         &RegisterTable},
+        {{"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/metrics", kRead, false,
+          "reportMetrics"},
+         &ReportMetrics},
+        {{"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan", kRead, false,
+          "planTableScan"},
+         &ScanPlanning},
+        {{"GET", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}", kRead, false,
+          "fetchPlanningResult"},
+         &ScanPlanning},
+        {{"DELETE", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/plan/{plan-id}", kRead,
+          false, "cancelPlanning"},
+         &ScanPlanning},
+        {{"POST", "/v1/{prefix}/namespaces/{namespace}/tables/{table}/tasks", kRead, false,
+          "fetchScanTasks"},
+         &ScanPlanning},
+        {{"POST", "/v1/{prefix}/tables/rename", kWrite, false, "renameTable"}, &RenameTable},
+        {{"POST", "/v1/{prefix}/transactions/commit", kWrite, false, "commitTransaction"},
+         &CommitTransaction},
+        {{"GET", "/v1/{prefix}/namespaces/{namespace}/views", kRead, kListing, "listViews"},
+         &ListViews},
+        {{"POST", "/v1/{prefix}/namespaces/{namespace}/views", kWrite, false, "createView"},
+         &CreateView},
+        {{"GET", "/v1/{prefix}/namespaces/{namespace}/views/{view}", kRead, false, "loadView"},
+         &LoadView},
+        {{"HEAD", "/v1/{prefix}/namespaces/{namespace}/views/{view}", kRead, false, "viewExists"},
+         &ViewExists},
+        {{"POST", "/v1/{prefix}/namespaces/{namespace}/views/{view}", kWrite, false, "replaceView"},
+         &ReplaceView},
+        {{"DELETE", "/v1/{prefix}/namespaces/{namespace}/views/{view}", kWrite, false, "dropView"},
+         &DropView},
+        {{"POST", "/v1/{prefix}/namespaces/{namespace}/register-view", kWrite, false,
+          "registerView"},
+         &RegisterView},
+        {{"POST", "/v1/{prefix}/views/rename", kWrite, false, "renameView"}, &RenameView},
+    });
+    return kTable;
+  }
+};
+
+std::span<const http::RouteInfo> RestCatalogService::Routes() { return Handlers::Table().infos(); }
 
 RestCatalogService::RestCatalogService(std::shared_ptr<catalog::CatalogRegistry> registry,
                                        RestCatalogOptions options)
@@ -697,6 +803,29 @@ HttpResponse RestCatalogService::Dispatch(const HttpRequest& request, const Call
   }
 }
 
+// GET /v1/config: the ConfigResponse of the catalog `warehouse` names.
+HttpResponse RestCatalogService::Config(
+    const std::vector<std::pair<std::string, std::string>>& query) const {
+  std::string name = ConfigCatalog(query, options_.default_catalog);
+  if (!registry_->Contains(name)) {
+    return Error(404, "NotFoundException", fmt::format("no catalog (warehouse) named '{}'", name));
+  }
+  OJson defaults = OJson::object();
+  for (const auto& [k, v] : options_.config_defaults) defaults[k] = v;
+  if (options_.catalog_config_defaults) {
+    for (const auto& [k, v] : options_.catalog_config_defaults(name)) defaults[k] = v;
+  }
+  OJson overrides = OJson::object();
+  for (const auto& [k, v] : options_.config_overrides) overrides[k] = v;
+  overrides["prefix"] = name;
+  OJson body = {
+      {"defaults", defaults},
+      {"overrides", overrides},
+      {"endpoints", AdvertisedEndpoints()},
+      {"idempotency-key-lifetime", fmt::format("PT{}S", options_.idempotency_lifetime_ms / 1000)}};
+  return JsonOk(body);
+}
+
 HttpResponse RestCatalogService::Route(const HttpRequest& request, const CallerContext& caller) {
   auto segments = http::SplitPath(request.path);
   if (!segments.ok()) return BadRequest(segments.status().message());
@@ -707,25 +836,7 @@ HttpResponse RestCatalogService::Route(const HttpRequest& request, const CallerC
 
   if (segs.size() == 2 && segs[1] == "config") {
     if (request.method != "GET") return Error(405, "BadRequestException", "use GET /v1/config");
-    std::string name = ConfigCatalog(*query, options_.default_catalog);
-    if (!registry_->Contains(name)) {
-      return Error(404, "NotFoundException",
-                   fmt::format("no catalog (warehouse) named '{}'", name));
-    }
-    OJson defaults = OJson::object();
-    for (const auto& [k, v] : options_.config_defaults) defaults[k] = v;
-    if (options_.catalog_config_defaults) {
-      for (const auto& [k, v] : options_.catalog_config_defaults(name)) defaults[k] = v;
-    }
-    OJson overrides = OJson::object();
-    for (const auto& [k, v] : options_.config_overrides) overrides[k] = v;
-    overrides["prefix"] = name;
-    OJson body = {{"defaults", defaults},
-                  {"overrides", overrides},
-                  {"endpoints", Endpoints()},
-                  {"idempotency-key-lifetime",
-                   fmt::format("PT{}S", options_.idempotency_lifetime_ms / 1000)}};
-    return JsonOk(body);
+    return Config(*query);
   }
   if (segs.size() >= 2 && segs[1] == "oauth") {
     return Error(400, "BadRequestException",
@@ -736,9 +847,12 @@ HttpResponse RestCatalogService::Route(const HttpRequest& request, const CallerC
   if (!route) return Error(404, "NotFoundException", "no such route");
   auto pool = registry_->Get(route->catalog);
   if (!pool.ok()) return FromStatus(pool.status(), Subject::kOther);
-  Call call{request, caller, {}, std::move(*query), std::move(*pool)};
-  call.segments.assign(segs.begin() + static_cast<std::ptrdiff_t>(route->first), segs.end());
-  if (request.method != "GET" || !IsListing(call.segments)) return Route(call);
+  if (route->first == 1) segs.insert(segs.begin() + 1, route->catalog);
+  auto found = Handlers::Table().Find(request.method, segs);
+  Call call{request,          caller,      std::move(segs),  std::move(*query),
+            std::move(*pool), found.route, found.path_known, std::move(found.params),
+            nullptr,          Namespace{}};
+  if (call.route == nullptr || !call.route->info.cacheable) return Route(call);
   // Read before the listing query: see CachedListing.
   std::optional<uint64_t> version = call.pool->ChangeVersion();
   HttpResponse response = Route(call);
@@ -795,7 +909,7 @@ std::optional<RouteTarget> RestCatalogService::Target(const HttpRequest& request
   auto segments = http::SplitPath(request.path);
   auto query = http::ParseQuery(request.query);
   if (!segments.ok() || !query.ok()) return std::nullopt;
-  const std::vector<std::string>& segs = *segments;
+  std::vector<std::string>& segs = *segments;
   // The same order of checks as Dispatch.
   if (segs.empty() || segs[0] != "v1") return std::nullopt;
   if (segs.size() == 2 && segs[1] == "config") {
@@ -804,546 +918,511 @@ std::optional<RouteTarget> RestCatalogService::Target(const HttpRequest& request
   if (segs.size() >= 2 && segs[1] == "oauth") return std::nullopt;
   std::optional<CatalogRoute> route = RouteCatalog(segs, options_.default_catalog);
   if (!route) return std::nullopt;
-  return RouteTarget{route->catalog, Writes(request.method, std::span(segs).subspan(route->first))};
+  if (route->first == 1) segs.insert(segs.begin() + 1, route->catalog);
+  http::Access access = Handlers::Table().matcher().RequiredAccess(request.method, segs);
+  return RouteTarget{route->catalog, access == http::Access::kWrite};
+}
+
+// The spec's "<HTTP verb> <resource path>" of every route (ConfigResponse.endpoints).
+std::vector<std::string> RestCatalogService::AdvertisedEndpoints() {
+  std::vector<std::string> out;
+  for (const http::RouteInfo& route : Routes()) {
+    out.push_back(fmt::format("{} {}", route.method, route.path));
+  }
+  return out;
 }
 
 HttpResponse RestCatalogService::Route(Call& call) {
   auto lease_or = call.pool->Acquire();
   if (!lease_or.ok()) return FromStatus(lease_or.status(), Subject::kOther);
   catalog::CatalogLease lease = std::move(*lease_or);
-  catalog::Catalog& cat = *lease;
-  const std::vector<std::string>& s = call.segments;
-  const std::string& method = call.request.method;
-  auto no_method = [&] {
-    return Error(405, "BadRequestException",
-                 fmt::format("method {} is not allowed on {}", method, call.request.path));
-  };
-
-  // /namespaces
-  if (s.size() == 1 && s[0] == "namespaces") {
-    if (call.Is("GET")) {
-      Namespace parent;
-      if (const std::string* p = call.Query("parent"); p != nullptr && !p->empty()) {
-        auto parsed = NamespaceFromPath(*p);
-        if (!parsed.ok()) return BadRequest(parsed.status().message());
-        parent = std::move(*parsed);
-      }
-      auto list = cat.ListNamespaces(parent);
-      if (!list.ok()) return FromStatus(list.status(), Subject::kNamespace, parent.ToString());
-      std::vector<std::string> keys;
-      keys.reserve(list->size());
-      for (const Namespace& ns : *list) {
-        std::string key;
-        for (size_t i = 0; i < ns.levels.size(); ++i) {
-          if (i > 0) key += kNamespaceSeparator;
-          key += ns.levels[i];
-        }
-        keys.push_back(std::move(key));
-      }
-      // ListNamespaces sorts by levels; keys of one depth sort the same way.
-      auto page = Paginate(keys, call.Query("pageToken"), call.Query("pageSize"));
-      if (!page.ok()) return BadRequest(page.status().message());
-      OJson names = OJson::array();
-      for (size_t i = page->begin; i < page->end; ++i) names.push_back(NamespaceJson((*list)[i]));
-      OJson body = {{"namespaces", std::move(names)}};
-      AddPageToken(body, *page);
-      return JsonOk(body);
-    }
-    if (call.Is("POST")) {
-      auto body = ParseBody(call.request);
-      if (!body.ok()) return BadRequest(body.status().message());
-      auto ns_json = body->find("namespace");
-      if (ns_json == body->end()) return BadRequest("missing field 'namespace'");
-      auto ns = NamespaceFromJson(*ns_json);
-      if (!ns.ok()) return BadRequest(ns.status().message());
-      auto properties = GetStringMap(*body, "properties");
-      if (!properties.ok()) return BadRequest(properties.status().message());
-      Status created = cat.CreateNamespace(*ns, *properties);
-      if (!created.ok()) return FromStatus(created, Subject::kNamespace, ns->ToString());
-      OJson props = OJson::object();
-      for (const auto& [k, v] : *properties) props[k] = v;
-      return JsonOk(OJson{{"namespace", NamespaceJson(*ns)}, {"properties", props}});
-    }
-    return no_method();
+  call.cat = &*lease;
+  // A namespace in the path is checked whatever follows it: a malformed one is the client's
+  // mistake (400) before any 404 or 405 of the rest of the path.
+  if (call.segments.size() >= 4 && call.segments[2] == "namespaces") {
+    auto ns = NamespaceFromPath(call.segments[3]);
+    if (!ns.ok()) return BadRequest(ns.status().message());
+    call.ns = std::move(*ns);
   }
-
-  // /namespaces/{ns}[/...]
-  if (s.size() >= 2 && s[0] == "namespaces") {
-    auto ns_or = NamespaceFromPath(s[1]);
-    if (!ns_or.ok()) return BadRequest(ns_or.status().message());
-    const Namespace& ns = *ns_or;
-
-    if (s.size() == 2) {
-      if (call.Is("GET")) {
-        auto props = cat.LoadNamespaceProperties(ns);
-        if (!props.ok()) return FromStatus(props.status(), Subject::kNamespace, ns.ToString());
-        OJson p = OJson::object();
-        for (const auto& [k, v] : *props) p[k] = v;
-        return JsonOk(OJson{{"namespace", NamespaceJson(ns)}, {"properties", p}});
-      }
-      if (call.Is("HEAD")) {
-        if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
-        return HttpResponse::NoContent();
-      }
-      if (call.Is("DELETE")) {
-        Status dropped = cat.DropNamespace(ns);
-        if (!dropped.ok()) return FromStatus(dropped, Subject::kNamespace, ns.ToString());
-        return HttpResponse::NoContent();
-      }
-      return no_method();
-    }
-
-    if (s.size() == 3 && s[2] == "properties") {
-      if (!call.Is("POST")) return no_method();
-      auto body = ParseBody(call.request);
-      if (!body.ok()) return BadRequest(body.status().message());
-      auto removals = GetStringList(*body, "removals");
-      if (!removals.ok()) return BadRequest(removals.status().message());
-      auto updates = GetStringMap(*body, "updates");
-      if (!updates.ok()) return BadRequest(updates.status().message());
-      for (const std::string& key : *removals) {
-        if (updates->contains(key)) {
-          return Error(422, "UnprocessableEntityException",
-                       fmt::format("property '{}' is both removed and updated", key));
-        }
-      }
-      auto change = cat.UpdateNamespaceProperties(ns, *removals, *updates);
-      if (!change.ok()) return FromStatus(change.status(), Subject::kNamespace, ns.ToString());
-      return JsonOk(OJson{{"updated", change->updated},
-                          {"removed", change->removed},
-                          {"missing", change->missing}});
-    }
-
-    if (s.size() == 3 && s[2] == "tables") {
-      if (call.Is("GET")) {
-        return ListResponse(cat.ListTables(ns), ns, call);
-      }
-      if (call.Is("POST")) {
-        auto body = ParseBody(call.request);
-        if (!body.ok()) return BadRequest(body.status().message());
-        auto name = GetString(*body, "name");
-        if (!name.ok()) return BadRequest(name.status().message());
-        if (name->empty()) return BadRequest("empty table name");
-        TableIdentifier id{ns, *name};
-        catalog::CreateTableRequest create;
-        auto schema_json = body->find("schema");
-        if (schema_json == body->end()) return BadRequest("missing field 'schema'");
-        auto schema = iceberg::SchemaFromJsonValue(nlohmann::json(*schema_json));
-        if (!schema.ok()) return BadRequest(schema.status().message());
-        if (Status proposed = iceberg::CheckProposedSchema(*schema); !proposed.ok()) {
-          return BadRequest(proposed.message());
-        }
-        create.schema = std::move(*schema);
-        if (auto spec = body->find("partition-spec"); spec != body->end() && !spec->is_null()) {
-          auto parsed =
-              iceberg::PartitionSpecFromJsonValue(nlohmann::json(WithSpecDefaults(*spec)));
-          if (!parsed.ok()) return BadRequest(parsed.status().message());
-          if (Status proposed = iceberg::CheckProposedSpec(*parsed); !proposed.ok()) {
-            return BadRequest(proposed.message());
-          }
-          create.spec = std::move(*parsed);
-        }
-        if (auto order = body->find("write-order"); order != body->end() && !order->is_null()) {
-          auto parsed = iceberg::SortOrderFromJsonValue(nlohmann::json(WithOrderDefaults(*order)));
-          if (!parsed.ok()) return BadRequest(parsed.status().message());
-          create.sort_order = std::move(*parsed);
-        }
-        auto location = GetOptionalString(*body, "location");
-        if (!location.ok()) return BadRequest(location.status().message());
-        create.location = std::move(*location);
-        auto properties = GetStringMap(*body, "properties");
-        if (!properties.ok()) return BadRequest(properties.status().message());
-        create.properties = std::move(*properties);
-        bool stage = false;
-        if (auto it = body->find("stage-create"); it != body->end() && it->is_boolean()) {
-          stage = it->get<bool>();
-        }
-        if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
-        auto metadata =
-            stage ? catalog::StageCreateTable(cat, id, create) : cat.CreateTable(id, create);
-        if (!metadata.ok()) {
-          if (metadata.status().code() == StatusCode::kNotFound) {
-            return FromStatus(metadata.status(), Subject::kNamespace, ns.ToString());
-          }
-          return FromStatus(metadata.status(), Subject::kTable, id.ToString());
-        }
-        HttpResponse response =
-            LoadResponse(call, LoadResultJson(**metadata, !stage), StorageLocations(**metadata),
-                         call.request.path + "/" + http::PercentEncode(*name));
-        if (response.status != 200) return response;
-        if (!stage) {
-          response.headers.emplace_back("ETag",
-                                        ETagFor((*metadata)->metadata_file_location, "all"));
-        }
-        return response;
-      }
-      return no_method();
-    }
-
-    if (s.size() == 3 && s[2] == "register") {
-      if (!call.Is("POST")) return no_method();
-      auto body = ParseBody(call.request);
-      if (!body.ok()) return BadRequest(body.status().message());
-      auto name = GetString(*body, "name");
-      if (!name.ok()) return BadRequest(name.status().message());
-      auto location = GetString(*body, "metadata-location");
-      if (!location.ok()) return BadRequest(location.status().message());
-      bool overwrite = false;
-      if (auto it = body->find("overwrite"); it != body->end() && it->is_boolean()) {
-        overwrite = it->get<bool>();
-      }
-      TableIdentifier id{ns, *name};
-      // The catalog replaces the pointer in one swap, after reading the new file.
-      auto metadata = cat.RegisterTable(id, *location, overwrite);
-      if (!metadata.ok()) {
-        if (metadata.status().code() == StatusCode::kAlreadyExists) {
-          return FromStatus(metadata.status(), Subject::kTable, id.ToString());
-        }
-        return FromStatus(metadata.status(), Subject::kOther);
-      }
-      auto copy = std::make_shared<iceberg::TableMetadata>(**metadata);
-      copy->metadata_file_location = *location;
-      std::string namespace_path = call.request.path.substr(0, call.request.path.rfind('/'));
-      HttpResponse response =
-          LoadResponse(call, LoadResultJson(*copy, true), StorageLocations(*copy),
-                       namespace_path + "/tables/" + http::PercentEncode(*name));
-      if (response.status != 200) return response;
-      response.headers.emplace_back("ETag", ETagFor(*location, "all"));
-      return response;
-    }
-
-    if (s.size() == 3 && s[2] == "views") {
-      if (call.Is("GET")) {
-        return ListResponse(cat.ListViews(ns), ns, call);
-      }
-      if (call.Is("POST")) {
-        auto body = ParseBody(call.request);
-        if (!body.ok()) return BadRequest(body.status().message());
-        auto name = GetString(*body, "name");
-        if (!name.ok()) return BadRequest(name.status().message());
-        if (name->empty()) return BadRequest("empty view name");
-        auto request = CreateViewRequestFromJson(*body);
-        if (!request.ok()) return BadRequest(request.status().message());
-        if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
-        auto view = cat.CreateView(TableIdentifier{ns, *name}, *request);
-        if (!view.ok()) {
-          if (view.status().code() == StatusCode::kNotFound) {
-            return FromStatus(view.status(), Subject::kNamespace, ns.ToString());
-          }
-          return FromStatus(view.status(), Subject::kView);
-        }
-        return HttpResponse::Json(200, LoadViewResultJson(*view));
-      }
-      return no_method();
-    }
-
-    if (s.size() == 3 && s[2] == "register-view") {
-      if (!call.Is("POST")) return no_method();
-      auto body = ParseBody(call.request);
-      if (!body.ok()) return BadRequest(body.status().message());
-      auto name = GetString(*body, "name");
-      if (!name.ok()) return BadRequest(name.status().message());
-      auto location = GetString(*body, "metadata-location");
-      if (!location.ok()) return BadRequest(location.status().message());
-      auto view = cat.RegisterView(TableIdentifier{ns, *name}, *location);
-      if (!view.ok()) {
-        if (view.status().code() == StatusCode::kNotFound) {
-          return FromStatus(view.status(), Subject::kNamespace, ns.ToString());
-        }
-        return FromStatus(view.status(), Subject::kView);
-      }
-      return HttpResponse::Json(200, LoadViewResultJson(*view));
-    }
-
-    if (s.size() == 4 && s[2] == "views") {
-      TableIdentifier id{ns, s[3]};
-      if (id.name.empty()) return BadRequest("empty view name");
-      if (call.Is("GET")) {
-        auto view = cat.LoadView(id);
-        if (!view.ok()) return FromStatus(view.status(), Subject::kView);
-        return HttpResponse::Json(200, LoadViewResultJson(*view));
-      }
-      if (call.Is("HEAD")) {
-        auto exists = cat.ViewExists(id);
-        if (!exists.ok()) return FromStatus(exists.status(), Subject::kView);
-        if (!*exists) {
-          return Error(404, "NoSuchViewException",
-                       fmt::format("View does not exist: {}", id.ToString()));
-        }
-        return HttpResponse::NoContent();
-      }
-      if (call.Is("DELETE")) {
-        Status dropped = cat.DropView(id);
-        if (!dropped.ok()) return FromStatus(dropped, Subject::kView);
-        return HttpResponse::NoContent();
-      }
-      if (call.Is("POST")) {
-        auto request = iceberg::CommitViewRequestFromJson(call.request.body);
-        if (!request.ok()) return BadRequest(request.status().message());
-        auto view = cat.CommitView(id, request->requirements, request->updates);
-        if (!view.ok()) {
-          if (view.status().code() == StatusCode::kNotFound) {
-            return FromStatus(view.status(), Subject::kView);
-          }
-          return FromStatus(view.status(), Subject::kCommit);
-        }
-        return HttpResponse::Json(200, LoadViewResultJson(*view));
-      }
-      return no_method();
-    }
-
-    // /namespaces/{ns}/tables/{table}[/...]
-    if (s.size() >= 4 && s[2] == "tables") {
-      TableIdentifier id{ns, s[3]};
-      if (id.name.empty()) return BadRequest("empty table name");
-      if (s.size() == 4) {
-        if (call.Is("GET")) {
-          std::string mode = "all";
-          if (const std::string* m = call.Query("snapshots"); m != nullptr && !m->empty()) {
-            if (*m != "all" && *m != "refs") {
-              return BadRequest(fmt::format("snapshots must be 'all' or 'refs', not '{}'", *m));
-            }
-            mode = *m;
-          }
-          auto location = cat.LoadTableMetadataLocation(id);
-          if (!location.ok()) return FromStatus(location.status(), Subject::kTable, id.ToString());
-          std::string etag = ETagFor(*location, mode);
-          auto missing_file = [&] {
-            // The pointer exists but its metadata file is gone: Java's NotFoundException,
-            // not a missing table.
-            return Error(404, "NotFoundException",
-                         fmt::format("Failed to open input stream for file: {}", *location));
-          };
-          std::shared_ptr<const CachedLoad> cached = CachedLoadFor(*location);
-          const std::string* match = call.request.Header("if-none-match");
-          if (cached || (match != nullptr && *match == etag)) {
-            // Neither a cached body nor a 304 may outlive the file (it may have been deleted).
-            auto exists = cat.io().Exists(*location);
-            if (!exists.ok()) return FromStatus(exists.status(), Subject::kTable, id.ToString());
-            if (!*exists) return missing_file();
-          }
-          if (match != nullptr && *match == etag) {
-            HttpResponse not_modified;
-            not_modified.status = 304;
-            not_modified.content_type.clear();
-            not_modified.headers.emplace_back("ETag", etag);
-            return not_modified;
-          }
-          if (!cached) {
-            auto ops = cat.LoadTable(id);
-            if (!ops.ok()) {
-              if (ops.status().code() == StatusCode::kNotFound) {
-                auto still = cat.LoadTableMetadataLocation(id);
-                if (still.ok() && *still == *location) return missing_file();
-              }
-              return FromStatus(ops.status(), Subject::kTable, id.ToString());
-            }
-            auto metadata = (*ops)->Refresh();
-            if (!metadata.ok()) {
-              return FromStatus(metadata.status(), Subject::kTable, id.ToString());
-            }
-            // A commit may have landed between the two reads: describe what was loaded.
-            if ((*metadata)->metadata_file_location != *location) {
-              *location = (*metadata)->metadata_file_location;
-              etag = ETagFor(*location, mode);
-            }
-            cached = CacheLoad(*metadata);
-          }
-          HttpResponse response = LoadResponse(call, mode == "refs" ? cached->refs : cached->all,
-                                               cached->locations, call.request.path);
-          if (response.status != 200) return response;
-          response.headers.emplace_back("ETag", std::move(etag));
-          return response;
-        }
-        if (call.Is("HEAD")) {
-          auto exists = cat.TableExists(id);
-          if (!exists.ok()) {
-            if (exists.status().code() == StatusCode::kNotFound) {
-              return Error(404, "NoSuchTableException", exists.status().message());
-            }
-            return FromStatus(exists.status(), Subject::kTable);
-          }
-          if (!*exists) {
-            return Error(404, "NoSuchTableException",
-                         fmt::format("Table does not exist: {}", id.ToString()));
-          }
-          return HttpResponse::NoContent();
-        }
-        if (call.Is("DELETE")) {
-          bool purge = false;
-          if (const std::string* p = call.Query("purgeRequested"); p != nullptr) {
-            purge = *p == "true" || *p == "True" || *p == "TRUE";
-          }
-          Status dropped = cat.DropTable(id, purge);
-          if (!dropped.ok()) return FromStatus(dropped, Subject::kTable, id.ToString());
-          return HttpResponse::NoContent();
-        }
-        if (call.Is("POST")) {
-          auto request = iceberg::CommitTableRequestFromJson(call.request.body);
-          if (!request.ok()) return BadRequest(request.status().message());
-          if (Status proposed = CheckProposedUpdates(request->updates); !proposed.ok()) {
-            return BadRequest(proposed.message());
-          }
-          bool create =
-              std::any_of(request->requirements.begin(), request->requirements.end(),
-                          [](const iceberg::TableRequirement& r) {
-                            return std::holds_alternative<iceberg::requirement::AssertCreate>(r);
-                          });
-          iceberg::TableMetadataPtr committed;
-          if (create) {
-            if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
-            auto created = cat.CreateTableFromUpdates(id, request->updates);
-            if (!created.ok()) {
-              if (created.status().code() == StatusCode::kNotFound) {
-                return FromStatus(created.status(), Subject::kNamespace, ns.ToString());
-              }
-              if (created.status().code() == StatusCode::kAlreadyExists) {
-                // A view has the name: the catalog's message says so (Java's text).
-                if (created.status().message().starts_with("View")) {
-                  return Error(409, "AlreadyExistsException", created.status().message());
-                }
-                // The requirement assert-create failed (Java's text), nothing was written.
-                return Error(409, "CommitFailedException",
-                             "Requirement failed: table already exists");
-              }
-              return FromStatus(created.status(), Subject::kCommit);
-            }
-            committed = *created;
-          } else {
-            auto ops = cat.LoadTable(id);
-            if (!ops.ok()) return FromStatus(ops.status(), Subject::kTable, id.ToString());
-            std::shared_ptr<std::mutex> table_lock =
-                TableCommitLock(call.pool->name(), id.ToString());
-            std::lock_guard serialized(*table_lock);
-            auto result = (*ops)->Commit(request->requirements, request->updates);
-            if (!result.ok()) return FromStatus(result.status(), Subject::kCommit);
-            committed = *result;
-          }
-          if (options_.on_table_changed) options_.on_table_changed(call.pool->name(), id);
-          HttpResponse response = HttpResponse::Json(200, LoadResultJson(*committed, true));
-          response.headers.emplace_back("ETag", ETagFor(committed->metadata_file_location, "all"));
-          return response;
-        }
-        return no_method();
-      }
-      if (s.size() == 5 && s[4] == "metrics") {
-        if (!call.Is("POST")) return no_method();
-        auto body = ParseBody(call.request);
-        if (!body.ok()) return BadRequest(body.status().message());
-        // Accepted and not stored (the spec makes storing optional).
-        return HttpResponse::NoContent();
-      }
-      if (s.size() >= 5 && (s[4] == "plan" || s[4] == "tasks")) {
-        return scan_planner_->Handle(cat, call.pool->name(), id, call.request,
-                                     {s.begin() + 4, s.end()});
-      }
-      if (s.size() == 5 && s[4] == "credentials") {
-        if (!call.Is("GET")) return no_method();
-        auto exists = cat.TableExists(id);
-        if (!exists.ok()) return FromStatus(exists.status(), Subject::kTable);
-        if (!*exists) {
-          return Error(404, "NoSuchTableException",
-                       fmt::format("Table does not exist: {}", id.ToString()));
-        }
-        OJson list = OJson::array();
-        if (options_.credential_vendor) {
-          auto ops = cat.LoadTable(id);
-          if (!ops.ok()) return FromStatus(ops.status(), Subject::kTable, id.ToString());
-          auto metadata = (*ops)->Refresh();
-          if (!metadata.ok()) return FromStatus(metadata.status(), Subject::kTable, id.ToString());
-          const std::string& path = call.request.path;
-          TableStorageRequest request{
-              call.pool->name(), StorageLocations(**metadata),
-              call.caller.may_write ? StorageAccess::kReadWrite : StorageAccess::kRead, true, path};
-          auto credentials = options_.credential_vendor->Credentials(request);
-          if (!credentials.ok()) return VendingError(credentials.status(), call.pool->name());
-          for (const StorageCredential& credential : *credentials) {
-            OJson config = OJson::object();
-            for (const auto& [k, v] : credential.config) config[k] = v;
-            list.push_back(OJson{{"prefix", credential.prefix}, {"config", config}});
-          }
-        }
-        return JsonOk(OJson{{"storage-credentials", std::move(list)}});
-      }
+  if (call.route == nullptr) {
+    if (call.path_known) {
+      return Error(
+          405, "BadRequestException",
+          fmt::format("method {} is not allowed on {}", call.request.method, call.request.path));
     }
     return Error(404, "NotFoundException", fmt::format("no route for {}", call.request.path));
   }
+  return call.route->handler(*this, call);
+}
 
-  if (s.size() == 2 && s[0] == "tables" && s[1] == "rename") {
-    if (!call.Is("POST")) return no_method();
-    auto rename = RenameFromJson(call.request);
-    if (!rename.ok()) return BadRequest(rename.status().message());
-    const TableIdentifier* source = &rename->first;
-    const TableIdentifier* dest = &rename->second;
-    auto source_exists = cat.TableExists(*source);
-    if (!source_exists.ok() || !*source_exists) {
-      if (!source_exists.ok() && source_exists.status().code() != StatusCode::kNotFound) {
-        return FromStatus(source_exists.status(), Subject::kTable);
-      }
-      return Error(404, "NoSuchTableException",
-                   fmt::format("Table does not exist: {}", source->ToString()));
-    }
-    if (auto missing = MissingNamespace(cat, dest->ns)) return std::move(*missing);
-    Status renamed = cat.RenameTable(*source, *dest);
-    if (!renamed.ok()) {
-      if (renamed.code() == StatusCode::kAlreadyExists) {
-        return FromStatus(renamed, Subject::kTable, dest->ToString());
-      }
-      return FromStatus(renamed, Subject::kTable, source->ToString());
-    }
-    return HttpResponse::NoContent();
+HttpResponse RestCatalogService::Handlers::ListNamespaces(RestCatalogService&, Call& call) {
+  Namespace parent;
+  if (const std::string* p = call.Query("parent"); p != nullptr && !p->empty()) {
+    auto parsed = NamespaceFromPath(*p);
+    if (!parsed.ok()) return BadRequest(parsed.status().message());
+    parent = std::move(*parsed);
   }
-
-  if (s.size() == 2 && s[0] == "views" && s[1] == "rename") {
-    if (!call.Is("POST")) return no_method();
-    auto rename = RenameFromJson(call.request);
-    if (!rename.ok()) return BadRequest(rename.status().message());
-    const TableIdentifier* source = &rename->first;
-    const TableIdentifier* dest = &rename->second;
-    auto source_exists = cat.ViewExists(*source);
-    if (!source_exists.ok()) return FromStatus(source_exists.status(), Subject::kView);
-    if (!*source_exists) {
-      return Error(404, "NoSuchViewException",
-                   fmt::format("View does not exist: {}", source->ToString()));
+  auto list = call.cat->ListNamespaces(parent);
+  if (!list.ok()) return FromStatus(list.status(), Subject::kNamespace, parent.ToString());
+  std::vector<std::string> keys;
+  keys.reserve(list->size());
+  for (const Namespace& ns : *list) {
+    std::string key;
+    for (size_t i = 0; i < ns.levels.size(); ++i) {
+      if (i > 0) key += kNamespaceSeparator;
+      key += ns.levels[i];
     }
-    if (auto missing = MissingNamespace(cat, dest->ns)) return std::move(*missing);
-    Status renamed = cat.RenameView(*source, *dest);
-    if (!renamed.ok()) return FromStatus(renamed, Subject::kView);
-    return HttpResponse::NoContent();
+    keys.push_back(std::move(key));
   }
+  // ListNamespaces sorts by levels; keys of one depth sort the same way.
+  auto page = Paginate(keys, call.Query("pageToken"), call.Query("pageSize"));
+  if (!page.ok()) return BadRequest(page.status().message());
+  OJson names = OJson::array();
+  for (size_t i = page->begin; i < page->end; ++i) names.push_back(NamespaceJson((*list)[i]));
+  OJson body = {{"namespaces", std::move(names)}};
+  AddPageToken(body, *page);
+  return JsonOk(body);
+}
 
-  if (s.size() == 2 && s[0] == "transactions" && s[1] == "commit") {
-    if (!call.Is("POST")) return no_method();
-    auto body = ParseBody(call.request);
-    if (!body.ok()) return BadRequest(body.status().message());
-    auto changes = body->find("table-changes");
-    if (changes == body->end() || !changes->is_array()) {
-      return BadRequest("missing array 'table-changes'");
+HttpResponse RestCatalogService::Handlers::CreateNamespace(RestCatalogService&, Call& call) {
+  auto body = ParseBody(call.request);
+  if (!body.ok()) return BadRequest(body.status().message());
+  auto ns_json = body->find("namespace");
+  if (ns_json == body->end()) return BadRequest("missing field 'namespace'");
+  auto ns = NamespaceFromJson(*ns_json);
+  if (!ns.ok()) return BadRequest(ns.status().message());
+  auto properties = GetStringMap(*body, "properties");
+  if (!properties.ok()) return BadRequest(properties.status().message());
+  Status created = call.cat->CreateNamespace(*ns, *properties);
+  if (!created.ok()) return FromStatus(created, Subject::kNamespace, ns->ToString());
+  OJson props = OJson::object();
+  for (const auto& [k, v] : *properties) props[k] = v;
+  return JsonOk(OJson{{"namespace", NamespaceJson(*ns)}, {"properties", props}});
+}
+
+HttpResponse RestCatalogService::Handlers::LoadNamespace(RestCatalogService&, Call& call) {
+  auto props = call.cat->LoadNamespaceProperties(call.ns);
+  if (!props.ok()) return FromStatus(props.status(), Subject::kNamespace, call.ns.ToString());
+  OJson p = OJson::object();
+  for (const auto& [k, v] : *props) p[k] = v;
+  return JsonOk(OJson{{"namespace", NamespaceJson(call.ns)}, {"properties", p}});
+}
+
+HttpResponse RestCatalogService::Handlers::NamespaceExists(RestCatalogService&, Call& call) {
+  if (auto missing = MissingNamespace(*call.cat, call.ns)) return std::move(*missing);
+  return HttpResponse::NoContent();
+}
+
+HttpResponse RestCatalogService::Handlers::DropNamespace(RestCatalogService&, Call& call) {
+  Status dropped = call.cat->DropNamespace(call.ns);
+  if (!dropped.ok()) return FromStatus(dropped, Subject::kNamespace, call.ns.ToString());
+  return HttpResponse::NoContent();
+}
+
+HttpResponse RestCatalogService::Handlers::UpdateProperties(RestCatalogService&, Call& call) {
+  auto body = ParseBody(call.request);
+  if (!body.ok()) return BadRequest(body.status().message());
+  auto removals = GetStringList(*body, "removals");
+  if (!removals.ok()) return BadRequest(removals.status().message());
+  auto updates = GetStringMap(*body, "updates");
+  if (!updates.ok()) return BadRequest(updates.status().message());
+  for (const std::string& key : *removals) {
+    if (updates->contains(key)) {
+      return Error(422, "UnprocessableEntityException",
+                   fmt::format("property '{}' is both removed and updated", key));
     }
-    std::vector<catalog::TableCommit> commits;
-    for (const OJson& change : *changes) {
-      if (!change.is_object()) return BadRequest("table-changes must hold objects");
-      auto identifier = change.find("identifier");
-      if (identifier == change.end()) return BadRequest("a table change needs an identifier");
-      auto id = IdentifierFromJson(*identifier);
-      if (!id.ok()) return BadRequest(id.status().message());
-      auto parsed = iceberg::CommitTableRequestFromJson(change.dump());
-      if (!parsed.ok()) return BadRequest(parsed.status().message());
-      if (Status proposed = CheckProposedUpdates(parsed->updates); !proposed.ok()) {
-        return BadRequest(proposed.message());
+  }
+  auto change = call.cat->UpdateNamespaceProperties(call.ns, *removals, *updates);
+  if (!change.ok()) return FromStatus(change.status(), Subject::kNamespace, call.ns.ToString());
+  return JsonOk(OJson{
+      {"updated", change->updated}, {"removed", change->removed}, {"missing", change->missing}});
+}
+
+HttpResponse RestCatalogService::Handlers::ListTables(RestCatalogService&, Call& call) {
+  return ListResponse(call.cat->ListTables(call.ns), call.ns, call);
+}
+
+HttpResponse RestCatalogService::Handlers::CreateTable(RestCatalogService& self, Call& call) {
+  auto body = ParseBody(call.request);
+  if (!body.ok()) return BadRequest(body.status().message());
+  auto parsed = CreateTableFromJson(*body);
+  if (!parsed.ok()) return BadRequest(parsed.status().message());
+  const auto& [name, create, stage] = *parsed;
+  catalog::Catalog& cat = *call.cat;
+  const Namespace& ns = call.ns;
+  TableIdentifier id{ns, name};
+  if (auto missing = MissingNamespace(cat, ns)) return std::move(*missing);
+  auto metadata = stage ? catalog::StageCreateTable(cat, id, create) : cat.CreateTable(id, create);
+  if (!metadata.ok()) {
+    if (metadata.status().code() == StatusCode::kNotFound) {
+      return FromStatus(metadata.status(), Subject::kNamespace, ns.ToString());
+    }
+    return FromStatus(metadata.status(), Subject::kTable, id.ToString());
+  }
+  HttpResponse response =
+      self.LoadResponse(call, LoadResultJson(**metadata, !stage), StorageLocations(**metadata),
+                        call.request.path + "/" + http::PercentEncode(name));
+  if (response.status != 200) return response;
+  if (!stage) {
+    response.headers.emplace_back("ETag", ETagFor((*metadata)->metadata_file_location, "all"));
+  }
+  return response;
+}
+
+HttpResponse RestCatalogService::Handlers::LoadTable(RestCatalogService& self, Call& call) {
+  catalog::Catalog& cat = *call.cat;
+  TableIdentifier id = call.Table();
+  std::string mode = "all";
+  if (const std::string* m = call.Query("snapshots"); m != nullptr && !m->empty()) {
+    if (*m != "all" && *m != "refs") {
+      return BadRequest(fmt::format("snapshots must be 'all' or 'refs', not '{}'", *m));
+    }
+    mode = *m;
+  }
+  auto location = cat.LoadTableMetadataLocation(id);
+  if (!location.ok()) return FromStatus(location.status(), Subject::kTable, id.ToString());
+  std::string etag = ETagFor(*location, mode);
+  auto missing_file = [&] {
+    // The pointer exists but its metadata file is gone: Java's NotFoundException, not a
+    // missing table.
+    return Error(404, "NotFoundException",
+                 fmt::format("Failed to open input stream for file: {}", *location));
+  };
+  std::shared_ptr<const CachedLoad> cached = self.CachedLoadFor(*location);
+  const std::string* match = call.request.Header("if-none-match");
+  if (cached || (match != nullptr && *match == etag)) {
+    // Neither a cached body nor a 304 may outlive the file (it may have been deleted).
+    auto exists = cat.io().Exists(*location);
+    if (!exists.ok()) return FromStatus(exists.status(), Subject::kTable, id.ToString());
+    if (!*exists) return missing_file();
+  }
+  if (match != nullptr && *match == etag) {
+    HttpResponse not_modified;
+    not_modified.status = 304;
+    not_modified.content_type.clear();
+    not_modified.headers.emplace_back("ETag", etag);
+    return not_modified;
+  }
+  if (!cached) {
+    auto ops = cat.LoadTable(id);
+    if (!ops.ok()) {
+      if (ops.status().code() == StatusCode::kNotFound) {
+        auto still = cat.LoadTableMetadataLocation(id);
+        if (still.ok() && *still == *location) return missing_file();
       }
-      commits.push_back(
-          {std::move(*id), std::move(parsed->requirements), std::move(parsed->updates)});
+      return FromStatus(ops.status(), Subject::kTable, id.ToString());
     }
-    Status committed = cat.CommitTransaction(commits);
-    if (!committed.ok()) return FromStatus(committed, Subject::kCommit);
-    if (options_.on_table_changed) {
-      for (const auto& c : commits) options_.on_table_changed(call.pool->name(), c.id);
+    auto metadata = (*ops)->Refresh();
+    if (!metadata.ok()) return FromStatus(metadata.status(), Subject::kTable, id.ToString());
+    // A commit may have landed between the two reads: describe what was loaded.
+    if ((*metadata)->metadata_file_location != *location) {
+      *location = (*metadata)->metadata_file_location;
+      etag = ETagFor(*location, mode);
     }
-    return HttpResponse::NoContent();
+    cached = self.CacheLoad(*metadata);
   }
+  HttpResponse response = self.LoadResponse(call, mode == "refs" ? cached->refs : cached->all,
+                                            cached->locations, call.request.path);
+  if (response.status != 200) return response;
+  response.headers.emplace_back("ETag", std::move(etag));
+  return response;
+}
 
-  return Error(404, "NotFoundException", fmt::format("no route for {}", call.request.path));
+HttpResponse RestCatalogService::Handlers::TableExists(RestCatalogService&, Call& call) {
+  TableIdentifier id = call.Table();
+  auto exists = call.cat->TableExists(id);
+  if (!exists.ok()) {
+    if (exists.status().code() == StatusCode::kNotFound) {
+      return Error(404, "NoSuchTableException", exists.status().message());
+    }
+    return FromStatus(exists.status(), Subject::kTable);
+  }
+  if (!*exists) {
+    return Error(404, "NoSuchTableException",
+                 fmt::format("Table does not exist: {}", id.ToString()));
+  }
+  return HttpResponse::NoContent();
+}
+
+HttpResponse RestCatalogService::Handlers::UpdateTable(RestCatalogService& self, Call& call) {
+  catalog::Catalog& cat = *call.cat;
+  TableIdentifier id = call.Table();
+  auto request = iceberg::CommitTableRequestFromJson(call.request.body);
+  if (!request.ok()) return BadRequest(request.status().message());
+  if (Status proposed = CheckProposedUpdates(request->updates); !proposed.ok()) {
+    return BadRequest(proposed.message());
+  }
+  bool create = std::any_of(request->requirements.begin(), request->requirements.end(),
+                            [](const iceberg::TableRequirement& r) {
+                              return std::holds_alternative<iceberg::requirement::AssertCreate>(r);
+                            });
+  iceberg::TableMetadataPtr committed;
+  if (create) {
+    if (auto missing = MissingNamespace(cat, call.ns)) return std::move(*missing);
+    auto created = cat.CreateTableFromUpdates(id, request->updates);
+    if (!created.ok()) {
+      if (created.status().code() == StatusCode::kNotFound) {
+        return FromStatus(created.status(), Subject::kNamespace, call.ns.ToString());
+      }
+      if (created.status().code() == StatusCode::kAlreadyExists) {
+        // A view has the name: the catalog's message says so (Java's text).
+        if (created.status().message().starts_with("View")) {
+          return Error(409, "AlreadyExistsException", created.status().message());
+        }
+        // The requirement assert-create failed (Java's text), nothing was written.
+        return Error(409, "CommitFailedException", "Requirement failed: table already exists");
+      }
+      return FromStatus(created.status(), Subject::kCommit);
+    }
+    committed = *created;
+  } else {
+    auto ops = cat.LoadTable(id);
+    if (!ops.ok()) return FromStatus(ops.status(), Subject::kTable, id.ToString());
+    std::shared_ptr<std::mutex> table_lock = self.TableCommitLock(call.pool->name(), id.ToString());
+    std::lock_guard serialized(*table_lock);
+    auto result = (*ops)->Commit(request->requirements, request->updates);
+    if (!result.ok()) return FromStatus(result.status(), Subject::kCommit);
+    committed = *result;
+  }
+  if (self.options_.on_table_changed) self.options_.on_table_changed(call.pool->name(), id);
+  HttpResponse response = HttpResponse::Json(200, LoadResultJson(*committed, true));
+  response.headers.emplace_back("ETag", ETagFor(committed->metadata_file_location, "all"));
+  return response;
+}
+
+HttpResponse RestCatalogService::Handlers::DropTable(RestCatalogService&, Call& call) {
+  TableIdentifier id = call.Table();
+  bool purge = false;
+  if (const std::string* p = call.Query("purgeRequested"); p != nullptr) {
+    purge = *p == "true" || *p == "True" || *p == "TRUE";
+  }
+  Status dropped = call.cat->DropTable(id, purge);
+  if (!dropped.ok()) return FromStatus(dropped, Subject::kTable, id.ToString());
+  return HttpResponse::NoContent();
+}
+
+HttpResponse RestCatalogService::Handlers::LoadCredentials(RestCatalogService& self, Call& call) {
+  catalog::Catalog& cat = *call.cat;
+  TableIdentifier id = call.Table();
+  auto exists = cat.TableExists(id);
+  if (!exists.ok()) return FromStatus(exists.status(), Subject::kTable);
+  if (!*exists) {
+    return Error(404, "NoSuchTableException",
+                 fmt::format("Table does not exist: {}", id.ToString()));
+  }
+  OJson list = OJson::array();
+  if (self.options_.credential_vendor) {
+    auto ops = cat.LoadTable(id);
+    if (!ops.ok()) return FromStatus(ops.status(), Subject::kTable, id.ToString());
+    auto metadata = (*ops)->Refresh();
+    if (!metadata.ok()) return FromStatus(metadata.status(), Subject::kTable, id.ToString());
+    TableStorageRequest request{
+        call.pool->name(), StorageLocations(**metadata),
+        call.caller.may_write ? StorageAccess::kReadWrite : StorageAccess::kRead, true,
+        call.request.path};
+    auto credentials = self.options_.credential_vendor->Credentials(request);
+    if (!credentials.ok()) return VendingError(credentials.status(), call.pool->name());
+    for (const StorageCredential& credential : *credentials) {
+      OJson config = OJson::object();
+      for (const auto& [k, v] : credential.config) config[k] = v;
+      list.push_back(OJson{{"prefix", credential.prefix}, {"config", config}});
+    }
+  }
+  return JsonOk(OJson{{"storage-credentials", std::move(list)}});
+}
+
+HttpResponse RestCatalogService::Handlers::RegisterTable(RestCatalogService& self, Call& call) {
+  auto body = ParseBody(call.request);
+  if (!body.ok()) return BadRequest(body.status().message());
+  auto name = GetString(*body, "name");
+  if (!name.ok()) return BadRequest(name.status().message());
+  auto location = GetString(*body, "metadata-location");
+  if (!location.ok()) return BadRequest(location.status().message());
+  bool overwrite = false;
+  if (auto it = body->find("overwrite"); it != body->end() && it->is_boolean()) {
+    overwrite = it->get<bool>();
+  }
+  TableIdentifier id{call.ns, *name};
+  // The catalog replaces the pointer in one swap, after reading the new file.
+  auto metadata = call.cat->RegisterTable(id, *location, overwrite);
+  if (!metadata.ok()) {
+    if (metadata.status().code() == StatusCode::kAlreadyExists) {
+      return FromStatus(metadata.status(), Subject::kTable, id.ToString());
+    }
+    return FromStatus(metadata.status(), Subject::kOther);
+  }
+  auto copy = std::make_shared<iceberg::TableMetadata>(**metadata);
+  copy->metadata_file_location = *location;
+  std::string namespace_path = call.request.path.substr(0, call.request.path.rfind('/'));
+  HttpResponse response =
+      self.LoadResponse(call, LoadResultJson(*copy, true), StorageLocations(*copy),
+                        namespace_path + "/tables/" + http::PercentEncode(*name));
+  if (response.status != 200) return response;
+  response.headers.emplace_back("ETag", ETagFor(*location, "all"));
+  return response;
+}
+
+HttpResponse RestCatalogService::Handlers::ReportMetrics(RestCatalogService&, Call& call) {
+  auto body = ParseBody(call.request);
+  if (!body.ok()) return BadRequest(body.status().message());
+  // Accepted and not stored (the spec makes storing optional).
+  return HttpResponse::NoContent();
+}
+
+// planTableScan, fetchPlanningResult, cancelPlanning and fetchScanTasks: the scan planner's,
+// given the path after the table's segment.
+HttpResponse RestCatalogService::Handlers::ScanPlanning(RestCatalogService& self, Call& call) {
+  constexpr std::ptrdiff_t kAfterTable = 6;  // v1 {prefix} namespaces {ns} tables {table}
+  return self.scan_planner_->Handle(*call.cat, call.pool->name(), call.Table(), call.request,
+                                    {call.segments.begin() + kAfterTable, call.segments.end()});
+}
+
+HttpResponse RestCatalogService::Handlers::RenameTable(RestCatalogService&, Call& call) {
+  catalog::Catalog& cat = *call.cat;
+  auto rename = RenameFromJson(call.request);
+  if (!rename.ok()) return BadRequest(rename.status().message());
+  const TableIdentifier& source = rename->first;
+  const TableIdentifier& dest = rename->second;
+  auto source_exists = cat.TableExists(source);
+  if (!source_exists.ok() || !*source_exists) {
+    if (!source_exists.ok() && source_exists.status().code() != StatusCode::kNotFound) {
+      return FromStatus(source_exists.status(), Subject::kTable);
+    }
+    return Error(404, "NoSuchTableException",
+                 fmt::format("Table does not exist: {}", source.ToString()));
+  }
+  if (auto missing = MissingNamespace(cat, dest.ns)) return std::move(*missing);
+  Status renamed = cat.RenameTable(source, dest);
+  if (!renamed.ok()) {
+    if (renamed.code() == StatusCode::kAlreadyExists) {
+      return FromStatus(renamed, Subject::kTable, dest.ToString());
+    }
+    return FromStatus(renamed, Subject::kTable, source.ToString());
+  }
+  return HttpResponse::NoContent();
+}
+
+HttpResponse RestCatalogService::Handlers::CommitTransaction(RestCatalogService& self, Call& call) {
+  auto body = ParseBody(call.request);
+  if (!body.ok()) return BadRequest(body.status().message());
+  auto changes = body->find("table-changes");
+  if (changes == body->end() || !changes->is_array()) {
+    return BadRequest("missing array 'table-changes'");
+  }
+  std::vector<catalog::TableCommit> commits;
+  for (const OJson& change : *changes) {
+    if (!change.is_object()) return BadRequest("table-changes must hold objects");
+    auto identifier = change.find("identifier");
+    if (identifier == change.end()) return BadRequest("a table change needs an identifier");
+    auto id = IdentifierFromJson(*identifier);
+    if (!id.ok()) return BadRequest(id.status().message());
+    auto parsed = iceberg::CommitTableRequestFromJson(change.dump());
+    if (!parsed.ok()) return BadRequest(parsed.status().message());
+    if (Status proposed = CheckProposedUpdates(parsed->updates); !proposed.ok()) {
+      return BadRequest(proposed.message());
+    }
+    commits.push_back(
+        {std::move(*id), std::move(parsed->requirements), std::move(parsed->updates)});
+  }
+  Status committed = call.cat->CommitTransaction(commits);
+  if (!committed.ok()) return FromStatus(committed, Subject::kCommit);
+  if (self.options_.on_table_changed) {
+    for (const auto& c : commits) self.options_.on_table_changed(call.pool->name(), c.id);
+  }
+  return HttpResponse::NoContent();
+}
+
+HttpResponse RestCatalogService::Handlers::ListViews(RestCatalogService&, Call& call) {
+  return ListResponse(call.cat->ListViews(call.ns), call.ns, call);
+}
+
+HttpResponse RestCatalogService::Handlers::CreateView(RestCatalogService&, Call& call) {
+  auto body = ParseBody(call.request);
+  if (!body.ok()) return BadRequest(body.status().message());
+  auto name = GetString(*body, "name");
+  if (!name.ok()) return BadRequest(name.status().message());
+  if (name->empty()) return BadRequest("empty view name");
+  auto request = CreateViewRequestFromJson(*body);
+  if (!request.ok()) return BadRequest(request.status().message());
+  if (auto missing = MissingNamespace(*call.cat, call.ns)) return std::move(*missing);
+  auto view = call.cat->CreateView(TableIdentifier{call.ns, *name}, *request);
+  if (!view.ok()) {
+    if (view.status().code() == StatusCode::kNotFound) {
+      return FromStatus(view.status(), Subject::kNamespace, call.ns.ToString());
+    }
+    return FromStatus(view.status(), Subject::kView);
+  }
+  return HttpResponse::Json(200, LoadViewResultJson(*view));
+}
+
+HttpResponse RestCatalogService::Handlers::LoadView(RestCatalogService&, Call& call) {
+  auto view = call.cat->LoadView(call.View());
+  if (!view.ok()) return FromStatus(view.status(), Subject::kView);
+  return HttpResponse::Json(200, LoadViewResultJson(*view));
+}
+
+HttpResponse RestCatalogService::Handlers::ViewExists(RestCatalogService&, Call& call) {
+  TableIdentifier id = call.View();
+  auto exists = call.cat->ViewExists(id);
+  if (!exists.ok()) return FromStatus(exists.status(), Subject::kView);
+  if (!*exists) {
+    return Error(404, "NoSuchViewException", fmt::format("View does not exist: {}", id.ToString()));
+  }
+  return HttpResponse::NoContent();
+}
+
+HttpResponse RestCatalogService::Handlers::ReplaceView(RestCatalogService&, Call& call) {
+  auto request = iceberg::CommitViewRequestFromJson(call.request.body);
+  if (!request.ok()) return BadRequest(request.status().message());
+  auto view = call.cat->CommitView(call.View(), request->requirements, request->updates);
+  if (!view.ok()) {
+    if (view.status().code() == StatusCode::kNotFound) {
+      return FromStatus(view.status(), Subject::kView);
+    }
+    return FromStatus(view.status(), Subject::kCommit);
+  }
+  return HttpResponse::Json(200, LoadViewResultJson(*view));
+}
+
+HttpResponse RestCatalogService::Handlers::DropView(RestCatalogService&, Call& call) {
+  Status dropped = call.cat->DropView(call.View());
+  if (!dropped.ok()) return FromStatus(dropped, Subject::kView);
+  return HttpResponse::NoContent();
+}
+
+HttpResponse RestCatalogService::Handlers::RegisterView(RestCatalogService&, Call& call) {
+  auto body = ParseBody(call.request);
+  if (!body.ok()) return BadRequest(body.status().message());
+  auto name = GetString(*body, "name");
+  if (!name.ok()) return BadRequest(name.status().message());
+  auto location = GetString(*body, "metadata-location");
+  if (!location.ok()) return BadRequest(location.status().message());
+  auto view = call.cat->RegisterView(TableIdentifier{call.ns, *name}, *location);
+  if (!view.ok()) {
+    if (view.status().code() == StatusCode::kNotFound) {
+      return FromStatus(view.status(), Subject::kNamespace, call.ns.ToString());
+    }
+    return FromStatus(view.status(), Subject::kView);
+  }
+  return HttpResponse::Json(200, LoadViewResultJson(*view));
+}
+
+HttpResponse RestCatalogService::Handlers::RenameView(RestCatalogService&, Call& call) {
+  catalog::Catalog& cat = *call.cat;
+  auto rename = RenameFromJson(call.request);
+  if (!rename.ok()) return BadRequest(rename.status().message());
+  const TableIdentifier& source = rename->first;
+  const TableIdentifier& dest = rename->second;
+  auto source_exists = cat.ViewExists(source);
+  if (!source_exists.ok()) return FromStatus(source_exists.status(), Subject::kView);
+  if (!*source_exists) {
+    return Error(404, "NoSuchViewException",
+                 fmt::format("View does not exist: {}", source.ToString()));
+  }
+  if (auto missing = MissingNamespace(cat, dest.ns)) return std::move(*missing);
+  Status renamed = cat.RenameView(source, dest);
+  if (!renamed.ok()) return FromStatus(renamed, Subject::kView);
+  return HttpResponse::NoContent();
 }
 
 }  // namespace floe::rest

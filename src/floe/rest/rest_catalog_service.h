@@ -20,6 +20,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -27,6 +28,7 @@
 
 #include "floe/catalog/catalog_pool.h"
 #include "floe/http/http.h"
+#include "floe/http/route_table.h"
 #include "floe/iceberg/table_metadata.h"
 #include "floe/rest/credential_vendor.h"
 #include "floe/rest/scan_planning.h"
@@ -95,18 +97,28 @@ class RestCatalogService {
   std::optional<http::HttpResponse> TryCachedListing(const http::HttpRequest& request);
 
   // The catalog a /v1/ request addresses (the `{prefix}`, the default catalog for routes
-  // without one, the `warehouse` of /v1/config) and whether it writes: every method but GET
-  // and HEAD, except the POSTs that only read (a scan's metrics report, scan planning).
+  // without one, the `warehouse` of /v1/config) and whether it writes: its route's access
+  // (Routes), for requests no route answers http::RouteMatcher::RequiredAccess's.
   // nullopt outside the catalogs: /v1/oauth/tokens, unknown routes, malformed paths.
   std::optional<RouteTarget> Target(const http::HttpRequest& request) const;
+
+  // The routes under /v1/{prefix}/ (/v1/config and /v1/oauth/tokens aside), in the order
+  // /v1/config advertises them: the Iceberg REST spec's paths and operationIds, each with the
+  // access it needs and whether the listing cache keeps its answers.
+  static std::span<const http::RouteInfo> Routes();
 
   struct Call;
 
  private:
+  struct Handlers;
+
   http::HttpResponse Dispatch(const http::HttpRequest& request, const CallerContext& caller);
   // Dispatch without its guard against nlohmann exceptions.
   http::HttpResponse Route(const http::HttpRequest& request, const CallerContext& caller);
+  // Runs the call's route with the catalog leased (or answers 404 / 405).
   http::HttpResponse Route(Call& call);
+  http::HttpResponse Config(const std::vector<std::pair<std::string, std::string>>& query) const;
+  static std::vector<std::string> AdvertisedEndpoints();
   // A LoadTableResult body (without `config`) completed with the table's storage settings
   // and, when asked for, vended credentials. `path_to_table` is the request path up to the
   // table's segment (what its /credentials route extends).

@@ -11,7 +11,9 @@
 
 #include "floe/auth/crypto.h"
 #include "floe/http/http_client.h"
+#include "floe/manage/management_api.h"
 #include "floe/metastore/metastore.h"
+#include "floe/rest/rest_catalog_service.h"
 
 namespace floe::server {
 namespace {
@@ -256,6 +258,100 @@ TEST_F(ServerTest, AuthenticationAndPerCatalogAccess) {
     EXPECT_EQ(log.find(secret), std::string::npos) << log;
   }
   EXPECT_TRUE(std::filesystem::exists(dir_ / "auth-token.key"));
+}
+
+// Every route of the REST catalog's table, called by a reader: each write route is refused
+// with 403 before it runs, and no read route is.
+TEST_F(ServerTest, EveryRestWriteRouteIsRefusedToAReader) {
+  ServerConfig config = Config();
+  config.auth.enabled = true;
+  auth::Principal reader;
+  reader.name = "reader";
+  reader.token_sha256s = {auth::Sha256("reader-token")};
+  reader.catalogs = {{"default", auth::Access::kRead}};
+  config.auth.principals = {reader};
+  auto server = Server::Start(config);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto client = http::HttpClient::Make();
+  ASSERT_TRUE(client.ok());
+  const std::string base = "http://127.0.0.1:" + std::to_string((*server)->http_port());
+  size_t writes = 0;
+  for (const http::RouteInfo& route : rest::RestCatalogService::Routes()) {
+    std::string path(route.path);
+    for (auto [param, value] : {std::pair{"{prefix}", "default"},
+                                {"{namespace}", "db"},
+                                {"{table}", "t"},
+                                {"{view}", "v"},
+                                {"{plan-id}", "p1"}}) {
+      if (size_t at = path.find(param); at != std::string::npos) {
+        path.replace(at, std::string_view(param).size(), value);
+      }
+    }
+    http::ClientRequest request;
+    request.method = std::string(route.method);
+    request.url = base + path;
+    request.headers.emplace_back("Authorization", "Bearer reader-token");
+    if (route.method == "POST") request.body = "{}";
+    auto response = (*client)->Send(request);
+    ASSERT_TRUE(response.ok()) << response.status().ToString();
+    if (route.access == http::Access::kWrite) {
+      ++writes;
+      EXPECT_EQ(response->status, 403) << route.method << " " << path << ": " << response->body;
+    } else {
+      EXPECT_NE(response->status, 403) << route.method << " " << path << ": " << response->body;
+      EXPECT_NE(response->status, 401) << route.method << " " << path;
+    }
+  }
+  EXPECT_EQ(writes, 14u);
+  (*server)->Stop();
+}
+
+// Every route of the management API's table, called by a reader of the default catalog:
+// each write route is refused with 403 before it runs (server-wide ones need write access to
+// every catalog), and no read of the catalog is.
+TEST_F(ServerTest, EveryManagementWriteRouteIsRefusedToAReader) {
+  ServerConfig config = Config();
+  config.auth.enabled = true;
+  auth::Principal reader;
+  reader.name = "reader";
+  reader.token_sha256s = {auth::Sha256("reader-token")};
+  reader.catalogs = {{"default", auth::Access::kRead}};
+  config.auth.principals = {reader};
+  auto server = Server::Start(config);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto client = http::HttpClient::Make();
+  ASSERT_TRUE(client.ok());
+  const std::string base = "http://127.0.0.1:" + std::to_string((*server)->http_port());
+  size_t writes = 0;
+  for (const http::RouteInfo& route : manage::ManagementApi::Routes()) {
+    std::string path(route.path);
+    for (auto [param, value] : {std::pair{"{catalog}", "default"},
+                                {"{namespace}", "db"},
+                                {"{table}", "t"},
+                                {"{group}", "g"},
+                                {"{optimizer}", "o1"},
+                                {"{process}", "7"},
+                                {"{topic}", "tp"}}) {
+      if (size_t at = path.find(param); at != std::string::npos) {
+        path.replace(at, std::string_view(param).size(), value);
+      }
+    }
+    http::ClientRequest request;
+    request.method = std::string(route.method);
+    request.url = base + path;
+    request.headers.emplace_back("Authorization", "Bearer reader-token");
+    if (route.method != "GET") request.body = R"({"name":"default","type":"internal"})";
+    auto response = (*client)->Send(request);
+    ASSERT_TRUE(response.ok()) << response.status().ToString();
+    if (route.access == http::Access::kWrite) {
+      ++writes;
+      EXPECT_EQ(response->status, 403) << route.method << " " << path << ": " << response->body;
+    } else if (route.path.find("{catalog}") != std::string_view::npos) {
+      EXPECT_NE(response->status, 403) << route.method << " " << path << ": " << response->body;
+    }
+  }
+  EXPECT_EQ(writes, 17u);  // openapi.json: every POST, PUT and DELETE
+  (*server)->Stop();
 }
 
 TEST_F(ServerTest, AuthWithoutPrincipalsIsRefused) {
