@@ -4,7 +4,6 @@
 #include <cctype>
 #include <charconv>
 #include <cstring>
-#include <unordered_set>
 
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -17,7 +16,7 @@
 #include "floe/format/text/decoder.h"
 #include "floe/format/text/scalar.h"
 #include "floe/iceberg/data_writer.h"
-#include "floe/iceberg/delete_writer.h"
+#include "floe/iceberg/keyed_writer.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
@@ -793,95 +792,51 @@ struct TopicTranslator::Impl {
   }
 
   // Keyed topics: the held rows as equality deletes of every key they touch plus the last
-  // row of each key that is not a delete (Iceberg spec, Row-level deletes: an equality
-  // delete applies to data files of lower sequence numbers, so rows of the same commit are
-  // deduplicated here).
+  // row of each key that is not a delete (iceberg/keyed_writer.h).
   Status WriteKeyed() {
     if (held.empty()) return Status::OK();
     const iceberg::TableMetadata& md = *table->metadata();
     const iceberg::Schema& schema = *md.current_schema();
-    std::vector<size_t> key_columns;
-    std::vector<iceberg::NestedField> key_fields;
     std::vector<int32_t> key_ids;
     for (const std::string& name : config.id_columns) {
-      for (size_t c = 0; c < schema.fields().size(); ++c) {
-        if (schema.fields()[c].name != name) continue;
-        key_columns.push_back(c);
-        key_fields.push_back(schema.fields()[c]);
-        key_ids.push_back(schema.fields()[c].id);
+      for (const iceberg::NestedField& f : schema.fields()) {
+        if (f.name == name) key_ids.push_back(f.id);
       }
     }
-    if (key_columns.size() != config.id_columns.size()) {
+    if (key_ids.size() != config.id_columns.size()) {
       return Status::FailedPrecondition("table {} lacks an id column of {}", id.ToString(),
                                         fmt::join(config.id_columns, ", "));
     }
-    std::vector<std::vector<uint8_t>> keep_key(held.size());
-    std::vector<std::vector<uint8_t>> keep_row(held.size());
-    // One entry per distinct key of the commit (not per row).
-    std::unordered_set<std::string> seen;
-    std::string key;
-    size_t op_index = held_ops.size();
-    for (size_t b = held.size(); b-- > 0;) {
-      const col::RecordBatch& batch = held[b];
-      keep_key[b].assign(static_cast<size_t>(batch.num_rows()), 0);
-      keep_row[b].assign(static_cast<size_t>(batch.num_rows()), 0);
-      for (int64_t i = batch.num_rows(); i-- > 0;) {
-        --op_index;
-        key.clear();
-        for (size_t c : key_columns) {
-          const col::Array& a = batch.column(c);
-          if (a.IsNull(i)) {
-            key += '\0';
-          } else if (a.type()->is_binary_like()) {
-            std::string_view v = a.BinaryValue(i);
-            key += '\1';
-            key += std::to_string(v.size());
-            key += ':';
-            key += v;
-          } else if (a.type_id() == col::TypeId::kBool) {
-            key += a.BoolValue(i) ? "\1t" : "\1f";
-          } else {
-            key += '\1';
-            key += a.FixedValue(i);
-          }
-        }
-        if (!seen.insert(key).second) continue;
-        keep_key[b][static_cast<size_t>(i)] = 1;
-        keep_row[b][static_cast<size_t>(i)] = held_ops[op_index] != 'D';
+    size_t held_rows = 0;
+    for (const col::RecordBatch& batch : held) held_rows += static_cast<size_t>(batch.num_rows());
+    if (held_rows != held_ops.size()) {
+      return Status::Internal("{} ops for {} held rows", held_ops.size(), held_rows);
+    }
+    iceberg::KeyedWriterOptions o;
+    o.deletes.table_location = md.location;
+    o.deletes.properties = md.properties;
+    o.deletes.operation_id = table->operations().env().NewUuid();
+    o.data = o.deletes;
+    FLOE_ASSIGN_OR_RETURN(auto keyed,
+                          iceberg::KeyedDeltaWriter::Make(&table->io(), schema, *md.default_spec(),
+                                                          std::move(key_ids), std::move(o)));
+    std::vector<iceberg::KeyedOp> ops;
+    size_t op = 0;
+    for (col::RecordBatch& batch : held) {
+      ops.clear();
+      for (int64_t i = 0; i < batch.num_rows(); ++i, ++op) {
+        ops.push_back(held_ops[op] == kOpDelete ? iceberg::KeyedOp::kDelete
+                                                : iceberg::KeyedOp::kUpsert);
       }
+      FLOE_RETURN_IF_ERROR(keyed->Add(std::move(batch), ops));
     }
-    FLOE_ASSIGN_OR_RETURN(iceberg::Schema key_schema,
-                          iceberg::Schema::Make(key_fields, schema.schema_id()));
-    iceberg::FileWriterOptions o;
-    o.table_location = md.location;
-    o.properties = md.properties;
-    o.operation_id = table->operations().env().NewUuid();
-    FLOE_ASSIGN_OR_RETURN(auto deletes,
-                          iceberg::EqualityDeleteWriter::Make(&table->io(), key_schema, key_ids,
-                                                              *md.default_spec(), o));
-    if (!writer) {
-      FLOE_ASSIGN_OR_RETURN(writer,
-                            iceberg::DataWriter::Make(&table->io(), schema, *md.default_spec(),
-                                                      iceberg::SortOrder(), false, o));
-    }
-    auto key_columnar = std::make_shared<col::Schema>(key_schema.ToColumnar());
-    int64_t rows_kept = 0;
-    for (size_t b = 0; b < held.size(); ++b) {
-      col::RecordBatch keys_of = col::Filter(held[b], keep_key[b]);
-      std::vector<col::Array> columns;
-      for (size_t c : key_columns) columns.push_back(std::move(keys_of.mutable_columns()[c]));
-      FLOE_RETURN_IF_ERROR(
-          deletes->Write(col::RecordBatch(key_columnar, keys_of.num_rows(), std::move(columns))));
-      col::RecordBatch rows_of = col::Filter(held[b], keep_row[b]);
-      rows_kept += rows_of.num_rows();
-      if (rows_of.num_rows() > 0) FLOE_RETURN_IF_ERROR(writer->Write(rows_of));
-    }
-    FLOE_ASSIGN_OR_RETURN(iceberg::DeleteWriteResult written, deletes->Close());
-    for (auto& f : written.delete_files) delete_files.push_back(std::move(f));
     held.clear();
     held_ops.clear();
-    pending_rows = rows_kept;
-    return CloseWriter();
+    FLOE_ASSIGN_OR_RETURN(iceberg::KeyedWriteResult written, keyed->Finish());
+    for (auto& f : written.data_files) files.push_back(std::move(f));
+    for (auto& f : written.delete_files) delete_files.push_back(std::move(f));
+    pending_rows = written.data_rows;
+    return Status::OK();
   }
 
   // Evolves the table so that `object` (the record's value columns as JSON) decodes.
