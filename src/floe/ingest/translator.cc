@@ -21,10 +21,10 @@
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
 #include "floe/ingest/json_schema.h"
+#include "floe/ingest/partition_reader.h"
 #include "floe/ingest/registry_cdc.h"
 #include "floe/ingest/registry_codec.h"
 #include "floe/ingest/registry_values.h"
-#include "floe/kafka/record_batch.h"
 
 namespace floe::ingest {
 
@@ -182,19 +182,6 @@ iceberg::Transform PartitionTransform(const PartitionByField& f) {
 
 }  // namespace
 
-// A record copied into the arena; offsets are into arena_ (length -1: null).
-struct TopicTranslator::RowRef {
-  int32_t partition;
-  int64_t offset;
-  int64_t timestamp_ms;
-  int64_t key_pos;
-  int64_t key_len;
-  int64_t value_pos;
-  int64_t value_len;
-  int64_t headers_pos;  // [u32 key length, key, i32 value length (-1 null), value] x count
-  int32_t header_count;
-};
-
 struct TopicTranslator::Impl {
   std::string topic;
   TableTopicConfig config;
@@ -220,10 +207,7 @@ struct TopicTranslator::Impl {
   std::string dlq_property;
   int64_t last_commit_ms = 0;
 
-  Buffer read_buffer;
-  Buffer scratch;
-  Buffer arena;
-  std::vector<RowRef> rows;
+  std::unique_ptr<PartitionReader> reader;  // the log -> the arena of RecordRefs
 
   // Decoding into the table's current schema.
   col::SchemaPtr table_columnar;
@@ -247,14 +231,14 @@ struct TopicTranslator::Impl {
   // with each row's op ('U' upsert, 'D' delete), deduplicated by key at commit time.
   std::vector<col::RecordBatch> held;
   std::vector<char> held_ops;
-  std::vector<char> pending_ops;   // rows in the builders
-  std::vector<RowRef> built_rows;  // the rows in the builders, in order
-  bool skip_row = false;           // set by DecodeValue: the row adds nothing
-  std::vector<int64_t> processed;  // per partition: one past the last row handled
+  std::vector<char> pending_ops;      // rows in the builders
+  std::vector<RecordRef> built_rows;  // the rows in the builders, in order
+  bool skip_row = false;              // set by DecodeValue: the row adds nothing
+  std::vector<int64_t> processed;     // per partition: one past the last row handled
   std::vector<iceberg::DataFile> delete_files;
 
   struct DlqRow {
-    RowRef row;
+    RecordRef row;
     std::string reason;
   };
   std::vector<DlqRow> dlq_rows;
@@ -267,9 +251,7 @@ struct TopicTranslator::Impl {
     stats.last_error = std::move(error);
   }
 
-  std::string_view Bytes(int64_t pos, int64_t len) const {
-    return {reinterpret_cast<const char*>(arena.data()) + pos, static_cast<size_t>(len)};
-  }
+  std::string_view Bytes(int64_t pos, int64_t len) const { return reader->Bytes(pos, len); }
 
   // ---- loading
 
@@ -421,80 +403,9 @@ struct TopicTranslator::Impl {
     return Status::OK();
   }
 
-  // ---- reading
-
-  Status AddRecord(int32_t partition, const kafka::Record& r) {
-    RowRef row{};
-    row.partition = partition;
-    row.offset = r.offset;
-    row.timestamp_ms = r.timestamp;
-    auto put = [&](std::optional<std::span<const uint8_t>> bytes, int64_t* pos, int64_t* len) {
-      *pos = static_cast<int64_t>(arena.size());
-      if (!bytes) {
-        *len = -1;
-        return;
-      }
-      *len = static_cast<int64_t>(bytes->size());
-      arena.Append(bytes->data(), bytes->size());
-    };
-    put(r.key, &row.key_pos, &row.key_len);
-    put(r.value, &row.value_pos, &row.value_len);
-    row.headers_pos = static_cast<int64_t>(arena.size());
-    row.header_count = static_cast<int32_t>(r.headers.size());
-    for (const kafka::RecordHeader& h : r.headers) {
-      arena.AppendValue<uint32_t>(static_cast<uint32_t>(h.key.size()));
-      arena.Append(h.key);
-      arena.AppendValue<int32_t>(h.value ? static_cast<int32_t>(h.value->size()) : -1);
-      if (h.value) arena.Append(*h.value);
-    }
-    rows.push_back(row);
-    return Status::OK();
-  }
-
-  // Reads partition `p` from next[p] to `end` or until the arena is full.
-  Status ReadPartition(int32_t p, int64_t end) {
-    while (next[p] < end && arena.size() < options.arena_bytes) {
-      read_buffer.Clear();
-      Status st = broker([&](kafka::Broker& b) {
-        read_status_ = b.ReadLog(topic, p, next[p], options.read_bytes, &read_buffer);
-      });
-      FLOE_RETURN_IF_ERROR(st);
-      FLOE_RETURN_IF_ERROR(read_status_);
-      std::span<const uint8_t> bytes(read_buffer.data(), read_buffer.size());
-      bool progressed = false;
-      while (bytes.size() >= kafka::kBatchHeaderBytes) {
-        FLOE_ASSIGN_OR_RETURN(kafka::BatchHeader h, kafka::ParseBatchHeader(bytes));
-        if (h.total_bytes() > bytes.size()) break;
-        std::span<const uint8_t> batch = bytes.first(h.total_bytes());
-        bytes = bytes.subspan(h.total_bytes());
-        if (h.last_offset() < next[p]) continue;
-        FLOE_ASSIGN_OR_RETURN(h, kafka::ValidateBatch(batch));
-        if (!h.control()) {
-          const int64_t from = next[p];
-          FLOE_RETURN_IF_ERROR(kafka::DecodeRecords(
-              batch, options.max_uncompressed_batch_bytes, &scratch, [&](const kafka::Record& r) {
-                if (r.offset < from) return Status::OK();
-                if (pending_first_ms[p] < 0) {
-                  pending_first_ms[p] = std::max<int64_t>(0, r.timestamp);
-                }
-                return AddRecord(p, r);
-              }));
-        }
-        next[p] = h.last_offset() + 1;
-        progressed = true;
-      }
-      if (!progressed) {
-        return Status::Corrupt("partition {} of '{}': no whole batch at offset {}", p, topic,
-                               next[p]);
-      }
-    }
-    return Status::OK();
-  }
-  Status read_status_;
-
   // ---- decoding
 
-  void AppendMeta(const RowRef& row) {
+  void AppendMeta(const RecordRef& row) {
     built_rows.push_back(row);
     auto* s = static_cast<col::StructBuilder*>(meta.get());
     s->Append();
@@ -515,13 +426,13 @@ struct TopicTranslator::Impl {
     int64_t pos = row.headers_pos;
     for (int32_t i = 0; i < row.header_count; ++i) {
       uint32_t klen;
-      std::memcpy(&klen, arena.data() + pos, 4);
+      std::memcpy(&klen, reader->Span(pos, 4).data(), 4);
       pos += 4;
       entries->Append();
       hk->Append(Bytes(pos, klen));
       pos += klen;
       int32_t vlen;
-      std::memcpy(&vlen, arena.data() + pos, 4);
+      std::memcpy(&vlen, reader->Span(pos, 4).data(), 4);
       pos += 4;
       if (vlen < 0) {
         hv->AppendNull();
@@ -604,7 +515,7 @@ struct TopicTranslator::Impl {
   // Decodes one row's value into the value builders; on error the builders may hold part
   // of the row (json), so the caller rebuilds them. A row that adds nothing (a Debezium
   // tombstone) sets skip_row instead.
-  Status DecodeValue(const RowRef& row, bool* invalid_data) {
+  Status DecodeValue(const RecordRef& row, bool* invalid_data) {
     *invalid_data = false;
     if (config.key_type == ConvertType::kString && row.key_len >= 0 &&
         !format::text::ValidUtf8(Bytes(row.key_pos, row.key_len))) {
@@ -652,25 +563,23 @@ struct TopicTranslator::Impl {
   }
 
   // The codec of a row's value, or nullptr when it has none (the decode reports why).
-  RegistryCodec* RowCodec(const RowRef& row) {
+  RegistryCodec* RowCodec(const RecordRef& row) {
     if (row.value_len < 0) return nullptr;
     std::span<const uint8_t> payload;
-    auto codec = registry_values->Resolve(
-        {arena.data() + row.value_pos, static_cast<size_t>(row.value_len)}, &payload);
+    auto codec = registry_values->Resolve(reader->Span(row.value_pos, row.value_len), &payload);
     return codec.ok() && (*codec)->error.empty() ? *codec : nullptr;
   }
 
   // Registry-decoded values (see RegistryValues). A schema the table cannot hold yet sets
   // evolve_codec and fails, so that HandleBadRow evolves the table and the row is retried.
-  Status DecodeRegistryValue(const RowRef& row, bool* invalid_data) {
+  Status DecodeRegistryValue(const RecordRef& row, bool* invalid_data) {
     if (row.value_len < 0) {
       if (config.keyed()) return Tombstone(invalid_data);
       *invalid_data = true;
       return Status::InvalidArgument("a null value carries no schema");
     }
     std::span<const uint8_t> payload;
-    auto resolved = registry_values->Resolve(
-        {arena.data() + row.value_pos, static_cast<size_t>(row.value_len)}, &payload);
+    auto resolved = registry_values->Resolve(reader->Span(row.value_pos, row.value_len), &payload);
     if (!resolved.ok()) {
       *invalid_data = true;
       return resolved.status();
@@ -741,7 +650,7 @@ struct TopicTranslator::Impl {
     std::vector<col::Array> columns;
     columns.push_back(meta->Finish());
     int64_t n = columns[0].length();
-    std::vector<RowRef> built = std::move(built_rows);
+    std::vector<RecordRef> built = std::move(built_rows);
     built_rows.clear();
     if (active_codec != nullptr && active_codec->type != SchemaType::kJson) {
       const iceberg::Schema& schema = *table->metadata()->current_schema();
@@ -968,7 +877,7 @@ struct TopicTranslator::Impl {
 
   // Handles a row that failed to decode: evolve and retry (true), or route it per
   // errors.tolerance (false; an error when the tolerance is exceeded).
-  Result<bool> HandleBadRow(const RowRef& row, bool invalid_data, const Status& why,
+  Result<bool> HandleBadRow(const RecordRef& row, bool invalid_data, const Status& why,
                             bool evolved_already) {
     std::string reason = std::string(why.message());
     if (!invalid_data && config.registry() && evolve_codec != nullptr) {
@@ -1018,7 +927,7 @@ struct TopicTranslator::Impl {
 
   // A row that cannot go into the table: to the dead-letter table per errors.tolerance,
   // or an error that stops translation here.
-  Status RouteBad(const RowRef& row, bool invalid_data, std::string reason) {
+  Status RouteBad(const RecordRef& row, bool invalid_data, std::string reason) {
     const bool tolerated = invalid_data ? config.errors_tolerance != ErrorsTolerance::kNone
                                         : config.errors_tolerance == ErrorsTolerance::kAll;
     if (!tolerated) {
@@ -1037,7 +946,8 @@ struct TopicTranslator::Impl {
   // drops the rows that are invalid data (an op Finish rejected, a null id column; to the
   // dead-letter table) and queues the ops of the others (from `keyed` when the columns held
   // them, else upserts already queued by DecodeRegistryValue).
-  Status KeepKeyedRows(col::RecordBatch* batch, const std::vector<RowRef>& rows, KeyedRows* keyed) {
+  Status KeepKeyedRows(col::RecordBatch* batch, const std::vector<RecordRef>& rows,
+                       KeyedRows* keyed) {
     const int64_t n = batch->num_rows();
     if (static_cast<int64_t>(rows.size()) != n) {
       return Status::Internal("{} rows decoded for {} records", n, rows.size());
@@ -1083,7 +993,8 @@ struct TopicTranslator::Impl {
   // Debezium deletes without a `before` image (keyed->key_only): their id columns from the
   // record's registry-encoded key (a record of the id columns), patched into `batch`. A key
   // that does not decode leaves the row invalid.
-  Status KeysOfDeletes(col::RecordBatch* batch, const std::vector<RowRef>& rows, KeyedRows* keyed) {
+  Status KeysOfDeletes(col::RecordBatch* batch, const std::vector<RecordRef>& rows,
+                       KeyedRows* keyed) {
     const iceberg::Schema& schema = *table->metadata()->current_schema();
     std::vector<iceberg::NestedField> id_fields;
     std::vector<size_t> id_at;
@@ -1099,8 +1010,7 @@ struct TopicTranslator::Impl {
     for (size_t r = 0; r < rows.size(); ++r) {
       if (keyed->key_only[r] == 0 || rows[r].key_len < 0) continue;
       std::span<const uint8_t> payload;
-      auto codec = key_values->Resolve(
-          {arena.data() + rows[r].key_pos, static_cast<size_t>(rows[r].key_len)}, &payload);
+      auto codec = key_values->Resolve(reader->Span(rows[r].key_pos, rows[r].key_len), &payload);
       if (!codec.ok() || !(*codec)->error.empty()) continue;
       if (!key_values->Decode(*codec, payload).ok()) {
         key_values->Reset();
@@ -1136,6 +1046,7 @@ struct TopicTranslator::Impl {
 
   // Decodes the arena into batches for the writer, then empties it.
   Status Flush() {
+    const std::vector<RecordRef>& rows = reader->records();
     if (rows.empty()) return Status::OK();
     if (!table) FLOE_RETURN_IF_ERROR(CreateTable());
     size_t segment = 0;  // first row not yet written
@@ -1184,9 +1095,9 @@ struct TopicTranslator::Impl {
       segment = i;
     }
     FLOE_RETURN_IF_ERROR(WriteBuilt());
-    rows.clear();
+    reader->ClearRecords();
     // Bad rows still point into the arena until the dead-letter commit copies them.
-    if (dlq_rows.empty()) arena.Clear();
+    if (dlq_rows.empty()) reader->ClearArena();
     return Status::OK();
   }
 
@@ -1305,7 +1216,7 @@ struct TopicTranslator::Impl {
     if (!table) FLOE_RETURN_IF_ERROR(CreateTable());
     FLOE_RETURN_IF_ERROR(config.keyed() ? WriteKeyed() : CloseWriter());
     FLOE_RETURN_IF_ERROR(CommitDlq(ends));
-    if (final) arena.Clear();
+    if (final) reader->ClearArena();
     std::string ranges;
     for (size_t p = 0; p < ends.size(); ++p) {
       if (p > 0) ranges += ',';
@@ -1385,9 +1296,8 @@ struct TopicTranslator::Impl {
     held.clear();
     held_ops.clear();
     pending_ops.clear();
-    rows.clear();
     dlq_rows.clear();
-    arena.Clear();
+    reader->Clear();
     pending_rows = 0;
     active_codec = nullptr;
     evolve_codec = nullptr;
@@ -1415,6 +1325,20 @@ TopicTranslator::TopicTranslator(std::string topic, TableTopicConfig config,
   s.stats.table = s.id.ToString();
   s.stats.dlq_table = s.dlq_id.ToString();
   s.stats.state = "starting";
+  PartitionReaderOptions read;
+  read.read_bytes = s.options.read_bytes;
+  read.max_uncompressed_batch_bytes = s.options.max_uncompressed_batch_bytes;
+  read.arena_bytes = s.options.arena_bytes;
+  s.reader = std::make_unique<PartitionReader>(
+      s.topic,
+      [&s](int32_t p, int64_t offset, size_t max_bytes, Buffer* out) {
+        Status read_status;
+        FLOE_RETURN_IF_ERROR(s.broker([&](kafka::Broker& b) {
+          read_status = b.ReadLog(s.topic, p, offset, max_bytes, out);
+        }));
+        return read_status;
+      },
+      read);
   if (s.config.registry()) {
     s.registry_values =
         std::make_unique<RegistryValues>(s.options.schema_registry, s.config, s.topic);
@@ -1446,8 +1370,9 @@ Status TopicTranslator::RunOnce() {
       s.processed.resize(parts.size(), 0);
     }
     for (size_t p = 0; p < s.next.size(); ++p) {
-      FLOE_RETURN_IF_ERROR(s.ReadPartition(static_cast<int32_t>(p), parts[p].log_end_offset));
-      if (s.arena.size() >= s.options.arena_bytes) FLOE_RETURN_IF_ERROR(s.Flush());
+      FLOE_RETURN_IF_ERROR(s.reader->Read(static_cast<int32_t>(p), parts[p].log_end_offset,
+                                          &s.next[p], &s.pending_first_ms[p]));
+      if (s.reader->full()) FLOE_RETURN_IF_ERROR(s.Flush());
     }
     FLOE_RETURN_IF_ERROR(s.Flush());
     {

@@ -117,7 +117,6 @@ class TopicTranslator {
   TopicStats stats() const;
 
  private:
-  struct RowRef;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
