@@ -21,6 +21,7 @@
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
 #include "floe/ingest/json_schema.h"
+#include "floe/ingest/offset_committer.h"
 #include "floe/ingest/partition_reader.h"
 #include "floe/ingest/registry_cdc.h"
 #include "floe/ingest/registry_codec.h"
@@ -30,38 +31,6 @@ namespace floe::ingest {
 
 namespace col = floe::columnar;
 using format::text::internal::RowDecoder;
-
-std::string FormatOffsets(const std::vector<int64_t>& ends) {
-  std::string out;
-  for (size_t p = 0; p < ends.size(); ++p) {
-    if (p > 0) out += ',';
-    out += std::to_string(p) + ":" + std::to_string(ends[p]);
-  }
-  return out;
-}
-
-Result<std::vector<int64_t>> ParseOffsets(std::string_view text) {
-  std::vector<int64_t> ends;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view part = text.substr(start, comma - start);
-    size_t colon = part.find(':');
-    int64_t p = -1;
-    int64_t end = -1;
-    if (colon == std::string_view::npos ||
-        std::from_chars(part.data(), part.data() + colon, p).ptr != part.data() + colon ||
-        std::from_chars(part.data() + colon + 1, part.data() + part.size(), end).ptr !=
-            part.data() + part.size() ||
-        p != static_cast<int64_t>(ends.size()) || end < 0) {
-      return Status::Corrupt("bad {} entry '{}'", kPropertyOffsets, part);
-    }
-    ends.push_back(end);
-    start = comma + 1;
-  }
-  return ends;
-}
 
 namespace {
 
@@ -197,14 +166,12 @@ struct TopicTranslator::Impl {
   bool loaded = false;
   std::unique_ptr<iceberg::TableOperations> ops;
   std::unique_ptr<iceberg::Table> table;
-  std::string committed_property;  // the offsets property the table held when loaded
-  std::vector<int64_t> committed;  // per partition
+  OffsetCommitter offsets{"committed offsets"};  // per partition: below, in the table
   std::vector<int64_t> next;
   // Per partition: the timestamp of the oldest record read but not committed, -1 for none
   // (the translation lag in seconds).
   std::vector<int64_t> pending_first_ms;
-  std::vector<int64_t> dlq_end;  // the dead-letter table's offsets property
-  std::string dlq_property;
+  OffsetCommitter dlq_offsets{"dead-letter offsets"};
   int64_t last_commit_ms = 0;
 
   std::unique_ptr<PartitionReader> reader;  // the log -> the arena of RecordRefs
@@ -270,57 +237,43 @@ struct TopicTranslator::Impl {
     return out;
   }
 
-  // The offsets property of a loaded table: the ends per partition, and its raw text.
-  static Result<std::vector<int64_t>> OffsetsOf(const iceberg::TableMetadata& md,
-                                                std::string* raw) {
-    auto it = md.properties.find(std::string(kPropertyOffsets));
-    if (it == md.properties.end()) {
-      raw->clear();
-      return std::vector<int64_t>{};
-    }
-    *raw = it->second;
-    return ParseOffsets(it->second);
-  }
+  const std::vector<int64_t>& committed() const { return offsets.ends(); }
 
   Status Load() {
     FLOE_ASSIGN_OR_RETURN(auto parts, Partitions());
-    committed.assign(parts.size(), 0);
+    FLOE_RETURN_IF_ERROR(offsets.Start(parts.size(), nullptr));
     pending_first_ms.assign(parts.size(), -1);
-    dlq_end.assign(parts.size(), 0);
-    committed_property.clear();
-    dlq_property.clear();
+    FLOE_RETURN_IF_ERROR(dlq_offsets.Start(parts.size(), nullptr));
     table.reset();
     ops.reset();
     auto loaded_ops = catalog->LoadTable(id);
     if (loaded_ops.ok()) {
       ops = std::move(*loaded_ops);
       FLOE_ASSIGN_OR_RETURN(table, iceberg::Table::Load(*ops));
-      FLOE_ASSIGN_OR_RETURN(auto ends, OffsetsOf(*table->metadata(), &committed_property));
-      for (size_t p = 0; p < ends.size() && p < committed.size(); ++p) committed[p] = ends[p];
+      FLOE_RETURN_IF_ERROR(offsets.Start(parts.size(), table->metadata().get()));
     } else if (loaded_ops.error().code() != StatusCode::kNotFound) {
       return loaded_ops.status();
     }
     auto dlq_ops = catalog->LoadTable(dlq_id);
     if (dlq_ops.ok()) {
       FLOE_ASSIGN_OR_RETURN(auto dlq_table, iceberg::Table::Load(**dlq_ops));
-      FLOE_ASSIGN_OR_RETURN(auto ends, OffsetsOf(*dlq_table->metadata(), &dlq_property));
-      for (size_t p = 0; p < ends.size() && p < dlq_end.size(); ++p) dlq_end[p] = ends[p];
+      FLOE_RETURN_IF_ERROR(dlq_offsets.Start(parts.size(), dlq_table->metadata().get()));
       // The dead-letter count survives restarts: it is the table's row count.
       std::lock_guard lock(stats_mu);
       stats.dlq_records = DlqRowCount(*dlq_table->metadata());
     } else if (dlq_ops.error().code() != StatusCode::kNotFound) {
       return dlq_ops.status();
     }
-    next = committed;
-    processed = committed;
+    next = committed();
+    processed = committed();
     for (size_t p = 0; p < parts.size(); ++p) {
       // Records below the log start are gone (retention ran before the topic became a table
       // topic); translation starts at what the log still holds.
       next[p] = std::max(next[p], parts[p].log_start_offset);
     }
     FLOE_RETURN_IF_ERROR(broker([&](kafka::Broker& b) {
-      for (size_t p = 0; p < committed.size(); ++p) {
-        b.SetCommittedOffset(topic, static_cast<int32_t>(p), committed[p]);
+      for (size_t p = 0; p < committed().size(); ++p) {
+        b.SetCommittedOffset(topic, static_cast<int32_t>(p), committed()[p]);
       }
     }));
     if (table) FLOE_RETURN_IF_ERROR(Rebind());
@@ -330,7 +283,7 @@ struct TopicTranslator::Impl {
       std::lock_guard lock(stats_mu);
       stats.partitions.assign(parts.size(), {});
       for (size_t p = 0; p < parts.size(); ++p) {
-        stats.partitions[p].committed_offset = committed[p];
+        stats.partitions[p].committed_offset = committed()[p];
         stats.partitions[p].translated_offset = next[p];
         stats.partitions[p].log_end_offset = parts[p].log_end_offset;
       }
@@ -364,8 +317,8 @@ struct TopicTranslator::Impl {
     }
     FLOE_ASSIGN_OR_RETURN(ops, catalog->LoadTable(id));
     FLOE_ASSIGN_OR_RETURN(table, iceberg::Table::Load(*ops));
-    FLOE_RETURN_IF_ERROR(OffsetsOf(*table->metadata(), &committed_property).status());
-    if (!committed_property.empty()) {
+    FLOE_RETURN_IF_ERROR(offsets.Start(committed().size(), table->metadata().get()));
+    if (!offsets.property().empty()) {
       return Status::Conflict("table {} appeared with committed offsets; starting over",
                               id.ToString());
     }
@@ -936,7 +889,7 @@ struct TopicTranslator::Impl {
           row.offset, reason,
           config.errors_tolerance == ErrorsTolerance::kNone ? "none" : "invalid_data");
     }
-    if (row.offset >= dlq_end[static_cast<size_t>(row.partition)]) {
+    if (row.offset >= dlq_offsets.ends()[static_cast<size_t>(row.partition)]) {
       dlq_rows.push_back({row, std::move(reason)});
     }
     return Status::OK();
@@ -1167,26 +1120,7 @@ struct TopicTranslator::Impl {
     iceberg::AppendFiles& append = txn->NewAppend();
     for (const auto& f : written) append.AppendFile(f);
     append.Set(std::string(kSummaryTopic), topic);
-    const std::string expected = dlq_property;
-    append.AddBaseCheck([expected](const iceberg::TableMetadata& base) -> Status {
-      auto it = base.properties.find(std::string(kPropertyOffsets));
-      std::string now = it == base.properties.end() ? std::string() : it->second;
-      if (now != expected) {
-        return Status::Conflict(
-            "dead-letter offsets moved from '{}' to '{}': another "
-            "coordinator committed",
-            expected, now);
-      }
-      return Status::OK();
-    });
-    FLOE_RETURN_IF_ERROR(append.Commit());
-    iceberg::UpdateProperties& props = txn->NewUpdateProperties();
-    std::string property = FormatOffsets(ends);
-    props.Set(std::string(kPropertyOffsets), property);
-    FLOE_RETURN_IF_ERROR(props.Commit());
-    FLOE_RETURN_IF_ERROR(txn->Commit());
-    dlq_property = property;
-    dlq_end = ends;
+    FLOE_RETURN_IF_ERROR(dlq_offsets.Commit(*txn, append, ends));
     {
       std::lock_guard lock(stats_mu);
       stats.dlq_records += static_cast<int64_t>(dlq_rows.size());
@@ -1207,7 +1141,7 @@ struct TopicTranslator::Impl {
   // arena holds nothing more (a mid-flush commit of a keyed topic keeps it).
   Status CommitUpTo(std::vector<int64_t> ends, bool final) {
     bool advanced = false;
-    for (size_t p = 0; p < ends.size(); ++p) advanced |= ends[p] > committed[p];
+    for (size_t p = 0; p < ends.size(); ++p) advanced |= ends[p] > committed()[p];
     if (!advanced) {
       last_commit_ms = Now();
       return Status::OK();
@@ -1217,12 +1151,7 @@ struct TopicTranslator::Impl {
     FLOE_RETURN_IF_ERROR(config.keyed() ? WriteKeyed() : CloseWriter());
     FLOE_RETURN_IF_ERROR(CommitDlq(ends));
     if (final) reader->ClearArena();
-    std::string ranges;
-    for (size_t p = 0; p < ends.size(); ++p) {
-      if (p > 0) ranges += ',';
-      ranges +=
-          std::to_string(p) + ":" + std::to_string(committed[p]) + "-" + std::to_string(ends[p]);
-    }
+    const std::string ranges = offsets.Ranges(ends);
     std::unique_ptr<iceberg::Transaction> txn = table->NewTransaction();
     iceberg::SnapshotProducer* producer;
     if (delete_files.empty()) {
@@ -1241,38 +1170,19 @@ struct TopicTranslator::Impl {
       delta.Set(std::string(kSummaryOffsets), ranges);
       producer = &delta;
     }
-    const std::string expected = committed_property;
-    producer->AddBaseCheck([expected](const iceberg::TableMetadata& base) -> Status {
-      auto it = base.properties.find(std::string(kPropertyOffsets));
-      std::string now = it == base.properties.end() ? std::string() : it->second;
-      if (now != expected) {
-        return Status::Conflict(
-            "committed offsets moved from '{}' to '{}': another "
-            "coordinator committed",
-            expected, now);
-      }
-      return Status::OK();
-    });
-    FLOE_RETURN_IF_ERROR(producer->Commit());
-    iceberg::UpdateProperties& props = txn->NewUpdateProperties();
-    std::string property = FormatOffsets(ends);
-    props.Set(std::string(kPropertyOffsets), property);
-    FLOE_RETURN_IF_ERROR(props.Commit());
-    FLOE_RETURN_IF_ERROR(txn->Commit());
-    committed_property = property;
-    committed = ends;
-    for (size_t p = 0; p < committed.size(); ++p) {
+    FLOE_RETURN_IF_ERROR(offsets.Commit(*txn, *producer, ends));
+    for (size_t p = 0; p < committed().size(); ++p) {
       // After a partial commit the oldest pending record is younger than the one kept: the
       // lag shown errs high until the next full commit.
-      if (committed[p] >= next[p]) pending_first_ms[p] = -1;
+      if (committed()[p] >= next[p]) pending_first_ms[p] = -1;
     }
     files.clear();
     delete_files.clear();
     const int64_t rows_committed = pending_rows;
     pending_rows = 0;
     FLOE_RETURN_IF_ERROR(broker([&](kafka::Broker& b) {
-      for (size_t p = 0; p < committed.size(); ++p) {
-        b.SetCommittedOffset(topic, static_cast<int32_t>(p), committed[p]);
+      for (size_t p = 0; p < committed().size(); ++p) {
+        b.SetCommittedOffset(topic, static_cast<int32_t>(p), committed()[p]);
       }
     }));
     const int64_t end_ms = Now();
@@ -1363,10 +1273,10 @@ Status TopicTranslator::RunOnce() {
     FLOE_ASSIGN_OR_RETURN(auto parts, s.Partitions());
     if (parts.size() > s.next.size()) {
       // Partitions added since the load: they start at their beginning.
-      s.committed.resize(parts.size(), 0);
+      s.offsets.AddPartitions(parts.size());
       s.next.resize(parts.size(), 0);
       s.pending_first_ms.resize(parts.size(), -1);
-      s.dlq_end.resize(parts.size(), 0);
+      s.dlq_offsets.AddPartitions(parts.size());
       s.processed.resize(parts.size(), 0);
     }
     for (size_t p = 0; p < s.next.size(); ++p) {
@@ -1381,10 +1291,10 @@ Status TopicTranslator::RunOnce() {
       for (size_t p = 0; p < parts.size(); ++p) {
         auto& sp = s.stats.partitions[p];
         sp.log_end_offset = parts[p].log_end_offset;
-        sp.committed_offset = s.committed[p];
+        sp.committed_offset = s.committed()[p];
         sp.translated_offset = s.next[p];
         sp.oldest_pending_ms =
-            s.committed[p] < parts[p].log_end_offset ? s.pending_first_ms[p] : -1;
+            s.committed()[p] < parts[p].log_end_offset ? s.pending_first_ms[p] : -1;
         sp.untranslated_bytes = parts[p].untranslated_bytes;
       }
     }
