@@ -20,6 +20,7 @@
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
+#include "floe/ingest/dead_letter_sink.h"
 #include "floe/ingest/json_schema.h"
 #include "floe/ingest/offset_committer.h"
 #include "floe/ingest/partition_reader.h"
@@ -171,7 +172,7 @@ struct TopicTranslator::Impl {
   // Per partition: the timestamp of the oldest record read but not committed, -1 for none
   // (the translation lag in seconds).
   std::vector<int64_t> pending_first_ms;
-  OffsetCommitter dlq_offsets{"dead-letter offsets"};
+  std::unique_ptr<DeadLetterSink> dlq;  // records that cannot go into the table
   int64_t last_commit_ms = 0;
 
   std::unique_ptr<PartitionReader> reader;  // the log -> the arena of RecordRefs
@@ -203,12 +204,6 @@ struct TopicTranslator::Impl {
   bool skip_row = false;              // set by DecodeValue: the row adds nothing
   std::vector<int64_t> processed;     // per partition: one past the last row handled
   std::vector<iceberg::DataFile> delete_files;
-
-  struct DlqRow {
-    RecordRef row;
-    std::string reason;
-  };
-  std::vector<DlqRow> dlq_rows;
 
   int64_t Now() const { return options.now_ms(); }
 
@@ -243,7 +238,7 @@ struct TopicTranslator::Impl {
     FLOE_ASSIGN_OR_RETURN(auto parts, Partitions());
     FLOE_RETURN_IF_ERROR(offsets.Start(parts.size(), nullptr));
     pending_first_ms.assign(parts.size(), -1);
-    FLOE_RETURN_IF_ERROR(dlq_offsets.Start(parts.size(), nullptr));
+    FLOE_RETURN_IF_ERROR(dlq->Start(parts.size(), nullptr));
     table.reset();
     ops.reset();
     auto loaded_ops = catalog->LoadTable(id);
@@ -257,7 +252,7 @@ struct TopicTranslator::Impl {
     auto dlq_ops = catalog->LoadTable(dlq_id);
     if (dlq_ops.ok()) {
       FLOE_ASSIGN_OR_RETURN(auto dlq_table, iceberg::Table::Load(**dlq_ops));
-      FLOE_RETURN_IF_ERROR(dlq_offsets.Start(parts.size(), dlq_table->metadata().get()));
+      FLOE_RETURN_IF_ERROR(dlq->Start(parts.size(), dlq_table->metadata().get()));
       // The dead-letter count survives restarts: it is the table's row count.
       std::lock_guard lock(stats_mu);
       stats.dlq_records = DlqRowCount(*dlq_table->metadata());
@@ -881,18 +876,7 @@ struct TopicTranslator::Impl {
   // A row that cannot go into the table: to the dead-letter table per errors.tolerance,
   // or an error that stops translation here.
   Status RouteBad(const RecordRef& row, bool invalid_data, std::string reason) {
-    const bool tolerated = invalid_data ? config.errors_tolerance != ErrorsTolerance::kNone
-                                        : config.errors_tolerance == ErrorsTolerance::kAll;
-    if (!tolerated) {
-      return Status::InvalidArgument(
-          "partition {} offset {}: {} (errors.tolerance={} stops translation here)", row.partition,
-          row.offset, reason,
-          config.errors_tolerance == ErrorsTolerance::kNone ? "none" : "invalid_data");
-    }
-    if (row.offset >= dlq_offsets.ends()[static_cast<size_t>(row.partition)]) {
-      dlq_rows.push_back({row, std::move(reason)});
-    }
-    return Status::OK();
+    return dlq->Route(row, invalid_data, std::move(reason));
   }
 
   // Keyed registry rows decoded into `batch` (the table's columns; `rows` are its records):
@@ -1050,28 +1034,20 @@ struct TopicTranslator::Impl {
     FLOE_RETURN_IF_ERROR(WriteBuilt());
     reader->ClearRecords();
     // Bad rows still point into the arena until the dead-letter commit copies them.
-    if (dlq_rows.empty()) reader->ClearArena();
+    if (dlq->empty()) reader->ClearArena();
     return Status::OK();
   }
 
   // ---- committing
 
   Status CommitDlq(const std::vector<int64_t>& ends) {
-    if (dlq_rows.empty()) return Status::OK();
+    if (dlq->empty()) return Status::OK();
     auto loaded_ops = catalog->LoadTable(dlq_id);
     std::unique_ptr<iceberg::TableOperations> dops;
     if (loaded_ops.ok()) {
       dops = std::move(*loaded_ops);
     } else if (loaded_ops.error().code() == StatusCode::kNotFound) {
-      using iceberg::NestedField;
-      FLOE_ASSIGN_OR_RETURN(
-          iceberg::Schema schema,
-          iceberg::Schema::Make({NestedField::Required(1, "partition", iceberg::IntType()),
-                                 NestedField::Required(2, "offset", iceberg::LongType()),
-                                 NestedField::Required(3, "timestamp", iceberg::TimestampTzType()),
-                                 NestedField::Optional(4, "key", iceberg::BinaryType()),
-                                 NestedField::Optional(5, "value", iceberg::BinaryType()),
-                                 NestedField::Required(6, "reason", iceberg::StringType())}));
+      FLOE_ASSIGN_OR_RETURN(iceberg::Schema schema, DeadLetterSchema());
       Status ns = catalog->CreateNamespace(dlq_id.ns, {});
       if (!ns.ok() && ns.code() != StatusCode::kAlreadyExists) return ns;
       catalog::CreateTableRequest request;
@@ -1086,46 +1062,11 @@ struct TopicTranslator::Impl {
     } else {
       return loaded_ops.status();
     }
-    FLOE_ASSIGN_OR_RETURN(auto dtable, iceberg::Table::Load(*dops));
-    const iceberg::TableMetadata& md = *dtable->metadata();
-    auto schema = std::make_shared<col::Schema>(md.current_schema()->ToColumnar());
-    std::vector<std::unique_ptr<col::ArrayBuilder>> b;
-    for (size_t c = 0; c < schema->num_fields(); ++c)
-      b.push_back(col::MakeBuilder(schema->field(c).type));
-    for (const DlqRow& d : dlq_rows) {
-      static_cast<col::FixedWidthBuilder<int32_t>*>(b[0].get())->Append(d.row.partition);
-      static_cast<col::FixedWidthBuilder<int64_t>*>(b[1].get())->Append(d.row.offset);
-      static_cast<col::FixedWidthBuilder<int64_t>*>(b[2].get())->Append(d.row.timestamp_ms * 1000);
-      auto bytes = [&](col::ArrayBuilder* builder, int64_t pos, int64_t len) {
-        auto* bb = static_cast<col::BinaryBuilder*>(builder);
-        len < 0 ? bb->AppendNull() : bb->Append(Bytes(pos, len));
-      };
-      bytes(b[3].get(), d.row.key_pos, d.row.key_len);
-      bytes(b[4].get(), d.row.value_pos, d.row.value_len);
-      static_cast<col::BinaryBuilder*>(b[5].get())->Append(d.reason);
-    }
-    std::vector<col::Array> columns;
-    for (auto& builder : b) columns.push_back(builder->Finish());
-    iceberg::FileWriterOptions o;
-    o.table_location = md.location;
-    o.properties = md.properties;
-    o.operation_id = dtable->operations().env().NewUuid();
-    FLOE_ASSIGN_OR_RETURN(
-        auto w, iceberg::DataWriter::Make(&dtable->io(), *md.current_schema(), *md.default_spec(),
-                                          iceberg::SortOrder(), false, o));
-    FLOE_RETURN_IF_ERROR(w->Write(
-        col::RecordBatch(schema, static_cast<int64_t>(dlq_rows.size()), std::move(columns))));
-    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> written, w->Close());
-    std::unique_ptr<iceberg::Transaction> txn = dtable->NewTransaction();
-    iceberg::AppendFiles& append = txn->NewAppend();
-    for (const auto& f : written) append.AppendFile(f);
-    append.Set(std::string(kSummaryTopic), topic);
-    FLOE_RETURN_IF_ERROR(dlq_offsets.Commit(*txn, append, ends));
+    FLOE_ASSIGN_OR_RETURN(int64_t committed_rows, dlq->Commit(ends, *reader, *dops));
     {
       std::lock_guard lock(stats_mu);
-      stats.dlq_records += static_cast<int64_t>(dlq_rows.size());
+      stats.dlq_records += committed_rows;
     }
-    dlq_rows.clear();
     if (options.on_table_changed) options.on_table_changed(dlq_id);
     return Status::OK();
   }
@@ -1206,7 +1147,7 @@ struct TopicTranslator::Impl {
     held.clear();
     held_ops.clear();
     pending_ops.clear();
-    dlq_rows.clear();
+    dlq->Clear();
     reader->Clear();
     pending_rows = 0;
     active_codec = nullptr;
@@ -1235,6 +1176,7 @@ TopicTranslator::TopicTranslator(std::string topic, TableTopicConfig config,
   s.stats.table = s.id.ToString();
   s.stats.dlq_table = s.dlq_id.ToString();
   s.stats.state = "starting";
+  s.dlq = std::make_unique<DeadLetterSink>(s.topic, s.config.errors_tolerance);
   PartitionReaderOptions read;
   read.read_bytes = s.options.read_bytes;
   read.max_uncompressed_batch_bytes = s.options.max_uncompressed_batch_bytes;
@@ -1276,7 +1218,7 @@ Status TopicTranslator::RunOnce() {
       s.offsets.AddPartitions(parts.size());
       s.next.resize(parts.size(), 0);
       s.pending_first_ms.resize(parts.size(), -1);
-      s.dlq_offsets.AddPartitions(parts.size());
+      s.dlq->AddPartitions(parts.size());
       s.processed.resize(parts.size(), 0);
     }
     for (size_t p = 0; p < s.next.size(); ++p) {
