@@ -16,12 +16,12 @@
 #include "floe/format/text/decoder.h"
 #include "floe/format/text/scalar.h"
 #include "floe/iceberg/data_writer.h"
-#include "floe/iceberg/keyed_writer.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
 #include "floe/ingest/dead_letter_sink.h"
 #include "floe/ingest/json_schema.h"
+#include "floe/ingest/keyed_batch_writer.h"
 #include "floe/ingest/offset_committer.h"
 #include "floe/ingest/partition_reader.h"
 #include "floe/ingest/registry_cdc.h"
@@ -195,10 +195,9 @@ struct TopicTranslator::Impl {
   std::vector<iceberg::DataFile> files;
   int64_t pending_rows = 0;
 
-  // Keyed topics (upserts, CDC): the rows of the pending commit as batches of one schema
-  // with each row's op ('U' upsert, 'D' delete), deduplicated by key at commit time.
-  std::vector<col::RecordBatch> held;
-  std::vector<char> held_ops;
+  // Keyed topics (upserts, CDC): the rows of the pending commit with each row's op ('U'
+  // upsert, 'D' delete), deduplicated by key at commit time.
+  std::unique_ptr<KeyedBatchWriter> keyed_rows;
   std::vector<char> pending_ops;      // rows in the builders
   std::vector<RecordRef> built_rows;  // the rows in the builders, in order
   bool skip_row = false;              // set by DecodeValue: the row adds nothing
@@ -621,8 +620,8 @@ struct TopicTranslator::Impl {
     }
     if (n == 0) return Status::OK();
     if (config.keyed()) {
-      held.emplace_back(table_columnar, n, std::move(columns));
-      held_ops.insert(held_ops.end(), pending_ops.begin(), pending_ops.end());
+      FLOE_RETURN_IF_ERROR(
+          keyed_rows->Hold(col::RecordBatch(table_columnar, n, std::move(columns)), pending_ops));
       pending_ops.clear();
       return Status::OK();
     }
@@ -649,47 +648,10 @@ struct TopicTranslator::Impl {
   }
 
   // Keyed topics: the held rows as equality deletes of every key they touch plus the last
-  // row of each key that is not a delete (iceberg/keyed_writer.h).
+  // row of each key that is not a delete.
   Status WriteKeyed() {
-    if (held.empty()) return Status::OK();
-    const iceberg::TableMetadata& md = *table->metadata();
-    const iceberg::Schema& schema = *md.current_schema();
-    std::vector<int32_t> key_ids;
-    for (const std::string& name : config.id_columns) {
-      for (const iceberg::NestedField& f : schema.fields()) {
-        if (f.name == name) key_ids.push_back(f.id);
-      }
-    }
-    if (key_ids.size() != config.id_columns.size()) {
-      return Status::FailedPrecondition("table {} lacks an id column of {}", id.ToString(),
-                                        fmt::join(config.id_columns, ", "));
-    }
-    size_t held_rows = 0;
-    for (const col::RecordBatch& batch : held) held_rows += static_cast<size_t>(batch.num_rows());
-    if (held_rows != held_ops.size()) {
-      return Status::Internal("{} ops for {} held rows", held_ops.size(), held_rows);
-    }
-    iceberg::KeyedWriterOptions o;
-    o.deletes.table_location = md.location;
-    o.deletes.properties = md.properties;
-    o.deletes.operation_id = table->operations().env().NewUuid();
-    o.data = o.deletes;
-    FLOE_ASSIGN_OR_RETURN(auto keyed,
-                          iceberg::KeyedDeltaWriter::Make(&table->io(), schema, *md.default_spec(),
-                                                          std::move(key_ids), std::move(o)));
-    std::vector<iceberg::KeyedOp> ops;
-    size_t op = 0;
-    for (col::RecordBatch& batch : held) {
-      ops.clear();
-      for (int64_t i = 0; i < batch.num_rows(); ++i, ++op) {
-        ops.push_back(held_ops[op] == kOpDelete ? iceberg::KeyedOp::kDelete
-                                                : iceberg::KeyedOp::kUpsert);
-      }
-      FLOE_RETURN_IF_ERROR(keyed->Add(std::move(batch), ops));
-    }
-    held.clear();
-    held_ops.clear();
-    FLOE_ASSIGN_OR_RETURN(iceberg::KeyedWriteResult written, keyed->Finish());
+    if (keyed_rows->empty()) return Status::OK();
+    FLOE_ASSIGN_OR_RETURN(iceberg::KeyedWriteResult written, keyed_rows->Write(*table));
     for (auto& f : written.data_files) files.push_back(std::move(f));
     for (auto& f : written.delete_files) delete_files.push_back(std::move(f));
     pending_rows = written.data_rows;
@@ -1144,8 +1106,7 @@ struct TopicTranslator::Impl {
     writer.reset();
     files.clear();
     delete_files.clear();
-    held.clear();
-    held_ops.clear();
+    keyed_rows->Clear();
     pending_ops.clear();
     dlq->Clear();
     reader->Clear();
@@ -1177,6 +1138,7 @@ TopicTranslator::TopicTranslator(std::string topic, TableTopicConfig config,
   s.stats.dlq_table = s.dlq_id.ToString();
   s.stats.state = "starting";
   s.dlq = std::make_unique<DeadLetterSink>(s.topic, s.config.errors_tolerance);
+  s.keyed_rows = std::make_unique<KeyedBatchWriter>(s.id.ToString(), s.config.id_columns);
   PartitionReaderOptions read;
   read.read_bytes = s.options.read_bytes;
   read.max_uncompressed_batch_bytes = s.options.max_uncompressed_batch_bytes;
