@@ -1,7 +1,7 @@
 // `floe table scan|append|delete|upsert|files|snapshots|history|refs|expire-snapshots|
 // rollback`: the data commands of `floe table` (docs/cli.md). Reading is iceberg/scan.h,
-// writing iceberg/data_writer.h + delete_writer.h, committing iceberg/table.h; this file
-// parses flags, moves batches between them and prints.
+// writing iceberg/data_writer.h, deletes and upserts iceberg/row_level_ops.h, committing
+// iceberg/table.h; this file parses flags, moves batches between them and prints.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -10,28 +10,26 @@
 #include <memory>
 #include <set>
 #include <string>
-#include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "floe/base/macros.h"
 #include "floe/catalog/catalog.h"
-#include "floe/columnar/compute.h"
 #include "floe/columnar/value_format.h"
 #include "floe/exe/catalog_flags.h"
 #include "floe/exe/command.h"
 #include "floe/exe/progress.h"
 #include "floe/exe/table_output.h"
-#include "floe/format/puffin/deletion_vector.h"
 #include "floe/format/text/reader.h"
 #include "floe/iceberg/data_reader.h"
 #include "floe/iceberg/data_writer.h"
-#include "floe/iceberg/delete_writer.h"
 #include "floe/iceberg/expire_snapshots.h"
 #include "floe/iceberg/manifest_list.h"
 #include "floe/iceberg/manifest_reader.h"
 #include "floe/iceberg/metadata_updates.h"
+#include "floe/iceberg/row_level_ops.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
@@ -261,225 +259,56 @@ Status Append(const WriteArgs& a) {
                         json{{"added_rows", rows}, {"added_files", files.size()}});
 }
 
-// ---- delete (merge-on-read)
+// ---- delete (merge-on-read) and upsert: iceberg/row_level_ops.h
 
 Status Delete(const WriteArgs& a) {
   FLOE_ASSIGN_OR_RETURN(Loaded l, LoadTable(a.catalog, a.table));
   iceberg::Table& table = *l.table;
-  const iceberg::TableMetadata& md = *table.metadata();
-  if (md.format_version < 2) {
-    return Status::FailedPrecondition(
-        "row-level deletes need format version 2 or 3; table {} is v1", a.table);
-  }
   if (a.where.empty()) return Status::InvalidArgument("--where is required");
-  iceberg::ScanOptions options;
-  FLOE_ASSIGN_OR_RETURN(options.filter, iceberg::ParseExpression(a.where));
-  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(table.metadata(), table.io(), options));
-  if (scan->snapshot() == nullptr)
-    return PrintCommitted(table, a.catalog, json{{"deleted_rows", 0}});
-  const int64_t base_snapshot = scan->snapshot()->snapshot_id;
-  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> tasks, scan->PlanFiles());
-  FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(tasks));
-
-  const bool dv = md.format_version >= 3;
-  std::unique_ptr<iceberg::PositionDeleteWriter> pos_writer;
-  std::unique_ptr<iceberg::DeletionVectorWriter> dv_writer;
-  if (dv) {
-    FLOE_ASSIGN_OR_RETURN(dv_writer,
-                          iceberg::DeletionVectorWriter::Make(&table.io(), WriterOptions(table)));
-  } else {
-    FLOE_ASSIGN_OR_RETURN(pos_writer,
-                          iceberg::PositionDeleteWriter::Make(&table.io(), WriterOptions(table)));
-  }
-  int64_t deleted = 0;
-  std::set<const iceberg::FileScanTask*> touched;
-  std::vector<std::string> referenced;
-  ProgressBar progress = ProgressBar::OnTerminal(
-      "delete: scanning", static_cast<int64_t>(reader->task_count()), "files");
-  while (true) {
-    FLOE_ASSIGN_OR_RETURN(std::optional<iceberg::TableScan::Reader::Matches> m,
-                          reader->NextMatches());
-    progress.Update(static_cast<int64_t>(reader->tasks_opened()));
-    if (!m) break;
-    const iceberg::DataFile& data = m->task->data->file;
-    const iceberg::PartitionSpec* spec = md.spec_by_id(data.spec_id);
-    if (spec == nullptr)
-      return Status::Corrupt("data file {} has unknown spec {}", data.file_path, data.spec_id);
-    deleted += static_cast<int64_t>(m->positions.size());
-    if (touched.insert(m->task).second) referenced.push_back(data.file_path);
-    if (dv) {
-      FLOE_RETURN_IF_ERROR(dv_writer->Delete(data.file_path, m->positions, *spec, data.partition));
-    } else {
-      FLOE_RETURN_IF_ERROR(pos_writer->Delete(data.file_path, m->positions, *spec, data.partition));
-    }
-  }
-  if (dv) {
-    // v3: the new DV of a data file merges its previous DV and position deletes.
-    for (const iceberg::FileScanTask* task : touched) {
-      format::puffin::PositionBitmap previous;
-      std::vector<iceberg::DataFile> previous_files;
-      for (const auto& d : task->position_deletes) {
-        if (d->file.file_format == iceberg::FileFormat::kPuffin && d->file.content_offset &&
-            d->file.content_size_in_bytes) {
-          FLOE_ASSIGN_OR_RETURN(auto f, table.io().OpenInput(d->file.file_path));
-          FLOE_ASSIGN_OR_RETURN(
-              auto bitmap,
-              format::puffin::ReadDeletionVector(
-                  *f, static_cast<uint64_t>(*d->file.content_offset),
-                  static_cast<uint64_t>(*d->file.content_size_in_bytes), d->file.record_count));
-          previous.Merge(bitmap);
-          previous_files.push_back(d->file);
+  FLOE_ASSIGN_OR_RETURN(iceberg::ExpressionPtr filter, iceberg::ParseExpression(a.where));
+  ProgressBar progress;
+  bool drawing = false;
+  FLOE_ASSIGN_OR_RETURN(
+      iceberg::DeleteWhereResult deleted,
+      iceberg::DeleteWhere(table, std::move(filter), [&](int64_t opened, int64_t total) {
+        if (!std::exchange(drawing, true)) {
+          progress = ProgressBar::OnTerminal("delete: scanning", total, "files");
         }
-      }
-      if (!previous_files.empty()) {
-        FLOE_RETURN_IF_ERROR(dv_writer->MergePrevious(task->data->file.file_path, previous,
-                                                      std::move(previous_files)));
-      }
-    }
-  }
-  iceberg::DeleteWriteResult written;
-  if (dv) {
-    FLOE_ASSIGN_OR_RETURN(written, dv_writer->Close());
-  } else {
-    FLOE_ASSIGN_OR_RETURN(written, pos_writer->Close());
-  }
-  if (written.delete_files.empty()) {
+        progress.Update(opened);
+      }));
+  if (deleted.delete_files == 0) {
     return PrintCommitted(table, a.catalog, json{{"deleted_rows", 0}});
   }
-  std::unique_ptr<iceberg::RowDelta> delta = table.NewRowDelta();
-  for (const iceberg::DataFile& f : written.delete_files) delta->AddDeletes(f);
-  for (const iceberg::DataFile& f : written.rewritten_delete_files) delta->RemoveDeletes(f);
-  delta->ValidateFromSnapshot(base_snapshot);
-  delta->ValidateDataFilesExist(referenced);
-  FLOE_RETURN_IF_ERROR(delta->Commit());
-  return PrintCommitted(table, a.catalog,
-                        json{{"deleted_rows", deleted},
-                             {"delete_files", written.delete_files.size()},
-                             {"kind", dv ? "deletion-vectors" : "position-deletes"}});
+  return PrintCommitted(
+      table, a.catalog,
+      json{{"deleted_rows", deleted.deleted_rows},
+           {"delete_files", deleted.delete_files},
+           {"kind", deleted.deletion_vectors ? "deletion-vectors" : "position-deletes"}});
 }
-
-// ---- upsert (equality deletes + inserts, as a Flink upsert writer commits)
 
 Status Upsert(const WriteArgs& a) {
   FLOE_ASSIGN_OR_RETURN(Loaded l, LoadTable(a.catalog, a.table));
   iceberg::Table& table = *l.table;
-  const iceberg::TableMetadata& md = *table.metadata();
-  if (md.format_version < 2) {
-    return Status::FailedPrecondition("upserts need format version 2 or 3; table {} is v1",
-                                      a.table);
-  }
-  const iceberg::Schema& schema = *md.current_schema();
-  std::vector<int32_t> key_ids;
-  if (!a.key.empty()) {
-    for (const std::string& k : a.key) {
-      const iceberg::NestedField* f = schema.FindFieldByName(k);
-      if (f == nullptr) return Status::InvalidArgument("unknown key column '{}'", k);
-      key_ids.push_back(f->id);
-    }
-  } else {
-    key_ids = schema.identifier_field_ids();
-  }
-  if (key_ids.empty()) {
-    return Status::InvalidArgument("no key: pass --key or set the table's identifier fields");
-  }
-  // Flink requires partition source columns in the key, so a key's rows stay in one partition.
-  for (const iceberg::PartitionField& pf : md.default_spec()->fields()) {
-    if (pf.transform.is_void()) continue;
-    if (std::find(key_ids.begin(), key_ids.end(), pf.source_id) == key_ids.end()) {
-      return Status::InvalidArgument(
-          "the key must include the partition source column '{}'",
-          schema.FindColumnName(pf.source_id).value_or(std::to_string(pf.source_id)));
-    }
-  }
-  // The whole input, last row per key wins (one commit holds each key once).
-  std::vector<col::RecordBatch> batches;
+  FLOE_ASSIGN_OR_RETURN(auto upsert, iceberg::TableUpsert::Make(&table, a.key));
   {
     ProgressBar progress =
         ProgressBar::OnTerminal("upsert: reading", static_cast<int64_t>(a.files.size()), "files");
     int64_t rows_read = 0;
     for (size_t i = 0; i < a.files.size(); ++i) {
-      FLOE_RETURN_IF_ERROR(ReadInput(table.io(), a.files[i], schema, [&](col::RecordBatch b) {
-        rows_read += b.num_rows();
-        progress.Update(static_cast<int64_t>(i), rows_read);
-        batches.push_back(std::move(b));
-        return Status::OK();
-      }));
+      FLOE_RETURN_IF_ERROR(
+          ReadInput(table.io(), a.files[i], upsert->schema(), [&](col::RecordBatch b) {
+            rows_read += b.num_rows();
+            progress.Update(static_cast<int64_t>(i), rows_read);
+            return upsert->Add(std::move(b));
+          }));
       progress.Update(static_cast<int64_t>(i + 1), rows_read);
     }
   }
-  std::vector<size_t> top_level;  // key columns by position (top-level only)
-  for (int32_t id : key_ids) {
-    bool found = false;
-    for (size_t i = 0; i < schema.fields().size(); ++i) {
-      if (schema.fields()[i].id == id) {
-        top_level.push_back(i);
-        found = true;
-      }
-    }
-    if (!found) return Status::Unimplemented("upsert keys must be top-level columns");
-  }
-  std::unordered_set<std::string> seen;
-  std::string key;
-  std::vector<std::vector<uint8_t>> keep(batches.size());
-  int64_t rows = 0;
-  for (size_t b = batches.size(); b-- > 0;) {
-    const col::RecordBatch& batch = batches[b];
-    keep[b].assign(static_cast<size_t>(batch.num_rows()), 0);
-    for (int64_t i = batch.num_rows(); i-- > 0;) {
-      key.clear();
-      for (size_t c : top_level) {
-        const col::Array& arr = batch.column(c);
-        if (arr.IsNull(i)) {
-          key += '\0';
-          continue;
-        }
-        key += '\1';
-        if (arr.type()->is_binary_like()) {
-          std::string_view v = arr.BinaryValue(i);
-          key += std::to_string(v.size()) + ":";
-          key += v;
-        } else if (arr.type_id() == col::TypeId::kBool) {
-          key += arr.BoolValue(i) ? '1' : '0';
-        } else {
-          key += arr.FixedValue(i);
-        }
-      }
-      if (seen.insert(key).second) {
-        keep[b][static_cast<size_t>(i)] = 1;
-        ++rows;
-      }
-    }
-  }
-  std::vector<iceberg::NestedField> key_fields;
-  for (int32_t id : key_ids) key_fields.push_back(*schema.FindField(id));
-  FLOE_ASSIGN_OR_RETURN(iceberg::Schema key_schema,
-                        iceberg::Schema::Make(key_fields, schema.schema_id()));
-  FLOE_ASSIGN_OR_RETURN(auto eq_writer, iceberg::EqualityDeleteWriter::Make(
-                                            &table.io(), key_schema, key_ids, *md.default_spec(),
-                                            WriterOptions(table)));
-  FLOE_ASSIGN_OR_RETURN(auto data_writer, MakeDataWriter(table));
-  auto key_columnar = std::make_shared<col::Schema>(key_schema.ToColumnar());
-  for (size_t b = 0; b < batches.size(); ++b) {
-    col::RecordBatch rows_batch = col::Filter(batches[b], keep[b]);
-    if (rows_batch.num_rows() == 0) continue;
-    std::vector<col::Array> key_columns;
-    for (size_t c : top_level) {
-      key_columns.push_back(rows_batch.column(c).Slice(0, rows_batch.num_rows()));
-    }
-    col::RecordBatch keys(key_columnar, rows_batch.num_rows(), std::move(key_columns));
-    FLOE_RETURN_IF_ERROR(eq_writer->Write(keys));
-    FLOE_RETURN_IF_ERROR(data_writer->Write(rows_batch));
-  }
-  FLOE_ASSIGN_OR_RETURN(iceberg::DeleteWriteResult deletes, eq_writer->Close());
-  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> data, data_writer->Close());
-  std::unique_ptr<iceberg::RowDelta> delta = table.NewRowDelta();
-  for (const iceberg::DataFile& f : data) delta->AddRows(f);
-  for (const iceberg::DataFile& f : deletes.delete_files) delta->AddDeletes(f);
-  FLOE_RETURN_IF_ERROR(delta->Commit());
+  FLOE_ASSIGN_OR_RETURN(iceberg::UpsertResult upserted, upsert->Commit());
   return PrintCommitted(table, a.catalog,
-                        json{{"upserted_rows", rows},
-                             {"data_files", data.size()},
-                             {"equality_delete_files", deletes.delete_files.size()}});
+                        json{{"upserted_rows", upserted.upserted_rows},
+                             {"data_files", upserted.data_files},
+                             {"equality_delete_files", upserted.equality_delete_files}});
 }
 
 // ---- inspection

@@ -1,5 +1,9 @@
-// Internal to floe_iceberg: the encoded equality keys shared by the scan reader
-// (scan.cc) and the memory-bounded equality-delete resolver (equality_deletes.cc).
+// Encoded equality keys: a row's values of a set of columns as bytes that compare equal
+// exactly when the values do (Iceberg spec, Row-level deletes: equality deletes match by
+// value, a null matching a null), and an arena hash table of such keys. Used by the scan
+// reader (scan.cc), the memory-bounded equality-delete resolver (equality_deletes.cc) and
+// the keyed writer (keyed_writer.h). The declarations in `internal` below are the
+// resolver's and private to floe_iceberg.
 #pragma once
 
 #include <algorithm>
@@ -20,30 +24,30 @@
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/table_metadata.h"
 
-namespace floe::iceberg::internal {
-
-namespace col = floe::columnar;
+namespace floe::iceberg {
 
 // A column located by field id in a batch (top level or inside structs), with the
 // validity of the structs above it.
 struct Located {
-  const col::Array* array = nullptr;
-  std::vector<const col::Array*> parents;
+  const columnar::Array* array = nullptr;
+  std::vector<const columnar::Array*> parents;
 };
 
 // The columns of `ids` in `batch`. kInternal when one is missing.
-Result<std::vector<Located>> LocateAll(const col::RecordBatch& batch,
+Result<std::vector<Located>> LocateAll(const columnar::RecordBatch& batch,
                                        const std::vector<int32_t>& ids);
 
 // Appends the key of row i: per column a null marker, then the value's bytes (length-
 // prefixed for variable-width types). Equal values give equal bytes, and a null equals a
-// null (equality deletes match nulls to nulls).
+// null (equality deletes match nulls to nulls). Appending to a reused string allocates only
+// when a key is longer than any before it.
 void AppendKey(const std::vector<Located>& cols, int64_t i, std::string* key);
 
-// The encoded keys (AppendKey) of equality deletes: an open-addressing table of (hash,
-// entry) slots over one arena of key bytes. A lookup touches one slot and, only when the
-// 64-bit hashes agree, the key bytes: a data row whose key is not deleted costs one cache
-// miss, where a node-based map costs a bucket, a node and a string.
+// A set of encoded keys (AppendKey): an open-addressing table of (hash,
+// entry) slots over one arena of key bytes, each key numbered by insertion (its entry). A
+// lookup touches one slot and, only when the 64-bit hashes agree, the key bytes: a data row
+// whose key is not deleted costs one cache miss, where a node-based map costs a bucket, a
+// node and a string. Not thread-safe.
 class EqualityKeyTable {
  public:
   static constexpr uint32_t kAbsent = UINT32_MAX;
@@ -123,6 +127,16 @@ class EqualityKeyTable {
   std::vector<size_t> ends_;  // by entry: end of its key in arena_
 };
 
+namespace internal {
+
+namespace col = floe::columnar;
+
+// The resolver's own code predates the public names above.
+using iceberg::AppendKey;
+using iceberg::EqualityKeyTable;
+using iceberg::LocateAll;
+using iceberg::Located;
+
 // The field with `id` in `schema` or, for columns dropped since (equality deletes still
 // apply to them), in any schema of the table.
 const NestedField* FindAnyField(const TableMetadata& md, const Schema& schema, int32_t id);
@@ -200,4 +214,5 @@ Status ResolveEqualityGroup(const TableMetadata& md, io::FileIO& io,
                             std::vector<format::puffin::PositionBitmap>* positions,
                             EqualityDeleteStats* stats);
 
-}  // namespace floe::iceberg::internal
+}  // namespace internal
+}  // namespace floe::iceberg

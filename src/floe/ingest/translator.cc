@@ -4,7 +4,6 @@
 #include <cctype>
 #include <charconv>
 #include <cstring>
-#include <unordered_set>
 
 #include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
@@ -17,52 +16,22 @@
 #include "floe/format/text/decoder.h"
 #include "floe/format/text/scalar.h"
 #include "floe/iceberg/data_writer.h"
-#include "floe/iceberg/delete_writer.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
+#include "floe/ingest/dead_letter_sink.h"
 #include "floe/ingest/json_schema.h"
+#include "floe/ingest/keyed_batch_writer.h"
+#include "floe/ingest/offset_committer.h"
+#include "floe/ingest/partition_reader.h"
 #include "floe/ingest/registry_cdc.h"
 #include "floe/ingest/registry_codec.h"
 #include "floe/ingest/registry_values.h"
-#include "floe/kafka/record_batch.h"
 
 namespace floe::ingest {
 
 namespace col = floe::columnar;
 using format::text::internal::RowDecoder;
-
-std::string FormatOffsets(const std::vector<int64_t>& ends) {
-  std::string out;
-  for (size_t p = 0; p < ends.size(); ++p) {
-    if (p > 0) out += ',';
-    out += std::to_string(p) + ":" + std::to_string(ends[p]);
-  }
-  return out;
-}
-
-Result<std::vector<int64_t>> ParseOffsets(std::string_view text) {
-  std::vector<int64_t> ends;
-  size_t start = 0;
-  while (start < text.size()) {
-    size_t comma = text.find(',', start);
-    if (comma == std::string_view::npos) comma = text.size();
-    std::string_view part = text.substr(start, comma - start);
-    size_t colon = part.find(':');
-    int64_t p = -1;
-    int64_t end = -1;
-    if (colon == std::string_view::npos ||
-        std::from_chars(part.data(), part.data() + colon, p).ptr != part.data() + colon ||
-        std::from_chars(part.data() + colon + 1, part.data() + part.size(), end).ptr !=
-            part.data() + part.size() ||
-        p != static_cast<int64_t>(ends.size()) || end < 0) {
-      return Status::Corrupt("bad {} entry '{}'", kPropertyOffsets, part);
-    }
-    ends.push_back(end);
-    start = comma + 1;
-  }
-  return ends;
-}
 
 namespace {
 
@@ -183,19 +152,6 @@ iceberg::Transform PartitionTransform(const PartitionByField& f) {
 
 }  // namespace
 
-// A record copied into the arena; offsets are into arena_ (length -1: null).
-struct TopicTranslator::RowRef {
-  int32_t partition;
-  int64_t offset;
-  int64_t timestamp_ms;
-  int64_t key_pos;
-  int64_t key_len;
-  int64_t value_pos;
-  int64_t value_len;
-  int64_t headers_pos;  // [u32 key length, key, i32 value length (-1 null), value] x count
-  int32_t header_count;
-};
-
 struct TopicTranslator::Impl {
   std::string topic;
   TableTopicConfig config;
@@ -211,20 +167,15 @@ struct TopicTranslator::Impl {
   bool loaded = false;
   std::unique_ptr<iceberg::TableOperations> ops;
   std::unique_ptr<iceberg::Table> table;
-  std::string committed_property;  // the offsets property the table held when loaded
-  std::vector<int64_t> committed;  // per partition
+  OffsetCommitter offsets{"committed offsets"};  // per partition: below, in the table
   std::vector<int64_t> next;
   // Per partition: the timestamp of the oldest record read but not committed, -1 for none
   // (the translation lag in seconds).
   std::vector<int64_t> pending_first_ms;
-  std::vector<int64_t> dlq_end;  // the dead-letter table's offsets property
-  std::string dlq_property;
+  std::unique_ptr<DeadLetterSink> dlq;  // records that cannot go into the table
   int64_t last_commit_ms = 0;
 
-  Buffer read_buffer;
-  Buffer scratch;
-  Buffer arena;
-  std::vector<RowRef> rows;
+  std::unique_ptr<PartitionReader> reader;  // the log -> the arena of RecordRefs
 
   // Decoding into the table's current schema.
   col::SchemaPtr table_columnar;
@@ -244,21 +195,14 @@ struct TopicTranslator::Impl {
   std::vector<iceberg::DataFile> files;
   int64_t pending_rows = 0;
 
-  // Keyed topics (upserts, CDC): the rows of the pending commit as batches of one schema
-  // with each row's op ('U' upsert, 'D' delete), deduplicated by key at commit time.
-  std::vector<col::RecordBatch> held;
-  std::vector<char> held_ops;
-  std::vector<char> pending_ops;   // rows in the builders
-  std::vector<RowRef> built_rows;  // the rows in the builders, in order
-  bool skip_row = false;           // set by DecodeValue: the row adds nothing
-  std::vector<int64_t> processed;  // per partition: one past the last row handled
+  // Keyed topics (upserts, CDC): the rows of the pending commit with each row's op ('U'
+  // upsert, 'D' delete), deduplicated by key at commit time.
+  std::unique_ptr<KeyedBatchWriter> keyed_rows;
+  std::vector<char> pending_ops;      // rows in the builders
+  std::vector<RecordRef> built_rows;  // the rows in the builders, in order
+  bool skip_row = false;              // set by DecodeValue: the row adds nothing
+  std::vector<int64_t> processed;     // per partition: one past the last row handled
   std::vector<iceberg::DataFile> delete_files;
-
-  struct DlqRow {
-    RowRef row;
-    std::string reason;
-  };
-  std::vector<DlqRow> dlq_rows;
 
   int64_t Now() const { return options.now_ms(); }
 
@@ -268,9 +212,7 @@ struct TopicTranslator::Impl {
     stats.last_error = std::move(error);
   }
 
-  std::string_view Bytes(int64_t pos, int64_t len) const {
-    return {reinterpret_cast<const char*>(arena.data()) + pos, static_cast<size_t>(len)};
-  }
+  std::string_view Bytes(int64_t pos, int64_t len) const { return reader->Bytes(pos, len); }
 
   // ---- loading
 
@@ -289,57 +231,43 @@ struct TopicTranslator::Impl {
     return out;
   }
 
-  // The offsets property of a loaded table: the ends per partition, and its raw text.
-  static Result<std::vector<int64_t>> OffsetsOf(const iceberg::TableMetadata& md,
-                                                std::string* raw) {
-    auto it = md.properties.find(std::string(kPropertyOffsets));
-    if (it == md.properties.end()) {
-      raw->clear();
-      return std::vector<int64_t>{};
-    }
-    *raw = it->second;
-    return ParseOffsets(it->second);
-  }
+  const std::vector<int64_t>& committed() const { return offsets.ends(); }
 
   Status Load() {
     FLOE_ASSIGN_OR_RETURN(auto parts, Partitions());
-    committed.assign(parts.size(), 0);
+    FLOE_RETURN_IF_ERROR(offsets.Start(parts.size(), nullptr));
     pending_first_ms.assign(parts.size(), -1);
-    dlq_end.assign(parts.size(), 0);
-    committed_property.clear();
-    dlq_property.clear();
+    FLOE_RETURN_IF_ERROR(dlq->Start(parts.size(), nullptr));
     table.reset();
     ops.reset();
     auto loaded_ops = catalog->LoadTable(id);
     if (loaded_ops.ok()) {
       ops = std::move(*loaded_ops);
       FLOE_ASSIGN_OR_RETURN(table, iceberg::Table::Load(*ops));
-      FLOE_ASSIGN_OR_RETURN(auto ends, OffsetsOf(*table->metadata(), &committed_property));
-      for (size_t p = 0; p < ends.size() && p < committed.size(); ++p) committed[p] = ends[p];
+      FLOE_RETURN_IF_ERROR(offsets.Start(parts.size(), table->metadata().get()));
     } else if (loaded_ops.error().code() != StatusCode::kNotFound) {
       return loaded_ops.status();
     }
     auto dlq_ops = catalog->LoadTable(dlq_id);
     if (dlq_ops.ok()) {
       FLOE_ASSIGN_OR_RETURN(auto dlq_table, iceberg::Table::Load(**dlq_ops));
-      FLOE_ASSIGN_OR_RETURN(auto ends, OffsetsOf(*dlq_table->metadata(), &dlq_property));
-      for (size_t p = 0; p < ends.size() && p < dlq_end.size(); ++p) dlq_end[p] = ends[p];
+      FLOE_RETURN_IF_ERROR(dlq->Start(parts.size(), dlq_table->metadata().get()));
       // The dead-letter count survives restarts: it is the table's row count.
       std::lock_guard lock(stats_mu);
       stats.dlq_records = DlqRowCount(*dlq_table->metadata());
     } else if (dlq_ops.error().code() != StatusCode::kNotFound) {
       return dlq_ops.status();
     }
-    next = committed;
-    processed = committed;
+    next = committed();
+    processed = committed();
     for (size_t p = 0; p < parts.size(); ++p) {
       // Records below the log start are gone (retention ran before the topic became a table
       // topic); translation starts at what the log still holds.
       next[p] = std::max(next[p], parts[p].log_start_offset);
     }
     FLOE_RETURN_IF_ERROR(broker([&](kafka::Broker& b) {
-      for (size_t p = 0; p < committed.size(); ++p) {
-        b.SetCommittedOffset(topic, static_cast<int32_t>(p), committed[p]);
+      for (size_t p = 0; p < committed().size(); ++p) {
+        b.SetCommittedOffset(topic, static_cast<int32_t>(p), committed()[p]);
       }
     }));
     if (table) FLOE_RETURN_IF_ERROR(Rebind());
@@ -349,7 +277,7 @@ struct TopicTranslator::Impl {
       std::lock_guard lock(stats_mu);
       stats.partitions.assign(parts.size(), {});
       for (size_t p = 0; p < parts.size(); ++p) {
-        stats.partitions[p].committed_offset = committed[p];
+        stats.partitions[p].committed_offset = committed()[p];
         stats.partitions[p].translated_offset = next[p];
         stats.partitions[p].log_end_offset = parts[p].log_end_offset;
       }
@@ -383,8 +311,8 @@ struct TopicTranslator::Impl {
     }
     FLOE_ASSIGN_OR_RETURN(ops, catalog->LoadTable(id));
     FLOE_ASSIGN_OR_RETURN(table, iceberg::Table::Load(*ops));
-    FLOE_RETURN_IF_ERROR(OffsetsOf(*table->metadata(), &committed_property).status());
-    if (!committed_property.empty()) {
+    FLOE_RETURN_IF_ERROR(offsets.Start(committed().size(), table->metadata().get()));
+    if (!offsets.property().empty()) {
       return Status::Conflict("table {} appeared with committed offsets; starting over",
                               id.ToString());
     }
@@ -422,80 +350,9 @@ struct TopicTranslator::Impl {
     return Status::OK();
   }
 
-  // ---- reading
-
-  Status AddRecord(int32_t partition, const kafka::Record& r) {
-    RowRef row{};
-    row.partition = partition;
-    row.offset = r.offset;
-    row.timestamp_ms = r.timestamp;
-    auto put = [&](std::optional<std::span<const uint8_t>> bytes, int64_t* pos, int64_t* len) {
-      *pos = static_cast<int64_t>(arena.size());
-      if (!bytes) {
-        *len = -1;
-        return;
-      }
-      *len = static_cast<int64_t>(bytes->size());
-      arena.Append(bytes->data(), bytes->size());
-    };
-    put(r.key, &row.key_pos, &row.key_len);
-    put(r.value, &row.value_pos, &row.value_len);
-    row.headers_pos = static_cast<int64_t>(arena.size());
-    row.header_count = static_cast<int32_t>(r.headers.size());
-    for (const kafka::RecordHeader& h : r.headers) {
-      arena.AppendValue<uint32_t>(static_cast<uint32_t>(h.key.size()));
-      arena.Append(h.key);
-      arena.AppendValue<int32_t>(h.value ? static_cast<int32_t>(h.value->size()) : -1);
-      if (h.value) arena.Append(*h.value);
-    }
-    rows.push_back(row);
-    return Status::OK();
-  }
-
-  // Reads partition `p` from next[p] to `end` or until the arena is full.
-  Status ReadPartition(int32_t p, int64_t end) {
-    while (next[p] < end && arena.size() < options.arena_bytes) {
-      read_buffer.Clear();
-      Status st = broker([&](kafka::Broker& b) {
-        read_status_ = b.ReadLog(topic, p, next[p], options.read_bytes, &read_buffer);
-      });
-      FLOE_RETURN_IF_ERROR(st);
-      FLOE_RETURN_IF_ERROR(read_status_);
-      std::span<const uint8_t> bytes(read_buffer.data(), read_buffer.size());
-      bool progressed = false;
-      while (bytes.size() >= kafka::kBatchHeaderBytes) {
-        FLOE_ASSIGN_OR_RETURN(kafka::BatchHeader h, kafka::ParseBatchHeader(bytes));
-        if (h.total_bytes() > bytes.size()) break;
-        std::span<const uint8_t> batch = bytes.first(h.total_bytes());
-        bytes = bytes.subspan(h.total_bytes());
-        if (h.last_offset() < next[p]) continue;
-        FLOE_ASSIGN_OR_RETURN(h, kafka::ValidateBatch(batch));
-        if (!h.control()) {
-          const int64_t from = next[p];
-          FLOE_RETURN_IF_ERROR(kafka::DecodeRecords(
-              batch, options.max_uncompressed_batch_bytes, &scratch, [&](const kafka::Record& r) {
-                if (r.offset < from) return Status::OK();
-                if (pending_first_ms[p] < 0) {
-                  pending_first_ms[p] = std::max<int64_t>(0, r.timestamp);
-                }
-                return AddRecord(p, r);
-              }));
-        }
-        next[p] = h.last_offset() + 1;
-        progressed = true;
-      }
-      if (!progressed) {
-        return Status::Corrupt("partition {} of '{}': no whole batch at offset {}", p, topic,
-                               next[p]);
-      }
-    }
-    return Status::OK();
-  }
-  Status read_status_;
-
   // ---- decoding
 
-  void AppendMeta(const RowRef& row) {
+  void AppendMeta(const RecordRef& row) {
     built_rows.push_back(row);
     auto* s = static_cast<col::StructBuilder*>(meta.get());
     s->Append();
@@ -516,13 +373,13 @@ struct TopicTranslator::Impl {
     int64_t pos = row.headers_pos;
     for (int32_t i = 0; i < row.header_count; ++i) {
       uint32_t klen;
-      std::memcpy(&klen, arena.data() + pos, 4);
+      std::memcpy(&klen, reader->Span(pos, 4).data(), 4);
       pos += 4;
       entries->Append();
       hk->Append(Bytes(pos, klen));
       pos += klen;
       int32_t vlen;
-      std::memcpy(&vlen, arena.data() + pos, 4);
+      std::memcpy(&vlen, reader->Span(pos, 4).data(), 4);
       pos += 4;
       if (vlen < 0) {
         hv->AppendNull();
@@ -605,7 +462,7 @@ struct TopicTranslator::Impl {
   // Decodes one row's value into the value builders; on error the builders may hold part
   // of the row (json), so the caller rebuilds them. A row that adds nothing (a Debezium
   // tombstone) sets skip_row instead.
-  Status DecodeValue(const RowRef& row, bool* invalid_data) {
+  Status DecodeValue(const RecordRef& row, bool* invalid_data) {
     *invalid_data = false;
     if (config.key_type == ConvertType::kString && row.key_len >= 0 &&
         !format::text::ValidUtf8(Bytes(row.key_pos, row.key_len))) {
@@ -653,25 +510,23 @@ struct TopicTranslator::Impl {
   }
 
   // The codec of a row's value, or nullptr when it has none (the decode reports why).
-  RegistryCodec* RowCodec(const RowRef& row) {
+  RegistryCodec* RowCodec(const RecordRef& row) {
     if (row.value_len < 0) return nullptr;
     std::span<const uint8_t> payload;
-    auto codec = registry_values->Resolve(
-        {arena.data() + row.value_pos, static_cast<size_t>(row.value_len)}, &payload);
+    auto codec = registry_values->Resolve(reader->Span(row.value_pos, row.value_len), &payload);
     return codec.ok() && (*codec)->error.empty() ? *codec : nullptr;
   }
 
   // Registry-decoded values (see RegistryValues). A schema the table cannot hold yet sets
   // evolve_codec and fails, so that HandleBadRow evolves the table and the row is retried.
-  Status DecodeRegistryValue(const RowRef& row, bool* invalid_data) {
+  Status DecodeRegistryValue(const RecordRef& row, bool* invalid_data) {
     if (row.value_len < 0) {
       if (config.keyed()) return Tombstone(invalid_data);
       *invalid_data = true;
       return Status::InvalidArgument("a null value carries no schema");
     }
     std::span<const uint8_t> payload;
-    auto resolved = registry_values->Resolve(
-        {arena.data() + row.value_pos, static_cast<size_t>(row.value_len)}, &payload);
+    auto resolved = registry_values->Resolve(reader->Span(row.value_pos, row.value_len), &payload);
     if (!resolved.ok()) {
       *invalid_data = true;
       return resolved.status();
@@ -742,7 +597,7 @@ struct TopicTranslator::Impl {
     std::vector<col::Array> columns;
     columns.push_back(meta->Finish());
     int64_t n = columns[0].length();
-    std::vector<RowRef> built = std::move(built_rows);
+    std::vector<RecordRef> built = std::move(built_rows);
     built_rows.clear();
     if (active_codec != nullptr && active_codec->type != SchemaType::kJson) {
       const iceberg::Schema& schema = *table->metadata()->current_schema();
@@ -765,8 +620,8 @@ struct TopicTranslator::Impl {
     }
     if (n == 0) return Status::OK();
     if (config.keyed()) {
-      held.emplace_back(table_columnar, n, std::move(columns));
-      held_ops.insert(held_ops.end(), pending_ops.begin(), pending_ops.end());
+      FLOE_RETURN_IF_ERROR(
+          keyed_rows->Hold(col::RecordBatch(table_columnar, n, std::move(columns)), pending_ops));
       pending_ops.clear();
       return Status::OK();
     }
@@ -793,95 +648,14 @@ struct TopicTranslator::Impl {
   }
 
   // Keyed topics: the held rows as equality deletes of every key they touch plus the last
-  // row of each key that is not a delete (Iceberg spec, Row-level deletes: an equality
-  // delete applies to data files of lower sequence numbers, so rows of the same commit are
-  // deduplicated here).
+  // row of each key that is not a delete.
   Status WriteKeyed() {
-    if (held.empty()) return Status::OK();
-    const iceberg::TableMetadata& md = *table->metadata();
-    const iceberg::Schema& schema = *md.current_schema();
-    std::vector<size_t> key_columns;
-    std::vector<iceberg::NestedField> key_fields;
-    std::vector<int32_t> key_ids;
-    for (const std::string& name : config.id_columns) {
-      for (size_t c = 0; c < schema.fields().size(); ++c) {
-        if (schema.fields()[c].name != name) continue;
-        key_columns.push_back(c);
-        key_fields.push_back(schema.fields()[c]);
-        key_ids.push_back(schema.fields()[c].id);
-      }
-    }
-    if (key_columns.size() != config.id_columns.size()) {
-      return Status::FailedPrecondition("table {} lacks an id column of {}", id.ToString(),
-                                        fmt::join(config.id_columns, ", "));
-    }
-    std::vector<std::vector<uint8_t>> keep_key(held.size());
-    std::vector<std::vector<uint8_t>> keep_row(held.size());
-    // One entry per distinct key of the commit (not per row).
-    std::unordered_set<std::string> seen;
-    std::string key;
-    size_t op_index = held_ops.size();
-    for (size_t b = held.size(); b-- > 0;) {
-      const col::RecordBatch& batch = held[b];
-      keep_key[b].assign(static_cast<size_t>(batch.num_rows()), 0);
-      keep_row[b].assign(static_cast<size_t>(batch.num_rows()), 0);
-      for (int64_t i = batch.num_rows(); i-- > 0;) {
-        --op_index;
-        key.clear();
-        for (size_t c : key_columns) {
-          const col::Array& a = batch.column(c);
-          if (a.IsNull(i)) {
-            key += '\0';
-          } else if (a.type()->is_binary_like()) {
-            std::string_view v = a.BinaryValue(i);
-            key += '\1';
-            key += std::to_string(v.size());
-            key += ':';
-            key += v;
-          } else if (a.type_id() == col::TypeId::kBool) {
-            key += a.BoolValue(i) ? "\1t" : "\1f";
-          } else {
-            key += '\1';
-            key += a.FixedValue(i);
-          }
-        }
-        if (!seen.insert(key).second) continue;
-        keep_key[b][static_cast<size_t>(i)] = 1;
-        keep_row[b][static_cast<size_t>(i)] = held_ops[op_index] != 'D';
-      }
-    }
-    FLOE_ASSIGN_OR_RETURN(iceberg::Schema key_schema,
-                          iceberg::Schema::Make(key_fields, schema.schema_id()));
-    iceberg::FileWriterOptions o;
-    o.table_location = md.location;
-    o.properties = md.properties;
-    o.operation_id = table->operations().env().NewUuid();
-    FLOE_ASSIGN_OR_RETURN(auto deletes,
-                          iceberg::EqualityDeleteWriter::Make(&table->io(), key_schema, key_ids,
-                                                              *md.default_spec(), o));
-    if (!writer) {
-      FLOE_ASSIGN_OR_RETURN(writer,
-                            iceberg::DataWriter::Make(&table->io(), schema, *md.default_spec(),
-                                                      iceberg::SortOrder(), false, o));
-    }
-    auto key_columnar = std::make_shared<col::Schema>(key_schema.ToColumnar());
-    int64_t rows_kept = 0;
-    for (size_t b = 0; b < held.size(); ++b) {
-      col::RecordBatch keys_of = col::Filter(held[b], keep_key[b]);
-      std::vector<col::Array> columns;
-      for (size_t c : key_columns) columns.push_back(std::move(keys_of.mutable_columns()[c]));
-      FLOE_RETURN_IF_ERROR(
-          deletes->Write(col::RecordBatch(key_columnar, keys_of.num_rows(), std::move(columns))));
-      col::RecordBatch rows_of = col::Filter(held[b], keep_row[b]);
-      rows_kept += rows_of.num_rows();
-      if (rows_of.num_rows() > 0) FLOE_RETURN_IF_ERROR(writer->Write(rows_of));
-    }
-    FLOE_ASSIGN_OR_RETURN(iceberg::DeleteWriteResult written, deletes->Close());
+    if (keyed_rows->empty()) return Status::OK();
+    FLOE_ASSIGN_OR_RETURN(iceberg::KeyedWriteResult written, keyed_rows->Write(*table));
+    for (auto& f : written.data_files) files.push_back(std::move(f));
     for (auto& f : written.delete_files) delete_files.push_back(std::move(f));
-    held.clear();
-    held_ops.clear();
-    pending_rows = rows_kept;
-    return CloseWriter();
+    pending_rows = written.data_rows;
+    return Status::OK();
   }
 
   // Evolves the table so that `object` (the record's value columns as JSON) decodes.
@@ -1013,7 +787,7 @@ struct TopicTranslator::Impl {
 
   // Handles a row that failed to decode: evolve and retry (true), or route it per
   // errors.tolerance (false; an error when the tolerance is exceeded).
-  Result<bool> HandleBadRow(const RowRef& row, bool invalid_data, const Status& why,
+  Result<bool> HandleBadRow(const RecordRef& row, bool invalid_data, const Status& why,
                             bool evolved_already) {
     std::string reason = std::string(why.message());
     if (!invalid_data && config.registry() && evolve_codec != nullptr) {
@@ -1063,26 +837,16 @@ struct TopicTranslator::Impl {
 
   // A row that cannot go into the table: to the dead-letter table per errors.tolerance,
   // or an error that stops translation here.
-  Status RouteBad(const RowRef& row, bool invalid_data, std::string reason) {
-    const bool tolerated = invalid_data ? config.errors_tolerance != ErrorsTolerance::kNone
-                                        : config.errors_tolerance == ErrorsTolerance::kAll;
-    if (!tolerated) {
-      return Status::InvalidArgument(
-          "partition {} offset {}: {} (errors.tolerance={} stops translation here)", row.partition,
-          row.offset, reason,
-          config.errors_tolerance == ErrorsTolerance::kNone ? "none" : "invalid_data");
-    }
-    if (row.offset >= dlq_end[static_cast<size_t>(row.partition)]) {
-      dlq_rows.push_back({row, std::move(reason)});
-    }
-    return Status::OK();
+  Status RouteBad(const RecordRef& row, bool invalid_data, std::string reason) {
+    return dlq->Route(row, invalid_data, std::move(reason));
   }
 
   // Keyed registry rows decoded into `batch` (the table's columns; `rows` are its records):
   // drops the rows that are invalid data (an op Finish rejected, a null id column; to the
   // dead-letter table) and queues the ops of the others (from `keyed` when the columns held
   // them, else upserts already queued by DecodeRegistryValue).
-  Status KeepKeyedRows(col::RecordBatch* batch, const std::vector<RowRef>& rows, KeyedRows* keyed) {
+  Status KeepKeyedRows(col::RecordBatch* batch, const std::vector<RecordRef>& rows,
+                       KeyedRows* keyed) {
     const int64_t n = batch->num_rows();
     if (static_cast<int64_t>(rows.size()) != n) {
       return Status::Internal("{} rows decoded for {} records", n, rows.size());
@@ -1128,7 +892,8 @@ struct TopicTranslator::Impl {
   // Debezium deletes without a `before` image (keyed->key_only): their id columns from the
   // record's registry-encoded key (a record of the id columns), patched into `batch`. A key
   // that does not decode leaves the row invalid.
-  Status KeysOfDeletes(col::RecordBatch* batch, const std::vector<RowRef>& rows, KeyedRows* keyed) {
+  Status KeysOfDeletes(col::RecordBatch* batch, const std::vector<RecordRef>& rows,
+                       KeyedRows* keyed) {
     const iceberg::Schema& schema = *table->metadata()->current_schema();
     std::vector<iceberg::NestedField> id_fields;
     std::vector<size_t> id_at;
@@ -1144,8 +909,7 @@ struct TopicTranslator::Impl {
     for (size_t r = 0; r < rows.size(); ++r) {
       if (keyed->key_only[r] == 0 || rows[r].key_len < 0) continue;
       std::span<const uint8_t> payload;
-      auto codec = key_values->Resolve(
-          {arena.data() + rows[r].key_pos, static_cast<size_t>(rows[r].key_len)}, &payload);
+      auto codec = key_values->Resolve(reader->Span(rows[r].key_pos, rows[r].key_len), &payload);
       if (!codec.ok() || !(*codec)->error.empty()) continue;
       if (!key_values->Decode(*codec, payload).ok()) {
         key_values->Reset();
@@ -1181,6 +945,7 @@ struct TopicTranslator::Impl {
 
   // Decodes the arena into batches for the writer, then empties it.
   Status Flush() {
+    const std::vector<RecordRef>& rows = reader->records();
     if (rows.empty()) return Status::OK();
     if (!table) FLOE_RETURN_IF_ERROR(CreateTable());
     size_t segment = 0;  // first row not yet written
@@ -1229,30 +994,22 @@ struct TopicTranslator::Impl {
       segment = i;
     }
     FLOE_RETURN_IF_ERROR(WriteBuilt());
-    rows.clear();
+    reader->ClearRecords();
     // Bad rows still point into the arena until the dead-letter commit copies them.
-    if (dlq_rows.empty()) arena.Clear();
+    if (dlq->empty()) reader->ClearArena();
     return Status::OK();
   }
 
   // ---- committing
 
   Status CommitDlq(const std::vector<int64_t>& ends) {
-    if (dlq_rows.empty()) return Status::OK();
+    if (dlq->empty()) return Status::OK();
     auto loaded_ops = catalog->LoadTable(dlq_id);
     std::unique_ptr<iceberg::TableOperations> dops;
     if (loaded_ops.ok()) {
       dops = std::move(*loaded_ops);
     } else if (loaded_ops.error().code() == StatusCode::kNotFound) {
-      using iceberg::NestedField;
-      FLOE_ASSIGN_OR_RETURN(
-          iceberg::Schema schema,
-          iceberg::Schema::Make({NestedField::Required(1, "partition", iceberg::IntType()),
-                                 NestedField::Required(2, "offset", iceberg::LongType()),
-                                 NestedField::Required(3, "timestamp", iceberg::TimestampTzType()),
-                                 NestedField::Optional(4, "key", iceberg::BinaryType()),
-                                 NestedField::Optional(5, "value", iceberg::BinaryType()),
-                                 NestedField::Required(6, "reason", iceberg::StringType())}));
+      FLOE_ASSIGN_OR_RETURN(iceberg::Schema schema, DeadLetterSchema());
       Status ns = catalog->CreateNamespace(dlq_id.ns, {});
       if (!ns.ok() && ns.code() != StatusCode::kAlreadyExists) return ns;
       catalog::CreateTableRequest request;
@@ -1267,65 +1024,11 @@ struct TopicTranslator::Impl {
     } else {
       return loaded_ops.status();
     }
-    FLOE_ASSIGN_OR_RETURN(auto dtable, iceberg::Table::Load(*dops));
-    const iceberg::TableMetadata& md = *dtable->metadata();
-    auto schema = std::make_shared<col::Schema>(md.current_schema()->ToColumnar());
-    std::vector<std::unique_ptr<col::ArrayBuilder>> b;
-    for (size_t c = 0; c < schema->num_fields(); ++c)
-      b.push_back(col::MakeBuilder(schema->field(c).type));
-    for (const DlqRow& d : dlq_rows) {
-      static_cast<col::FixedWidthBuilder<int32_t>*>(b[0].get())->Append(d.row.partition);
-      static_cast<col::FixedWidthBuilder<int64_t>*>(b[1].get())->Append(d.row.offset);
-      static_cast<col::FixedWidthBuilder<int64_t>*>(b[2].get())->Append(d.row.timestamp_ms * 1000);
-      auto bytes = [&](col::ArrayBuilder* builder, int64_t pos, int64_t len) {
-        auto* bb = static_cast<col::BinaryBuilder*>(builder);
-        len < 0 ? bb->AppendNull() : bb->Append(Bytes(pos, len));
-      };
-      bytes(b[3].get(), d.row.key_pos, d.row.key_len);
-      bytes(b[4].get(), d.row.value_pos, d.row.value_len);
-      static_cast<col::BinaryBuilder*>(b[5].get())->Append(d.reason);
-    }
-    std::vector<col::Array> columns;
-    for (auto& builder : b) columns.push_back(builder->Finish());
-    iceberg::FileWriterOptions o;
-    o.table_location = md.location;
-    o.properties = md.properties;
-    o.operation_id = dtable->operations().env().NewUuid();
-    FLOE_ASSIGN_OR_RETURN(
-        auto w, iceberg::DataWriter::Make(&dtable->io(), *md.current_schema(), *md.default_spec(),
-                                          iceberg::SortOrder(), false, o));
-    FLOE_RETURN_IF_ERROR(w->Write(
-        col::RecordBatch(schema, static_cast<int64_t>(dlq_rows.size()), std::move(columns))));
-    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> written, w->Close());
-    std::unique_ptr<iceberg::Transaction> txn = dtable->NewTransaction();
-    iceberg::AppendFiles& append = txn->NewAppend();
-    for (const auto& f : written) append.AppendFile(f);
-    append.Set(std::string(kSummaryTopic), topic);
-    const std::string expected = dlq_property;
-    append.AddBaseCheck([expected](const iceberg::TableMetadata& base) -> Status {
-      auto it = base.properties.find(std::string(kPropertyOffsets));
-      std::string now = it == base.properties.end() ? std::string() : it->second;
-      if (now != expected) {
-        return Status::Conflict(
-            "dead-letter offsets moved from '{}' to '{}': another "
-            "coordinator committed",
-            expected, now);
-      }
-      return Status::OK();
-    });
-    FLOE_RETURN_IF_ERROR(append.Commit());
-    iceberg::UpdateProperties& props = txn->NewUpdateProperties();
-    std::string property = FormatOffsets(ends);
-    props.Set(std::string(kPropertyOffsets), property);
-    FLOE_RETURN_IF_ERROR(props.Commit());
-    FLOE_RETURN_IF_ERROR(txn->Commit());
-    dlq_property = property;
-    dlq_end = ends;
+    FLOE_ASSIGN_OR_RETURN(int64_t committed_rows, dlq->Commit(ends, *reader, *dops));
     {
       std::lock_guard lock(stats_mu);
-      stats.dlq_records += static_cast<int64_t>(dlq_rows.size());
+      stats.dlq_records += committed_rows;
     }
-    dlq_rows.clear();
     if (options.on_table_changed) options.on_table_changed(dlq_id);
     return Status::OK();
   }
@@ -1341,7 +1044,7 @@ struct TopicTranslator::Impl {
   // arena holds nothing more (a mid-flush commit of a keyed topic keeps it).
   Status CommitUpTo(std::vector<int64_t> ends, bool final) {
     bool advanced = false;
-    for (size_t p = 0; p < ends.size(); ++p) advanced |= ends[p] > committed[p];
+    for (size_t p = 0; p < ends.size(); ++p) advanced |= ends[p] > committed()[p];
     if (!advanced) {
       last_commit_ms = Now();
       return Status::OK();
@@ -1350,13 +1053,8 @@ struct TopicTranslator::Impl {
     if (!table) FLOE_RETURN_IF_ERROR(CreateTable());
     FLOE_RETURN_IF_ERROR(config.keyed() ? WriteKeyed() : CloseWriter());
     FLOE_RETURN_IF_ERROR(CommitDlq(ends));
-    if (final) arena.Clear();
-    std::string ranges;
-    for (size_t p = 0; p < ends.size(); ++p) {
-      if (p > 0) ranges += ',';
-      ranges +=
-          std::to_string(p) + ":" + std::to_string(committed[p]) + "-" + std::to_string(ends[p]);
-    }
+    if (final) reader->ClearArena();
+    const std::string ranges = offsets.Ranges(ends);
     std::unique_ptr<iceberg::Transaction> txn = table->NewTransaction();
     iceberg::SnapshotProducer* producer;
     if (delete_files.empty()) {
@@ -1375,38 +1073,19 @@ struct TopicTranslator::Impl {
       delta.Set(std::string(kSummaryOffsets), ranges);
       producer = &delta;
     }
-    const std::string expected = committed_property;
-    producer->AddBaseCheck([expected](const iceberg::TableMetadata& base) -> Status {
-      auto it = base.properties.find(std::string(kPropertyOffsets));
-      std::string now = it == base.properties.end() ? std::string() : it->second;
-      if (now != expected) {
-        return Status::Conflict(
-            "committed offsets moved from '{}' to '{}': another "
-            "coordinator committed",
-            expected, now);
-      }
-      return Status::OK();
-    });
-    FLOE_RETURN_IF_ERROR(producer->Commit());
-    iceberg::UpdateProperties& props = txn->NewUpdateProperties();
-    std::string property = FormatOffsets(ends);
-    props.Set(std::string(kPropertyOffsets), property);
-    FLOE_RETURN_IF_ERROR(props.Commit());
-    FLOE_RETURN_IF_ERROR(txn->Commit());
-    committed_property = property;
-    committed = ends;
-    for (size_t p = 0; p < committed.size(); ++p) {
+    FLOE_RETURN_IF_ERROR(offsets.Commit(*txn, *producer, ends));
+    for (size_t p = 0; p < committed().size(); ++p) {
       // After a partial commit the oldest pending record is younger than the one kept: the
       // lag shown errs high until the next full commit.
-      if (committed[p] >= next[p]) pending_first_ms[p] = -1;
+      if (committed()[p] >= next[p]) pending_first_ms[p] = -1;
     }
     files.clear();
     delete_files.clear();
     const int64_t rows_committed = pending_rows;
     pending_rows = 0;
     FLOE_RETURN_IF_ERROR(broker([&](kafka::Broker& b) {
-      for (size_t p = 0; p < committed.size(); ++p) {
-        b.SetCommittedOffset(topic, static_cast<int32_t>(p), committed[p]);
+      for (size_t p = 0; p < committed().size(); ++p) {
+        b.SetCommittedOffset(topic, static_cast<int32_t>(p), committed()[p]);
       }
     }));
     const int64_t end_ms = Now();
@@ -1427,12 +1106,10 @@ struct TopicTranslator::Impl {
     writer.reset();
     files.clear();
     delete_files.clear();
-    held.clear();
-    held_ops.clear();
+    keyed_rows->Clear();
     pending_ops.clear();
-    rows.clear();
-    dlq_rows.clear();
-    arena.Clear();
+    dlq->Clear();
+    reader->Clear();
     pending_rows = 0;
     active_codec = nullptr;
     evolve_codec = nullptr;
@@ -1460,6 +1137,22 @@ TopicTranslator::TopicTranslator(std::string topic, TableTopicConfig config,
   s.stats.table = s.id.ToString();
   s.stats.dlq_table = s.dlq_id.ToString();
   s.stats.state = "starting";
+  s.dlq = std::make_unique<DeadLetterSink>(s.topic, s.config.errors_tolerance);
+  s.keyed_rows = std::make_unique<KeyedBatchWriter>(s.id.ToString(), s.config.id_columns);
+  PartitionReaderOptions read;
+  read.read_bytes = s.options.read_bytes;
+  read.max_uncompressed_batch_bytes = s.options.max_uncompressed_batch_bytes;
+  read.arena_bytes = s.options.arena_bytes;
+  s.reader = std::make_unique<PartitionReader>(
+      s.topic,
+      [&s](int32_t p, int64_t offset, size_t max_bytes, Buffer* out) {
+        Status read_status;
+        FLOE_RETURN_IF_ERROR(s.broker([&](kafka::Broker& b) {
+          read_status = b.ReadLog(s.topic, p, offset, max_bytes, out);
+        }));
+        return read_status;
+      },
+      read);
   if (s.config.registry()) {
     s.registry_values =
         std::make_unique<RegistryValues>(s.options.schema_registry, s.config, s.topic);
@@ -1484,15 +1177,16 @@ Status TopicTranslator::RunOnce() {
     FLOE_ASSIGN_OR_RETURN(auto parts, s.Partitions());
     if (parts.size() > s.next.size()) {
       // Partitions added since the load: they start at their beginning.
-      s.committed.resize(parts.size(), 0);
+      s.offsets.AddPartitions(parts.size());
       s.next.resize(parts.size(), 0);
       s.pending_first_ms.resize(parts.size(), -1);
-      s.dlq_end.resize(parts.size(), 0);
+      s.dlq->AddPartitions(parts.size());
       s.processed.resize(parts.size(), 0);
     }
     for (size_t p = 0; p < s.next.size(); ++p) {
-      FLOE_RETURN_IF_ERROR(s.ReadPartition(static_cast<int32_t>(p), parts[p].log_end_offset));
-      if (s.arena.size() >= s.options.arena_bytes) FLOE_RETURN_IF_ERROR(s.Flush());
+      FLOE_RETURN_IF_ERROR(s.reader->Read(static_cast<int32_t>(p), parts[p].log_end_offset,
+                                          &s.next[p], &s.pending_first_ms[p]));
+      if (s.reader->full()) FLOE_RETURN_IF_ERROR(s.Flush());
     }
     FLOE_RETURN_IF_ERROR(s.Flush());
     {
@@ -1501,10 +1195,10 @@ Status TopicTranslator::RunOnce() {
       for (size_t p = 0; p < parts.size(); ++p) {
         auto& sp = s.stats.partitions[p];
         sp.log_end_offset = parts[p].log_end_offset;
-        sp.committed_offset = s.committed[p];
+        sp.committed_offset = s.committed()[p];
         sp.translated_offset = s.next[p];
         sp.oldest_pending_ms =
-            s.committed[p] < parts[p].log_end_offset ? s.pending_first_ms[p] : -1;
+            s.committed()[p] < parts[p].log_end_offset ? s.pending_first_ms[p] : -1;
         sp.untranslated_bytes = parts[p].untranslated_bytes;
       }
     }

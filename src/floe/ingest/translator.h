@@ -44,6 +44,7 @@
 #include "floe/base/buffer.h"
 #include "floe/base/status.h"
 #include "floe/catalog/catalog.h"
+#include "floe/ingest/offset_committer.h"
 #include "floe/ingest/topic_config.h"
 #include "floe/kafka/broker.h"
 
@@ -71,11 +72,6 @@ struct IngestOptions {
   std::function<void(const catalog::TableIdentifier&)> on_table_changed;
 };
 
-// The property / summary keys (the management API attributes snapshots with
-// floe.ingest.topic to producer "ingest").
-inline constexpr std::string_view kSummaryTopic = "floe.ingest.topic";
-inline constexpr std::string_view kSummaryOffsets = "floe.ingest.offsets";
-inline constexpr std::string_view kPropertyOffsets = "floe.ingest.offsets";
 inline constexpr std::string_view kKafkaColumn = "_kafka";
 
 struct TopicStats {
@@ -117,13 +113,8 @@ class TopicTranslator {
   TopicStats stats() const;
 
  private:
-  struct RowRef;
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };
-
-// "0:12,1:40" <-> {12, 40}: the end offset of each partition.
-std::string FormatOffsets(const std::vector<int64_t>& ends);
-Result<std::vector<int64_t>> ParseOffsets(std::string_view text);
 
 }  // namespace floe::ingest
