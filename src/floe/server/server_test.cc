@@ -2,9 +2,13 @@
 
 #include <filesystem>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <mutex>
+#include <span>
 #include <string>
+#include <string_view>
+#include <utility>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -260,10 +264,26 @@ TEST_F(ServerTest, AuthenticationAndPerCatalogAccess) {
   EXPECT_TRUE(std::filesystem::exists(dir_ / "auth-token.key"));
 }
 
-// Every route of the REST catalog's table, called by a reader: each write route is refused
-// with 403 before it runs, and no read route is.
-TEST_F(ServerTest, EveryRestWriteRouteIsRefusedToAReader) {
-  ServerConfig config = Config();
+// `path` with each `{param}` of `values` replaced by its value.
+std::string FillTemplate(
+    std::string_view path,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> values) {
+  std::string out(path);
+  for (auto [param, value] : values) {
+    if (size_t at = out.find(param); at != std::string::npos) out.replace(at, param.size(), value);
+  }
+  return out;
+}
+
+// Calls every row of `routes` on a server with auth on, as a principal "reader" with read
+// access to the default catalog, and hands each row, its filled path and the response to
+// `check`. `body` gives a request's body by method.
+template <typename Check>
+void CallEveryRouteAsReader(
+    const ServerConfig& base_config, std::span<const http::RouteInfo> routes,
+    std::initializer_list<std::pair<std::string_view, std::string_view>> values,
+    std::string (*body)(std::string_view method), Check check) {
+  ServerConfig config = base_config;
   config.auth.enabled = true;
   auth::Principal reader;
   reader.name = "reader";
@@ -275,83 +295,72 @@ TEST_F(ServerTest, EveryRestWriteRouteIsRefusedToAReader) {
   auto client = http::HttpClient::Make();
   ASSERT_TRUE(client.ok());
   const std::string base = "http://127.0.0.1:" + std::to_string((*server)->http_port());
-  size_t writes = 0;
-  for (const http::RouteInfo& route : rest::RestCatalogService::Routes()) {
-    std::string path(route.path);
-    for (auto [param, value] : {std::pair{"{prefix}", "default"},
-                                {"{namespace}", "db"},
-                                {"{table}", "t"},
-                                {"{view}", "v"},
-                                {"{plan-id}", "p1"}}) {
-      if (size_t at = path.find(param); at != std::string::npos) {
-        path.replace(at, std::string_view(param).size(), value);
-      }
-    }
+  for (const http::RouteInfo& route : routes) {
+    std::string path = FillTemplate(route.path, values);
     http::ClientRequest request;
     request.method = std::string(route.method);
     request.url = base + path;
     request.headers.emplace_back("Authorization", "Bearer reader-token");
-    if (route.method == "POST") request.body = "{}";
+    request.body = body(route.method);
     auto response = (*client)->Send(request);
     ASSERT_TRUE(response.ok()) << response.status().ToString();
-    if (route.access == http::Access::kWrite) {
-      ++writes;
-      EXPECT_EQ(response->status, 403) << route.method << " " << path << ": " << response->body;
-    } else {
-      EXPECT_NE(response->status, 403) << route.method << " " << path << ": " << response->body;
-      EXPECT_NE(response->status, 401) << route.method << " " << path;
-    }
+    check(route, path, *response);
   }
-  EXPECT_EQ(writes, 14u);
   (*server)->Stop();
+}
+
+// Every route of the REST catalog's table, called by a reader: each write route is refused
+// with 403 before it runs, and no read route is.
+TEST_F(ServerTest, EveryRestWriteRouteIsRefusedToAReader) {
+  size_t writes = 0;
+  CallEveryRouteAsReader(
+      Config(), rest::RestCatalogService::Routes(),
+      {{"{prefix}", "default"},
+       {"{namespace}", "db"},
+       {"{table}", "t"},
+       {"{view}", "v"},
+       {"{plan-id}", "p1"}},
+      [](std::string_view method) { return std::string(method == "POST" ? "{}" : ""); },
+      [&](const http::RouteInfo& route, const std::string& path,
+          const http::ClientResponse& response) {
+        if (route.access == http::Access::kWrite) {
+          ++writes;
+          EXPECT_EQ(response.status, 403) << route.method << " " << path << ": " << response.body;
+        } else {
+          EXPECT_NE(response.status, 403) << route.method << " " << path << ": " << response.body;
+          EXPECT_NE(response.status, 401) << route.method << " " << path;
+        }
+      });
+  EXPECT_EQ(writes, 14u);
 }
 
 // Every route of the management API's table, called by a reader of the default catalog:
 // each write route is refused with 403 before it runs (server-wide ones need write access to
 // every catalog), and no read of the catalog is.
 TEST_F(ServerTest, EveryManagementWriteRouteIsRefusedToAReader) {
-  ServerConfig config = Config();
-  config.auth.enabled = true;
-  auth::Principal reader;
-  reader.name = "reader";
-  reader.token_sha256s = {auth::Sha256("reader-token")};
-  reader.catalogs = {{"default", auth::Access::kRead}};
-  config.auth.principals = {reader};
-  auto server = Server::Start(config);
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
-  auto client = http::HttpClient::Make();
-  ASSERT_TRUE(client.ok());
-  const std::string base = "http://127.0.0.1:" + std::to_string((*server)->http_port());
   size_t writes = 0;
-  for (const http::RouteInfo& route : manage::ManagementApi::Routes()) {
-    std::string path(route.path);
-    for (auto [param, value] : {std::pair{"{catalog}", "default"},
-                                {"{namespace}", "db"},
-                                {"{table}", "t"},
-                                {"{group}", "g"},
-                                {"{optimizer}", "o1"},
-                                {"{process}", "7"},
-                                {"{topic}", "tp"}}) {
-      if (size_t at = path.find(param); at != std::string::npos) {
-        path.replace(at, std::string_view(param).size(), value);
-      }
-    }
-    http::ClientRequest request;
-    request.method = std::string(route.method);
-    request.url = base + path;
-    request.headers.emplace_back("Authorization", "Bearer reader-token");
-    if (route.method != "GET") request.body = R"({"name":"default","type":"internal"})";
-    auto response = (*client)->Send(request);
-    ASSERT_TRUE(response.ok()) << response.status().ToString();
-    if (route.access == http::Access::kWrite) {
-      ++writes;
-      EXPECT_EQ(response->status, 403) << route.method << " " << path << ": " << response->body;
-    } else if (route.path.find("{catalog}") != std::string_view::npos) {
-      EXPECT_NE(response->status, 403) << route.method << " " << path << ": " << response->body;
-    }
-  }
+  CallEveryRouteAsReader(
+      Config(), manage::ManagementApi::Routes(),
+      {{"{catalog}", "default"},
+       {"{namespace}", "db"},
+       {"{table}", "t"},
+       {"{group}", "g"},
+       {"{optimizer}", "o1"},
+       {"{process}", "7"},
+       {"{topic}", "tp"}},
+      [](std::string_view method) {
+        return std::string(method != "GET" ? R"({"name":"default","type":"internal"})" : "");
+      },
+      [&](const http::RouteInfo& route, const std::string& path,
+          const http::ClientResponse& response) {
+        if (route.access == http::Access::kWrite) {
+          ++writes;
+          EXPECT_EQ(response.status, 403) << route.method << " " << path << ": " << response.body;
+        } else if (route.path.find("{catalog}") != std::string_view::npos) {
+          EXPECT_NE(response.status, 403) << route.method << " " << path << ": " << response.body;
+        }
+      });
   EXPECT_EQ(writes, 17u);  // openapi.json: every POST, PUT and DELETE
-  (*server)->Stop();
 }
 
 TEST_F(ServerTest, AuthWithoutPrincipalsIsRefused) {
