@@ -253,6 +253,51 @@ def test_topics_api_and_metrics(server):
     assert f'floe_topic_produced_records{{topic="{plain}"}} 0' in text
 
 
+def test_lag_counts_every_record_a_translator_has_not_committed(server):
+    """A table topic whose translator cannot start (its table exists with a schema that is
+    not a table topic's) has committed nothing: the topics API and /metrics report every
+    produced record as lag, the partition details show nothing translated, and the state
+    says why. (A lag of 0 here would tell a reader waiting for "lag 0" that the records
+    are in the table when none is.)"""
+    from pyiceberg.schema import Schema
+    from pyiceberg.types import LongType, NestedField
+    topic = topic_name("stuck")
+    cat = catalog(server)
+    try:
+        cat.create_namespace("kafka")
+    except Exception:  # noqa: BLE001 - created by another test
+        pass
+    cat.create_table(f"kafka.{topic}", Schema(NestedField(1, "id", LongType(), required=False)))
+    create_topic(server.kafka_bootstrap, topic, partitions=2, config=JSON_TOPIC)
+    produce_confluent(server.kafka_bootstrap, topic,
+                      [json.dumps({"i": i}).encode() for i in range(7)])
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while True:
+        status, body, _ = server.request("GET", f"/api/v1/topics/{topic}")
+        assert status == 200
+        if body["state"] == "failed" or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    assert body["state"] == "failed", body
+    assert "_kafka" in body["last-error"]
+    assert body["records"] == 7
+    assert body["translation-lag-offsets"] == 7
+    assert body["translation-lag-bytes"] > 0
+    details = body["partition-details"]
+    assert [d["partition"] for d in details] == [0, 1]
+    assert sum(d["log-end-offset"] for d in details) == 7
+    assert all(d["committed-offset"] == 0 and d["translated-offset"] == 0 for d in details)
+    assert sum(d["lag-offsets"] for d in details) == 7
+    status, listing, _ = server.request("GET", f"/api/v1/topics?q={topic}")
+    assert status == 200 and listing["items"][0]["translation-lag-offsets"] == 7
+
+    import urllib.request
+    with urllib.request.urlopen(server.uri + "/metrics") as r:
+        text = r.read().decode()
+    assert f'floe_table_topic_translation_lag_records{{topic="{topic}"}} 7' in text
+    assert cat.load_table(f"kafka.{topic}").scan().to_arrow().num_rows == 0
+
+
 def test_kill_9_every_acked_record_exactly_once(floe, tmp_path):
     """Producers with acks=all while the server is killed with SIGKILL three times: after
     the restarts the table holds every acked record exactly once (count and checksum)."""

@@ -234,6 +234,8 @@ Result<std::vector<TopicInfo>> IngestService::Topics() {
     info.name = t.name;
     info.partitions = static_cast<int32_t>(t.partitions.size());
     for (const auto& p : t.partitions) {
+      info.offsets.push_back(
+          {p.log_start_offset, p.log_end_offset, p.committed_offset, p.untranslated_bytes});
       info.records += p.log_end_offset - p.log_start_offset;
       info.log_end_offset_sum += p.log_end_offset;
       info.last_produce_ms = std::max(info.last_produce_ms, p.last_append_ms);
@@ -253,6 +255,18 @@ Result<std::vector<TopicInfo>> IngestService::Topics() {
     info.configs = std::move(t.configs);
   }
   return out;
+}
+
+int64_t TopicInfo::LagOffsets() const {
+  int64_t lag = 0;
+  for (const PartitionOffsets& p : offsets) lag += p.lag_offsets();
+  return lag;
+}
+
+int64_t TopicInfo::LagBytes() const {
+  int64_t lag = 0;
+  for (const PartitionOffsets& p : offsets) lag += p.untranslated_bytes;
+  return lag;
 }
 
 Result<TopicInfo> IngestService::Topic(const std::string& name) {

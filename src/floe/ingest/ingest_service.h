@@ -7,6 +7,7 @@
 // Thread-safety: all public methods may be called from any thread.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -64,6 +65,20 @@ class RetryPolicy {
 };
 
 // One topic as the management API and /metrics show it.
+// A partition as the broker sees it when asked: the translator's stats are as of its last
+// pass, and a translator not yet running has none.
+struct PartitionOffsets {
+  int64_t log_start_offset = 0;
+  int64_t log_end_offset = 0;
+  int64_t committed_offset = 0;    // table topics: below this, in the table
+  int64_t untranslated_bytes = 0;  // table topics: log bytes from committed_offset on
+  // Records not yet in the table (retention may have removed some below the log start
+  // before the topic became a table topic: translation starts at the log start).
+  int64_t lag_offsets() const {
+    return std::max<int64_t>(0, log_end_offset - std::max(committed_offset, log_start_offset));
+  }
+};
+
 struct TopicInfo {
   std::string name;
   int32_t partitions = 0;
@@ -73,8 +88,13 @@ struct TopicInfo {
   int64_t log_end_offset_sum = 0;
   double produce_records_per_second = 0;
   int64_t last_produce_ms = -1;
-  std::optional<TopicStats> translation;  // table topics
+  std::vector<PartitionOffsets> offsets;  // per partition, the broker's view now
+  std::optional<TopicStats> translation;  // table topics whose translator runs
   std::string config_error;               // a table topic whose configs do not parse
+
+  // Table topics: records / log bytes not yet committed to the table, from `offsets`.
+  int64_t LagOffsets() const;
+  int64_t LagBytes() const;
 };
 
 struct SampleRecord {

@@ -394,7 +394,8 @@ std::vector<Broker::TopicView> Broker::ListTopics() const {
     v.configs = topic.configs;
     for (const Partition& p : topic.partitions) {
       v.partitions.push_back({p.log->log_start_offset(), p.log->log_end_offset(),
-                              p.records_appended, p.last_append_ms, p.untranslated_bytes});
+                              p.records_appended, p.last_append_ms, p.untranslated_bytes,
+                              p.committed_offset});
     }
   }
   return out;

@@ -153,6 +153,10 @@ class Broker {
       int64_t records_appended = 0;  // since the broker started
       int64_t last_append_ms = -1;
       int64_t untranslated_bytes = 0;  // table topics: log bytes not yet in the table
+      // Table topics: below this, in the table as the translator last reported it
+      // (SetCommittedOffset); 0 until it reports, so a translator not yet running shows
+      // the whole log as lag.
+      int64_t committed_offset = 0;
     };
     std::vector<PartitionView> partitions;
   };

@@ -70,13 +70,16 @@ struct Lag {
   double seconds = 0;
 };
 
+// Offsets and bytes from the broker's view now, not the translator's last pass: a
+// translator that has not started (or not yet seen the latest records) must not report
+// records as translated that are not in the table.
 Lag LagOf(const ingest::TopicInfo& t, int64_t now_ms) {
   Lag lag;
+  lag.offsets = t.LagOffsets();
+  lag.bytes = t.LagBytes();
   if (!t.translation) return lag;
   int64_t since = -1;
   for (const auto& p : t.translation->partitions) {
-    lag.offsets += std::max<int64_t>(0, p.log_end_offset - p.committed_offset);
-    lag.bytes += p.untranslated_bytes;
     if (p.oldest_pending_ms >= 0 && (since < 0 || p.oldest_pending_ms < since)) {
       since = p.oldest_pending_ms;
     }
@@ -181,16 +184,24 @@ Result<http::HttpResponse> TopicDetails(ingest::IngestService* ingest, const std
   j["configs"] = OJson::object();
   for (const auto& [k, v] : t.configs) j["configs"][k] = v;
   OJson parts = OJson::array();
-  if (t.translation) {
-    for (size_t p = 0; p < t.translation->partitions.size(); ++p) {
-      const auto& s = t.translation->partitions[p];
+  if (t.table_topic) {
+    for (size_t p = 0; p < t.offsets.size(); ++p) {
+      const ingest::PartitionOffsets& o = t.offsets[p];
+      // The translator's own figure once it has passed over the partition; before, none
+      // is translated beyond what is committed.
+      int64_t translated = std::max(o.committed_offset, o.log_start_offset);
+      if (t.translation && p < t.translation->partitions.size()) {
+        translated = std::max(translated, t.translation->partitions[p].translated_offset);
+      }
       parts.push_back({{"partition", p},
-                       {"log-end-offset", s.log_end_offset},
-                       {"committed-offset", s.committed_offset},
-                       {"translated-offset", s.translated_offset},
-                       {"lag-offsets", std::max<int64_t>(0, s.log_end_offset - s.committed_offset)},
-                       {"lag-bytes", s.untranslated_bytes}});
+                       {"log-end-offset", o.log_end_offset},
+                       {"committed-offset", o.committed_offset},
+                       {"translated-offset", std::min(translated, o.log_end_offset)},
+                       {"lag-offsets", o.lag_offsets()},
+                       {"lag-bytes", o.untranslated_bytes}});
     }
+  }
+  if (t.translation) {
     j["commits"] = t.translation->commits;
     j["rows-committed"] = t.translation->rows_committed;
     j["schema-updates"] = t.translation->schema_updates;

@@ -285,22 +285,22 @@ void Server::WriteTopicMetrics(PrometheusWriter& w) {
       if (t.translation) emit(*t.translation, t.name);
     }
   };
-  family("floe_table_topic_translation_lag_records", "gauge",
-         "Records of a table topic not yet committed to its table.",
-         [&](const ingest::TopicStats& s, std::string_view topic) {
-           int64_t lag = 0;
-           for (const auto& p : s.partitions) {
-             lag += std::max<int64_t>(0, p.log_end_offset - p.committed_offset);
-           }
-           w.Sample("floe_table_topic_translation_lag_records", {{"topic", topic}}, lag);
-         });
-  family("floe_table_topic_translation_lag_bytes", "gauge",
-         "Log bytes of a table topic not yet committed to its table (produce throttling).",
-         [&](const ingest::TopicStats& s, std::string_view topic) {
-           int64_t lag = 0;
-           for (const auto& p : s.partitions) lag += p.untranslated_bytes;
-           w.Sample("floe_table_topic_translation_lag_bytes", {{"topic", topic}}, lag);
-         });
+  // Lag from the broker's view now, for every table topic (one whose translator has not
+  // started yet lags by its whole log).
+  w.Family("floe_table_topic_translation_lag_records", "gauge",
+           "Records of a table topic not yet committed to its table.");
+  for (const auto& t : *topics) {
+    if (t.table_topic) {
+      w.Sample("floe_table_topic_translation_lag_records", {{"topic", t.name}}, t.LagOffsets());
+    }
+  }
+  w.Family("floe_table_topic_translation_lag_bytes", "gauge",
+           "Log bytes of a table topic not yet committed to its table (produce throttling).");
+  for (const auto& t : *topics) {
+    if (t.table_topic) {
+      w.Sample("floe_table_topic_translation_lag_bytes", {{"topic", t.name}}, t.LagBytes());
+    }
+  }
   family("floe_table_topic_commits_total", "counter", "Commits of a table topic's coordinator.",
          [&](const ingest::TopicStats& s, std::string_view topic) {
            w.Sample("floe_table_topic_commits_total", {{"topic", topic}}, s.commits);
