@@ -160,247 +160,45 @@ void WriteStatValue(JsonWriter& j, std::string_view b, Type physical,
   j.String(columnar::HexEncode(b));
 }
 
-void WriteKeyValues(JsonWriter& j, const std::vector<KeyValue>& kvs) {
+// What the generated writers pass down: the schema leaf of the column chunk being written,
+// and the types its statistics values are rendered by.
+struct JsonContext {
+  std::vector<const SchemaElement*> leaves;
+  const SchemaElement* leaf = nullptr;
+  Type physical = Type::kBoolean;
+  std::optional<LogicalType> logical;
+};
+
+// The generated WriteJson() of each footer struct (parquet_thrift.def); it calls the
+// Json<Hook> functions below.
+#include "floe/format/parquet/parquet_thrift_json.inc"
+
+// Each chunk is rendered with the leaf at its position.
+void JsonColumnChunks(JsonWriter& j, const RowGroup& /*parent*/, const std::vector<ColumnChunk>& v,
+                      JsonContext& ctx) {
   j.BeginArray();
-  for (const KeyValue& kv : kvs) {
-    j.BeginObject();
-    j.Key("key");
-    j.String(kv.key);
-    if (kv.value) {
-      j.Key("value");
-      j.String(*kv.value);
-    }
-    j.EndObject();
+  for (size_t i = 0; i < v.size(); ++i) {
+    ctx.leaf = i < ctx.leaves.size() ? ctx.leaves[i] : nullptr;
+    WriteJson(j, v[i], ctx);
   }
   j.EndArray();
 }
 
-void WriteInt64List(JsonWriter& j, const std::vector<int64_t>& v) {
-  j.BeginArray();
-  for (int64_t x : v) j.Int(x);
-  j.EndArray();
+void JsonColumnStatistics(JsonWriter& j, const ColumnMetaData& parent, const Statistics& v,
+                          JsonContext& ctx) {
+  // The logical type applies only if the leaf at this position agrees on the physical type;
+  // a footer whose chunks do not match its schema gets untyped (hex) values.
+  ctx.physical = parent.type;
+  ctx.logical.reset();
+  if (ctx.leaf != nullptr && ctx.leaf->type == parent.type) {
+    ctx.logical = EffectiveLogicalType(*ctx.leaf);
+  }
+  WriteJson(j, v, ctx);
 }
 
-void WriteLogicalType(JsonWriter& j, const LogicalType& t) {
-  j.BeginObject();
-  j.Key("type");
-  j.String(LogicalTypeKindName(t.kind));
-  switch (t.kind) {
-    case LK::kDecimal:
-      j.Key("scale");
-      j.Int(t.decimal.scale);
-      j.Key("precision");
-      j.Int(t.decimal.precision);
-      break;
-    case LK::kTime:
-    case LK::kTimestamp:
-      j.Key("is_adjusted_to_utc");
-      j.Bool(t.temporal.is_adjusted_to_utc);
-      j.Key("unit");
-      WriteEnum(j, t.temporal.unit);
-      break;
-    case LK::kInteger:
-      j.Key("bit_width");
-      j.Int(t.integer.bit_width);
-      j.Key("is_signed");
-      j.Bool(t.integer.is_signed);
-      break;
-    case LK::kVariant:
-      if (t.variant_specification_version) {
-        j.Key("specification_version");
-        j.Int(*t.variant_specification_version);
-      }
-      break;
-    case LK::kGeometry:
-    case LK::kGeography:
-      if (t.crs) {
-        j.Key("crs");
-        j.String(*t.crs);
-      }
-      if (t.kind == LK::kGeography && t.edge_algorithm) {
-        j.Key("algorithm");
-        WriteEnum(j, *t.edge_algorithm);
-      }
-      break;
-    case LK::kUnrecognized:
-      j.Key("field_id");
-      j.Int(t.unrecognized.field_id);
-      break;
-    default: break;
-  }
-  j.EndObject();
-}
-
-void WriteSchemaElement(JsonWriter& j, const SchemaElement& e) {
-  j.BeginObject();
-  j.Key("name");
-  j.String(e.name);
-  if (e.type) {
-    j.Key("type");
-    WriteEnum(j, *e.type);
-  }
-  if (e.type_length) {
-    j.Key("type_length");
-    j.Int(*e.type_length);
-  }
-  if (e.repetition_type) {
-    j.Key("repetition");
-    WriteEnum(j, *e.repetition_type);
-  }
-  if (e.num_children) {
-    j.Key("num_children");
-    j.Int(*e.num_children);
-  }
-  if (e.converted_type) {
-    j.Key("converted_type");
-    WriteEnum(j, *e.converted_type);
-  }
-  if (e.logical_type) {
-    j.Key("logical_type");
-    WriteLogicalType(j, *e.logical_type);
-  }
-  if (e.scale) {
-    j.Key("scale");
-    j.Int(*e.scale);
-  }
-  if (e.precision) {
-    j.Key("precision");
-    j.Int(*e.precision);
-  }
-  if (e.field_id) {
-    j.Key("field_id");
-    j.Int(*e.field_id);
-  }
-  j.EndObject();
-}
-
-void WriteStatistics(JsonWriter& j, const Statistics& s, Type physical,
-                     const std::optional<LogicalType>& lt) {
-  j.BeginObject();
-  auto value = [&](std::string_view key, const std::optional<std::string>& v) {
-    if (!v) return;
-    j.Key(key);
-    WriteStatValue(j, *v, physical, lt);
-  };
-  auto count = [&](std::string_view key, const std::optional<int64_t>& v) {
-    if (!v) return;
-    j.Key(key);
-    j.Int(*v);
-  };
-  auto flag = [&](std::string_view key, const std::optional<bool>& v) {
-    if (!v) return;
-    j.Key(key);
-    j.Bool(*v);
-  };
-  count("null_count", s.null_count);
-  count("distinct_count", s.distinct_count);
-  count("nan_count", s.nan_count);
-  value("min_value", s.min_value);
-  value("max_value", s.max_value);
-  flag("is_min_value_exact", s.is_min_value_exact);
-  flag("is_max_value_exact", s.is_max_value_exact);
-  // The deprecated pair, in signed order.
-  value("min", s.min);
-  value("max", s.max);
-  j.EndObject();
-}
-
-void WriteColumnChunk(JsonWriter& j, const ColumnChunk& c, const SchemaElement* leaf) {
-  auto opt_int = [&](std::string_view key, const auto& v) {
-    if (!v) return;
-    j.Key(key);
-    j.Int(*v);
-  };
-  j.BeginObject();
-  if (c.meta_data) {
-    j.Key("path");
-    j.BeginArray();
-    for (const std::string& name : c.meta_data->path_in_schema) j.String(name);
-    j.EndArray();
-  }
-  if (c.file_path) {
-    j.Key("file_path");
-    j.String(*c.file_path);
-  }
-  j.Key("file_offset");
-  j.Int(c.file_offset);
-  if (c.meta_data) {
-    const ColumnMetaData& m = *c.meta_data;
-    j.Key("type");
-    WriteEnum(j, m.type);
-    j.Key("encodings");
-    j.BeginArray();
-    for (Encoding e : m.encodings) WriteEnum(j, e);
-    j.EndArray();
-    j.Key("codec");
-    WriteEnum(j, m.codec);
-    j.Key("num_values");
-    j.Int(m.num_values);
-    j.Key("total_uncompressed_size");
-    j.Int(m.total_uncompressed_size);
-    j.Key("total_compressed_size");
-    j.Int(m.total_compressed_size);
-    j.Key("data_page_offset");
-    j.Int(m.data_page_offset);
-    opt_int("dictionary_page_offset", m.dictionary_page_offset);
-    opt_int("index_page_offset", m.index_page_offset);
-    opt_int("bloom_filter_offset", m.bloom_filter_offset);
-    opt_int("bloom_filter_length", m.bloom_filter_length);
-  }
-  opt_int("offset_index_offset", c.offset_index_offset);
-  opt_int("offset_index_length", c.offset_index_length);
-  opt_int("column_index_offset", c.column_index_offset);
-  opt_int("column_index_length", c.column_index_length);
-  if (c.crypto_metadata || c.encrypted_column_metadata) {
-    j.Key("encrypted");
-    j.Bool(true);
-  }
-  if (c.meta_data) {
-    const ColumnMetaData& m = *c.meta_data;
-    if (m.key_value_metadata) {
-      j.Key("key_value_metadata");
-      WriteKeyValues(j, *m.key_value_metadata);
-    }
-    if (m.encoding_stats) {
-      j.Key("encoding_stats");
-      j.BeginArray();
-      for (const PageEncodingStats& s : *m.encoding_stats) {
-        j.BeginObject();
-        j.Key("page_type");
-        WriteEnum(j, s.page_type);
-        j.Key("encoding");
-        WriteEnum(j, s.encoding);
-        j.Key("count");
-        j.Int(s.count);
-        j.EndObject();
-      }
-      j.EndArray();
-    }
-    if (m.statistics) {
-      // The logical type applies only if the leaf at this position agrees on the physical
-      // type; a footer whose chunks do not match its schema gets untyped (hex) values.
-      std::optional<LogicalType> lt;
-      if (leaf != nullptr && leaf->type == m.type) lt = EffectiveLogicalType(*leaf);
-      j.Key("statistics");
-      WriteStatistics(j, *m.statistics, m.type, lt);
-    }
-    if (m.size_statistics) {
-      const SizeStatistics& s = *m.size_statistics;
-      j.Key("size_statistics");
-      j.BeginObject();
-      opt_int("unencoded_byte_array_data_bytes", s.unencoded_byte_array_data_bytes);
-      if (s.repetition_level_histogram) {
-        j.Key("repetition_level_histogram");
-        WriteInt64List(j, *s.repetition_level_histogram);
-      }
-      if (s.definition_level_histogram) {
-        j.Key("definition_level_histogram");
-        WriteInt64List(j, *s.definition_level_histogram);
-      }
-      j.EndObject();
-    }
-  }
-  j.EndObject();
+void JsonStatValue(JsonWriter& j, const Statistics& /*parent*/, const std::string& v,
+                   JsonContext& ctx) {
+  WriteStatValue(j, v, ctx.physical, ctx.logical);
 }
 
 // Re-indents compact JSON with two spaces per level. Strings are copied untouched.
@@ -523,80 +321,9 @@ std::string PhysicalTypeText(const SchemaElement& e) {
 std::string FileMetaDataToJson(const FileMetaData& md, bool pretty) {
   std::string out;
   JsonWriter j(&out);
-  j.BeginObject();
-  j.Key("version");
-  j.Int(md.version);
-  j.Key("num_rows");
-  j.Int(md.num_rows);
-  if (md.created_by) {
-    j.Key("created_by");
-    j.String(*md.created_by);
-  }
-  if (md.key_value_metadata) {
-    j.Key("key_value_metadata");
-    WriteKeyValues(j, *md.key_value_metadata);
-  }
-  if (md.encryption_algorithm || md.footer_signing_key_metadata) {
-    // Encrypted columns under a plaintext footer; the algorithm itself is kept opaque.
-    j.Key("encrypted");
-    j.Bool(true);
-  }
-  j.Key("schema");
-  j.BeginArray();
-  for (const SchemaElement& e : md.schema) WriteSchemaElement(j, e);
-  j.EndArray();
-  if (md.column_orders) {
-    j.Key("column_orders");
-    j.BeginArray();
-    for (const ColumnOrder& o : *md.column_orders) j.String(ColumnOrderKindName(o.kind));
-    j.EndArray();
-  }
-  const std::vector<const SchemaElement*> leaves = Leaves(md);
-  j.Key("row_groups");
-  j.BeginArray();
-  for (const RowGroup& rg : md.row_groups) {
-    j.BeginObject();
-    j.Key("num_rows");
-    j.Int(rg.num_rows);
-    j.Key("total_byte_size");
-    j.Int(rg.total_byte_size);
-    if (rg.total_compressed_size) {
-      j.Key("total_compressed_size");
-      j.Int(*rg.total_compressed_size);
-    }
-    if (rg.file_offset) {
-      j.Key("file_offset");
-      j.Int(*rg.file_offset);
-    }
-    if (rg.ordinal) {
-      j.Key("ordinal");
-      j.Int(*rg.ordinal);
-    }
-    if (rg.sorting_columns) {
-      j.Key("sorting_columns");
-      j.BeginArray();
-      for (const SortingColumn& s : *rg.sorting_columns) {
-        j.BeginObject();
-        j.Key("column_idx");
-        j.Int(s.column_idx);
-        j.Key("descending");
-        j.Bool(s.descending);
-        j.Key("nulls_first");
-        j.Bool(s.nulls_first);
-        j.EndObject();
-      }
-      j.EndArray();
-    }
-    j.Key("columns");
-    j.BeginArray();
-    for (size_t i = 0; i < rg.columns.size(); ++i) {
-      WriteColumnChunk(j, rg.columns[i], i < leaves.size() ? leaves[i] : nullptr);
-    }
-    j.EndArray();
-    j.EndObject();
-  }
-  j.EndArray();
-  j.EndObject();
+  JsonContext ctx;
+  ctx.leaves = Leaves(md);
+  WriteJson(j, md, ctx);
   return pretty ? Indent(out) : out;
 }
 
