@@ -60,7 +60,8 @@ Result<std::optional<ManifestRewriteResult>> RewriteSmallManifests(
   if (!config.rewrite_manifests_enabled) return Outcome{};
   const iceberg::TableMetadataPtr metadata = table.metadata();
   const iceberg::Snapshot* current = metadata->current_snapshot();
-  if (current == nullptr) return Outcome{};
+  // A v1 snapshot embedding its manifests has no list to rewrite.
+  if (current == nullptr || current->manifest_list.empty()) return Outcome{};
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestFile> manifests,
                         iceberg::ReadSnapshotManifests(*current, table.io()));
   const int64_t target =

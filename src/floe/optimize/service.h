@@ -318,7 +318,8 @@ class OptimizingService {
   std::map<Key, int64_t> last_expire_ms_;
   std::map<Key, int64_t> last_clean_ms_;
   std::map<Key, int64_t> last_manifest_check_ms_;
-  std::map<Key, int64_t> last_metadata_clean_ms_;
+  // The time and metadata version of each table's last metadata-file cleaning.
+  std::map<Key, std::pair<int64_t, int64_t>> last_metadata_clean_;
   // Every table's location and cleaning directories, normalized (NoteTableLocations), and
   // the tables each catalog listed at the last refresh.
   std::map<Key, std::vector<catalog::NormalizedLocation>> table_locations_;

@@ -2,6 +2,7 @@
 // metadata, run when a table is evaluated, recorded as maintenance runs (kinds
 // `expire-data`, `auto-create-tags`, `rewrite-manifests`, `clean-metadata-files`) and
 // logged as one JSON line each.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -116,10 +117,21 @@ void OptimizingService::MaybeBoundMetadata(const Key& key, const std::string& na
                     now - it->second >= options_.maintenance_interval_ms / 60;
       if (rewrite_due) last_manifest_check_ms_[key] = now;
     }
-    auto it = last_metadata_clean_ms_.find(key);
-    clean_due =
-        it == last_metadata_clean_ms_.end() || now - it->second >= options_.maintenance_interval_ms;
-    if (clean_due) last_metadata_clean_ms_[key] = now;
+    // Every interval; sooner (at most every interval / 60) once the table committed more
+    // than half its metadata log since the last run, so that a table committing every few
+    // seconds without delete-after-commit keeps a bounded folder too. The version is in the
+    // current file's name: no listing to tell.
+    const iceberg::TableMetadata& md = *table.metadata();
+    const int64_t version =
+        iceberg::ParseMetadataFileVersion(md.metadata_file_location).value_or(0);
+    const int64_t log_size =
+        std::max<int64_t>(1, md.PropertyAsInt(iceberg::kPropertyPreviousVersionsMax, 100));
+    auto it = last_metadata_clean_.find(key);
+    clean_due = it == last_metadata_clean_.end() ||
+                now - it->second.first >= options_.maintenance_interval_ms ||
+                (version - it->second.second > std::max<int64_t>(10, log_size / 2) &&
+                 now - it->second.first >= options_.maintenance_interval_ms / 60);
+    if (clean_due) last_metadata_clean_[key] = {now, version};
   }
   if (!rewrite_due && !clean_due) return;
   auto config = MaintenanceConfig::FromProperties(table.metadata()->properties);
