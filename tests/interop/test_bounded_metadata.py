@@ -150,3 +150,38 @@ def test_table_topic_metadata_stays_bounded(floe, tmp_path):
         assert len(t.metadata.snapshots) <= 11, server.log_text()[-3000:]
         # Manifest lists and manifests of expired snapshots go with them.
         assert len(names) <= 100, sorted(names)
+
+
+def test_maintenance_deletes_metadata_files_a_rest_writer_leaves(floe, tmp_path):
+    """pyiceberg commits through the REST catalog to a table that does not set
+    write.metadata.delete-after-commit.enabled: maintenance deletes the metadata files its
+    log no longer lists, and every logged file stays readable."""
+    pytest.importorskip("pyiceberg")
+    import pyarrow as pa
+    from pyiceberg.catalog.rest import RestCatalog
+
+    from floe_server import FloeServer
+
+    with FloeServer(floe.path, tmp_path / "data", optimizer=True,
+                    config={"optimizer": {"maintenance-interval-ms": 0}}) as server:
+        cat = RestCatalog("floe", uri=server.uri, warehouse="default")
+        cat.create_namespace("db")
+        schema = pa.schema([pa.field("id", pa.int64(), nullable=False)])
+        t = cat.create_table("db.t", schema, properties={
+            "write.metadata.previous-versions-max": "5", "self-optimizing.enabled": "false"})
+        for i in range(20):
+            t.append(pa.table({"id": [i]}, schema=schema))
+        folder = os.path.dirname(local_path(t.metadata_location))
+
+        def metadata_files():
+            return sorted(n for n in os.listdir(folder) if n.endswith(".metadata.json"))
+
+        deadline = time.monotonic() + 60
+        while len(metadata_files()) > 6 and time.monotonic() < deadline:
+            time.sleep(0.3)
+        t = cat.load_table("db.t")
+        kept = {os.path.basename(local_path(e.metadata_file)) for e in t.metadata.metadata_log}
+        kept.add(os.path.basename(local_path(t.metadata_location)))
+        assert set(metadata_files()) == kept, server.log_text()[-3000:]
+        assert len(kept) == 6
+        assert sorted(r["id"] for r in t.scan().to_arrow().to_pylist()) == list(range(20))
