@@ -34,7 +34,6 @@ class AppendFiles;
 class DeleteFiles;
 class OverwriteFiles;
 class RowDelta;
-class RewriteManifests;
 class RewriteFiles;
 class UpdateSchema;
 class UpdatePartitionSpec;
@@ -122,10 +121,7 @@ class Table {
   // The sleeper between commit attempts (default: std::this_thread::sleep_for).
   void set_sleeper(Sleeper sleeper) { sleeper_ = std::move(sleeper); }
 
-  // A merge append (Java newAppend); NewFastAppend keeps the parent's manifests as they are.
   std::unique_ptr<AppendFiles> NewAppend();
-  std::unique_ptr<AppendFiles> NewFastAppend();
-  std::unique_ptr<RewriteManifests> NewRewriteManifests();
   std::unique_ptr<DeleteFiles> NewDelete();
   std::unique_ptr<OverwriteFiles> NewOverwrite();
   std::unique_ptr<RowDelta> NewRowDelta();
@@ -164,7 +160,6 @@ class Transaction {
   const TableMetadataPtr& current() const { return current_; }
 
   AppendFiles& NewAppend();
-  AppendFiles& NewFastAppend();
   DeleteFiles& NewDelete();
   OverwriteFiles& NewOverwrite();
   RowDelta& NewRowDelta();
