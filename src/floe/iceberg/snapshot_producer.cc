@@ -10,6 +10,7 @@
 #include "floe/base/macros.h"
 #include "floe/iceberg/file_filter.h"
 #include "floe/iceberg/manifest_list.h"
+#include "floe/iceberg/manifest_merge.h"
 #include "floe/iceberg/manifest_reader.h"
 #include "floe/iceberg/manifest_writer.h"
 
@@ -247,6 +248,97 @@ Result<ManifestFile> SnapshotProducer::WriteManifest(const TableMetadata& base, 
     FLOE_RETURN_IF_ERROR(writer->Add(file, seq));
   }
   return writer->Close();
+}
+
+Result<ManifestFile> SnapshotProducer::WriteNewManifest(
+    const TableMetadata& base, int32_t spec_id, ManifestContent content,
+    const std::function<Status(ManifestWriter&)>& write, TableOperations& ops) {
+  const PartitionSpec* spec = base.spec_by_id(spec_id);
+  const Schema* schema = base.current_schema();
+  if (spec == nullptr) return Status::Corrupt("unknown partition spec {}", spec_id);
+  FLOE_ASSIGN_OR_RETURN(
+      ManifestWriterOptions o,
+      MakeManifestWriterOptions(base.format_version, *spec, *schema, *snapshot_id_, content));
+  std::string path = NextManifestPath(base);
+  FLOE_ASSIGN_OR_RETURN(auto os, ops.io().CreateOutput(path, /*overwrite=*/false));
+  written_manifests_.insert(path);
+  FLOE_ASSIGN_OR_RETURN(auto writer, ManifestWriter::Make(std::move(os), std::move(o)));
+  FLOE_RETURN_IF_ERROR(write(*writer));
+  return writer->Close();
+}
+
+Result<std::vector<ManifestFile>> SnapshotProducer::MergeManifests(
+    const TableMetadata& base, std::vector<ManifestFile> manifests, TableOperations& ops,
+    int64_t* replaced) {
+  const ManifestMergeConfig config = ManifestMergeConfig::FromProperties(base.properties);
+  if (!config.enabled || manifests.empty()) return manifests;
+  // The first manifest: the new files' manifest, else the first kept parent manifest. Only
+  // its bin waits for min-count-to-merge, so that large manifests never keep older
+  // groups from merging.
+  const std::string first = manifests.front().manifest_path;
+  std::map<int32_t, std::vector<const ManifestFile*>, std::greater<>> groups;  // Java: spec
+  for (const ManifestFile& m : manifests) groups[m.partition_spec_id].push_back(&m);
+  std::vector<ManifestFile> out;
+  for (const auto& [spec_id, group] : groups) {
+    std::vector<int64_t> weights;
+    weights.reserve(group.size());
+    for (const ManifestFile* m : group) weights.push_back(m->manifest_length);
+    for (const std::vector<size_t>& indexes : PackEnd(weights, config.target_size_bytes)) {
+      std::vector<const ManifestFile*> bin;
+      bool has_first = false;
+      for (size_t i : indexes) {
+        bin.push_back(group[i]);
+        has_first = has_first || group[i]->manifest_path == first;
+      }
+      if (bin.size() == 1 || (has_first && static_cast<int64_t>(bin.size()) <
+                                               static_cast<int64_t>(config.min_count_to_merge))) {
+        for (const ManifestFile* m : bin) out.push_back(*m);
+        continue;
+      }
+      FLOE_ASSIGN_OR_RETURN(ManifestFile merged, MergeBin(base, spec_id, bin, ops));
+      for (const ManifestFile* m : bin) {
+        if (m->added_snapshot_id != *snapshot_id_) ++*replaced;
+      }
+      out.push_back(std::move(merged));
+    }
+  }
+  return out;
+}
+
+Result<ManifestFile> SnapshotProducer::MergeBin(const TableMetadata& base, int32_t spec_id,
+                                                const std::vector<const ManifestFile*>& bin,
+                                                TableOperations& ops) {
+  std::vector<std::string> key;
+  for (const ManifestFile* m : bin) key.push_back(m->manifest_path);
+  if (auto it = merged_.find(key); it != merged_.end()) return it->second;
+  const int64_t snapshot_id = *snapshot_id_;
+  auto write = [&](ManifestWriter& writer) -> Status {
+    for (const ManifestFile* m : bin) {
+      FLOE_ASSIGN_OR_RETURN(std::vector<ManifestEntry> entries,
+                            ReadEntries(base, *m, ops.io(), ManifestEntryFilter::kAll));
+      for (ManifestEntry& e : entries) {
+        const bool ours = e.snapshot_id == snapshot_id;
+        if (e.status == ManifestStatus::kDeleted) {
+          // Deletes of earlier snapshots are history; only this commit's stay.
+          if (ours) FLOE_RETURN_IF_ERROR(writer.Delete(e));
+        } else if (e.status == ManifestStatus::kAdded && ours) {
+          // Java ManifestWriter.add(entry): an explicit data sequence number stays (a
+          // rewrite's), an unassigned one is inherited at commit.
+          std::optional<int64_t> seq = e.data_sequence_number;
+          if (seq && *seq < 0) seq.reset();
+          e.data_file.first_row_id.reset();
+          FLOE_RETURN_IF_ERROR(writer.Add(e.data_file, seq));
+        } else {
+          FLOE_RETURN_IF_ERROR(writer.Existing(e));
+        }
+      }
+    }
+    return Status::OK();
+  };
+  FLOE_ASSIGN_OR_RETURN(ManifestFile merged,
+                        WriteNewManifest(base, spec_id, bin.front()->content, write, ops));
+  merged_.emplace(std::move(key), merged);
+  return merged;
 }
 
 Result<std::vector<ManifestFile>> SnapshotProducer::NewDataManifests(const TableMetadata& base,
@@ -495,14 +587,20 @@ Result<SnapshotProducer::Written> SnapshotProducer::ApplyManifests(const TableMe
              m.added_snapshot_id == snapshot_id;
     };
     int64_t replaced = 0;
-    for (const ManifestFile& m : new_data) out.manifests.push_back(m);
+    std::vector<ManifestFile> data_manifests = new_data;
     for (Filtered* f : data_filtered) {
-      if (keep(f->manifest)) out.manifests.push_back(f->manifest);
+      if (keep(f->manifest)) data_manifests.push_back(f->manifest);
     }
-    for (const ManifestFile& m : new_deletes) out.manifests.push_back(m);
+    std::vector<ManifestFile> delete_manifests = new_deletes;
     for (Filtered* f : delete_filtered) {
-      if (keep(f->manifest)) out.manifests.push_back(f->manifest);
+      if (keep(f->manifest)) delete_manifests.push_back(f->manifest);
     }
+    // Java MergingSnapshotProducer.apply: data and delete manifests merged apart.
+    FLOE_ASSIGN_OR_RETURN(out.manifests,
+                          MergeManifests(base, std::move(data_manifests), ops, &replaced));
+    FLOE_ASSIGN_OR_RETURN(std::vector<ManifestFile> merged_deletes,
+                          MergeManifests(base, std::move(delete_manifests), ops, &replaced));
+    out.manifests.insert(out.manifests.end(), merged_deletes.begin(), merged_deletes.end());
     for (const auto* list : {&data_filtered, &delete_filtered}) {
       for (Filtered* f : *list) {
         if (f->replaced) ++replaced;
@@ -560,7 +658,13 @@ Status SnapshotProducer::Apply(const TableMetadata& base, TableOperations& ops,
   const int64_t sequence_number = base.format_version > 1 ? base.last_sequence_number + 1 : 0;
 
   FLOE_RETURN_IF_ERROR(Validate(base, parent, ops));
-  FLOE_ASSIGN_OR_RETURN(Written written, ApplyManifests(base, parent, ops));
+  Written written;
+  if (replaces_manifests()) {
+    for (const auto& [k, v] : summary_properties_) written.summary.Set(k, v);
+    FLOE_ASSIGN_OR_RETURN(written.manifests, ReplaceManifests(base, parent, ops, &written.summary));
+  } else {
+    FLOE_ASSIGN_OR_RETURN(written, ApplyManifests(base, parent, ops));
+  }
 
   ManifestListWriterOptions lo;
   lo.format_version = base.format_version;
@@ -639,6 +743,7 @@ void SnapshotProducer::Cleanup(const TableMetadata* committed, TableOperations& 
   new_data_manifests_.clear();
   new_delete_manifests_.clear();
   filtered_.clear();
+  merged_.clear();
 }
 
 // --- validations -----------------------------------------------------------------------

@@ -2,8 +2,10 @@
 // FastAppend, MergingSnapshotProducer, StreamingDelete, BaseOverwriteFiles, BaseRowDelta,
 // BaseRewriteFiles):
 //
-//   AppendFiles     fast append: one new manifest per spec for the added files; the
-//                   parent's manifests are kept unchanged.
+//   AppendFiles     merge append (Table::NewAppend, Java MergeAppend): one new manifest per
+//                   spec for the added files, merged with the parent's manifests as below;
+//                   or a fast append (Table::NewFastAppend, Java FastAppend) keeping the
+//                   parent's manifests unchanged.
 //   DeleteFiles     removes data files by path or by a row filter (files whose rows only
 //                   partly match are an error).
 //   OverwriteFiles  adds and removes data files, or overwrites by row filter.
@@ -15,9 +17,18 @@
 //
 // Manifests that hold removed files are rewritten with those entries DELETED and the
 // others EXISTING (sequence numbers and first_row_id carried explicitly); other manifests
-// are kept. New manifests get the commit's sequence number from the manifest list writer;
-// v3 snapshots carry first-row-id = next-row-id and added-rows from the list writer.
-// Summaries use Java's keys (snapshot_summary.h) plus manifests-created/-kept/-replaced.
+// are kept. Every operation but the fast append then merges manifests as Java's
+// ManifestMergeManager does (manifest_merge.h; commit.manifest-merge.enabled,
+// commit.manifest.min-count-to-merge, commit.manifest.target-size-bytes): data and delete
+// manifests apart, per spec, packed from the end into bins of the target size; a bin of
+// more than one manifest becomes one manifest, except the bin holding the first manifest
+// (the new files' manifest) while it has fewer than min-count-to-merge manifests. A merged
+// manifest keeps this commit's ADDED and DELETED entries and carries every other live entry
+// as EXISTING with its snapshot id and sequence numbers; older DELETED entries are dropped.
+// RewriteManifests rewrites a snapshot's manifests into target-size manifests. New manifests get
+// the commit's sequence number from the manifest list writer; v3 snapshots carry first-row-id =
+// next-row-id and added-rows from the list writer. Summaries use Java's keys (snapshot_summary.h)
+// plus manifests-created/-kept/-replaced.
 //
 // Validations run against the metadata each attempt applies to and fail with kConflict
 // (Java's ValidationException); invalid arguments are kInvalidArgument.
@@ -41,6 +52,8 @@
 #include "floe/iceberg/table.h"
 
 namespace floe::iceberg {
+
+class ManifestWriter;
 
 // Table property: partitions included in summaries (Java write.summary.partition-limit).
 inline constexpr std::string_view kPropertyPartitionSummaryLimit = "write.summary.partition-limit";
@@ -75,6 +88,21 @@ class SnapshotProducer : public PendingUpdate {
   }
   // The fast append keeps the parent's manifests as they are.
   virtual bool fast_append() const { return false; }
+  // An operation that builds the snapshot's manifests itself (RewriteManifests) returns
+  // them from here; the default file-level engine is used otherwise.
+  virtual bool replaces_manifests() const { return false; }
+  virtual Result<std::vector<ManifestFile>> ReplaceManifests(const TableMetadata& base,
+                                                             const Snapshot* parent,
+                                                             TableOperations& ops,
+                                                             SnapshotSummaryBuilder* summary) {
+    return Status::Internal("ReplaceManifests not implemented");
+  }
+  // Writes entries to a new manifest of this commit, which Cleanup deletes unless it was
+  // committed. `write` adds the entries through the writer.
+  Result<ManifestFile> WriteNewManifest(const TableMetadata& base, int32_t spec_id,
+                                        ManifestContent content,
+                                        const std::function<Status(ManifestWriter&)>& write,
+                                        TableOperations& ops);
 
   // Staging (Java MergingSnapshotProducer.add / delete / deleteByRowFilter).
   void SetBranch(std::string branch) { branch_ = std::move(branch); }
@@ -153,6 +181,13 @@ class SnapshotProducer : public PendingUpdate {
                                      ManifestContent content, const FilesWithSequence& files,
                                      TableOperations& ops);
   std::string NextManifestPath(const TableMetadata& base);
+  // Java ManifestMergeManager.mergeManifests over one content's manifests, in order.
+  // `replaced` counts the parent manifests merged away.
+  Result<std::vector<ManifestFile>> MergeManifests(const TableMetadata& base,
+                                                   std::vector<ManifestFile> manifests,
+                                                   TableOperations& ops, int64_t* replaced);
+  Result<ManifestFile> MergeBin(const TableMetadata& base, int32_t spec_id,
+                                const std::vector<const ManifestFile*>& bin, TableOperations& ops);
 
   std::string branch_{kMainBranch};
   std::vector<std::function<Status(const TableMetadata&)>> base_checks_;
@@ -174,6 +209,8 @@ class SnapshotProducer : public PendingUpdate {
   std::vector<ManifestFile> new_data_manifests_;
   std::vector<ManifestFile> new_delete_manifests_;
   std::map<std::string, std::unique_ptr<Filtered>> filtered_;  // by source manifest path
+  // Merged manifests by the paths of their bin (Java mergedManifests), reused on retries.
+  std::map<std::vector<std::string>, ManifestFile> merged_;
   std::set<std::string> written_manifests_;
   std::vector<std::string> written_lists_;
 };
@@ -196,9 +233,11 @@ class AppendFiles final : public SnapshotProducer {
  private:
   friend class Table;
   friend class Transaction;
-  AppendFiles() = default;
+  explicit AppendFiles(bool fast) : fast_(fast) {}
   std::string_view operation() const override { return kOperationAppend; }
-  bool fast_append() const override { return true; }
+  bool fast_append() const override { return fast_; }
+
+  bool fast_;
 };
 
 class DeleteFiles final : public SnapshotProducer {
@@ -432,6 +471,52 @@ class RewriteFiles final : public SnapshotProducer {
   std::vector<DataFile> replaced_data_files_;
   std::optional<int64_t> starting_snapshot_id_;
   std::optional<int64_t> explicit_sequence_number_;
+};
+
+// Rewrites manifests of the branch's snapshot (Java BaseRewriteManifests with the Spark
+// action's sizing, RewriteManifestsSparkAction): the selected manifests of each content and
+// spec are read, their live entries clustered by partition and written as EXISTING
+// (snapshot ids, data and file sequence numbers and first_row_id unchanged) into
+// ceil(selected bytes / commit.manifest.target-size-bytes) manifests of equal entry
+// counts; other manifests are kept. Operation "replace", no file changes; summary
+// manifests-created / -kept / -replaced and entries-processed. A retry keeps the manifests
+// already written; kConflict when a selected manifest is no longer in the snapshot
+// (Java "Manifest is missing").
+class RewriteManifests final : public SnapshotProducer {
+ public:
+  // Which manifests to rewrite (default: all of them).
+  RewriteManifests& RewriteIf(std::function<bool(const ManifestFile&)> predicate) {
+    predicate_ = std::move(predicate);
+    return *this;
+  }
+  RewriteManifests& ToBranch(std::string branch) {
+    SetBranch(std::move(branch));
+    return *this;
+  }
+  RewriteManifests& Set(std::string key, std::string value) {
+    SetSummaryProperty(std::move(key), std::move(value));
+    return *this;
+  }
+  // After Commit(): manifests rewritten and written.
+  int64_t rewritten_manifests() const { return static_cast<int64_t>(selected_.size()); }
+  int64_t added_manifests() const { return static_cast<int64_t>(written_.size()); }
+
+ private:
+  friend class Table;
+  friend class Transaction;
+  RewriteManifests() = default;
+  std::string_view operation() const override { return kOperationReplace; }
+  bool replaces_manifests() const override { return true; }
+  Result<std::vector<ManifestFile>> ReplaceManifests(const TableMetadata& base,
+                                                     const Snapshot* parent, TableOperations& ops,
+                                                     SnapshotSummaryBuilder* summary) override;
+
+  std::function<bool(const ManifestFile&)> predicate_;
+  std::set<std::string> selected_;     // paths rewritten, chosen on the first attempt
+  std::vector<ManifestFile> written_;  // their replacements, kept across attempts
+  int64_t entries_processed_ = 0;
+  int64_t live_files_ = 0;
+  bool chosen_ = false;
 };
 
 // The manifest list of `snapshot` (empty for a snapshot without one). kUnimplemented for

@@ -159,7 +159,13 @@ std::unique_ptr<T> Table::Attach(std::unique_ptr<T> update) {
 }
 
 std::unique_ptr<AppendFiles> Table::NewAppend() {
-  return Attach(std::unique_ptr<AppendFiles>(new AppendFiles()));
+  return Attach(std::unique_ptr<AppendFiles>(new AppendFiles(/*fast=*/false)));
+}
+std::unique_ptr<AppendFiles> Table::NewFastAppend() {
+  return Attach(std::unique_ptr<AppendFiles>(new AppendFiles(/*fast=*/true)));
+}
+std::unique_ptr<RewriteManifests> Table::NewRewriteManifests() {
+  return Attach(std::unique_ptr<RewriteManifests>(new RewriteManifests()));
 }
 std::unique_ptr<DeleteFiles> Table::NewDelete() {
   return Attach(std::unique_ptr<DeleteFiles>(new DeleteFiles()));
@@ -215,7 +221,10 @@ T& Transaction::Attach(std::unique_ptr<T> update) {
 }
 
 AppendFiles& Transaction::NewAppend() {
-  return Attach(std::unique_ptr<AppendFiles>(new AppendFiles()));
+  return Attach(std::unique_ptr<AppendFiles>(new AppendFiles(/*fast=*/false)));
+}
+AppendFiles& Transaction::NewFastAppend() {
+  return Attach(std::unique_ptr<AppendFiles>(new AppendFiles(/*fast=*/true)));
 }
 DeleteFiles& Transaction::NewDelete() {
   return Attach(std::unique_ptr<DeleteFiles>(new DeleteFiles()));

@@ -34,6 +34,7 @@ class AppendFiles;
 class DeleteFiles;
 class OverwriteFiles;
 class RowDelta;
+class RewriteManifests;
 class RewriteFiles;
 class UpdateSchema;
 class UpdatePartitionSpec;
@@ -121,7 +122,10 @@ class Table {
   // The sleeper between commit attempts (default: std::this_thread::sleep_for).
   void set_sleeper(Sleeper sleeper) { sleeper_ = std::move(sleeper); }
 
+  // A merge append (Java newAppend); NewFastAppend keeps the parent's manifests as they are.
   std::unique_ptr<AppendFiles> NewAppend();
+  std::unique_ptr<AppendFiles> NewFastAppend();
+  std::unique_ptr<RewriteManifests> NewRewriteManifests();
   std::unique_ptr<DeleteFiles> NewDelete();
   std::unique_ptr<OverwriteFiles> NewOverwrite();
   std::unique_ptr<RowDelta> NewRowDelta();
@@ -160,6 +164,7 @@ class Transaction {
   const TableMetadataPtr& current() const { return current_; }
 
   AppendFiles& NewAppend();
+  AppendFiles& NewFastAppend();
   DeleteFiles& NewDelete();
   OverwriteFiles& NewOverwrite();
   RowDelta& NewRowDelta();

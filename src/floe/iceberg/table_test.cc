@@ -197,8 +197,9 @@ TEST_F(TableTest, AppendSequenceNumbersSummaryAndRequirements) {
   EXPECT_EQ(Summary(*s2, "manifests-kept"), "1");
   EXPECT_EQ(Summary(*s2, "total-records"), "35");
   EXPECT_EQ(Summary(*s2, "total-data-files"), "3");
-  // Fast append: the old manifest is kept, so its entries keep sequence number 1; the new
-  // entries inherit 2 from the manifest list (spec "Sequence Number Inheritance").
+  // Two manifests stay below min-count-to-merge: the old one is kept, so its entries keep
+  // sequence number 1; the new entries inherit 2 from the manifest list (spec "Sequence
+  // Number Inheritance").
   auto es = Entries(*s2, ManifestEntryFilter::kAll);
   ASSERT_EQ(es.size(), 3u);
   EXPECT_EQ(Find(es, "mem://d/a.parquet")->data_sequence_number, 1);

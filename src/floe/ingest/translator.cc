@@ -33,6 +33,12 @@ namespace floe::ingest {
 namespace col = floe::columnar;
 using format::text::internal::RowDecoder;
 
+std::map<std::string, std::string> TableTopicTableDefaults() {
+  return {{"write.metadata.delete-after-commit.enabled", "true"},
+          {"write.metadata.previous-versions-max", "20"},
+          {"commit.manifest.min-count-to-merge", "10"}};
+}
+
 namespace {
 
 // The rows of a dead-letter table: its current snapshot's total-records (floe appends only).
@@ -304,6 +310,7 @@ struct TopicTranslator::Impl {
     catalog::CreateTableRequest request;
     FLOE_ASSIGN_OR_RETURN(request.schema, iceberg::Schema::Make(std::move(fields)));
     request.format_version = 2;
+    request.properties = TableTopicTableDefaults();
     request.properties["floe.ingest.topic"] = topic;
     auto created = catalog->CreateTable(id, request);
     if (!created.ok() && created.error().code() != StatusCode::kAlreadyExists) {
@@ -1015,6 +1022,7 @@ struct TopicTranslator::Impl {
       catalog::CreateTableRequest request;
       request.schema = std::move(schema);
       request.format_version = 2;
+      request.properties = TableTopicTableDefaults();
       request.properties["floe.ingest.topic"] = topic;
       auto created = catalog->CreateTable(dlq_id, request);
       if (!created.ok() && created.error().code() != StatusCode::kAlreadyExists) {

@@ -36,6 +36,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -73,6 +74,12 @@ struct IngestOptions {
 };
 
 inline constexpr std::string_view kKafkaColumn = "_kafka";
+
+// The table properties a table topic's table (and its dead-letter table) is created with:
+// commits every few seconds need their metadata bounded (docs/table-topics.md): old
+// metadata files deleted after commit, 20 of them kept in the metadata log, and manifests
+// merged at 10 instead of Java's default 100.
+std::map<std::string, std::string> TableTopicTableDefaults();
 
 struct TopicStats {
   std::string topic;

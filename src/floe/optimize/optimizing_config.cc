@@ -223,6 +223,18 @@ Result<MaintenanceConfig> MaintenanceConfig::FromProperties(
   c.orphan_min_age_ms = orphan_minutes * 60'000;
   FLOE_RETURN_IF_ERROR(
       r.Bool("clean-dangling-delete-files.enabled", &c.dangling_delete_cleaning_enabled));
+  FLOE_RETURN_IF_ERROR(r.Int32("snapshot.keep.max-count", 0, &c.snapshot_keep_max_count));
+  // An Iceberg key: Java reads it with Boolean.parseBoolean (anything but "true" is false),
+  // so no value of it makes the maintenance settings invalid.
+  if (auto it = properties.find("write.metadata.delete-after-commit.enabled");
+      it != properties.end()) {
+    std::string v = it->second;
+    for (char& ch : v) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+    c.delete_old_metadata = v == "true";
+  }
+  FLOE_RETURN_IF_ERROR(r.Bool("rewrite-manifests.enabled", &c.rewrite_manifests_enabled));
+  FLOE_RETURN_IF_ERROR(
+      r.Int32("rewrite-manifests.max-small-count", 1, &c.rewrite_manifests_max_small_count));
   return c;
 }
 

@@ -83,6 +83,17 @@ struct OptimizingConfig {
 //   clean-orphan-file.min-existing-time-minutes  2880  ... only when older than this
 //   clean-dangling-delete-files.enabled          true  drop delete files that apply to nothing
 //
+// and floe's additions that keep a managed table's metadata bounded (docs/self-optimizing.md):
+//
+//   snapshot.keep.max-count    100     main's snapshots beyond the newest N expire whatever
+//                                      their age (0: no count bound; never below min-count)
+//   write.metadata.delete-after-commit.enabled  true  (Iceberg's key; Iceberg's default is
+//                                      false) metadata files the metadata log no longer lists
+//                                      are deleted by maintenance
+//   rewrite-manifests.enabled  true    rewrite a snapshot's small manifests
+//   rewrite-manifests.max-small-count  16  ... when more than this many of one content are
+//                                      under half of commit.manifest.target-size-bytes
+//
 // Durations are a number and a unit (ms, s, min, h, d; no unit: milliseconds), as Amoro
 // reads them. Errors as for OptimizingConfig.
 struct MaintenanceConfig {
@@ -97,6 +108,10 @@ struct MaintenanceConfig {
   int64_t orphan_min_age_ms = 2880LL * 60 * 1000;
   // clean-dangling-delete-files.enabled: delete files that apply to no live data file.
   bool dangling_delete_cleaning_enabled = true;
+  int32_t snapshot_keep_max_count = 100;
+  bool delete_old_metadata = true;
+  bool rewrite_manifests_enabled = true;
+  int32_t rewrite_manifests_max_small_count = 16;
 
   static Result<MaintenanceConfig> FromProperties(
       const std::map<std::string, std::string>& properties);

@@ -666,7 +666,12 @@ void OptimizingService::MaybeExpireSnapshots(const Key& key, const std::string& 
     std::lock_guard lock(mu_);
     auto it = last_expire_ms_.find(key);
     if (it != last_expire_ms_.end() && now - it->second < options_.maintenance_interval_ms) {
-      return;
+      // A table over snapshot.keep.max-count expires sooner, at most every interval / 60.
+      auto over = MaintenanceConfig::FromProperties(table.metadata()->properties);
+      if (!over.ok() || !OverSnapshotCount(*table.metadata(), *over) ||
+          now - it->second < options_.maintenance_interval_ms / 60) {
+        return;
+      }
     }
     last_expire_ms_[key] = now;
   }
@@ -951,6 +956,7 @@ Status OptimizingService::Evaluate(const Item& item) {
   MaybeExpireSnapshots(key, item.id.ToString(), *table);
   MaybeCleanTable(key, item.id.ToString(), *table, *lease);
   MaybeExpireData(key, item.id.ToString(), *table);
+  MaybeBoundMetadata(key, item.id.ToString(), *table, *lease);
   MaybeCreateTag(key, item.id.ToString(), *table);
   {
     // One process per table: a later commit or refresh looks at it again.

@@ -131,6 +131,9 @@ struct OptimizerCounters {
   int64_t expired_data_files = 0;
   int64_t expired_records = 0;
   int64_t tags_created = 0;
+  // Maintenance: manifests rewritten into target-size ones, and old metadata files deleted.
+  int64_t manifests_rewritten = 0;
+  int64_t metadata_files_deleted = 0;
 };
 
 class OptimizingService {
@@ -269,6 +272,12 @@ class OptimizingService {
   // enabled and no process of the table is running; automatic tags (auto_tag.h), checked at
   // most every maintenance interval / 60 (Amoro: every minute). service_maintenance.cc.
   void MaybeExpireData(const Key& key, const std::string& name, iceberg::Table& table);
+  // Bounded metadata (maintenance.h): small manifests rewritten (checked at most every
+  // maintenance interval / 60, no process of the table running) and metadata files the
+  // metadata log no longer lists deleted (every maintenance interval, within the cleanup
+  // scope). service_maintenance.cc.
+  void MaybeBoundMetadata(const Key& key, const std::string& name, iceberg::Table& table,
+                          catalog::Catalog& catalog);
   void MaybeCreateTag(const Key& key, const std::string& name, iceberg::Table& table);
   metastore::MaintenanceRunRecord NewMaintenanceRun(const Key& key, std::string kind,
                                                     int64_t start_ms);
@@ -308,6 +317,9 @@ class OptimizingService {
   mutable uint64_t stats_view_version_ = 0;
   std::map<Key, int64_t> last_expire_ms_;
   std::map<Key, int64_t> last_clean_ms_;
+  std::map<Key, int64_t> last_manifest_check_ms_;
+  // The time and metadata version of each table's last metadata-file cleaning.
+  std::map<Key, std::pair<int64_t, int64_t>> last_metadata_clean_;
   // Every table's location and cleaning directories, normalized (NoteTableLocations), and
   // the tables each catalog listed at the last refresh.
   std::map<Key, std::vector<catalog::NormalizedLocation>> table_locations_;

@@ -1,6 +1,8 @@
-// The optimizing service's data maintenance: data expiration and automatic tags, run when a
-// table is evaluated, recorded as maintenance runs (kinds `expire-data`, `auto-create-tags`)
-// and logged as one JSON line each.
+// The optimizing service's data maintenance: data expiration, automatic tags and bounded
+// metadata, run when a table is evaluated, recorded as maintenance runs (kinds
+// `expire-data`, `auto-create-tags`, `rewrite-manifests`, `clean-metadata-files`) and
+// logged as one JSON line each.
+#include <algorithm>
 #include <map>
 #include <string>
 #include <string_view>
@@ -10,6 +12,7 @@
 #include "floe/base/json_writer.h"
 #include "floe/optimize/auto_tag.h"
 #include "floe/optimize/data_expiration.h"
+#include "floe/optimize/maintenance.h"
 #include "floe/optimize/service.h"
 
 namespace floe::optimize {
@@ -97,6 +100,111 @@ void OptimizingService::MaybeExpireData(const Key& key, const std::string& name,
             {"delete_files", std::to_string(r.delete_files_removed)},
             {"threshold_ms", std::to_string(r.threshold_ms)},
             {"snapshot_id", std::to_string(*r.snapshot_id)}}));
+}
+
+void OptimizingService::MaybeBoundMetadata(const Key& key, const std::string& name,
+                                           iceberg::Table& table, catalog::Catalog& catalog_of) {
+  const int64_t now = Now();
+  bool rewrite_due = false;
+  bool clean_due = false;
+  {
+    std::lock_guard lock(mu_);
+    // A running process commits against its planned snapshot's manifests; a rewrite of them
+    // meanwhile would only make its commit retry.
+    if (!active_by_table_.contains(key)) {
+      auto it = last_manifest_check_ms_.find(key);
+      rewrite_due = it == last_manifest_check_ms_.end() ||
+                    now - it->second >= options_.maintenance_interval_ms / 60;
+      if (rewrite_due) last_manifest_check_ms_[key] = now;
+    }
+    // Every interval; sooner (at most every interval / 60) once the table committed more
+    // than half its metadata log since the last run, so that a table committing every few
+    // seconds without delete-after-commit keeps a bounded folder too. The version is in the
+    // current file's name: no listing to tell.
+    const iceberg::TableMetadata& md = *table.metadata();
+    const int64_t version =
+        iceberg::ParseMetadataFileVersion(md.metadata_file_location).value_or(0);
+    const int64_t log_size =
+        std::max<int64_t>(1, md.PropertyAsInt(iceberg::kPropertyPreviousVersionsMax, 100));
+    auto it = last_metadata_clean_.find(key);
+    clean_due = it == last_metadata_clean_.end() ||
+                now - it->second.first >= options_.maintenance_interval_ms ||
+                (version - it->second.second > std::max<int64_t>(10, log_size / 2) &&
+                 now - it->second.first >= options_.maintenance_interval_ms / 60);
+    if (clean_due) last_metadata_clean_[key] = {now, version};
+  }
+  if (!rewrite_due && !clean_due) return;
+  auto config = MaintenanceConfig::FromProperties(table.metadata()->properties);
+  if (!config.ok()) return;  // MaybeExpireSnapshots logged it
+  const std::string& catalog = std::get<0>(key);
+
+  if (rewrite_due && config->rewrite_manifests_enabled) {
+    metastore::MaintenanceRunRecord run = NewMaintenanceRun(key, "rewrite-manifests", now);
+    auto rewritten = RewriteSmallManifests(table, *config);
+    run.end_ms = Now();
+    if (!rewritten.ok()) {
+      run.status = "failed";
+      run.error = rewritten.status().ToString();
+      SaveMaintenanceRun(run);
+      Log(Line("manifest-rewrite-failed", catalog, name, {{"error", run.error}}));
+    } else if (rewritten->has_value()) {
+      const ManifestRewriteResult& r = **rewritten;
+      run.status = "success";
+      SaveMaintenanceRun(run);
+      {
+        std::lock_guard lock(mu_);
+        counters_.manifests_rewritten += r.rewritten_manifests;
+      }
+      Log(Line("manifests-rewritten", catalog, name,
+               {{"rewritten", std::to_string(r.rewritten_manifests)},
+                {"added", std::to_string(r.added_manifests)},
+                {"snapshot_id", std::to_string(r.snapshot_id)}}));
+    }
+  }
+
+  // gc.enabled=false: files may be shared with other tables; never delete.
+  if (clean_due && config->delete_old_metadata && config->gc_enabled) {
+    const iceberg::TableMetadataPtr metadata = table.metadata();
+    const std::string folder = MetadataFolder(*metadata);
+    if (folder.empty() || metadata->location.empty()) return;
+    // Confinement as for orphan cleaning: the folder must be the table's own.
+    auto others = OtherTableLocations(key, catalog_of);
+    if (!others.ok()) return;
+    Status scope =
+        catalog_of.location_policy().CheckCleanupScope({folder, metadata->location}, *others);
+    metastore::MaintenanceRunRecord run = NewMaintenanceRun(key, "clean-metadata-files", Now());
+    if (!scope.ok()) {
+      run.end_ms = Now();
+      run.status = "refused";
+      run.error = std::string(scope.message());
+      SaveMaintenanceRun(run);
+      Log(Line("metadata-cleaning-refused", catalog, name, {{"error", run.error}}));
+      return;
+    }
+    auto cleaned = DeleteUntrackedMetadataFiles(*metadata, table.io());
+    run.end_ms = Now();
+    if (!cleaned.ok()) {
+      run.status = "failed";
+      run.error = cleaned.status().ToString();
+      SaveMaintenanceRun(run);
+      Log(Line("metadata-cleaning-failed", catalog, name, {{"error", run.error}}));
+      return;
+    }
+    if (cleaned->deleted == 0 && cleaned->failed_deletes == 0) return;  // nothing: no run
+    run.status = "success";
+    run.deleted_files = cleaned->deleted;
+    if (cleaned->failed_deletes > 0) {
+      run.error = fmt::format("{} files could not be deleted", cleaned->failed_deletes);
+    }
+    SaveMaintenanceRun(run);
+    {
+      std::lock_guard lock(mu_);
+      counters_.metadata_files_deleted += cleaned->deleted;
+    }
+    Log(Line("metadata-files-deleted", catalog, name,
+             {{"files", std::to_string(cleaned->deleted)},
+              {"failed", std::to_string(cleaned->failed_deletes)}}));
+  }
 }
 
 void OptimizingService::MaybeCreateTag(const Key& key, const std::string& name,

@@ -146,6 +146,14 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
     w.Family("floe_maintenance_tags_created_total", "counter",
              "Tags automatic tagging (tag.auto-create.*) created.");
     w.Sample("floe_maintenance_tags_created_total", {{"group", group}}, counters.tags_created);
+    w.Family("floe_maintenance_manifests_rewritten_total", "counter",
+             "Small manifests maintenance rewrote into target-size manifests.");
+    w.Sample("floe_maintenance_manifests_rewritten_total", {{"group", group}},
+             counters.manifests_rewritten);
+    w.Family("floe_maintenance_metadata_files_deleted_total", "counter",
+             "Metadata files older than the metadata log that maintenance deleted.");
+    w.Sample("floe_maintenance_metadata_files_deleted_total", {{"group", group}},
+             counters.metadata_files_deleted);
     w.Family("floe_optimizing_processes_total", "counter",
              "Optimizing processes that ended, by table, type and outcome.");
     for (const auto& [key, n] : counters.processes) {
