@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <iterator>
+
 #include "floe/base/macros.h"
 
 namespace floe {
@@ -49,6 +51,16 @@ TEST(StatusTest, MacrosPropagate) {
   EXPECT_EQ(r.error().message(), "3 is odd");
   EXPECT_TRUE(CheckQuarter(4).ok());
   EXPECT_EQ(CheckQuarter(2).code(), StatusCode::kInvalidArgument);
+}
+
+// kAllStatusCodes is what the protocols' mapping tests walk: every code, in enum order, and
+// nothing after its last (StatusCodeName, a switch without default, names each code).
+TEST(StatusTest, AllStatusCodesListsEveryCodeOnce) {
+  for (size_t i = 0; i < std::size(kAllStatusCodes); ++i) {
+    EXPECT_EQ(static_cast<size_t>(kAllStatusCodes[i]), i);
+    EXPECT_NE(StatusCodeName(kAllStatusCodes[i]), "Unknown");
+  }
+  EXPECT_EQ(StatusCodeName(static_cast<StatusCode>(std::size(kAllStatusCodes))), "Unknown");
 }
 
 }  // namespace
