@@ -2,6 +2,7 @@
 // guide's encoding rules (kafka.md §1.4-1.5 and the per-API field tables).
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -154,6 +155,40 @@ TEST(KafkaProtocolTest, UuidBase64IsKafkasForm) {
   for (int i = 0; i < 16; ++i) id.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(i);
   // base64url of 00 01 02 ... 0f without padding.
   EXPECT_EQ(id.ToBase64(), "AAECAwQFBgcICQoLDA0ODw");
+}
+
+// Every StatusCode's Kafka error code, the numbers as kafka.md §3 lists them (Kafka's
+// Errors.java): the client's bad batches are its own (CORRUPT_MESSAGE, INVALID_RECORD,
+// UNSUPPORTED_COMPRESSION_TYPE), the broker's disk is KAFKA_STORAGE_ERROR (retriable), the
+// rest UNKNOWN_SERVER_ERROR.
+TEST(KafkaProtocolTest, EveryStatusCodeHasItsErrorCode) {
+  struct Case {
+    StatusCode code;
+    int16_t kafka;
+  };
+  const Case cases[] = {
+      {StatusCode::kOk, 0},                   // NONE
+      {StatusCode::kInvalidArgument, 87},     // INVALID_RECORD
+      {StatusCode::kNotFound, 56},            // KAFKA_STORAGE_ERROR
+      {StatusCode::kAlreadyExists, 56},       // KAFKA_STORAGE_ERROR
+      {StatusCode::kFailedPrecondition, -1},  // UNKNOWN_SERVER_ERROR
+      {StatusCode::kConflict, -1},            // UNKNOWN_SERVER_ERROR
+      {StatusCode::kUnavailable, -1},         // UNKNOWN_SERVER_ERROR
+      {StatusCode::kDeadlineExceeded, -1},    // UNKNOWN_SERVER_ERROR
+      {StatusCode::kUnauthenticated, -1},     // UNKNOWN_SERVER_ERROR
+      {StatusCode::kPermissionDenied, 56},    // KAFKA_STORAGE_ERROR
+      {StatusCode::kCorrupt, 2},              // CORRUPT_MESSAGE
+      {StatusCode::kUnimplemented, 76},       // UNSUPPORTED_COMPRESSION_TYPE
+      {StatusCode::kIOError, 56},             // KAFKA_STORAGE_ERROR
+      {StatusCode::kResourceExhausted, 56},   // KAFKA_STORAGE_ERROR
+      {StatusCode::kInternal, -1},            // UNKNOWN_SERVER_ERROR
+  };
+  ASSERT_EQ(std::size(cases), std::size(kAllStatusCodes));
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    ASSERT_EQ(cases[i].code, kAllStatusCodes[i]);
+    EXPECT_EQ(Code(ErrorCodeFor(cases[i].code)), cases[i].kafka) << StatusCodeName(cases[i].code);
+    EXPECT_EQ(Code(ErrorCodeFor(Status(cases[i].code, "what happened"))), cases[i].kafka);
+  }
 }
 
 }  // namespace
