@@ -38,7 +38,7 @@ class AuthenticatorTest : public ::testing::Test {
 
   std::unique_ptr<Authenticator> Make(AuthConfig config, std::string key = std::string(32, 'k')) {
     auto made = Authenticator::Make(std::move(config), std::move(key), [this] { return now_ms_; });
-    EXPECT_TRUE(made.ok()) << made.status().ToString();
+    FLOE_EXPECT_OK(made);
     return made.ok() ? std::move(*made) : nullptr;
   }
 
@@ -87,7 +87,7 @@ TEST_F(AuthenticatorTest, ClientCredentialsInTheBodyGetATokenResponse) {
   EXPECT_EQ(body["expires_in"], 3600);
   EXPECT_EQ(body["issued_token_type"], "urn:ietf:params:oauth:token-type:access_token");
   auto principal = auth_->VerifyToken(body["access_token"].get<std::string>());
-  ASSERT_TRUE(principal.ok()) << principal.status().ToString();
+  FLOE_ASSERT_OK(principal);
   EXPECT_EQ((*principal)->name, "etl");
   EXPECT_EQ(response.principal, "etl");
   bool no_store = false;
@@ -226,8 +226,7 @@ TEST_F(AuthenticatorTest, TokensExpireAfterTheirLifetime) {
   EXPECT_TRUE(auth_->VerifyToken(token).ok());
   now_ms_ += 1;
   auto expired = auth_->VerifyToken(token);
-  ASSERT_FALSE(expired.ok());
-  EXPECT_EQ(expired.status().code(), StatusCode::kUnauthenticated);
+  ASSERT_THAT(expired, IsError(StatusCode::kUnauthenticated));
   EXPECT_TRUE(auth_->VerifyToken(token, /*allow_expired=*/true).ok());
 }
 
@@ -257,8 +256,7 @@ TEST_F(AuthenticatorTest, ForgedAndForeignTokensAreRefused) {
                                  std::string("floe1"), std::string("floe1...."), std::string(""),
                                  std::string("etl-secret"), std::string("floe1.zz.1.00")}) {
     auto verified = auth_->VerifyToken(bad);
-    EXPECT_FALSE(verified.ok()) << bad;
-    EXPECT_EQ(verified.status().code(), StatusCode::kUnauthenticated);
+    EXPECT_THAT(verified, IsError(StatusCode::kUnauthenticated)) << bad;
   }
   // Another key: another server that does not share the key file.
   EXPECT_FALSE(Make(Config(), std::string(32, 'x'))->VerifyToken(token).ok());
@@ -363,7 +361,7 @@ TEST(TokenKey, CreatedOnceWithOwnerOnlyPermissions) {
   std::filesystem::create_directories(dir);
   std::string path = (dir / "auth-token.key").string();
   auto first = LoadOrCreateTokenKey(path);
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  FLOE_ASSERT_OK(first);
   EXPECT_EQ(first->size(), 32u);
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);

@@ -5,6 +5,7 @@
 #include <iterator>
 
 #include "floe/base/macros.h"
+#include "floe/base/testing.h"
 
 namespace floe {
 namespace {
@@ -27,15 +28,14 @@ Status CheckQuarter(int x) {
 
 TEST(StatusTest, OkIsEmpty) {
   Status s;
-  EXPECT_TRUE(s.ok());
+  FLOE_EXPECT_OK(s);
   EXPECT_EQ(s.code(), StatusCode::kOk);
   EXPECT_EQ(s.ToString(), "OK");
 }
 
 TEST(StatusTest, ErrorCarriesCodeAndMessage) {
   Status s = Status::Corrupt("bad page {} in {}", 3, "f.parquet");
-  EXPECT_FALSE(s.ok());
-  EXPECT_TRUE(s.IsCorrupt());
+  EXPECT_THAT(s, IsError(StatusCode::kCorrupt));
   EXPECT_EQ(s.message(), "bad page 3 in f.parquet");
   EXPECT_EQ(s.ToString(), "Corrupt: bad page 3 in f.parquet");
   Status copy = s;

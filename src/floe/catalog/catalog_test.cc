@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "floe/base/testing.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/catalog/filesystem_catalog.h"
 #include "floe/catalog/sql_catalog.h"
@@ -126,7 +127,7 @@ class CatalogTest : public ::testing::TestWithParam<Backend> {
     options.allowed_locations = {allowed_.string()};
     options.io = std::move(io);
     auto catalog = OpenCatalog(uri_, std::move(options));
-    EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
+    FLOE_EXPECT_OK(catalog);
     return catalog.ok() ? std::move(*catalog) : nullptr;
   }
 
@@ -148,13 +149,13 @@ class CatalogTest : public ::testing::TestWithParam<Backend> {
     CreateTableRequest request = Request();
     for (auto& [k, v] : properties) request.properties[k] = v;
     auto created = catalog_->CreateTable(Id(id), request);
-    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    FLOE_EXPECT_OK(created);
     return created.ok() ? *created : nullptr;
   }
 
   std::unique_ptr<iceberg::TableOperations> Load(Catalog& catalog, std::string_view id) {
     auto ops = catalog.LoadTable(Id(id));
-    EXPECT_TRUE(ops.ok()) << ops.status().ToString();
+    FLOE_EXPECT_OK(ops);
     return ops.ok() ? std::move(*ops) : nullptr;
   }
 
@@ -483,7 +484,7 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
     f.record_count = 1;
     f.file_size_in_bytes = 18;
     Status added = writer->Add(f);
-    EXPECT_TRUE(added.ok()) << added.ToString();
+    FLOE_EXPECT_OK(added);
     files.push_back(f.file_path);
   }
   auto manifest = *writer->Close();
@@ -511,7 +512,7 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
       {iceberg::requirement::AssertRefSnapshotId{"main", base->current_snapshot_id}},
       {iceberg::update::AddSnapshot{snapshot},
        iceberg::update::SetSnapshotRef{"main", iceberg::SnapshotRef::Branch(snapshot_id)}});
-  EXPECT_TRUE(committed.ok()) << committed.status().ToString();
+  FLOE_EXPECT_OK(committed);
   return files;
 }
 
@@ -1026,7 +1027,7 @@ TEST_P(CatalogTest, PoolChangeVersionFollowsEveryCommit) {
   // The pool's own catalog.
   {
     auto lease = pool.Acquire();
-    ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+    FLOE_ASSERT_OK(lease);
     FLOE_ASSERT_OK((*lease)->CreateTable(TableIdentifier{Namespace{{"outside"}}, "t"}, Request()));
   }
   std::optional<uint64_t> third = pool.ChangeVersion();

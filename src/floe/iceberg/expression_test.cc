@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -66,9 +68,9 @@ TEST(ExpressionParser, RoundTripsThroughToString) {
        {"(a = 1 OR (b != 'x' AND NOT c IN (1, 2)))", "ts < timestamptz '2020-01-01T00:00:00+00:00'",
         "\"we\"\"ird\" IS NULL", "d STARTS WITH 'p'"}) {
     Result<ExpressionPtr> e = ParseExpression(text);
-    ASSERT_TRUE(e.ok()) << text << ": " << e.status().ToString();
+    FLOE_ASSERT_OK(e) << text;
     Result<ExpressionPtr> again = ParseExpression((*e)->ToString());
-    ASSERT_TRUE(again.ok()) << (*e)->ToString();
+    FLOE_ASSERT_OK(again) << (*e)->ToString();
     EXPECT_TRUE((*e)->Equals(**again)) << text;
   }
 }
@@ -102,7 +104,7 @@ TEST(ExpressionParser, Errors) {
 
 TEST(Expression, RewriteNotPushesNegationToPredicates) {
   Result<ExpressionPtr> e = ParseExpression("NOT (a < 1 OR (b IS NULL AND c IN (1, 2)))");
-  ASSERT_TRUE(e.ok());
+  FLOE_ASSERT_OK(e);
   EXPECT_EQ(RewriteNot(*e)->ToString(), "(a >= 1 AND (b IS NOT NULL OR c NOT IN (1, 2)))");
 }
 

@@ -4,6 +4,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/testing.h"
 #include "floe/format/avro/schema.h"
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/manifest_avro.h"
@@ -472,7 +473,7 @@ TEST_F(ManifestTest, SpecAndSchemaFromMetadata) {
   f.partition = {Literal::Long(5), Literal::Int(3), *day};
   f.record_count = 1;
   Status added = w->Add(f);
-  ASSERT_TRUE(added.ok()) << added.ToString();
+  FLOE_ASSERT_OK(added);
   auto m = w->Close();
   ASSERT_TRUE(m.has_value());
   auto in = io_.OpenInput(m->manifest_path);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -12,7 +14,7 @@ Schema Base() {
       "id long not null, name string, count int, price decimal(9,2), day date, "
       "loc struct<lat double not null, lon double> not null, tags list<struct<t string>>, "
       "props map<string, int>, f float");
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  FLOE_EXPECT_OK(s);
   return *s;
 }
 
@@ -30,7 +32,7 @@ TEST(SchemaUpdateTest, AddColumnsGetFreshIds) {
                .AddColumn("loc", "alt", DoubleType())
                .AddColumn("tags", "weight", IntType())
                .Apply(b, 15, 2);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   // The new field first, then its nested fields (key, value, element).
   const NestedField* extra = r->schema.FindFieldByName("extra");
   ASSERT_NE(extra, nullptr);
@@ -52,7 +54,7 @@ TEST(SchemaUpdateTest, RequiredAddsNeedDefaultsOrIncompatibleFlag) {
   auto v2 = Evolve(SchemaUpdate().AddRequiredColumn("", "r", IntType(), "", Literal::Int(5)), 2);
   EXPECT_EQ(v2.status().code(), StatusCode::kFailedPrecondition);
   auto v3 = Evolve(SchemaUpdate().AddRequiredColumn("", "r", LongType(), "", Literal::Int(5)), 3);
-  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  FLOE_ASSERT_OK(v3);
   const NestedField* r = v3->schema.FindFieldByName("r");
   EXPECT_TRUE(r->required);
   EXPECT_EQ(r->initial_default->long_value(), 5);
@@ -92,7 +94,7 @@ TEST(SchemaUpdateTest, RenameDeleteMoveAndConflicts) {
                       .MoveBefore("z", "id")
                       .MakeOptional("loc.lat")
                       .UpdateDoc("id", "the key"));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   const auto& f = r->schema.fields();
   EXPECT_EQ(f[0].name, "count");
   EXPECT_EQ(f[1].name, "z");
@@ -135,7 +137,7 @@ TEST(SchemaUpdateTest, IdentifierFieldValidation) {
                           .AllowIncompatibleChanges()
                           .AddRequiredColumn("loc", "code", StringType())
                           .SetIdentifierFields({"id", "loc.code"}));
-  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  FLOE_ASSERT_OK(added);
   EXPECT_EQ(added->schema.identifier_field_ids().size(), 2u);
   auto in_optional =
       Evolve(SchemaUpdate()
@@ -145,7 +147,7 @@ TEST(SchemaUpdateTest, IdentifierFieldValidation) {
   EXPECT_FALSE(in_optional.ok());
   // Identifier fields carry over and block deletes / making them optional.
   auto with_id = Evolve(SchemaUpdate().SetIdentifierFields({"id"}));
-  ASSERT_TRUE(with_id.ok());
+  FLOE_ASSERT_OK(with_id);
   const Schema& s = with_id->schema;
   EXPECT_FALSE(SchemaUpdate().DeleteColumn("id").Apply(s, 16, 2).ok());
   EXPECT_FALSE(SchemaUpdate().MakeOptional("id").Apply(s, 16, 2).ok());

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/expire_snapshots.h"
 #include "floe/iceberg/in_memory_table_operations.h"
 #include "floe/iceberg/metadata_updates.h"
@@ -44,7 +45,7 @@ TableMetadata NewTableMetadata(int format_version, bool partitioned) {
   auto md = TableMetadataBuilder::NewTable(schema, spec, SortOrder::Unsorted(), "mem://wh/db/t",
                                            {{"format-version", std::to_string(format_version)}},
                                            "9c12d441-03fe-4693-9a96-a0705ddf69c1", kT0);
-  EXPECT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_EXPECT_OK(md);
   return *md;
 }
 
@@ -104,10 +105,10 @@ class TableTest : public ::testing::TestWithParam<int> {
   void Init(int version, bool partitioned) {
     auto ops =
         InMemoryTableOperations::Create("db.t", io_, env_, NewTableMetadata(version, partitioned));
-    ASSERT_TRUE(ops.ok()) << ops.status().ToString();
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
     auto table = Table::Load(*ops_);
-    ASSERT_TRUE(table.ok());
+    FLOE_ASSERT_OK(table);
     table_ = std::move(*table);
     table_->set_sleeper([this](int64_t ms) { sleeps_.push_back(ms); });
   }
@@ -115,7 +116,7 @@ class TableTest : public ::testing::TestWithParam<int> {
   // A second handle on the same table, standing in for a concurrent writer.
   std::unique_ptr<Table> Other() {
     auto t = Table::Load(*ops_);
-    EXPECT_TRUE(t.ok());
+    FLOE_EXPECT_OK(t);
     return std::move(*t);
   }
 
@@ -124,18 +125,18 @@ class TableTest : public ::testing::TestWithParam<int> {
     auto op = t.NewAppend();
     for (const auto& f : files) op->AppendFile(f);
     Status st = op->Commit();
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    FLOE_ASSERT_OK(st);
   }
 
   std::vector<ManifestEntry> Entries(const Snapshot& s, ManifestEntryFilter filter,
                                      std::optional<ManifestContent> content = std::nullopt) {
     std::vector<ManifestEntry> out;
     auto ms = ReadSnapshotManifests(s, io_);
-    EXPECT_TRUE(ms.ok()) << ms.status().ToString();
+    FLOE_EXPECT_OK(ms);
     for (const ManifestFile& m : *ms) {
       if (content && m.content != *content) continue;
       auto es = ReadManifestEntries(*table_->metadata(), m, io_, filter);
-      EXPECT_TRUE(es.ok()) << es.status().ToString();
+      FLOE_EXPECT_OK(es);
       out.insert(out.end(), es->begin(), es->end());
     }
     return out;
@@ -312,7 +313,7 @@ TEST_F(TableTest, RewriteKeepsStartingSequenceNumberAndConcurrentEqualityDeletes
       .AddFile(Data("mem://d/ab.parquet", 20, "x"))
       .ValidateFromSnapshot(start);
   Status st = rw->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot scopy = *table_->metadata()->current_snapshot();
   const Snapshot* s = &scopy;
   EXPECT_EQ(s->operation, "replace");
@@ -361,7 +362,7 @@ TEST_F(TableTest, RewriteKeepsEqualityDeletesNeededByItsOwnNewFiles) {
       .AddFile(Data("mem://d/ab.parquet", 10, "x"))
       .ValidateFromSnapshot(start);
   Status st = rw->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot s = *table_->metadata()->current_snapshot();
   auto es = Entries(s, ManifestEntryFilter::kLive);
   ASSERT_NE(Find(es, "mem://d/eq.parquet"), nullptr);
@@ -409,7 +410,7 @@ TEST_F(TableTest, RetryAfterConcurrentAppendKeepsBothCommits) {
   auto op = table_->NewAppend();
   op->AppendFile(Data("mem://d/b.parquet", 5, std::nullopt));
   Status st = op->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(sleeps_, std::vector<int64_t>{100});  // commit.retry.min-wait-ms
   const TableMetadata& md = *table_->metadata();
   ASSERT_EQ(md.snapshots.size(), 3u);
@@ -431,7 +432,7 @@ TEST_F(TableTest, RetryAfterConcurrentAppendKeepsBothCommits) {
   // The retry reused the manifest the first attempt wrote: one manifest per append.
   int manifests = 0;
   auto listing = io_.List("mem://wh/db/t/metadata/");
-  ASSERT_TRUE(listing.ok());
+  FLOE_ASSERT_OK(listing);
   for (const auto& f : *listing) {
     if (f.location.find("-m") != std::string::npos && f.location.ends_with(".avro")) ++manifests;
   }
@@ -448,7 +449,7 @@ TEST_F(TableTest, UnknownCommitOutcomeDeletesNothing) {
   ASSERT_NE(committed, nullptr);
   EXPECT_TRUE(Exists(committed->manifest_list));
   auto ms = ReadSnapshotManifests(*committed, io_);
-  ASSERT_TRUE(ms.ok());
+  FLOE_ASSERT_OK(ms);
   for (const auto& m : *ms) EXPECT_TRUE(Exists(m.manifest_path));
 }
 
@@ -563,7 +564,7 @@ TEST_F(TableTest, V3DeletionVectorReplacesPreviousAndRowLineage) {
   rd2->AddDeletes(DV("mem://d/dv2.puffin", 3, std::nullopt, "mem://d/a.parquet", 4))
       .ValidateFromSnapshot(s2->snapshot_id);
   Status st = rd2->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot s3copy = *table_->metadata()->current_snapshot();
   const Snapshot* s3 = &s3copy;
   EXPECT_EQ(Summary(*s3, "added-dvs"), "1");
@@ -612,7 +613,7 @@ TEST_F(TableTest, RemovingOneDeletionVectorKeepsItsPuffinNeighbours) {
       .AddDeletes(DV("mem://d/dv2.puffin", 2, std::nullopt, "mem://d/a.parquet", 4))
       .ValidateFromSnapshot(s1.snapshot_id);
   Status st = rd2->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot& s = *table_->metadata()->current_snapshot();
   EXPECT_EQ(Summary(s, "removed-dvs"), "1");
   EXPECT_EQ(Summary(s, "deleted-duplicate-files"), "<none>");
@@ -650,7 +651,7 @@ TEST_F(TableTest, RewriteNeverDropsDeletesStillNeeded) {
       .AddFile(Data("mem://d/ab.parquet", 18, "x"))
       .ValidateFromSnapshot(start);
   Status st = rw2->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot scopy = *table_->metadata()->current_snapshot();
   const Snapshot* s = &scopy;
   EXPECT_EQ(Summary(*s, "removed-equality-delete-files"), "1");
@@ -755,7 +756,7 @@ TEST_F(TableTest, ExpireSnapshotsDeletesOnlyUnreachableFiles) {
   auto ex = table_->NewExpireSnapshots();
   ex->ExpireOlderThan(s3.timestamp_ms).RetainLast(1);
   Status st = ex->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(table_->metadata()->snapshots.size(), 1u);
   EXPECT_EQ(UpdateAction(ops_->last_updates()[0]), "remove-snapshots");
   const ExpireSnapshotsResult& r = ex->result();
@@ -771,7 +772,7 @@ TEST_F(TableTest, ExpireSnapshotsDeletesOnlyUnreachableFiles) {
   EXPECT_FALSE(Exists(s2.manifest_list));
   EXPECT_TRUE(Exists(s3.manifest_list));
   auto s3_manifests = ReadSnapshotManifests(s3, io_);
-  ASSERT_TRUE(s3_manifests.ok());
+  FLOE_ASSERT_OK(s3_manifests);
   for (const auto& m : *s3_manifests) EXPECT_TRUE(Exists(m.manifest_path));
 }
 
@@ -819,7 +820,7 @@ TEST_F(TableTest, UpdateSchemaEvolution) {
       .MoveFirst("category")
       .SetIdentifierFields({"id"});
   Status st = us->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Schema* s = table_->metadata()->current_schema();
   ASSERT_EQ(s->fields().size(), 4u);
   EXPECT_EQ(s->fields()[0].name, "category");
@@ -920,7 +921,7 @@ TEST(InMemoryTableOperationsTest, Contract) {
   io::MemoryFileIO io;
   FixedCommitEnvironment env;
   auto ops = InMemoryTableOperations::Create("db.t", io, env, NewTableMetadata(2, true));
-  ASSERT_TRUE(ops.ok());
+  FLOE_ASSERT_OK(ops);
   testing::CheckTableOperationsContract(**ops);
 }
 

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/testing.h"
 #include "floe/io/memory_file_io.h"
 
 namespace floe::iceberg {
@@ -12,7 +13,7 @@ using OJson = nlohmann::ordered_json;
 
 Schema MakeSchema(std::string_view text) {
   auto schema = ParseSchemaText(text);
-  EXPECT_TRUE(schema.ok()) << schema.status().ToString();
+  FLOE_EXPECT_OK(schema);
   return *schema;
 }
 
@@ -37,7 +38,7 @@ ViewMetadataPtr NewView(const Schema& schema, const ViewVersion& version,
   EXPECT_TRUE(b.SetLocation("s3://bucket/view").ok());
   EXPECT_TRUE(b.SetCurrentVersion(version, schema).ok());
   auto md = b.Build(1000);
-  EXPECT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_EXPECT_OK(md);
   return *md;
 }
 
@@ -68,7 +69,7 @@ constexpr std::string_view kJavaValidViewMetadata = R"({
 
 TEST(ViewMetadataJson, ParsesJavaFile) {
   auto md = ViewMetadataFromJson(kJavaValidViewMetadata);
-  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_ASSERT_OK(md);
   EXPECT_EQ(md->view_uuid, "fa6506c3-7681-40c8-86dc-e36561f83385");
   EXPECT_EQ(md->location, "s3://bucket/test/location");
   EXPECT_EQ(md->properties.at("comment"), "some-comment");
@@ -138,14 +139,14 @@ TEST(ViewMetadataJson, SerializesLikeJava) {
       "}";
   EXPECT_EQ(ViewMetadataToJson(md, /*pretty=*/true), expected);
   auto back = ViewMetadataFromJson(expected);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   EXPECT_EQ(back->versions, md.versions);
   EXPECT_EQ(ViewMetadataToJson(*back, true), expected);
 }
 
 TEST(ViewMetadataJson, PropertiesAndCatalogWrittenInJavaOrder) {
   auto md = ViewMetadataFromJson(kJavaValidViewMetadata);
-  ASSERT_TRUE(md.ok());
+  FLOE_ASSERT_OK(md);
   OJson j = ViewMetadataToJsonValue(*md);
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
@@ -196,7 +197,7 @@ TEST(ViewMetadataJson, RejectsBadMetadata) {
 
 TEST(ViewMetadataJson, UnknownRepresentationKeptByType) {
   auto r = ViewRepresentationFromJson(OJson::parse(R"({"type":"Substrait","plan":"x"})"));
-  ASSERT_TRUE(r.ok());
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(r->type, "substrait");
   EXPECT_FALSE(r->is_sql());
   EXPECT_EQ(ViewRepresentationToJson(*r).dump(), R"({"type":"substrait"})");
@@ -220,7 +221,7 @@ TEST(ViewMetadataFiles, WriteReadAndNames) {
     ASSERT_TRUE(WriteViewMetadata(io, location, *md).ok());
     EXPECT_EQ(WriteViewMetadata(io, location, *md).code(), StatusCode::kAlreadyExists);
     auto read = ReadViewMetadata(io, location);
-    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    FLOE_ASSERT_OK(read);
     EXPECT_EQ(read->metadata_file_location, location);
     EXPECT_EQ(ViewMetadataToJson(*read), ViewMetadataToJson(*md));
   }
@@ -240,7 +241,7 @@ TEST(ViewUpdateJson, ParsesAndWritesRestUpdates) {
   };
   for (const char* text : cases) {
     auto u = ViewUpdateFromJson(OJson::parse(text));
-    ASSERT_TRUE(u.ok()) << text << ": " << u.status().ToString();
+    FLOE_ASSERT_OK(u) << text;
     EXPECT_EQ(ViewUpdateToJson(*u).dump(), text);
   }
   auto add = ViewUpdateFromJson(OJson::parse(cases[6]));
@@ -257,7 +258,7 @@ TEST(ViewUpdateJson, ParsesAndWritesRestUpdates) {
 TEST(ViewUpdateJson, Requirements) {
   const char* text = R"({"type":"assert-view-uuid","uuid":"2cc52516-5e73-41f2-b139-545d41a4e151"})";
   auto r = ViewRequirementFromJson(OJson::parse(text));
-  ASSERT_TRUE(r.ok());
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(ViewRequirementToJson(*r).dump(), text);
   EXPECT_EQ(ViewRequirementFromJson(OJson::parse(R"({"type":"assert-table-uuid","uuid":"x"})"))
                 .status()
@@ -278,7 +279,7 @@ TEST(ViewUpdateJson, Requirements) {
 TEST(ViewUpdateJson, CommitRequest) {
   auto req = CommitViewRequestFromJson(
       R"({"identifier":{"namespace":["ns"],"name":"v"},"requirements":[{"type":"assert-view-uuid","uuid":"u"}],"updates":[{"action":"set-properties","updates":{"k":"v"}}]})");
-  ASSERT_TRUE(req.ok()) << req.status().ToString();
+  FLOE_ASSERT_OK(req);
   EXPECT_EQ(req->requirements.size(), 1u);
   EXPECT_EQ(req->updates.size(), 1u);
   EXPECT_EQ(
@@ -337,7 +338,7 @@ TEST(ViewMetadataBuilder, ReplaceWithRestUpdates) {
       update::SetCurrentViewVersion{-1},
   };
   auto md = ApplyViewCommit(base, {requirement::AssertViewUuid{base->view_uuid}}, updates, 999);
-  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_ASSERT_OK(md);
   EXPECT_EQ((*md)->current_version_id, 2);
   EXPECT_EQ((*md)->current_version()->schema_id, 1);
   EXPECT_EQ((*md)->current_version()->operation(), "replace");
@@ -349,7 +350,7 @@ TEST(ViewMetadataBuilder, ReplaceWithRestUpdates) {
   EXPECT_EQ(stale.status().code(), StatusCode::kConflict);
   // Nothing to do: the base itself.
   auto same = ApplyViewCommit(base, {}, {update::SetProperties{{}}}, 999);
-  ASSERT_TRUE(same.ok());
+  FLOE_ASSERT_OK(same);
   EXPECT_EQ(*same, base);
 }
 
@@ -365,12 +366,12 @@ TEST(ViewMetadataBuilder, VersionIdsAndSchemaReuse) {
       {update::AddSchema{s1}, update::AddViewVersion{SqlVersion(2, 200, -1, {{"spark", "b"}})},
        update::SetCurrentViewVersion{-1}},
       999);
-  ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+  FLOE_ASSERT_OK(v2);
   auto v3 = ApplyViewCommit(*v2, {},
                             {update::AddViewVersion{SqlVersion(2, 300, 0, {{"trino", "c"}})},
                              update::SetCurrentViewVersion{-1}},
                             999);
-  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  FLOE_ASSERT_OK(v3);
   EXPECT_EQ((*v3)->current_version_id, 3);
   EXPECT_EQ((*v3)->current_version()->schema_id, 0);
   EXPECT_EQ((*v3)->version_by_id(2)->schema_id, 1);
@@ -385,7 +386,7 @@ TEST(ViewMetadataBuilder, VersionIdsAndSchemaReuse) {
   EXPECT_EQ(ViewUpdateToJson(again.changes()[0]).dump(),
             R"({"action":"set-current-view-version","view-version-id":1})");
   auto back = again.Build(777);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   EXPECT_EQ((*back)->versions.size(), 3u);
   EXPECT_EQ((*back)->current_version_id, 1);
   EXPECT_EQ((*back)->version_log.back(), (ViewHistoryEntry{777, 1}));
@@ -416,7 +417,7 @@ TEST(ViewMetadataBuilder, DroppingADialectNeedsPermission) {
       {update::AddViewVersion{SqlVersion(2, 200, 0, {{"Spark", "select 2"}, {"trino", "x"}})},
        update::SetCurrentViewVersion{-1}},
       999);
-  EXPECT_TRUE(updated.ok()) << updated.status().ToString();
+  FLOE_EXPECT_OK(updated);
 
   std::vector<ViewUpdate> allowed = replace;
   allowed.insert(allowed.begin(),
@@ -435,7 +436,7 @@ TEST(ViewMetadataBuilder, HistoryIsTrimmed) {
         {update::AddViewVersion{SqlVersion(i, i, 0, {{"spark", "select " + std::to_string(i)}})},
          update::SetCurrentViewVersion{-1}},
         999);
-    ASSERT_TRUE(next.ok()) << next.status().ToString();
+    FLOE_ASSERT_OK(next);
     md = *next;
   }
   ASSERT_EQ(md->versions.size(), 2u);
@@ -450,7 +451,7 @@ TEST(ViewMetadataBuilder, HistoryIsTrimmed) {
   }
   ASSERT_TRUE(b.SetCurrentVersionId(-1).ok());
   auto built = b.Build(999);
-  ASSERT_TRUE(built.ok());
+  FLOE_ASSERT_OK(built);
   EXPECT_EQ((*built)->versions.size(), 3u);
 
   ViewMetadataBuilder bad = ViewMetadataBuilder::From(md);

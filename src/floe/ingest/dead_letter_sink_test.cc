@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/in_memory_table_operations.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/table.h"
@@ -67,22 +68,22 @@ class DeadLetterCommitTest : public ::testing::Test {
         iceberg::SortOrder::Unsorted(), "mem://wh/t_dlq",
         {{"format-version", "2"}, {"commit.retry.num-retries", "0"}},  // conflicts: no waits
         "9c12d441-03fe-4693-9a96-a0705ddf69c1", 1700000000000);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("t_dlq", io_, env_, *md);
-    ASSERT_TRUE(ops.ok());
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
   }
 
   std::vector<std::string> Rows() {
     auto table = iceberg::Table::Load(*ops_);
-    EXPECT_TRUE(table.ok());
+    FLOE_EXPECT_OK(table);
     auto scan = iceberg::TableScan::Make((*table)->metadata(), io_, {});
     auto tasks = (*scan)->PlanFiles();
     auto reader = (*scan)->Open(std::move(*tasks));
     std::vector<std::string> out;
     while (true) {
       auto b = (*reader)->Next();
-      EXPECT_TRUE(b.ok());
+      FLOE_EXPECT_OK(b);
       if (!b.ok() || !*b) break;
       const columnar::RecordBatch& batch = **b;
       for (int64_t i = 0; i < batch.num_rows(); ++i) {
@@ -110,7 +111,7 @@ TEST_F(DeadLetterCommitTest, CommitsRowsAndOffsetsAndSkipsWhatTheTableHolds) {
   ASSERT_TRUE(sink.Route(records->records()[0], true, "not JSON").ok());
   ASSERT_TRUE(sink.Route(records->records()[1], true, "a null value").ok());
   auto committed = sink.Commit({3}, *records, *ops_);
-  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  FLOE_ASSERT_OK(committed);
   EXPECT_EQ(*committed, 2);
   EXPECT_TRUE(sink.empty());
   // Timestamps in microseconds (timestamptz).

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/iceberg/data_reader.h"
 #include "floe/iceberg/in_memory_table_operations.h"
@@ -30,12 +31,12 @@ class KeyedBatchWriterTest : public ::testing::Test {
         schema_, iceberg::PartitionSpec::Unpartitioned(), iceberg::SortOrder::Unsorted(),
         "mem://wh/t", {{"format-version", "2"}}, "9c12d441-03fe-4693-9a96-a0705ddf69c1",
         1700000000000);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("t", io_, env_, *md);
-    ASSERT_TRUE(ops.ok());
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
     auto table = iceberg::Table::Load(*ops_);
-    ASSERT_TRUE(table.ok());
+    FLOE_ASSERT_OK(table);
     table_ = std::move(*table);
   }
 
@@ -60,7 +61,7 @@ class KeyedBatchWriterTest : public ::testing::Test {
     for (const iceberg::DataFile& f : files) {
       auto r = iceberg::DataFileReader::Open(
           io_, f.file_path, std::make_shared<const iceberg::Schema>(schema), {}, nullptr);
-      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      FLOE_EXPECT_OK(r);
       while (true) {
         auto b = (*r)->Next();
         if (!b.ok() || !*b) break;
@@ -92,7 +93,7 @@ TEST_F(KeyedBatchWriterTest, OpsDecideTheLastRowPerKey) {
   ASSERT_TRUE(w.Hold(Batch({{2, "b2"}, {1, "a-"}, {3, "c"}}), ops2).ok());
   EXPECT_FALSE(w.empty());
   auto written = w.Write(*table_);
-  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  FLOE_ASSERT_OK(written);
   EXPECT_TRUE(w.empty());
   EXPECT_EQ(written->data_rows, 2);
   ASSERT_EQ(written->delete_files.size(), 1u);

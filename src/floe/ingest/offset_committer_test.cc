@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/in_memory_table_operations.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/table_metadata_builder.h"
@@ -24,15 +25,15 @@ class OffsetCommitterTest : public ::testing::Test {
         *schema, iceberg::PartitionSpec::Unpartitioned(), iceberg::SortOrder::Unsorted(),
         "mem://wh/t", {{"format-version", "2"}}, "9c12d441-03fe-4693-9a96-a0705ddf69c1",
         1700000000000);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("t", io_, env_, *md);
-    ASSERT_TRUE(ops.ok());
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
   }
 
   std::unique_ptr<iceberg::Table> Load() {
     auto t = iceberg::Table::Load(*ops_);
-    EXPECT_TRUE(t.ok());
+    FLOE_EXPECT_OK(t);
     return std::move(*t);
   }
 

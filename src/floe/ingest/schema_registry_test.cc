@@ -35,30 +35,29 @@ constexpr std::string_view kNoDefault =
 
 TEST(SchemaRegistryTest, IdsVersionsAndDeletes) {
   auto opened = SchemaRegistry::Open("");
-  ASSERT_TRUE(opened.ok());
+  FLOE_ASSERT_OK(opened);
   SchemaRegistry& r = **opened;
   auto id1 = r.Register("users-value", SchemaType::kAvro, kV1, {});
-  ASSERT_TRUE(id1.ok()) << id1.status().ToString();
+  FLOE_ASSERT_OK(id1);
   // Same schema (other whitespace) again: same id, no new version.
   auto again = r.Register(
       "users-value", SchemaType::kAvro,
       R"({"type": "record", "name": "User", "fields": [{"name": "id", "type": "long"}]})", {});
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   EXPECT_EQ(*again, *id1);
   // Ids are global: another subject gets the same id for the same schema.
   EXPECT_EQ(*r.Register("other-value", SchemaType::kAvro, kV1, {}), *id1);
   auto id2 = r.Register("users-value", SchemaType::kAvro, kV2, {});
-  ASSERT_TRUE(id2.ok()) << id2.status().ToString();
+  FLOE_ASSERT_OK(id2);
   EXPECT_NE(*id2, *id1);
   EXPECT_EQ(*r.Versions("users-value", false), (std::vector<int32_t>{1, 2}));
   EXPECT_EQ(r.GetVersion("users-value", -1, false)->id, *id2);
   auto found = r.Lookup("users-value", SchemaType::kAvro, kV1, {}, false);
-  ASSERT_TRUE(found.ok());
+  FLOE_ASSERT_OK(found);
   EXPECT_EQ(found->version, 1);
   // BACKWARD (the default) refuses a field without a default.
   auto refused = r.Register("users-value", SchemaType::kAvro, kNoDefault, {});
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().code(), StatusCode::kConflict);
+  ASSERT_THAT(refused, IsError(StatusCode::kConflict));
   // Soft delete of version 2; latest is 1 again; re-registering v2 makes version 3.
   ASSERT_TRUE(r.DeleteVersion("users-value", 2, false).ok());
   EXPECT_EQ(r.GetVersion("users-value", -1, false)->version, 1);
@@ -84,7 +83,7 @@ TEST(SchemaRegistryTest, SurvivesReopen) {
   int32_t id2 = 0;
   {
     auto r = SchemaRegistry::Open(dir.string());
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
+    FLOE_ASSERT_OK(r);
     ASSERT_TRUE((*r)->Register("s", SchemaType::kAvro, kV1, {}).ok());
     id2 = *(*r)->Register("s", SchemaType::kAvro, kV2, {});
     ASSERT_TRUE((*r)->SetCompatibility("s", Compatibility::kFull).ok());
@@ -97,13 +96,13 @@ TEST(SchemaRegistryTest, SurvivesReopen) {
     std::fclose(f);
   }
   auto r = SchemaRegistry::Open(dir.string());
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(*(*r)->Versions("s", false), std::vector<int32_t>{2});
   EXPECT_EQ(*(*r)->GetCompatibility("s"), Compatibility::kFull);
   EXPECT_EQ(*(*r)->Register("t", SchemaType::kAvro, kV2, {}), id2);
   // New ids continue after the replayed ones.
   auto id3 = (*r)->Register("u", SchemaType::kJson, R"({"type":"object"})", {});
-  ASSERT_TRUE(id3.ok());
+  FLOE_ASSERT_OK(id3);
   EXPECT_GT(*id3, id2);
   std::filesystem::remove_all(dir);
 }
@@ -142,7 +141,7 @@ TEST(SchemaCompatibilityTest, AvroResolutionRules) {
   auto can = [&](std::string_view reader, std::string_view writer) {
     m.clear();
     auto r = CanRead(SchemaType::kAvro, reader, writer, {}, &m);
-    EXPECT_TRUE(r.ok());
+    FLOE_EXPECT_OK(r);
     return r.ok() && *r;
   };
   EXPECT_TRUE(can(kV2, kV1));  // reader default fills the new field
@@ -246,7 +245,7 @@ TEST(SchemaRegistryTest, SchemasNestAtMostTheJsonDepthLimit) {
   auto r = *SchemaRegistry::Open("");
   // 255 arrays around an integer object: 256 JSON levels, accepted.
   auto at_limit = r->Register("j-value", SchemaType::kJson, NestedJsonSchema(255), {});
-  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  FLOE_ASSERT_OK(at_limit);
   for (int levels : {256, 50'000}) {
     auto past = r->Register("j2-value", SchemaType::kJson, NestedJsonSchema(levels), {});
     EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument) << levels;
@@ -255,7 +254,7 @@ TEST(SchemaRegistryTest, SchemasNestAtMostTheJsonDepthLimit) {
   }
   // Avro: 256 array levels (the leaf is a string) accepted, 257 refused.
   auto avro = r->Register("a-value", SchemaType::kAvro, NestedAvroSchema(256), {});
-  ASSERT_TRUE(avro.ok()) << avro.status().ToString();
+  FLOE_ASSERT_OK(avro);
   for (int levels : {257, 50'000}) {
     auto past = r->Register("a2-value", SchemaType::kAvro, NestedAvroSchema(levels), {});
     EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument) << levels;

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "floe/base/testing.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/table.h"
@@ -32,7 +33,7 @@ class TranslatorTest : public ::testing::Test {
     options.random_seed = 1;
     options.validate_topic_configs = ValidateTableTopicConfigs;
     auto b = kafka::Broker::Open(options);
-    ASSERT_TRUE(b.ok()) << b.error().ToString();
+    FLOE_ASSERT_OK(b);
     broker_ = std::move(*b);
     catalog_ = OpenCatalog();
   }
@@ -45,7 +46,7 @@ class TranslatorTest : public ::testing::Test {
     catalog::CatalogOptions o;
     o.warehouse = (dir_ / "warehouse").string();
     auto c = catalog::SqlCatalog::Open("sqlite:" + (dir_ / "catalog.db").string(), std::move(o));
-    EXPECT_TRUE(c.ok()) << c.error().ToString();
+    FLOE_EXPECT_OK(c);
     return std::move(*c);
   }
 
@@ -96,7 +97,7 @@ class TranslatorTest : public ::testing::Test {
       EXPECT_TRUE(resp.Read(body, 5).ok());
       code = resp.topics.at(0).error_code;
     });
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    FLOE_EXPECT_OK(s);
     return code;
   }
 
@@ -127,7 +128,7 @@ class TranslatorTest : public ::testing::Test {
     pd.records = batch.span();
     Buffer frame = Frame(req, 9);
     Status s = broker_->Handle(frame.span(), "127.0.0.1", [](std::optional<Buffer>) {});
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    FLOE_ASSERT_OK(s);
   }
 
   std::map<std::string, std::string> JsonTopic(std::string tolerance = "invalid_data") {
@@ -145,7 +146,7 @@ class TranslatorTest : public ::testing::Test {
       if (t.name == topic) configs = t.configs;
     }
     auto config = ParseTableTopicConfig(configs);
-    EXPECT_TRUE(config.ok());
+    FLOE_EXPECT_OK(config);
     IngestOptions o;
     o.now_ms = [this] { return now_ms_; };
     o.commit_backlog_bytes = commit_backlog_bytes;
@@ -160,7 +161,7 @@ class TranslatorTest : public ::testing::Test {
   Loaded Load(const std::string& name) {
     Loaded l;
     auto ops = catalog_->LoadTable({catalog::Namespace::FromString("kafka"), name});
-    EXPECT_TRUE(ops.ok()) << ops.error().ToString();
+    FLOE_EXPECT_OK(ops);
     l.ops = std::move(*ops);
     l.table = std::move(*iceberg::Table::Load(*l.ops));
     return l;
@@ -168,15 +169,15 @@ class TranslatorTest : public ::testing::Test {
   std::vector<col::RecordBatch> Scan(const std::string& name) {
     Loaded l = Load(name);
     auto scan = iceberg::TableScan::Make(l.table->metadata(), l.table->io(), {});
-    EXPECT_TRUE(scan.ok());
+    FLOE_EXPECT_OK(scan);
     auto tasks = (*scan)->PlanFiles();
-    EXPECT_TRUE(tasks.ok());
+    FLOE_EXPECT_OK(tasks);
     auto reader = (*scan)->Open(std::move(*tasks));
-    EXPECT_TRUE(reader.ok());
+    FLOE_EXPECT_OK(reader);
     std::vector<col::RecordBatch> out;
     while (true) {
       auto b = (*reader)->Next();
-      EXPECT_TRUE(b.ok());
+      FLOE_EXPECT_OK(b);
       if (!b.ok() || !*b) break;
       out.push_back(std::move(**b));
     }
@@ -463,7 +464,7 @@ TEST_F(TranslatorTest, CdcFieldOps) {
 TEST(OffsetsTest, RoundTrip) {
   EXPECT_EQ(FormatOffsets({3, 0, 7}), "0:3,1:0,2:7");
   auto parsed = ParseOffsets("0:3,1:0,2:7");
-  ASSERT_TRUE(parsed.ok());
+  FLOE_ASSERT_OK(parsed);
   EXPECT_EQ(*parsed, (std::vector<int64_t>{3, 0, 7}));
   EXPECT_FALSE(ParseOffsets("1:3").ok());
   EXPECT_FALSE(ParseOffsets("0:x").ok());
@@ -556,7 +557,7 @@ TEST_F(TranslatorTest, RegistryAvroRowsEvolveTheTableAndBadIdsGoToTheDlq) {
     if (topic.name == "reg") configs = topic.configs;
   }
   auto config = ParseTableTopicConfig(configs);
-  ASSERT_TRUE(config.ok());
+  FLOE_ASSERT_OK(config);
   IngestOptions o;
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
@@ -624,7 +625,7 @@ std::string DebeziumDatum(const std::optional<std::string>& before,
 TEST_F(TranslatorTest, RegistryAvroDebeziumEnvelopesBecomeDeletesAndUpserts) {
   auto registry = *SchemaRegistry::Open("");
   auto id = registry->Register("users-value", SchemaType::kAvro, kDebeziumAvro, {});
-  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  FLOE_ASSERT_OK(id);
   ASSERT_EQ(CreateTopic("users", 1,
                         {{"floe.table.topic.enable", "true"},
                          {"floe.table.topic.convert.value.type", "by_schema_id"},
@@ -646,7 +647,7 @@ TEST_F(TranslatorTest, RegistryAvroDebeziumEnvelopesBecomeDeletesAndUpserts) {
     if (topic.name == "users") configs = topic.configs;
   }
   auto config = ParseTableTopicConfig(configs);
-  ASSERT_TRUE(config.ok()) << config.error().message();
+  FLOE_ASSERT_OK(config);
   IngestOptions o;
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
@@ -702,7 +703,7 @@ TEST_F(TranslatorTest, RegistryDebeziumDeleteWithoutBeforeTakesTheKey) {
     if (topic.name == "users") configs = topic.configs;
   }
   auto config = ParseTableTopicConfig(configs);
-  ASSERT_TRUE(config.ok()) << config.error().message();
+  FLOE_ASSERT_OK(config);
   IngestOptions o;
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
@@ -730,7 +731,7 @@ TEST_F(TranslatorTest, RegistryAvroCdcFieldOps) {
                                    {"name":"meta","type":{"type":"record","name":"Meta",
                                      "fields":[{"name":"op","type":"string"}]}}]})",
                                {});
-  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  FLOE_ASSERT_OK(id);
   ASSERT_EQ(CreateTopic("ops", 1,
                         {{"floe.table.topic.enable", "true"},
                          {"floe.table.topic.convert.value.type", "by_schema_id"},
@@ -750,7 +751,7 @@ TEST_F(TranslatorTest, RegistryAvroCdcFieldOps) {
     if (topic.name == "ops") configs = topic.configs;
   }
   auto config = ParseTableTopicConfig(configs);
-  ASSERT_TRUE(config.ok()) << config.error().message();
+  FLOE_ASSERT_OK(config);
   IngestOptions o;
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();

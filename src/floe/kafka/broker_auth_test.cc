@@ -76,7 +76,7 @@ class BrokerAuthTest : public ::testing::Test {
     KafkaReader body({r.position(), r.remaining()}, Resp::IsFlexible(version));
     Resp resp;
     Status s = resp.Read(body, version);
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    FLOE_EXPECT_OK(s);
     EXPECT_EQ(body.remaining(), 0u);
     return resp;
   }

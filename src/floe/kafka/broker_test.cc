@@ -33,7 +33,7 @@ class BrokerTest : public ::testing::Test {
     options.now_ms = [this] { return now_ms_; };
     options.random_seed = 1;
     auto b = Broker::Open(options);
-    ASSERT_TRUE(b.ok()) << b.error().ToString();
+    FLOE_ASSERT_OK(b);
     broker_ = std::move(*b);
   }
 
@@ -76,7 +76,7 @@ class BrokerTest : public ::testing::Test {
     KafkaReader body({r.position(), r.remaining()}, Resp::IsFlexible(version));
     Resp resp;
     Status s = resp.Read(body, version);
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    FLOE_EXPECT_OK(s);
     EXPECT_EQ(body.remaining(), 0u);
     return resp;
   }
@@ -294,7 +294,7 @@ TEST_F(BrokerTest, FetchWaitsForDataAndReturnsWholeBatches) {
   EXPECT_EQ(pd.high_watermark, 4);
   ASSERT_TRUE(pd.records.has_value());
   Result<BatchHeader> h = ValidateBatch(*pd.records);
-  ASSERT_TRUE(h.ok());
+  FLOE_ASSERT_OK(h);
   EXPECT_EQ(h->records_count, 4);
 
   // Out of range, and the deadline path.

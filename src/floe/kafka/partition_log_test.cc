@@ -37,23 +37,23 @@ TEST_F(PartitionLogTest, AppendReadAndReopen) {
   std::vector<int64_t> replayed;
   {
     auto log = PartitionLog::Open(dir_.string(), {});
-    ASSERT_TRUE(log.ok()) << log.error().ToString();
+    FLOE_ASSERT_OK(log);
     for (int i = 0; i < 10; ++i) {
       Buffer b = MakeBatch(3, 1000 * i);
       Result<int64_t> base = (*log)->Append({b.data(), b.size()}, 0);
-      ASSERT_TRUE(base.ok());
+      FLOE_ASSERT_OK(base);
       EXPECT_EQ(*base, 3 * i);
     }
     EXPECT_EQ((*log)->log_end_offset(), 30);
     Buffer out;
     ASSERT_TRUE((*log)->Read(16, 1, &out).ok());  // at least one whole batch
     Result<BatchHeader> h = ValidateBatch(out.span());
-    ASSERT_TRUE(h.ok());
+    FLOE_ASSERT_OK(h);
     EXPECT_EQ(h->base_offset, 15);  // the batch containing 16
   }
   auto log = PartitionLog::Open(dir_.string(), {},
                                 [&](const BatchHeader& h) { replayed.push_back(h.base_offset); });
-  ASSERT_TRUE(log.ok());
+  FLOE_ASSERT_OK(log);
   EXPECT_EQ((*log)->log_end_offset(), 30);
   EXPECT_EQ(replayed.size(), 10u);
   Buffer all;
@@ -66,7 +66,7 @@ TEST_F(PartitionLogTest, TornTailIsTruncatedOnOpen) {
   int64_t good_size = 0;
   {
     auto log = PartitionLog::Open(dir_.string(), {});
-    ASSERT_TRUE(log.ok());
+    FLOE_ASSERT_OK(log);
     for (int i = 0; i < 3; ++i) {
       Buffer b = MakeBatch(2, i);
       ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
@@ -81,7 +81,7 @@ TEST_F(PartitionLogTest, TornTailIsTruncatedOnOpen) {
             static_cast<std::streamsize>(torn.size() / 2));
   }
   auto log = PartitionLog::Open(dir_.string(), {});
-  ASSERT_TRUE(log.ok());
+  FLOE_ASSERT_OK(log);
   EXPECT_EQ((*log)->log_end_offset(), 6);
   EXPECT_EQ((*log)->size_bytes(), good_size);
   EXPECT_EQ(std::filesystem::file_size(dir_ / "00000000000000000000.log"),
@@ -89,14 +89,14 @@ TEST_F(PartitionLogTest, TornTailIsTruncatedOnOpen) {
   // Appends continue after the good prefix.
   Buffer b = MakeBatch(1, 10);
   Result<int64_t> base = (*log)->Append({b.data(), b.size()}, 0);
-  ASSERT_TRUE(base.ok());
+  FLOE_ASSERT_OK(base);
   EXPECT_EQ(*base, 6);
 }
 
 TEST_F(PartitionLogTest, CorruptTailBatchFailsItsCrcAndIsDropped) {
   {
     auto log = PartitionLog::Open(dir_.string(), {});
-    ASSERT_TRUE(log.ok());
+    FLOE_ASSERT_OK(log);
     for (int i = 0; i < 2; ++i) {
       Buffer b = MakeBatch(2, i);
       ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
@@ -109,7 +109,7 @@ TEST_F(PartitionLogTest, CorruptTailBatchFailsItsCrcAndIsDropped) {
     f.put('X');
   }
   auto log = PartitionLog::Open(dir_.string(), {});
-  ASSERT_TRUE(log.ok());
+  FLOE_ASSERT_OK(log);
   EXPECT_EQ((*log)->log_end_offset(), 2);
 }
 
@@ -117,7 +117,7 @@ TEST_F(PartitionLogTest, SegmentsRollAndRetentionKeepsProtectedOffsets) {
   LogOptions options;
   options.segment_bytes = 400;
   auto log = PartitionLog::Open(dir_.string(), options);
-  ASSERT_TRUE(log.ok());
+  FLOE_ASSERT_OK(log);
   for (int i = 0; i < 20; ++i) {
     Buffer b = MakeBatch(1, 1000 + i, 100);
     ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
@@ -129,7 +129,7 @@ TEST_F(PartitionLogTest, SegmentsRollAndRetentionKeepsProtectedOffsets) {
   EXPECT_GT(segments, 5u);
   // Everything is expired, but nothing at or past offset 4 may go.
   Result<int> deleted = (*log)->ApplyRetention(1'000'000, 1, -1, 4);
-  ASSERT_TRUE(deleted.ok());
+  FLOE_ASSERT_OK(deleted);
   EXPECT_GT(*deleted, 0);
   EXPECT_LE((*log)->log_start_offset(), 4);
   EXPECT_GT((*log)->log_start_offset(), 0);
@@ -143,7 +143,7 @@ TEST_F(PartitionLogTest, SegmentsRollAndRetentionKeepsProtectedOffsets) {
   int64_t start = (*log)->log_start_offset();
   log->reset();
   auto again = PartitionLog::Open(dir_.string(), options);
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   EXPECT_EQ((*again)->log_start_offset(), start);
   EXPECT_EQ((*again)->log_end_offset(), 20);
 }
@@ -152,7 +152,7 @@ TEST_F(PartitionLogTest, BytesFromCountsWholeBatchesAcrossSegments) {
   LogOptions options;
   options.segment_bytes = 1000;  // a few batches per segment
   auto log = PartitionLog::Open(dir_.string(), options);
-  ASSERT_TRUE(log.ok()) << log.error().ToString();
+  FLOE_ASSERT_OK(log);
   std::vector<int64_t> sizes;
   for (int i = 0; i < 12; ++i) {
     Buffer b = MakeBatch(4, 1000 * i, 50);

@@ -7,6 +7,7 @@
 
 #include "floe/base/bytes.h"
 #include "floe/base/crc.h"
+#include "floe/base/testing.h"
 
 namespace floe::kafka {
 namespace {
@@ -29,7 +30,7 @@ std::vector<Decoded> DecodeAll(std::span<const uint8_t> batch) {
     out.push_back(std::move(d));
     return Status::OK();
   });
-  EXPECT_TRUE(s.ok()) << s.ToString();
+  FLOE_EXPECT_OK(s);
   return out;
 }
 
@@ -59,7 +60,7 @@ TEST(RecordBatchTest, HandWrittenUncompressedBatch) {
   StoreBE<uint32_t>(batch.data() + 17, Crc32c(0, batch.data() + 21, batch.size() - 21));
 
   Result<BatchHeader> h = ValidateBatch(batch);
-  ASSERT_TRUE(h.ok()) << h.error().ToString();
+  FLOE_ASSERT_OK(h);
   EXPECT_EQ(h->records_count, 1);
   EXPECT_EQ(h->producer_id, -1);
   auto records = DecodeAll(batch);
@@ -98,7 +99,7 @@ TEST(RecordBatchTest, EveryCodecRoundTrips) {
     Buffer out;
     ASSERT_TRUE(b.Finish(&out).ok());
     Result<BatchHeader> h = ValidateBatch(out.span());
-    ASSERT_TRUE(h.ok()) << h.error().ToString();
+    FLOE_ASSERT_OK(h);
     EXPECT_EQ(h->codec(), c.codec);
     EXPECT_EQ(h->last_offset_delta, 2);
     EXPECT_EQ(h->max_timestamp, 5003);
@@ -140,7 +141,7 @@ TEST(RecordBatchTest, OffsetAndEpochAreOutsideTheCrc) {
   ASSERT_TRUE(b.Finish(&out).ok());
   SetBatchOffsetAndEpoch({out.data(), out.size()}, 12345, 7);
   Result<BatchHeader> h = ValidateBatch(out.span());
-  ASSERT_TRUE(h.ok());
+  FLOE_ASSERT_OK(h);
   EXPECT_EQ(h->base_offset, 12345);
   EXPECT_EQ(h->partition_leader_epoch, 7);
 }
@@ -187,7 +188,7 @@ TEST(RecordBatchTest, RecordsInsideAValidHeaderAreChecked) {
   };
   auto check = [](const std::vector<uint8_t>& batch) {
     Result<BatchHeader> h = ValidateBatch(batch);
-    EXPECT_TRUE(h.ok()) << h.error().ToString();
+    FLOE_EXPECT_OK(h);
     Buffer scratch;
     return h.ok() ? ValidateRecords(batch, *h, 1 << 20, &scratch) : h.error();
   };

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/catalog/test_util.h"
 
 namespace floe::manage {
@@ -25,10 +26,10 @@ class HistoryRecorderTest : public ::testing::Test {
       return ProcessUsage{rss_.load(), static_cast<double>(cpu_ms_.load()) / 1000.0};
     };
     auto recorder = HistoryRecorder::Start(std::move(options));
-    ASSERT_TRUE(recorder.ok()) << recorder.status().ToString();
+    FLOE_ASSERT_OK(recorder);
     recorder_ = std::move(*recorder);
     auto store = metastore::Metastore::Open(db_.uri());
-    ASSERT_TRUE(store.ok());
+    FLOE_ASSERT_OK(store);
     store_ = std::move(*store);
   }
 
@@ -50,7 +51,7 @@ TEST_F(HistoryRecorderTest, SamplesHoldGaugesAndDifferences) {
   ASSERT_TRUE(recorder_->SampleNow().ok());
 
   auto samples = store_->ListHistorySamples(0, 2'000'000, 10);
-  ASSERT_TRUE(samples.ok()) << samples.status().ToString();
+  FLOE_ASSERT_OK(samples);
   ASSERT_EQ(samples->size(), 2u);
   EXPECT_EQ((*samples)[0].sample_ms, 1'002'000);
   EXPECT_EQ((*samples)[0].interval_ms, 2'000);
@@ -71,14 +72,14 @@ TEST_F(HistoryRecorderTest, TrimsByAgeAndCount) {
   }
   // At most max_samples (3) rows: the newest.
   auto samples = store_->ListHistorySamples(0, 2'000'000, 10);
-  ASSERT_TRUE(samples.ok());
+  FLOE_ASSERT_OK(samples);
   ASSERT_EQ(samples->size(), 3u);
   EXPECT_EQ((*samples)[0].sample_ms, 1'003'000);
   // retention_ms (10 s) later, only the new sample stays.
   now_ms_ = 1'015'500;
   ASSERT_TRUE(recorder_->SampleNow().ok());
   samples = store_->ListHistorySamples(0, 2'000'000, 10);
-  ASSERT_TRUE(samples.ok());
+  FLOE_ASSERT_OK(samples);
   ASSERT_EQ(samples->size(), 1u);
   EXPECT_EQ((*samples)[0].sample_ms, 1'015'500);
 }

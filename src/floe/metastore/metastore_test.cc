@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/catalog/test_util.h"
 
 namespace floe::metastore {
@@ -17,7 +18,7 @@ class MetastoreTest : public ::testing::TestWithParam<SqlDialect> {
     db_.SetUp(GetParam());
     if (HasFatalFailure()) return;
     auto store = Metastore::Open(db_.uri());
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    FLOE_ASSERT_OK(store);
     store_ = std::move(*store);
   }
 
@@ -29,7 +30,7 @@ TEST_P(MetastoreTest, MigratesToTheNewestVersion) {
   EXPECT_EQ(*store_->SchemaVersion(), Metastore::kSchemaVersion);
   // Opening again applies nothing twice.
   auto again = Metastore::Open(db_.uri());
-  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  FLOE_ASSERT_OK(again);
   EXPECT_EQ(*(*again)->SchemaVersion(), Metastore::kSchemaVersion);
 }
 
@@ -53,7 +54,7 @@ TEST_P(MetastoreTest, TableRuntimesRoundTripAndReplace) {
   ASSERT_TRUE(store_->SaveTableRuntime(b).ok());
 
   auto all = store_->ListTableRuntimes();
-  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  FLOE_ASSERT_OK(all);
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].table_name, "customers");
   EXPECT_EQ((*all)[0].status_reason, b.status_reason);
@@ -88,7 +89,7 @@ TEST_P(MetastoreTest, UpdateCatalogReplacesTheDefinitionAndKeepsTheCreationTime)
   changed.created_at_ms = 1;
   ASSERT_TRUE(store_->UpdateCatalog(changed).ok());
   auto loaded = store_->LoadCatalog("lake");
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  FLOE_ASSERT_OK(loaded);
   EXPECT_EQ(loaded->kind, CatalogKind::kFilesystem);
   EXPECT_EQ(loaded->uri, "");
   EXPECT_EQ(loaded->warehouse, "/tmp/b");
@@ -125,7 +126,7 @@ TEST_P(MetastoreTest, ProcessesNewestFirstAndReplacedById) {
   ASSERT_TRUE(store_->SaveProcess(other).ok());
 
   auto list = store_->ListProcesses("lake", "db", "t", 2);
-  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  FLOE_ASSERT_OK(list);
   ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].process_id, 1700000000000003);
   EXPECT_EQ((*list)[1].optimizing_type, "major");
@@ -158,7 +159,7 @@ TEST_P(MetastoreTest, PausedFlagAndGroupOfARuntime) {
   a.optimizer_group = "remote";
   ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
   auto all = store_->ListTableRuntimes();
-  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  FLOE_ASSERT_OK(all);
   ASSERT_EQ(all->size(), 1u);
   EXPECT_TRUE((*all)[0].paused);
   EXPECT_EQ((*all)[0].optimizer_group, "remote");
@@ -180,7 +181,7 @@ TEST_P(MetastoreTest, OptimizerGroups) {
   g.scheduling_policy = "fifo";
   EXPECT_EQ(store_->CreateGroup(g).code(), StatusCode::kInvalidArgument);
   auto groups = store_->ListGroups();
-  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  FLOE_ASSERT_OK(groups);
   ASSERT_EQ(groups->size(), 1u);
   EXPECT_EQ((*groups)[0].scheduling_policy, "balanced");
   EXPECT_EQ((*groups)[0].properties.at("memory"), "4096");
@@ -215,7 +216,7 @@ TEST_P(MetastoreTest, TasksAndMaintenanceRuns) {
   other.optimizer.clear();
   ASSERT_TRUE(store_->SaveTask(other).ok());
   auto tasks = store_->ListTasks(7);
-  ASSERT_TRUE(tasks.ok()) << tasks.status().ToString();
+  FLOE_ASSERT_OK(tasks);
   ASSERT_EQ(tasks->size(), 2u);
   EXPECT_EQ((*tasks)[0].task_id, 0);
   EXPECT_EQ((*tasks)[0].error, "disk full");
@@ -239,7 +240,7 @@ TEST_P(MetastoreTest, TasksAndMaintenanceRuns) {
     ASSERT_TRUE(store_->SaveMaintenanceRun(r).ok());
   }
   auto runs = store_->ListMaintenanceRuns("lake", "db", "t", 10);
-  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  FLOE_ASSERT_OK(runs);
   ASSERT_EQ(runs->size(), 2u);
   EXPECT_EQ((*runs)[0].run_id, 2);
   EXPECT_EQ((*runs)[0].error, "boom");
@@ -263,7 +264,7 @@ TEST_P(MetastoreTest, HistorySamplesRangeReplaceAndTrim) {
   ASSERT_TRUE(store_->SaveHistorySample(again).ok());
 
   auto range = store_->ListHistorySamples(2000, 4000, 100);
-  ASSERT_TRUE(range.ok()) << range.status().ToString();
+  FLOE_ASSERT_OK(range);
   ASSERT_EQ(range->size(), 3u);
   EXPECT_EQ((*range)[0].sample_ms, 2000);
   EXPECT_EQ((*range)[0].data_bytes, int64_t{1} << 40);
@@ -271,7 +272,7 @@ TEST_P(MetastoreTest, HistorySamplesRangeReplaceAndTrim) {
   EXPECT_EQ((*range)[1].tables, 33);
   EXPECT_EQ((*range)[2].sample_ms, 4000);
   auto limited = store_->ListHistorySamples(0, 10000, 2);
-  ASSERT_TRUE(limited.ok());
+  FLOE_ASSERT_OK(limited);
   EXPECT_EQ(limited->size(), 2u);
 
   // Older than 2000 goes by age; then only the newest two stay.
@@ -279,7 +280,7 @@ TEST_P(MetastoreTest, HistorySamplesRangeReplaceAndTrim) {
   EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100)->size(), 4u);
   ASSERT_TRUE(store_->TrimHistory("", 0, 2).ok());
   auto left = store_->ListHistorySamples(0, 10000, 100);
-  ASSERT_TRUE(left.ok());
+  FLOE_ASSERT_OK(left);
   ASSERT_EQ(left->size(), 2u);
   EXPECT_EQ((*left)[0].sample_ms, 4000);
   EXPECT_EQ((*left)[1].sample_ms, 5000);
@@ -297,14 +298,14 @@ TEST_P(MetastoreTest, HistorySamplesPerServer) {
     }
   }
   auto all = store_->ListHistorySamples(0, 10000, 100);
-  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  FLOE_ASSERT_OK(all);
   ASSERT_EQ(all->size(), 6u);
   EXPECT_EQ((*all)[0].server_id, "a:8181");
   EXPECT_EQ((*all)[1].server_id, "b:8181");
   EXPECT_EQ((*all)[1].sample_ms, 1000);
   EXPECT_EQ((*all)[1].rss_bytes, 200);
   auto only_b = store_->ListHistorySamples(0, 10000, 100, std::string("b:8181"));
-  ASSERT_TRUE(only_b.ok());
+  FLOE_ASSERT_OK(only_b);
   ASSERT_EQ(only_b->size(), 3u);
   for (const HistorySample& s : *only_b) EXPECT_EQ(s.server_id, "b:8181");
 
@@ -333,7 +334,7 @@ TEST_P(MetastoreTest, HistorySamplesPerServer) {
 TEST_P(MetastoreTest, HistoryOfAVersion4MetastoreMovesToServerIdEmpty) {
   // Back to the version 4 layout, with one sample in it, as an older floe left it.
   auto conn = catalog::SqlConnection::Open(db_.uri());
-  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  FLOE_ASSERT_OK(conn);
   for (const char* sql :
        {"DROP TABLE floe_overview_history", "DELETE FROM floe_schema_version WHERE version = 5",
         "CREATE TABLE floe_overview_history (sample_ms BIGINT NOT NULL PRIMARY KEY, "
@@ -346,15 +347,15 @@ TEST_P(MetastoreTest, HistoryOfAVersion4MetastoreMovesToServerIdEmpty) {
         "INSERT INTO floe_overview_history VALUES "
         "(1000, 60000, 7, 8, 9, 10, 11, 2, 1, 3, 12, 13, 14, 15, 16)"}) {
     auto done = (*conn)->Execute(sql);
-    ASSERT_TRUE(done.ok()) << sql << ": " << done.status().ToString();
+    FLOE_ASSERT_OK(done) << sql;
   }
   conn->reset();
   store_.reset();
   auto reopened = Metastore::Open(db_.uri());
-  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  FLOE_ASSERT_OK(reopened);
   EXPECT_EQ(*(*reopened)->SchemaVersion(), 5);
   auto samples = (*reopened)->ListHistorySamples(0, 10000, 100);
-  ASSERT_TRUE(samples.ok()) << samples.status().ToString();
+  FLOE_ASSERT_OK(samples);
   ASSERT_EQ(samples->size(), 1u);
   const HistorySample& s = (*samples)[0];
   EXPECT_EQ(s.server_id, "");

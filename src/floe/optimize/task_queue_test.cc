@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::optimize {
 namespace {
 
@@ -36,13 +38,13 @@ class TaskQueueTest : public ::testing::Test {
 
   std::string Register(int threads = 1) {
     auto o = queue_->Register("g", threads, 1024, false);
-    EXPECT_TRUE(o.ok()) << o.status().ToString();
+    FLOE_EXPECT_OK(o);
     return o->token;
   }
 
   Handout PollOne(const std::string& token, int32_t thread = 0) {
     auto h = queue_->Poll(token, thread);
-    EXPECT_TRUE(h.ok()) << h.status().ToString();
+    FLOE_EXPECT_OK(h);
     EXPECT_TRUE(h->has_value());
     return h->value_or(Handout{});
   }
@@ -84,7 +86,7 @@ TEST_F(TaskQueueTest, TaskRunsThroughPollAckComplete) {
 TEST_F(TaskQueueTest, NothingToPollAndUnknownTokens) {
   const std::string token = Register();
   auto h = queue_->Poll(token, 0);
-  ASSERT_TRUE(h.ok());
+  FLOE_ASSERT_OK(h);
   EXPECT_FALSE(h->has_value());
   EXPECT_EQ(queue_->Poll("nope", 0).status().code(), StatusCode::kUnauthenticated);
   EXPECT_EQ(queue_->Heartbeat("nope").code(), StatusCode::kUnauthenticated);
@@ -214,12 +216,12 @@ TEST_F(TaskQueueTest, PollingAgainReleasesTheThreadsTask) {
 
 TEST_F(TaskQueueTest, DrainingOptimizerGetsNoTasks) {
   auto o = queue_->Register("g", 1, 0, false);
-  ASSERT_TRUE(o.ok());
+  FLOE_ASSERT_OK(o);
   ASSERT_TRUE(queue_->Submit(Process(1, "t1", 1)).ok());
   ASSERT_TRUE(queue_->Drain(o->id).ok());
   EXPECT_TRUE(*queue_->Draining(o->token));
   auto h = queue_->Poll(o->token, 0);
-  ASSERT_TRUE(h.ok());
+  FLOE_ASSERT_OK(h);
   EXPECT_FALSE(h->has_value());
   EXPECT_EQ(queue_->GroupThreads("g"), 0);
   EXPECT_EQ(queue_->RemoveGroup("g").code(), StatusCode::kFailedPrecondition);

@@ -45,7 +45,7 @@ catalogs:
     properties: {catalog-name: prod}
 )",
                                &config);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_EQ(config.data_dir, "/srv/floe");
   EXPECT_EQ(config.metastore_uri, "postgresql://u:p@db:5432/floe");
   EXPECT_EQ(config.default_catalog, "lake");
@@ -86,7 +86,7 @@ kafka:
   schema-registry: {host: 0.0.0.0, port: 18081}
 )",
                                &config);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_TRUE(config.kafka.schema_registry.enabled);
   EXPECT_EQ(config.kafka.schema_registry.host, "0.0.0.0");
   EXPECT_EQ(config.kafka.schema_registry.port, 18081);
@@ -128,7 +128,7 @@ history:
   max-samples: 100
 )",
                                &config);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_EQ(config.history.server_id, "floe-eu-1");
   EXPECT_EQ(config.history.interval_ms, 250);
   EXPECT_EQ(config.history.retention_ms, 3'600'000);
@@ -161,7 +161,7 @@ auth:
       catalogs: {"*": read, private: none}
 )",
                                &config);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_TRUE(config.auth.enabled);
   EXPECT_EQ(config.auth.token_lifetime_seconds, 600);
   EXPECT_EQ(config.auth.token_key_file, "/etc/floe/token.key");
@@ -265,8 +265,7 @@ TEST(ServerConfig, MistakesNameTheKey) {
        }) {
     ServerConfig config;
     Status s = ParseServerConfig(c.yaml, &config);
-    ASSERT_FALSE(s.ok()) << c.yaml;
-    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << c.yaml;
+    ASSERT_THAT(s, IsError(StatusCode::kInvalidArgument)) << c.yaml;
     EXPECT_NE(s.message().find(c.expected), std::string::npos) << c.yaml << " -> " << s.ToString();
   }
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/io/memory_file_io.h"
 
 namespace floe::server {
@@ -32,7 +33,7 @@ class WebAssetsTest : public ::testing::Test {
     ASSERT_TRUE(io_.WriteFile("/site/favicon.svg", "<svg/>", false).ok());
     ASSERT_TRUE(io_.WriteFile("/secret.txt", "outside the site", false).ok());
     auto assets = WebAssets::Load(io_, "/site/");
-    ASSERT_TRUE(assets.ok()) << assets.status().ToString();
+    FLOE_ASSERT_OK(assets);
     assets_ = std::move(*assets);
   }
 

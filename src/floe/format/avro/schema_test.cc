@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "floe/base/testing.h"
 #include "floe/format/avro/columnar_schema.h"
 
 namespace floe::format::avro {
@@ -11,7 +12,7 @@ namespace {
 
 SchemaPtr MustParse(std::string_view json, ParseOptions options = {}) {
   auto s = Schema::Parse(json, options);
-  EXPECT_TRUE(s.ok()) << s.status().ToString() << "\n" << json;
+  FLOE_EXPECT_OK(s) << "\n" << json;
   return s.ok() ? *s : nullptr;
 }
 
@@ -396,7 +397,7 @@ TEST(AvroSchema, NestsAtMostTheJsonDepthLimit) {
     return out + R"("int")" + std::string(static_cast<size_t>(levels), '}');
   };
   auto at_limit = Schema::Parse(arrays(256));
-  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  FLOE_ASSERT_OK(at_limit);
   EXPECT_EQ((*at_limit)->root().type(), AvroType::kArray);
   auto past = Schema::Parse(arrays(257));
   EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);

@@ -7,6 +7,8 @@
 
 #include <zlib.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::format {
 namespace {
 
@@ -31,18 +33,18 @@ class CodecRoundTrip : public ::testing::TestWithParam<CompressionKind> {};
 
 TEST_P(CodecRoundTrip, KnownAndUnknownSize) {
   auto codec = Codec::Make(GetParam());
-  ASSERT_TRUE(codec.ok());
+  FLOE_ASSERT_OK(codec);
   for (size_t n : {0, 1, 100, 70000, 1 << 20}) {
     std::string input = SampleData(n);
     Buffer compressed;
     ASSERT_TRUE((*codec)->Compress(Bytes(input), &compressed).ok());
     std::string out(n, '\0');
     Status s = (*codec)->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()), n);
-    ASSERT_TRUE(s.ok()) << s.ToString() << " n=" << n;
+    FLOE_ASSERT_OK(s) << " n=" << n;
     EXPECT_EQ(out, input);
     Buffer grown;
     s = (*codec)->DecompressUnknownSize(compressed.span(), &grown, n + 10);
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    FLOE_ASSERT_OK(s);
     EXPECT_EQ(grown.view(), input);
     if (n > 1000) {
       // Wrong expected size and an output bound below the real size are errors.
@@ -58,7 +60,7 @@ TEST_P(CodecRoundTrip, KnownAndUnknownSize) {
 
 TEST_P(CodecRoundTrip, PiecesCompressLikeTheirConcatenation) {
   auto codec = Codec::Make(GetParam());
-  ASSERT_TRUE(codec.ok());
+  FLOE_ASSERT_OK(codec);
   std::string a = SampleData(3000), b, c = SampleData(100000);
   std::span<const uint8_t> pieces[3] = {Bytes(a), Bytes(b), Bytes(c)};
   Buffer compressed;

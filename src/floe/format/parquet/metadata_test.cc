@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "floe/base/testing.h"
 #include "floe/format/parquet/metadata_json.h"
 #include "floe/format/thrift/compact.h"
 
@@ -73,7 +74,7 @@ TEST(MetadataSpecBytesTest, PageHeader) {
   PageHeader got;
   size_t consumed = 0;
   Status st = Deserialize(Span(with_body), &got, &consumed);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(consumed, kPageHeaderBytes.size());
   EXPECT_EQ(got, h);
 }
@@ -236,7 +237,7 @@ T RoundTrip(const T& v) {
   T got;
   size_t consumed = 0;
   Status st = Deserialize(buf.span(), &got, &consumed);
-  EXPECT_TRUE(st.ok()) << st.ToString();
+  FLOE_EXPECT_OK(st);
   EXPECT_EQ(consumed, buf.size());
   return got;
 }
@@ -388,7 +389,7 @@ TEST(MetadataReadTest, SkipsUnknownFields) {
   w.EndStruct();
   PageHeader got;
   Status st = Deserialize(buf.span(), &got);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(got.uncompressed_page_size, 10);
   EXPECT_EQ(got.compressed_page_size, 8);
 }
@@ -531,7 +532,7 @@ TEST(MetadataReadTest, BoolListsFromEitherWriterConvention) {
   w.EndStruct();
   ColumnIndex ci;
   Status st = Deserialize(buf.span(), &ci);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(ci.null_pages, (std::vector<bool>{true, false, false}));
 }
 
@@ -562,7 +563,7 @@ TEST(MetadataReadTest, UnknownUnionMembersAreKept) {
   w.EndStruct();
   FileMetaData md;
   Status st = Deserialize(buf.span(), &md);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   ASSERT_EQ(md.column_orders->size(), 2u);
   EXPECT_EQ((*md.column_orders)[0].kind, ColumnOrder::Kind::kInt96TimestampOrder);
   EXPECT_EQ((*md.column_orders)[1].kind, ColumnOrder::Kind::kUnrecognized);
@@ -605,7 +606,7 @@ TEST(MetadataReadTest, LastUnionMemberWins) {
   f.EndStruct();
   FileMetaData md;
   Status st = Deserialize(footer.span(), &md);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(md.schema[0].logical_type, LogicalType::Of(LogicalType::Kind::kString));
 }
 
@@ -685,7 +686,7 @@ Footer ParseFile(const std::string& name) {
   std::span<const uint8_t> footer(f.file.data() + f.file.size() - 8 - len, len);
   size_t consumed = 0;
   Status st = Deserialize(footer, &f.md, &consumed);
-  EXPECT_TRUE(st.ok()) << name << ": " << st.ToString();
+  FLOE_EXPECT_OK(st) << name;
   EXPECT_EQ(consumed, len);
   return f;
 }
@@ -1027,7 +1028,7 @@ TEST(PyarrowFooterTest, EveryPageHeaderOfEveryChunk) {
           PageHeader h;
           size_t consumed = 0;
           Status st = Deserialize(std::span<const uint8_t>(f.file).subspan(pos), &h, &consumed);
-          ASSERT_TRUE(st.ok()) << name << " @" << pos << ": " << st.ToString();
+          FLOE_ASSERT_OK(st) << name << " @" << pos;
           ++pages;
           if (first) {
             EXPECT_EQ(h.type == PageType::kDictionaryPage, has_dict) << name;

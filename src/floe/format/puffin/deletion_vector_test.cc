@@ -13,6 +13,7 @@
 
 #include "floe/base/bytes.h"
 #include "floe/base/crc.h"
+#include "floe/base/testing.h"
 
 namespace floe::format::puffin {
 namespace {
@@ -68,8 +69,7 @@ PositionBitmap Of(std::initializer_list<uint64_t> positions) {
 
 void ExpectCorrupt(const std::vector<uint8_t>& blob, std::optional<uint64_t> card = {}) {
   auto r = DeserializeDeletionVector(blob, card);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kCorrupt) << r.status().ToString();
+  ASSERT_THAT(r, IsError(StatusCode::kCorrupt));
 }
 
 // iceberg.md §1.8's hand-computed example for positions {0, 5}. Checked against peers:
@@ -85,7 +85,7 @@ TEST(DeletionVector, SpecExampleMatchesPeer) {
   SerializeDeletionVector(Of({0, 5}), &out);
   EXPECT_EQ(ToVector(out), Unhex(kSpecExample));
   auto dv = DeserializeDeletionVector(Unhex(kSpecExample), 2);
-  ASSERT_TRUE(dv.ok()) << dv.status().ToString();
+  FLOE_ASSERT_OK(dv);
   EXPECT_EQ(dv->ToSortedVector(), (std::vector<uint64_t>{0, 5}));
   EXPECT_EQ(out.size(), 44u);
 }
@@ -107,7 +107,7 @@ TEST(DeletionVector, RunOptimizedContainersMatchPeer) {
   b.SerializeVector(&out);
   EXPECT_EQ(ToVector(out), Cat({"0100000000000000", "00000000", kPeerMixed}));
   auto back = PositionBitmap::DeserializeVector(out.span());
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   EXPECT_EQ(*back, b);
   EXPECT_EQ(back->cardinality(), 10u + 2 + 101);
 }
@@ -143,7 +143,7 @@ TEST(DeletionVector, DenseKeysLikeJava) {
             Cat({"0300000000000000", "00000000 3a30000000000000", "01000000 3a30000000000000",
                  "02000000 3a3000000100000000000000100000000100"}));
   auto back = PositionBitmap::DeserializeVector(out.span());
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   EXPECT_EQ(back->ToSortedVector(), (std::vector<uint64_t>{(uint64_t{2} << 32) + 1}));
 }
 
@@ -153,7 +153,7 @@ TEST(DeletionVector, ReadsSparseKeys) {
       Unhex("0200000000000000000000003a3000000100000000000000100000000500020000003a300000010000000"
             "0000000100000000100"));
   auto dv = DeserializeDeletionVector(blob, 2);
-  ASSERT_TRUE(dv.ok()) << dv.status().ToString();
+  FLOE_ASSERT_OK(dv);
   EXPECT_EQ(dv->ToSortedVector(), (std::vector<uint64_t>{5, (uint64_t{2} << 32) + 1}));
 }
 
@@ -162,7 +162,7 @@ TEST(DeletionVector, EmptyVector) {
   SerializeDeletionVector(PositionBitmap(), &out);
   EXPECT_EQ(ToVector(out), Frame(Unhex("0000000000000000")));
   auto dv = DeserializeDeletionVector(out.span(), 0);
-  ASSERT_TRUE(dv.ok()) << dv.status().ToString();
+  FLOE_ASSERT_OK(dv);
   EXPECT_TRUE(dv->empty());
 }
 
@@ -256,7 +256,7 @@ TEST(PositionBitmap, RandomAgainstSetModel) {
     Buffer blob;
     SerializeDeletionVector(a, &blob);
     auto back = DeserializeDeletionVector(blob.span(), expected.size());
-    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    FLOE_ASSERT_OK(back);
     ASSERT_EQ(*back, a);
     // Serialization is canonical: the decoded set encodes to the same bytes.
     Buffer again;
@@ -303,7 +303,7 @@ TEST(PositionBitmap, FullContainersAndLargeRanges) {
   // Runs keep it small: 2 keys, each a handful of run containers.
   EXPECT_LT(blob.size(), 200u);
   auto back = DeserializeDeletionVector(blob.span(), 100005);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   EXPECT_EQ(*back, b);
   std::vector<uint8_t> keep(2);
   EXPECT_EQ(b.FillKeepBitmap(k32 + 1, 10, keep.data()), 4u);
@@ -413,7 +413,7 @@ TEST_F(DeletionVectorCorruption, VectorContent) {
   // Adjacent runs are accepted and merged ({0..4} + {5..9}).
   auto adjacent = DeserializeDeletionVector(
       Frame(Cat({"0100000000000000", "00000000", "3b30000001000009000200000004000500 0400"})), 10);
-  ASSERT_TRUE(adjacent.ok()) << adjacent.status().ToString();
+  FLOE_ASSERT_OK(adjacent);
   EXPECT_TRUE(adjacent->Contains(9));
   // A bitmap container whose population count differs from its header (4097 claimed).
   std::string bitmap_hex = "3a30000001000000000000101000000001" + std::string(16382, '0');

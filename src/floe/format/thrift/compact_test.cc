@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "floe/base/testing.h"
+
 namespace floe::format::thrift {
 namespace {
 
@@ -90,7 +92,7 @@ TEST(CompactReaderTest, ReadsPageHeaderSpecBytes) {
     outer.emplace_back(h.id, v);
     return Status::OK();
   });
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(outer, (std::vector<std::pair<int, int32_t>>{{1, 0}, {2, 100}, {3, 80}}));
   EXPECT_EQ(inner, (std::vector<std::pair<int, int32_t>>{{1, 10}, {2, 0}, {3, 3}, {4, 3}}));
   EXPECT_EQ(r.position(), kPageHeaderBytes.size());
@@ -157,7 +159,7 @@ TEST(CompactReaderTest, FieldIdsRestartInNestedStructs) {
     }
     return r.Skip(h.type);
   });
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(ids, (std::vector<int>{10, 1, 11}));
 }
 
@@ -214,7 +216,7 @@ TEST(CompactRoundTripTest, ExtremeValues) {
     EXPECT_EQ(std::memcmp(&got, &v, 8), 0);
   }
   auto bin = r.ReadBinary();
-  ASSERT_TRUE(bin.ok());
+  FLOE_ASSERT_OK(bin);
   EXPECT_EQ(std::string(bin->begin(), bin->end()), big);
   EXPECT_TRUE(std::isnan(*r.ReadDouble()));
   EXPECT_EQ(r.remaining(), 0u);
@@ -247,7 +249,7 @@ TEST(CompactReaderTest, BoolListsOfEitherElementTypeAndEncoding) {
   for (const Bytes& in : {Bytes{0x31, 0x01, 0x02, 0x01}, Bytes{0x32, 0x01, 0x00, 0x01}}) {
     CompactReader r(Span(in));
     auto h = r.ReadListHeader();
-    ASSERT_TRUE(h.ok());
+    FLOE_ASSERT_OK(h);
     EXPECT_EQ(h->element_type, WireType::kBoolTrue);
     ASSERT_EQ(h->size, 3u);
     EXPECT_TRUE(*r.ReadBoolElement());
@@ -264,22 +266,22 @@ TEST(CompactReaderTest, ReadsListAndMapHeaders) {
   in.insert(in.end(), {0x00, 0x02, 0x85, 0x00, 0x02, 0x00, 0x04});
   CompactReader r(Span(in));
   auto l1 = r.ReadListHeader();
-  ASSERT_TRUE(l1.ok());
+  FLOE_ASSERT_OK(l1);
   EXPECT_EQ(l1->element_type, WireType::kI32);
   EXPECT_EQ(l1->size, 3u);
   ASSERT_TRUE(r.Skip(WireType::kI8).ok());
   ASSERT_TRUE(r.Skip(WireType::kI8).ok());
   ASSERT_TRUE(r.Skip(WireType::kI8).ok());
   auto l2 = r.ReadListHeader();
-  ASSERT_TRUE(l2.ok());
+  FLOE_ASSERT_OK(l2);
   EXPECT_EQ(l2->element_type, WireType::kBinary);
   EXPECT_EQ(l2->size, 15u);
   for (int i = 0; i < 15; ++i) ASSERT_TRUE(r.Skip(WireType::kBinary).ok());
   auto m0 = r.ReadMapHeader();
-  ASSERT_TRUE(m0.ok());
+  FLOE_ASSERT_OK(m0);
   EXPECT_EQ(m0->size, 0u);
   auto m1 = r.ReadMapHeader();
-  ASSERT_TRUE(m1.ok());
+  FLOE_ASSERT_OK(m1);
   EXPECT_EQ(m1->size, 2u);
   EXPECT_EQ(m1->key_type, WireType::kBinary);
   EXPECT_EQ(m1->value_type, WireType::kI32);
@@ -366,7 +368,7 @@ TEST(CompactReaderTest, SkipsUnknownFieldsOfEveryType) {
     skipped.push_back(h.id);
     return r.Skip(h.type);
   });
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(known, 42);
   EXPECT_EQ(skipped.size(), 17u);
   EXPECT_EQ(r.position(), in.size());
@@ -403,8 +405,7 @@ TEST(CompactReaderTest, EveryTruncationIsCorrupt) {
   for (size_t n = 0; n < in.size(); ++n) {
     CompactReader r(std::span<const uint8_t>(in.data(), n));
     Status st = r.Skip(WireType::kStruct);
-    ASSERT_FALSE(st.ok()) << "prefix of " << n << " bytes parsed";
-    EXPECT_TRUE(st.IsCorrupt()) << st.ToString();
+    ASSERT_THAT(st, IsError(StatusCode::kCorrupt)) << "prefix of " << n << " bytes parsed";
   }
 }
 

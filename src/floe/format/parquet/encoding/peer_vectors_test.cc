@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/format/parquet/encoding/bloom_filter.h"
 #include "floe/format/parquet/encoding/byte_stream_split.h"
 #include "floe/format/parquet/encoding/delta.h"
@@ -395,7 +396,7 @@ TEST(PeerVectorsTest, Booleans) {
   const auto expected = Bools();
   ExactBytes rle(Hex(kRleBool));
   auto decoder = MakeRleBooleanDecoder(rle.span());
-  ASSERT_TRUE(decoder.ok());
+  FLOE_ASSERT_OK(decoder);
   std::vector<uint8_t> out(expected.size());
   ASSERT_EQ(*decoder->GetBatch(out.data(), out.size()), out.size());
   EXPECT_EQ(out, expected);

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/bitmap.h"
 #include "floe/format/parquet/encoding/test_util.h"
 
@@ -115,7 +116,7 @@ TEST(PlainTest, BooleanRoundTrip) {
 TEST(PlainTest, RleBooleans) {
   ExactBytes page(Hex("04 00 00 00 03 8d 14 01 ee"));
   auto decoder = MakeRleBooleanDecoder(page.span());
-  ASSERT_TRUE(decoder.ok());
+  FLOE_ASSERT_OK(decoder);
   uint8_t out[20];
   ASSERT_EQ(*decoder->GetBatch(out, 20), 18u);
   EXPECT_EQ(out[1], 0);

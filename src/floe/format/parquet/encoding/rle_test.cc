@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/format/parquet/encoding/bit_pack.h"
 #include "floe/format/parquet/encoding/dictionary.h"
 #include "floe/format/parquet/encoding/levels.h"
@@ -22,7 +23,7 @@ std::vector<uint32_t> DecodeAll(std::span<const uint8_t> data, int w, size_t n) 
   RleBitPackedDecoder decoder(data, w);
   std::vector<uint32_t> out(n);
   auto got = decoder.GetBatch(out.data(), n);
-  EXPECT_TRUE(got.ok()) << got.status().ToString();
+  FLOE_EXPECT_OK(got);
   if (got.ok()) {
     EXPECT_EQ(*got, n);
   }
@@ -104,7 +105,7 @@ TEST(RleTest, RoundTripEveryWidthAndSize) {
         size_t batch = 1;
         while (done < n) {
           auto got = decoder.GetBatch(out.data() + done, std::min(batch, n - done));
-          ASSERT_TRUE(got.ok()) << got.status().ToString();
+          FLOE_ASSERT_OK(got);
           ASSERT_GT(*got, 0u);
           done += *got;
           batch = batch * 3 + 1;
@@ -114,7 +115,7 @@ TEST(RleTest, RoundTripEveryWidthAndSize) {
         // The padding of the last group decodes (as zeros) but never runs past the stream.
         uint32_t extra[16];
         auto tail = decoder.GetBatch(extra, 16);
-        ASSERT_TRUE(tail.ok());
+        FLOE_ASSERT_OK(tail);
         ASSERT_LT(*tail, 8u);
       }
     }
