@@ -223,11 +223,11 @@ TEST_F(AuthenticatorTest, MalformedTokenRequestsAre400) {
 TEST_F(AuthenticatorTest, TokensExpireAfterTheirLifetime) {
   std::string token = auth_->IssueToken(*(*auth_->VerifyToken("static-token")));
   now_ms_ += 3599'999;
-  EXPECT_TRUE(auth_->VerifyToken(token).ok());
+  FLOE_EXPECT_OK(auth_->VerifyToken(token));
   now_ms_ += 1;
   auto expired = auth_->VerifyToken(token);
   ASSERT_THAT(expired, IsError(StatusCode::kUnauthenticated));
-  EXPECT_TRUE(auth_->VerifyToken(token, /*allow_expired=*/true).ok());
+  FLOE_EXPECT_OK(auth_->VerifyToken(token, /*allow_expired=*/true));
 }
 
 TEST_F(AuthenticatorTest, ATokenIssuedMidSecondLivesItsWholeLifetime) {
@@ -235,7 +235,7 @@ TEST_F(AuthenticatorTest, ATokenIssuedMidSecondLivesItsWholeLifetime) {
   now_ms_ += 900;
   std::string token = auth_->IssueToken(*(*auth_->VerifyToken("static-token")));
   now_ms_ += 3599'999;
-  EXPECT_TRUE(auth_->VerifyToken(token).ok());
+  FLOE_EXPECT_OK(auth_->VerifyToken(token));
   now_ms_ += 101;
   EXPECT_FALSE(auth_->VerifyToken(token).ok());
 }
@@ -243,7 +243,7 @@ TEST_F(AuthenticatorTest, ATokenIssuedMidSecondLivesItsWholeLifetime) {
 TEST_F(AuthenticatorTest, ForgedAndForeignTokensAreRefused) {
   std::string token = IssuedToken(auth_->HandleTokenRequest(
       TokenRequest("grant_type=client_credentials", "Basic ZXRsOmV0bC1zZWNyZXQ=")));
-  ASSERT_TRUE(auth_->VerifyToken(token).ok());
+  FLOE_ASSERT_OK(auth_->VerifyToken(token));
   // Another principal's name, or a later expiry, under etl's MAC.
   std::string other = token;
   other.replace(other.find(HexEncode("etl")), 6, HexEncode("viewer"));
@@ -261,7 +261,7 @@ TEST_F(AuthenticatorTest, ForgedAndForeignTokensAreRefused) {
   // Another key: another server that does not share the key file.
   EXPECT_FALSE(Make(Config(), std::string(32, 'x'))->VerifyToken(token).ok());
   // The same key: a second server sharing the key file accepts it.
-  EXPECT_TRUE(Make(Config())->VerifyToken(token).ok());
+  FLOE_EXPECT_OK(Make(Config())->VerifyToken(token));
   // A new secret revokes the tokens issued under the old one.
   AuthConfig rotated = Config();
   rotated.principals[0].secret_sha256 = Sha256("new-secret");
@@ -319,14 +319,14 @@ TEST_F(AuthenticatorTest, AccessDecisions) {
   AuthConfig config = Config();
   const Principal& etl = config.principals[0];
   const Principal& viewer = **auth_->VerifyToken("static-token");
-  EXPECT_TRUE(Authenticator::Authorize(etl, "default", Access::kWrite).ok());
-  EXPECT_TRUE(Authenticator::Authorize(etl, "default", Access::kRead).ok());
-  EXPECT_TRUE(Authenticator::Authorize(etl, "lake", Access::kRead).ok());
+  FLOE_EXPECT_OK(Authenticator::Authorize(etl, "default", Access::kWrite));
+  FLOE_EXPECT_OK(Authenticator::Authorize(etl, "default", Access::kRead));
+  FLOE_EXPECT_OK(Authenticator::Authorize(etl, "lake", Access::kRead));
   EXPECT_EQ(Authenticator::Authorize(etl, "lake", Access::kWrite).code(),
             StatusCode::kPermissionDenied);
   EXPECT_EQ(Authenticator::Authorize(etl, "other", Access::kRead).code(),
             StatusCode::kPermissionDenied);
-  EXPECT_TRUE(Authenticator::Authorize(viewer, "anything", Access::kRead).ok());
+  FLOE_EXPECT_OK(Authenticator::Authorize(viewer, "anything", Access::kRead));
   EXPECT_FALSE(Authenticator::Authorize(viewer, "anything", Access::kWrite).ok());
   // A catalog's own entry wins over "*".
   EXPECT_FALSE(Authenticator::Authorize(viewer, "private", Access::kRead).ok());

@@ -41,7 +41,7 @@ TEST(StatusTest, ErrorCarriesCodeAndMessage) {
   Status copy = s;
   EXPECT_EQ(copy.ToString(), s.ToString());
   EXPECT_EQ(s.WithContext("reading {}", "x").message(), "reading x: bad page 3 in f.parquet");
-  EXPECT_TRUE(Status().WithContext("ignored").ok());
+  FLOE_EXPECT_OK(Status().WithContext("ignored"));
 }
 
 TEST(StatusTest, MacrosPropagate) {
@@ -49,7 +49,7 @@ TEST(StatusTest, MacrosPropagate) {
   Result<int> r = Quarter(6);
   ASSERT_FALSE(r.ok());
   EXPECT_EQ(r.error().message(), "3 is odd");
-  EXPECT_TRUE(CheckQuarter(4).ok());
+  FLOE_EXPECT_OK(CheckQuarter(4));
   EXPECT_EQ(CheckQuarter(2).code(), StatusCode::kInvalidArgument);
 }
 

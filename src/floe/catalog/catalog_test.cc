@@ -144,7 +144,7 @@ class CatalogTest : public ::testing::TestWithParam<Backend> {
 
   iceberg::TableMetadataPtr Create(std::string_view id, Properties properties = {}) {
     if (!catalog_->NamespaceExists(Id(id).ns).value_or(true)) {
-      EXPECT_TRUE(catalog_->CreateNamespace(Id(id).ns, {}).ok());
+      FLOE_EXPECT_OK(catalog_->CreateNamespace(Id(id).ns, {}));
     }
     CreateTableRequest request = Request();
     for (auto& [k, v] : properties) request.properties[k] = v;
@@ -479,7 +479,7 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
     iceberg::DataFile f;
     f.file_path =
         data_dir + "/f-" + std::to_string(snapshot_id) + "-" + std::to_string(i) + ".parquet";
-    EXPECT_TRUE(ops.io().WriteFile(f.file_path, "not really parquet", false).ok());
+    FLOE_EXPECT_OK(ops.io().WriteFile(f.file_path, "not really parquet", false));
     f.partition = {iceberg::Literal::Int(i), iceberg::Literal::Date(19000)};
     f.record_count = 1;
     f.file_size_in_bytes = 18;
@@ -496,8 +496,8 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
   lo.sequence_number = base->last_sequence_number + 1;
   std::string list_path = dir + "/metadata/snap-" + std::to_string(snapshot_id) + ".avro";
   auto list = *iceberg::ManifestListWriter::Make(*ops.io().CreateOutput(list_path, false), lo);
-  EXPECT_TRUE(list->Add(manifest).ok());
-  EXPECT_TRUE(list->Close().ok());
+  FLOE_EXPECT_OK(list->Add(manifest));
+  FLOE_EXPECT_OK(list->Close());
   files.push_back(list_path);
 
   iceberg::Snapshot snapshot;

@@ -24,8 +24,8 @@ void WriteParquet(io::FileIO& io, const std::string& path, const col::RecordBatc
                                 std::shared_ptr<const pq::SchemaDescriptor>(std::move(*desc)),
                                 pq::WriterOptions{});
   FLOE_ASSERT_OK(w);
-  ASSERT_TRUE((*w)->Write(batch).ok());
-  ASSERT_TRUE((*w)->Close().ok());
+  FLOE_ASSERT_OK((*w)->Write(batch));
+  FLOE_ASSERT_OK((*w)->Close());
 }
 
 // A file written under the old schema: id int (1), name string (2), s struct<x int (4)> (3).
@@ -91,7 +91,7 @@ std::vector<std::string> ReadAll(io::FileIO& io, const std::string& path,
     if (!b.ok() || !*b) break;
     EXPECT_EQ((*b)->first_position, expected_pos);
     const col::RecordBatch& batch = (*b)->batch;
-    EXPECT_TRUE(batch.Validate().ok());
+    FLOE_EXPECT_OK(batch.Validate());
     for (int64_t i = 0; i < batch.num_rows(); ++i) {
       std::string row;
       col::AppendJsonLine(batch, i, &row);

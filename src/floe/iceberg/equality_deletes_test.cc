@@ -81,7 +81,7 @@ class EqualityDeletesTest : public ::testing::Test {
     auto w = DataWriter::Make(&io_, schema_, PartitionSpec::Unpartitioned(), SortOrder::Unsorted(),
                               false, Options());
     FLOE_EXPECT_OK(w);
-    EXPECT_TRUE((*w)->Write(Batch(rows)).ok());
+    FLOE_EXPECT_OK((*w)->Write(Batch(rows)));
     auto files = (*w)->Close();
     FLOE_EXPECT_OK(files);
     return *files;
@@ -91,7 +91,7 @@ class EqualityDeletesTest : public ::testing::Test {
     auto eq =
         EqualityDeleteWriter::Make(&io_, schema_, {1}, PartitionSpec::Unpartitioned(), Options());
     FLOE_EXPECT_OK(eq);
-    EXPECT_TRUE((*eq)->Write(Batch(keys)).ok());
+    FLOE_EXPECT_OK((*eq)->Write(Batch(keys)));
     auto deletes = (*eq)->Close();
     FLOE_EXPECT_OK(deletes);
     return deletes->delete_files;
@@ -100,7 +100,7 @@ class EqualityDeletesTest : public ::testing::Test {
   void Append(const Model& rows) {
     auto op = table_->NewAppend();
     for (const DataFile& f : WriteData(rows)) op->AppendFile(f);
-    ASSERT_TRUE(op->Commit().ok());
+    FLOE_ASSERT_OK(op->Commit());
     for (const auto& [k, v] : rows) model_[k] = v;
   }
 
@@ -122,7 +122,7 @@ class EqualityDeletesTest : public ::testing::Test {
 
   Model Read(const EqualityDeleteOptions& options, EqualityDeleteStats* stats = nullptr) {
     Model out;
-    EXPECT_TRUE(table_->Refresh().ok());
+    FLOE_EXPECT_OK(table_->Refresh());
     ScanOptions scan_options;
     scan_options.equality_deletes = options;
     auto scan = TableScan::Make(table_->metadata(), io_, scan_options);

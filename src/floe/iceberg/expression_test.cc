@@ -90,12 +90,12 @@ TEST(ExpressionParser, Errors) {
     return std::string(static_cast<size_t>(levels), '(') + "a = 1" +
            std::string(static_cast<size_t>(levels), ')');
   };
-  EXPECT_TRUE(ParseExpression(parenthesized(255)).ok());
+  FLOE_EXPECT_OK(ParseExpression(parenthesized(255)));
   EXPECT_EQ(ParseExpression(parenthesized(256)).status().code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(ParseExpression(parenthesized(1000)).ok());
   std::string nots;
   for (int i = 0; i < 255; ++i) nots += "NOT ";
-  EXPECT_TRUE(ParseExpression(nots + "a = 1").ok());
+  FLOE_EXPECT_OK(ParseExpression(nots + "a = 1"));
   EXPECT_EQ(ParseExpression("NOT " + nots + "a = 1").status().code(), StatusCode::kInvalidArgument);
   std::string many = "a = 0";
   for (int i = 0; i < 5000; ++i) many += " OR a = 1";

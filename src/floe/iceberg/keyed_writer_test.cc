@@ -111,21 +111,19 @@ TEST(KeyedDeltaWriter, LastRowPerKeyAndEveryKeyDeleted) {
   auto w = KeyedDeltaWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), {1}, Options());
   FLOE_ASSERT_OK(w);
   const std::vector<KeyedOp> ops1 = {KeyedOp::kUpsert, KeyedOp::kUpsert, KeyedOp::kUpsert};
-  ASSERT_TRUE(
-      (*w)->Add(Batch(schema, {{"a", 1, "a1", {}}, {"b", 1, "b1", {}}, {"a", 1, "a2", {}}}), ops1)
-          .ok());
+  FLOE_ASSERT_OK(
+      (*w)->Add(Batch(schema, {{"a", 1, "a1", {}}, {"b", 1, "b1", {}}, {"a", 1, "a2", {}}}), ops1));
   // A later batch replaces "b", deletes "a" and adds "c" and "d"; "d" is deleted and then
   // upserted again, "c" upserted and then deleted.
   const std::vector<KeyedOp> ops2 = {KeyedOp::kUpsert, KeyedOp::kDelete, KeyedOp::kUpsert,
                                      KeyedOp::kDelete, KeyedOp::kUpsert, KeyedOp::kDelete};
-  ASSERT_TRUE((*w)->Add(Batch(schema, {{"b", 2, "b2", {}},
-                                       {"a", 0, "gone", {}},
-                                       {"c", 3, "c1", {}},
-                                       {"d", 4, "d0", {}},
-                                       {"d", 4, "d1", {}},
-                                       {"c", 3, "c-", {}}}),
-                        ops2)
-                  .ok());
+  FLOE_ASSERT_OK((*w)->Add(Batch(schema, {{"b", 2, "b2", {}},
+                                          {"a", 0, "gone", {}},
+                                          {"c", 3, "c1", {}},
+                                          {"d", 4, "d0", {}},
+                                          {"d", 4, "d1", {}},
+                                          {"c", 3, "c-", {}}}),
+                           ops2));
   EXPECT_EQ((*w)->held_rows(), 9);
   auto written = (*w)->Finish();
   FLOE_ASSERT_OK(written);
@@ -154,14 +152,13 @@ TEST(KeyedDeltaWriter, KeysCompareByValueWithNullsEqual) {
   // a null is a key value of its own, equal to other nulls, and false is not null.
   auto w = KeyedDeltaWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), {1, 4}, Options());
   FLOE_ASSERT_OK(w);
-  ASSERT_TRUE((*w)->Add(Batch(schema, {{"ab", 1, "1", false},
-                                       {"a", 2, "2", false},
-                                       {std::nullopt, 3, "3", std::nullopt},
-                                       {std::nullopt, 4, "4", std::nullopt},
-                                       {std::nullopt, 5, "5", false},
-                                       {"ab", 6, "6", true},
-                                       {"ab", 7, "7", false}}))
-                  .ok());
+  FLOE_ASSERT_OK((*w)->Add(Batch(schema, {{"ab", 1, "1", false},
+                                          {"a", 2, "2", false},
+                                          {std::nullopt, 3, "3", std::nullopt},
+                                          {std::nullopt, 4, "4", std::nullopt},
+                                          {std::nullopt, 5, "5", false},
+                                          {"ab", 6, "6", true},
+                                          {"ab", 7, "7", false}})));
   auto written = (*w)->Finish();
   FLOE_ASSERT_OK(written);
   EXPECT_EQ(written->keys, 5);
@@ -216,7 +213,7 @@ class RowLevelOpsTest : public ::testing::Test {
   void Upsert(const std::vector<Row>& rows, std::vector<std::string> key = {}) {
     auto upsert = TableUpsert::Make(table_.get(), key);
     FLOE_ASSERT_OK(upsert);
-    ASSERT_TRUE((*upsert)->Add(Batch((*upsert)->schema(), rows)).ok());
+    FLOE_ASSERT_OK((*upsert)->Add(Batch((*upsert)->schema(), rows)));
     auto result = (*upsert)->Commit();
     FLOE_ASSERT_OK(result);
   }
@@ -229,16 +226,16 @@ class RowLevelOpsTest : public ::testing::Test {
     auto w =
         DataWriter::Make(&io_, *md.current_schema(), *md.default_spec(), SortOrder(), false, o);
     FLOE_ASSERT_OK(w);
-    ASSERT_TRUE((*w)->Write(Batch(*md.current_schema(), rows)).ok());
+    FLOE_ASSERT_OK((*w)->Write(Batch(*md.current_schema(), rows)));
     auto files = (*w)->Close();
     FLOE_ASSERT_OK(files);
     auto append = table_->NewAppend();
     for (const DataFile& f : *files) append->AppendFile(f);
-    ASSERT_TRUE(append->Commit().ok());
+    FLOE_ASSERT_OK(append->Commit());
   }
 
   std::vector<std::string> Scan() {
-    EXPECT_TRUE(table_->Refresh().ok());
+    FLOE_EXPECT_OK(table_->Refresh());
     auto scan = TableScan::Make(table_->metadata(), io_, {});
     FLOE_EXPECT_OK(scan);
     auto tasks = (*scan)->PlanFiles();
@@ -287,7 +284,7 @@ TEST_F(RowLevelOpsTest, UpsertRefusals) {
             StatusCode::kInvalidArgument);
   // Partitioned by k: a key without k could leave a key's rows in two partitions.
   EXPECT_EQ(TableUpsert::Make(table_.get(), {"n"}).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(TableUpsert::Make(table_.get(), {"k", "n"}).ok());
+  FLOE_EXPECT_OK(TableUpsert::Make(table_.get(), {"k", "n"}));
 }
 
 TEST_F(RowLevelOpsTest, DeleteWherePositionDeletesOnV2) {
@@ -324,7 +321,7 @@ TEST_F(RowLevelOpsTest, DeleteWhereKeepsOneDeletionVectorPerFileOnV3) {
   EXPECT_EQ(second->deleted_rows, 1);
   EXPECT_EQ(Scan(), (std::vector<std::string>{R"({"k":"c","n":3,"v":"c","b":null})"}));
   // The second vector merged the first, which the commit removed.
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   const std::string* dvs =
       table_->metadata()->current_snapshot()->SummaryValue("total-position-deletes");
   ASSERT_NE(dvs, nullptr);

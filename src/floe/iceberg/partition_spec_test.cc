@@ -62,7 +62,7 @@ TEST(PartitionSpecTest, BuilderRejectsBadFields) {
   EXPECT_FALSE(PartitionSpecBuilder(s).Day("ts", "x").Identity("d", "x").Build().ok());
   EXPECT_FALSE(PartitionSpecBuilder(s).Bucket("id", 4, "name").Build().ok());  // column name
   EXPECT_FALSE(PartitionSpecBuilder(s).Bucket("id", 0).Build().ok());
-  EXPECT_TRUE(PartitionSpecBuilder(s).Bucket("id", 4).Bucket("id", 8, "id_b8").Build().ok());
+  FLOE_EXPECT_OK(PartitionSpecBuilder(s).Bucket("id", 4).Bucket("id", 8, "id_b8").Build());
 }
 
 TEST(PartitionSpecTest, PartitionPathEscapesLikeJavaUrlEncoder) {
@@ -215,7 +215,7 @@ TEST(PartitionSpecTest, ProposedSpecsNeedKnownTransforms) {
   for (const char* known : {"identity", "bucket[16]", "truncate[4]", "day", "void"}) {
     auto spec = parse(known);
     FLOE_ASSERT_OK(spec) << known;
-    EXPECT_TRUE(CheckProposedSpec(*spec).ok()) << known;
+    FLOE_EXPECT_OK(CheckProposedSpec(*spec)) << known;
   }
   for (const char* unknown : {"frobnicate", "bucket[0]", "zorder"}) {
     auto spec = parse(unknown);

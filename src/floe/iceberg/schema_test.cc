@@ -185,7 +185,7 @@ TEST(SchemaTest, ProposedSchemasNeedNamesAndPositiveIds) {
   auto ok = parse(R"([{"id":1,"name":"a","type":{"type":"list","element-id":2,
       "element":"long","element-required":true},"required":true}])");
   FLOE_ASSERT_OK(ok);
-  EXPECT_TRUE(CheckProposedSchema(*ok).ok());
+  FLOE_EXPECT_OK(CheckProposedSchema(*ok));
   struct Case {
     const char* fields;
     const char* why;

@@ -49,8 +49,8 @@ TEST(SchemaUpdateTest, AddColumnsGetFreshIds) {
 
 TEST(SchemaUpdateTest, RequiredAddsNeedDefaultsOrIncompatibleFlag) {
   EXPECT_FALSE(Evolve(SchemaUpdate().AddRequiredColumn("", "r", IntType())).ok());
-  EXPECT_TRUE(
-      Evolve(SchemaUpdate().AllowIncompatibleChanges().AddRequiredColumn("", "r", IntType())).ok());
+  FLOE_EXPECT_OK(
+      Evolve(SchemaUpdate().AllowIncompatibleChanges().AddRequiredColumn("", "r", IntType())));
   auto v2 = Evolve(SchemaUpdate().AddRequiredColumn("", "r", IntType(), "", Literal::Int(5)), 2);
   EXPECT_EQ(v2.status().code(), StatusCode::kFailedPrecondition);
   auto v3 = Evolve(SchemaUpdate().AddRequiredColumn("", "r", LongType(), "", Literal::Int(5)), 3);
@@ -63,10 +63,10 @@ TEST(SchemaUpdateTest, RequiredAddsNeedDefaultsOrIncompatibleFlag) {
 
 TEST(SchemaUpdateTest, TypePromotions) {
   // Spec "Schema Evolution": int->long, float->double, decimal precision widening.
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("count", LongType())).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("f", DoubleType())).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("price", DecimalType(18, 2))).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("props.value", LongType())).ok());
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("count", LongType())));
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("f", DoubleType())));
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("price", DecimalType(18, 2))));
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("props.value", LongType())));
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("price", DecimalType(8, 2))).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("price", DecimalType(18, 3))).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("id", IntType())).ok());
@@ -75,8 +75,8 @@ TEST(SchemaUpdateTest, TypePromotions) {
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("loc", StringType())).ok());
   // v3 only: date -> timestamp / timestamp_ns, never to the tz types.
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampType()), 2).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampType()), 3).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampNsType()), 3).ok());
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampType()), 3));
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampNsType()), 3));
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampTzType()), 3).ok());
   auto r = Evolve(SchemaUpdate().UpdateColumnType("count", LongType()));
   EXPECT_EQ(r->schema.FindField(3)->type->kind(), TypeKind::kLong);
@@ -112,7 +112,7 @@ TEST(SchemaUpdateTest, RenameDeleteMoveAndConflicts) {
   EXPECT_FALSE(Evolve(SchemaUpdate().AddColumn("", "name", IntType())).ok());
   EXPECT_FALSE(
       Evolve(SchemaUpdate().AddColumn("", "q", IntType()).AddColumn("", "q", IntType())).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().DeleteColumn("name").AddColumn("", "name", IntType())).ok());
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().DeleteColumn("name").AddColumn("", "name", IntType())));
   EXPECT_FALSE(Evolve(SchemaUpdate().RenameColumn("name", "id")).ok());         // duplicate name
   EXPECT_FALSE(Evolve(SchemaUpdate().AddColumn("name", "x", IntType())).ok());  // not a struct
   EXPECT_FALSE(Evolve(SchemaUpdate().DeleteColumn("nope")).ok());
@@ -120,7 +120,7 @@ TEST(SchemaUpdateTest, RenameDeleteMoveAndConflicts) {
   EXPECT_FALSE(Evolve(SchemaUpdate().MoveAfter("loc.lat", "id")).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().MoveBefore("id", "id")).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().RequireColumn("name")).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().AllowIncompatibleChanges().RequireColumn("name")).ok());
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().AllowIncompatibleChanges().RequireColumn("name")));
 }
 
 TEST(SchemaUpdateTest, IdentifierFieldValidation) {
@@ -130,7 +130,7 @@ TEST(SchemaUpdateTest, IdentifierFieldValidation) {
   EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"loc"})).ok());        // struct
   EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"props.key"})).ok());  // in a map
   EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"nope"})).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().SetIdentifierFields({"id"})).ok());
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().SetIdentifierFields({"id"})));
   // A required field added in the same update may be an identifier; one in an optional
   // struct may not.
   auto added = Evolve(SchemaUpdate()
@@ -151,7 +151,7 @@ TEST(SchemaUpdateTest, IdentifierFieldValidation) {
   const Schema& s = with_id->schema;
   EXPECT_FALSE(SchemaUpdate().DeleteColumn("id").Apply(s, 16, 2).ok());
   EXPECT_FALSE(SchemaUpdate().MakeOptional("id").Apply(s, 16, 2).ok());
-  EXPECT_TRUE(SchemaUpdate().DeleteColumn("id").SetIdentifierFields({}).Apply(s, 16, 2).ok());
+  FLOE_EXPECT_OK(SchemaUpdate().DeleteColumn("id").SetIdentifierFields({}).Apply(s, 16, 2));
 }
 
 }  // namespace

@@ -104,8 +104,8 @@ TEST(TableMetadataBuilderTest, CommitsMatchJava) {
     TableMetadata t2 = ReadJava(v, 2);
     t0.metadata_file_location = t1.metadata_log.at(0).metadata_file;
     auto b1 = TableMetadataBuilder::From(std::make_shared<const TableMetadata>(t0));
-    ASSERT_TRUE(b1.AddSnapshot(t1.snapshots.at(0)).ok());
-    ASSERT_TRUE(b1.SetRef("main", SnapshotRef::Branch(1001)).ok());
+    FLOE_ASSERT_OK(b1.AddSnapshot(t1.snapshots.at(0)));
+    FLOE_ASSERT_OK(b1.SetRef("main", SnapshotRef::Branch(1001)));
     auto m1 = b1.Build(t1.last_updated_ms);
     FLOE_ASSERT_OK(m1);
     EXPECT_EQ(Canonical(TableMetadataToJson(**m1)), Canonical(ReadText(JavaFile(v, 1))));
@@ -113,13 +113,13 @@ TEST(TableMetadataBuilderTest, CommitsMatchJava) {
     TableMetadata base1 = **m1;
     base1.metadata_file_location = t2.metadata_log.at(1).metadata_file;
     auto b2 = TableMetadataBuilder::From(std::make_shared<const TableMetadata>(base1));
-    ASSERT_TRUE(b2.AddSnapshot(t2.snapshots.at(1)).ok());
-    ASSERT_TRUE(b2.SetRef("main", SnapshotRef::Branch(1002)).ok());
-    ASSERT_TRUE(b2.SetRef("v1", *t2.ref("v1")).ok());
-    ASSERT_TRUE(b2.SetRef("audit", *t2.ref("audit")).ok());
-    ASSERT_TRUE(b2.SetStatistics(t2.statistics.at(0)).ok());
-    ASSERT_TRUE(b2.SetPartitionStatistics(t2.partition_statistics.at(0)).ok());
-    ASSERT_TRUE(b2.SetProperties({{"write.metadata.previous-versions-max", "5"}}).ok());
+    FLOE_ASSERT_OK(b2.AddSnapshot(t2.snapshots.at(1)));
+    FLOE_ASSERT_OK(b2.SetRef("main", SnapshotRef::Branch(1002)));
+    FLOE_ASSERT_OK(b2.SetRef("v1", *t2.ref("v1")));
+    FLOE_ASSERT_OK(b2.SetRef("audit", *t2.ref("audit")));
+    FLOE_ASSERT_OK(b2.SetStatistics(t2.statistics.at(0)));
+    FLOE_ASSERT_OK(b2.SetPartitionStatistics(t2.partition_statistics.at(0)));
+    FLOE_ASSERT_OK(b2.SetProperties({{"write.metadata.previous-versions-max", "5"}}));
     auto m2 = b2.Build(t2.last_updated_ms);
     FLOE_ASSERT_OK(m2);
     EXPECT_EQ(Canonical(TableMetadataToJson(**m2)), Canonical(ReadText(JavaFile(v, 2))));
@@ -150,9 +150,9 @@ Snapshot MakeSnapshot(int64_t id, std::optional<int64_t> parent, int64_t seq, in
 TEST(TableRequirementTest, EachFailureIsConflictWithJavasMessage) {
   TableMetadataPtr md = V2Table();
   auto b = TableMetadataBuilder::From(md);
-  ASSERT_TRUE(b.AddSnapshot(MakeSnapshot(7, std::nullopt, 1, 2000)).ok());
-  ASSERT_TRUE(b.SetRef("main", SnapshotRef::Branch(7)).ok());
-  ASSERT_TRUE(b.SetRef("t", SnapshotRef::Tag(7)).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(MakeSnapshot(7, std::nullopt, 1, 2000)));
+  FLOE_ASSERT_OK(b.SetRef("main", SnapshotRef::Branch(7)));
+  FLOE_ASSERT_OK(b.SetRef("t", SnapshotRef::Tag(7)));
   auto built = b.Build(3000);
   FLOE_ASSERT_OK(built);
   const TableMetadata* base = built->get();
@@ -198,7 +198,7 @@ TEST(TableRequirementTest, EachFailureIsConflictWithJavasMessage) {
     FLOE_ASSERT_OK(parsed);
     EXPECT_EQ(*parsed, c.req);
   }
-  EXPECT_TRUE(Validate(requirement::AssertCreate{}, nullptr).ok());
+  FLOE_EXPECT_OK(Validate(requirement::AssertCreate{}, nullptr));
   EXPECT_TRUE(Validate(requirement::AssertCurrentSchemaId{0}, nullptr).IsConflict());
 }
 
@@ -264,10 +264,10 @@ TEST(TableUpdateTest, CommitRequestsNestAtMostTheRequestLimit) {
 
 TEST(TableMetadataBuilderTest, SequenceNumbersAndSnapshotChecks) {
   auto b = TableMetadataBuilder::From(V2Table());
-  ASSERT_TRUE(b.AddSnapshot(MakeSnapshot(1, std::nullopt, 1, 2000)).ok());
-  ASSERT_TRUE(b.SetRef("main", SnapshotRef::Branch(1)).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(MakeSnapshot(1, std::nullopt, 1, 2000)));
+  FLOE_ASSERT_OK(b.SetRef("main", SnapshotRef::Branch(1)));
   // Not current until a ref points at it.
-  ASSERT_TRUE(b.AddSnapshot(MakeSnapshot(2, 1, 2, 2100)).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(MakeSnapshot(2, 1, 2, 2100)));
   auto md = b.Build(3000);
   FLOE_ASSERT_OK(md);
   EXPECT_EQ((*md)->current_snapshot_id, 1);
@@ -294,20 +294,20 @@ TEST(TableMetadataBuilderTest, V3RowLineage) {
   EXPECT_TRUE(b.AddSnapshot(s1).IsInvalidArgument());  // first-row-id is required in v3
   s1.first_row_id = 0;
   s1.added_rows = 30;
-  ASSERT_TRUE(b.AddSnapshot(s1).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(s1));
   Snapshot s2 = MakeSnapshot(2, 1, 2, 2100);
   s2.first_row_id = 29;  // behind next-row-id 30
   s2.added_rows = 5;
   EXPECT_EQ(b.AddSnapshot(s2).code(), StatusCode::kConflict);
   s2.first_row_id = 30;
-  ASSERT_TRUE(b.AddSnapshot(s2).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(s2));
   auto built = b.Build(3000);
   FLOE_ASSERT_OK(built);
   EXPECT_EQ((*built)->next_row_id, 35);
 
   // Upgrading a v2 table to v3 starts row ids at 0; no downgrades.
   auto up = TableMetadataBuilder::From(V2Table());
-  ASSERT_TRUE(up.UpgradeFormatVersion(3).ok());
+  FLOE_ASSERT_OK(up.UpgradeFormatVersion(3));
   EXPECT_TRUE(up.UpgradeFormatVersion(2).IsInvalidArgument());
   EXPECT_TRUE(up.UpgradeFormatVersion(4).IsInvalidArgument());
   auto v3 = up.Build(2000);
@@ -321,14 +321,14 @@ TEST(TableMetadataBuilderTest, V3RowLineage) {
 TEST(TableMetadataBuilderTest, MetadataLogTrimming) {
   TableMetadataPtr md = V2Table();
   auto b0 = TableMetadataBuilder::From(md);
-  ASSERT_TRUE(b0.SetProperties({{"write.metadata.previous-versions-max", "2"}}).ok());
+  FLOE_ASSERT_OK(b0.SetProperties({{"write.metadata.previous-versions-max", "2"}}));
   auto cur = b0.Build(1100);
   FLOE_ASSERT_OK(cur);
   for (int i = 1; i <= 4; ++i) {
     auto m = std::make_shared<TableMetadata>(**cur);
     m->metadata_file_location = "f" + std::to_string(i);
     auto b = TableMetadataBuilder::From(m);
-    ASSERT_TRUE(b.SetProperties({{"k", std::to_string(i)}}).ok());
+    FLOE_ASSERT_OK(b.SetProperties({{"k", std::to_string(i)}}));
     cur = b.Build(1100 + i * 100);
     FLOE_ASSERT_OK(cur);
   }
@@ -338,7 +338,7 @@ TEST(TableMetadataBuilderTest, MetadataLogTrimming) {
   EXPECT_EQ((*cur)->metadata_log[1], (MetadataLogEntry{1400, "f4"}));
   // No changes: the base itself.
   auto same = TableMetadataBuilder::From(*cur);
-  ASSERT_TRUE(same.SetProperties({}).ok());
+  FLOE_ASSERT_OK(same.SetProperties({}));
   EXPECT_EQ(same.Build(9999)->get(), cur->get());
 }
 
@@ -346,7 +346,7 @@ TEST(TableMetadataBuilderTest, LastAddedAndSchemaReuse) {
   auto b = TableMetadataBuilder::From(V2Table());
   EXPECT_TRUE(b.SetCurrentSchema(-1).IsInvalidArgument());  // nothing added yet
   // Re-adding the current schema reuses id 0 and adds nothing.
-  ASSERT_TRUE(b.AddSchema(TestSchema().WithSchemaId(7)).ok());
+  FLOE_ASSERT_OK(b.AddSchema(TestSchema().WithSchemaId(7)));
   EXPECT_TRUE(b.changes().empty());
   auto wider = Schema::Make({NestedField::Required(1, "id", LongType()),
                              NestedField::Optional(2, "data", StringType(), "payload"),
@@ -354,13 +354,13 @@ TEST(TableMetadataBuilderTest, LastAddedAndSchemaReuse) {
                              NestedField::Optional(4, "tags", ListType(5, StringType(), false)),
                              NestedField::Optional(6, "extra", IntType())});
   FLOE_ASSERT_OK(wider);
-  ASSERT_TRUE(b.AddSchema(*wider).ok());
-  ASSERT_TRUE(b.SetCurrentSchema(-1).ok());
-  ASSERT_TRUE(b.AddSpec(PartitionSpec(0, {{6, 1000, "extra", Transform::Identity()}})).ok());
-  ASSERT_TRUE(b.SetDefaultSpec(-1).ok());
+  FLOE_ASSERT_OK(b.AddSchema(*wider));
+  FLOE_ASSERT_OK(b.SetCurrentSchema(-1));
+  FLOE_ASSERT_OK(b.AddSpec(PartitionSpec(0, {{6, 1000, "extra", Transform::Identity()}})));
+  FLOE_ASSERT_OK(b.SetDefaultSpec(-1));
   SortOrder by_extra(5, {{Transform::Identity(), 6, SortDirection::kDesc, NullOrder::kNullsLast}});
-  ASSERT_TRUE(b.AddSortOrder(by_extra).ok());
-  ASSERT_TRUE(b.SetDefaultSortOrder(-1).ok());
+  FLOE_ASSERT_OK(b.AddSortOrder(by_extra));
+  FLOE_ASSERT_OK(b.SetDefaultSortOrder(-1));
   auto md = b.Build(2000);
   FLOE_ASSERT_OK(md);
   EXPECT_EQ((*md)->current_schema_id, 1);  // max id + 1
@@ -375,9 +375,9 @@ TEST(TableMetadataBuilderTest, LastAddedAndSchemaReuse) {
 
   // An identical schema added again reuses its id; an equal order too.
   auto c = TableMetadataBuilder::From(*md);
-  ASSERT_TRUE(c.AddSchema(TestSchema()).ok());
-  ASSERT_TRUE(c.SetCurrentSchema(0).ok());
-  ASSERT_TRUE(c.AddSortOrder(by_extra).ok());
+  FLOE_ASSERT_OK(c.AddSchema(TestSchema()));
+  FLOE_ASSERT_OK(c.SetCurrentSchema(0));
+  FLOE_ASSERT_OK(c.AddSortOrder(by_extra));
   auto md2 = c.Build(2100);
   FLOE_ASSERT_OK(md2);
   EXPECT_EQ((*md2)->schemas.size(), 2u);
@@ -387,27 +387,27 @@ TEST(TableMetadataBuilderTest, LastAddedAndSchemaReuse) {
   auto d = TableMetadataBuilder::From(*md2);
   EXPECT_TRUE(d.RemoveSchemas({0}).IsInvalidArgument());
   EXPECT_TRUE(d.RemoveSpecs({1}).IsInvalidArgument());
-  EXPECT_TRUE(d.RemoveSchemas({1}).ok());
-  EXPECT_TRUE(d.RemoveSpecs({0}).ok());
+  FLOE_EXPECT_OK(d.RemoveSchemas({1}));
+  FLOE_EXPECT_OK(d.RemoveSpecs({0}));
 }
 
 TEST(TableMetadataBuilderTest, RemoveSnapshotsDropsRefsStatsAndHistory) {
   auto b = TableMetadataBuilder::From(V2Table());
-  ASSERT_TRUE(b.AddSnapshot(MakeSnapshot(1, std::nullopt, 1, 2000)).ok());
-  ASSERT_TRUE(b.SetRef("main", SnapshotRef::Branch(1)).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(MakeSnapshot(1, std::nullopt, 1, 2000)));
+  FLOE_ASSERT_OK(b.SetRef("main", SnapshotRef::Branch(1)));
   auto m1 = b.Build(2001);
   FLOE_ASSERT_OK(m1);
   auto b2 = TableMetadataBuilder::From(*m1);
-  ASSERT_TRUE(b2.AddSnapshot(MakeSnapshot(2, 1, 2, 2100)).ok());
-  ASSERT_TRUE(b2.SetRef("main", SnapshotRef::Branch(2)).ok());
-  ASSERT_TRUE(b2.SetRef("old", SnapshotRef::Tag(1)).ok());
-  ASSERT_TRUE(b2.SetStatistics({1, "s3://s", 1, 1, {}}).ok());
+  FLOE_ASSERT_OK(b2.AddSnapshot(MakeSnapshot(2, 1, 2, 2100)));
+  FLOE_ASSERT_OK(b2.SetRef("main", SnapshotRef::Branch(2)));
+  FLOE_ASSERT_OK(b2.SetRef("old", SnapshotRef::Tag(1)));
+  FLOE_ASSERT_OK(b2.SetStatistics({1, "s3://s", 1, 1, {}}));
   auto m2 = b2.Build(2101);
   FLOE_ASSERT_OK(m2);
   EXPECT_EQ((*m2)->snapshot_log.size(), 2u);
 
   auto b3 = TableMetadataBuilder::From(*m2);
-  ASSERT_TRUE(b3.RemoveSnapshots({1}).ok());
+  FLOE_ASSERT_OK(b3.RemoveSnapshots({1}));
   auto m3 = b3.Build(2200);
   FLOE_ASSERT_OK(m3);
   EXPECT_EQ((*m3)->ref("old"), nullptr);
@@ -418,12 +418,12 @@ TEST(TableMetadataBuilderTest, RemoveSnapshotsDropsRefsStatsAndHistory) {
   // Rolling main back to an existing snapshot logs it at the commit time; removing main
   // clears the current snapshot.
   auto b4 = TableMetadataBuilder::From(*m2);
-  ASSERT_TRUE(b4.SetRef("main", SnapshotRef::Branch(1)).ok());
+  FLOE_ASSERT_OK(b4.SetRef("main", SnapshotRef::Branch(1)));
   auto m4 = b4.Build(5000);
   FLOE_ASSERT_OK(m4);
   EXPECT_EQ((*m4)->snapshot_log.back(), (SnapshotLogEntry{5000, 1}));
   auto b5 = TableMetadataBuilder::From(*m4);
-  ASSERT_TRUE(b5.RemoveRef("main").ok());
+  FLOE_ASSERT_OK(b5.RemoveRef("main"));
   auto m5 = b5.Build(6000);
   FLOE_ASSERT_OK(m5);
   EXPECT_FALSE((*m5)->current_snapshot_id);

@@ -217,9 +217,8 @@ TEST(TableMetadataTest, Errors) {
   EXPECT_EQ(code(with(R"("location": "s3://b/t")", R"("location": 5)")), StatusCode::kCorrupt);
   EXPECT_EQ(code(with(R"("properties": {"k": "v"})", R"("properties": {"k": 1})")),
             StatusCode::kCorrupt);
-  EXPECT_TRUE(
-      TableMetadataFromJson(with(R"("current-snapshot-id": 9)", R"("current-snapshot-id": -1)"))
-          .ok());
+  FLOE_EXPECT_OK(
+      TableMetadataFromJson(with(R"("current-snapshot-id": 9)", R"("current-snapshot-id": -1)")));
 }
 
 TEST(TableMetadataTest, NestingIsBoundedBeforeParsing) {
@@ -249,7 +248,7 @@ TEST(TableMetadataTest, FileIoGzipAndNaming) {
   for (std::string loc :
        {"mem://t/metadata/00001-u.metadata.json", "mem://t/metadata/00002-u.gz.metadata.json",
         "mem://t/metadata/v3.metadata.json.gz"}) {
-    ASSERT_TRUE(WriteTableMetadata(fio, loc, *md).ok()) << loc;
+    FLOE_ASSERT_OK(WriteTableMetadata(fio, loc, *md)) << loc;
     auto back = ReadTableMetadata(fio, loc);
     FLOE_ASSERT_OK(back);
     EXPECT_EQ(back->metadata_file_location, loc);

@@ -78,14 +78,15 @@ inline void CheckTableOperationsContract(TableOperations& ops) {
   // Two writers from the same base: the second one retries on top of the first.
   auto w1 = Table::Load(ops);
   auto w2 = Table::Load(ops);
-  ASSERT_TRUE(w1.ok() && w2.ok());
+  FLOE_ASSERT_OK(w1);
+  FLOE_ASSERT_OK(w2);
   (*w2)->set_sleeper([](int64_t) {});
   auto a1 = (*w1)->NewAppend();
   a1->AppendFile(ContractDataFile("contract/b.parquet", **md1));
   auto a2 = (*w2)->NewTransaction();
-  ASSERT_TRUE(
-      a2->NewAppend().AppendFile(ContractDataFile("contract/c.parquet", **md1)).Commit().ok());
-  ASSERT_TRUE(a1->Commit().ok());
+  FLOE_ASSERT_OK(
+      a2->NewAppend().AppendFile(ContractDataFile("contract/c.parquet", **md1)).Commit());
+  FLOE_ASSERT_OK(a1->Commit());
   st = a2->Commit();
   FLOE_ASSERT_OK(st);
   auto md2 = ops.Refresh();

@@ -179,7 +179,7 @@ TEST(TransformTest, ApplyToArrayMatchesApply) {
     auto out = t.ApplyToArray(ts, *TimestampType());
     FLOE_ASSERT_OK(out);
     ASSERT_EQ(out->length(), 6);
-    ASSERT_TRUE(out->Validate().ok());
+    FLOE_ASSERT_OK(out->Validate());
     for (size_t i = 0; i < values.size(); ++i) {
       EXPECT_EQ(out->Value<int32_t>(static_cast<int64_t>(i)),
                 t.Apply(Literal::Timestamp(values[i]))->int_value())
@@ -195,7 +195,7 @@ TEST(TransformTest, ApplyToArrayMatchesApply) {
   columnar::Array strs = sb.Finish();
   auto tr = Transform::Truncate(2).ApplyToArray(strs, *StringType());
   FLOE_ASSERT_OK(tr);
-  ASSERT_TRUE(tr->Validate().ok());
+  FLOE_ASSERT_OK(tr->Validate());
   EXPECT_EQ(tr->BinaryValue(0), "イロ");
   EXPECT_TRUE(tr->IsNull(1));
   EXPECT_EQ(tr->BinaryValue(2), "ic");

@@ -34,9 +34,9 @@ ViewVersion SqlVersion(int32_t id, int64_t ts, int32_t schema_id,
 ViewMetadataPtr NewView(const Schema& schema, const ViewVersion& version,
                         std::map<std::string, std::string> properties = {}) {
   ViewMetadataBuilder b = ViewMetadataBuilder::New("fa6506c3-7681-40c8-86dc-e36561f83385");
-  EXPECT_TRUE(b.SetProperties(properties).ok());
-  EXPECT_TRUE(b.SetLocation("s3://bucket/view").ok());
-  EXPECT_TRUE(b.SetCurrentVersion(version, schema).ok());
+  FLOE_EXPECT_OK(b.SetProperties(properties));
+  FLOE_EXPECT_OK(b.SetLocation("s3://bucket/view"));
+  FLOE_EXPECT_OK(b.SetCurrentVersion(version, schema));
   auto md = b.Build(1000);
   FLOE_EXPECT_OK(md);
   return *md;
@@ -190,7 +190,7 @@ TEST(ViewMetadataJson, RejectsBadMetadata) {
     OJson j = base;
     j["versions"][1]["representations"].push_back(
         OJson{{"type", "sql"}, {"sql", "select 2"}, {"dialect", "SPARK-sql"}});
-    EXPECT_TRUE(parse(j).ok());
+    FLOE_EXPECT_OK(parse(j));
   }
   EXPECT_EQ(ViewMetadataFromJson("{").status().code(), StatusCode::kCorrupt);
 }
@@ -218,7 +218,7 @@ TEST(ViewMetadataFiles, WriteReadAndNames) {
 
   for (std::string location :
        {"mem://v/00001-a.gz.metadata.json", "mem://v/00001-a.metadata.json"}) {
-    ASSERT_TRUE(WriteViewMetadata(io, location, *md).ok());
+    FLOE_ASSERT_OK(WriteViewMetadata(io, location, *md));
     EXPECT_EQ(WriteViewMetadata(io, location, *md).code(), StatusCode::kAlreadyExists);
     auto read = ReadViewMetadata(io, location);
     FLOE_ASSERT_OK(read);
@@ -267,7 +267,7 @@ TEST(ViewUpdateJson, Requirements) {
 
   ViewMetadata md;
   md.view_uuid = "2CC52516-5e73-41f2-b139-545d41a4e151";
-  EXPECT_TRUE(Validate(*r, md).ok());  // case-insensitive, as Java's equalsIgnoreCase
+  FLOE_EXPECT_OK(Validate(*r, md));  // case-insensitive, as Java's equalsIgnoreCase
   md.view_uuid = "other";
   Status s = Validate(*r, md);
   EXPECT_EQ(s.code(), StatusCode::kConflict);
@@ -304,15 +304,15 @@ TEST(ViewMetadataBuilder, CreateLikeJava) {
 
 TEST(ViewMetadataBuilder, BuildErrors) {
   ViewMetadataBuilder no_location = ViewMetadataBuilder::New("u");
-  ASSERT_TRUE(no_location.SetCurrentVersion(SqlVersion(1, 1, 0, {}), MakeSchema("x int")).ok());
+  FLOE_ASSERT_OK(no_location.SetCurrentVersion(SqlVersion(1, 1, 0, {}), MakeSchema("x int")));
   EXPECT_EQ(no_location.Build(1).status().message(), "Invalid location: null");
 
   ViewMetadataBuilder no_version = ViewMetadataBuilder::New("u");
-  ASSERT_TRUE(no_version.SetLocation("l").ok());
+  FLOE_ASSERT_OK(no_version.SetLocation("l"));
   EXPECT_EQ(no_version.Build(1).status().message(), "Invalid view: no versions were added");
 
   ViewMetadataBuilder b = ViewMetadataBuilder::New("u");
-  ASSERT_TRUE(b.AddSchema(MakeSchema("x int")).ok());
+  FLOE_ASSERT_OK(b.AddSchema(MakeSchema("x int")));
   Status dup = b.AddVersion(SqlVersion(1, 1, 0, {{"trino", "a"}, {"Trino", "b"}}));
   EXPECT_EQ(dup.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(dup.message(), "Invalid view version: Cannot add multiple queries for dialect trino");
@@ -379,9 +379,8 @@ TEST(ViewMetadataBuilder, VersionIdsAndSchemaReuse) {
   // Replacing with a version equal to version 1 but for id and timestamp reuses id 1 (no
   // add-view-version; set-current-view-version 1); it is logged at commit time.
   ViewMetadataBuilder again = ViewMetadataBuilder::From(*v3);
-  ASSERT_TRUE(
-      again.SetCurrentVersion(SqlVersion(9, 12345, 0, {{"trino", "select * from ns.tbl"}}), s0)
-          .ok());
+  FLOE_ASSERT_OK(
+      again.SetCurrentVersion(SqlVersion(9, 12345, 0, {{"trino", "select * from ns.tbl"}}), s0));
   ASSERT_EQ(again.changes().size(), 1u);
   EXPECT_EQ(ViewUpdateToJson(again.changes()[0]).dump(),
             R"({"action":"set-current-view-version","view-version-id":1})");
@@ -393,9 +392,9 @@ TEST(ViewMetadataBuilder, VersionIdsAndSchemaReuse) {
 
   // Adding an equal schema adds nothing; a new one gets max + 1.
   ViewMetadataBuilder b = ViewMetadataBuilder::From(*v3);
-  ASSERT_TRUE(b.AddSchema(s1.WithSchemaId(42)).ok());
+  FLOE_ASSERT_OK(b.AddSchema(s1.WithSchemaId(42)));
   EXPECT_FALSE(b.has_changes());
-  ASSERT_TRUE(b.AddSchema(MakeSchema("z long")).ok());
+  FLOE_ASSERT_OK(b.AddSchema(MakeSchema("z long")));
   ASSERT_EQ(b.changes().size(), 1u);
   EXPECT_EQ(std::get<update::AddSchema>(b.changes()[0]).schema.schema_id(), 2);
 }
@@ -422,7 +421,7 @@ TEST(ViewMetadataBuilder, DroppingADialectNeedsPermission) {
   std::vector<ViewUpdate> allowed = replace;
   allowed.insert(allowed.begin(),
                  update::SetProperties{{{"replace.drop-dialect.allowed", "true"}}});
-  EXPECT_TRUE(ApplyViewCommit(base, {}, allowed, 999).ok());
+  FLOE_EXPECT_OK(ApplyViewCommit(base, {}, allowed, 999));
 }
 
 // Java ViewMetadata.Builder.build: expireVersions and updateHistory.
@@ -447,15 +446,15 @@ TEST(ViewMetadataBuilder, HistoryIsTrimmed) {
   // Every version added in one commit is kept, whatever the limit.
   ViewMetadataBuilder b = ViewMetadataBuilder::From(md);
   for (int i = 5; i <= 7; ++i) {
-    ASSERT_TRUE(b.AddVersion(SqlVersion(i, i, 0, {{"spark", "q" + std::to_string(i)}})).ok());
+    FLOE_ASSERT_OK(b.AddVersion(SqlVersion(i, i, 0, {{"spark", "q" + std::to_string(i)}})));
   }
-  ASSERT_TRUE(b.SetCurrentVersionId(-1).ok());
+  FLOE_ASSERT_OK(b.SetCurrentVersionId(-1));
   auto built = b.Build(999);
   FLOE_ASSERT_OK(built);
   EXPECT_EQ((*built)->versions.size(), 3u);
 
   ViewMetadataBuilder bad = ViewMetadataBuilder::From(md);
-  ASSERT_TRUE(bad.SetProperties({{"version.history.num-entries", "0"}}).ok());
+  FLOE_ASSERT_OK(bad.SetProperties({{"version.history.num-entries", "0"}}));
   EXPECT_EQ(bad.Build(1).status().message(),
             "version.history.num-entries must be positive but was 0");
 }
@@ -464,8 +463,7 @@ TEST(ViewMetadataBuilder, HistoryIsTrimmed) {
 TEST(ViewMetadataBuilder, ChangesUseLastAddedIds) {
   ViewMetadataPtr base = NewView(MakeSchema("id int"), SqlVersion(1, 1, 0, {{"spark", "a"}}));
   ViewMetadataBuilder b = ViewMetadataBuilder::From(base);
-  ASSERT_TRUE(
-      b.SetCurrentVersion(SqlVersion(2, 2, 0, {{"spark", "b"}}), MakeSchema("x long")).ok());
+  FLOE_ASSERT_OK(b.SetCurrentVersion(SqlVersion(2, 2, 0, {{"spark", "b"}}), MakeSchema("x long")));
   ASSERT_EQ(b.changes().size(), 3u);
   EXPECT_EQ(ViewUpdateToJson(b.changes()[1])["view-version"]["schema-id"], -1);
   EXPECT_EQ(ViewUpdateToJson(b.changes()[2]).dump(),

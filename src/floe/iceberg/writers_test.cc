@@ -254,12 +254,10 @@ TEST(DataWriter, PartitionsRowsAndComputesMetrics) {
   auto w = DataWriter::Make(&io, schema, *spec, SortOrder(), false, Options());
   FLOE_ASSERT_OK(w);
   const double nan = std::nan("");
-  ASSERT_TRUE(
-      (*w)->Write(Batch(schema, {{1, "abcdefghijklmnopqrstuvwxyz", kTs16, 12345, nan,
-                                  std::vector<std::string>{"x"}},
-                                 {2, "b", kTs17, -5, 1.5, std::vector<std::string>{}},
-                                 {3, std::nullopt, kTs16 + 1, std::nullopt, -0.0, std::nullopt}}))
-          .ok());
+  FLOE_ASSERT_OK((*w)->Write(Batch(
+      schema, {{1, "abcdefghijklmnopqrstuvwxyz", kTs16, 12345, nan, std::vector<std::string>{"x"}},
+               {2, "b", kTs17, -5, 1.5, std::vector<std::string>{}},
+               {3, std::nullopt, kTs16 + 1, std::nullopt, -0.0, std::nullopt}})));
   auto files = (*w)->Close();
   FLOE_ASSERT_OK(files);
   ASSERT_EQ(files->size(), 2u);
@@ -318,7 +316,7 @@ TEST(DataWriter, MetricsModesNoneCountsFull) {
   auto w = DataWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), SortOrder(), false, o);
   FLOE_ASSERT_OK(w);
   std::string long_name(100, 'z');
-  ASSERT_TRUE((*w)->Write(Batch(schema, {{1, long_name, kTs16, 1, 1, std::nullopt}})).ok());
+  FLOE_ASSERT_OK((*w)->Write(Batch(schema, {{1, long_name, kTs16, 1, 1, std::nullopt}})));
   auto files = (*w)->Close();
   FLOE_ASSERT_OK(files);
   const DataFile& f = files->at(0);
@@ -341,7 +339,7 @@ TEST(DataWriter, RollsAtTargetSizeAndSpillsOpenFiles) {
   FLOE_ASSERT_OK(w);
   std::vector<Row> rows;
   for (int i = 0; i < 2500; ++i) rows.push_back({i, "n", kTs16, i, 0.5, std::nullopt});
-  ASSERT_TRUE((*w)->Write(Batch(schema, rows)).ok());
+  FLOE_ASSERT_OK((*w)->Write(Batch(schema, rows)));
   auto files = (*w)->Close();
   FLOE_ASSERT_OK(files);
   ASSERT_EQ(files->size(), 3u);  // 1000 + 1000 + 500 rows (the first slice measures)
@@ -355,7 +353,7 @@ TEST(DataWriter, RollsAtTargetSizeAndSpillsOpenFiles) {
   auto w2 = DataWriter::Make(&io, schema, *spec, SortOrder(), false, one);
   FLOE_ASSERT_OK(w2);
   for (int64_t ts : {kTs16, kTs17, kTs16}) {
-    ASSERT_TRUE((*w2)->Write(Batch(schema, {{1, "n", ts, 1, 0.5, std::nullopt}})).ok());
+    FLOE_ASSERT_OK((*w2)->Write(Batch(schema, {{1, "n", ts, 1, 0.5, std::nullopt}})));
   }
   auto files2 = (*w2)->Close();
   FLOE_ASSERT_OK(files2);
@@ -374,7 +372,7 @@ TEST(DataWriter, RejectsNullsAndOutOfRangeValues) {
   s = (*w)->Write(Batch(schema, {{1, "a", kTs16, __int128{10000000000}, 1, std::nullopt}}));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("'price'"), std::string::npos) << s.message();
-  EXPECT_TRUE((*w)->Abort().ok());
+  FLOE_EXPECT_OK((*w)->Abort());
   auto left = io.List("mem://wh/");
   FLOE_ASSERT_OK(left);
   EXPECT_TRUE(left->empty());
@@ -401,7 +399,7 @@ TEST(DataWriter, NoUpperBoundWhenARowGroupHasNone) {
     std::vector<col::Array> cols;
     cols.push_back(id.Finish());
     cols.push_back(raw.Finish());
-    ASSERT_TRUE((*w)->Write(col::RecordBatch(cs, 1, std::move(cols))).ok());
+    FLOE_ASSERT_OK((*w)->Write(col::RecordBatch(cs, 1, std::move(cols))));
   }
   auto files = (*w)->Close();
   FLOE_ASSERT_OK(files);
@@ -417,7 +415,7 @@ TEST(DataWriter, DeclaredSortOrderIsRecorded) {
   SortOrder order(3, {SortField{Transform::Identity(), 1}});
   auto w = DataWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), order, true, Options());
   FLOE_ASSERT_OK(w);
-  ASSERT_TRUE((*w)->Write(Batch(schema, {{1, "a", kTs16, 1, 1, std::nullopt}})).ok());
+  FLOE_ASSERT_OK((*w)->Write(Batch(schema, {{1, "a", kTs16, 1, 1, std::nullopt}})));
   auto files = (*w)->Close();
   FLOE_ASSERT_OK(files);
   EXPECT_EQ(files->at(0).sort_order_id, 3);
@@ -434,9 +432,9 @@ TEST(PositionDeleteWriter, SortsGroupsByPartitionAndNamesSingleFiles) {
   std::vector<int64_t> p1 = {5, 1, 5, 3};
   std::vector<int64_t> p2 = {0};
   std::vector<int64_t> p3 = {9, 2};
-  ASSERT_TRUE((*w)->Delete("mem://d/b.parquet", p1, *spec, {Literal::Date(17486)}).ok());
-  ASSERT_TRUE((*w)->Delete("mem://d/a.parquet", p2, *spec, {Literal::Date(17486)}).ok());
-  ASSERT_TRUE((*w)->Delete("mem://d/c.parquet", p3, *spec, {Literal::Date(17487)}).ok());
+  FLOE_ASSERT_OK((*w)->Delete("mem://d/b.parquet", p1, *spec, {Literal::Date(17486)}));
+  FLOE_ASSERT_OK((*w)->Delete("mem://d/a.parquet", p2, *spec, {Literal::Date(17486)}));
+  FLOE_ASSERT_OK((*w)->Delete("mem://d/c.parquet", p3, *spec, {Literal::Date(17487)}));
   EXPECT_FALSE(
       (*w)->Delete("mem://d/c.parquet", std::vector<int64_t>{-1}, *spec, {Literal::Int(1)}).ok());
   auto r = (*w)->Close();
@@ -484,7 +482,7 @@ TEST(EqualityDeleteWriter, PartitionsFromRowsAndRecordsIds) {
   std::vector<col::Array> cols;
   cols.push_back(id.Finish());
   cols.push_back(ts.Finish());
-  ASSERT_TRUE((*w)->Write(col::RecordBatch(cs, 2, std::move(cols))).ok());
+  FLOE_ASSERT_OK((*w)->Write(col::RecordBatch(cs, 2, std::move(cols))));
   auto r = (*w)->Close();
   FLOE_ASSERT_OK(r);
   ASSERT_EQ(r->delete_files.size(), 2u);
@@ -507,23 +505,21 @@ TEST(DeletionVectorWriter, OneVectorPerDataFileMergedWithPrevious) {
   auto spec = PartitionSpecBuilder(schema, 2).Day("ts").Build();
   auto w = DeletionVectorWriter::Make(&io, Options());
   FLOE_ASSERT_OK(w);
-  ASSERT_TRUE(
-      (*w)->Delete("mem://d/a.parquet", std::vector<int64_t>{4, 1}, *spec, {Literal::Date(17486)})
-          .ok());
-  ASSERT_TRUE(
-      (*w)->Delete("mem://d/b.parquet", std::vector<int64_t>{0}, *spec, {Literal::Date(17487)})
-          .ok());
+  FLOE_ASSERT_OK(
+      (*w)->Delete("mem://d/a.parquet", std::vector<int64_t>{4, 1}, *spec, {Literal::Date(17486)}));
+  FLOE_ASSERT_OK(
+      (*w)->Delete("mem://d/b.parquet", std::vector<int64_t>{0}, *spec, {Literal::Date(17487)}));
   format::puffin::PositionBitmap prev;
-  ASSERT_TRUE(prev.Add(7).ok());
-  ASSERT_TRUE(prev.Add(1).ok());
+  FLOE_ASSERT_OK(prev.Add(7));
+  FLOE_ASSERT_OK(prev.Add(1));
   DataFile old_dv;
   old_dv.file_path = "mem://old.puffin";
   old_dv.file_format = FileFormat::kPuffin;
   old_dv.content_offset = 4;
   DataFile shared_pos;  // partition-scoped: stays in the table
   shared_pos.file_path = "mem://shared-deletes.parquet";
-  ASSERT_TRUE((*w)->MergePrevious("mem://d/a.parquet", prev, {old_dv, shared_pos}).ok());
-  ASSERT_TRUE((*w)->MergePrevious("mem://d/z.parquet", prev, {old_dv}).ok());  // no new deletes
+  FLOE_ASSERT_OK((*w)->MergePrevious("mem://d/a.parquet", prev, {old_dv, shared_pos}));
+  FLOE_ASSERT_OK((*w)->MergePrevious("mem://d/z.parquet", prev, {old_dv}));  // no new deletes
   auto r = (*w)->Close();
   FLOE_ASSERT_OK(r);
   ASSERT_EQ(r->delete_files.size(), 2u);

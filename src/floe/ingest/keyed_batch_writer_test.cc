@@ -88,9 +88,9 @@ TEST_F(KeyedBatchWriterTest, OpsDecideTheLastRowPerKey) {
   KeyedBatchWriter w("db.t", {"id"});
   EXPECT_TRUE(w.empty());
   const std::vector<char> ops1 = {kOpUpsert, kOpUpsert, kOpDelete};
-  ASSERT_TRUE(w.Hold(Batch({{1, "a"}, {2, "b"}, {2, "b-"}}), ops1).ok());
+  FLOE_ASSERT_OK(w.Hold(Batch({{1, "a"}, {2, "b"}, {2, "b-"}}), ops1));
   const std::vector<char> ops2 = {kOpUpsert, kOpDelete, kOpUpsert};
-  ASSERT_TRUE(w.Hold(Batch({{2, "b2"}, {1, "a-"}, {3, "c"}}), ops2).ok());
+  FLOE_ASSERT_OK(w.Hold(Batch({{2, "b2"}, {1, "a-"}, {3, "c"}}), ops2));
   EXPECT_FALSE(w.empty());
   auto written = w.Write(*table_);
   FLOE_ASSERT_OK(written);
@@ -111,7 +111,7 @@ TEST_F(KeyedBatchWriterTest, Refusals) {
   KeyedBatchWriter w("db.t", {"id", "missing"});
   const std::vector<char> one = {kOpUpsert};
   EXPECT_EQ(w.Hold(Batch({{1, "a"}, {2, "b"}}), one).code(), StatusCode::kInternal);
-  ASSERT_TRUE(w.Hold(Batch({{1, "a"}}), one).ok());
+  FLOE_ASSERT_OK(w.Hold(Batch({{1, "a"}}), one));
   Result<iceberg::KeyedWriteResult> written = w.Write(*table_);
   EXPECT_EQ(written.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(written.status().message(), "table db.t lacks an id column of id, missing");

@@ -65,10 +65,10 @@ TEST(Offsets, FormatAndParse) {
 
 TEST_F(OffsetCommitterTest, CommitsTheRangesAndTheProperty) {
   OffsetCommitter c("committed offsets");
-  ASSERT_TRUE(c.Start(2, nullptr).ok());
+  FLOE_ASSERT_OK(c.Start(2, nullptr));
   EXPECT_EQ(c.ends(), (std::vector<int64_t>{0, 0}));
   EXPECT_EQ(c.Ranges({5, 3}), "0:0-5,1:0-3");
-  ASSERT_TRUE(Commit(c, {5, 3}).ok());
+  FLOE_ASSERT_OK(Commit(c, {5, 3}));
   EXPECT_EQ(c.ends(), (std::vector<int64_t>{5, 3}));
   EXPECT_EQ(c.property(), "0:5,1:3");
   std::unique_ptr<iceberg::Table> table = Load();
@@ -76,7 +76,7 @@ TEST_F(OffsetCommitterTest, CommitsTheRangesAndTheProperty) {
   EXPECT_EQ(*table->metadata()->current_snapshot()->SummaryValue(kSummaryOffsets), "0:0-5,1:0-3");
   // A restarted coordinator resumes from the property; a partition added since starts at 0.
   OffsetCommitter restarted("committed offsets");
-  ASSERT_TRUE(restarted.Start(3, table->metadata().get()).ok());
+  FLOE_ASSERT_OK(restarted.Start(3, table->metadata().get()));
   EXPECT_EQ(restarted.ends(), (std::vector<int64_t>{5, 3, 0}));
   EXPECT_EQ(restarted.Ranges({6, 3, 1}), "0:5-6,1:3-3,2:0-1");
 }
@@ -84,9 +84,9 @@ TEST_F(OffsetCommitterTest, CommitsTheRangesAndTheProperty) {
 TEST_F(OffsetCommitterTest, AStaleCoordinatorConflicts) {
   OffsetCommitter first("committed offsets");
   OffsetCommitter stale("committed offsets");
-  ASSERT_TRUE(first.Start(1, Load()->metadata().get()).ok());
-  ASSERT_TRUE(stale.Start(1, Load()->metadata().get()).ok());
-  ASSERT_TRUE(Commit(first, {4}).ok());
+  FLOE_ASSERT_OK(first.Start(1, Load()->metadata().get()));
+  FLOE_ASSERT_OK(stale.Start(1, Load()->metadata().get()));
+  FLOE_ASSERT_OK(Commit(first, {4}));
   Status st = Commit(stale, {4});
   EXPECT_EQ(st.code(), StatusCode::kConflict);
   EXPECT_NE(st.message().find("committed offsets moved from '' to '0:4'"), std::string::npos)
@@ -100,7 +100,7 @@ TEST_F(OffsetCommitterTest, ABadPropertyIsCorrupt) {
   std::unique_ptr<iceberg::Table> table = Load();
   auto props = table->NewUpdateProperties();
   props->Set(std::string(kPropertyOffsets), "0:x");
-  ASSERT_TRUE(props->Commit().ok());
+  FLOE_ASSERT_OK(props->Commit());
   OffsetCommitter c("committed offsets");
   EXPECT_EQ(c.Start(1, Load()->metadata().get()).code(), StatusCode::kCorrupt);
 }

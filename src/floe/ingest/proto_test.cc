@@ -261,7 +261,7 @@ TEST(ProtoDecoderTest, DecodesProtobufPackageBytes) {
   ProtoDecoder& d = **decoder;
   auto full = Hex(kOrderFull);
   auto sparse = Hex(kOrderSparse);
-  ASSERT_TRUE(d.Read(full).ok());
+  FLOE_ASSERT_OK(d.Read(full));
   Status st = d.Read(sparse);
   FLOE_ASSERT_OK(st);
   std::vector<col::Array> c = d.Finish();
@@ -349,7 +349,7 @@ TEST(ProtoDecoderTest, EmptyMessagesHoldNoColumn) {
   // {key "k", value {}} (0x1a, length 5), s = "a" (0x22 01 61).
   const uint8_t bytes[] = {0x0a, 0x00, 0x10, 0x05, 0x1a, 0x05, 0x0a,
                            0x01, 0x6b, 0x12, 0x00, 0x22, 0x01, 0x61};
-  ASSERT_TRUE((*decoder)->Read(bytes).ok());
+  FLOE_ASSERT_OK((*decoder)->Read(bytes));
   auto c = (*decoder)->Finish();
   EXPECT_EQ(c[0].Value<int32_t>(0), 5);
   EXPECT_EQ(c[1].BinaryValue(0), "a");
@@ -369,8 +369,8 @@ TEST(ProtoDecoderTest, AMapEntryAsTheRecordMessageHasItsOwnColumns) {
   FLOE_ASSERT_OK(decoder);
   ASSERT_EQ((*decoder)->columns().size(), 1u);
   const uint8_t bytes[] = {0x0a, 0x01, 0x6b, 0x12, 0x00};  // key "k", value {}
-  ASSERT_TRUE((*decoder)->Read(bytes).ok());
-  ASSERT_TRUE((*decoder)->Read({}).ok());
+  FLOE_ASSERT_OK((*decoder)->Read(bytes));
+  FLOE_ASSERT_OK((*decoder)->Read({}));
   auto c = (*decoder)->Finish();
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].BinaryValue(0), "k");
@@ -394,7 +394,7 @@ TEST(ProtoDescriptorTest, Base64DescriptorBecomesEquivalentText) {
   auto decoder = ProtoDecoder::Make(*order);
   FLOE_ASSERT_OK(decoder);
   auto full = Hex(kOrderFull);
-  ASSERT_TRUE((*decoder)->Read(full).ok());
+  FLOE_ASSERT_OK((*decoder)->Read(full));
   auto c = (*decoder)->Finish();
   EXPECT_EQ(c[static_cast<size_t>(ColumnIndex(**decoder, "status"))].BinaryValue(0), "DONE");
   EXPECT_FALSE(proto::ProtoTextFromBase64Descriptor("!!!").ok());
@@ -455,7 +455,7 @@ TEST(RegistryCodecTest, AvroDatumIntoIcebergColumns) {
       iceberg::NestedField::Optional(1, "id", iceberg::IntType()),
       iceberg::NestedField::Required(2, "old", iceberg::StringType())};
   std::vector<SchemaChange> changes;
-  ASSERT_TRUE(RecordChanges(table, *columns, "", &changes).ok());
+  FLOE_ASSERT_OK(RecordChanges(table, *columns, "", &changes));
   int widen = 0, optional = 0, added = 0;
   for (const auto& c : changes) {
     widen += c.kind == SchemaChange::Kind::kWiden;
@@ -475,7 +475,7 @@ TEST(RegistryCodecTest, AvroDatumIntoIcebergColumns) {
   FLOE_ASSERT_OK(reader);
   auto datum = Hex(kEventDatum);
   ByteReader in(std::span<const uint8_t>(datum.data(), datum.size()));
-  ASSERT_TRUE((*reader)->Read(&in).ok());
+  FLOE_ASSERT_OK((*reader)->Read(&in));
   EXPECT_EQ(in.remaining(), 0u);
   col::RecordBatch batch = (*reader)->Finish();
   std::vector<std::string> names;

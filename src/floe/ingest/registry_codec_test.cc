@@ -179,7 +179,7 @@ TEST(RegistryCodecTest, AvroUnionsOfSeveralTypesBecomeStructs) {
                                    Long(3) + Long(0), Long(4) + Long(3) + Long(-7)}) {
     ByteReader in(
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()), datum.size()));
-    ASSERT_TRUE((*reader)->Read(&in).ok());
+    FLOE_ASSERT_OK((*reader)->Read(&in));
   }
   col::RecordBatch batch = (*reader)->Finish();
   auto conformed =
@@ -321,7 +321,7 @@ TEST(RegistryCdcTest, DebeziumRowsAreTheOpsImages) {
        }) {
     ByteReader in(
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()), datum.size()));
-    ASSERT_TRUE((*reader)->Read(&in).ok());
+    FLOE_ASSERT_OK((*reader)->Read(&in));
   }
   col::RecordBatch batch = (*reader)->Finish();
   std::vector<std::string> row_names;
@@ -349,7 +349,7 @@ TEST(RegistryCdcTest, CdcFieldOpsFollowTheDottedPath) {
   auto columns = Avro(R"({"type":"record","name":"R","fields":[{"name":"id","type":"long"},
       {"name":"meta","type":["null",{"type":"record","name":"M","fields":[
           {"name":"op","type":"string"}]}]}]})");
-  EXPECT_TRUE(CheckCdcField(columns, "meta.op").ok());
+  FLOE_EXPECT_OK(CheckCdcField(columns, "meta.op"));
   EXPECT_FALSE(CheckCdcField(columns, "meta.kind").ok());
   EXPECT_FALSE(CheckCdcField(columns, "id").ok());  // not a string
   auto schema = *avro::Schema::Parse(R"({"type":"record","name":"R","fields":[
@@ -361,11 +361,11 @@ TEST(RegistryCdcTest, CdcFieldOpsFollowTheDottedPath) {
                                    Long(3) + Long(0), Long(4) + Long(1) + Str("?")}) {
     ByteReader in(
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()), datum.size()));
-    ASSERT_TRUE((*reader)->Read(&in).ok());
+    FLOE_ASSERT_OK((*reader)->Read(&in));
   }
   col::RecordBatch batch = (*reader)->Finish();
   KeyedRows keyed;
-  ASSERT_TRUE(CdcFieldOps(batch.columns(), {"id", "meta"}, "meta.op", 4, &keyed).ok());
+  FLOE_ASSERT_OK(CdcFieldOps(batch.columns(), {"id", "meta"}, "meta.op", 4, &keyed));
   EXPECT_EQ(keyed.ops, (std::vector<char>{kOpUpsert, kOpDelete, 0, 0}));
   EXPECT_FALSE(keyed.errors[2].empty());  // meta is null
   EXPECT_FALSE(keyed.errors[3].empty());

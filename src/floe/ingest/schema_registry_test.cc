@@ -59,7 +59,7 @@ TEST(SchemaRegistryTest, IdsVersionsAndDeletes) {
   auto refused = r.Register("users-value", SchemaType::kAvro, kNoDefault, {});
   ASSERT_THAT(refused, IsError(StatusCode::kConflict));
   // Soft delete of version 2; latest is 1 again; re-registering v2 makes version 3.
-  ASSERT_TRUE(r.DeleteVersion("users-value", 2, false).ok());
+  FLOE_ASSERT_OK(r.DeleteVersion("users-value", 2, false));
   EXPECT_EQ(r.GetVersion("users-value", -1, false)->version, 1);
   EXPECT_EQ(*r.Register("users-value", SchemaType::kAvro, kV2, {}), *id2);
   EXPECT_EQ(r.GetVersion("users-value", -1, false)->version, 3);
@@ -68,10 +68,10 @@ TEST(SchemaRegistryTest, IdsVersionsAndDeletes) {
   EXPECT_EQ(*r.DeleteSubject("other-value", false), std::vector<int32_t>{1});
   EXPECT_FALSE(r.HasSubject("other-value", false));
   EXPECT_TRUE(r.HasSubject("other-value", true));
-  EXPECT_TRUE(r.DeleteSubject("other-value", true).ok());
+  FLOE_EXPECT_OK(r.DeleteSubject("other-value", true));
   EXPECT_FALSE(r.HasSubject("other-value", true));
   // The schema itself stays readable by id.
-  EXPECT_TRUE(r.GetById(*id1).ok());
+  FLOE_EXPECT_OK(r.GetById(*id1));
   EXPECT_FALSE(r.GetById(999).ok());
   EXPECT_FALSE(r.Register("x", SchemaType::kAvro, "{not json", {}).ok());
 }
@@ -84,10 +84,10 @@ TEST(SchemaRegistryTest, SurvivesReopen) {
   {
     auto r = SchemaRegistry::Open(dir.string());
     FLOE_ASSERT_OK(r);
-    ASSERT_TRUE((*r)->Register("s", SchemaType::kAvro, kV1, {}).ok());
+    FLOE_ASSERT_OK((*r)->Register("s", SchemaType::kAvro, kV1, {}));
     id2 = *(*r)->Register("s", SchemaType::kAvro, kV2, {});
-    ASSERT_TRUE((*r)->SetCompatibility("s", Compatibility::kFull).ok());
-    ASSERT_TRUE((*r)->DeleteVersion("s", 1, false).ok());
+    FLOE_ASSERT_OK((*r)->SetCompatibility("s", Compatibility::kFull));
+    FLOE_ASSERT_OK((*r)->DeleteVersion("s", 1, false));
   }
   {
     // A torn last line (a crash mid-append) is dropped.
@@ -177,29 +177,29 @@ TEST(SchemaCompatibilityTest, LevelsAndTransitivity) {
   auto r = *SchemaRegistry::Open("");
   // FORWARD: the old schema must read the new one's data. A v1 reader skips kNoDefault's
   // extra field; a kNoDefault reader cannot read v1 data (no age, no default).
-  ASSERT_TRUE(r->SetCompatibility("f", Compatibility::kForward).ok());
-  ASSERT_TRUE(r->Register("f", SchemaType::kAvro, kV1, {}).ok());
-  EXPECT_TRUE(r->Register("f", SchemaType::kAvro, kNoDefault, {}).ok());
-  ASSERT_TRUE(r->SetCompatibility("g", Compatibility::kForward).ok());
-  ASSERT_TRUE(r->Register("g", SchemaType::kAvro, kNoDefault, {}).ok());
+  FLOE_ASSERT_OK(r->SetCompatibility("f", Compatibility::kForward));
+  FLOE_ASSERT_OK(r->Register("f", SchemaType::kAvro, kV1, {}));
+  FLOE_EXPECT_OK(r->Register("f", SchemaType::kAvro, kNoDefault, {}));
+  FLOE_ASSERT_OK(r->SetCompatibility("g", Compatibility::kForward));
+  FLOE_ASSERT_OK(r->Register("g", SchemaType::kAvro, kNoDefault, {}));
   EXPECT_FALSE(r->Register("g", SchemaType::kAvro, R"({"type":"record","name":"User","fields":[
       {"name":"id","type":"long"},{"name":"age","type":"string"}]})",
                            {})
                    .ok());
   // NONE accepts anything of the same type.
-  ASSERT_TRUE(r->SetCompatibility("n", Compatibility::kNone).ok());
-  ASSERT_TRUE(r->Register("n", SchemaType::kAvro, kV1, {}).ok());
-  EXPECT_TRUE(r->Register("n", SchemaType::kAvro, R"("string")", {}).ok());
+  FLOE_ASSERT_OK(r->SetCompatibility("n", Compatibility::kNone));
+  FLOE_ASSERT_OK(r->Register("n", SchemaType::kAvro, kV1, {}));
+  FLOE_EXPECT_OK(r->Register("n", SchemaType::kAvro, R"("string")", {}));
   // BACKWARD checks the latest only; BACKWARD_TRANSITIVE every version.
   const std::string a = R"({"type":"record","name":"R","fields":[{"name":"x","type":"int"}]})";
   const std::string b = R"({"type":"record","name":"R","fields":[]})";
   const std::string c =
       R"({"type":"record","name":"R","fields":[{"name":"x","type":"string","default":""}]})";
-  ASSERT_TRUE(r->Register("b", SchemaType::kAvro, a, {}).ok());
-  ASSERT_TRUE(r->Register("b", SchemaType::kAvro, b, {}).ok());
+  FLOE_ASSERT_OK(r->Register("b", SchemaType::kAvro, a, {}));
+  FLOE_ASSERT_OK(r->Register("b", SchemaType::kAvro, b, {}));
   std::vector<std::string> m;
   EXPECT_TRUE(*r->TestCompatibility("b", -1, SchemaType::kAvro, c, {}, &m));
-  ASSERT_TRUE(r->SetCompatibility("b", Compatibility::kBackwardTransitive).ok());
+  FLOE_ASSERT_OK(r->SetCompatibility("b", Compatibility::kBackwardTransitive));
   EXPECT_FALSE(*r->TestCompatibility("b", -1, SchemaType::kAvro, c, {}, &m));
   // Against a given version.
   EXPECT_FALSE(*r->TestCompatibility("b", 1, SchemaType::kAvro, c, {}, &m));

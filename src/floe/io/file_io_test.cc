@@ -15,7 +15,7 @@ namespace {
 
 void ExerciseFileIO(FileIO& io, const std::string& root) {
   std::string loc = root + "/a/b/file.bin";
-  ASSERT_TRUE(io.WriteFile(loc, "hello world", /*overwrite=*/false).ok());
+  FLOE_ASSERT_OK(io.WriteFile(loc, "hello world", /*overwrite=*/false));
   EXPECT_EQ(io.WriteFile(loc, "again", false).code(), StatusCode::kAlreadyExists);
   EXPECT_TRUE(*io.Exists(loc));
   auto in = io.OpenInput(loc);
@@ -30,7 +30,7 @@ void ExerciseFileIO(FileIO& io, const std::string& root) {
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ((*listed)[0].location, loc);
   EXPECT_EQ((*listed)[0].size, 11u);
-  ASSERT_TRUE(io.Delete(loc).ok());
+  FLOE_ASSERT_OK(io.Delete(loc));
   EXPECT_FALSE(*io.Exists(loc));
   EXPECT_TRUE(io.OpenInput(loc).status().IsNotFound());
 }

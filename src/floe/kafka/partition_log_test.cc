@@ -26,7 +26,7 @@ class PartitionLogTest : public ::testing::Test {
     BatchBuilder b({});
     for (int i = 0; i < records; ++i) b.Add(timestamp + i, "k", std::string(value_bytes, 'v'));
     Buffer out;
-    EXPECT_TRUE(b.Finish(&out).ok());
+    FLOE_EXPECT_OK(b.Finish(&out));
     return out;
   }
 
@@ -46,7 +46,7 @@ TEST_F(PartitionLogTest, AppendReadAndReopen) {
     }
     EXPECT_EQ((*log)->log_end_offset(), 30);
     Buffer out;
-    ASSERT_TRUE((*log)->Read(16, 1, &out).ok());  // at least one whole batch
+    FLOE_ASSERT_OK((*log)->Read(16, 1, &out));  // at least one whole batch
     Result<BatchHeader> h = ValidateBatch(out.span());
     FLOE_ASSERT_OK(h);
     EXPECT_EQ(h->base_offset, 15);  // the batch containing 16
@@ -57,7 +57,7 @@ TEST_F(PartitionLogTest, AppendReadAndReopen) {
   EXPECT_EQ((*log)->log_end_offset(), 30);
   EXPECT_EQ(replayed.size(), 10u);
   Buffer all;
-  ASSERT_TRUE((*log)->Read(0, 1 << 20, &all).ok());
+  FLOE_ASSERT_OK((*log)->Read(0, 1 << 20, &all));
   EXPECT_EQ(all.size(), static_cast<size_t>((*log)->size_bytes()));
   EXPECT_TRUE((*log)->Read(31, 100, &all).IsNotFound());
 }
@@ -69,7 +69,7 @@ TEST_F(PartitionLogTest, TornTailIsTruncatedOnOpen) {
     FLOE_ASSERT_OK(log);
     for (int i = 0; i < 3; ++i) {
       Buffer b = MakeBatch(2, i);
-      ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
+      FLOE_ASSERT_OK((*log)->Append({b.data(), b.size()}, 0));
     }
     good_size = (*log)->size_bytes();
   }
@@ -99,7 +99,7 @@ TEST_F(PartitionLogTest, CorruptTailBatchFailsItsCrcAndIsDropped) {
     FLOE_ASSERT_OK(log);
     for (int i = 0; i < 2; ++i) {
       Buffer b = MakeBatch(2, i);
-      ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
+      FLOE_ASSERT_OK((*log)->Append({b.data(), b.size()}, 0));
     }
   }
   {
@@ -120,7 +120,7 @@ TEST_F(PartitionLogTest, SegmentsRollAndRetentionKeepsProtectedOffsets) {
   FLOE_ASSERT_OK(log);
   for (int i = 0; i < 20; ++i) {
     Buffer b = MakeBatch(1, 1000 + i, 100);
-    ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
+    FLOE_ASSERT_OK((*log)->Append({b.data(), b.size()}, 0));
   }
   size_t segments = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir_)) {
@@ -134,9 +134,9 @@ TEST_F(PartitionLogTest, SegmentsRollAndRetentionKeepsProtectedOffsets) {
   EXPECT_LE((*log)->log_start_offset(), 4);
   EXPECT_GT((*log)->log_start_offset(), 0);
   Buffer out;
-  EXPECT_TRUE((*log)->Read(4, 1, &out).ok());
+  FLOE_EXPECT_OK((*log)->Read(4, 1, &out));
   // Unprotected: all sealed segments go; the active one stays.
-  ASSERT_TRUE((*log)->ApplyRetention(1'000'000, 1, -1, INT64_MAX).ok());
+  FLOE_ASSERT_OK((*log)->ApplyRetention(1'000'000, 1, -1, INT64_MAX));
   EXPECT_EQ((*log)->log_end_offset(), 20);
   EXPECT_GT((*log)->log_start_offset(), 4);
   // Reopen: the log starts at the oldest remaining segment.
@@ -157,7 +157,7 @@ TEST_F(PartitionLogTest, BytesFromCountsWholeBatchesAcrossSegments) {
   for (int i = 0; i < 12; ++i) {
     Buffer b = MakeBatch(4, 1000 * i, 50);
     sizes.push_back(static_cast<int64_t>(b.size()));
-    ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
+    FLOE_ASSERT_OK((*log)->Append({b.data(), b.size()}, 0));
   }
   int64_t total = 0;
   for (int64_t s : sizes) total += s;

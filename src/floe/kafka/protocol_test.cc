@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "floe/base/testing.h"
 #include "floe/kafka/messages.h"
 #include "floe/kafka/protocol.h"
 
@@ -25,7 +26,7 @@ TEST(KafkaProtocolTest, ApiVersionsV3RequestIsCompactWithTags) {
   auto wire = Bytes({5, 'f', 'l', 'o', 'e', 4, '1', '.', '0', 0});
   KafkaReader r(wire, true);
   ApiVersionsRequest req;
-  ASSERT_TRUE(req.Read(r, 3).ok());
+  FLOE_ASSERT_OK(req.Read(r, 3));
   EXPECT_EQ(req.client_software_name, "floe");
   EXPECT_EQ(req.client_software_version, "1.0");
   EXPECT_EQ(r.remaining(), 0u);
@@ -51,7 +52,7 @@ TEST(KafkaProtocolTest, MetadataV1NullTopicsMeansAll) {
   auto wire = Bytes({0xff, 0xff, 0xff, 0xff});
   KafkaReader r(wire, false);
   MetadataRequest req;
-  ASSERT_TRUE(req.Read(r, 1).ok());
+  FLOE_ASSERT_OK(req.Read(r, 1));
   EXPECT_FALSE(req.topics.has_value());
   EXPECT_TRUE(req.allow_auto_topic_creation);  // default, absent before v4
 }
@@ -115,7 +116,7 @@ TEST(KafkaProtocolTest, FetchRequestV12ReadsTaggedClusterId) {
   EXPECT_EQ(std::vector<uint8_t>(bytes.end() - 6, bytes.end()), Bytes({1, 0, 3, 3, 'c', '1'}));
   KafkaReader r(bytes, true);
   FetchRequest back;
-  ASSERT_TRUE(back.Read(r, 12).ok());
+  FLOE_ASSERT_OK(back.Read(r, 12));
   EXPECT_EQ(back.cluster_id, "c1");
   ASSERT_EQ(back.topics.size(), 1u);
   EXPECT_EQ(back.topics[0].partitions[0].fetch_offset, 42);
@@ -128,7 +129,7 @@ TEST(KafkaProtocolTest, UnknownTagsAreSkipped) {
   auto wire = Bytes({2, 'g', 0, 0, 0, 1, 2, 'm', 0, 1, 9, 2, 0xaa, 0xbb});
   KafkaReader r(wire, true);
   HeartbeatRequest req;
-  ASSERT_TRUE(req.Read(r, 4).ok());
+  FLOE_ASSERT_OK(req.Read(r, 4));
   EXPECT_EQ(req.group_id, "g");
   EXPECT_EQ(req.generation_id, 1);
   EXPECT_FALSE(req.group_instance_id.has_value());

@@ -73,7 +73,7 @@ TEST(RecordBatchTest, HandWrittenUncompressedBatch) {
   BatchBuilder b({});
   b.Add(1000, "k", "v");
   Buffer built;
-  ASSERT_TRUE(b.Finish(&built).ok());
+  FLOE_ASSERT_OK(b.Finish(&built));
   EXPECT_EQ(std::vector<uint8_t>(built.data(), built.data() + built.size()), batch);
 }
 
@@ -97,7 +97,7 @@ TEST(RecordBatchTest, EveryCodecRoundTrips) {
     b.Add(5003, "key2", std::nullopt);
     b.Add(4990, "key3", "value3");
     Buffer out;
-    ASSERT_TRUE(b.Finish(&out).ok());
+    FLOE_ASSERT_OK(b.Finish(&out));
     Result<BatchHeader> h = ValidateBatch(out.span());
     FLOE_ASSERT_OK(h);
     EXPECT_EQ(h->codec(), c.codec);
@@ -129,7 +129,7 @@ TEST(RecordBatchTest, BadCrcIsCorrupt) {
   BatchBuilder b({});
   b.Add(1, "a", "b");
   Buffer out;
-  ASSERT_TRUE(b.Finish(&out).ok());
+  FLOE_ASSERT_OK(b.Finish(&out));
   out.data()[out.size() - 1] ^= 1;
   EXPECT_TRUE(ValidateBatch(out.span()).error().IsCorrupt());
 }
@@ -138,7 +138,7 @@ TEST(RecordBatchTest, OffsetAndEpochAreOutsideTheCrc) {
   BatchBuilder b({});
   b.Add(1, "a", "b");
   Buffer out;
-  ASSERT_TRUE(b.Finish(&out).ok());
+  FLOE_ASSERT_OK(b.Finish(&out));
   SetBatchOffsetAndEpoch({out.data(), out.size()}, 12345, 7);
   Result<BatchHeader> h = ValidateBatch(out.span());
   FLOE_ASSERT_OK(h);
@@ -152,7 +152,7 @@ TEST(RecordBatchTest, DecompressionIsBounded) {
   BatchBuilder b(options);
   b.Add(1, std::nullopt, std::string(1 << 20, 'z'));
   Buffer out;
-  ASSERT_TRUE(b.Finish(&out).ok());
+  FLOE_ASSERT_OK(b.Finish(&out));
   Buffer scratch;
   Status s = DecodeRecords(out.span(), 1000, &scratch, [](const Record&) { return Status::OK(); });
   EXPECT_TRUE(s.IsCorrupt()) << s.ToString();
@@ -162,7 +162,7 @@ TEST(RecordBatchTest, WrongMagicAndCountsAreInvalid) {
   BatchBuilder b({});
   b.Add(1, "a", "b");
   Buffer out;
-  ASSERT_TRUE(b.Finish(&out).ok());
+  FLOE_ASSERT_OK(b.Finish(&out));
   Buffer magic = out.Clone();
   magic.data()[16] = 1;
   EXPECT_TRUE(ValidateBatch(magic.span()).error().IsInvalidArgument());
@@ -181,7 +181,7 @@ TEST(RecordBatchTest, RecordsInsideAValidHeaderAreChecked) {
   b.Add(1, "a", "b");
   b.Add(2, "c", "d", {{"h", std::string("v")}});
   Buffer good;
-  ASSERT_TRUE(b.Finish(&good).ok());
+  FLOE_ASSERT_OK(b.Finish(&good));
   auto fix = [](std::vector<uint8_t>& batch) {
     StoreBE<uint32_t>(batch.data() + 8, static_cast<uint32_t>(batch.size() - 12));
     StoreBE<uint32_t>(batch.data() + 17, Crc32c(0, batch.data() + 21, batch.size() - 21));
@@ -193,7 +193,7 @@ TEST(RecordBatchTest, RecordsInsideAValidHeaderAreChecked) {
     return h.ok() ? ValidateRecords(batch, *h, 1 << 20, &scratch) : h.error();
   };
   const std::vector<uint8_t> base(good.data(), good.data() + good.size());
-  EXPECT_TRUE(check(base).ok());
+  FLOE_EXPECT_OK(check(base));
   // The first record is at byte 61: its length (zig-zag), attributes, timestamp delta,
   // offset delta.
   {

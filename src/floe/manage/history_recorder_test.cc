@@ -44,11 +44,11 @@ class HistoryRecorderTest : public ::testing::Test {
 TEST_F(HistoryRecorderTest, SamplesHoldGaugesAndDifferences) {
   now_ms_ = 1'002'000;
   cpu_ms_ = 2'500;  // 500 ms of CPU since the recorder started
-  ASSERT_TRUE(recorder_->SampleNow().ok());
+  FLOE_ASSERT_OK(recorder_->SampleNow());
   now_ms_ = 1'003'000;
   cpu_ms_ = 3'250;
   rss_ = 80 << 20;
-  ASSERT_TRUE(recorder_->SampleNow().ok());
+  FLOE_ASSERT_OK(recorder_->SampleNow());
 
   auto samples = store_->ListHistorySamples(0, 2'000'000, 10);
   FLOE_ASSERT_OK(samples);
@@ -68,7 +68,7 @@ TEST_F(HistoryRecorderTest, SamplesHoldGaugesAndDifferences) {
 TEST_F(HistoryRecorderTest, TrimsByAgeAndCount) {
   for (int64_t t : {1'001'000, 1'002'000, 1'003'000, 1'004'000, 1'005'000}) {
     now_ms_ = t;
-    ASSERT_TRUE(recorder_->SampleNow().ok());
+    FLOE_ASSERT_OK(recorder_->SampleNow());
   }
   // At most max_samples (3) rows: the newest.
   auto samples = store_->ListHistorySamples(0, 2'000'000, 10);
@@ -77,7 +77,7 @@ TEST_F(HistoryRecorderTest, TrimsByAgeAndCount) {
   EXPECT_EQ((*samples)[0].sample_ms, 1'003'000);
   // retention_ms (10 s) later, only the new sample stays.
   now_ms_ = 1'015'500;
-  ASSERT_TRUE(recorder_->SampleNow().ok());
+  FLOE_ASSERT_OK(recorder_->SampleNow());
   samples = store_->ListHistorySamples(0, 2'000'000, 10);
   FLOE_ASSERT_OK(samples);
   ASSERT_EQ(samples->size(), 1u);

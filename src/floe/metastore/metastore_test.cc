@@ -45,13 +45,13 @@ TEST_P(MetastoreTest, TableRuntimesRoundTripAndReplace) {
   a.last_minor_ms = 1700000000123;
   a.last_plan_ms = 1700000000100;
   a.updated_at_ms = 1700000000200;
-  ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
+  FLOE_ASSERT_OK(store_->SaveTableRuntime(a));
   TableRuntimeRecord b = a;
   b.table_name = "customers";
   b.status = "pending";
   b.status_reason = "plan failed: 'x' is not a number";
   b.last_optimized_snapshot_id.reset();
-  ASSERT_TRUE(store_->SaveTableRuntime(b).ok());
+  FLOE_ASSERT_OK(store_->SaveTableRuntime(b));
 
   auto all = store_->ListTableRuntimes();
   FLOE_ASSERT_OK(all);
@@ -65,7 +65,7 @@ TEST_P(MetastoreTest, TableRuntimesRoundTripAndReplace) {
 
   a.status = "idle";
   a.last_major_ms = 1700000009999;
-  ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
+  FLOE_ASSERT_OK(store_->SaveTableRuntime(a));
   all = store_->ListTableRuntimes();
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[1].status, "idle");
@@ -80,14 +80,14 @@ TEST_P(MetastoreTest, UpdateCatalogReplacesTheDefinitionAndKeepsTheCreationTime)
   record.warehouse = "/tmp/a";
   record.properties = {{"catalog-name", "a"}};
   record.created_at_ms = 1700000000000;
-  ASSERT_TRUE(store_->CreateCatalog(record).ok());
+  FLOE_ASSERT_OK(store_->CreateCatalog(record));
   CatalogRecord changed = record;
   changed.kind = CatalogKind::kFilesystem;
   changed.uri.clear();
   changed.warehouse = "/tmp/b";
   changed.properties = {{"owner", "ops"}};
   changed.created_at_ms = 1;
-  ASSERT_TRUE(store_->UpdateCatalog(changed).ok());
+  FLOE_ASSERT_OK(store_->UpdateCatalog(changed));
   auto loaded = store_->LoadCatalog("lake");
   FLOE_ASSERT_OK(loaded);
   EXPECT_EQ(loaded->kind, CatalogKind::kFilesystem);
@@ -113,7 +113,7 @@ TEST_P(MetastoreTest, ProcessesNewestFirstAndReplacedById) {
     p.plan_time_ms = 1700000000000 + id;
     p.task_count = id;
     p.reason = "minor: 12 fragment and equality-delete files >= 12";
-    ASSERT_TRUE(store_->SaveProcess(p).ok());
+    FLOE_ASSERT_OK(store_->SaveProcess(p));
   }
   OptimizingProcessRecord other;
   other.process_id = 42;
@@ -123,7 +123,7 @@ TEST_P(MetastoreTest, ProcessesNewestFirstAndReplacedById) {
   other.optimizing_type = "full";
   other.status = "failed";
   other.error = "Conflict: Found concurrently added DV";
-  ASSERT_TRUE(store_->SaveProcess(other).ok());
+  FLOE_ASSERT_OK(store_->SaveProcess(other));
 
   auto list = store_->ListProcesses("lake", "db", "t", 2);
   FLOE_ASSERT_OK(list);
@@ -137,7 +137,7 @@ TEST_P(MetastoreTest, ProcessesNewestFirstAndReplacedById) {
   done.committed_snapshot_id = 777;
   done.rows_rewritten = 123456789012;
   done.end_time_ms = done.plan_time_ms + 1500;
-  ASSERT_TRUE(store_->SaveProcess(done).ok());
+  FLOE_ASSERT_OK(store_->SaveProcess(done));
   list = store_->ListProcesses("lake", "db", "t", 10);
   ASSERT_EQ(list->size(), 3u);
   EXPECT_EQ((*list)[0].status, "success");
@@ -157,14 +157,14 @@ TEST_P(MetastoreTest, PausedFlagAndGroupOfARuntime) {
   a.table_name = "t";
   a.paused = true;
   a.optimizer_group = "remote";
-  ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
+  FLOE_ASSERT_OK(store_->SaveTableRuntime(a));
   auto all = store_->ListTableRuntimes();
   FLOE_ASSERT_OK(all);
   ASSERT_EQ(all->size(), 1u);
   EXPECT_TRUE((*all)[0].paused);
   EXPECT_EQ((*all)[0].optimizer_group, "remote");
   a.paused = false;
-  ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
+  FLOE_ASSERT_OK(store_->SaveTableRuntime(a));
   EXPECT_FALSE((*store_->ListTableRuntimes())[0].paused);
 }
 
@@ -173,7 +173,7 @@ TEST_P(MetastoreTest, OptimizerGroups) {
   g.name = "remote";
   g.scheduling_policy = "balanced";
   g.properties = {{"memory", "4096"}};
-  ASSERT_TRUE(store_->CreateGroup(g).ok());
+  FLOE_ASSERT_OK(store_->CreateGroup(g));
   EXPECT_EQ(store_->CreateGroup(g).code(), StatusCode::kAlreadyExists);
   g.name = "bad name";
   EXPECT_EQ(store_->CreateGroup(g).code(), StatusCode::kInvalidArgument);
@@ -186,7 +186,7 @@ TEST_P(MetastoreTest, OptimizerGroups) {
   EXPECT_EQ((*groups)[0].scheduling_policy, "balanced");
   EXPECT_EQ((*groups)[0].properties.at("memory"), "4096");
   EXPECT_GT((*groups)[0].created_at_ms, 0);
-  ASSERT_TRUE(store_->DropGroup("remote").ok());
+  FLOE_ASSERT_OK(store_->DropGroup("remote"));
   EXPECT_EQ(store_->DropGroup("remote").code(), StatusCode::kNotFound);
   EXPECT_TRUE(store_->ListGroups()->empty());
 }
@@ -202,19 +202,19 @@ TEST_P(MetastoreTest, TasksAndMaintenanceRuns) {
   t.input_files = 4;
   t.input_bytes = 4096;
   t.start_ms = 1700000000000;
-  ASSERT_TRUE(store_->SaveTask(t).ok());
+  FLOE_ASSERT_OK(store_->SaveTask(t));
   t.status = "success";
   t.output_files = 1;
   t.output_bytes = 2048;
   t.rows_read = 100;
   t.end_ms = 1700000001500;
-  ASSERT_TRUE(store_->SaveTask(t).ok());  // replaces
+  FLOE_ASSERT_OK(store_->SaveTask(t));  // replaces
   OptimizingTaskRecord other = t;
   other.task_id = 0;
   other.status = "failed";
   other.error = "disk full";
   other.optimizer.clear();
-  ASSERT_TRUE(store_->SaveTask(other).ok());
+  FLOE_ASSERT_OK(store_->SaveTask(other));
   auto tasks = store_->ListTasks(7);
   FLOE_ASSERT_OK(tasks);
   ASSERT_EQ(tasks->size(), 2u);
@@ -237,7 +237,7 @@ TEST_P(MetastoreTest, TasksAndMaintenanceRuns) {
     r.status = id == 2 ? "failed" : "success";
     r.expired_snapshots = id;
     if (id == 2) r.error = "boom";
-    ASSERT_TRUE(store_->SaveMaintenanceRun(r).ok());
+    FLOE_ASSERT_OK(store_->SaveMaintenanceRun(r));
   }
   auto runs = store_->ListMaintenanceRuns("lake", "db", "t", 10);
   FLOE_ASSERT_OK(runs);
@@ -255,13 +255,13 @@ TEST_P(MetastoreTest, HistorySamplesRangeReplaceAndTrim) {
     s.tables = t / 1000;
     s.data_bytes = int64_t{1} << 40;  // beyond 32 bits
     s.cpu_ms_during = 7;
-    ASSERT_TRUE(store_->SaveHistorySample(s).ok());
+    FLOE_ASSERT_OK(store_->SaveHistorySample(s));
   }
   // Saving the same instant again replaces it.
   HistorySample again;
   again.sample_ms = 3000;
   again.tables = 33;
-  ASSERT_TRUE(store_->SaveHistorySample(again).ok());
+  FLOE_ASSERT_OK(store_->SaveHistorySample(again));
 
   auto range = store_->ListHistorySamples(2000, 4000, 100);
   FLOE_ASSERT_OK(range);
@@ -276,9 +276,9 @@ TEST_P(MetastoreTest, HistorySamplesRangeReplaceAndTrim) {
   EXPECT_EQ(limited->size(), 2u);
 
   // Older than 2000 goes by age; then only the newest two stay.
-  ASSERT_TRUE(store_->TrimHistory("", 2000, 100).ok());
+  FLOE_ASSERT_OK(store_->TrimHistory("", 2000, 100));
   EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100)->size(), 4u);
-  ASSERT_TRUE(store_->TrimHistory("", 0, 2).ok());
+  FLOE_ASSERT_OK(store_->TrimHistory("", 0, 2));
   auto left = store_->ListHistorySamples(0, 10000, 100);
   FLOE_ASSERT_OK(left);
   ASSERT_EQ(left->size(), 2u);
@@ -294,7 +294,7 @@ TEST_P(MetastoreTest, HistorySamplesPerServer) {
       s.server_id = server;
       s.sample_ms = t;
       s.rss_bytes = server[0] == 'a' ? 100 : 200;
-      ASSERT_TRUE(store_->SaveHistorySample(s).ok());
+      FLOE_ASSERT_OK(store_->SaveHistorySample(s));
     }
   }
   auto all = store_->ListHistorySamples(0, 10000, 100);
@@ -314,17 +314,17 @@ TEST_P(MetastoreTest, HistorySamplesPerServer) {
   again.server_id = "a:8181";
   again.sample_ms = 2000;
   again.rss_bytes = 111;
-  ASSERT_TRUE(store_->SaveHistorySample(again).ok());
+  FLOE_ASSERT_OK(store_->SaveHistorySample(again));
   auto at_2000 = store_->ListHistorySamples(2000, 2000, 100);
   ASSERT_EQ(at_2000->size(), 2u);
   EXPECT_EQ((*at_2000)[0].rss_bytes, 111);
   EXPECT_EQ((*at_2000)[1].rss_bytes, 200);
 
   // The row bound is per server; the age bound applies to every server.
-  ASSERT_TRUE(store_->TrimHistory("a:8181", 0, 1).ok());
+  FLOE_ASSERT_OK(store_->TrimHistory("a:8181", 0, 1));
   EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100, std::string("a:8181"))->size(), 1u);
   EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100, std::string("b:8181"))->size(), 3u);
-  ASSERT_TRUE(store_->TrimHistory("a:8181", 3000, 100).ok());
+  FLOE_ASSERT_OK(store_->TrimHistory("a:8181", 3000, 100));
   auto left = store_->ListHistorySamples(0, 10000, 100);
   ASSERT_EQ(left->size(), 2u);
   EXPECT_EQ((*left)[0].sample_ms, 3000);
@@ -368,7 +368,7 @@ TEST_P(MetastoreTest, HistoryOfAVersion4MetastoreMovesToServerIdEmpty) {
   HistorySample other;
   other.server_id = "b";
   other.sample_ms = 1000;
-  ASSERT_TRUE((*reopened)->SaveHistorySample(other).ok());
+  FLOE_ASSERT_OK((*reopened)->SaveHistorySample(other));
   EXPECT_EQ((*reopened)->ListHistorySamples(0, 10000, 100)->size(), 2u);
 }
 

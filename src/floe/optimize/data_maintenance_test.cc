@@ -227,12 +227,12 @@ class DataMaintenanceTableTest : public ::testing::Test {
         .AppendFile(Data("mem://d/c.parquet", "us", k20261120))
         .AppendFile(Data("mem://d/d.parquet", "us", k20261201))
         .AppendFile(Data("mem://d/e.parquet", "ap", std::nullopt));
-    ASSERT_TRUE(append->Commit().ok());
+    FLOE_ASSERT_OK(append->Commit());
     env_.set_now(k20261201T1030);
     auto delta = table_->NewRowDelta();
     delta->AddDeletes(EqDelete("mem://d/eq-eu.parquet", "eu"))
         .AddDeletes(EqDelete("mem://d/eq-us.parquet", "us"));
-    ASSERT_TRUE(delta->Commit().ok());
+    FLOE_ASSERT_OK(delta->Commit());
   }
 
   std::set<std::string> LiveFiles() {
@@ -361,7 +361,7 @@ TEST_F(DataMaintenanceTableTest, AutoTagOnFirstSnapshotAfterTheTrigger) {
     env_.set_now(at);
     auto append = table_->NewAppend();
     append->AppendFile(Data("mem://d/" + name + ".parquet", "eu", at));
-    EXPECT_TRUE(append->Commit().ok());
+    FLOE_EXPECT_OK(append->Commit());
     return table_->metadata()->current_snapshot()->snapshot_id;
   };
   commit(k20261201 - 3'600'000, "s1");  // 11-30 23:00
@@ -406,7 +406,7 @@ TEST_F(DataMaintenanceTableTest, NoAutoTagBeforeASnapshotFollowsTheTrigger) {
   env_.set_now(k20261201 - 3'600'000);
   auto append = table_->NewAppend();
   append->AppendFile(Data("mem://d/s1.parquet", "eu", k20261201 - 3'600'000));
-  ASSERT_TRUE(append->Commit().ok());
+  FLOE_ASSERT_OK(append->Commit());
   AutoTagConfig c;
   c.enabled = true;
   c.tag_format = "'tag-'yyyyMMdd";

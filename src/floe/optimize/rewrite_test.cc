@@ -93,7 +93,7 @@ class RewriteTest : public ::testing::TestWithParam<int> {
     auto w = iceberg::DataWriter::Make(&io_, schema_, iceberg::PartitionSpec::Unpartitioned(),
                                        iceberg::SortOrder::Unsorted(), false, Options(t));
     FLOE_EXPECT_OK(w);
-    EXPECT_TRUE((*w)->Write(Batch(rows)).ok());
+    FLOE_EXPECT_OK((*w)->Write(Batch(rows)));
     auto files = (*w)->Close();
     FLOE_EXPECT_OK(files);
     return *files;
@@ -102,7 +102,7 @@ class RewriteTest : public ::testing::TestWithParam<int> {
   void Append(const Model& rows) {
     auto op = table_->NewAppend();
     for (const DataFile& f : WriteData(*table_, rows)) op->AppendFile(f);
-    ASSERT_TRUE(op->Commit().ok());
+    FLOE_ASSERT_OK(op->Commit());
     for (const auto& [k, v] : rows) model_[k] = v;
   }
 
@@ -111,7 +111,7 @@ class RewriteTest : public ::testing::TestWithParam<int> {
     auto eq = iceberg::EqualityDeleteWriter::Make(
         &io_, schema_, {1}, iceberg::PartitionSpec::Unpartitioned(), Options(t));
     FLOE_ASSERT_OK(eq);
-    ASSERT_TRUE((*eq)->Write(Batch(rows)).ok());
+    FLOE_ASSERT_OK((*eq)->Write(Batch(rows)));
     auto deletes = (*eq)->Close();
     FLOE_ASSERT_OK(deletes);
     auto delta = t.NewRowDelta();
@@ -124,7 +124,7 @@ class RewriteTest : public ::testing::TestWithParam<int> {
 
   Model Scan() {
     Model out;
-    EXPECT_TRUE(table_->Refresh().ok());
+    FLOE_EXPECT_OK(table_->Refresh());
     auto scan = iceberg::TableScan::Make(table_->metadata(), io_, {});
     FLOE_EXPECT_OK(scan);
     auto tasks = (*scan)->PlanFiles();
@@ -178,7 +178,7 @@ class RewriteTest : public ::testing::TestWithParam<int> {
 
   Executed PlanAndExecute() {
     Executed e;
-    EXPECT_TRUE(table_->Refresh().ok());
+    FLOE_EXPECT_OK(table_->Refresh());
     auto md = table_->metadata();
     e.snapshot_id = md->current_snapshot()->snapshot_id;
     auto config = OptimizingConfig::FromProperties(md->properties);
@@ -230,7 +230,7 @@ TEST_P(RewriteTest, MinorRemovesEqualityDeletesAndKeepsRows) {
 // and the plan equals the one read from the files.
 TEST_P(RewriteTest, PlanWithTheManifestCacheReadsOnlyNewManifests) {
   Populate();
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   auto config = OptimizingConfig::FromProperties(table_->metadata()->properties);
   FLOE_ASSERT_OK(config);
   iceberg::ManifestEntryCache cache(1'000'000);
@@ -262,7 +262,7 @@ TEST_P(RewriteTest, PlanWithTheManifestCacheReadsOnlyNewManifests) {
   EXPECT_EQ(cache.hits(), 0);
   // One more commit: its manifests are the only ones read.
   Upsert(*table_, {{5, "u4"}});
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   auto after = iceberg::ReadSnapshotManifests(*table_->metadata()->current_snapshot(), io_);
   FLOE_ASSERT_OK(after);
   const auto again = plan_with(&cache);
@@ -275,7 +275,7 @@ TEST_P(RewriteTest, PlanWithTheManifestCacheReadsOnlyNewManifests) {
 // and back; the committed result must still be the model.
 TEST_P(RewriteTest, TasksRunFromTheirProtocolPayloads) {
   Populate();
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   auto md = table_->metadata();
   const int64_t snapshot_id = md->current_snapshot()->snapshot_id;
   auto config = OptimizingConfig::FromProperties(md->properties);
@@ -331,7 +331,7 @@ TEST_P(RewriteTest, TasksRunFromTheirProtocolPayloads) {
 // Payloads come from the network: malformed ones are errors, never crashes.
 TEST_P(RewriteTest, MalformedPayloadsAreRefused) {
   Populate();
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   for (std::string_view bad :
        {"", "[]", "{\"version\":1}", "{\"version\":2}", "not json",
         "{\"version\":1,\"data-files\":[{\"content\":0}],\"delete-files\":[]}",
@@ -364,7 +364,7 @@ TEST_P(RewriteTest, MalformedPayloadsAreRefused) {
 // figure from the network is refused.
 TEST_P(RewriteTest, OutputCpuTimeIsOptionalAndNotNegative) {
   Populate();
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   TaskOutput output;
   output.rows_read = 3;
   output.cpu_nanos = 1234;
@@ -383,7 +383,7 @@ TEST_P(RewriteTest, OutputCpuTimeIsOptionalAndNotNegative) {
 // submitted per task, no thread of its own) and the committed table is still the model.
 TEST_P(RewriteTest, OptimizeTableRunsTasksOnThePassedExecutor) {
   Populate();
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   FLOE_ASSERT_OK_AND_ASSIGN(auto executor, Executor::Make({.name = "rewrite-test", .threads = 2}));
   PlanOptions options;
   options.forced = OptimizingType::kMinor;
@@ -395,7 +395,7 @@ TEST_P(RewriteTest, OptimizeTableRunsTasksOnThePassedExecutor) {
   ASSERT_TRUE(r.committed_snapshot_id.has_value());
   EXPECT_EQ(executor->stats().submitted, r.plan.tasks.size());
   EXPECT_EQ(executor->stats().rejected, 0u);
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   EXPECT_EQ(Scan(), model_);
   EXPECT_EQ(CountContent(iceberg::FileContent::kEqualityDeletes), 0);
 }
@@ -437,20 +437,18 @@ TEST_P(RewriteTest, ConcurrentPositionDeleteOnRewrittenFileConflicts) {
   for (int64_t p = 0; p < victim.record_count; ++p) positions.push_back(p);
   if (dv) {
     auto w = iceberg::DeletionVectorWriter::Make(&io_, Options(*writer));
-    ASSERT_TRUE(
-        (*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(), {})
-            .ok());
+    FLOE_ASSERT_OK(
+        (*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(), {}));
     deletes = (*w)->Close()->delete_files;
   } else {
     auto w = iceberg::PositionDeleteWriter::Make(&io_, Options(*writer));
-    ASSERT_TRUE(
-        (*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(), {})
-            .ok());
+    FLOE_ASSERT_OK(
+        (*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(), {}));
     deletes = (*w)->Close()->delete_files;
   }
   auto delta = writer->NewRowDelta();
   for (const DataFile& f : deletes) delta->AddDeletes(f);
-  ASSERT_TRUE(delta->Commit().ok());
+  FLOE_ASSERT_OK(delta->Commit());
   Model before = Scan();
   ASSERT_LT(before.size(), model_.size());
 
@@ -489,7 +487,7 @@ TEST_P(RewriteTest, DanglingDeleteFilesAreRemoved) {
   Upsert(*table_, {{2, "b2"}, {3, "c"}});
   auto del = table_->NewDelete();
   for (const std::string& path : base_files) del->DeleteFile(path);
-  ASSERT_TRUE(del->Commit().ok());
+  FLOE_ASSERT_OK(del->Commit());
   model_.erase(1);
   ASSERT_EQ(LiveDeleteFiles(*table_->metadata(), io_), 1);
 
@@ -581,7 +579,7 @@ TEST_P(RewriteTest, OrphanCleaningHonoursGcDisabledByALaterCommit) {
   std::unique_ptr<iceberg::Table> stale = Load();
   auto update = table_->NewUpdateProperties();
   update->Set("gc.enabled", "false");
-  ASSERT_TRUE(update->Commit().ok());
+  FLOE_ASSERT_OK(update->Commit());
   io_.Put("mem://wh/db/t/data/orphan-3.parquet", "left by a failed writer");
 
   auto cleaned = CleanOrphanFiles(*stale, int64_t{1} << 50, /*min_age_ms=*/0,

@@ -94,7 +94,7 @@ class SorterTest : public ::testing::Test {
     auto sorter = ExternalSorter::Make(schema_, order, budget, dir);
     FLOE_EXPECT_OK(sorter);
     for (size_t at = 0; at < rows_.size(); at += 1000) {
-      EXPECT_TRUE((*sorter)->Add(Batch(at, std::min(rows_.size(), at + 1000))).ok());
+      FLOE_EXPECT_OK((*sorter)->Add(Batch(at, std::min(rows_.size(), at + 1000))));
     }
     std::vector<Row> out;
     Status st = (*sorter)->Finish([&](const col::RecordBatch& b) {

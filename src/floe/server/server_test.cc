@@ -103,7 +103,7 @@ TEST_F(ServerTest, ReservedCatalogNamesAreRefused) {
     EXPECT_EQ((*store)->CreateCatalog(record).code(), StatusCode::kInvalidArgument) << name;
   }
   record.name = "ok-name_1.x";
-  EXPECT_TRUE((*store)->CreateCatalog(record).ok());
+  FLOE_EXPECT_OK((*store)->CreateCatalog(record));
   EXPECT_EQ((*store)->CreateCatalog(record).code(), StatusCode::kAlreadyExists);
   std::filesystem::remove(dir_.string() + ".db");
 }

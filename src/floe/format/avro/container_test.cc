@@ -72,9 +72,9 @@ class ContainerTest : public ::testing::Test {
     auto writer = ContainerWriter::Make(std::move(*out), schema, std::move(options));
     FLOE_EXPECT_OK(writer);
     // Two batches, to cross block boundaries mid-batch.
-    EXPECT_TRUE((*writer)->Write(batch->Slice(0, n / 2)).ok());
-    EXPECT_TRUE((*writer)->Write(batch->Slice(n / 2, n - n / 2)).ok());
-    EXPECT_TRUE((*writer)->Close().ok());
+    FLOE_EXPECT_OK((*writer)->Write(batch->Slice(0, n / 2)));
+    FLOE_EXPECT_OK((*writer)->Write(batch->Slice(n / 2, n - n / 2)));
+    FLOE_EXPECT_OK((*writer)->Close());
     expected_json_ = Json(*schema, *batch);
     auto bytes = io_.ReadFile("w.avro");
     FLOE_EXPECT_OK(bytes);
@@ -255,7 +255,7 @@ TEST_F(ContainerTest, SnappyBlocksCarryACheckedCrc) {
   options.codec = AvroCodec::kSnappy;
   options.sync_marker = SyncMarker{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7};
   std::string file = WriteSample(SampleSchema(), 20, options);
-  ASSERT_TRUE(ReadAll(file).ok());
+  FLOE_ASSERT_OK(ReadAll(file));
   // The CRC is the 4 bytes before the final sync marker of the only block.
   std::string broken = file;
   broken[broken.size() - 17] ^= 0x01;

@@ -29,7 +29,7 @@ void ExpectRoundTrip(std::string_view schema_json, std::string_view hex, int64_t
   ASSERT_NE(schema, nullptr);
   auto batch = Decode(*schema, Unhex(hex), count);
   FLOE_ASSERT_OK(batch) << " for " << schema_json;
-  ASSERT_TRUE(batch->Validate().ok()) << batch->Validate().ToString();
+  FLOE_ASSERT_OK(batch->Validate());
   EXPECT_EQ(Json(*schema, *batch), expected_json) << schema_json;
   auto bytes = Encode(*schema, *batch);
   FLOE_ASSERT_OK(bytes);

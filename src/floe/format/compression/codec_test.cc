@@ -37,7 +37,7 @@ TEST_P(CodecRoundTrip, KnownAndUnknownSize) {
   for (size_t n : {0, 1, 100, 70000, 1 << 20}) {
     std::string input = SampleData(n);
     Buffer compressed;
-    ASSERT_TRUE((*codec)->Compress(Bytes(input), &compressed).ok());
+    FLOE_ASSERT_OK((*codec)->Compress(Bytes(input), &compressed));
     std::string out(n, '\0');
     Status s = (*codec)->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()), n);
     FLOE_ASSERT_OK(s) << " n=" << n;
@@ -64,13 +64,11 @@ TEST_P(CodecRoundTrip, PiecesCompressLikeTheirConcatenation) {
   std::string a = SampleData(3000), b, c = SampleData(100000);
   std::span<const uint8_t> pieces[3] = {Bytes(a), Bytes(b), Bytes(c)};
   Buffer compressed;
-  ASSERT_TRUE((*codec)->CompressPieces(pieces, &compressed).ok());
+  FLOE_ASSERT_OK((*codec)->CompressPieces(pieces, &compressed));
   std::string joined = a + b + c;
   std::string out(joined.size(), '\0');
-  ASSERT_TRUE(
-      (*codec)
-          ->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()), out.size())
-          .ok());
+  FLOE_ASSERT_OK(
+      (*codec)->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()), out.size()));
   EXPECT_EQ(out, joined);
 }
 
@@ -108,15 +106,15 @@ TEST(CodecTest, GzipReadsZlibOutputAndMultipleMembers) {
   z.resize(len);
   auto codec = Codec::Make(CompressionKind::kGzip);
   std::string out(input.size(), '\0');
-  ASSERT_TRUE(
-      (*codec)->Decompress(Bytes(z), reinterpret_cast<uint8_t*>(out.data()), out.size()).ok());
+  FLOE_ASSERT_OK(
+      (*codec)->Decompress(Bytes(z), reinterpret_cast<uint8_t*>(out.data()), out.size()));
   EXPECT_EQ(out, input);
   // Two gzip members concatenated decode to the concatenation.
   Buffer two;
-  ASSERT_TRUE((*codec)->Compress(Bytes(input), &two).ok());
-  ASSERT_TRUE((*codec)->Compress(Bytes(input), &two).ok());
+  FLOE_ASSERT_OK((*codec)->Compress(Bytes(input), &two));
+  FLOE_ASSERT_OK((*codec)->Compress(Bytes(input), &two));
   Buffer both;
-  ASSERT_TRUE((*codec)->DecompressUnknownSize(two.span(), &both, 1 << 20).ok());
+  FLOE_ASSERT_OK((*codec)->DecompressUnknownSize(two.span(), &both, 1 << 20));
   EXPECT_EQ(both.view(), input + input);
 }
 

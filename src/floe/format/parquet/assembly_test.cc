@@ -77,9 +77,9 @@ TEST(AssemblyTest, ListLevelsMatchTheSpecExample) {
   EXPECT_EQ(leaf.max_def, 3);
   EXPECT_EQ(leaf.max_rep, 1);
   col::Array a = SpecListArray();
-  ASSERT_TRUE(a.Validate().ok());
+  FLOE_ASSERT_OK(a.Validate());
   std::vector<ShreddedLeaf> out;
-  ASSERT_TRUE(ShredArray(schema->fields()[0], a, 0, a.length(), &out).ok());
+  FLOE_ASSERT_OK(ShredArray(schema->fields()[0], a, 0, a.length(), &out));
   ASSERT_EQ(out.size(), 1u);
   // (rep, def): (0,0) (0,1) (0,2) (0,3) (1,2) (1,3); values 1, 2.
   EXPECT_EQ(out[0].num_entries, 6);
@@ -103,7 +103,7 @@ TEST(AssemblyTest, ListAssembledFromTheSpecLevels) {
   d.values.AppendValue<int32_t>(2);
   auto a = AssembleArray(schema->fields()[0], leaves);
   FLOE_ASSERT_OK(a);
-  ASSERT_TRUE(a->Validate().ok());
+  FLOE_ASSERT_OK(a->Validate());
   EXPECT_TRUE(a->Equals(SpecListArray()));
 }
 
@@ -133,7 +133,7 @@ TEST(AssemblyTest, StructLevelsMatchTheSpecExample) {
   y->Append(7);
   col::Array a = b->Finish();
   std::vector<ShreddedLeaf> out;
-  ASSERT_TRUE(ShredArray((*schema)->fields()[0], a, 0, 3, &out).ok());
+  FLOE_ASSERT_OK(ShredArray((*schema)->fields()[0], a, 0, 3, &out));
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(Levels(out[0].def_levels, 3), (std::vector<int16_t>{0, 1, 1}));
   EXPECT_EQ(Levels(out[1].def_levels, 3), (std::vector<int16_t>{0, 1, 2}));

@@ -45,7 +45,7 @@ std::vector<std::string> JsonLines(const FileReader& reader,
     auto batch = reader.ReadRowGroup(rg, p);
     FLOE_EXPECT_OK(batch);
     if (!batch.ok()) break;
-    EXPECT_TRUE(batch->Validate().ok());
+    FLOE_EXPECT_OK(batch->Validate());
     for (int64_t i = 0; i < batch->num_rows(); ++i) {
       std::string s;
       col::AppendJsonLine(*batch, i, &s);
@@ -306,7 +306,7 @@ class WriterRoundTrip : public ::testing::TestWithParam<WriterCase> {};
 TEST_P(WriterRoundTrip, ReadsBackEqual) {
   const WriterCase& c = GetParam();
   col::RecordBatch batch = AllTypesBatch(5000);
-  ASSERT_TRUE(batch.Validate().ok()) << batch.Validate().ToString();
+  FLOE_ASSERT_OK(batch.Validate());
   auto schema = SchemaDescriptor::FromColumnar(*batch.schema());
   FLOE_ASSERT_OK(schema);
   std::shared_ptr<const SchemaDescriptor> shared = std::move(*schema);
@@ -322,8 +322,8 @@ TEST_P(WriterRoundTrip, ReadsBackEqual) {
   options.dictionary_page_bytes = 2048;  // forces fallback to PLAIN mid-chunk
   auto writer = FileWriter::Make(*fio.CreateOutput("mem://t.parquet", true), shared, options);
   FLOE_ASSERT_OK(writer);
-  ASSERT_TRUE((*writer)->Write(batch.Slice(0, 1234)).ok());
-  ASSERT_TRUE((*writer)->Write(batch.Slice(1234, 5000 - 1234)).ok());
+  FLOE_ASSERT_OK((*writer)->Write(batch.Slice(0, 1234)));
+  FLOE_ASSERT_OK((*writer)->Write(batch.Slice(1234, 5000 - 1234)));
   auto result = (*writer)->Close();
   FLOE_ASSERT_OK(result);
   EXPECT_EQ(result->num_rows, 5000);
@@ -336,7 +336,7 @@ TEST_P(WriterRoundTrip, ReadsBackEqual) {
   for (int rg = 0; rg < (*reader)->num_row_groups(); ++rg) {
     auto got = (*reader)->ReadRowGroup(rg, (*reader)->schema().ProjectAll());
     FLOE_ASSERT_OK(got);
-    ASSERT_TRUE(got->Validate().ok());
+    FLOE_ASSERT_OK(got->Validate());
     EXPECT_TRUE(got->Equals(batch.Slice(row, got->num_rows()))) << "row group " << rg;
     row += got->num_rows();
     // Every value is in its row group's Bloom filter.
@@ -375,8 +375,8 @@ TEST(FileReaderTest, BatchesOfAnySizeMatchWholeRowGroups) {
   options.page_bytes = 700;  // many pages per chunk
   options.row_group_bytes = 60000;
   auto writer = FileWriter::Make(*fio.CreateOutput("mem://b", true), shared, options);
-  ASSERT_TRUE((*writer)->Write(batch).ok());
-  ASSERT_TRUE((*writer)->Close().ok());
+  FLOE_ASSERT_OK((*writer)->Write(batch));
+  FLOE_ASSERT_OK((*writer)->Close());
   auto reader = FileReader::Open(*fio.OpenInput("mem://b"));
   FLOE_ASSERT_OK(reader);
   ASSERT_GT((*reader)->num_row_groups(), 1);
@@ -389,7 +389,7 @@ TEST(FileReaderTest, BatchesOfAnySizeMatchWholeRowGroups) {
       FLOE_ASSERT_OK(next);
       if (!next->has_value()) break;
       const col::RecordBatch& b = **next;
-      ASSERT_TRUE(b.Validate().ok());
+      FLOE_ASSERT_OK(b.Validate());
       ASSERT_LE(b.num_rows(), size);
       ASSERT_TRUE(b.Equals(batch.Slice(row, b.num_rows()))) << "size " << size << " row " << row;
       row += b.num_rows();
@@ -446,8 +446,8 @@ TEST(FileReaderTest, ConcurrentRangeFetchReadsTheSameBytesAndBatches) {
   options.dictionary = false;
   options.row_group_bytes = 400000;  // a few row groups
   auto writer = FileWriter::Make(*fio.CreateOutput("mem://c", true), shared, options);
-  ASSERT_TRUE((*writer)->Write(batch).ok());
-  ASSERT_TRUE((*writer)->Close().ok());
+  FLOE_ASSERT_OK((*writer)->Write(batch));
+  FLOE_ASSERT_OK((*writer)->Close());
 
   // Columns far apart (more than the 8 KiB hole limit): several ranges per row group.
   auto read = [&](int concurrency, std::vector<io::ByteRange>* reads, int* row_groups) {
@@ -506,7 +506,7 @@ TEST(FileReaderTest, DamagedFilesAreCorrupt) {
     }
     return Status::OK();
   };
-  ASSERT_TRUE(read_all(good).ok());
+  FLOE_ASSERT_OK(read_all(good));
   for (size_t cut : {size_t{0}, size_t{5}, good.size() / 2, good.size() - 1}) {
     Status s = read_all(good.substr(0, cut));
     EXPECT_TRUE(s.IsCorrupt()) << cut << ": " << s.ToString();
@@ -529,7 +529,7 @@ TEST(FileReaderTest, PageCrcMismatchIsCorrupt) {
   options.compression = CompressionKind::kUncompressed;
   options.write_page_crc = true;
   auto writer = FileWriter::Make(*fio.CreateOutput("mem://c", true), shared, options);
-  ASSERT_TRUE((*writer)->Write(batch).ok());
+  FLOE_ASSERT_OK((*writer)->Write(batch));
   auto result = (*writer)->Close();
   FLOE_ASSERT_OK(result);
   auto bytes = fio.ReadFile("mem://c");

@@ -32,7 +32,7 @@ class PuffinTest : public ::testing::Test {
     auto finished = (*writer)->Finish();
     FLOE_EXPECT_OK(finished);
     if (info) *info = *finished;
-    EXPECT_TRUE((*out)->Close().ok());
+    FLOE_EXPECT_OK((*out)->Close());
     auto bytes = io_.ReadFile("f.puffin");
     return std::string(bytes->view());
   }
@@ -142,7 +142,7 @@ TEST_F(PuffinTest, ReadsCompressedFooter) {
   auto codec = Codec::Make(CompressionKind::kLz4Frame);
   FLOE_ASSERT_OK(codec);
   Buffer compressed;
-  ASSERT_TRUE((*codec)->Compress(Bytes(payload), &compressed).ok());
+  FLOE_ASSERT_OK((*codec)->Compress(Bytes(payload), &compressed));
   std::string bytes = "PFA1abcPFA1" + std::string(compressed.view());
   char trailer[8] = {};
   StoreLE<int32_t>(trailer, static_cast<int32_t>(compressed.size()));
@@ -164,11 +164,11 @@ TEST_F(PuffinTest, ReadsCompressedFooter) {
 
 TEST_F(PuffinTest, DeletionVectorBlobs) {
   PositionBitmap a;
-  ASSERT_TRUE(a.Add(0).ok());
-  ASSERT_TRUE(a.Add(5).ok());
+  FLOE_ASSERT_OK(a.Add(0));
+  FLOE_ASSERT_OK(a.Add(5));
   PositionBitmap b;
-  ASSERT_TRUE(b.AddRange(100, 200000).ok());
-  ASSERT_TRUE(b.Add((uint64_t{1} << 32) + 5).ok());
+  FLOE_ASSERT_OK(b.AddRange(100, 200000));
+  FLOE_ASSERT_OK(b.Add((uint64_t{1} << 32) + 5));
   std::vector<DeletionVectorInfo> dvs;
   std::string bytes = Write([&](PuffinWriter& w) {
     for (const PositionBitmap* p : {&a, &b}) {
@@ -207,7 +207,7 @@ TEST_F(PuffinTest, DeletionVectorBlobs) {
   // Manifest values that do not fit the file, or disagree with the blob.
   EXPECT_EQ(ReadDeletionVector(*file_, 4, 43, 2).status().code(), StatusCode::kCorrupt);
   EXPECT_EQ(ReadDeletionVector(*file_, 4, 44, 3).status().code(), StatusCode::kCorrupt);
-  EXPECT_TRUE(ReadDeletionVector(*file_, 4, 44, -1).ok());
+  FLOE_EXPECT_OK(ReadDeletionVector(*file_, 4, 44, -1));
   EXPECT_EQ(ReadDeletionVector(*file_, bytes.size() - 10, 44, 2).status().code(),
             StatusCode::kCorrupt);
   EXPECT_EQ(ReadDeletionVector(*file_, UINT64_MAX, 44, 2).status().code(), StatusCode::kCorrupt);
@@ -216,9 +216,9 @@ TEST_F(PuffinTest, DeletionVectorBlobs) {
 TEST_F(PuffinTest, MalformedFiles) {
   std::string good = Write([](PuffinWriter& w) {
     const int32_t f[] = {1};
-    ASSERT_TRUE(w.AddBlob("t", f, 1, 2, Bytes("hello"), {}).ok());
+    FLOE_ASSERT_OK(w.AddBlob("t", f, 1, 2, Bytes("hello"), {}));
   });
-  ASSERT_TRUE(Open(good).ok());
+  FLOE_ASSERT_OK(Open(good));
   for (size_t n = 0; n < good.size(); ++n) {
     auto r = Open(good.substr(0, n));
     ASSERT_FALSE(r.ok()) << n;
@@ -260,7 +260,7 @@ TEST_F(PuffinTest, MalformedFooterJson) {
   };
   const std::string ok_blob =
       R"({"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6})";
-  ASSERT_TRUE(Open(file_with(R"({"blobs":[)" + ok_blob + "]}")).ok());
+  FLOE_ASSERT_OK(Open(file_with(R"({"blobs":[)" + ok_blob + "]}")));
   for (
       const char* payload : {
           "",
@@ -291,12 +291,12 @@ TEST_F(PuffinTest, MalformedFooterJson) {
 TEST_F(PuffinTest, WriterMisuse) {
   auto out = io_.CreateOutput("m.puffin", true);
   FLOE_ASSERT_OK(out);
-  ASSERT_TRUE((*out)->Write("x").ok());
+  FLOE_ASSERT_OK((*out)->Write("x"));
   EXPECT_EQ(PuffinWriter::Make(out->get()).status().code(), StatusCode::kInvalidArgument);
   auto out2 = io_.CreateOutput("n.puffin", true);
   auto writer = PuffinWriter::Make(out2->get());
   FLOE_ASSERT_OK(writer);
-  ASSERT_TRUE((*writer)->Finish().ok());
+  FLOE_ASSERT_OK((*writer)->Finish());
   EXPECT_EQ((*writer)->Finish().status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ((*writer)->AddBlob("t", {}, 1, 1, {}).status().code(), StatusCode::kFailedPrecondition);
 }

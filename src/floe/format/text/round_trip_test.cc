@@ -218,12 +218,12 @@ void ExpectSame(const RecordBatch& want, const std::vector<RecordBatch>& got) {
 
 TEST(RoundTripTest, JsonLines) {
   RecordBatch batch = EveryTypeBatch();
-  ASSERT_TRUE(batch.Validate().ok()) << batch.Validate().ToString();
+  FLOE_ASSERT_OK(batch.Validate());
   io::MemoryFileIO fio;
   auto out = fio.CreateOutput("mem://rt.jsonl", true).value();
   JsonLinesWriter writer(out.get());
-  ASSERT_TRUE(writer.Write(batch).ok());
-  ASSERT_TRUE(out->Close().ok());
+  FLOE_ASSERT_OK(writer.Write(batch));
+  FLOE_ASSERT_OK(out->Close());
   std::string text(fio.ReadFile("mem://rt.jsonl").value().view());
   // The writer's lines are exactly `floe parquet cat`'s.
   EXPECT_EQ(text, JsonLines(batch));
@@ -241,8 +241,8 @@ TEST(RoundTripTest, Csv) {
     options.delimiter = delimiter;
     auto writer = CsvWriter::Make(out.get(), batch.schema(), options);
     FLOE_ASSERT_OK(writer);
-    ASSERT_TRUE((*writer)->Write(batch).ok());
-    ASSERT_TRUE(out->Close().ok());
+    FLOE_ASSERT_OK((*writer)->Write(batch));
+    FLOE_ASSERT_OK(out->Close());
     std::string text(fio.ReadFile("mem://rt.csv").value().view());
     ReadOptions read;
     read.delimiter = delimiter;
@@ -266,8 +266,8 @@ TEST(RoundTripTest, CsvSingleColumnNulls) {
   auto out = fio.CreateOutput("mem://one.csv", true).value();
   auto writer = CsvWriter::Make(out.get(), schema);
   FLOE_ASSERT_OK(writer);
-  ASSERT_TRUE((*writer)->Write(batch).ok());
-  ASSERT_TRUE(out->Close().ok());
+  FLOE_ASSERT_OK((*writer)->Write(batch));
+  FLOE_ASSERT_OK(out->Close());
   std::string text(fio.ReadFile("mem://one.csv").value().view());
   EXPECT_EQ(text, "s\n\n\"\"\n\nx\n");
   auto back = testing::ReadAll<CsvReader>(text, schema);
