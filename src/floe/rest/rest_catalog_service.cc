@@ -70,8 +70,7 @@ HttpResponse FromStatus(const Status& status, Subject subject, std::string_view 
       } else if (!name.empty() && subject == Subject::kTable && message.starts_with("table ")) {
         message = fmt::format("Table already exists: {}", name);
       }
-      return Error(409, "AlreadyExistsException", message);
-    case StatusCode::kConflict: return Error(409, "CommitFailedException", message);
+      break;
     case StatusCode::kFailedPrecondition:
       if (subject == Subject::kNamespace) {
         if (!name.empty()) message = fmt::format("Namespace {} is not empty: {}", name, message);
@@ -84,19 +83,27 @@ HttpResponse FromStatus(const Status& status, Subject subject, std::string_view 
       return Error(400,
                    subject == Subject::kCommit ? "ValidationException" : "IllegalArgumentException",
                    message);
-    case StatusCode::kUnimplemented: return Error(406, "UnsupportedOperationException", message);
-    case StatusCode::kUnauthenticated: return Error(401, "NotAuthorizedException", message);
-    case StatusCode::kPermissionDenied: return Error(403, "ForbiddenException", message);
-    // Nothing was stored: a commit's metadata file or pointer swap failed for space before
-    // the swap, so even a commit is known not to have happened and the client may clean up.
-    case StatusCode::kResourceExhausted: return Error(507, "InsufficientStorageException", message);
-    default: break;
+    // As errors.h's table, whatever the call: a commit that failed with one of these is
+    // known not to have happened (kResourceExhausted: the metadata file or the pointer swap
+    // failed for space before the swap), so the client may clean up.
+    case StatusCode::kConflict:
+    case StatusCode::kUnimplemented:
+    case StatusCode::kUnauthenticated:
+    case StatusCode::kPermissionDenied:
+    case StatusCode::kResourceExhausted: break;
+    // The commit may have happened (the pointer swap's answer was lost, the metadata file
+    // write failed half-way...): the client must not clean up its files.
+    case StatusCode::kOk:
+    case StatusCode::kUnavailable:
+    case StatusCode::kDeadlineExceeded:
+    case StatusCode::kCorrupt:
+    case StatusCode::kIOError:
+    case StatusCode::kInternal:
+      if (subject == Subject::kCommit) return Error(500, "CommitStateUnknownException", message);
+      break;
   }
-  // The commit may have happened (the pointer swap's answer was lost, the metadata file
-  // write failed half-way...): the client must not clean up its files.
-  if (subject == Subject::kCommit) return Error(500, "CommitStateUnknownException", message);
-  HttpError fallback = HttpErrorFor(status.code());
-  return Error(fallback.status, fallback.type, message);
+  HttpError e = HttpErrorFor(status.code());
+  return Error(e.status, e.type, message);
 }
 
 HttpResponse BadRequest(std::string_view message) {

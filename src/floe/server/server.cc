@@ -12,6 +12,7 @@
 
 #include "floe/base/macros.h"
 #include "floe/catalog/sql_catalog.h"
+#include "floe/ingest/registry_errors.h"
 #include "floe/io/local_file_io.h"
 #include "floe/io/s3/make_file_io.h"
 
@@ -537,19 +538,21 @@ http::HttpResponse Server::HandleRegistryRequest(const http::HttpRequest& reques
   auto principal = auth_->AuthenticateBasicOrBearer(request);
   if (!principal.ok()) {
     if (principal.status().code() == StatusCode::kResourceExhausted) {
-      return ingest::SchemaRegistryApi::ErrorResponse(42901, principal.status().message());
+      return ingest::SchemaRegistryApi::ErrorResponse(ingest::registry_error::kTooManyRequests,
+                                                      principal.status().message());
     }
-    http::HttpResponse response =
-        ingest::SchemaRegistryApi::ErrorResponse(40101, principal.status().message());
+    http::HttpResponse response = ingest::SchemaRegistryApi::ErrorResponse(
+        ingest::registry_error::kUnauthorized, principal.status().message());
     response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"floe\"");
     return response;
   }
   const auth::Access needed =
       ingest::SchemaRegistryApi::Writes(request) ? auth::Access::kWrite : auth::Access::kRead;
   Status allowed = auth::Authenticator::Authorize(**principal, registry_catalog_, needed);
-  http::HttpResponse response =
-      allowed.ok() ? registry_api_->Handle(request)
-                   : ingest::SchemaRegistryApi::ErrorResponse(40301, allowed.message());
+  http::HttpResponse response = allowed.ok()
+                                    ? registry_api_->Handle(request)
+                                    : ingest::SchemaRegistryApi::ErrorResponse(
+                                          ingest::registry_error::kForbidden, allowed.message());
   response.principal = (*principal)->name;
   return response;
 }
