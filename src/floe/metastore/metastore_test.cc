@@ -70,6 +70,15 @@ TEST_P(MetastoreTest, TableRuntimesRoundTripAndReplace) {
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[1].status, "idle");
   EXPECT_EQ((*all)[1].last_major_ms, 1700000009999);
+
+  // A dropped table's record goes; deleting one that is not there changes nothing.
+  FLOE_ASSERT_OK(store_->DeleteTableRuntime("lake", a.table_namespace, "orders"));
+  FLOE_ASSERT_OK(store_->DeleteTableRuntime("lake", a.table_namespace, "orders"));
+  FLOE_ASSERT_OK(store_->DeleteTableRuntime("other", b.table_namespace, "customers"));
+  all = store_->ListTableRuntimes();
+  FLOE_ASSERT_OK(all);
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].table_name, "customers");
 }
 
 TEST_P(MetastoreTest, UpdateCatalogReplacesTheDefinitionAndKeepsTheCreationTime) {

@@ -1072,8 +1072,13 @@ HttpResponse RestCatalogService::Handlers::CreateTable(RestCatalogService& self,
   if (response.status != 200) return response;
   if (!stage) {
     response.headers.emplace_back("ETag", ETagFor((*metadata)->metadata_file_location, "all"));
+    self.TableChanged(call, id);
   }
   return response;
+}
+
+void RestCatalogService::TableChanged(const Call& call, const TableIdentifier& id) const {
+  if (options_.on_table_changed) options_.on_table_changed(call.pool->name(), id);
 }
 
 HttpResponse RestCatalogService::Handlers::LoadTable(RestCatalogService& self, Call& call) {
@@ -1191,13 +1196,13 @@ HttpResponse RestCatalogService::Handlers::UpdateTable(RestCatalogService& self,
     if (!result.ok()) return FromStatus(result.status(), Subject::kCommit);
     committed = *result;
   }
-  if (self.options_.on_table_changed) self.options_.on_table_changed(call.pool->name(), id);
+  self.TableChanged(call, id);
   HttpResponse response = HttpResponse::Json(200, LoadResultJson(*committed, true));
   response.headers.emplace_back("ETag", ETagFor(committed->metadata_file_location, "all"));
   return response;
 }
 
-HttpResponse RestCatalogService::Handlers::DropTable(RestCatalogService&, Call& call) {
+HttpResponse RestCatalogService::Handlers::DropTable(RestCatalogService& self, Call& call) {
   TableIdentifier id = call.Table();
   bool purge = false;
   if (const std::string* p = call.Query("purgeRequested"); p != nullptr) {
@@ -1205,6 +1210,7 @@ HttpResponse RestCatalogService::Handlers::DropTable(RestCatalogService&, Call& 
   }
   Status dropped = call.cat->DropTable(id, purge);
   if (!dropped.ok()) return FromStatus(dropped, Subject::kTable, id.ToString());
+  self.TableChanged(call, id);
   return HttpResponse::NoContent();
 }
 
@@ -1266,6 +1272,7 @@ HttpResponse RestCatalogService::Handlers::RegisterTable(RestCatalogService& sel
                         namespace_path + "/tables/" + http::PercentEncode(*name));
   if (response.status != 200) return response;
   response.headers.emplace_back("ETag", ETagFor(*location, "all"));
+  self.TableChanged(call, id);
   return response;
 }
 
@@ -1284,7 +1291,7 @@ HttpResponse RestCatalogService::Handlers::ScanPlanning(RestCatalogService& self
                                     {call.segments.begin() + kAfterTable, call.segments.end()});
 }
 
-HttpResponse RestCatalogService::Handlers::RenameTable(RestCatalogService&, Call& call) {
+HttpResponse RestCatalogService::Handlers::RenameTable(RestCatalogService& self, Call& call) {
   catalog::Catalog& cat = *call.cat;
   auto rename = RenameFromJson(call.request);
   if (!rename.ok()) return BadRequest(rename.status().message());
@@ -1306,6 +1313,8 @@ HttpResponse RestCatalogService::Handlers::RenameTable(RestCatalogService&, Call
     }
     return FromStatus(renamed, Subject::kTable, source.ToString());
   }
+  self.TableChanged(call, source);
+  self.TableChanged(call, dest);
   return HttpResponse::NoContent();
 }
 
@@ -1333,9 +1342,7 @@ HttpResponse RestCatalogService::Handlers::CommitTransaction(RestCatalogService&
   }
   Status committed = call.cat->CommitTransaction(commits);
   if (!committed.ok()) return FromStatus(committed, Subject::kCommit);
-  if (self.options_.on_table_changed) {
-    for (const auto& c : commits) self.options_.on_table_changed(call.pool->name(), c.id);
-  }
+  for (const auto& c : commits) self.TableChanged(call, c.id);
   return HttpResponse::NoContent();
 }
 
