@@ -171,8 +171,8 @@ class IngestService {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   bool stopping_ = false;  // guarded by mu_
-  // Shared with the rounds queued on the executor, which hold weak references: a worker
-  // erased here is gone for them.
+  // The owners: a round on the executor holds its worker weakly (strongly only while it
+  // runs), so a worker erased here and stopped is gone for its leftover rounds.
   std::map<std::string, std::shared_ptr<Worker>> workers_;  // guarded by mu_
   struct Rate {
     int64_t sample_ms = -1;
