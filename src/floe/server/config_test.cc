@@ -83,6 +83,7 @@ kafka:
   lag-throttle-bytes: 1048576
   lag-limit-bytes: -1
   max-throttle-ms: 250
+  translator-threads: 3
   schema-registry: {host: 0.0.0.0, port: 18081}
 )",
                                &config);
@@ -107,7 +108,10 @@ kafka:
   EXPECT_EQ(config.kafka.lag_throttle_bytes, 1048576);
   EXPECT_EQ(config.kafka.lag_limit_bytes, -1);
   EXPECT_EQ(config.kafka.max_throttle_ms, 250);
+  EXPECT_EQ(config.kafka.translator_threads, 3);
   EXPECT_FALSE(ParseServerConfig("kafka: {max-throttle-ms: 100000}", &config).ok());
+  EXPECT_FALSE(ParseServerConfig("kafka: {translator-threads: -1}", &config).ok());
+  EXPECT_FALSE(ParseServerConfig("kafka: {translator-threads: many}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {table-namespace: ''}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {fsync: sometimes}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {prot: 1}", &config).ok());
@@ -115,6 +119,7 @@ kafka:
   EXPECT_EQ(defaults.kafka.port, 9092);
   EXPECT_EQ(defaults.kafka.table_catalog, "");  // the default catalog
   EXPECT_EQ(defaults.kafka.table_namespace, "kafka");
+  EXPECT_EQ(defaults.kafka.translator_threads, 0);       // one per core
   EXPECT_EQ(defaults.kafka.schema_registry.port, 8081);  // Confluent's default port
 }
 

@@ -307,9 +307,13 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
                                     return raw->HandleRegistryRequest(request);
                                   }));
     }
-    FLOE_ASSIGN_OR_RETURN(server->ingest_,
-                          StartIngest(config, server->registry_, server->kafka_.get(),
-                                      server->optimizer_.get(), server->schema_registry_.get()));
+    FLOE_ASSIGN_OR_RETURN(
+        server->ingest_executor_,
+        Executor::Make({.name = "ingest", .threads = config.kafka.translator_threads}));
+    FLOE_ASSIGN_OR_RETURN(
+        server->ingest_,
+        StartIngest(config, server->registry_, server->kafka_.get(), server->optimizer_.get(),
+                    server->schema_registry_.get(), server->ingest_executor_.get()));
   }
 
   rest::RestCatalogOptions rest_options;
@@ -417,8 +421,10 @@ std::vector<Status> Server::ReloadTls() {
 void Server::Stop() {
   // First: it reads the optimizer and the table topics.
   if (history_) history_->Stop();
-  // Before the listener: the translators read the broker through it.
+  // Before the listener: the translators read the broker through it. Then its executor,
+  // whose leftover rounds find their workers stopped.
   if (ingest_) ingest_->Stop();
+  if (ingest_executor_) ingest_executor_->Stop();
   if (registry_http_) registry_http_->Stop();
   if (kafka_) kafka_->Stop();
   if (http_) http_->Stop();
@@ -657,6 +663,7 @@ std::string SettingsJson(const ServerConfig& config) {
         {"lag-throttle-bytes", k.lag_throttle_bytes},
         {"lag-limit-bytes", k.lag_limit_bytes},
         {"max-throttle-ms", k.max_throttle_ms},
+        {"translator-threads", k.translator_threads},
         {"schema-registry",
          {{"enabled", k.schema_registry.enabled},
           {"host", k.schema_registry.host},

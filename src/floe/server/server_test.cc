@@ -10,6 +10,7 @@
 #include <string_view>
 #include <utility>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -405,6 +406,37 @@ TEST_F(ServerTest, ServesTheDashboardBesideTheApis) {
   // A web dir that was asked for but holds no dashboard fails the start.
   config.web_dir = (dir_ / "nowhere").string();
   EXPECT_EQ(Server::Start(config).status().code(), StatusCode::kNotFound);
+}
+
+// The table topics' rounds run on the server's `ingest` executor (kafka.translator-threads),
+// whose figures /metrics shows with the executor's name.
+TEST_F(ServerTest, MetricsShowTheIngestExecutor) {
+  ServerConfig config = Config();
+  config.kafka.translator_threads = 3;
+  config.kafka.schema_registry.port = 0;
+  auto server = Server::Start(config);
+  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  auto client = http::HttpClient::Make();
+  ASSERT_TRUE(client.ok());
+  http::ClientRequest request;
+  request.method = "GET";
+  request.url = "http://127.0.0.1:" + std::to_string((*server)->http_port()) + "/metrics";
+  auto response = (*client)->Send(request);
+  ASSERT_TRUE(response.ok()) << response.status().ToString();
+  ASSERT_EQ(response->status, 200);
+  const std::string& body = response->body;
+  EXPECT_NE(body.find("floe_executor_threads{executor=\"ingest\"} 3\n"), std::string::npos) << body;
+  for (std::string_view family :
+       {"floe_executor_queued_tasks", "floe_executor_running_tasks", "floe_executor_delayed_tasks",
+        "floe_executor_submitted_tasks_total", "floe_executor_completed_tasks_total",
+        "floe_executor_rejected_tasks_total", "floe_executor_queue_wait_seconds_total",
+        "floe_executor_busy_seconds_total"}) {
+    EXPECT_NE(body.find(fmt::format("# TYPE {} ", family)), std::string::npos) << family;
+    EXPECT_NE(body.find(fmt::format("{}{{executor=\"ingest\"}} ", family)), std::string::npos)
+        << family;
+  }
+  EXPECT_NE(body.find("floe_table_topic_deferred_rounds_total 0\n"), std::string::npos);
+  (*server)->Stop();
 }
 
 TEST_F(ServerTest, RequestBodiesNestAtMostTheJsonDepthLimit) {
