@@ -161,6 +161,7 @@ class Broker {
     int64_t failures = 0;        // failed syncs that discarded batches
   };
   const SyncStats& sync_stats() const { return sync_stats_; }
+  bool group_commit() const { return syncer_ != nullptr; }
 
   void set_advertised_port(int32_t port) { options_.advertised_port = port; }
 
