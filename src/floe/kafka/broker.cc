@@ -873,23 +873,27 @@ void Broker::AnswerProduce(const RequestHeader& h, const ProduceRequest& req, Re
         message = "the table topic's translation lags too far behind; retry later";
       } else {
         Partition& partition = topic->partitions[static_cast<size_t>(pd.index)];
+        const int64_t hwm_before = partition.log->high_watermark();
         int64_t base = -1;
         error = AppendBatch(*topic, partition, *pd.records, h.api_version, &base, &message);
         if (error == ErrorCode::kNone) {
           pr.base_offset = base;
           pr.log_start_offset = partition.log->log_start_offset();
           throttle_ms = std::max(throttle_ms, ThrottleMs(*topic, pd.index));
-          if (partition.log->high_watermark() > base) {
-            visible = true;
-          } else {
-            // Appended now, or a retry of a batch still waiting for its sync.
+          if (partition.log->high_watermark() <= base) {
+            // Group commit: appended now, or a retry of a batch still waiting for its sync.
             SubmitSync(partition);
             unsynced.push_back({&partition, base, partition.log->discards(),
                                 resp.responses.size() - 1, tr.partition_responses.size() - 1});
           }
-        } else if (partition.log->sync_failed()) {
+        } else if (error == ErrorCode::kKafkaStorageError && partition.log->sync_failed()) {
           // A roll's sync of the segment failed: its unsynced batches are not durable.
           FailUnsynced(partition, Status::IOError("{}", message));
+        }
+        if (partition.log->high_watermark() > hwm_before) {
+          // Appended without group commit, or a roll synced the sealed segment's batches.
+          visible = true;
+          ReleaseWaiters(partition);
         }
       }
       pr.error_code = Code(error);

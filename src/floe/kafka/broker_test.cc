@@ -1015,6 +1015,30 @@ TEST_F(GroupCommitTest, ThrottledResponsesAreHeldAfterTheSync) {
   EXPECT_GT(Parse<ProduceResponse>(*answer.frame, 9, true).throttle_time_ms, 0);
 }
 
+// A roll into a new segment syncs the sealed one on the broker's thread: the produces
+// waiting on it are answered then, before the worker's outcome is even applied.
+TEST_F(GroupCommitTest, ARollAnswersTheProducesOfTheSealedSegment) {
+  CreateTopicsRequest create;
+  auto& ct = create.topics.emplace_back();
+  ct.name = "t";
+  ct.num_partitions = 1;
+  ct.replication_factor = 1;
+  ct.configs.push_back({"segment.bytes", std::string("1")});  // every append rolls
+  ASSERT_EQ(Parse<CreateTopicsResponse>(*Send(create, 5), 5, true).topics.at(0).error_code, 0);
+  Answer a;
+  SendProduce("t", 0, Batch(-1, -1, -1, 2), -1, &a);
+  EXPECT_FALSE(a.called);
+  Answer b;
+  SendProduce("t", 0, Batch(-1, -1, -1, 2), -1, &b);
+  ASSERT_TRUE(a.called);  // nothing posted by the worker has run yet
+  EXPECT_EQ(Answered(a).base_offset, 0);
+  EXPECT_FALSE(b.called);
+  EXPECT_EQ(LogEnd("t"), 2);
+  ASSERT_TRUE(RunUntil([&] { return b.called; }));
+  EXPECT_EQ(Answered(b).base_offset, 2);
+  EXPECT_EQ(LogEnd("t"), 4);
+}
+
 // Deleting a topic answers the produces waiting on it; their late sync finds nothing.
 TEST_F(GroupCommitTest, DeletingATopicAnswersItsWaitingProduces) {
   CreateTopic("t", 1);
