@@ -58,11 +58,13 @@ build/fuzz/build.ninja: CMakeLists.txt CMakePresets.json | deps
 build-fuzz: deps build/fuzz/build.ninja
 	cmake --build --preset fuzz -j $(JOBS)
 
-# The checks that need no build: formatting (the tree's .clang-format) and the module
-# dependencies docs/ARCHITECTURE.md allows (includes and CMake links).
+# The checks that need no build: formatting (the tree's .clang-format), the module
+# dependencies docs/ARCHITECTURE.md allows (includes and CMake links), and the module READMEs
+# (one per module, naming every header and no header that does not exist).
 lint: deps
 	@scripts/check-format.sh
 	@python3 scripts/check-layers.py
+	@python3 scripts/check-readmes.py
 
 run: build
 	@scripts/run-main.sh $(FLOE)

@@ -4,6 +4,8 @@
 The table between the `layers:begin` / `layers:end` markers of docs/ARCHITECTURE.md names, for
 each module under src/floe/, the modules it may depend on. This script fails when
   - the table has a cycle, or names a module that does not exist (or misses one that does);
+  - a row allows a module that is not below it (the rows are the layers, top to bottom), or
+    the Layers table of the page lists the src/floe/ modules in another order;
   - a file of module M (tests included) includes "floe/X/..." for an X the table does not
     allow M;
   - a library of module M links (CMake DEPS / PRIVATE_DEPS / target_link_libraries) a floe
@@ -35,6 +37,15 @@ def read_table():
         deps = set(re.findall(r"`([a-z0-9_]+)/?`", cells[1]))
         allowed[module] = deps
     return allowed
+
+
+def layers_order():
+    """The src/floe/ modules in the order the page's Layers table lists them."""
+    text = DOC.read_text()
+    m = re.search(r"^## Layers\n(.*?)^## ", text, re.S | re.M)
+    if not m:
+        return []
+    return re.findall(r"^\| `src/floe/([a-z0-9_]+)`", m.group(1), re.M)
 
 
 def module_libraries():
@@ -90,6 +101,16 @@ def main():
 
     for m in sorted(allowed):
         visit(m, [])
+
+    # Rows are layers, top to bottom: a module may depend only on rows below its own.
+    rows = list(allowed)
+    for i, m in enumerate(rows):
+        for d in sorted(allowed[m]):
+            if d in rows and rows.index(d) <= i:
+                errors.append(f"the table lets {m}/ depend on {d}/, which is not below it")
+    if layers_order() != rows:
+        errors.append("the Layers table of docs/ARCHITECTURE.md lists the modules in another "
+                      "order than the dependency table: " + " ".join(layers_order()))
 
     owner, links = module_libraries()
 

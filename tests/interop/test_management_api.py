@@ -288,6 +288,65 @@ def test_manual_optimize_from_the_api(floe, tmp_path):
         assert code == 404
 
 
+def wait_for(predicate, timeout: float = 15.0, what: str = ""):
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.1)
+
+
+def managed(server, catalog: str) -> dict:
+    return {m["identifier"]: m for m in all_items(server, f"/api/v1/tables?catalog={catalog}")}
+
+
+def test_tables_list_every_table_from_its_create_to_its_drop(floe, tmp_path):
+    # The tables page lists every table, evaluated or not: one pyiceberg creates through the
+    # REST catalog is listed at once, not after the optimizer's next refresh (an hour here),
+    # and a dropped or renamed one goes, from memory and from the metastore.
+    with FloeServer(floe.path, tmp_path / "data", optimizer=True,
+                    extra_args=["--optimizer-refresh-ms", "3600000"]) as server:
+        cat = RestCatalog("floe", uri=server.uri)
+        cat.create_namespace("db")
+        wait_for(lambda: ok(server, "GET", "/api/v1/overview")["optimizer"]["queued-tables"] == 0
+                 and ok(server, "GET", "/api/v1/overview")["optimizer"]["running-tables"] == 0,
+                 what="the startup refresh")
+        cat.create_table("db.empty", SCHEMA)
+        listed = wait_for(lambda: managed(server, "default").get("db.empty"), timeout=5,
+                          what="db.empty in /api/v1/tables")
+        assert listed["status"] == "idle" and listed["catalog"] == "default", listed
+        cat.create_table("db.old", SCHEMA).append(rows(0, 3))
+        wait_for(lambda: "db.old" in managed(server, "default"), timeout=5, what="db.old")
+        cat.rename_table("db.old", "db.new")
+        wait_for(lambda: set(managed(server, "default")) == {"db.empty", "db.new"}, timeout=5,
+                 what="the rename in /api/v1/tables")
+        cat.drop_table("db.empty")
+        wait_for(lambda: set(managed(server, "default")) == {"db.new"}, timeout=5,
+                 what="the drop in /api/v1/tables")
+        assert ok(server, "GET", "/api/v1/overview")["tables"] == 1
+        with sqlite3.connect(server.data_dir / "floe.db") as metastore:
+            saved = {r[0] for r in metastore.execute("SELECT table_name FROM floe_table_runtime")}
+        assert saved <= {"new"}, saved
+
+    # A table another engine creates and drops in an attached catalog: listed and forgotten
+    # by the optimizer's refresh.
+    db = tmp_path / "ext.db"
+    ext = SqlCatalog("lake", uri=f"sqlite:///{db}", warehouse=f"file://{tmp_path / 'ext-wh'}")
+    ext.create_namespace("raw")
+    with FloeServer(floe.path, tmp_path / "data2", optimizer=True,
+                    extra_args=["--optimizer-refresh-ms", "500"]) as server:
+        ok(server, "POST", "/api/v1/catalogs",
+           {"name": "lake", "type": "sql", "uri": f"sqlite:{db}",
+            "properties": {"catalog-name": "lake"}}, status=201)
+        ext.create_table("raw.events", SCHEMA)
+        wait_for(lambda: "raw.events" in managed(server, "lake"), what="raw.events listed")
+        ext.drop_table("raw.events")
+        wait_for(lambda: managed(server, "lake") == {}, what="raw.events forgotten")
+
+
 def test_optimize_trigger_needs_an_optimizer(server):
     cat = RestCatalog("floe", uri=server.uri, warehouse="default")
     cat.create_namespace("db")

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -398,3 +399,41 @@ def test_debezium_cdc_table_equals_the_model_read_by_iceberg_java(server):
 def floe_scan_rows(server, table):
     import floe_runner
     return floe_scan(floe_runner.floe_from_env(), server, table)
+
+
+def test_many_table_topics_share_the_ingest_executor(floe, tmp_path):
+    """Table topics are rounds on the `ingest` executor (kafka.translator-threads), not a
+    thread each: 30 topics translate while the server's thread count stays put, and
+    /metrics shows the executor's work."""
+    from metrics_scrape import one, scrape
+
+    config = {"kafka": {"translator-threads": 2}}
+    with FloeServer(floe.path, tmp_path / "data", kafka=True, config=config) as s:
+        def threads() -> int:
+            return len(list(Path(f"/proc/{s.proc.pid}/task").iterdir()))
+
+        before = threads()
+        topics = [topic_name("many") for _ in range(30)]
+        for topic in topics:
+            create_topic(s.kafka_bootstrap, topic, config=JSON_TOPIC)
+        for topic in topics:
+            produce_confluent(s.kafka_bootstrap, topic,
+                              [json.dumps({"i": i}).encode() for i in range(3)])
+        deadline = time.monotonic() + DEADLINE_SECONDS
+        pending = set(topics)
+        while pending:
+            for topic in sorted(pending):
+                status, body, _ = s.request("GET", f"/api/v1/topics/{topic}")
+                assert status == 200
+                if body["partition-details"][0]["committed-offset"] == 3:
+                    pending.discard(topic)
+            assert time.monotonic() < deadline, (sorted(pending), s.log_text())
+            time.sleep(0.2)
+        # A thread per topic would have added 30.
+        assert threads() <= before + 2, (before, threads())
+        families = scrape(s)
+        assert one(families, "floe_executor_threads", executor="ingest") == 2
+        assert one(families, "floe_executor_completed_tasks_total", executor="ingest") >= 30
+        assert one(families, "floe_executor_busy_seconds_total", executor="ingest") > 0
+        assert one(families, "floe_executor_rejected_tasks_total", executor="ingest") == 0
+        assert one(families, "floe_table_topic_deferred_rounds_total") == 0

@@ -3,7 +3,7 @@ import { ApiError } from "./api";
 // A small DOM builder and the formatting every page shares. Text always goes through
 // textContent (never innerHTML), so names from the API cannot inject markup.
 
-type Child = Node | string | number | null | undefined | false | Child[];
+export type Child = Node | string | number | null | undefined | false | Child[];
 type Attrs = Record<string, string | number | boolean | EventListener | undefined | null>;
 
 export function h<K extends keyof HTMLElementTagNameMap>(
@@ -81,7 +81,7 @@ export function ago(ms: number | null | undefined, now = Date.now()): string {
 
 // A table: columns with a header and a cell function; rows get data-* attributes for tests.
 export interface Column<T> {
-  title: string;
+  title: Child;
   cell: (row: T) => Child;
   num?: boolean;
 }

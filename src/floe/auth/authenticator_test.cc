@@ -38,7 +38,7 @@ class AuthenticatorTest : public ::testing::Test {
 
   std::unique_ptr<Authenticator> Make(AuthConfig config, std::string key = std::string(32, 'k')) {
     auto made = Authenticator::Make(std::move(config), std::move(key), [this] { return now_ms_; });
-    EXPECT_TRUE(made.ok()) << made.status().ToString();
+    FLOE_EXPECT_OK(made);
     return made.ok() ? std::move(*made) : nullptr;
   }
 
@@ -87,7 +87,7 @@ TEST_F(AuthenticatorTest, ClientCredentialsInTheBodyGetATokenResponse) {
   EXPECT_EQ(body["expires_in"], 3600);
   EXPECT_EQ(body["issued_token_type"], "urn:ietf:params:oauth:token-type:access_token");
   auto principal = auth_->VerifyToken(body["access_token"].get<std::string>());
-  ASSERT_TRUE(principal.ok()) << principal.status().ToString();
+  FLOE_ASSERT_OK(principal);
   EXPECT_EQ((*principal)->name, "etl");
   EXPECT_EQ(response.principal, "etl");
   bool no_store = false;
@@ -223,12 +223,11 @@ TEST_F(AuthenticatorTest, MalformedTokenRequestsAre400) {
 TEST_F(AuthenticatorTest, TokensExpireAfterTheirLifetime) {
   std::string token = auth_->IssueToken(*(*auth_->VerifyToken("static-token")));
   now_ms_ += 3599'999;
-  EXPECT_TRUE(auth_->VerifyToken(token).ok());
+  FLOE_EXPECT_OK(auth_->VerifyToken(token));
   now_ms_ += 1;
   auto expired = auth_->VerifyToken(token);
-  ASSERT_FALSE(expired.ok());
-  EXPECT_EQ(expired.status().code(), StatusCode::kUnauthenticated);
-  EXPECT_TRUE(auth_->VerifyToken(token, /*allow_expired=*/true).ok());
+  ASSERT_THAT(expired, IsError(StatusCode::kUnauthenticated));
+  FLOE_EXPECT_OK(auth_->VerifyToken(token, /*allow_expired=*/true));
 }
 
 TEST_F(AuthenticatorTest, ATokenIssuedMidSecondLivesItsWholeLifetime) {
@@ -236,7 +235,7 @@ TEST_F(AuthenticatorTest, ATokenIssuedMidSecondLivesItsWholeLifetime) {
   now_ms_ += 900;
   std::string token = auth_->IssueToken(*(*auth_->VerifyToken("static-token")));
   now_ms_ += 3599'999;
-  EXPECT_TRUE(auth_->VerifyToken(token).ok());
+  FLOE_EXPECT_OK(auth_->VerifyToken(token));
   now_ms_ += 101;
   EXPECT_FALSE(auth_->VerifyToken(token).ok());
 }
@@ -244,7 +243,7 @@ TEST_F(AuthenticatorTest, ATokenIssuedMidSecondLivesItsWholeLifetime) {
 TEST_F(AuthenticatorTest, ForgedAndForeignTokensAreRefused) {
   std::string token = IssuedToken(auth_->HandleTokenRequest(
       TokenRequest("grant_type=client_credentials", "Basic ZXRsOmV0bC1zZWNyZXQ=")));
-  ASSERT_TRUE(auth_->VerifyToken(token).ok());
+  FLOE_ASSERT_OK(auth_->VerifyToken(token));
   // Another principal's name, or a later expiry, under etl's MAC.
   std::string other = token;
   other.replace(other.find(HexEncode("etl")), 6, HexEncode("viewer"));
@@ -257,13 +256,12 @@ TEST_F(AuthenticatorTest, ForgedAndForeignTokensAreRefused) {
                                  std::string("floe1"), std::string("floe1...."), std::string(""),
                                  std::string("etl-secret"), std::string("floe1.zz.1.00")}) {
     auto verified = auth_->VerifyToken(bad);
-    EXPECT_FALSE(verified.ok()) << bad;
-    EXPECT_EQ(verified.status().code(), StatusCode::kUnauthenticated);
+    EXPECT_THAT(verified, IsError(StatusCode::kUnauthenticated)) << bad;
   }
   // Another key: another server that does not share the key file.
   EXPECT_FALSE(Make(Config(), std::string(32, 'x'))->VerifyToken(token).ok());
   // The same key: a second server sharing the key file accepts it.
-  EXPECT_TRUE(Make(Config())->VerifyToken(token).ok());
+  FLOE_EXPECT_OK(Make(Config())->VerifyToken(token));
   // A new secret revokes the tokens issued under the old one.
   AuthConfig rotated = Config();
   rotated.principals[0].secret_sha256 = Sha256("new-secret");
@@ -321,14 +319,14 @@ TEST_F(AuthenticatorTest, AccessDecisions) {
   AuthConfig config = Config();
   const Principal& etl = config.principals[0];
   const Principal& viewer = **auth_->VerifyToken("static-token");
-  EXPECT_TRUE(Authenticator::Authorize(etl, "default", Access::kWrite).ok());
-  EXPECT_TRUE(Authenticator::Authorize(etl, "default", Access::kRead).ok());
-  EXPECT_TRUE(Authenticator::Authorize(etl, "lake", Access::kRead).ok());
+  FLOE_EXPECT_OK(Authenticator::Authorize(etl, "default", Access::kWrite));
+  FLOE_EXPECT_OK(Authenticator::Authorize(etl, "default", Access::kRead));
+  FLOE_EXPECT_OK(Authenticator::Authorize(etl, "lake", Access::kRead));
   EXPECT_EQ(Authenticator::Authorize(etl, "lake", Access::kWrite).code(),
             StatusCode::kPermissionDenied);
   EXPECT_EQ(Authenticator::Authorize(etl, "other", Access::kRead).code(),
             StatusCode::kPermissionDenied);
-  EXPECT_TRUE(Authenticator::Authorize(viewer, "anything", Access::kRead).ok());
+  FLOE_EXPECT_OK(Authenticator::Authorize(viewer, "anything", Access::kRead));
   EXPECT_FALSE(Authenticator::Authorize(viewer, "anything", Access::kWrite).ok());
   // A catalog's own entry wins over "*".
   EXPECT_FALSE(Authenticator::Authorize(viewer, "private", Access::kRead).ok());
@@ -363,7 +361,7 @@ TEST(TokenKey, CreatedOnceWithOwnerOnlyPermissions) {
   std::filesystem::create_directories(dir);
   std::string path = (dir / "auth-token.key").string();
   auto first = LoadOrCreateTokenKey(path);
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  FLOE_ASSERT_OK(first);
   EXPECT_EQ(first->size(), 32u);
   struct stat st {};
   ASSERT_EQ(::stat(path.c_str(), &st), 0);

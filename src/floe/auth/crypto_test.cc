@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::auth {
 namespace {
 
@@ -31,7 +33,8 @@ TEST(Crypto, ConstantTimeEquals) {
 TEST(Crypto, RandomBytesDiffer) {
   auto a = RandomBytes(32);
   auto b = RandomBytes(32);
-  ASSERT_TRUE(a.ok() && b.ok());
+  FLOE_ASSERT_OK(a);
+  FLOE_ASSERT_OK(b);
   EXPECT_EQ(a->size(), 32u);
   EXPECT_NE(*a, *b);
 }

@@ -18,8 +18,13 @@
 
 namespace floe {
 
-// The code set is small on purpose: one table (base/status.cc) maps it to HTTP statuses,
-// Iceberg REST error types and Kafka error codes.
+// The code set is small on purpose. base/ only names the codes (StatusCodeName); each
+// protocol maps every one of them in one table of its own, a switch without `default:` so a
+// new code does not compile until each table has its answer:
+//   rest/errors.h               HTTP status and Iceberg REST error type (the REST catalog and
+//                               the management API)
+//   kafka/protocol.h            Kafka error code (ErrorCodeFor, the broker)
+//   ingest/registry_errors.h    Confluent Schema Registry error code
 enum class StatusCode : uint8_t {
   kOk = 0,
   kInvalidArgument,     // the caller's input is wrong; retrying will not help
@@ -38,6 +43,26 @@ enum class StatusCode : uint8_t {
   kInternal,           // a floe bug: an invariant did not hold
 };
 
+// Every StatusCode, in enum order: the tests of the mapping tables walk it.
+inline constexpr StatusCode kAllStatusCodes[] = {
+    StatusCode::kOk,
+    StatusCode::kInvalidArgument,
+    StatusCode::kNotFound,
+    StatusCode::kAlreadyExists,
+    StatusCode::kFailedPrecondition,
+    StatusCode::kConflict,
+    StatusCode::kUnavailable,
+    StatusCode::kDeadlineExceeded,
+    StatusCode::kUnauthenticated,
+    StatusCode::kPermissionDenied,
+    StatusCode::kCorrupt,
+    StatusCode::kUnimplemented,
+    StatusCode::kIOError,
+    StatusCode::kResourceExhausted,
+    StatusCode::kInternal,
+};
+
+// The code's name, as in "NotFound"; "Unknown" for a value outside the enum.
 std::string_view StatusCodeName(StatusCode code);
 
 class [[nodiscard]] Status {

@@ -1,6 +1,7 @@
 // GoogleTest helpers for Status / Result, shared by every unit test:
 //   FLOE_ASSERT_OK(expr) / FLOE_EXPECT_OK(expr)   expr (a Status or Result) is OK, else the
-//                                                  failure prints its status
+//                                                  failure prints its status (and whatever
+//                                                  is streamed in: FLOE_ASSERT_OK(x) << path)
 //   FLOE_ASSERT_OK_AND_ASSIGN(lhs, expr)           expr is an OK Result; its value moves to lhs
 //   EXPECT_THAT(expr, IsError(StatusCode::kX))     expr failed with that code
 //   EXPECT_THAT(expr, IsError(kX, HasSubstr("…"))) ... and a message matching the matcher
@@ -50,21 +51,24 @@ inline auto IsError(StatusCode code) { return IsError(code, ::testing::_); }
 
 }  // namespace floe
 
-#define FLOE_ASSERT_OK(expr)                                \
-  do {                                                      \
-    ::floe::Status _s = ::floe::internal::ToStatus((expr)); \
-    ASSERT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
-  } while (false)
+// FLOE_ASSERT_OK / FLOE_EXPECT_OK take more context like any gtest assertion:
+// FLOE_ASSERT_OK(Write(path)) << path. `switch (0) case 0: default:` makes the macro one
+// statement that a following `else` cannot attach to (gtest's own assertions do the same).
+#define FLOE_TEST_OK_IMPL(expr, fail)                                                \
+  switch (0)                                                                         \
+  case 0:                                                                            \
+  default:                                                                           \
+    if (const ::floe::Status _floe_test_status = ::floe::internal::ToStatus((expr)); \
+        _floe_test_status.ok()) {                                                    \
+    } else                                                                           \
+      fail() << #expr << ": " << _floe_test_status.ToString()
 
-#define FLOE_EXPECT_OK(expr)                                \
-  do {                                                      \
-    ::floe::Status _s = ::floe::internal::ToStatus((expr)); \
-    EXPECT_TRUE(_s.ok()) << #expr << ": " << _s.ToString(); \
-  } while (false)
+#define FLOE_ASSERT_OK(expr) FLOE_TEST_OK_IMPL(expr, FAIL)
+#define FLOE_EXPECT_OK(expr) FLOE_TEST_OK_IMPL(expr, ADD_FAILURE)
 
 #define FLOE_ASSERT_OK_AND_ASSIGN_IMPL(tmp, lhs, expr)               \
   auto tmp = (expr);                                                 \
-  ASSERT_TRUE(tmp.ok()) << #expr << ": " << tmp.status().ToString(); \
+  if (!tmp.ok()) FAIL() << #expr << ": " << tmp.status().ToString(); \
   lhs = std::move(tmp).value()
 
 // Expects `expr` (a Status or Result) to fail with StatusCode::`code`: FLOE_EXPECT_CODE(x,

@@ -16,6 +16,7 @@
 #include <set>
 #include <thread>
 
+#include "floe/base/testing.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/catalog/filesystem_catalog.h"
 #include "floe/catalog/sql_catalog.h"
@@ -126,7 +127,7 @@ class CatalogTest : public ::testing::TestWithParam<Backend> {
     options.allowed_locations = {allowed_.string()};
     options.io = std::move(io);
     auto catalog = OpenCatalog(uri_, std::move(options));
-    EXPECT_TRUE(catalog.ok()) << catalog.status().ToString();
+    FLOE_EXPECT_OK(catalog);
     return catalog.ok() ? std::move(*catalog) : nullptr;
   }
 
@@ -143,18 +144,18 @@ class CatalogTest : public ::testing::TestWithParam<Backend> {
 
   iceberg::TableMetadataPtr Create(std::string_view id, Properties properties = {}) {
     if (!catalog_->NamespaceExists(Id(id).ns).value_or(true)) {
-      EXPECT_TRUE(catalog_->CreateNamespace(Id(id).ns, {}).ok());
+      FLOE_EXPECT_OK(catalog_->CreateNamespace(Id(id).ns, {}));
     }
     CreateTableRequest request = Request();
     for (auto& [k, v] : properties) request.properties[k] = v;
     auto created = catalog_->CreateTable(Id(id), request);
-    EXPECT_TRUE(created.ok()) << created.status().ToString();
+    FLOE_EXPECT_OK(created);
     return created.ok() ? *created : nullptr;
   }
 
   std::unique_ptr<iceberg::TableOperations> Load(Catalog& catalog, std::string_view id) {
     auto ops = catalog.LoadTable(Id(id));
-    EXPECT_TRUE(ops.ok()) << ops.status().ToString();
+    FLOE_EXPECT_OK(ops);
     return ops.ok() ? std::move(*ops) : nullptr;
   }
 
@@ -478,12 +479,12 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
     iceberg::DataFile f;
     f.file_path =
         data_dir + "/f-" + std::to_string(snapshot_id) + "-" + std::to_string(i) + ".parquet";
-    EXPECT_TRUE(ops.io().WriteFile(f.file_path, "not really parquet", false).ok());
+    FLOE_EXPECT_OK(ops.io().WriteFile(f.file_path, "not really parquet", false));
     f.partition = {iceberg::Literal::Int(i), iceberg::Literal::Date(19000)};
     f.record_count = 1;
     f.file_size_in_bytes = 18;
     Status added = writer->Add(f);
-    EXPECT_TRUE(added.ok()) << added.ToString();
+    FLOE_EXPECT_OK(added);
     files.push_back(f.file_path);
   }
   auto manifest = *writer->Close();
@@ -495,8 +496,8 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
   lo.sequence_number = base->last_sequence_number + 1;
   std::string list_path = dir + "/metadata/snap-" + std::to_string(snapshot_id) + ".avro";
   auto list = *iceberg::ManifestListWriter::Make(*ops.io().CreateOutput(list_path, false), lo);
-  EXPECT_TRUE(list->Add(manifest).ok());
-  EXPECT_TRUE(list->Close().ok());
+  FLOE_EXPECT_OK(list->Add(manifest));
+  FLOE_EXPECT_OK(list->Close());
   files.push_back(list_path);
 
   iceberg::Snapshot snapshot;
@@ -511,7 +512,7 @@ std::vector<std::string> CommitSnapshot(iceberg::TableOperations& ops, int64_t s
       {iceberg::requirement::AssertRefSnapshotId{"main", base->current_snapshot_id}},
       {iceberg::update::AddSnapshot{snapshot},
        iceberg::update::SetSnapshotRef{"main", iceberg::SnapshotRef::Branch(snapshot_id)}});
-  EXPECT_TRUE(committed.ok()) << committed.status().ToString();
+  FLOE_EXPECT_OK(committed);
   return files;
 }
 
@@ -1026,7 +1027,7 @@ TEST_P(CatalogTest, PoolChangeVersionFollowsEveryCommit) {
   // The pool's own catalog.
   {
     auto lease = pool.Acquire();
-    ASSERT_TRUE(lease.ok()) << lease.status().ToString();
+    FLOE_ASSERT_OK(lease);
     FLOE_ASSERT_OK((*lease)->CreateTable(TableIdentifier{Namespace{{"outside"}}, "t"}, Request()));
   }
   std::optional<uint64_t> third = pool.ChangeVersion();

@@ -183,7 +183,7 @@ TEST(LocationPolicy, TableUpdatesAndProperties) {
 
 TEST(PathSegments, UnsafeNamesRefused) {
   for (const char* name : {"t", "odd name", "k+2", "..x", "a.b", "ünïcode"}) {
-    EXPECT_TRUE(CheckPathSegment(name, "table").ok()) << name;
+    FLOE_EXPECT_OK(CheckPathSegment(name, "table")) << name;
   }
   for (std::string name :
        {std::string(""), std::string("."), std::string(".."), std::string("a/b"),

@@ -13,6 +13,8 @@
 
 #include <thread>
 
+#include "floe/base/testing.h"
+
 namespace floe::catalog {
 namespace {
 
@@ -20,12 +22,12 @@ using Context = RestCatalog::ErrorContext;
 
 TEST(RestUriTest, BaseUrlAndQueryProperties) {
   auto uri = ParseRestUri("rest:http://127.0.0.1:8181/api/catalog/?token=a%2Bb&warehouse=w+1");
-  ASSERT_TRUE(uri.ok()) << uri.status().ToString();
+  FLOE_ASSERT_OK(uri);
   EXPECT_EQ(uri->base_url, "http://127.0.0.1:8181/api/catalog");
   EXPECT_EQ(uri->properties, (Properties{{"token", "a+b"}, {"warehouse", "w 1"}}));
 
   uri = ParseRestUri("rest:https://catalog.example.com");
-  ASSERT_TRUE(uri.ok());
+  FLOE_ASSERT_OK(uri);
   EXPECT_EQ(uri->base_url, "https://catalog.example.com");
   EXPECT_TRUE(uri->properties.empty());
 }
@@ -35,8 +37,7 @@ TEST(RestUriTest, Rejects) {
        {"http://h:1", "rest:ftp://h", "rest:h:1", "rest:http://", "rest:http://user:secret@h:1",
         "rest:http://h:1?novalue", "rest:http://h:1?k=%zz", "rest:http://h:1?k=%2"}) {
     auto uri = ParseRestUri(bad);
-    ASSERT_FALSE(uri.ok()) << bad;
-    EXPECT_EQ(uri.status().code(), StatusCode::kInvalidArgument) << bad;
+    ASSERT_THAT(uri, IsError(StatusCode::kInvalidArgument)) << bad;
     // The rejected credential is not echoed back.
     EXPECT_EQ(uri.status().message().find("secret"), std::string_view::npos);
   }
@@ -145,13 +146,12 @@ TEST(HttpClientTest, RefusedConnectionIsUnavailable) {
   close(fd);
 
   auto client = http::HttpClient::Make();
-  ASSERT_TRUE(client.ok());
+  FLOE_ASSERT_OK(client);
   http::ClientRequest request;
   request.url = fmt::format("http://127.0.0.1:{}/v1/config", ntohs(addr.sin_port));
   request.headers = {{"Authorization", "Bearer top-secret"}};
   auto response = (*client)->Send(request);
-  ASSERT_FALSE(response.ok());
-  EXPECT_EQ(response.status().code(), StatusCode::kUnavailable) << response.status().ToString();
+  ASSERT_THAT(response, IsError(StatusCode::kUnavailable));
   EXPECT_EQ(response.status().message().find("top-secret"), std::string_view::npos);
 }
 
@@ -237,13 +237,13 @@ TEST(HttpClientTest, StatusHeadersBodyAndKeepAlive) {
         "HTTP/1.1 404 Not Found\r\nContent-Length: 2\r\n\r\n{}",
     });
     auto made = http::HttpClient::Make();  // destroyed before the server: closes the connection
-    ASSERT_TRUE(made.ok());
+    FLOE_ASSERT_OK(made);
     std::unique_ptr<http::HttpClient>& client = *made;
     http::ClientRequest get;
     get.url = server.url("/v1/config?warehouse=w");
     get.headers = {{"Authorization", "Bearer t"}};
     auto first = client->Send(get);
-    ASSERT_TRUE(first.ok()) << first.status().ToString();
+    FLOE_ASSERT_OK(first);
     EXPECT_EQ(first->status, 200);
     EXPECT_EQ(first->body, "hello");
     EXPECT_EQ(first->Header("etag"), "\"v1\"");
@@ -256,7 +256,7 @@ TEST(HttpClientTest, StatusHeadersBodyAndKeepAlive) {
     post.body = R"({"namespace":["a"]})";
     post.headers = {{"Content-Type", "application/json"}};
     auto second = client->Send(post);
-    ASSERT_TRUE(second.ok()) << second.status().ToString();
+    FLOE_ASSERT_OK(second);
     EXPECT_EQ(second->status, 404);  // any status is a result
     EXPECT_EQ(second->body, "{}");
     client.reset();  // closes the connection; the server thread ends
@@ -278,12 +278,11 @@ TEST(HttpClientTest, ResponseSizeCapAndTimeout) {
     http::HttpClientOptions options;
     options.max_response_bytes = 4;
     auto client = http::HttpClient::Make(options);
-    ASSERT_TRUE(client.ok());
+    FLOE_ASSERT_OK(client);
     http::ClientRequest get;
     get.url = server.url("/big");
     auto response = (*client)->Send(get);
-    ASSERT_FALSE(response.ok());
-    EXPECT_EQ(response.status().code(), StatusCode::kIOError) << response.status().ToString();
+    ASSERT_THAT(response, IsError(StatusCode::kIOError));
     client->reset();
   }
   {
@@ -291,7 +290,7 @@ TEST(HttpClientTest, ResponseSizeCapAndTimeout) {
     http::HttpClientOptions options;
     options.request_timeout_ms = 200;
     auto client = http::HttpClient::Make(options);
-    ASSERT_TRUE(client.ok());
+    FLOE_ASSERT_OK(client);
     http::ClientRequest get;
     get.url = server.url("/slow");
     auto response = (*client)->Send(get);
@@ -304,12 +303,11 @@ TEST(HttpClientTest, ResponseSizeCapAndTimeout) {
 
 TEST(HttpClientTest, OtherSchemesAreRefused) {
   auto client = http::HttpClient::Make();
-  ASSERT_TRUE(client.ok());
+  FLOE_ASSERT_OK(client);
   http::ClientRequest request;
   request.url = "file:///etc/passwd";
   auto response = (*client)->Send(request);
-  ASSERT_FALSE(response.ok());
-  EXPECT_EQ(response.status().code(), StatusCode::kInvalidArgument);
+  ASSERT_THAT(response, IsError(StatusCode::kInvalidArgument));
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include <thread>
 
+#include "floe/base/testing.h"
 #include "floe/catalog/test_util.h"
 
 namespace floe::catalog {
@@ -28,7 +29,7 @@ class SqlCatalogStoreTest : public ::testing::TestWithParam<SqlDialect> {
 
   std::unique_ptr<SqlCatalogStore> Open(const std::string& catalog) {
     auto store = SqlCatalogStore::Open(db_.uri(), catalog);
-    EXPECT_TRUE(store.ok()) << store.status().ToString();
+    FLOE_EXPECT_OK(store);
     return store.ok() ? std::move(*store) : nullptr;
   }
 
@@ -38,7 +39,7 @@ class SqlCatalogStoreTest : public ::testing::TestWithParam<SqlDialect> {
   }
   std::vector<SqlRow> Query(std::string_view sql, std::initializer_list<SqlParam> params = {}) {
     auto result = store_->connection()->Execute(sql, params);
-    EXPECT_TRUE(result.ok()) << result.status().ToString();
+    FLOE_EXPECT_OK(result);
     return result.ok() ? result->rows : std::vector<SqlRow>{};
   }
   void InsertRow(std::string_view ns, std::string_view name, std::optional<std::string> type,

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/catalog/test_util.h"
 
 namespace floe::catalog {
@@ -22,7 +23,7 @@ TEST(ParseSqlUriTest, Sqlite) {
                         Case{"jdbc:sqlite:/tmp/c.db", "/tmp/c.db"}, Case{"SQLite:x.db", "x.db"},
                         Case{"sqlite::memory:", ":memory:"}}) {
     auto target = ParseSqlUri(c.uri);
-    ASSERT_TRUE(target.ok()) << c.uri << ": " << target.status().ToString();
+    FLOE_ASSERT_OK(target) << c.uri;
     EXPECT_EQ(target->dialect, SqlDialect::kSqlite) << c.uri;
     EXPECT_EQ(target->location, c.path) << c.uri;
   }
@@ -40,7 +41,7 @@ TEST(ParseSqlUriTest, Postgres) {
                         Case{"jdbc:postgresql://h:5432/cat?user=u&password=p",
                              "postgresql://h:5432/cat?user=u&password=p"}}) {
     auto target = ParseSqlUri(c.uri);
-    ASSERT_TRUE(target.ok()) << c.uri << ": " << target.status().ToString();
+    FLOE_ASSERT_OK(target) << c.uri;
     EXPECT_EQ(target->dialect, SqlDialect::kPostgres) << c.uri;
     EXPECT_EQ(target->location, c.conninfo) << c.uri;
   }
@@ -70,7 +71,7 @@ class SqlConnectionTest : public ::testing::TestWithParam<SqlDialect> {
   void SetUp() override {
     ASSERT_NO_FATAL_FAILURE(db_.SetUp(GetParam()));
     auto conn = SqlConnection::Open(db_.uri());
-    ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+    FLOE_ASSERT_OK(conn);
     conn_ = std::move(*conn);
     FLOE_ASSERT_OK(conn_->Execute(
         "CREATE TABLE kv (k VARCHAR(40) PRIMARY KEY, v VARCHAR(100), n BIGINT NOT NULL)"));
@@ -78,7 +79,7 @@ class SqlConnectionTest : public ::testing::TestWithParam<SqlDialect> {
 
   std::unique_ptr<SqlConnection> Connect() {
     auto conn = SqlConnection::Open(db_.uri());
-    EXPECT_TRUE(conn.ok()) << conn.status().ToString();
+    FLOE_EXPECT_OK(conn);
     return conn.ok() ? std::move(*conn) : nullptr;
   }
 

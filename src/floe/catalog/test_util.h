@@ -45,10 +45,10 @@ class TestDatabase {
     server_ = server;
     schema_ = "floe_test_" + id;
     auto admin = SqlConnection::Open(server_);
-    ASSERT_TRUE(admin.ok()) << admin.status().ToString();
+    FLOE_ASSERT_OK(admin);
     // Our own identifier, not user input.
     auto created = (*admin)->Execute("CREATE SCHEMA " + schema_);
-    ASSERT_TRUE(created.ok()) << created.status().ToString();
+    FLOE_ASSERT_OK(created);
     uri_ = server_ + (server_.find('?') == std::string::npos ? "?" : "&") +
            "options=-csearch_path%3D" + schema_;
   }

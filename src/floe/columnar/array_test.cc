@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/columnar/json.h"
 
@@ -49,7 +50,7 @@ Array BuildNested() {
 
 TEST(ArrayTest, BuildersProduceValidNestedArrays) {
   Array a = BuildNested();
-  ASSERT_TRUE(a.Validate().ok()) << a.Validate().ToString();
+  FLOE_ASSERT_OK(a.Validate());
   EXPECT_EQ(a.length(), 3);
   EXPECT_EQ(a.null_count(), 1);
   EXPECT_TRUE(a.IsNull(1));
@@ -70,14 +71,14 @@ TEST(ArrayTest, BuildersProduceValidNestedArrays) {
 TEST(ArrayTest, SliceAndEquals) {
   Array a = BuildNested();
   Array tail = a.Slice(1, 2);
-  ASSERT_TRUE(tail.Validate().ok()) << tail.Validate().ToString();
+  FLOE_ASSERT_OK(tail.Validate());
   EXPECT_EQ(tail.length(), 2);
   EXPECT_TRUE(tail.IsNull(0));
   EXPECT_EQ(tail.child(0).Value<int64_t>(1), 3);
   EXPECT_TRUE(a.Slice(0, 3).Equals(a));
   EXPECT_FALSE(tail.Equals(a.Slice(0, 2)));
   Array nulls = Array::Nulls(NestedType(), 4);
-  ASSERT_TRUE(nulls.Validate().ok());
+  FLOE_ASSERT_OK(nulls.Validate());
   EXPECT_EQ(nulls.null_count(), 4);
 }
 
@@ -100,7 +101,7 @@ TEST(ArrayTest, UnionBuilder) {
   static_cast<BinaryBuilder*>(u->member(2))->Append("x");
   u->AppendNull();
   Array a = b->Finish();
-  ASSERT_TRUE(a.Validate().ok()) << a.Validate().ToString();
+  FLOE_ASSERT_OK(a.Validate());
   std::string out;
   JsonWriter w(&out);
   w.BeginArray();

@@ -1,5 +1,5 @@
 // Whole-array operations on column batches: selection by a mask (the way deletes and row
-// filters drop rows) and concatenation. One pass per buffer, no per-row allocation.
+// filters drop rows). One pass per buffer, no per-row allocation.
 #pragma once
 
 #include <cstdint>

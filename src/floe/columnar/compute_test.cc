@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 
 namespace floe::columnar {
@@ -76,7 +77,7 @@ TEST(Filter, EveryLayout) {
     int64_t selected = CountSelected(keep.data(), static_cast<int64_t>(keep.size()));
     for (size_t c = 0; c < input.size(); ++c) {
       Array got = Filter(input[c], keep.data(), selected);
-      ASSERT_TRUE(got.Validate().ok()) << got.Validate().ToString();
+      FLOE_ASSERT_OK(got.Validate());
       EXPECT_TRUE(got.Equals(expected[c])) << "column " << c;
     }
   }

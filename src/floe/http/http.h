@@ -1,6 +1,6 @@
 // HTTP request and response values shared by the HTTP server (http_server.h) and the
-// services behind it (the REST catalog, later the management API). No Beast types here, so
-// handlers compile without Boost.
+// services behind it (the REST catalog, the management API, the schema registry). No Beast
+// types here, so handlers compile without Boost.
 #pragma once
 
 #include <cstdint>

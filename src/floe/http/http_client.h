@@ -1,6 +1,6 @@
-// HttpClient: blocking HTTP/1.1 requests over libcurl, for the REST catalog client (and later
-// object stores). One client holds one curl easy handle, so consecutive requests to the same
-// host reuse the connection (keep-alive).
+// HttpClient: blocking HTTP/1.1 requests over libcurl, for the REST catalog client, S3 and STS.
+// One client holds one curl easy handle, so consecutive requests to the same host reuse the
+// connection (keep-alive).
 //
 // Errors: transport failures are kUnavailable (could not resolve or connect, connection
 // reset, TLS failure) or kDeadlineExceeded (a timeout elapsed); a response body larger than

@@ -9,7 +9,7 @@
 // handshake (within read_timeout) on the context current when it was accepted, so a
 // reloaded certificate serves new connections while open ones keep theirs.
 //
-// Thread-safety: Start/Stop/Wait from one controlling thread; the handler is called
+// Thread-safety: Start/Stop from one controlling thread; the handler is called
 // concurrently from the worker threads.
 #pragma once
 
@@ -62,7 +62,7 @@ class HttpServer {
   // Binds and starts serving. Errors: kInvalidArgument (bad host), kUnavailable (the port
   // is taken or cannot be bound).
   static Result<std::unique_ptr<HttpServer>> Start(HttpServerOptions options, HttpHandler handler);
-  ~HttpServer();  // Stop() and Wait()
+  ~HttpServer();  // Stop()
 
   HttpServer(const HttpServer&) = delete;
   HttpServer& operator=(const HttpServer&) = delete;

@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/http/http.h"
 
 namespace floe::http {
@@ -97,7 +98,7 @@ TEST(HttpServer, KeepAliveServesSeveralRequestsOnOneConnection) {
   HttpServerOptions options;
   options.port = 0;
   auto server = HttpServer::Start(options, Echo);
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  FLOE_ASSERT_OK(server);
   RawClient client((*server)->port());
   ASSERT_TRUE(client.connected());
   client.Send("GET /v1/a%1Fb?x=1 HTTP/1.1\r\nHost: t\r\nX-Test: hi\r\n\r\n");
@@ -115,7 +116,7 @@ TEST(HttpServer, OversizedBodyGets413AndTheServerKeepsServing) {
   options.port = 0;
   options.max_body_bytes = 100;
   auto server = HttpServer::Start(options, Echo);
-  ASSERT_TRUE(server.ok());
+  FLOE_ASSERT_OK(server);
   {
     RawClient client((*server)->port());
     client.Send("POST /p HTTP/1.1\r\nHost: t\r\nContent-Length: 101\r\n\r\n" +
@@ -133,7 +134,7 @@ TEST(HttpServer, MalformedRequestGets400AndClose) {
   HttpServerOptions options;
   options.port = 0;
   auto server = HttpServer::Start(options, Echo);
-  ASSERT_TRUE(server.ok());
+  FLOE_ASSERT_OK(server);
   RawClient client((*server)->port());
   client.Send("NOT AN HTTP REQUEST\r\n\r\n");
   auto [status, body] = client.ReadResponse();
@@ -147,7 +148,7 @@ TEST(HttpServer, OversizedHeaderGets431) {
   options.port = 0;
   options.max_header_bytes = 1024;
   auto server = HttpServer::Start(options, Echo);
-  ASSERT_TRUE(server.ok());
+  FLOE_ASSERT_OK(server);
   RawClient client((*server)->port());
   client.Send("GET / HTTP/1.1\r\nHost: t\r\nX-Big: " + std::string(4096, 'a') + "\r\n\r\n");
   EXPECT_EQ(client.ReadResponse().first, 431);
@@ -158,7 +159,7 @@ TEST(HttpServer, HeadAnswersWithoutBody) {
   options.port = 0;
   auto server = HttpServer::Start(
       options, [](const HttpRequest&) { return HttpResponse::Json(404, "{\"error\":{}}"); });
-  ASSERT_TRUE(server.ok());
+  FLOE_ASSERT_OK(server);
   RawClient client((*server)->port());
   client.Send("HEAD /x HTTP/1.1\r\nHost: t\r\n\r\n");
   auto [status, body] = client.ReadResponse();
@@ -179,7 +180,7 @@ TEST(HttpServer, StopLetsARequestInFlightFinish) {
     while (!release.load()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
     return HttpResponse::Json(200, "committed");
   });
-  ASSERT_TRUE(server.ok());
+  FLOE_ASSERT_OK(server);
   RawClient client((*server)->port());
   client.Send("POST /commit HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n");
   entered.get_future().wait();
@@ -220,7 +221,7 @@ TEST(HttpServer, AccessLogHasNoQueryString) {
   HttpServerOptions options = log.Options();
   {
     auto server = HttpServer::Start(options, Echo);
-    ASSERT_TRUE(server.ok());
+    FLOE_ASSERT_OK(server);
     RawClient client((*server)->port());
     client.Send(
         "GET /v1/x?token=secret HTTP/1.1\r\nHost: t\r\nAuthorization: Bearer s3cr3t\r\n\r\n");
@@ -247,7 +248,7 @@ TEST(HttpServer, AccessLogNamesThePrincipalOfTheResponse) {
       }
       return response;
     });
-    ASSERT_TRUE(server.ok());
+    FLOE_ASSERT_OK(server);
     RawClient client((*server)->port());
     client.Send("GET /who HTTP/1.1\r\nHost: t\r\n\r\n");
     EXPECT_EQ(client.ReadResponse().first, 200);
@@ -270,11 +271,10 @@ TEST(HttpServer, BusyPortIsUnavailable) {
   HttpServerOptions options;
   options.port = 0;
   auto first = HttpServer::Start(options, Echo);
-  ASSERT_TRUE(first.ok());
+  FLOE_ASSERT_OK(first);
   options.port = (*first)->port();
   auto second = HttpServer::Start(options, Echo);
-  ASSERT_FALSE(second.ok());
-  EXPECT_EQ(second.status().code(), StatusCode::kUnavailable);
+  ASSERT_THAT(second, IsError(StatusCode::kUnavailable));
 }
 
 TEST(HttpUtil, PercentDecodingAndPaths) {
@@ -285,12 +285,12 @@ TEST(HttpUtil, PercentDecodingAndPaths) {
   EXPECT_EQ(*PercentDecode("a+b", true), "a b");
   EXPECT_EQ(PercentEncode("a b\x1f/"), "a%20b%1F%2F");
   auto parts = SplitPath("/v1/cat/namespaces/a%1Fb/");
-  ASSERT_TRUE(parts.ok());
+  FLOE_ASSERT_OK(parts);
   EXPECT_EQ(*parts, (std::vector<std::string>{"v1", "cat", "namespaces",
                                               "a\x1f"
                                               "b"}));
   auto query = ParseQuery("pageToken=&pageSize=10&parent=a%1Fb");
-  ASSERT_TRUE(query.ok());
+  FLOE_ASSERT_OK(query);
   ASSERT_EQ(query->size(), 3u);
   EXPECT_EQ((*query)[0], (std::pair<std::string, std::string>{"pageToken", ""}));
   EXPECT_EQ((*query)[2].second,

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/columnar/json.h"
 #include "floe/format/parquet/file_writer.h"
@@ -16,15 +17,15 @@ namespace pq = floe::format::parquet;
 // Writes `batch` as a Parquet file through floe's writer.
 void WriteParquet(io::FileIO& io, const std::string& path, const col::RecordBatch& batch) {
   auto out = io.CreateOutput(path, true);
-  ASSERT_TRUE(out.ok());
+  FLOE_ASSERT_OK(out);
   auto desc = pq::SchemaDescriptor::FromColumnar(*batch.schema());
-  ASSERT_TRUE(desc.ok()) << desc.status().ToString();
+  FLOE_ASSERT_OK(desc);
   auto w = pq::FileWriter::Make(std::move(*out),
                                 std::shared_ptr<const pq::SchemaDescriptor>(std::move(*desc)),
                                 pq::WriterOptions{});
-  ASSERT_TRUE(w.ok());
-  ASSERT_TRUE((*w)->Write(batch).ok());
-  ASSERT_TRUE((*w)->Close().ok());
+  FLOE_ASSERT_OK(w);
+  FLOE_ASSERT_OK((*w)->Write(batch));
+  FLOE_ASSERT_OK((*w)->Close());
 }
 
 // A file written under the old schema: id int (1), name string (2), s struct<x int (4)> (3).
@@ -70,7 +71,7 @@ std::shared_ptr<const Schema> NewSchema() {
                                           StructType({NestedField::Optional(6, "y", StringType()),
                                                       NestedField::Optional(4, "x", LongType())})),
                     NestedField::Optional(7, "region", StringType())});
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  FLOE_EXPECT_OK(s);
   return std::make_shared<const Schema>(*s);
 }
 
@@ -80,17 +81,17 @@ std::vector<std::string> ReadAll(io::FileIO& io, const std::string& path,
   DataReadOptions options;
   options.batch_rows = batch_rows;
   auto r = DataFileReader::Open(io, path, NewSchema(), constants, mapping, options);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_EXPECT_OK(r);
   std::vector<std::string> rows;
   if (!r.ok()) return rows;
   int64_t expected_pos = 0;
   while (true) {
     auto b = (*r)->Next();
-    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    FLOE_EXPECT_OK(b);
     if (!b.ok() || !*b) break;
     EXPECT_EQ((*b)->first_position, expected_pos);
     const col::RecordBatch& batch = (*b)->batch;
-    EXPECT_TRUE(batch.Validate().ok());
+    FLOE_EXPECT_OK(batch.Validate());
     for (int64_t i = 0; i < batch.num_rows(); ++i) {
       std::string row;
       col::AppendJsonLine(batch, i, &row);
@@ -121,7 +122,7 @@ TEST(DataFileReader, NameMappingForFilesWithoutIds) {
   auto mapping = NameMapping::FromJson(
       R"([{"field-id": 1, "names": ["id"]}, {"field-id": 2, "names": ["full_name", "name"]},
           {"field-id": 3, "names": ["s"], "fields": [{"field-id": 4, "names": ["x"]}]}])");
-  ASSERT_TRUE(mapping.ok());
+  FLOE_ASSERT_OK(mapping);
   std::vector<std::string> rows = ReadAll(io, "mem://t/b.parquet", &*mapping, 100);
   ASSERT_EQ(rows.size(), 3u);
   EXPECT_EQ(rows[0], R"({"id":1,"full_name":"a","added":7,"s":{"y":null,"x":10},"region":"eu"})");
@@ -138,7 +139,7 @@ TEST(DataFileReader, IncompatibleTypesAreErrors) {
   auto bad = Schema::Make({NestedField::Optional(2, "name", IntType())});
   auto r = DataFileReader::Open(io, "mem://t/c.parquet", std::make_shared<const Schema>(*bad), {},
                                 nullptr);
-  ASSERT_TRUE(r.ok());
+  FLOE_ASSERT_OK(r);
   auto b = (*r)->Next();
   EXPECT_EQ(b.status().code(), StatusCode::kInvalidArgument);
   auto missing = DataFileReader::Open(io, "mem://t/none.parquet", NewSchema(), {}, nullptr);

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/iceberg/data_writer.h"
 #include "floe/iceberg/delete_writer.h"
@@ -42,12 +43,12 @@ class EqualityDeletesTest : public ::testing::Test {
     auto md = TableMetadataBuilder::NewTable(
         schema_, PartitionSpec::Unpartitioned(), SortOrder::Unsorted(), "mem://wh/db/t",
         {{"format-version", "2"}}, "9c12d441-03fe-4693-9a96-a0705ddf69c1", 1700000000000);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("db.t", io_, env_, *md);
-    ASSERT_TRUE(ops.ok());
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
     auto t = Table::Load(*ops_);
-    ASSERT_TRUE(t.ok());
+    FLOE_ASSERT_OK(t);
     table_ = std::move(*t);
     spill_dir_ = std::filesystem::temp_directory_path() /
                  ("floe-eqdelete-test-" + std::to_string(::getpid()));
@@ -79,27 +80,27 @@ class EqualityDeletesTest : public ::testing::Test {
   std::vector<DataFile> WriteData(const Model& rows) {
     auto w = DataWriter::Make(&io_, schema_, PartitionSpec::Unpartitioned(), SortOrder::Unsorted(),
                               false, Options());
-    EXPECT_TRUE(w.ok());
-    EXPECT_TRUE((*w)->Write(Batch(rows)).ok());
+    FLOE_EXPECT_OK(w);
+    FLOE_EXPECT_OK((*w)->Write(Batch(rows)));
     auto files = (*w)->Close();
-    EXPECT_TRUE(files.ok());
+    FLOE_EXPECT_OK(files);
     return *files;
   }
 
   std::vector<DataFile> WriteDeletes(const Model& keys) {
     auto eq =
         EqualityDeleteWriter::Make(&io_, schema_, {1}, PartitionSpec::Unpartitioned(), Options());
-    EXPECT_TRUE(eq.ok());
-    EXPECT_TRUE((*eq)->Write(Batch(keys)).ok());
+    FLOE_EXPECT_OK(eq);
+    FLOE_EXPECT_OK((*eq)->Write(Batch(keys)));
     auto deletes = (*eq)->Close();
-    EXPECT_TRUE(deletes.ok());
+    FLOE_EXPECT_OK(deletes);
     return deletes->delete_files;
   }
 
   void Append(const Model& rows) {
     auto op = table_->NewAppend();
     for (const DataFile& f : WriteData(rows)) op->AppendFile(f);
-    ASSERT_TRUE(op->Commit().ok());
+    FLOE_ASSERT_OK(op->Commit());
     for (const auto& [k, v] : rows) model_[k] = v;
   }
 
@@ -114,25 +115,25 @@ class EqualityDeletesTest : public ::testing::Test {
       for (const DataFile& f : WriteData(rows)) delta->AddRows(f);
     }
     Status st = delta->Commit();
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    FLOE_ASSERT_OK(st);
     for (const auto& [k, v] : deleted) model_.erase(k);
     for (const auto& [k, v] : rows) model_[k] = v;
   }
 
   Model Read(const EqualityDeleteOptions& options, EqualityDeleteStats* stats = nullptr) {
     Model out;
-    EXPECT_TRUE(table_->Refresh().ok());
+    FLOE_EXPECT_OK(table_->Refresh());
     ScanOptions scan_options;
     scan_options.equality_deletes = options;
     auto scan = TableScan::Make(table_->metadata(), io_, scan_options);
-    EXPECT_TRUE(scan.ok());
+    FLOE_EXPECT_OK(scan);
     auto tasks = (*scan)->PlanFiles();
-    EXPECT_TRUE(tasks.ok());
+    FLOE_EXPECT_OK(tasks);
     auto reader = (*scan)->Open(*tasks);
-    EXPECT_TRUE(reader.ok());
+    FLOE_EXPECT_OK(reader);
     while (true) {
       auto b = (*reader)->Next();
-      EXPECT_TRUE(b.ok()) << b.status().ToString();
+      FLOE_EXPECT_OK(b);
       if (!b.ok() || !b->has_value()) break;
       const col::RecordBatch& batch = **b;
       for (int64_t i = 0; i < batch.num_rows(); ++i) {

@@ -3,7 +3,7 @@
 //
 // The operations are those of the Iceberg expression API and the REST spec's Expression
 // JSON (and/or/not, comparisons, in/not-in, starts-with, null and NaN tests, true/false).
-// Unbound trees come from the CLI predicate language (expression_parser.h) and from REST
+// Unbound trees come from the CLI predicate language (ParseExpression, below) and from REST
 // JSON; Bind() resolves them against a Schema; evaluators (expression_eval.h) run bound
 // trees over column batches, partition tuples and file metrics.
 #pragma once

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
@@ -28,9 +29,9 @@ TypePtr TableType() {
 
 BoundExpressionPtr MustBind(std::string_view text) {
   Result<ExpressionPtr> e = ParseExpression(text);
-  EXPECT_TRUE(e.ok()) << text;
+  FLOE_EXPECT_OK(e) << text;
   Result<BoundExpressionPtr> b = Bind(*TableType(), *e);
-  EXPECT_TRUE(b.ok()) << text << ": " << b.status().ToString();
+  FLOE_EXPECT_OK(b) << text;
   return b.ok() ? *b : BoundExpression::False();
 }
 
@@ -265,7 +266,7 @@ PartitionSpec Spec(const Schema& schema) {
                                    .Identity("region")
                                    .Month("d")
                                    .Build();
-  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  FLOE_EXPECT_OK(spec);
   return *spec;
 }
 
@@ -307,7 +308,7 @@ TEST(ExpressionProjection, PartitionTuplesAndSummaries) {
   PartitionSpec spec = Spec(schema);
   auto partition_expr = [&](std::string_view text) {
     Result<BoundExpressionPtr> b = Bind(schema, *ParseExpression(text));
-    EXPECT_TRUE(b.ok());
+    FLOE_EXPECT_OK(b);
     return *ProjectInclusive(**b, schema, spec);
   };
   std::vector<Literal> tuple = {Literal::Date(17486), Literal::Int(3), Literal::String("abc"),

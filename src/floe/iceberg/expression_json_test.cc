@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/file_filter.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/schema.h"
@@ -75,9 +76,9 @@ TEST(ExpressionJson, ResidualsWrittenAsJavaWritesBoundPredicates) {
                                  NestedField::Optional(3, "d", DateType())});
   PartitionSpec spec = *PartitionSpecBuilder(schema, 0).Identity("region").Build();
   auto filter = ParseExpression("region = 'eu' AND d >= '2020-01-02' AND id IN (3, 1)");
-  ASSERT_TRUE(filter.ok());
+  FLOE_ASSERT_OK(filter);
   auto bound = Bind(schema, *filter);
-  ASSERT_TRUE(bound.ok());
+  FLOE_ASSERT_OK(bound);
   auto residual = [&](const char* region) {
     std::string out;
     JsonWriter w(&out);

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -66,9 +68,9 @@ TEST(ExpressionParser, RoundTripsThroughToString) {
        {"(a = 1 OR (b != 'x' AND NOT c IN (1, 2)))", "ts < timestamptz '2020-01-01T00:00:00+00:00'",
         "\"we\"\"ird\" IS NULL", "d STARTS WITH 'p'"}) {
     Result<ExpressionPtr> e = ParseExpression(text);
-    ASSERT_TRUE(e.ok()) << text << ": " << e.status().ToString();
+    FLOE_ASSERT_OK(e) << text;
     Result<ExpressionPtr> again = ParseExpression((*e)->ToString());
-    ASSERT_TRUE(again.ok()) << (*e)->ToString();
+    FLOE_ASSERT_OK(again) << (*e)->ToString();
     EXPECT_TRUE((*e)->Equals(**again)) << text;
   }
 }
@@ -88,12 +90,12 @@ TEST(ExpressionParser, Errors) {
     return std::string(static_cast<size_t>(levels), '(') + "a = 1" +
            std::string(static_cast<size_t>(levels), ')');
   };
-  EXPECT_TRUE(ParseExpression(parenthesized(255)).ok());
+  FLOE_EXPECT_OK(ParseExpression(parenthesized(255)));
   EXPECT_EQ(ParseExpression(parenthesized(256)).status().code(), StatusCode::kInvalidArgument);
   EXPECT_FALSE(ParseExpression(parenthesized(1000)).ok());
   std::string nots;
   for (int i = 0; i < 255; ++i) nots += "NOT ";
-  EXPECT_TRUE(ParseExpression(nots + "a = 1").ok());
+  FLOE_EXPECT_OK(ParseExpression(nots + "a = 1"));
   EXPECT_EQ(ParseExpression("NOT " + nots + "a = 1").status().code(), StatusCode::kInvalidArgument);
   std::string many = "a = 0";
   for (int i = 0; i < 5000; ++i) many += " OR a = 1";
@@ -102,7 +104,7 @@ TEST(ExpressionParser, Errors) {
 
 TEST(Expression, RewriteNotPushesNegationToPredicates) {
   Result<ExpressionPtr> e = ParseExpression("NOT (a < 1 OR (b IS NULL AND c IN (1, 2)))");
-  ASSERT_TRUE(e.ok());
+  FLOE_ASSERT_OK(e);
   EXPECT_EQ(RewriteNot(*e)->ToString(), "(a >= 1 AND (b IS NOT NULL OR c NOT IN (1, 2)))");
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -13,7 +15,7 @@ class EqualityDeletesMayApplyTest : public ::testing::Test {
     auto schema = Schema::Make(
         {NestedField::Required(1, "id", LongType()), NestedField::Optional(2, "name", StringType()),
          NestedField::Optional(3, "s", StructType({NestedField::Optional(4, "x", LongType())}))});
-    ASSERT_TRUE(schema.ok());
+    FLOE_ASSERT_OK(schema);
     md_.schemas.push_back(*schema);
     md_.current_schema_id = 0;
   }

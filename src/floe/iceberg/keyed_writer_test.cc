@@ -13,6 +13,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/columnar/json.h"
 #include "floe/iceberg/data_reader.h"
@@ -83,11 +84,11 @@ std::vector<std::string> ReadFiles(io::FileIO& io, const std::vector<DataFile>& 
   for (const DataFile& f : files) {
     auto reader =
         DataFileReader::Open(io, f.file_path, std::make_shared<const Schema>(schema), {}, nullptr);
-    EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+    FLOE_EXPECT_OK(reader);
     if (!reader.ok()) return out;
     while (true) {
       auto b = (*reader)->Next();
-      EXPECT_TRUE(b.ok()) << b.status().ToString();
+      FLOE_EXPECT_OK(b);
       if (!b.ok() || !*b) break;
       for (std::string& line : Lines((*b)->batch)) out.push_back(std::move(line));
     }
@@ -108,26 +109,24 @@ TEST(KeyedDeltaWriter, LastRowPerKeyAndEveryKeyDeleted) {
   io::MemoryFileIO io;
   const Schema schema = TestSchema();
   auto w = KeyedDeltaWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), {1}, Options());
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  FLOE_ASSERT_OK(w);
   const std::vector<KeyedOp> ops1 = {KeyedOp::kUpsert, KeyedOp::kUpsert, KeyedOp::kUpsert};
-  ASSERT_TRUE(
-      (*w)->Add(Batch(schema, {{"a", 1, "a1", {}}, {"b", 1, "b1", {}}, {"a", 1, "a2", {}}}), ops1)
-          .ok());
+  FLOE_ASSERT_OK(
+      (*w)->Add(Batch(schema, {{"a", 1, "a1", {}}, {"b", 1, "b1", {}}, {"a", 1, "a2", {}}}), ops1));
   // A later batch replaces "b", deletes "a" and adds "c" and "d"; "d" is deleted and then
   // upserted again, "c" upserted and then deleted.
   const std::vector<KeyedOp> ops2 = {KeyedOp::kUpsert, KeyedOp::kDelete, KeyedOp::kUpsert,
                                      KeyedOp::kDelete, KeyedOp::kUpsert, KeyedOp::kDelete};
-  ASSERT_TRUE((*w)->Add(Batch(schema, {{"b", 2, "b2", {}},
-                                       {"a", 0, "gone", {}},
-                                       {"c", 3, "c1", {}},
-                                       {"d", 4, "d0", {}},
-                                       {"d", 4, "d1", {}},
-                                       {"c", 3, "c-", {}}}),
-                        ops2)
-                  .ok());
+  FLOE_ASSERT_OK((*w)->Add(Batch(schema, {{"b", 2, "b2", {}},
+                                          {"a", 0, "gone", {}},
+                                          {"c", 3, "c1", {}},
+                                          {"d", 4, "d0", {}},
+                                          {"d", 4, "d1", {}},
+                                          {"c", 3, "c-", {}}}),
+                           ops2));
   EXPECT_EQ((*w)->held_rows(), 9);
   auto written = (*w)->Finish();
-  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  FLOE_ASSERT_OK(written);
   EXPECT_EQ(written->keys, 4);
   EXPECT_EQ(written->data_rows, 2);
   ASSERT_EQ(written->delete_files.size(), 1u);
@@ -152,17 +151,16 @@ TEST(KeyedDeltaWriter, KeysCompareByValueWithNullsEqual) {
   // Composite key (k, b): "a" is not a prefix match of "ab" (lengths are part of the key),
   // a null is a key value of its own, equal to other nulls, and false is not null.
   auto w = KeyedDeltaWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), {1, 4}, Options());
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
-  ASSERT_TRUE((*w)->Add(Batch(schema, {{"ab", 1, "1", false},
-                                       {"a", 2, "2", false},
-                                       {std::nullopt, 3, "3", std::nullopt},
-                                       {std::nullopt, 4, "4", std::nullopt},
-                                       {std::nullopt, 5, "5", false},
-                                       {"ab", 6, "6", true},
-                                       {"ab", 7, "7", false}}))
-                  .ok());
+  FLOE_ASSERT_OK(w);
+  FLOE_ASSERT_OK((*w)->Add(Batch(schema, {{"ab", 1, "1", false},
+                                          {"a", 2, "2", false},
+                                          {std::nullopt, 3, "3", std::nullopt},
+                                          {std::nullopt, 4, "4", std::nullopt},
+                                          {std::nullopt, 5, "5", false},
+                                          {"ab", 6, "6", true},
+                                          {"ab", 7, "7", false}})));
   auto written = (*w)->Finish();
-  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  FLOE_ASSERT_OK(written);
   EXPECT_EQ(written->keys, 5);
   EXPECT_EQ(ReadFiles(io, written->data_files, schema),
             (std::vector<std::string>{
@@ -183,13 +181,13 @@ TEST(KeyedDeltaWriter, RejectsBadKeysAndOps) {
                 .code(),
             StatusCode::kUnimplemented);
   auto w = KeyedDeltaWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), {2}, Options());
-  ASSERT_TRUE(w.ok());
+  FLOE_ASSERT_OK(w);
   const std::vector<KeyedOp> one = {KeyedOp::kDelete};
   EXPECT_EQ((*w)->Add(Batch(schema, {{"a", 1, "", {}}, {"b", 2, "", {}}}), one).code(),
             StatusCode::kInvalidArgument);
   // No rows: no files, as an empty commit.
   auto written = (*w)->Finish();
-  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  FLOE_ASSERT_OK(written);
   EXPECT_TRUE(written->data_files.empty());
   EXPECT_TRUE(written->delete_files.empty());
 }
@@ -203,21 +201,21 @@ class RowLevelOpsTest : public ::testing::Test {
     auto md = TableMetadataBuilder::NewTable(schema, spec, SortOrder::Unsorted(), "mem://wh/db/t",
                                              {{"format-version", std::to_string(format_version)}},
                                              "9c12d441-03fe-4693-9a96-a0705ddf69c1", 1700000000000);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("db.t", io_, env_, *md);
-    ASSERT_TRUE(ops.ok()) << ops.status().ToString();
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
     auto table = Table::Load(*ops_);
-    ASSERT_TRUE(table.ok());
+    FLOE_ASSERT_OK(table);
     table_ = std::move(*table);
   }
 
   void Upsert(const std::vector<Row>& rows, std::vector<std::string> key = {}) {
     auto upsert = TableUpsert::Make(table_.get(), key);
-    ASSERT_TRUE(upsert.ok()) << upsert.status().ToString();
-    ASSERT_TRUE((*upsert)->Add(Batch((*upsert)->schema(), rows)).ok());
+    FLOE_ASSERT_OK(upsert);
+    FLOE_ASSERT_OK((*upsert)->Add(Batch((*upsert)->schema(), rows)));
     auto result = (*upsert)->Commit();
-    ASSERT_TRUE(result.ok()) << result.status().ToString();
+    FLOE_ASSERT_OK(result);
   }
 
   void Append(const std::vector<Row>& rows) {
@@ -227,27 +225,27 @@ class RowLevelOpsTest : public ::testing::Test {
     o.operation_id = env_.NewUuid();
     auto w =
         DataWriter::Make(&io_, *md.current_schema(), *md.default_spec(), SortOrder(), false, o);
-    ASSERT_TRUE(w.ok()) << w.status().ToString();
-    ASSERT_TRUE((*w)->Write(Batch(*md.current_schema(), rows)).ok());
+    FLOE_ASSERT_OK(w);
+    FLOE_ASSERT_OK((*w)->Write(Batch(*md.current_schema(), rows)));
     auto files = (*w)->Close();
-    ASSERT_TRUE(files.ok());
+    FLOE_ASSERT_OK(files);
     auto append = table_->NewAppend();
     for (const DataFile& f : *files) append->AppendFile(f);
-    ASSERT_TRUE(append->Commit().ok());
+    FLOE_ASSERT_OK(append->Commit());
   }
 
   std::vector<std::string> Scan() {
-    EXPECT_TRUE(table_->Refresh().ok());
+    FLOE_EXPECT_OK(table_->Refresh());
     auto scan = TableScan::Make(table_->metadata(), io_, {});
-    EXPECT_TRUE(scan.ok());
+    FLOE_EXPECT_OK(scan);
     auto tasks = (*scan)->PlanFiles();
-    EXPECT_TRUE(tasks.ok());
+    FLOE_EXPECT_OK(tasks);
     auto reader = (*scan)->Open(std::move(*tasks));
-    EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+    FLOE_EXPECT_OK(reader);
     std::vector<std::string> out;
     while (true) {
       auto b = (*reader)->Next();
-      EXPECT_TRUE(b.ok()) << b.status().ToString();
+      FLOE_EXPECT_OK(b);
       if (!b.ok() || !*b) break;
       for (std::string& line : Lines(**b)) out.push_back(std::move(line));
     }
@@ -286,7 +284,7 @@ TEST_F(RowLevelOpsTest, UpsertRefusals) {
             StatusCode::kInvalidArgument);
   // Partitioned by k: a key without k could leave a key's rows in two partitions.
   EXPECT_EQ(TableUpsert::Make(table_.get(), {"n"}).status().code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(TableUpsert::Make(table_.get(), {"k", "n"}).ok());
+  FLOE_EXPECT_OK(TableUpsert::Make(table_.get(), {"k", "n"}));
 }
 
 TEST_F(RowLevelOpsTest, DeleteWherePositionDeletesOnV2) {
@@ -300,7 +298,7 @@ TEST_F(RowLevelOpsTest, DeleteWherePositionDeletesOnV2) {
         ++progress_calls;
         EXPECT_LE(opened, total);
       });
-  ASSERT_TRUE(deleted.ok()) << deleted.status().ToString();
+  FLOE_ASSERT_OK(deleted);
   EXPECT_EQ(deleted->deleted_rows, 2);
   EXPECT_EQ(deleted->delete_files, 1u);
   EXPECT_FALSE(deleted->deletion_vectors);
@@ -316,14 +314,14 @@ TEST_F(RowLevelOpsTest, DeleteWhereKeepsOneDeletionVectorPerFileOnV3) {
   Init(3);
   Append({{"a", 1, "a", {}}, {"b", 2, "b", {}}, {"c", 3, "c", {}}});
   auto first = DeleteWhere(*table_, *ParseExpression("n = 1"));
-  ASSERT_TRUE(first.ok()) << first.status().ToString();
+  FLOE_ASSERT_OK(first);
   EXPECT_TRUE(first->deletion_vectors);
   auto second = DeleteWhere(*table_, *ParseExpression("n = 2"));
-  ASSERT_TRUE(second.ok()) << second.status().ToString();
+  FLOE_ASSERT_OK(second);
   EXPECT_EQ(second->deleted_rows, 1);
   EXPECT_EQ(Scan(), (std::vector<std::string>{R"({"k":"c","n":3,"v":"c","b":null})"}));
   // The second vector merged the first, which the commit removed.
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   const std::string* dvs =
       table_->metadata()->current_snapshot()->SummaryValue("total-position-deletes");
   ASSERT_NE(dvs, nullptr);

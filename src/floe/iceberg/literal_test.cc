@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/testing.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -34,7 +36,7 @@ TEST(LiteralTest, BinaryFormsOfAppendixD) {
   EXPECT_EQ(*Literal::Decimal(0, 9, 2).ToBytes(), Bytes({0x00}));
   EXPECT_EQ(*Literal::String("iceberg").ToBytes(), "iceberg");
   auto u = Literal::Parse(UuidType(), "f79c3e09-677c-4bbd-a479-3f349cb785e7");
-  ASSERT_TRUE(u.ok());
+  FLOE_ASSERT_OK(u);
   EXPECT_EQ(*u->ToBytes(), Bytes({0xf7, 0x9c, 0x3e, 0x09, 0x67, 0x7c, 0x4b, 0xbd, 0xa4, 0x79, 0x3f,
                                   0x34, 0x9c, 0xb7, 0x85, 0xe7}));
   EXPECT_FALSE(Literal::Null(IntType()).ToBytes().ok());
@@ -60,9 +62,9 @@ TEST(LiteralTest, BinaryRoundTrips) {
       Literal::Uuid({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})};
   for (const auto& v : values) {
     auto b = v.ToBytes();
-    ASSERT_TRUE(b.ok()) << v.type()->ToString();
+    FLOE_ASSERT_OK(b) << v.type()->ToString();
     auto back = Literal::FromBytes(v.type(), *b);
-    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    FLOE_ASSERT_OK(back);
     EXPECT_TRUE(*back == v) << v.type()->ToString() << " " << v.ToString();
   }
 }
@@ -70,23 +72,23 @@ TEST(LiteralTest, BinaryRoundTrips) {
 TEST(LiteralTest, PromotionReadsOfOldBounds) {
   // Appendix D / "Bounds after type promotion": the byte length tells the writer's type.
   auto l = Literal::FromBytes(LongType(), Bytes({0xFE, 0xFF, 0xFF, 0xFF}));
-  ASSERT_TRUE(l.ok());
+  FLOE_ASSERT_OK(l);
   EXPECT_EQ(l->long_value(), -2);
   auto d = Literal::FromBytes(DoubleType(), *Literal::Float(1.5f).ToBytes());
-  ASSERT_TRUE(d.ok());
+  FLOE_ASSERT_OK(d);
   EXPECT_EQ(d->double_value(), 1.5);
   auto ts = Literal::FromBytes(TimestampType(), *Literal::Date(kDay).ToBytes());
-  ASSERT_TRUE(ts.ok());
+  FLOE_ASSERT_OK(ts);
   EXPECT_EQ(ts->long_value(), int64_t{kDay} * 86400000000LL);
   auto tsn = Literal::FromBytes(TimestampNsType(), *Literal::Date(1).ToBytes());
-  ASSERT_TRUE(tsn.ok());
+  FLOE_ASSERT_OK(tsn);
   EXPECT_EQ(tsn->long_value(), 86400000000000LL);
   // A decimal(9,2) bound read as decimal(20,2): any length.
   auto dec = Literal::FromBytes(DecimalType(20, 2), Bytes({0x05, 0x8C}));
-  ASSERT_TRUE(dec.ok());
+  FLOE_ASSERT_OK(dec);
   EXPECT_EQ(dec->decimal_value(), 1420);
   auto wide = Literal::FromBytes(DecimalType(38, 0), Bytes({0x80, 0, 0, 0, 0, 0, 0, 0, 0}));
-  ASSERT_TRUE(wide.ok());
+  FLOE_ASSERT_OK(wide);
   EXPECT_EQ(wide->decimal_value(), -(static_cast<__int128>(1) << 71));
   // Wrong lengths are corrupt, not crashes.
   EXPECT_EQ(Literal::FromBytes(IntType(), "abc").status().code(), StatusCode::kCorrupt);
@@ -115,15 +117,15 @@ TEST(LiteralTest, JsonSingleValueForms) {
   EXPECT_EQ(Literal::Float(1.1f).ToJson(), "1.1");
   EXPECT_EQ(Literal::Null(IntType()).ToJson(), "null");
   auto u = Literal::FromJson(UuidType(), R"("F79C3E09-677C-4BBD-A479-3F349CB785E7")");
-  ASSERT_TRUE(u.ok()) << u.status().ToString();
+  FLOE_ASSERT_OK(u);
   EXPECT_EQ(u->ToJson(), R"("f79c3e09-677c-4bbd-a479-3f349cb785e7")");
   // Java writes hex with Guava base16(): uppercase. Both cases are read.
   auto bin = Literal::FromJson(BinaryType(), R"("000102ff")");
-  ASSERT_TRUE(bin.ok());
+  FLOE_ASSERT_OK(bin);
   EXPECT_EQ(bin->string_value(), Bytes({0, 1, 2, 0xFF}));
   EXPECT_EQ(bin->ToJson(), R"("000102FF")");
   auto fixed = Literal::FromJson(FixedType(4), R"("000102FF")");
-  ASSERT_TRUE(fixed.ok());
+  FLOE_ASSERT_OK(fixed);
   EXPECT_FALSE(Literal::FromJson(FixedType(3), R"("000102FF")").ok());
 
   struct Case {
@@ -147,7 +149,7 @@ TEST(LiteralTest, JsonSingleValueForms) {
   };
   for (const auto& c : cases) {
     auto v = Literal::FromJson(c.type, c.json);
-    ASSERT_TRUE(v.ok()) << c.json << " " << v.status().ToString();
+    FLOE_ASSERT_OK(v) << c.json;
     EXPECT_TRUE(*v == c.expected) << c.json << " -> " << v->ToString();
   }
   for (auto [type, json] : std::vector<std::pair<TypePtr, const char*>>{
@@ -172,16 +174,16 @@ TEST(LiteralTest, JsonSingleValueForms) {
 
 TEST(LiteralTest, ParseForPredicates) {
   auto z = Literal::Parse(TimestampTzType(), "2020-01-01T00:00:00Z");
-  ASSERT_TRUE(z.ok()) << z.status().ToString();
+  FLOE_ASSERT_OK(z);
   EXPECT_EQ(z->long_value(), 1577836800000000LL);
   auto plus2 = Literal::Parse(TimestampTzType(), "2020-01-01T02:00:00+02:00");
-  ASSERT_TRUE(plus2.ok());
+  FLOE_ASSERT_OK(plus2);
   EXPECT_EQ(plus2->long_value(), 1577836800000000LL);
   auto date_only = Literal::Parse(TimestampType(), "2020-01-01");
-  ASSERT_TRUE(date_only.ok());
+  FLOE_ASSERT_OK(date_only);
   EXPECT_EQ(date_only->long_value(), 1577836800000000LL);
   auto neg = Literal::Parse(TimestampType(), "1969-12-31T23:59:59.999999");
-  ASSERT_TRUE(neg.ok());
+  FLOE_ASSERT_OK(neg);
   EXPECT_EQ(neg->long_value(), -1);
   EXPECT_EQ(Literal::Parse(IntType(), "-12")->int_value(), -12);
   EXPECT_FALSE(Literal::Parse(IntType(), "12x").ok());

@@ -4,6 +4,7 @@
 // testMergeSizeTargetWithExistingManifest, testChangedPartitionSpecMergeExisting) and
 // of ListPacker.packEnd worked by hand.
 #include "floe/iceberg/manifest_merge.h"
+#include "floe/base/testing.h"
 
 #include <map>
 #include <string>
@@ -84,12 +85,12 @@ class MergeTest : public ::testing::Test {
     auto md =
         TableMetadataBuilder::NewTable(schema, spec, SortOrder::Unsorted(), "mem://wh/db/t",
                                        properties, "9c12d441-03fe-4693-9a96-a0705ddf69c1", kT0);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("db.t", io_, env_, *md);
-    ASSERT_TRUE(ops.ok()) << ops.status().ToString();
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
     auto table = Table::Load(*ops_);
-    ASSERT_TRUE(table.ok());
+    FLOE_ASSERT_OK(table);
     table_ = std::move(*table);
     table_->set_sleeper([](int64_t) {});
   }
@@ -99,13 +100,13 @@ class MergeTest : public ::testing::Test {
     auto op = fast ? table_->NewFastAppend() : table_->NewAppend();
     for (const auto& f : files) op->AppendFile(f);
     Status st = op->Commit();
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    FLOE_EXPECT_OK(st);
     return *table_->metadata()->current_snapshot();
   }
 
   std::vector<ManifestFile> Manifests(const Snapshot& s) {
     auto ms = ReadSnapshotManifests(s, io_);
-    EXPECT_TRUE(ms.ok()) << ms.status().ToString();
+    FLOE_EXPECT_OK(ms);
     return *ms;
   }
 
@@ -120,7 +121,7 @@ class MergeTest : public ::testing::Test {
   };
   std::vector<E> Entries(const ManifestFile& m) {
     auto es = ReadManifestEntries(*table_->metadata(), m, io_, ManifestEntryFilter::kAll);
-    EXPECT_TRUE(es.ok()) << es.status().ToString();
+    FLOE_EXPECT_OK(es);
     std::vector<E> out;
     for (const ManifestEntry& e : *es) {
       out.push_back({e.data_file.file_path, e.status, e.snapshot_id.value_or(-1),
@@ -168,7 +169,7 @@ TEST_F(MergeTest, FastAppendAndDisabledMergeNeverMerge) {
   EXPECT_EQ(Manifests(Append({Data("mem://d/b", 1, std::nullopt)}, /*fast=*/true)).size(), 2u);
   auto props = table_->NewUpdateProperties();
   props->Set("commit.manifest-merge.enabled", "false");
-  ASSERT_TRUE(props->Commit().ok());
+  FLOE_ASSERT_OK(props->Commit());
   EXPECT_EQ(Manifests(Append({Data("mem://d/c", 1, std::nullopt)})).size(), 3u);
 }
 
@@ -179,7 +180,7 @@ TEST_F(MergeTest, DeletedEntriesOfEarlierSnapshotsAreDropped) {
       Append({Data("mem://d/a", 1, std::nullopt), Data("mem://d/b", 1, std::nullopt)}).snapshot_id;
   auto del = table_->NewDelete();
   del->DeleteFile("mem://d/a");
-  ASSERT_TRUE(del->Commit().ok());
+  FLOE_ASSERT_OK(del->Commit());
   const Snapshot ds = *table_->metadata()->current_snapshot();
   EXPECT_EQ(Summary(ds, "manifests-replaced"), "1");
   EXPECT_EQ(Summary(ds, "manifests-created"), "1");
@@ -215,7 +216,7 @@ TEST_F(MergeTest, OtherSpecsMergeWhateverTheMinCount) {
   int64_t b = Append({Data("mem://d/b", 1, "x")}, /*fast=*/true).snapshot_id;
   auto up = table_->NewUpdateSpec();
   up->AddField("id", Transform::Bucket(4));
-  ASSERT_TRUE(up->Commit().ok());
+  FLOE_ASSERT_OK(up->Commit());
   DataFile y = Data("mem://d/y", 1, "x");
   y.spec_id = table_->metadata()->default_spec_id;
   y.partition.push_back(Literal::Int(3));
@@ -232,13 +233,13 @@ TEST_F(MergeTest, DeleteManifestsMergeApartFromDataManifests) {
   int64_t a = Append({Data("mem://d/a", 1, std::nullopt)}).snapshot_id;
   auto rd1 = table_->NewRowDelta();
   rd1->AddDeletes(EqDelete("mem://d/eq1", std::nullopt));
-  ASSERT_TRUE(rd1->Commit().ok());
+  FLOE_ASSERT_OK(rd1->Commit());
   const int64_t d1 = table_->metadata()->current_snapshot()->snapshot_id;
   env_.Advance(1000);
   auto rd2 = table_->NewRowDelta();
   rd2->AddRows(Data("mem://d/b", 1, std::nullopt))
       .AddDeletes(EqDelete("mem://d/eq2", std::nullopt));
-  ASSERT_TRUE(rd2->Commit().ok());
+  FLOE_ASSERT_OK(rd2->Commit());
   const Snapshot s = *table_->metadata()->current_snapshot();
   auto ms = Manifests(s);
   ASSERT_EQ(ms.size(), 2u);
@@ -259,7 +260,7 @@ TEST_F(MergeTest, MergedRewriteKeepsItsDataSequenceNumber) {
   rw->DeleteFile(Data("mem://d/a", 1, std::nullopt))
       .AddFile(Data("mem://d/a2", 1, std::nullopt))
       .ValidateFromSnapshot(start);
-  ASSERT_TRUE(rw->Commit().ok());
+  FLOE_ASSERT_OK(rw->Commit());
   const Snapshot s = *table_->metadata()->current_snapshot();
   auto ms = Manifests(s);
   ASSERT_EQ(ms.size(), 1u);
@@ -283,10 +284,10 @@ TEST_F(MergeTest, RewriteManifestsKeepsEveryLiveEntryExactly) {
   }
   auto del = table_->NewDelete();
   del->DeleteFile("mem://d/f0");
-  ASSERT_TRUE(del->Commit().ok());
+  FLOE_ASSERT_OK(del->Commit());
   auto rd = table_->NewRowDelta();
   rd->AddDeletes(EqDelete("mem://d/eq", "x"));
-  ASSERT_TRUE(rd->Commit().ok());
+  FLOE_ASSERT_OK(rd->Commit());
   const Snapshot parent = *table_->metadata()->current_snapshot();
   std::vector<ManifestFile> old = Manifests(parent);
   std::map<std::string, E> live;
@@ -300,7 +301,7 @@ TEST_F(MergeTest, RewriteManifestsKeepsEveryLiveEntryExactly) {
   ASSERT_EQ(old.size(), 6u);
 
   auto rw = table_->NewRewriteManifests();
-  ASSERT_TRUE(rw->Commit().ok());
+  FLOE_ASSERT_OK(rw->Commit());
   const Snapshot s = *table_->metadata()->current_snapshot();
   EXPECT_EQ(s.operation, "replace");
   EXPECT_EQ(s.parent_snapshot_id, parent.snapshot_id);
@@ -337,7 +338,7 @@ TEST_F(MergeTest, RewriteManifestsRetriesOverAppendsAndConflictsOnAGoneManifest)
   Append({Data("mem://d/a", 1, std::nullopt)}, /*fast=*/true);
   Append({Data("mem://d/b", 1, std::nullopt)}, /*fast=*/true);
   auto other = Table::Load(*ops_);
-  ASSERT_TRUE(other.ok());
+  FLOE_ASSERT_OK(other);
   // A concurrent append: the retry keeps its manifest beside the rewritten one.
   ops_->set_before_commit([&] {
     auto op = (*other)->NewFastAppend();
@@ -346,7 +347,7 @@ TEST_F(MergeTest, RewriteManifestsRetriesOverAppendsAndConflictsOnAGoneManifest)
   });
   auto rw = table_->NewRewriteManifests();
   Status st = rw->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot s = *table_->metadata()->current_snapshot();
   EXPECT_EQ(Summary(s, "total-data-files"), "3");
   EXPECT_EQ(Summary(s, "manifests-replaced"), "2");
@@ -355,7 +356,7 @@ TEST_F(MergeTest, RewriteManifestsRetriesOverAppendsAndConflictsOnAGoneManifest)
 
   // A concurrent delete rewrites a chosen manifest: Java's "Manifest is missing".
   Append({Data("mem://d/d", 1, std::nullopt)}, /*fast=*/true);
-  ASSERT_TRUE((*other)->Refresh().ok());
+  FLOE_ASSERT_OK((*other)->Refresh());
   ops_->set_before_commit([&] {
     auto del = (*other)->NewDelete();
     del->DeleteFile("mem://d/d");

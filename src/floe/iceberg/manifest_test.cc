@@ -4,6 +4,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/testing.h"
 #include "floe/format/avro/schema.h"
 #include "floe/iceberg/manifest.h"
 #include "floe/iceberg/manifest_avro.h"
@@ -142,8 +143,8 @@ TEST_F(ManifestTest, RoundTripEveryVersion) {
     DataFile b = TestFile("s3://t/data/b.parquet", 7, 19001, 50);
     b.partition[0] = Literal::Null(IntType());
     b.partition[4] = Literal::Double(std::nan(""));
-    ASSERT_TRUE(w->Add(a).ok());
-    ASSERT_TRUE(w->Add(b, 4).ok());
+    FLOE_ASSERT_OK(w->Add(a));
+    FLOE_ASSERT_OK(w->Add(b, 4));
     auto m = w->Close();
     ASSERT_TRUE(m.has_value()) << m.error().ToString();
     EXPECT_EQ(m->manifest_path, path);
@@ -208,8 +209,8 @@ TEST_F(ManifestTest, DeleteManifests) {
   pos.content = FileContent::kPositionDeletes;
   pos.referenced_data_file = "s3://t/data/a.parquet";
   pos.sort_order_id.reset();
-  ASSERT_TRUE(w->Add(eq).ok());
-  ASSERT_TRUE(w->Add(pos).ok());
+  FLOE_ASSERT_OK(w->Add(eq));
+  FLOE_ASSERT_OK(w->Add(pos));
   EXPECT_FALSE(w->Add(TestFile("s3://t/data/x.parquet", 1, 1, 1)).ok());  // data file
   auto m = w->Close();
   ASSERT_TRUE(m.has_value());
@@ -231,7 +232,7 @@ TEST_F(ManifestTest, DeleteManifests) {
   dv.referenced_data_file = "s3://t/data/a.parquet";
   dv.content_offset = 4;
   dv.content_size_in_bytes = 40;
-  ASSERT_TRUE(w3->Add(dv).ok());
+  FLOE_ASSERT_OK(w3->Add(dv));
   auto m3 = w3->Close();
   ASSERT_TRUE(m3.has_value());
   m3->sequence_number = 5;
@@ -258,9 +259,9 @@ TEST_F(ManifestTest, InheritanceOnlyForAddedEntries) {
   ManifestEntry missing = existing;
   missing.data_sequence_number.reset();
   EXPECT_FALSE(w->Existing(missing).ok());  // writers refuse to drop explicit numbers
-  ASSERT_TRUE(w->Existing(existing).ok());
-  ASSERT_TRUE(w->Delete(existing).ok());
-  ASSERT_TRUE(w->Add(TestFile("s3://t/data/new.parquet", 1, 1, 1)).ok());
+  FLOE_ASSERT_OK(w->Existing(existing));
+  FLOE_ASSERT_OK(w->Delete(existing));
+  FLOE_ASSERT_OK(w->Add(TestFile("s3://t/data/new.parquet", 1, 1, 1)));
   auto m = w->Close();
   ASSERT_TRUE(m.has_value());
   EXPECT_EQ(m->min_sequence_number, 2);
@@ -296,7 +297,7 @@ TEST_F(ManifestTest, NullSequenceNumberOnExistingEntryIsCorrupt) {
   for (size_t i = 0; i < sync.size(); ++i) sync[i] = static_cast<uint8_t>(0xA0 + i);
   o.sync_marker = sync;
   auto w = NewWriter("mem://t/p.avro", o);
-  ASSERT_TRUE(w->Add(TestFile("s3://t/data/a.parquet", 1, 1, 1)).ok());
+  FLOE_ASSERT_OK(w->Add(TestFile("s3://t/data/a.parquet", 1, 1, 1)));
   auto m = w->Close();
   ASSERT_TRUE(m.has_value());
   std::string bytes(io_.ReadFile(m->manifest_path)->view());
@@ -329,10 +330,10 @@ TEST_F(ManifestTest, FirstRowIdInheritance) {
   ManifestEntry c = b;
   c.data_file = TestFile("s3://t/data/c.parquet", 1, 1, 30);
   DataFile d = TestFile("s3://t/data/d.parquet", 1, 1, 20);
-  ASSERT_TRUE(w->Add(a).ok());
-  ASSERT_TRUE(w->Existing(b).ok());
-  ASSERT_TRUE(w->Delete(c).ok());
-  ASSERT_TRUE(w->Add(d).ok());
+  FLOE_ASSERT_OK(w->Add(a));
+  FLOE_ASSERT_OK(w->Existing(b));
+  FLOE_ASSERT_OK(w->Delete(c));
+  FLOE_ASSERT_OK(w->Add(d));
   auto m = w->Close();
   ASSERT_TRUE(m.has_value());
 
@@ -403,7 +404,7 @@ TEST_F(ManifestTest, ManifestListV3AssignsSequenceNumbersAndRowIds) {
   EXPECT_FALSE((*w)->Add(foreign).has_value());  // unassigned but not from this snapshot
   EXPECT_EQ((*w)->assigned_rows(), 160);
   EXPECT_EQ((*w)->next_row_id(), 1160);
-  ASSERT_TRUE((*w)->Close().ok());
+  FLOE_ASSERT_OK((*w)->Close());
 
   auto in = io_.OpenInput("mem://t/snap.avro");
   auto list = ReadManifestList(**in);
@@ -435,7 +436,7 @@ TEST_F(ManifestTest, ManifestListV1AndV2) {
     if (version == 1) {
       EXPECT_FALSE((*w)->Add(ListEntry("d", ManifestContent::kDeletes, 50, 1, 0)).has_value());
     }
-    ASSERT_TRUE((*w)->Close().ok());
+    FLOE_ASSERT_OK((*w)->Close());
     auto list = ReadManifestList(**io_.OpenInput(path));
     ASSERT_TRUE(list.has_value()) << list.error().ToString();
     ASSERT_EQ(list->size(), 1u);
@@ -472,7 +473,7 @@ TEST_F(ManifestTest, SpecAndSchemaFromMetadata) {
   f.partition = {Literal::Long(5), Literal::Int(3), *day};
   f.record_count = 1;
   Status added = w->Add(f);
-  ASSERT_TRUE(added.ok()) << added.ToString();
+  FLOE_ASSERT_OK(added);
   auto m = w->Close();
   ASSERT_TRUE(m.has_value());
   auto in = io_.OpenInput(m->manifest_path);
@@ -494,7 +495,7 @@ TEST_F(ManifestTest, MalformedInputIsAnError) {
   EXPECT_FALSE(ReadManifestList(**io_.OpenInput("mem://bad")).has_value());
   // A valid manifest truncated at every length.
   auto w = NewWriter("mem://t/ok.avro", Options(2));
-  ASSERT_TRUE(w->Add(TestFile("s3://t/a.parquet", 1, 1, 1)).ok());
+  FLOE_ASSERT_OK(w->Add(TestFile("s3://t/a.parquet", 1, 1, 1)));
   auto ok = w->Close();
   ASSERT_TRUE(ok.has_value());
   std::string bytes(io_.ReadFile(ok->manifest_path)->view());

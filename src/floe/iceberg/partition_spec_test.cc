@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/sort_order.h"
 
 namespace floe::iceberg {
@@ -12,7 +13,7 @@ Schema TestSchema() {
   auto s = ParseSchemaText(
       "id long not null, name string, ts timestamptz, data binary, price decimal(9,2), "
       "d date, loc struct<lat double>");
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  FLOE_EXPECT_OK(s);
   return *s;
 }
 
@@ -25,7 +26,7 @@ TEST(PartitionSpecTest, BuilderUsesJavaDefaultNames) {
                   .Identity("d")
                   .Void("price")
                   .Build();
-  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  FLOE_ASSERT_OK(spec);
   const auto& f = spec->fields();
   ASSERT_EQ(f.size(), 5u);
   EXPECT_EQ(f[0].name, "ts_day");
@@ -43,7 +44,7 @@ TEST(PartitionSpecTest, BuilderUsesJavaDefaultNames) {
   EXPECT_TRUE(PartitionSpec::Unpartitioned().is_unpartitioned());
 
   auto type = spec->PartitionType(s);
-  ASSERT_TRUE(type.ok());
+  FLOE_ASSERT_OK(type);
   EXPECT_EQ((*type)->fields()[0].id, 1000);
   EXPECT_EQ((*type)->fields()[0].type->kind(), TypeKind::kDate);  // ts_day, as in Java
   EXPECT_FALSE((*type)->fields()[0].required);
@@ -61,16 +62,16 @@ TEST(PartitionSpecTest, BuilderRejectsBadFields) {
   EXPECT_FALSE(PartitionSpecBuilder(s).Day("ts", "x").Identity("d", "x").Build().ok());
   EXPECT_FALSE(PartitionSpecBuilder(s).Bucket("id", 4, "name").Build().ok());  // column name
   EXPECT_FALSE(PartitionSpecBuilder(s).Bucket("id", 0).Build().ok());
-  EXPECT_TRUE(PartitionSpecBuilder(s).Bucket("id", 4).Bucket("id", 8, "id_b8").Build().ok());
+  FLOE_EXPECT_OK(PartitionSpecBuilder(s).Bucket("id", 4).Bucket("id", 8, "id_b8").Build());
 }
 
 TEST(PartitionSpecTest, PartitionPathEscapesLikeJavaUrlEncoder) {
   Schema s = TestSchema();
   auto spec = PartitionSpecBuilder(s).Day("ts").Bucket("id", 16).Identity("name").Build();
-  ASSERT_TRUE(spec.ok());
+  FLOE_ASSERT_OK(spec);
   auto path =
       spec->PartitionPath({Literal::Date(17486), Literal::Int(3), Literal::String("a b/c=d&é")});
-  ASSERT_TRUE(path.ok());
+  FLOE_ASSERT_OK(path);
   // URLEncoder: space -> '+', '/' %2F, '=' %3D, '&' %26, é = C3 A9.
   EXPECT_EQ(*path, "ts_day=2017-11-16/id_bucket=3/name=a+b%2Fc%3Dd%26%C3%A9");
   auto nulls = spec->PartitionPath(
@@ -84,19 +85,19 @@ TEST(PartitionSpecTest, JsonV2AndV1) {
       {"name": "ts_day", "transform": "day", "source-id": 3, "field-id": 1000},
       {"name": "id_bucket", "transform": "bucket[16]", "source-id": 1, "field-id": 1001},
       {"name": "z", "transform": "zorder", "source-id": 1, "field-id": 1002}]})");
-  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  FLOE_ASSERT_OK(spec);
   EXPECT_EQ(spec->spec_id(), 2);
   EXPECT_EQ(spec->fields()[1].transform, Transform::Bucket(16));
   EXPECT_FALSE(spec->fields()[2].transform.is_known());
   auto again = PartitionSpecFromJson(PartitionSpecToJson(*spec));
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   EXPECT_EQ(*again, *spec);
 
   // v1 "partition-spec": no field ids; they are assigned from 1000 in order.
   auto v1 = PartitionSpecFromV1FieldsJson(nlohmann::json::parse(R"([
       {"name": "ts_day", "transform": "day", "source-id": 3},
       {"name": "id_bucket", "transform": "bucket[ 16 ]", "source-id": 1}])"));
-  ASSERT_TRUE(v1.ok()) << v1.status().ToString();
+  FLOE_ASSERT_OK(v1);
   EXPECT_EQ(v1->fields()[0].field_id, 1000);
   EXPECT_EQ(v1->fields()[1].field_id, 1001);
   EXPECT_EQ(v1->fields()[1].transform.ToString(), "bucket[16]");
@@ -109,7 +110,7 @@ TEST(PartitionSpecTest, JsonV2AndV1) {
   auto multi = PartitionSpecFromJson(R"({"spec-id": 0, "fields": [{"name": "x",
       "transform": "bucket[4]", "source-ids": [1, 2], "field-id": 1000}, {"name": "y",
       "transform": "identity", "source-ids": [3], "field-id": 1001}]})");
-  ASSERT_TRUE(multi.ok()) << multi.status().ToString();
+  FLOE_ASSERT_OK(multi);
   const PartitionField& x = multi->fields()[0];
   EXPECT_FALSE(x.transform.is_known());
   EXPECT_EQ(x.transform.ToString(), "bucket[4]");
@@ -128,7 +129,7 @@ TEST(PartitionSpecTest, CliText) {
   Schema s = TestSchema();
   auto spec = ParsePartitionText(
       s, "day(ts), bucket(16, id), truncate(4, name) as n4, identity(d), price, void(data)");
-  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  FLOE_ASSERT_OK(spec);
   ASSERT_EQ(spec->fields().size(), 6u);
   EXPECT_EQ(spec->fields()[0].name, "ts_day");
   EXPECT_EQ(spec->fields()[2].name, "n4");
@@ -150,7 +151,7 @@ TEST(PartitionSpecTest, EvolutionReusesIds) {
   auto e = EvolveSpec(
       {v0}, 1001,
       {{1, 0, "id_bucket", Transform::Bucket(16)}, {3, 0, "ts_hour", Transform::Hour()}}, 1);
-  ASSERT_TRUE(e.ok());
+  FLOE_ASSERT_OK(e);
   EXPECT_FALSE(e->is_existing);
   EXPECT_EQ(e->spec.spec_id(), 1);
   EXPECT_EQ(e->spec.fields()[0].field_id, 1001);
@@ -160,7 +161,7 @@ TEST(PartitionSpecTest, EvolutionReusesIds) {
   auto back = EvolveSpec(
       {v0, e->spec}, 1002,
       {{3, 0, "ts_day", Transform::Day()}, {1, 0, "id_bucket", Transform::Bucket(16)}}, 2);
-  ASSERT_TRUE(back.ok());
+  FLOE_ASSERT_OK(back);
   EXPECT_TRUE(back->is_existing);
   EXPECT_EQ(back->spec.spec_id(), 0);
   EXPECT_FALSE(EvolveSpec({}, 999,
@@ -176,7 +177,7 @@ TEST(SortOrderTest, JsonAndText) {
   Schema s = TestSchema();
   auto order =
       ParseSortText(s, "id desc, day(ts), name asc nulls last, bucket(4, id) DESC NULLS FIRST");
-  ASSERT_TRUE(order.ok()) << order.status().ToString();
+  FLOE_ASSERT_OK(order);
   const auto& f = order->fields();
   ASSERT_EQ(f.size(), 4u);
   EXPECT_EQ(order->order_id(), 1);
@@ -191,11 +192,11 @@ TEST(SortOrderTest, JsonAndText) {
 
   auto parsed = SortOrderFromJson(R"({"order-id": 1, "fields": [
       {"transform": "identity", "source-id": 1, "direction": "desc", "null-order": "nulls-last"}]})");
-  ASSERT_TRUE(parsed.ok());
+  FLOE_ASSERT_OK(parsed);
   EXPECT_EQ(parsed->fields()[0].source_id, 1);
   EXPECT_EQ(parsed->fields()[0].direction, SortDirection::kDesc);
   auto again = SortOrderFromJson(SortOrderToJson(*order));
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   EXPECT_EQ(*again, *order);
   EXPECT_TRUE(SortOrder::Unsorted().is_unsorted());
   EXPECT_FALSE(SortOrderFromJson(R"({"order-id": 1, "fields": [{"transform": "identity",
@@ -213,12 +214,12 @@ TEST(PartitionSpecTest, ProposedSpecsNeedKnownTransforms) {
   };
   for (const char* known : {"identity", "bucket[16]", "truncate[4]", "day", "void"}) {
     auto spec = parse(known);
-    ASSERT_TRUE(spec.ok()) << known;
-    EXPECT_TRUE(CheckProposedSpec(*spec).ok()) << known;
+    FLOE_ASSERT_OK(spec) << known;
+    FLOE_EXPECT_OK(CheckProposedSpec(*spec)) << known;
   }
   for (const char* unknown : {"frobnicate", "bucket[0]", "zorder"}) {
     auto spec = parse(unknown);
-    ASSERT_TRUE(spec.ok()) << unknown;  // read as written (forward compatibility)
+    FLOE_ASSERT_OK(spec) << unknown;  // read as written (forward compatibility)
     Status st = CheckProposedSpec(*spec);
     EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << unknown;
     EXPECT_NE(st.message().find("unknown transform"), std::string::npos);

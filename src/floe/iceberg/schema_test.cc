@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -43,20 +45,20 @@ constexpr const char* kAllTypes = R"json({
 
 TEST(SchemaTest, JsonRoundTripOfEveryType) {
   auto s = SchemaFromJson(kAllTypes);
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_EQ(s->schema_id(), 3);
   EXPECT_EQ(s->identifier_field_ids(), (std::vector<int32_t>{1, 2}));
   EXPECT_EQ(s->highest_field_id(), 29);
   EXPECT_EQ(s->FindField(7)->initial_default->decimal_value(), 1420);
   EXPECT_EQ(s->FindField(4)->write_default->int_value(), 8);
   auto again = SchemaFromJson(SchemaToJson(*s));
-  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  FLOE_ASSERT_OK(again);
   EXPECT_TRUE(again->Equals(*s)) << again->ToString() << "\n" << s->ToString();
 }
 
 TEST(SchemaTest, LookupsByIdAndJavaNames) {
   auto s = SchemaFromJson(kAllTypes);
-  ASSERT_TRUE(s.ok());
+  FLOE_ASSERT_OK(s);
   EXPECT_EQ(s->FindField(20)->name, "x");
   EXPECT_EQ(s->FindColumnName(20), "points.element.x");
   EXPECT_EQ(s->FindColumnName(19), "points.element");
@@ -93,7 +95,7 @@ TEST(SchemaTest, RejectsInvalidSchemas) {
 
 TEST(SchemaTest, ColumnarRoundTripCarriesIdsOnEveryLevel) {
   auto s = SchemaFromJson(kAllTypes);
-  ASSERT_TRUE(s.ok());
+  FLOE_ASSERT_OK(s);
   columnar::Schema c = s->ToColumnar();
   const auto& points = c.field(static_cast<size_t>(c.FieldIndex("points")));
   EXPECT_EQ(points.field_id, 18);
@@ -111,7 +113,7 @@ TEST(SchemaTest, ColumnarRoundTripCarriesIdsOnEveryLevel) {
             columnar::TypeId::kNull);
 
   auto back = Schema::FromColumnar(c, 3);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   // Columnar fields carry no docs or defaults; compare the type skeleton.
   EXPECT_EQ(back->highest_field_id(), 29);
   EXPECT_EQ(back->FindColumnName(27), "props.value.value.element");
@@ -150,7 +152,7 @@ TEST(SchemaTest, ParsesCliSchemaText) {
       "id long not null comment 'row key', name string, ts timestamptz, tags list<string>, "
       "props map<string,int>, loc struct<lat double, lon double> not null, "
       "price decimal(10,2), `odd name` fixed[ 4 ], n list<int not null> required");
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  FLOE_ASSERT_OK(s);
   ASSERT_EQ(s->fields().size(), 9u);
   EXPECT_EQ(s->fields()[0].id, 1);
   EXPECT_TRUE(s->fields()[0].required);
@@ -172,7 +174,7 @@ TEST(SchemaTest, ParsesCliSchemaText) {
     EXPECT_FALSE(ParseSchemaText(bad).ok()) << bad;
   }
   auto t = ParseTypeText("map<string, list<int>>");
-  ASSERT_TRUE(t.ok());
+  FLOE_ASSERT_OK(t);
   EXPECT_EQ((*t)->value().type->element().id, 3);
 }
 
@@ -182,8 +184,8 @@ TEST(SchemaTest, ProposedSchemasNeedNamesAndPositiveIds) {
   };
   auto ok = parse(R"([{"id":1,"name":"a","type":{"type":"list","element-id":2,
       "element":"long","element-required":true},"required":true}])");
-  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
-  EXPECT_TRUE(CheckProposedSchema(*ok).ok());
+  FLOE_ASSERT_OK(ok);
+  FLOE_EXPECT_OK(CheckProposedSchema(*ok));
   struct Case {
     const char* fields;
     const char* why;
@@ -200,7 +202,7 @@ TEST(SchemaTest, ProposedSchemasNeedNamesAndPositiveIds) {
                 "'m.key' has id 0"},
        }) {
     auto schema = parse(c.fields);
-    ASSERT_TRUE(schema.ok()) << c.fields << ": " << schema.status().ToString();
+    FLOE_ASSERT_OK(schema) << c.fields;
     Status st = CheckProposedSchema(*schema);
     EXPECT_EQ(st.code(), StatusCode::kInvalidArgument) << c.fields;
     EXPECT_NE(st.message().find(c.why), std::string::npos) << st.message();

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -12,7 +14,7 @@ Schema Base() {
       "id long not null, name string, count int, price decimal(9,2), day date, "
       "loc struct<lat double not null, lon double> not null, tags list<struct<t string>>, "
       "props map<string, int>, f float");
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  FLOE_EXPECT_OK(s);
   return *s;
 }
 
@@ -30,7 +32,7 @@ TEST(SchemaUpdateTest, AddColumnsGetFreshIds) {
                .AddColumn("loc", "alt", DoubleType())
                .AddColumn("tags", "weight", IntType())
                .Apply(b, 15, 2);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   // The new field first, then its nested fields (key, value, element).
   const NestedField* extra = r->schema.FindFieldByName("extra");
   ASSERT_NE(extra, nullptr);
@@ -47,12 +49,12 @@ TEST(SchemaUpdateTest, AddColumnsGetFreshIds) {
 
 TEST(SchemaUpdateTest, RequiredAddsNeedDefaultsOrIncompatibleFlag) {
   EXPECT_FALSE(Evolve(SchemaUpdate().AddRequiredColumn("", "r", IntType())).ok());
-  EXPECT_TRUE(
-      Evolve(SchemaUpdate().AllowIncompatibleChanges().AddRequiredColumn("", "r", IntType())).ok());
+  FLOE_EXPECT_OK(
+      Evolve(SchemaUpdate().AllowIncompatibleChanges().AddRequiredColumn("", "r", IntType())));
   auto v2 = Evolve(SchemaUpdate().AddRequiredColumn("", "r", IntType(), "", Literal::Int(5)), 2);
   EXPECT_EQ(v2.status().code(), StatusCode::kFailedPrecondition);
   auto v3 = Evolve(SchemaUpdate().AddRequiredColumn("", "r", LongType(), "", Literal::Int(5)), 3);
-  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  FLOE_ASSERT_OK(v3);
   const NestedField* r = v3->schema.FindFieldByName("r");
   EXPECT_TRUE(r->required);
   EXPECT_EQ(r->initial_default->long_value(), 5);
@@ -61,10 +63,10 @@ TEST(SchemaUpdateTest, RequiredAddsNeedDefaultsOrIncompatibleFlag) {
 
 TEST(SchemaUpdateTest, TypePromotions) {
   // Spec "Schema Evolution": int->long, float->double, decimal precision widening.
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("count", LongType())).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("f", DoubleType())).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("price", DecimalType(18, 2))).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("props.value", LongType())).ok());
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("count", LongType())));
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("f", DoubleType())));
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("price", DecimalType(18, 2))));
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("props.value", LongType())));
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("price", DecimalType(8, 2))).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("price", DecimalType(18, 3))).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("id", IntType())).ok());
@@ -73,8 +75,8 @@ TEST(SchemaUpdateTest, TypePromotions) {
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("loc", StringType())).ok());
   // v3 only: date -> timestamp / timestamp_ns, never to the tz types.
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampType()), 2).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampType()), 3).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampNsType()), 3).ok());
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampType()), 3));
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampNsType()), 3));
   EXPECT_FALSE(Evolve(SchemaUpdate().UpdateColumnType("day", TimestampTzType()), 3).ok());
   auto r = Evolve(SchemaUpdate().UpdateColumnType("count", LongType()));
   EXPECT_EQ(r->schema.FindField(3)->type->kind(), TypeKind::kLong);
@@ -92,7 +94,7 @@ TEST(SchemaUpdateTest, RenameDeleteMoveAndConflicts) {
                       .MoveBefore("z", "id")
                       .MakeOptional("loc.lat")
                       .UpdateDoc("id", "the key"));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   const auto& f = r->schema.fields();
   EXPECT_EQ(f[0].name, "count");
   EXPECT_EQ(f[1].name, "z");
@@ -110,7 +112,7 @@ TEST(SchemaUpdateTest, RenameDeleteMoveAndConflicts) {
   EXPECT_FALSE(Evolve(SchemaUpdate().AddColumn("", "name", IntType())).ok());
   EXPECT_FALSE(
       Evolve(SchemaUpdate().AddColumn("", "q", IntType()).AddColumn("", "q", IntType())).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().DeleteColumn("name").AddColumn("", "name", IntType())).ok());
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().DeleteColumn("name").AddColumn("", "name", IntType())));
   EXPECT_FALSE(Evolve(SchemaUpdate().RenameColumn("name", "id")).ok());         // duplicate name
   EXPECT_FALSE(Evolve(SchemaUpdate().AddColumn("name", "x", IntType())).ok());  // not a struct
   EXPECT_FALSE(Evolve(SchemaUpdate().DeleteColumn("nope")).ok());
@@ -118,7 +120,7 @@ TEST(SchemaUpdateTest, RenameDeleteMoveAndConflicts) {
   EXPECT_FALSE(Evolve(SchemaUpdate().MoveAfter("loc.lat", "id")).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().MoveBefore("id", "id")).ok());
   EXPECT_FALSE(Evolve(SchemaUpdate().RequireColumn("name")).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().AllowIncompatibleChanges().RequireColumn("name")).ok());
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().AllowIncompatibleChanges().RequireColumn("name")));
 }
 
 TEST(SchemaUpdateTest, IdentifierFieldValidation) {
@@ -128,14 +130,14 @@ TEST(SchemaUpdateTest, IdentifierFieldValidation) {
   EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"loc"})).ok());        // struct
   EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"props.key"})).ok());  // in a map
   EXPECT_FALSE(Evolve(SchemaUpdate().SetIdentifierFields({"nope"})).ok());
-  EXPECT_TRUE(Evolve(SchemaUpdate().SetIdentifierFields({"id"})).ok());
+  FLOE_EXPECT_OK(Evolve(SchemaUpdate().SetIdentifierFields({"id"})));
   // A required field added in the same update may be an identifier; one in an optional
   // struct may not.
   auto added = Evolve(SchemaUpdate()
                           .AllowIncompatibleChanges()
                           .AddRequiredColumn("loc", "code", StringType())
                           .SetIdentifierFields({"id", "loc.code"}));
-  ASSERT_TRUE(added.ok()) << added.status().ToString();
+  FLOE_ASSERT_OK(added);
   EXPECT_EQ(added->schema.identifier_field_ids().size(), 2u);
   auto in_optional =
       Evolve(SchemaUpdate()
@@ -145,11 +147,11 @@ TEST(SchemaUpdateTest, IdentifierFieldValidation) {
   EXPECT_FALSE(in_optional.ok());
   // Identifier fields carry over and block deletes / making them optional.
   auto with_id = Evolve(SchemaUpdate().SetIdentifierFields({"id"}));
-  ASSERT_TRUE(with_id.ok());
+  FLOE_ASSERT_OK(with_id);
   const Schema& s = with_id->schema;
   EXPECT_FALSE(SchemaUpdate().DeleteColumn("id").Apply(s, 16, 2).ok());
   EXPECT_FALSE(SchemaUpdate().MakeOptional("id").Apply(s, 16, 2).ok());
-  EXPECT_TRUE(SchemaUpdate().DeleteColumn("id").SetIdentifierFields({}).Apply(s, 16, 2).ok());
+  FLOE_EXPECT_OK(SchemaUpdate().DeleteColumn("id").SetIdentifierFields({}).Apply(s, 16, 2));
 }
 
 }  // namespace

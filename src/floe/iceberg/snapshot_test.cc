@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/java_json.h"
 
 namespace floe::iceberg {
@@ -17,7 +18,7 @@ TEST(SnapshotTest, V2RoundTripKeepsSummaryOrder) {
       R"("timestamp-ms":1555100955770,"summary":{"operation":"append","z":"1","a":"2"},)"
       R"("manifest-list":"s3://a/b/snap-1.avro","schema-id":1})";
   auto s = SnapshotFromJson(OJson::parse(text));
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_EQ(s->sequence_number, 3);
   EXPECT_EQ(s->snapshot_id, 3055729675574597004);
   EXPECT_EQ(s->parent_snapshot_id, 1);
@@ -33,7 +34,7 @@ TEST(SnapshotTest, V1EmbeddedManifestsAndMissingOperation) {
   // overwrite, `manifests` replaces `manifest-list` in v1.
   auto s = SnapshotFromJson(OJson::parse(
       R"({"snapshot-id":1,"timestamp-ms":2,"summary":{"k":"v"},"manifests":["m1","m2"]})"));
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_EQ(s->sequence_number, 0);
   EXPECT_EQ(s->operation, "overwrite");
   EXPECT_EQ(s->v1_manifests, (std::vector<std::string>{"m1", "m2"}));
@@ -47,7 +48,7 @@ TEST(SnapshotTest, V3Fields) {
                      R"("summary":{"operation":"append"},"manifest-list":"l","schema-id":0,)"
                      R"("first-row-id":10,"added-rows":5,"key-id":"k1"})";
   auto s = SnapshotFromJson(OJson::parse(text));
-  ASSERT_TRUE(s.ok()) << s.status().ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_EQ(s->first_row_id, 10);
   EXPECT_EQ(s->added_rows, 5);
   EXPECT_EQ(s->key_id, "k1");
@@ -64,15 +65,14 @@ TEST(SnapshotTest, MalformedIsInvalidArgument) {
         R"("summary":{"operation":1}})",
         R"({"snapshot-id":18446744073709551615,"timestamp-ms":1,"manifest-list":"x"})"}) {
     auto s = SnapshotFromJson(OJson::parse(bad));
-    ASSERT_FALSE(s.ok()) << bad;
-    EXPECT_TRUE(s.status().IsInvalidArgument()) << s.status().ToString();
+    ASSERT_THAT(s, IsError(StatusCode::kInvalidArgument)) << bad;
   }
 }
 
 TEST(SnapshotRefTest, JsonAndJavaValidation) {
   auto r = SnapshotRefFromJson(OJson::parse(
       R"({"snapshot-id":5,"type":"BRANCH","min-snapshots-to-keep":2,"max-ref-age-ms":9})"));
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_TRUE(r->is_branch());
   EXPECT_EQ(ToJavaJson(SnapshotRefToJson(*r), false),
             R"({"snapshot-id":5,"type":"branch","min-snapshots-to-keep":2,"max-ref-age-ms":9})");

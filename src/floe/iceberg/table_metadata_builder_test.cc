@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/json.h"
+#include "floe/base/testing.h"
 #include "floe/iceberg/view_metadata.h"
 
 namespace floe::iceberg {
@@ -31,7 +32,7 @@ fs::path JavaFile(int version, int n) {
 
 TableMetadata ReadJava(int version, int n) {
   auto md = TableMetadataFromJson(ReadText(JavaFile(version, n)));
-  EXPECT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_EXPECT_OK(md);
   return *md;
 }
 
@@ -53,7 +54,7 @@ Schema TestSchema() {
                          NestedField::Optional(2, "data", StringType(), "payload"),
                          NestedField::Optional(3, "ts", TimestampTzType()),
                          NestedField::Optional(4, "tags", ListType(5, StringType(), false))});
-  EXPECT_TRUE(s.ok());
+  FLOE_EXPECT_OK(s);
   return *s;
 }
 
@@ -69,7 +70,7 @@ TEST(TableMetadataBuilderTest, NewTableMatchesJava) {
                       NestedField::Optional(12, "data", StringType(), "payload"),
                       NestedField::Optional(13, "ts", TimestampTzType()),
                       NestedField::Optional(14, "tags", ListType(15, StringType(), false))});
-    ASSERT_TRUE(schema.ok());
+    FLOE_ASSERT_OK(schema);
     PartitionSpec spec(0, {{13, 1000, "ts_day", Transform::Day()},
                            {11, 1001, "id_bucket", Transform::Bucket(16)}});
     SortOrder order(1, {{Transform::Identity(), 11, SortDirection::kAsc, NullOrder::kNullsFirst},
@@ -78,13 +79,13 @@ TEST(TableMetadataBuilderTest, NewTableMatchesJava) {
         TableMetadataBuilder::NewTable(*schema, spec, order, "s3://bucket/wh/t" + std::to_string(v),
                                        {{"format-version", std::to_string(v)}, {"owner", "floe"}},
                                        *java.table_uuid, java.last_updated_ms);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     EXPECT_EQ(Canonical(TableMetadataToJson(*md)), Canonical(ReadText(JavaFile(v, 0))));
 
     // The same create as REST updates (staged create) gives the same table.
     auto updates = TableMetadataBuilder::CreateUpdates(*md);
     auto via_rest = TableMetadataBuilder::ApplyCreate(updates, "other", md->last_updated_ms);
-    ASSERT_TRUE(via_rest.ok()) << via_rest.status().ToString();
+    FLOE_ASSERT_OK(via_rest);
     EXPECT_EQ(TableMetadataToJson(*via_rest), TableMetadataToJson(*md));
     EXPECT_EQ(UpdateAction(updates[0]), "assign-uuid");
     EXPECT_EQ(std::get<update::SetCurrentSchema>(updates[3]).schema_id, -1);
@@ -103,24 +104,24 @@ TEST(TableMetadataBuilderTest, CommitsMatchJava) {
     TableMetadata t2 = ReadJava(v, 2);
     t0.metadata_file_location = t1.metadata_log.at(0).metadata_file;
     auto b1 = TableMetadataBuilder::From(std::make_shared<const TableMetadata>(t0));
-    ASSERT_TRUE(b1.AddSnapshot(t1.snapshots.at(0)).ok());
-    ASSERT_TRUE(b1.SetRef("main", SnapshotRef::Branch(1001)).ok());
+    FLOE_ASSERT_OK(b1.AddSnapshot(t1.snapshots.at(0)));
+    FLOE_ASSERT_OK(b1.SetRef("main", SnapshotRef::Branch(1001)));
     auto m1 = b1.Build(t1.last_updated_ms);
-    ASSERT_TRUE(m1.ok()) << m1.status().ToString();
+    FLOE_ASSERT_OK(m1);
     EXPECT_EQ(Canonical(TableMetadataToJson(**m1)), Canonical(ReadText(JavaFile(v, 1))));
 
     TableMetadata base1 = **m1;
     base1.metadata_file_location = t2.metadata_log.at(1).metadata_file;
     auto b2 = TableMetadataBuilder::From(std::make_shared<const TableMetadata>(base1));
-    ASSERT_TRUE(b2.AddSnapshot(t2.snapshots.at(1)).ok());
-    ASSERT_TRUE(b2.SetRef("main", SnapshotRef::Branch(1002)).ok());
-    ASSERT_TRUE(b2.SetRef("v1", *t2.ref("v1")).ok());
-    ASSERT_TRUE(b2.SetRef("audit", *t2.ref("audit")).ok());
-    ASSERT_TRUE(b2.SetStatistics(t2.statistics.at(0)).ok());
-    ASSERT_TRUE(b2.SetPartitionStatistics(t2.partition_statistics.at(0)).ok());
-    ASSERT_TRUE(b2.SetProperties({{"write.metadata.previous-versions-max", "5"}}).ok());
+    FLOE_ASSERT_OK(b2.AddSnapshot(t2.snapshots.at(1)));
+    FLOE_ASSERT_OK(b2.SetRef("main", SnapshotRef::Branch(1002)));
+    FLOE_ASSERT_OK(b2.SetRef("v1", *t2.ref("v1")));
+    FLOE_ASSERT_OK(b2.SetRef("audit", *t2.ref("audit")));
+    FLOE_ASSERT_OK(b2.SetStatistics(t2.statistics.at(0)));
+    FLOE_ASSERT_OK(b2.SetPartitionStatistics(t2.partition_statistics.at(0)));
+    FLOE_ASSERT_OK(b2.SetProperties({{"write.metadata.previous-versions-max", "5"}}));
     auto m2 = b2.Build(t2.last_updated_ms);
-    ASSERT_TRUE(m2.ok()) << m2.status().ToString();
+    FLOE_ASSERT_OK(m2);
     EXPECT_EQ(Canonical(TableMetadataToJson(**m2)), Canonical(ReadText(JavaFile(v, 2))));
   }
 }
@@ -128,7 +129,7 @@ TEST(TableMetadataBuilderTest, CommitsMatchJava) {
 TableMetadataPtr V2Table() {
   auto md = TableMetadataBuilder::NewTable(TestSchema(), PartitionSpec(), SortOrder(), "s3://b/t",
                                            {}, "u-1", 1000);
-  EXPECT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_EXPECT_OK(md);
   auto p = std::make_shared<TableMetadata>(*md);
   p->metadata_file_location = "s3://b/t/metadata/00000-a.metadata.json";
   return p;
@@ -149,11 +150,11 @@ Snapshot MakeSnapshot(int64_t id, std::optional<int64_t> parent, int64_t seq, in
 TEST(TableRequirementTest, EachFailureIsConflictWithJavasMessage) {
   TableMetadataPtr md = V2Table();
   auto b = TableMetadataBuilder::From(md);
-  ASSERT_TRUE(b.AddSnapshot(MakeSnapshot(7, std::nullopt, 1, 2000)).ok());
-  ASSERT_TRUE(b.SetRef("main", SnapshotRef::Branch(7)).ok());
-  ASSERT_TRUE(b.SetRef("t", SnapshotRef::Tag(7)).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(MakeSnapshot(7, std::nullopt, 1, 2000)));
+  FLOE_ASSERT_OK(b.SetRef("main", SnapshotRef::Branch(7)));
+  FLOE_ASSERT_OK(b.SetRef("t", SnapshotRef::Tag(7)));
   auto built = b.Build(3000);
-  ASSERT_TRUE(built.ok());
+  FLOE_ASSERT_OK(built);
   const TableMetadata* base = built->get();
 
   struct Case {
@@ -187,17 +188,17 @@ TEST(TableRequirementTest, EachFailureIsConflictWithJavasMessage) {
   for (const Case& c : cases) {
     Status s = Validate(c.req, base);
     if (std::string(c.message).empty()) {
-      EXPECT_TRUE(s.ok()) << s.ToString();
+      FLOE_EXPECT_OK(s);
     } else {
       EXPECT_EQ(s.code(), StatusCode::kConflict) << c.message;
       EXPECT_EQ(s.message(), c.message);
     }
     // JSON round trip.
     auto parsed = TableRequirementFromJson(TableRequirementToJson(c.req));
-    ASSERT_TRUE(parsed.ok());
+    FLOE_ASSERT_OK(parsed);
     EXPECT_EQ(*parsed, c.req);
   }
-  EXPECT_TRUE(Validate(requirement::AssertCreate{}, nullptr).ok());
+  FLOE_EXPECT_OK(Validate(requirement::AssertCreate{}, nullptr));
   EXPECT_TRUE(Validate(requirement::AssertCurrentSchemaId{0}, nullptr).IsConflict());
 }
 
@@ -216,7 +217,7 @@ TEST(TableUpdateTest, RestJsonForms) {
                  "source-id":1,"field-id":1000}]}},
                {"action":"upgrade-format-version","format-version":3}]})";
   auto req = CommitTableRequestFromJson(request);
-  ASSERT_TRUE(req.ok()) << req.status().ToString();
+  FLOE_ASSERT_OK(req);
   ASSERT_EQ(req->updates.size(), 7u);
   EXPECT_EQ(std::get<update::SetProperties>(req->updates[0]).updates.at("a"), "1");
   EXPECT_EQ(std::get<update::SetSnapshotRef>(req->updates[2]).ref.max_ref_age_ms, 10);
@@ -229,7 +230,7 @@ TEST(TableUpdateTest, RestJsonForms) {
                      R"("type":"branch","max-ref-age-ms":10})"),
             std::string::npos);
   auto again = CommitTableRequestFromJson(out);
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   EXPECT_EQ(CommitTableRequestToJson(*again), out);
 
   for (const char* bad :
@@ -252,7 +253,7 @@ TEST(TableUpdateTest, CommitRequestsNestAtMostTheRequestLimit) {
            std::string(static_cast<size_t>(levels), ']') + "}";
   };
   auto at_limit = CommitTableRequestFromJson(with_padding(kDefaultMaxJsonDepth - 1));
-  EXPECT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  FLOE_EXPECT_OK(at_limit);
   auto past = CommitTableRequestFromJson(with_padding(kDefaultMaxJsonDepth));
   EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(past.status().message().find("nested deeper than 256"), std::string_view::npos)
@@ -263,12 +264,12 @@ TEST(TableUpdateTest, CommitRequestsNestAtMostTheRequestLimit) {
 
 TEST(TableMetadataBuilderTest, SequenceNumbersAndSnapshotChecks) {
   auto b = TableMetadataBuilder::From(V2Table());
-  ASSERT_TRUE(b.AddSnapshot(MakeSnapshot(1, std::nullopt, 1, 2000)).ok());
-  ASSERT_TRUE(b.SetRef("main", SnapshotRef::Branch(1)).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(MakeSnapshot(1, std::nullopt, 1, 2000)));
+  FLOE_ASSERT_OK(b.SetRef("main", SnapshotRef::Branch(1)));
   // Not current until a ref points at it.
-  ASSERT_TRUE(b.AddSnapshot(MakeSnapshot(2, 1, 2, 2100)).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(MakeSnapshot(2, 1, 2, 2100)));
   auto md = b.Build(3000);
-  ASSERT_TRUE(md.ok());
+  FLOE_ASSERT_OK(md);
   EXPECT_EQ((*md)->current_snapshot_id, 1);
   EXPECT_EQ((*md)->last_sequence_number, 2);
 
@@ -287,30 +288,30 @@ TEST(TableMetadataBuilderTest, SequenceNumbersAndSnapshotChecks) {
 TEST(TableMetadataBuilderTest, V3RowLineage) {
   auto md = TableMetadataBuilder::NewTable(TestSchema(), PartitionSpec(), SortOrder(), "s3://b/t",
                                            {{"format-version", "3"}}, "u", 1000);
-  ASSERT_TRUE(md.ok());
+  FLOE_ASSERT_OK(md);
   auto b = TableMetadataBuilder::From(std::make_shared<TableMetadata>(*md));
   Snapshot s1 = MakeSnapshot(1, std::nullopt, 1, 2000);
   EXPECT_TRUE(b.AddSnapshot(s1).IsInvalidArgument());  // first-row-id is required in v3
   s1.first_row_id = 0;
   s1.added_rows = 30;
-  ASSERT_TRUE(b.AddSnapshot(s1).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(s1));
   Snapshot s2 = MakeSnapshot(2, 1, 2, 2100);
   s2.first_row_id = 29;  // behind next-row-id 30
   s2.added_rows = 5;
   EXPECT_EQ(b.AddSnapshot(s2).code(), StatusCode::kConflict);
   s2.first_row_id = 30;
-  ASSERT_TRUE(b.AddSnapshot(s2).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(s2));
   auto built = b.Build(3000);
-  ASSERT_TRUE(built.ok());
+  FLOE_ASSERT_OK(built);
   EXPECT_EQ((*built)->next_row_id, 35);
 
   // Upgrading a v2 table to v3 starts row ids at 0; no downgrades.
   auto up = TableMetadataBuilder::From(V2Table());
-  ASSERT_TRUE(up.UpgradeFormatVersion(3).ok());
+  FLOE_ASSERT_OK(up.UpgradeFormatVersion(3));
   EXPECT_TRUE(up.UpgradeFormatVersion(2).IsInvalidArgument());
   EXPECT_TRUE(up.UpgradeFormatVersion(4).IsInvalidArgument());
   auto v3 = up.Build(2000);
-  ASSERT_TRUE(v3.ok());
+  FLOE_ASSERT_OK(v3);
   EXPECT_EQ((*v3)->format_version, 3);
   EXPECT_EQ((*v3)->next_row_id, 0);
   EXPECT_NE(TableMetadataToJson(**v3).find(R"("current-snapshot-id":null,"next-row-id":0)"),
@@ -320,16 +321,16 @@ TEST(TableMetadataBuilderTest, V3RowLineage) {
 TEST(TableMetadataBuilderTest, MetadataLogTrimming) {
   TableMetadataPtr md = V2Table();
   auto b0 = TableMetadataBuilder::From(md);
-  ASSERT_TRUE(b0.SetProperties({{"write.metadata.previous-versions-max", "2"}}).ok());
+  FLOE_ASSERT_OK(b0.SetProperties({{"write.metadata.previous-versions-max", "2"}}));
   auto cur = b0.Build(1100);
-  ASSERT_TRUE(cur.ok());
+  FLOE_ASSERT_OK(cur);
   for (int i = 1; i <= 4; ++i) {
     auto m = std::make_shared<TableMetadata>(**cur);
     m->metadata_file_location = "f" + std::to_string(i);
     auto b = TableMetadataBuilder::From(m);
-    ASSERT_TRUE(b.SetProperties({{"k", std::to_string(i)}}).ok());
+    FLOE_ASSERT_OK(b.SetProperties({{"k", std::to_string(i)}}));
     cur = b.Build(1100 + i * 100);
-    ASSERT_TRUE(cur.ok());
+    FLOE_ASSERT_OK(cur);
   }
   // Java addPreviousFile: at most max entries, the newest last, each with its file's time.
   ASSERT_EQ((*cur)->metadata_log.size(), 2u);
@@ -337,7 +338,7 @@ TEST(TableMetadataBuilderTest, MetadataLogTrimming) {
   EXPECT_EQ((*cur)->metadata_log[1], (MetadataLogEntry{1400, "f4"}));
   // No changes: the base itself.
   auto same = TableMetadataBuilder::From(*cur);
-  ASSERT_TRUE(same.SetProperties({}).ok());
+  FLOE_ASSERT_OK(same.SetProperties({}));
   EXPECT_EQ(same.Build(9999)->get(), cur->get());
 }
 
@@ -345,23 +346,23 @@ TEST(TableMetadataBuilderTest, LastAddedAndSchemaReuse) {
   auto b = TableMetadataBuilder::From(V2Table());
   EXPECT_TRUE(b.SetCurrentSchema(-1).IsInvalidArgument());  // nothing added yet
   // Re-adding the current schema reuses id 0 and adds nothing.
-  ASSERT_TRUE(b.AddSchema(TestSchema().WithSchemaId(7)).ok());
+  FLOE_ASSERT_OK(b.AddSchema(TestSchema().WithSchemaId(7)));
   EXPECT_TRUE(b.changes().empty());
   auto wider = Schema::Make({NestedField::Required(1, "id", LongType()),
                              NestedField::Optional(2, "data", StringType(), "payload"),
                              NestedField::Optional(3, "ts", TimestampTzType()),
                              NestedField::Optional(4, "tags", ListType(5, StringType(), false)),
                              NestedField::Optional(6, "extra", IntType())});
-  ASSERT_TRUE(wider.ok());
-  ASSERT_TRUE(b.AddSchema(*wider).ok());
-  ASSERT_TRUE(b.SetCurrentSchema(-1).ok());
-  ASSERT_TRUE(b.AddSpec(PartitionSpec(0, {{6, 1000, "extra", Transform::Identity()}})).ok());
-  ASSERT_TRUE(b.SetDefaultSpec(-1).ok());
+  FLOE_ASSERT_OK(wider);
+  FLOE_ASSERT_OK(b.AddSchema(*wider));
+  FLOE_ASSERT_OK(b.SetCurrentSchema(-1));
+  FLOE_ASSERT_OK(b.AddSpec(PartitionSpec(0, {{6, 1000, "extra", Transform::Identity()}})));
+  FLOE_ASSERT_OK(b.SetDefaultSpec(-1));
   SortOrder by_extra(5, {{Transform::Identity(), 6, SortDirection::kDesc, NullOrder::kNullsLast}});
-  ASSERT_TRUE(b.AddSortOrder(by_extra).ok());
-  ASSERT_TRUE(b.SetDefaultSortOrder(-1).ok());
+  FLOE_ASSERT_OK(b.AddSortOrder(by_extra));
+  FLOE_ASSERT_OK(b.SetDefaultSortOrder(-1));
   auto md = b.Build(2000);
-  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_ASSERT_OK(md);
   EXPECT_EQ((*md)->current_schema_id, 1);  // max id + 1
   EXPECT_EQ((*md)->last_column_id, 6);
   EXPECT_EQ((*md)->default_spec_id, 1);
@@ -374,11 +375,11 @@ TEST(TableMetadataBuilderTest, LastAddedAndSchemaReuse) {
 
   // An identical schema added again reuses its id; an equal order too.
   auto c = TableMetadataBuilder::From(*md);
-  ASSERT_TRUE(c.AddSchema(TestSchema()).ok());
-  ASSERT_TRUE(c.SetCurrentSchema(0).ok());
-  ASSERT_TRUE(c.AddSortOrder(by_extra).ok());
+  FLOE_ASSERT_OK(c.AddSchema(TestSchema()));
+  FLOE_ASSERT_OK(c.SetCurrentSchema(0));
+  FLOE_ASSERT_OK(c.AddSortOrder(by_extra));
   auto md2 = c.Build(2100);
-  ASSERT_TRUE(md2.ok());
+  FLOE_ASSERT_OK(md2);
   EXPECT_EQ((*md2)->schemas.size(), 2u);
   EXPECT_EQ((*md2)->current_schema_id, 0);
   EXPECT_EQ((*md2)->sort_orders.size(), 2u);
@@ -386,29 +387,29 @@ TEST(TableMetadataBuilderTest, LastAddedAndSchemaReuse) {
   auto d = TableMetadataBuilder::From(*md2);
   EXPECT_TRUE(d.RemoveSchemas({0}).IsInvalidArgument());
   EXPECT_TRUE(d.RemoveSpecs({1}).IsInvalidArgument());
-  EXPECT_TRUE(d.RemoveSchemas({1}).ok());
-  EXPECT_TRUE(d.RemoveSpecs({0}).ok());
+  FLOE_EXPECT_OK(d.RemoveSchemas({1}));
+  FLOE_EXPECT_OK(d.RemoveSpecs({0}));
 }
 
 TEST(TableMetadataBuilderTest, RemoveSnapshotsDropsRefsStatsAndHistory) {
   auto b = TableMetadataBuilder::From(V2Table());
-  ASSERT_TRUE(b.AddSnapshot(MakeSnapshot(1, std::nullopt, 1, 2000)).ok());
-  ASSERT_TRUE(b.SetRef("main", SnapshotRef::Branch(1)).ok());
+  FLOE_ASSERT_OK(b.AddSnapshot(MakeSnapshot(1, std::nullopt, 1, 2000)));
+  FLOE_ASSERT_OK(b.SetRef("main", SnapshotRef::Branch(1)));
   auto m1 = b.Build(2001);
-  ASSERT_TRUE(m1.ok());
+  FLOE_ASSERT_OK(m1);
   auto b2 = TableMetadataBuilder::From(*m1);
-  ASSERT_TRUE(b2.AddSnapshot(MakeSnapshot(2, 1, 2, 2100)).ok());
-  ASSERT_TRUE(b2.SetRef("main", SnapshotRef::Branch(2)).ok());
-  ASSERT_TRUE(b2.SetRef("old", SnapshotRef::Tag(1)).ok());
-  ASSERT_TRUE(b2.SetStatistics({1, "s3://s", 1, 1, {}}).ok());
+  FLOE_ASSERT_OK(b2.AddSnapshot(MakeSnapshot(2, 1, 2, 2100)));
+  FLOE_ASSERT_OK(b2.SetRef("main", SnapshotRef::Branch(2)));
+  FLOE_ASSERT_OK(b2.SetRef("old", SnapshotRef::Tag(1)));
+  FLOE_ASSERT_OK(b2.SetStatistics({1, "s3://s", 1, 1, {}}));
   auto m2 = b2.Build(2101);
-  ASSERT_TRUE(m2.ok());
+  FLOE_ASSERT_OK(m2);
   EXPECT_EQ((*m2)->snapshot_log.size(), 2u);
 
   auto b3 = TableMetadataBuilder::From(*m2);
-  ASSERT_TRUE(b3.RemoveSnapshots({1}).ok());
+  FLOE_ASSERT_OK(b3.RemoveSnapshots({1}));
   auto m3 = b3.Build(2200);
-  ASSERT_TRUE(m3.ok()) << m3.status().ToString();
+  FLOE_ASSERT_OK(m3);
   EXPECT_EQ((*m3)->ref("old"), nullptr);
   EXPECT_TRUE((*m3)->statistics.empty());
   ASSERT_EQ((*m3)->snapshot_log.size(), 1u);
@@ -417,14 +418,14 @@ TEST(TableMetadataBuilderTest, RemoveSnapshotsDropsRefsStatsAndHistory) {
   // Rolling main back to an existing snapshot logs it at the commit time; removing main
   // clears the current snapshot.
   auto b4 = TableMetadataBuilder::From(*m2);
-  ASSERT_TRUE(b4.SetRef("main", SnapshotRef::Branch(1)).ok());
+  FLOE_ASSERT_OK(b4.SetRef("main", SnapshotRef::Branch(1)));
   auto m4 = b4.Build(5000);
-  ASSERT_TRUE(m4.ok());
+  FLOE_ASSERT_OK(m4);
   EXPECT_EQ((*m4)->snapshot_log.back(), (SnapshotLogEntry{5000, 1}));
   auto b5 = TableMetadataBuilder::From(*m4);
-  ASSERT_TRUE(b5.RemoveRef("main").ok());
+  FLOE_ASSERT_OK(b5.RemoveRef("main"));
   auto m5 = b5.Build(6000);
-  ASSERT_TRUE(m5.ok());
+  FLOE_ASSERT_OK(m5);
   EXPECT_FALSE((*m5)->current_snapshot_id);
   EXPECT_NE(TableMetadataToJson(**m5).find(R"("current-snapshot-id":-1)"), std::string::npos);
 }

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "floe/base/json.h"
+#include "floe/base/testing.h"
 #include "floe/io/memory_file_io.h"
 
 namespace floe::iceberg {
@@ -48,7 +49,7 @@ class JavaGoldenTest : public ::testing::TestWithParam<std::string> {};
 TEST_P(JavaGoldenTest, ByteForByteRoundTrip) {
   std::string text = ReadText(TestData() / "java" / GetParam());
   auto md = TableMetadataFromJson(text);
-  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_ASSERT_OK(md);
   EXPECT_EQ(SortHashMaps(TableMetadataToJson(*md)), SortHashMaps(text));
   // And the compact text itself has Java's layout (no spaces).
   EXPECT_EQ(TableMetadataToJson(*md).find(": "), std::string::npos);
@@ -63,7 +64,7 @@ INSTANTIATE_TEST_SUITE_P(Java, JavaGoldenTest,
 
 TEST(TableMetadataTest, JavaV3Model) {
   auto md = TableMetadataFromJson(ReadText(TestData() / "java" / "v3-00002.metadata.json"));
-  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_ASSERT_OK(md);
   EXPECT_EQ(md->format_version, 3);
   EXPECT_EQ(md->next_row_id, 17);  // 10 + 7 added rows (Java's builder)
   ASSERT_NE(md->current_snapshot(), nullptr);
@@ -93,7 +94,7 @@ TEST(TableMetadataTest, JavaNoSnapshotCurrentIdForm) {
     EXPECT_NE(text.find(v == 3 ? R"("current-snapshot-id":null)" : R"("current-snapshot-id":-1)"),
               std::string::npos);
     auto md = TableMetadataFromJson(text);
-    ASSERT_TRUE(md.ok());
+    FLOE_ASSERT_OK(md);
     EXPECT_FALSE(md->current_snapshot_id);
     EXPECT_TRUE(md->refs.empty());
   }
@@ -114,7 +115,7 @@ TEST_P(PyicebergTest, ReadsAsPyicebergDoes) {
     }
     SCOPED_TRACE(file.string());
     auto md = TableMetadataFromJson(ReadText(file));
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto want = nlohmann::json::parse(
         ReadText(TestData() / GetParam() / (std::string(name) + ".expected.json")));
     EXPECT_EQ(md->format_version, want["format-version"].get<int>());
@@ -161,7 +162,7 @@ TEST_P(PyicebergTest, ReadsAsPyicebergDoes) {
     EXPECT_EQ(md->metadata_log.size(), want["metadata-log"].size());
     // Our own output reads back to the same model.
     auto again = TableMetadataFromJson(TableMetadataToJson(*md));
-    ASSERT_TRUE(again.ok()) << again.status().ToString();
+    FLOE_ASSERT_OK(again);
     EXPECT_EQ(TableMetadataToJson(*again), TableMetadataToJson(*md));
   }
 }
@@ -182,7 +183,7 @@ constexpr const char* kMinimalV1 = R"({
 
 TEST(TableMetadataTest, V1TolerantRead) {
   auto md = TableMetadataFromJson(kMinimalV1);
-  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_ASSERT_OK(md);
   EXPECT_FALSE(md->table_uuid);
   EXPECT_EQ(md->schemas.size(), 1u);
   EXPECT_EQ(md->specs.size(), 1u);
@@ -216,9 +217,8 @@ TEST(TableMetadataTest, Errors) {
   EXPECT_EQ(code(with(R"("location": "s3://b/t")", R"("location": 5)")), StatusCode::kCorrupt);
   EXPECT_EQ(code(with(R"("properties": {"k": "v"})", R"("properties": {"k": 1})")),
             StatusCode::kCorrupt);
-  EXPECT_TRUE(
-      TableMetadataFromJson(with(R"("current-snapshot-id": 9)", R"("current-snapshot-id": -1)"))
-          .ok());
+  FLOE_EXPECT_OK(
+      TableMetadataFromJson(with(R"("current-snapshot-id": 9)", R"("current-snapshot-id": -1)")));
 }
 
 TEST(TableMetadataTest, NestingIsBoundedBeforeParsing) {
@@ -232,7 +232,7 @@ TEST(TableMetadataTest, NestingIsBoundedBeforeParsing) {
     return s.replace(s.find(R"({"x": 1})"), 8, deep);
   };
   auto at_limit = TableMetadataFromJson(nested(kMaxStoredJsonDepth - 1));
-  EXPECT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  FLOE_EXPECT_OK(at_limit);
   auto past = TableMetadataFromJson(nested(kMaxStoredJsonDepth));
   EXPECT_EQ(past.status().code(), StatusCode::kCorrupt);
   EXPECT_NE(past.status().message().find("nested deeper than 512 levels"), std::string_view::npos)
@@ -243,20 +243,20 @@ TEST(TableMetadataTest, NestingIsBoundedBeforeParsing) {
 
 TEST(TableMetadataTest, FileIoGzipAndNaming) {
   auto md = TableMetadataFromJson(kMinimalV1);
-  ASSERT_TRUE(md.ok());
+  FLOE_ASSERT_OK(md);
   io::MemoryFileIO fio;
   for (std::string loc :
        {"mem://t/metadata/00001-u.metadata.json", "mem://t/metadata/00002-u.gz.metadata.json",
         "mem://t/metadata/v3.metadata.json.gz"}) {
-    ASSERT_TRUE(WriteTableMetadata(fio, loc, *md).ok()) << loc;
+    FLOE_ASSERT_OK(WriteTableMetadata(fio, loc, *md)) << loc;
     auto back = ReadTableMetadata(fio, loc);
-    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    FLOE_ASSERT_OK(back);
     EXPECT_EQ(back->metadata_file_location, loc);
     EXPECT_EQ(TableMetadataToJson(*back), TableMetadataToJson(*md));
     EXPECT_EQ(WriteTableMetadata(fio, loc, *md).code(), StatusCode::kAlreadyExists);
   }
   auto raw = fio.ReadFile("mem://t/metadata/00002-u.gz.metadata.json");
-  ASSERT_TRUE(raw.ok());
+  FLOE_ASSERT_OK(raw);
   EXPECT_EQ(raw->data()[0], 0x1f);  // gzip magic
   // Java BaseMetastoreTableOperations naming.
   EXPECT_EQ(NextMetadataVersion("s3://b/t/metadata/00041-abc.metadata.json"), 42);

@@ -1,6 +1,6 @@
 // TableOperations: what the table layer needs from a catalog — the current metadata and an
 // atomic commit of REST-style requirements + updates. Catalogs (src/floe/catalog: SQL,
-// filesystem, REST) implement it; transactions (transaction.h) and scans use it, so the
+// filesystem, REST) implement it; transactions (table.h) and scans use it, so the
 // iceberg layer never depends on a particular catalog.
 #pragma once
 

@@ -14,6 +14,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table.h"
 
@@ -39,7 +40,7 @@ inline DataFile ContractDataFile(const std::string& path, const TableMetadata& m
 // REQUIRES: `ops` is a table without snapshots.
 inline void CheckTableOperationsContract(TableOperations& ops) {
   auto base = ops.Refresh();
-  ASSERT_TRUE(base.ok()) << base.status().ToString();
+  FLOE_ASSERT_OK(base);
   const std::string base_location = (*base)->metadata_file_location;
 
   // A failed requirement is kConflict and commits nothing.
@@ -47,26 +48,26 @@ inline void CheckTableOperationsContract(TableOperations& ops) {
                         {update::SetProperties{{{"contract", "bad"}}}});
   EXPECT_EQ(bad.status().code(), StatusCode::kConflict) << bad.status().ToString();
   auto after_bad = ops.Refresh();
-  ASSERT_TRUE(after_bad.ok());
+  FLOE_ASSERT_OK(after_bad);
   EXPECT_EQ((*after_bad)->metadata_file_location, base_location);
   EXPECT_EQ((*after_bad)->properties.count("contract"), 0u);
 
   // A commit is visible to Refresh, and its metadata file is readable.
   auto t1 = Table::Load(ops);
-  ASSERT_TRUE(t1.ok());
+  FLOE_ASSERT_OK(t1);
   (*t1)->set_sleeper([](int64_t) {});
   auto append = (*t1)->NewAppend();
   append->AppendFile(ContractDataFile("contract/a.parquet", **base));
   Status st = append->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   auto md1 = ops.Refresh();
-  ASSERT_TRUE(md1.ok());
+  FLOE_ASSERT_OK(md1);
   ASSERT_NE((*md1)->current_snapshot(), nullptr);
   EXPECT_EQ((*md1)->current_snapshot()->snapshot_id, *append->snapshot_id());
   EXPECT_EQ(NextMetadataVersion(base_location),
             ParseMetadataFileVersion((*md1)->metadata_file_location).value_or(-1));
   auto read = ReadTableMetadata(ops.io(), (*md1)->metadata_file_location);
-  ASSERT_TRUE(read.ok()) << read.status().ToString();
+  FLOE_ASSERT_OK(read);
   EXPECT_EQ(read->current_snapshot_id, (*md1)->current_snapshot_id);
 
   // A stale ref requirement is kConflict.
@@ -77,18 +78,19 @@ inline void CheckTableOperationsContract(TableOperations& ops) {
   // Two writers from the same base: the second one retries on top of the first.
   auto w1 = Table::Load(ops);
   auto w2 = Table::Load(ops);
-  ASSERT_TRUE(w1.ok() && w2.ok());
+  FLOE_ASSERT_OK(w1);
+  FLOE_ASSERT_OK(w2);
   (*w2)->set_sleeper([](int64_t) {});
   auto a1 = (*w1)->NewAppend();
   a1->AppendFile(ContractDataFile("contract/b.parquet", **md1));
   auto a2 = (*w2)->NewTransaction();
-  ASSERT_TRUE(
-      a2->NewAppend().AppendFile(ContractDataFile("contract/c.parquet", **md1)).Commit().ok());
-  ASSERT_TRUE(a1->Commit().ok());
+  FLOE_ASSERT_OK(
+      a2->NewAppend().AppendFile(ContractDataFile("contract/c.parquet", **md1)).Commit());
+  FLOE_ASSERT_OK(a1->Commit());
   st = a2->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   auto md2 = ops.Refresh();
-  ASSERT_TRUE(md2.ok());
+  FLOE_ASSERT_OK(md2);
   const Snapshot* head = (*md2)->current_snapshot();
   ASSERT_NE(head, nullptr);
   ASSERT_TRUE(head->parent_snapshot_id.has_value());

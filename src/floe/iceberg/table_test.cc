@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/expire_snapshots.h"
 #include "floe/iceberg/in_memory_table_operations.h"
 #include "floe/iceberg/metadata_updates.h"
@@ -44,7 +45,7 @@ TableMetadata NewTableMetadata(int format_version, bool partitioned) {
   auto md = TableMetadataBuilder::NewTable(schema, spec, SortOrder::Unsorted(), "mem://wh/db/t",
                                            {{"format-version", std::to_string(format_version)}},
                                            "9c12d441-03fe-4693-9a96-a0705ddf69c1", kT0);
-  EXPECT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_EXPECT_OK(md);
   return *md;
 }
 
@@ -104,10 +105,10 @@ class TableTest : public ::testing::TestWithParam<int> {
   void Init(int version, bool partitioned) {
     auto ops =
         InMemoryTableOperations::Create("db.t", io_, env_, NewTableMetadata(version, partitioned));
-    ASSERT_TRUE(ops.ok()) << ops.status().ToString();
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
     auto table = Table::Load(*ops_);
-    ASSERT_TRUE(table.ok());
+    FLOE_ASSERT_OK(table);
     table_ = std::move(*table);
     table_->set_sleeper([this](int64_t ms) { sleeps_.push_back(ms); });
   }
@@ -115,7 +116,7 @@ class TableTest : public ::testing::TestWithParam<int> {
   // A second handle on the same table, standing in for a concurrent writer.
   std::unique_ptr<Table> Other() {
     auto t = Table::Load(*ops_);
-    EXPECT_TRUE(t.ok());
+    FLOE_EXPECT_OK(t);
     return std::move(*t);
   }
 
@@ -124,18 +125,18 @@ class TableTest : public ::testing::TestWithParam<int> {
     auto op = t.NewAppend();
     for (const auto& f : files) op->AppendFile(f);
     Status st = op->Commit();
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    FLOE_ASSERT_OK(st);
   }
 
   std::vector<ManifestEntry> Entries(const Snapshot& s, ManifestEntryFilter filter,
                                      std::optional<ManifestContent> content = std::nullopt) {
     std::vector<ManifestEntry> out;
     auto ms = ReadSnapshotManifests(s, io_);
-    EXPECT_TRUE(ms.ok()) << ms.status().ToString();
+    FLOE_EXPECT_OK(ms);
     for (const ManifestFile& m : *ms) {
       if (content && m.content != *content) continue;
       auto es = ReadManifestEntries(*table_->metadata(), m, io_, filter);
-      EXPECT_TRUE(es.ok()) << es.status().ToString();
+      FLOE_EXPECT_OK(es);
       out.insert(out.end(), es->begin(), es->end());
     }
     return out;
@@ -218,7 +219,7 @@ TEST_F(TableTest, RowDeltaAddsDeletesAsDeleteOperation) {
       .AddDeletes(PosDelete("mem://d/pos1.parquet", 2, "x", "mem://d/a.parquet"))
       .ValidateFromSnapshot(table_->metadata()->current_snapshot()->snapshot_id)
       .ValidateDataFilesExist({"mem://d/a.parquet"});
-  ASSERT_TRUE(rd->Commit().ok());
+  FLOE_ASSERT_OK(rd->Commit());
   const Snapshot scopy = *table_->metadata()->current_snapshot();
   const Snapshot* s = &scopy;
   // Java BaseRowDelta: only delete files added -> "delete".
@@ -241,11 +242,11 @@ TEST_F(TableTest, RowDeltaAddsDeletesAsDeleteOperation) {
   auto rd2 = table_->NewRowDelta();
   rd2->AddRows(Data("mem://d/b.parquet", 1, "x"))
       .AddDeletes(EqDelete("mem://d/eq2.parquet", 1, "x"));
-  ASSERT_TRUE(rd2->Commit().ok());
+  FLOE_ASSERT_OK(rd2->Commit());
   EXPECT_EQ(table_->metadata()->current_snapshot()->operation, "overwrite");
   auto rd3 = table_->NewRowDelta();
   rd3->AddRows(Data("mem://d/c.parquet", 1, "x"));
-  ASSERT_TRUE(rd3->Commit().ok());
+  FLOE_ASSERT_OK(rd3->Commit());
   EXPECT_EQ(table_->metadata()->current_snapshot()->operation, "append");
 }
 
@@ -256,7 +257,7 @@ TEST_F(TableTest, RowDeltaValidatesReferencedDataFilesExist) {
   auto other = Other();
   auto del = other->NewDelete();
   del->DeleteFile("mem://d/a.parquet");
-  ASSERT_TRUE(del->Commit().ok());
+  FLOE_ASSERT_OK(del->Commit());
   // Java BaseRowDelta.validateDataFilesExist: the position delete's data file was removed
   // after the starting snapshot.
   auto rd = table_->NewRowDelta();
@@ -270,7 +271,7 @@ TEST_F(TableTest, RowDeltaValidatesReferencedDataFilesExist) {
   // validateNoConflictingDeleteFiles: a delete file added since the start conflicts.
   auto rd2 = other->NewRowDelta();
   rd2->AddDeletes(EqDelete("mem://d/eq.parquet", 1, "x"));
-  ASSERT_TRUE(rd2->Commit().ok());
+  FLOE_ASSERT_OK(rd2->Commit());
   auto rd3 = table_->NewRowDelta();
   rd3->AddRows(Data("mem://d/b.parquet", 1, "x"))
       .ValidateFromSnapshot(start)
@@ -282,7 +283,7 @@ TEST_F(TableTest, RowDeltaValidatesReferencedDataFilesExist) {
       .ValidateFromSnapshot(start)
       .ConflictDetectionFilter(*ParseExpression("category = 'y'"))
       .ValidateNoConflictingDeleteFiles();
-  EXPECT_TRUE(rd4->Commit().ok());
+  FLOE_EXPECT_OK(rd4->Commit());
 }
 
 TEST_F(TableTest, DeletesAreRejectedInV1) {
@@ -304,7 +305,7 @@ TEST_F(TableTest, RewriteKeepsStartingSequenceNumberAndConcurrentEqualityDeletes
   auto writer = Other();
   auto rd = writer->NewRowDelta();
   rd->AddDeletes(EqDelete("mem://d/eq.parquet", 1, "x"));
-  ASSERT_TRUE(rd->Commit().ok());  // sequence number 2
+  FLOE_ASSERT_OK(rd->Commit());  // sequence number 2
 
   auto rw = table_->NewRewrite();
   rw->DeleteFile(Data("mem://d/a.parquet", 10, "x"))
@@ -312,7 +313,7 @@ TEST_F(TableTest, RewriteKeepsStartingSequenceNumberAndConcurrentEqualityDeletes
       .AddFile(Data("mem://d/ab.parquet", 20, "x"))
       .ValidateFromSnapshot(start);
   Status st = rw->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot scopy = *table_->metadata()->current_snapshot();
   const Snapshot* s = &scopy;
   EXPECT_EQ(s->operation, "replace");
@@ -354,14 +355,14 @@ TEST_F(TableTest, RewriteKeepsEqualityDeletesNeededByItsOwnNewFiles) {
   auto other = Other();
   auto rd = other->NewRowDelta();
   rd->AddDeletes(EqDelete("mem://d/eq.parquet", 1, "x"));
-  ASSERT_TRUE(rd->Commit().ok());
+  FLOE_ASSERT_OK(rd->Commit());
   Append(*other, {Data("mem://d/b.parquet", 10, "x")});
   auto rw = table_->NewRewrite();
   rw->DeleteFile(Data("mem://d/a.parquet", 10, "x"))
       .AddFile(Data("mem://d/ab.parquet", 10, "x"))
       .ValidateFromSnapshot(start);
   Status st = rw->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot s = *table_->metadata()->current_snapshot();
   auto es = Entries(s, ManifestEntryFilter::kLive);
   ASSERT_NE(Find(es, "mem://d/eq.parquet"), nullptr);
@@ -409,7 +410,7 @@ TEST_F(TableTest, RetryAfterConcurrentAppendKeepsBothCommits) {
   auto op = table_->NewAppend();
   op->AppendFile(Data("mem://d/b.parquet", 5, std::nullopt));
   Status st = op->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(sleeps_, std::vector<int64_t>{100});  // commit.retry.min-wait-ms
   const TableMetadata& md = *table_->metadata();
   ASSERT_EQ(md.snapshots.size(), 3u);
@@ -431,7 +432,7 @@ TEST_F(TableTest, RetryAfterConcurrentAppendKeepsBothCommits) {
   // The retry reused the manifest the first attempt wrote: one manifest per append.
   int manifests = 0;
   auto listing = io_.List("mem://wh/db/t/metadata/");
-  ASSERT_TRUE(listing.ok());
+  FLOE_ASSERT_OK(listing);
   for (const auto& f : *listing) {
     if (f.location.find("-m") != std::string::npos && f.location.ends_with(".avro")) ++manifests;
   }
@@ -448,7 +449,7 @@ TEST_F(TableTest, UnknownCommitOutcomeDeletesNothing) {
   ASSERT_NE(committed, nullptr);
   EXPECT_TRUE(Exists(committed->manifest_list));
   auto ms = ReadSnapshotManifests(*committed, io_);
-  ASSERT_TRUE(ms.ok());
+  FLOE_ASSERT_OK(ms);
   for (const auto& m : *ms) EXPECT_TRUE(Exists(m.manifest_path));
 }
 
@@ -456,7 +457,7 @@ TEST_F(TableTest, ExhaustedRetriesCleanUp) {
   Init(2, false);
   auto props = table_->NewUpdateProperties();
   props->Set("commit.retry.num-retries", "0");
-  ASSERT_TRUE(props->Commit().ok());
+  FLOE_ASSERT_OK(props->Commit());
   ops_->set_before_commit([] { return Status::Conflict("lost the race"); });
   auto op = table_->NewAppend();
   op->AppendFile(Data("mem://d/a.parquet", 10, std::nullopt));
@@ -476,7 +477,7 @@ TEST_F(TableTest, DeleteByRowFilterUsesStrictEvaluation) {
   // Partition values decide identity-partitioned columns.
   auto del = table_->NewDelete();
   del->DeleteFromRowFilter(*ParseExpression("category = 'y'"));
-  ASSERT_TRUE(del->Commit().ok());
+  FLOE_ASSERT_OK(del->Commit());
   const Snapshot scopy = *table_->metadata()->current_snapshot();
   const Snapshot* s = &scopy;
   EXPECT_EQ(s->operation, "delete");
@@ -488,7 +489,7 @@ TEST_F(TableTest, DeleteByRowFilterUsesStrictEvaluation) {
   // Rows of x1 all have id < 10 (bounds 0..9): deleted; x2 has none.
   auto del2 = table_->NewDelete();
   del2->DeleteFromRowFilter(*ParseExpression("id < 10"));
-  ASSERT_TRUE(del2->Commit().ok());
+  FLOE_ASSERT_OK(del2->Commit());
   auto live = Entries(*table_->metadata()->current_snapshot(), ManifestEntryFilter::kLive);
   ASSERT_EQ(live.size(), 1u);
   EXPECT_EQ(live[0].data_file.file_path, "mem://d/x2.parquet");
@@ -525,7 +526,7 @@ TEST_F(TableTest, OverwriteValidatesConflictingData) {
       .AddFile(Data("mem://d/x3.parquet", 5, "x"))
       .ValidateFromSnapshot(table_->metadata()->current_snapshot()->snapshot_id)
       .ValidateNoConflictingData();
-  ASSERT_TRUE(ow2->Commit().ok());
+  FLOE_ASSERT_OK(ow2->Commit());
   const Snapshot scopy = *table_->metadata()->current_snapshot();
   const Snapshot* s = &scopy;
   EXPECT_EQ(s->operation, "overwrite");
@@ -551,7 +552,7 @@ TEST_F(TableTest, V3DeletionVectorReplacesPreviousAndRowLineage) {
   auto rd = table_->NewRowDelta();
   rd->AddDeletes(DV("mem://d/dv1.puffin", 2, std::nullopt, "mem://d/a.parquet", 4))
       .ValidateFromSnapshot(s1->snapshot_id);
-  ASSERT_TRUE(rd->Commit().ok());
+  FLOE_ASSERT_OK(rd->Commit());
   const Snapshot s2copy = *table_->metadata()->current_snapshot();
   const Snapshot* s2 = &s2copy;
   EXPECT_EQ(Summary(*s2, "added-dvs"), "1");
@@ -563,7 +564,7 @@ TEST_F(TableTest, V3DeletionVectorReplacesPreviousAndRowLineage) {
   rd2->AddDeletes(DV("mem://d/dv2.puffin", 3, std::nullopt, "mem://d/a.parquet", 4))
       .ValidateFromSnapshot(s2->snapshot_id);
   Status st = rd2->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot s3copy = *table_->metadata()->current_snapshot();
   const Snapshot* s3 = &s3copy;
   EXPECT_EQ(Summary(*s3, "added-dvs"), "1");
@@ -579,7 +580,7 @@ TEST_F(TableTest, V3DeletionVectorReplacesPreviousAndRowLineage) {
   auto rd3 = writer->NewRowDelta();
   rd3->AddDeletes(DV("mem://d/dv3.puffin", 4, std::nullopt, "mem://d/a.parquet", 4))
       .ValidateFromSnapshot(s3->snapshot_id);
-  ASSERT_TRUE(rd3->Commit().ok());
+  FLOE_ASSERT_OK(rd3->Commit());
   auto rd4 = table_->NewRowDelta();
   rd4->AddDeletes(DV("mem://d/dv4.puffin", 4, std::nullopt, "mem://d/a.parquet", 4))
       .ValidateFromSnapshot(s3->snapshot_id);
@@ -603,7 +604,7 @@ TEST_F(TableTest, RemovingOneDeletionVectorKeepsItsPuffinNeighbours) {
   const DataFile dv_b = DV("mem://d/dv1.puffin", 1, std::nullopt, "mem://d/b.parquet", 46);
   auto rd = table_->NewRowDelta();
   rd->AddDeletes(dv_a).AddDeletes(dv_b);
-  ASSERT_TRUE(rd->Commit().ok());
+  FLOE_ASSERT_OK(rd->Commit());
   const Snapshot& s1 = *table_->metadata()->current_snapshot();
   EXPECT_EQ(Summary(s1, "added-dvs"), "2");
 
@@ -612,7 +613,7 @@ TEST_F(TableTest, RemovingOneDeletionVectorKeepsItsPuffinNeighbours) {
       .AddDeletes(DV("mem://d/dv2.puffin", 2, std::nullopt, "mem://d/a.parquet", 4))
       .ValidateFromSnapshot(s1.snapshot_id);
   Status st = rd2->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot& s = *table_->metadata()->current_snapshot();
   EXPECT_EQ(Summary(s, "removed-dvs"), "1");
   EXPECT_EQ(Summary(s, "deleted-duplicate-files"), "<none>");
@@ -633,7 +634,7 @@ TEST_F(TableTest, RewriteNeverDropsDeletesStillNeeded) {
   Append(*table_, {Data("mem://d/a.parquet", 10, "x"), Data("mem://d/b.parquet", 10, "x")});
   auto rd = table_->NewRowDelta();
   rd->AddDeletes(EqDelete("mem://d/eq.parquet", 1, "x"));
-  ASSERT_TRUE(rd->Commit().ok());
+  FLOE_ASSERT_OK(rd->Commit());
   const int64_t start = table_->metadata()->current_snapshot()->snapshot_id;
   // Rewriting a alone may not remove the equality delete: it still applies to b.
   auto rw = table_->NewRewrite();
@@ -650,7 +651,7 @@ TEST_F(TableTest, RewriteNeverDropsDeletesStillNeeded) {
       .AddFile(Data("mem://d/ab.parquet", 18, "x"))
       .ValidateFromSnapshot(start);
   Status st = rw2->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Snapshot scopy = *table_->metadata()->current_snapshot();
   const Snapshot* s = &scopy;
   EXPECT_EQ(Summary(*s, "removed-equality-delete-files"), "1");
@@ -667,10 +668,10 @@ TEST_F(TableTest, TransactionCommitsOnceWithJavaRequirements) {
   const int64_t head = table_->metadata()->current_snapshot()->snapshot_id;
   const int64_t calls = ops_->commit_calls();
   auto tx = table_->NewTransaction();
-  ASSERT_TRUE(tx->NewUpdateSchema().AddColumn("", "extra", IntType()).Commit().ok());
-  ASSERT_TRUE(tx->NewAppend().AppendFile(Data("mem://d/b.parquet", 1, std::nullopt)).Commit().ok());
-  ASSERT_TRUE(tx->NewUpdateProperties().Set("k", "v").Commit().ok());
-  ASSERT_TRUE(tx->Commit().ok());
+  FLOE_ASSERT_OK(tx->NewUpdateSchema().AddColumn("", "extra", IntType()).Commit());
+  FLOE_ASSERT_OK(tx->NewAppend().AppendFile(Data("mem://d/b.parquet", 1, std::nullopt)).Commit());
+  FLOE_ASSERT_OK(tx->NewUpdateProperties().Set("k", "v").Commit());
+  FLOE_ASSERT_OK(tx->Commit());
   EXPECT_EQ(ops_->commit_calls(), calls + 1);
   const auto& reqs = ops_->last_requirements();
   ASSERT_EQ(reqs.size(), 4u);
@@ -697,7 +698,7 @@ TEST_F(TableTest, BranchesTagsAndRollback) {
       .CreateTag("v1", s1)
       .SetMaxRefAgeMs("v1", 86400000)
       .SetMinSnapshotsToKeep("dev", 3);
-  ASSERT_TRUE(ms->Commit().ok());
+  FLOE_ASSERT_OK(ms->Commit());
   const TableMetadata* md = table_->metadata().get();
   EXPECT_EQ(md->ref("dev")->snapshot_id, s1);
   EXPECT_EQ(md->ref("dev")->min_snapshots_to_keep, 3);
@@ -707,7 +708,7 @@ TEST_F(TableTest, BranchesTagsAndRollback) {
   // A commit to a branch leaves main alone.
   auto op = table_->NewAppend();
   op->AppendFile(Data("mem://d/c.parquet", 1, std::nullopt)).ToBranch("dev");
-  ASSERT_TRUE(op->Commit().ok());
+  FLOE_ASSERT_OK(op->Commit());
   md = table_->metadata().get();
   EXPECT_EQ(md->current_snapshot_id, s2);
   const Snapshot dev_copy = *md->SnapshotForRef("dev");
@@ -722,14 +723,14 @@ TEST_F(TableTest, BranchesTagsAndRollback) {
   EXPECT_EQ(bad->Commit().code(), StatusCode::kInvalidArgument);
   auto rb = table_->NewManageSnapshots();
   rb->RollbackTo(s1);
-  ASSERT_TRUE(rb->Commit().ok());
+  FLOE_ASSERT_OK(rb->Commit());
   EXPECT_EQ(table_->metadata()->current_snapshot_id, s1);
   EXPECT_EQ(table_->metadata()->snapshot_log.back().snapshot_id, s1);
 
   // main (s1) is an ancestor of dev: fast-forward moves it to dev's head.
   auto ff = table_->NewManageSnapshots();
   ff->FastForwardBranch("main", "dev").RemoveTag("v1");
-  ASSERT_TRUE(ff->Commit().ok());
+  FLOE_ASSERT_OK(ff->Commit());
   EXPECT_EQ(table_->metadata()->current_snapshot_id, dev->snapshot_id);
   EXPECT_EQ(table_->metadata()->ref("v1"), nullptr);
   auto ff2 = table_->NewManageSnapshots();
@@ -746,7 +747,7 @@ TEST_F(TableTest, ExpireSnapshotsDeletesOnlyUnreachableFiles) {
   env_.Advance(1000);
   auto del = table_->NewDelete();
   del->DeleteFile("mem://d/a.parquet");
-  ASSERT_TRUE(del->Commit().ok());  // S3
+  FLOE_ASSERT_OK(del->Commit());  // S3
   const Snapshot s3 = *table_->metadata()->current_snapshot();
   io_.Put("mem://d/a.parquet", "x");
   io_.Put("mem://d/b.parquet", "x");
@@ -755,7 +756,7 @@ TEST_F(TableTest, ExpireSnapshotsDeletesOnlyUnreachableFiles) {
   auto ex = table_->NewExpireSnapshots();
   ex->ExpireOlderThan(s3.timestamp_ms).RetainLast(1);
   Status st = ex->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(table_->metadata()->snapshots.size(), 1u);
   EXPECT_EQ(UpdateAction(ops_->last_updates()[0]), "remove-snapshots");
   const ExpireSnapshotsResult& r = ex->result();
@@ -771,7 +772,7 @@ TEST_F(TableTest, ExpireSnapshotsDeletesOnlyUnreachableFiles) {
   EXPECT_FALSE(Exists(s2.manifest_list));
   EXPECT_TRUE(Exists(s3.manifest_list));
   auto s3_manifests = ReadSnapshotManifests(s3, io_);
-  ASSERT_TRUE(s3_manifests.ok());
+  FLOE_ASSERT_OK(s3_manifests);
   for (const auto& m : *s3_manifests) EXPECT_TRUE(Exists(m.manifest_path));
 }
 
@@ -785,13 +786,13 @@ TEST_F(TableTest, ExpireKeepsProtectedTaggedAndRecentSnapshots) {
   const int64_t s3 = table_->metadata()->current_snapshot()->snapshot_id;
   auto tag = table_->NewManageSnapshots();
   tag->CreateTag("t", s1);
-  ASSERT_TRUE(tag->Commit().ok());
+  FLOE_ASSERT_OK(tag->Commit());
 
   // Protected (an optimizing process is based on s2) and tagged snapshots stay.
   env_.Advance(10LL * 24 * 3600 * 1000);
   auto ex = table_->NewExpireSnapshots();
   ex->ProtectSnapshots({s2});
-  ASSERT_TRUE(ex->Commit().ok());
+  FLOE_ASSERT_OK(ex->Commit());
   const TableMetadata& md = *table_->metadata();
   EXPECT_NE(md.snapshot_by_id(s1), nullptr);
   EXPECT_NE(md.snapshot_by_id(s2), nullptr);
@@ -805,7 +806,7 @@ TEST_F(TableTest, ExpireKeepsProtectedTaggedAndRecentSnapshots) {
   // Without protection s2 expires (older than 5 days, not among the last 1); the tag's
   // max-ref-age is unset, so s1 stays.
   auto ex3 = table_->NewExpireSnapshots();
-  ASSERT_TRUE(ex3->Commit().ok());
+  FLOE_ASSERT_OK(ex3->Commit());
   EXPECT_EQ(table_->metadata()->snapshot_by_id(s2), nullptr);
   EXPECT_NE(table_->metadata()->snapshot_by_id(s1), nullptr);
   EXPECT_EQ(ex3->result().deleted_data_files, 0);  // a, b, c are all still live in s3
@@ -819,7 +820,7 @@ TEST_F(TableTest, UpdateSchemaEvolution) {
       .MoveFirst("category")
       .SetIdentifierFields({"id"});
   Status st = us->Commit();
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   const Schema* s = table_->metadata()->current_schema();
   ASSERT_EQ(s->fields().size(), 4u);
   EXPECT_EQ(s->fields()[0].name, "category");
@@ -831,7 +832,7 @@ TEST_F(TableTest, UpdateSchemaEvolution) {
 
   auto promote = table_->NewUpdateSchema();
   promote->UpdateColumn("score", DoubleType());
-  ASSERT_TRUE(promote->Commit().ok());
+  FLOE_ASSERT_OK(promote->Commit());
   EXPECT_EQ(table_->metadata()->current_schema()->FindFieldByName("score")->type->kind(),
             TypeKind::kDouble);
   auto narrow = table_->NewUpdateSchema();
@@ -850,7 +851,7 @@ TEST_F(TableTest, UpdateSchemaEvolution) {
   auto other = Other();
   auto concurrent = other->NewUpdateSchema();
   concurrent->AddColumn("", "z", IntType());
-  ASSERT_TRUE(concurrent->Commit().ok());
+  FLOE_ASSERT_OK(concurrent->Commit());
   EXPECT_EQ(stale->Commit().code(), StatusCode::kConflict);
 }
 
@@ -858,7 +859,7 @@ TEST_F(TableTest, PartitionEvolutionReusesFieldIds) {
   Init(2, true);
   auto up = table_->NewUpdateSpec();
   up->AddField("id", Transform::Bucket(16));
-  ASSERT_TRUE(up->Commit().ok());
+  FLOE_ASSERT_OK(up->Commit());
   const TableMetadata* md = table_->metadata().get();
   EXPECT_EQ(md->default_spec_id, 1);
   ASSERT_EQ(md->default_spec()->fields().size(), 2u);
@@ -874,24 +875,24 @@ TEST_F(TableTest, PartitionEvolutionReusesFieldIds) {
 
   auto rm = table_->NewUpdateSpec();
   rm->RemoveField("id_bucket");
-  ASSERT_TRUE(rm->Commit().ok());
+  FLOE_ASSERT_OK(rm->Commit());
   // Equivalent to spec 0: that spec becomes the default again, nothing is added.
   EXPECT_EQ(table_->metadata()->default_spec_id, 0);
   EXPECT_EQ(table_->metadata()->specs.size(), 2u);
   auto again = table_->NewUpdateSpec();
   again->AddField("id", Transform::Bucket(16));
-  ASSERT_TRUE(again->Commit().ok());
+  FLOE_ASSERT_OK(again->Commit());
   EXPECT_EQ(table_->metadata()->default_spec_id, 1);
 
   auto order = table_->NewReplaceSortOrder();
   order->Asc("id").Desc("category");
-  ASSERT_TRUE(order->Commit().ok());
+  FLOE_ASSERT_OK(order->Commit());
   EXPECT_EQ(table_->metadata()->default_sort_order_id, 1);
   EXPECT_EQ(table_->metadata()->default_sort_order()->fields()[1].direction, SortDirection::kDesc);
 
   auto up3 = table_->NewUpgradeFormatVersion();
   up3->Version(3);
-  ASSERT_TRUE(up3->Commit().ok());
+  FLOE_ASSERT_OK(up3->Commit());
   EXPECT_EQ(table_->metadata()->format_version, 3);
   auto down = table_->NewUpgradeFormatVersion();
   down->Version(2);
@@ -920,7 +921,7 @@ TEST(InMemoryTableOperationsTest, Contract) {
   io::MemoryFileIO io;
   FixedCommitEnvironment env;
   auto ops = InMemoryTableOperations::Create("db.t", io, env, NewTableMetadata(2, true));
-  ASSERT_TRUE(ops.ok());
+  FLOE_ASSERT_OK(ops);
   testing::CheckTableOperationsContract(**ops);
 }
 

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 
 namespace floe::iceberg {
@@ -9,13 +10,13 @@ namespace {
 
 Literal P(const TypePtr& t, std::string_view text) {
   auto r = Literal::Parse(t, text);
-  EXPECT_TRUE(r.ok()) << text << " " << r.status().ToString();
+  FLOE_EXPECT_OK(r) << text;
   return *r;
 }
 
 int32_t Hash(const Literal& v) {
   auto h = BucketHash(v);
-  EXPECT_TRUE(h.ok()) << h.status().ToString();
+  FLOE_EXPECT_OK(h);
   return *h;
 }
 
@@ -54,7 +55,7 @@ TEST(TransformTest, BucketAndTruncateExamples) {
   EXPECT_EQ(t10.Apply(Literal::Long(1))->long_value(), 0);
   EXPECT_EQ(t10.Apply(Literal::Long(-1))->long_value(), -10);
   auto dec = Transform::Truncate(50).Apply(P(DecimalType(9, 2), "10.65"));
-  ASSERT_TRUE(dec.ok());
+  FLOE_ASSERT_OK(dec);
   EXPECT_EQ(dec->ToString(), "10.50");
   EXPECT_EQ(Transform::Truncate(3).Apply(Literal::String("iceberg"))->string_value(), "ice");
   EXPECT_EQ(Transform::Truncate(3).Apply(Literal::Binary("\x01\x02\x03\x04\x05"))->string_value(),
@@ -176,9 +177,9 @@ TEST(TransformTest, ApplyToArrayMatchesApply) {
   for (Transform t : {Transform::Bucket(16), Transform::Year(), Transform::Month(),
                       Transform::Day(), Transform::Hour()}) {
     auto out = t.ApplyToArray(ts, *TimestampType());
-    ASSERT_TRUE(out.ok()) << out.status().ToString();
+    FLOE_ASSERT_OK(out);
     ASSERT_EQ(out->length(), 6);
-    ASSERT_TRUE(out->Validate().ok());
+    FLOE_ASSERT_OK(out->Validate());
     for (size_t i = 0; i < values.size(); ++i) {
       EXPECT_EQ(out->Value<int32_t>(static_cast<int64_t>(i)),
                 t.Apply(Literal::Timestamp(values[i]))->int_value())
@@ -193,13 +194,13 @@ TEST(TransformTest, ApplyToArrayMatchesApply) {
   sb.Append("iceberg");
   columnar::Array strs = sb.Finish();
   auto tr = Transform::Truncate(2).ApplyToArray(strs, *StringType());
-  ASSERT_TRUE(tr.ok());
-  ASSERT_TRUE(tr->Validate().ok());
+  FLOE_ASSERT_OK(tr);
+  FLOE_ASSERT_OK(tr->Validate());
   EXPECT_EQ(tr->BinaryValue(0), "イロ");
   EXPECT_TRUE(tr->IsNull(1));
   EXPECT_EQ(tr->BinaryValue(2), "ic");
   auto bucket = Transform::Bucket(1000).ApplyToArray(strs, *StringType());
-  ASSERT_TRUE(bucket.ok());
+  FLOE_ASSERT_OK(bucket);
   EXPECT_EQ(bucket->Value<int32_t>(2), (1210000089 & 0x7FFFFFFF) % 1000);
 
   columnar::FixedWidthBuilder<__int128> db(columnar::Decimal128(9, 2));
@@ -207,11 +208,11 @@ TEST(TransformTest, ApplyToArrayMatchesApply) {
   db.Append(-1);
   columnar::Array decs = db.Finish();
   auto td = Transform::Truncate(50).ApplyToArray(decs, *DecimalType(9, 2));
-  ASSERT_TRUE(td.ok());
+  FLOE_ASSERT_OK(td);
   EXPECT_EQ(td->Value<__int128>(0), 1050);
   EXPECT_EQ(td->Value<__int128>(1), -50);
   auto bd = Transform::Bucket(1 << 30).ApplyToArray(decs, *DecimalType(9, 2));
-  ASSERT_TRUE(bd.ok());
+  FLOE_ASSERT_OK(bd);
   EXPECT_EQ(bd->Value<int32_t>(0),
             Transform::Bucket(1 << 30).Apply(Literal::Decimal(1065, 9, 2))->int_value());
 

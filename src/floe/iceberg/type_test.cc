@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::iceberg {
 namespace {
 
@@ -16,16 +18,16 @@ TEST(TypeTest, PrimitiveStringsMatchJava) {
 
 TEST(TypeTest, ParsesPrimitiveStringsWithWhitespace) {
   auto d = PrimitiveTypeFromString("decimal( 9 , 2 )");
-  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  FLOE_ASSERT_OK(d);
   EXPECT_TRUE((*d)->Equals(*DecimalType(9, 2)));
   auto f = PrimitiveTypeFromString("fixed[ 16 ]");
-  ASSERT_TRUE(f.ok()) << f.status().ToString();
+  FLOE_ASSERT_OK(f);
   EXPECT_EQ((*f)->length(), 16);
   for (const char* s :
        {"boolean", "int", "long", "float", "double", "date", "time", "timestamp", "timestamptz",
         "timestamp_ns", "timestamptz_ns", "string", "uuid", "binary", "unknown"}) {
     auto t = PrimitiveTypeFromString(s);
-    ASSERT_TRUE(t.ok()) << s;
+    FLOE_ASSERT_OK(t) << s;
     EXPECT_EQ((*t)->ToString(), s);
   }
 }
@@ -65,7 +67,7 @@ constexpr const char* kNestedJson = R"json({
 
 TEST(TypeTest, NestedJsonRoundTrip) {
   auto t = TypeFromJson(kNestedJson);
-  ASSERT_TRUE(t.ok()) << t.status().ToString();
+  FLOE_ASSERT_OK(t);
   const Type& s = **t;
   ASSERT_EQ(s.kind(), TypeKind::kStruct);
   ASSERT_EQ(s.fields().size(), 5u);
@@ -87,7 +89,7 @@ TEST(TypeTest, NestedJsonRoundTrip) {
   EXPECT_FALSE(s.fields()[4].write_default->bool_value());
 
   auto again = TypeFromJson(TypeToJson(s));
-  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  FLOE_ASSERT_OK(again);
   EXPECT_TRUE((*again)->Equals(s));
 }
 
@@ -103,8 +105,7 @@ TEST(TypeTest, MalformedJsonIsAnErrorNotACrash) {
        R"({"type":"struct","fields":[{"id":99999999999,"name":"a","required":true,"type":"int"}]})",
        R"({"type":"tuple"})"}) {
     auto t = TypeFromJson(j);
-    EXPECT_FALSE(t.ok()) << j;
-    EXPECT_EQ(t.status().code(), StatusCode::kInvalidArgument) << j << " " << t.status().ToString();
+    EXPECT_THAT(t, IsError(StatusCode::kInvalidArgument)) << j;
   }
   EXPECT_EQ(TypeFromJson(R"("variant")").status().code(), StatusCode::kUnimplemented);
 }
@@ -121,7 +122,7 @@ TEST(TypeTest, NestingIsBounded) {
     return deep;
   };
   auto at_limit = TypeFromJson(lists(100));
-  EXPECT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  FLOE_EXPECT_OK(at_limit);
   EXPECT_EQ(TypeFromJson(lists(101)).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(TypeFromJson(lists(200)).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(TypeFromJson(lists(50'000)).status().code(), StatusCode::kInvalidArgument);

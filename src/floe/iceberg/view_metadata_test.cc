@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/testing.h"
 #include "floe/io/memory_file_io.h"
 
 namespace floe::iceberg {
@@ -12,7 +13,7 @@ using OJson = nlohmann::ordered_json;
 
 Schema MakeSchema(std::string_view text) {
   auto schema = ParseSchemaText(text);
-  EXPECT_TRUE(schema.ok()) << schema.status().ToString();
+  FLOE_EXPECT_OK(schema);
   return *schema;
 }
 
@@ -33,11 +34,11 @@ ViewVersion SqlVersion(int32_t id, int64_t ts, int32_t schema_id,
 ViewMetadataPtr NewView(const Schema& schema, const ViewVersion& version,
                         std::map<std::string, std::string> properties = {}) {
   ViewMetadataBuilder b = ViewMetadataBuilder::New("fa6506c3-7681-40c8-86dc-e36561f83385");
-  EXPECT_TRUE(b.SetProperties(properties).ok());
-  EXPECT_TRUE(b.SetLocation("s3://bucket/view").ok());
-  EXPECT_TRUE(b.SetCurrentVersion(version, schema).ok());
+  FLOE_EXPECT_OK(b.SetProperties(properties));
+  FLOE_EXPECT_OK(b.SetLocation("s3://bucket/view"));
+  FLOE_EXPECT_OK(b.SetCurrentVersion(version, schema));
   auto md = b.Build(1000);
-  EXPECT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_EXPECT_OK(md);
   return *md;
 }
 
@@ -68,7 +69,7 @@ constexpr std::string_view kJavaValidViewMetadata = R"({
 
 TEST(ViewMetadataJson, ParsesJavaFile) {
   auto md = ViewMetadataFromJson(kJavaValidViewMetadata);
-  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_ASSERT_OK(md);
   EXPECT_EQ(md->view_uuid, "fa6506c3-7681-40c8-86dc-e36561f83385");
   EXPECT_EQ(md->location, "s3://bucket/test/location");
   EXPECT_EQ(md->properties.at("comment"), "some-comment");
@@ -138,14 +139,14 @@ TEST(ViewMetadataJson, SerializesLikeJava) {
       "}";
   EXPECT_EQ(ViewMetadataToJson(md, /*pretty=*/true), expected);
   auto back = ViewMetadataFromJson(expected);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   EXPECT_EQ(back->versions, md.versions);
   EXPECT_EQ(ViewMetadataToJson(*back, true), expected);
 }
 
 TEST(ViewMetadataJson, PropertiesAndCatalogWrittenInJavaOrder) {
   auto md = ViewMetadataFromJson(kJavaValidViewMetadata);
-  ASSERT_TRUE(md.ok());
+  FLOE_ASSERT_OK(md);
   OJson j = ViewMetadataToJsonValue(*md);
   std::vector<std::string> keys;
   for (const auto& [k, v] : j.items()) keys.push_back(k);
@@ -189,14 +190,14 @@ TEST(ViewMetadataJson, RejectsBadMetadata) {
     OJson j = base;
     j["versions"][1]["representations"].push_back(
         OJson{{"type", "sql"}, {"sql", "select 2"}, {"dialect", "SPARK-sql"}});
-    EXPECT_TRUE(parse(j).ok());
+    FLOE_EXPECT_OK(parse(j));
   }
   EXPECT_EQ(ViewMetadataFromJson("{").status().code(), StatusCode::kCorrupt);
 }
 
 TEST(ViewMetadataJson, UnknownRepresentationKeptByType) {
   auto r = ViewRepresentationFromJson(OJson::parse(R"({"type":"Substrait","plan":"x"})"));
-  ASSERT_TRUE(r.ok());
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(r->type, "substrait");
   EXPECT_FALSE(r->is_sql());
   EXPECT_EQ(ViewRepresentationToJson(*r).dump(), R"({"type":"substrait"})");
@@ -217,10 +218,10 @@ TEST(ViewMetadataFiles, WriteReadAndNames) {
 
   for (std::string location :
        {"mem://v/00001-a.gz.metadata.json", "mem://v/00001-a.metadata.json"}) {
-    ASSERT_TRUE(WriteViewMetadata(io, location, *md).ok());
+    FLOE_ASSERT_OK(WriteViewMetadata(io, location, *md));
     EXPECT_EQ(WriteViewMetadata(io, location, *md).code(), StatusCode::kAlreadyExists);
     auto read = ReadViewMetadata(io, location);
-    ASSERT_TRUE(read.ok()) << read.status().ToString();
+    FLOE_ASSERT_OK(read);
     EXPECT_EQ(read->metadata_file_location, location);
     EXPECT_EQ(ViewMetadataToJson(*read), ViewMetadataToJson(*md));
   }
@@ -240,7 +241,7 @@ TEST(ViewUpdateJson, ParsesAndWritesRestUpdates) {
   };
   for (const char* text : cases) {
     auto u = ViewUpdateFromJson(OJson::parse(text));
-    ASSERT_TRUE(u.ok()) << text << ": " << u.status().ToString();
+    FLOE_ASSERT_OK(u) << text;
     EXPECT_EQ(ViewUpdateToJson(*u).dump(), text);
   }
   auto add = ViewUpdateFromJson(OJson::parse(cases[6]));
@@ -257,7 +258,7 @@ TEST(ViewUpdateJson, ParsesAndWritesRestUpdates) {
 TEST(ViewUpdateJson, Requirements) {
   const char* text = R"({"type":"assert-view-uuid","uuid":"2cc52516-5e73-41f2-b139-545d41a4e151"})";
   auto r = ViewRequirementFromJson(OJson::parse(text));
-  ASSERT_TRUE(r.ok());
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(ViewRequirementToJson(*r).dump(), text);
   EXPECT_EQ(ViewRequirementFromJson(OJson::parse(R"({"type":"assert-table-uuid","uuid":"x"})"))
                 .status()
@@ -266,7 +267,7 @@ TEST(ViewUpdateJson, Requirements) {
 
   ViewMetadata md;
   md.view_uuid = "2CC52516-5e73-41f2-b139-545d41a4e151";
-  EXPECT_TRUE(Validate(*r, md).ok());  // case-insensitive, as Java's equalsIgnoreCase
+  FLOE_EXPECT_OK(Validate(*r, md));  // case-insensitive, as Java's equalsIgnoreCase
   md.view_uuid = "other";
   Status s = Validate(*r, md);
   EXPECT_EQ(s.code(), StatusCode::kConflict);
@@ -278,7 +279,7 @@ TEST(ViewUpdateJson, Requirements) {
 TEST(ViewUpdateJson, CommitRequest) {
   auto req = CommitViewRequestFromJson(
       R"({"identifier":{"namespace":["ns"],"name":"v"},"requirements":[{"type":"assert-view-uuid","uuid":"u"}],"updates":[{"action":"set-properties","updates":{"k":"v"}}]})");
-  ASSERT_TRUE(req.ok()) << req.status().ToString();
+  FLOE_ASSERT_OK(req);
   EXPECT_EQ(req->requirements.size(), 1u);
   EXPECT_EQ(req->updates.size(), 1u);
   EXPECT_EQ(
@@ -303,15 +304,15 @@ TEST(ViewMetadataBuilder, CreateLikeJava) {
 
 TEST(ViewMetadataBuilder, BuildErrors) {
   ViewMetadataBuilder no_location = ViewMetadataBuilder::New("u");
-  ASSERT_TRUE(no_location.SetCurrentVersion(SqlVersion(1, 1, 0, {}), MakeSchema("x int")).ok());
+  FLOE_ASSERT_OK(no_location.SetCurrentVersion(SqlVersion(1, 1, 0, {}), MakeSchema("x int")));
   EXPECT_EQ(no_location.Build(1).status().message(), "Invalid location: null");
 
   ViewMetadataBuilder no_version = ViewMetadataBuilder::New("u");
-  ASSERT_TRUE(no_version.SetLocation("l").ok());
+  FLOE_ASSERT_OK(no_version.SetLocation("l"));
   EXPECT_EQ(no_version.Build(1).status().message(), "Invalid view: no versions were added");
 
   ViewMetadataBuilder b = ViewMetadataBuilder::New("u");
-  ASSERT_TRUE(b.AddSchema(MakeSchema("x int")).ok());
+  FLOE_ASSERT_OK(b.AddSchema(MakeSchema("x int")));
   Status dup = b.AddVersion(SqlVersion(1, 1, 0, {{"trino", "a"}, {"Trino", "b"}}));
   EXPECT_EQ(dup.code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(dup.message(), "Invalid view version: Cannot add multiple queries for dialect trino");
@@ -337,7 +338,7 @@ TEST(ViewMetadataBuilder, ReplaceWithRestUpdates) {
       update::SetCurrentViewVersion{-1},
   };
   auto md = ApplyViewCommit(base, {requirement::AssertViewUuid{base->view_uuid}}, updates, 999);
-  ASSERT_TRUE(md.ok()) << md.status().ToString();
+  FLOE_ASSERT_OK(md);
   EXPECT_EQ((*md)->current_version_id, 2);
   EXPECT_EQ((*md)->current_version()->schema_id, 1);
   EXPECT_EQ((*md)->current_version()->operation(), "replace");
@@ -349,7 +350,7 @@ TEST(ViewMetadataBuilder, ReplaceWithRestUpdates) {
   EXPECT_EQ(stale.status().code(), StatusCode::kConflict);
   // Nothing to do: the base itself.
   auto same = ApplyViewCommit(base, {}, {update::SetProperties{{}}}, 999);
-  ASSERT_TRUE(same.ok());
+  FLOE_ASSERT_OK(same);
   EXPECT_EQ(*same, base);
 }
 
@@ -365,12 +366,12 @@ TEST(ViewMetadataBuilder, VersionIdsAndSchemaReuse) {
       {update::AddSchema{s1}, update::AddViewVersion{SqlVersion(2, 200, -1, {{"spark", "b"}})},
        update::SetCurrentViewVersion{-1}},
       999);
-  ASSERT_TRUE(v2.ok()) << v2.status().ToString();
+  FLOE_ASSERT_OK(v2);
   auto v3 = ApplyViewCommit(*v2, {},
                             {update::AddViewVersion{SqlVersion(2, 300, 0, {{"trino", "c"}})},
                              update::SetCurrentViewVersion{-1}},
                             999);
-  ASSERT_TRUE(v3.ok()) << v3.status().ToString();
+  FLOE_ASSERT_OK(v3);
   EXPECT_EQ((*v3)->current_version_id, 3);
   EXPECT_EQ((*v3)->current_version()->schema_id, 0);
   EXPECT_EQ((*v3)->version_by_id(2)->schema_id, 1);
@@ -378,23 +379,22 @@ TEST(ViewMetadataBuilder, VersionIdsAndSchemaReuse) {
   // Replacing with a version equal to version 1 but for id and timestamp reuses id 1 (no
   // add-view-version; set-current-view-version 1); it is logged at commit time.
   ViewMetadataBuilder again = ViewMetadataBuilder::From(*v3);
-  ASSERT_TRUE(
-      again.SetCurrentVersion(SqlVersion(9, 12345, 0, {{"trino", "select * from ns.tbl"}}), s0)
-          .ok());
+  FLOE_ASSERT_OK(
+      again.SetCurrentVersion(SqlVersion(9, 12345, 0, {{"trino", "select * from ns.tbl"}}), s0));
   ASSERT_EQ(again.changes().size(), 1u);
   EXPECT_EQ(ViewUpdateToJson(again.changes()[0]).dump(),
             R"({"action":"set-current-view-version","view-version-id":1})");
   auto back = again.Build(777);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   EXPECT_EQ((*back)->versions.size(), 3u);
   EXPECT_EQ((*back)->current_version_id, 1);
   EXPECT_EQ((*back)->version_log.back(), (ViewHistoryEntry{777, 1}));
 
   // Adding an equal schema adds nothing; a new one gets max + 1.
   ViewMetadataBuilder b = ViewMetadataBuilder::From(*v3);
-  ASSERT_TRUE(b.AddSchema(s1.WithSchemaId(42)).ok());
+  FLOE_ASSERT_OK(b.AddSchema(s1.WithSchemaId(42)));
   EXPECT_FALSE(b.has_changes());
-  ASSERT_TRUE(b.AddSchema(MakeSchema("z long")).ok());
+  FLOE_ASSERT_OK(b.AddSchema(MakeSchema("z long")));
   ASSERT_EQ(b.changes().size(), 1u);
   EXPECT_EQ(std::get<update::AddSchema>(b.changes()[0]).schema.schema_id(), 2);
 }
@@ -416,12 +416,12 @@ TEST(ViewMetadataBuilder, DroppingADialectNeedsPermission) {
       {update::AddViewVersion{SqlVersion(2, 200, 0, {{"Spark", "select 2"}, {"trino", "x"}})},
        update::SetCurrentViewVersion{-1}},
       999);
-  EXPECT_TRUE(updated.ok()) << updated.status().ToString();
+  FLOE_EXPECT_OK(updated);
 
   std::vector<ViewUpdate> allowed = replace;
   allowed.insert(allowed.begin(),
                  update::SetProperties{{{"replace.drop-dialect.allowed", "true"}}});
-  EXPECT_TRUE(ApplyViewCommit(base, {}, allowed, 999).ok());
+  FLOE_EXPECT_OK(ApplyViewCommit(base, {}, allowed, 999));
 }
 
 // Java ViewMetadata.Builder.build: expireVersions and updateHistory.
@@ -435,7 +435,7 @@ TEST(ViewMetadataBuilder, HistoryIsTrimmed) {
         {update::AddViewVersion{SqlVersion(i, i, 0, {{"spark", "select " + std::to_string(i)}})},
          update::SetCurrentViewVersion{-1}},
         999);
-    ASSERT_TRUE(next.ok()) << next.status().ToString();
+    FLOE_ASSERT_OK(next);
     md = *next;
   }
   ASSERT_EQ(md->versions.size(), 2u);
@@ -446,15 +446,15 @@ TEST(ViewMetadataBuilder, HistoryIsTrimmed) {
   // Every version added in one commit is kept, whatever the limit.
   ViewMetadataBuilder b = ViewMetadataBuilder::From(md);
   for (int i = 5; i <= 7; ++i) {
-    ASSERT_TRUE(b.AddVersion(SqlVersion(i, i, 0, {{"spark", "q" + std::to_string(i)}})).ok());
+    FLOE_ASSERT_OK(b.AddVersion(SqlVersion(i, i, 0, {{"spark", "q" + std::to_string(i)}})));
   }
-  ASSERT_TRUE(b.SetCurrentVersionId(-1).ok());
+  FLOE_ASSERT_OK(b.SetCurrentVersionId(-1));
   auto built = b.Build(999);
-  ASSERT_TRUE(built.ok());
+  FLOE_ASSERT_OK(built);
   EXPECT_EQ((*built)->versions.size(), 3u);
 
   ViewMetadataBuilder bad = ViewMetadataBuilder::From(md);
-  ASSERT_TRUE(bad.SetProperties({{"version.history.num-entries", "0"}}).ok());
+  FLOE_ASSERT_OK(bad.SetProperties({{"version.history.num-entries", "0"}}));
   EXPECT_EQ(bad.Build(1).status().message(),
             "version.history.num-entries must be positive but was 0");
 }
@@ -463,8 +463,7 @@ TEST(ViewMetadataBuilder, HistoryIsTrimmed) {
 TEST(ViewMetadataBuilder, ChangesUseLastAddedIds) {
   ViewMetadataPtr base = NewView(MakeSchema("id int"), SqlVersion(1, 1, 0, {{"spark", "a"}}));
   ViewMetadataBuilder b = ViewMetadataBuilder::From(base);
-  ASSERT_TRUE(
-      b.SetCurrentVersion(SqlVersion(2, 2, 0, {{"spark", "b"}}), MakeSchema("x long")).ok());
+  FLOE_ASSERT_OK(b.SetCurrentVersion(SqlVersion(2, 2, 0, {{"spark", "b"}}), MakeSchema("x long")));
   ASSERT_EQ(b.changes().size(), 3u);
   EXPECT_EQ(ViewUpdateToJson(b.changes()[1])["view-version"]["schema-id"], -1);
   EXPECT_EQ(ViewUpdateToJson(b.changes()[2]).dump(),

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/columnar/json.h"
 #include "floe/format/puffin/deletion_vector.h"
@@ -42,12 +43,12 @@ TEST(Location, DefaultLayout) {
 TEST(Location, PartitionedPathIsTheSpecsPath) {
   auto schema = Schema::Make({NestedField::Required(1, "id", LongType()),
                               NestedField::Optional(2, "ts", TimestampTzType())});
-  ASSERT_TRUE(schema.ok());
+  FLOE_ASSERT_OK(schema);
   auto spec = PartitionSpecBuilder(*schema).Day("ts").Bucket("id", 16).Build();
-  ASSERT_TRUE(spec.ok());
+  FLOE_ASSERT_OK(spec);
   auto p = LocationProvider::Make("/w/t", {});
   auto loc = p.NewDataLocation(*spec, {Literal::Date(17486), Literal::Int(3)}, "f.parquet");
-  ASSERT_TRUE(loc.ok()) << loc.status().ToString();
+  FLOE_ASSERT_OK(loc);
   // Spec "Partitioning" example path, day values printed as dates.
   EXPECT_EQ(*loc, "/w/t/data/ts_day=2017-11-16/id_bucket=3/f.parquet");
   EXPECT_FALSE(p.NewDataLocation(*spec, {Literal::Int(1)}, "f.parquet").ok());
@@ -67,7 +68,7 @@ TEST(Location, ObjectStorageMatchesPyiceberg) {
   auto schema = Schema::Make({NestedField::Required(1, "id", LongType())});
   auto spec = PartitionSpecBuilder(*schema).Bucket("id", 16).Build();
   auto loc = p.NewDataLocation(*spec, {Literal::Int(3)}, "00000-0-op-00001.parquet");
-  ASSERT_TRUE(loc.ok());
+  FLOE_ASSERT_OK(loc);
   EXPECT_EQ(*loc,
             "s3://bucket/db/tbl/data/0001/1011/1111/10101010/id_bucket=3/00000-0-op-00001.parquet");
   // Java: data outside the table location keeps "<db>/<table>" after the hash (pyiceberg
@@ -106,7 +107,7 @@ TEST(Metrics, ConfigDefaultsOverridesAndSortColumns) {
       {NestedField::Required(1, "id", LongType()),
        NestedField::Optional(2, "s", StructType({NestedField::Optional(3, "x", StringType())})),
        NestedField::Optional(4, "y", StringType())});
-  ASSERT_TRUE(schema.ok());
+  FLOE_ASSERT_OK(schema);
   MetricsConfig def = MetricsConfig::ForTable({}, *schema, SortOrder());
   EXPECT_EQ(def.FieldMode(*schema, 3), MetricsMode::Truncate(16));
   MetricsConfig c =
@@ -135,7 +136,7 @@ pq::ColumnDescriptor Column(pq::Type physical) {
 TEST(Metrics, ParquetBoundsToSingleValueBytes) {
   auto conv = [](pq::Type physical, const TypePtr& type, std::string plain) {
     auto r = ParquetBoundToIceberg(Column(physical), *type, plain);
-    EXPECT_TRUE(r.ok()) << r.status().ToString();
+    FLOE_EXPECT_OK(r);
     return r.ok() && *r ? **r : std::string("<none>");
   };
   // Appendix D: ints and longs little-endian, booleans one byte.
@@ -170,7 +171,7 @@ Schema TestSchema() {
                          NestedField::Optional(4, "price", DecimalType(10, 2)),
                          NestedField::Optional(5, "score", DoubleType()),
                          NestedField::Optional(6, "tags", ListType(7, StringType(), true))});
-  EXPECT_TRUE(s.ok());
+  FLOE_EXPECT_OK(s);
   return *s;
 }
 
@@ -225,12 +226,12 @@ FileWriterOptions Options() {
 
 std::vector<std::string> ReadRows(io::FileIO& io, const Schema& schema, const std::string& path) {
   auto r = DataFileReader::Open(io, path, std::make_shared<const Schema>(schema), {}, nullptr);
-  EXPECT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_EXPECT_OK(r);
   std::vector<std::string> rows;
   if (!r.ok()) return rows;
   while (true) {
     auto b = (*r)->Next();
-    EXPECT_TRUE(b.ok()) << b.status().ToString();
+    FLOE_EXPECT_OK(b);
     if (!b.ok() || !*b) break;
     for (int64_t i = 0; i < (*b)->batch.num_rows(); ++i) {
       std::string line;
@@ -249,18 +250,16 @@ TEST(DataWriter, PartitionsRowsAndComputesMetrics) {
   io::MemoryFileIO io;
   Schema schema = TestSchema();
   auto spec = PartitionSpecBuilder(schema, 0).Day("ts").Build();
-  ASSERT_TRUE(spec.ok());
+  FLOE_ASSERT_OK(spec);
   auto w = DataWriter::Make(&io, schema, *spec, SortOrder(), false, Options());
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  FLOE_ASSERT_OK(w);
   const double nan = std::nan("");
-  ASSERT_TRUE(
-      (*w)->Write(Batch(schema, {{1, "abcdefghijklmnopqrstuvwxyz", kTs16, 12345, nan,
-                                  std::vector<std::string>{"x"}},
-                                 {2, "b", kTs17, -5, 1.5, std::vector<std::string>{}},
-                                 {3, std::nullopt, kTs16 + 1, std::nullopt, -0.0, std::nullopt}}))
-          .ok());
+  FLOE_ASSERT_OK((*w)->Write(Batch(
+      schema, {{1, "abcdefghijklmnopqrstuvwxyz", kTs16, 12345, nan, std::vector<std::string>{"x"}},
+               {2, "b", kTs17, -5, 1.5, std::vector<std::string>{}},
+               {3, std::nullopt, kTs16 + 1, std::nullopt, -0.0, std::nullopt}})));
   auto files = (*w)->Close();
-  ASSERT_TRUE(files.ok()) << files.status().ToString();
+  FLOE_ASSERT_OK(files);
   ASSERT_EQ(files->size(), 2u);
   const DataFile* a = nullptr;
   const DataFile* b = nullptr;
@@ -276,7 +275,7 @@ TEST(DataWriter, PartitionsRowsAndComputesMetrics) {
   EXPECT_EQ(a->split_offsets, std::vector<int64_t>{4});
   EXPECT_FALSE(a->sort_order_id.has_value());
   auto size = io.OpenInput(a->file_path);
-  ASSERT_TRUE(size.ok());
+  FLOE_ASSERT_OK(size);
   EXPECT_EQ(a->file_size_in_bytes, static_cast<int64_t>((*size)->size()));
   // Counts.
   EXPECT_EQ(a->value_counts.at(1), 2);
@@ -315,11 +314,11 @@ TEST(DataWriter, MetricsModesNoneCountsFull) {
                   {"write.metadata.metrics.column.name", "full"},
                   {"write.metadata.metrics.column.id", "counts"}};
   auto w = DataWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), SortOrder(), false, o);
-  ASSERT_TRUE(w.ok());
+  FLOE_ASSERT_OK(w);
   std::string long_name(100, 'z');
-  ASSERT_TRUE((*w)->Write(Batch(schema, {{1, long_name, kTs16, 1, 1, std::nullopt}})).ok());
+  FLOE_ASSERT_OK((*w)->Write(Batch(schema, {{1, long_name, kTs16, 1, 1, std::nullopt}})));
   auto files = (*w)->Close();
-  ASSERT_TRUE(files.ok());
+  FLOE_ASSERT_OK(files);
   const DataFile& f = files->at(0);
   EXPECT_EQ(f.file_path, "mem://wh/db/t/data/00000-0-op-00001.parquet");
   EXPECT_EQ(f.value_counts.at(1), 1);
@@ -337,12 +336,12 @@ TEST(DataWriter, RollsAtTargetSizeAndSpillsOpenFiles) {
   FileWriterOptions o = Options();
   o.target_file_size_bytes = 1;  // every write rolls
   auto w = DataWriter::Make(&io, schema, *spec, SortOrder(), false, o);
-  ASSERT_TRUE(w.ok());
+  FLOE_ASSERT_OK(w);
   std::vector<Row> rows;
   for (int i = 0; i < 2500; ++i) rows.push_back({i, "n", kTs16, i, 0.5, std::nullopt});
-  ASSERT_TRUE((*w)->Write(Batch(schema, rows)).ok());
+  FLOE_ASSERT_OK((*w)->Write(Batch(schema, rows)));
   auto files = (*w)->Close();
-  ASSERT_TRUE(files.ok());
+  FLOE_ASSERT_OK(files);
   ASSERT_EQ(files->size(), 3u);  // 1000 + 1000 + 500 rows (the first slice measures)
   int64_t total = 0;
   for (const DataFile& f : *files) total += f.record_count;
@@ -352,12 +351,12 @@ TEST(DataWriter, RollsAtTargetSizeAndSpillsOpenFiles) {
   one.operation_id = "op2";
   one.max_open_files = 1;
   auto w2 = DataWriter::Make(&io, schema, *spec, SortOrder(), false, one);
-  ASSERT_TRUE(w2.ok());
+  FLOE_ASSERT_OK(w2);
   for (int64_t ts : {kTs16, kTs17, kTs16}) {
-    ASSERT_TRUE((*w2)->Write(Batch(schema, {{1, "n", ts, 1, 0.5, std::nullopt}})).ok());
+    FLOE_ASSERT_OK((*w2)->Write(Batch(schema, {{1, "n", ts, 1, 0.5, std::nullopt}})));
   }
   auto files2 = (*w2)->Close();
-  ASSERT_TRUE(files2.ok());
+  FLOE_ASSERT_OK(files2);
   EXPECT_EQ(files2->size(), 3u);  // the day-16 file was closed when day 17 opened
 }
 
@@ -366,16 +365,16 @@ TEST(DataWriter, RejectsNullsAndOutOfRangeValues) {
   Schema schema = TestSchema();
   auto w =
       DataWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), SortOrder(), false, Options());
-  ASSERT_TRUE(w.ok());
+  FLOE_ASSERT_OK(w);
   Status s = (*w)->Write(Batch(schema, {{1, "a", kTs16, 1, 1, std::nullopt}}, /*null_id=*/true));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("'id'"), std::string::npos) << s.message();
   s = (*w)->Write(Batch(schema, {{1, "a", kTs16, __int128{10000000000}, 1, std::nullopt}}));
   EXPECT_EQ(s.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(s.message().find("'price'"), std::string::npos) << s.message();
-  EXPECT_TRUE((*w)->Abort().ok());
+  FLOE_EXPECT_OK((*w)->Abort());
   auto left = io.List("mem://wh/");
-  ASSERT_TRUE(left.ok());
+  FLOE_ASSERT_OK(left);
   EXPECT_TRUE(left->empty());
 }
 
@@ -386,11 +385,11 @@ TEST(DataWriter, NoUpperBoundWhenARowGroupHasNone) {
   io::MemoryFileIO io;
   auto schema = Schema::Make(
       {NestedField::Required(1, "id", LongType()), NestedField::Optional(2, "raw", BinaryType())});
-  ASSERT_TRUE(schema.ok());
+  FLOE_ASSERT_OK(schema);
   FileWriterOptions o = Options();
   o.properties = {{"write.parquet.row-group-size-bytes", "1"}};
   auto w = DataWriter::Make(&io, *schema, PartitionSpec(), SortOrder(), false, o);
-  ASSERT_TRUE(w.ok());
+  FLOE_ASSERT_OK(w);
   col::SchemaPtr cs = std::make_shared<col::Schema>(schema->ToColumnar());
   for (const std::string& v : {std::string("a"), std::string(100, '\xff')}) {
     col::FixedWidthBuilder<int64_t> id(cs->field(0).type);
@@ -400,10 +399,10 @@ TEST(DataWriter, NoUpperBoundWhenARowGroupHasNone) {
     std::vector<col::Array> cols;
     cols.push_back(id.Finish());
     cols.push_back(raw.Finish());
-    ASSERT_TRUE((*w)->Write(col::RecordBatch(cs, 1, std::move(cols))).ok());
+    FLOE_ASSERT_OK((*w)->Write(col::RecordBatch(cs, 1, std::move(cols))));
   }
   auto files = (*w)->Close();
-  ASSERT_TRUE(files.ok());
+  FLOE_ASSERT_OK(files);
   const DataFile& f = files->at(0);
   ASSERT_EQ(f.split_offsets->size(), 2u);
   EXPECT_EQ(f.lower_bounds.at(2), "a");
@@ -415,10 +414,10 @@ TEST(DataWriter, DeclaredSortOrderIsRecorded) {
   Schema schema = TestSchema();
   SortOrder order(3, {SortField{Transform::Identity(), 1}});
   auto w = DataWriter::Make(&io, schema, PartitionSpec::Unpartitioned(), order, true, Options());
-  ASSERT_TRUE(w.ok());
-  ASSERT_TRUE((*w)->Write(Batch(schema, {{1, "a", kTs16, 1, 1, std::nullopt}})).ok());
+  FLOE_ASSERT_OK(w);
+  FLOE_ASSERT_OK((*w)->Write(Batch(schema, {{1, "a", kTs16, 1, 1, std::nullopt}})));
   auto files = (*w)->Close();
-  ASSERT_TRUE(files.ok());
+  FLOE_ASSERT_OK(files);
   EXPECT_EQ(files->at(0).sort_order_id, 3);
 }
 
@@ -429,17 +428,17 @@ TEST(PositionDeleteWriter, SortsGroupsByPartitionAndNamesSingleFiles) {
   Schema schema = TestSchema();
   auto spec = PartitionSpecBuilder(schema, 0).Day("ts").Build();
   auto w = PositionDeleteWriter::Make(&io, Options());
-  ASSERT_TRUE(w.ok());
+  FLOE_ASSERT_OK(w);
   std::vector<int64_t> p1 = {5, 1, 5, 3};
   std::vector<int64_t> p2 = {0};
   std::vector<int64_t> p3 = {9, 2};
-  ASSERT_TRUE((*w)->Delete("mem://d/b.parquet", p1, *spec, {Literal::Date(17486)}).ok());
-  ASSERT_TRUE((*w)->Delete("mem://d/a.parquet", p2, *spec, {Literal::Date(17486)}).ok());
-  ASSERT_TRUE((*w)->Delete("mem://d/c.parquet", p3, *spec, {Literal::Date(17487)}).ok());
+  FLOE_ASSERT_OK((*w)->Delete("mem://d/b.parquet", p1, *spec, {Literal::Date(17486)}));
+  FLOE_ASSERT_OK((*w)->Delete("mem://d/a.parquet", p2, *spec, {Literal::Date(17486)}));
+  FLOE_ASSERT_OK((*w)->Delete("mem://d/c.parquet", p3, *spec, {Literal::Date(17487)}));
   EXPECT_FALSE(
       (*w)->Delete("mem://d/c.parquet", std::vector<int64_t>{-1}, *spec, {Literal::Int(1)}).ok());
   auto r = (*w)->Close();
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   ASSERT_EQ(r->delete_files.size(), 2u);
   EXPECT_EQ(
       r->referenced_data_files,
@@ -470,10 +469,10 @@ TEST(EqualityDeleteWriter, PartitionsFromRowsAndRecordsIds) {
   io::MemoryFileIO io;
   auto schema = Schema::Make({NestedField::Required(1, "id", LongType()),
                               NestedField::Optional(3, "ts", TimestampTzType())});
-  ASSERT_TRUE(schema.ok());
+  FLOE_ASSERT_OK(schema);
   auto spec = PartitionSpecBuilder(*schema, 0).Day("ts").Build();
   auto w = EqualityDeleteWriter::Make(&io, *schema, {1}, *spec, Options());
-  ASSERT_TRUE(w.ok()) << w.status().ToString();
+  FLOE_ASSERT_OK(w);
   col::SchemaPtr cs = std::make_shared<col::Schema>(schema->ToColumnar());
   col::FixedWidthBuilder<int64_t> id(cs->field(0).type), ts(cs->field(1).type);
   id.Append(7);
@@ -483,9 +482,9 @@ TEST(EqualityDeleteWriter, PartitionsFromRowsAndRecordsIds) {
   std::vector<col::Array> cols;
   cols.push_back(id.Finish());
   cols.push_back(ts.Finish());
-  ASSERT_TRUE((*w)->Write(col::RecordBatch(cs, 2, std::move(cols))).ok());
+  FLOE_ASSERT_OK((*w)->Write(col::RecordBatch(cs, 2, std::move(cols))));
   auto r = (*w)->Close();
-  ASSERT_TRUE(r.ok());
+  FLOE_ASSERT_OK(r);
   ASSERT_EQ(r->delete_files.size(), 2u);
   for (const DataFile& f : r->delete_files) {
     EXPECT_EQ(f.content, FileContent::kEqualityDeletes);
@@ -505,26 +504,24 @@ TEST(DeletionVectorWriter, OneVectorPerDataFileMergedWithPrevious) {
   Schema schema = TestSchema();
   auto spec = PartitionSpecBuilder(schema, 2).Day("ts").Build();
   auto w = DeletionVectorWriter::Make(&io, Options());
-  ASSERT_TRUE(w.ok());
-  ASSERT_TRUE(
-      (*w)->Delete("mem://d/a.parquet", std::vector<int64_t>{4, 1}, *spec, {Literal::Date(17486)})
-          .ok());
-  ASSERT_TRUE(
-      (*w)->Delete("mem://d/b.parquet", std::vector<int64_t>{0}, *spec, {Literal::Date(17487)})
-          .ok());
+  FLOE_ASSERT_OK(w);
+  FLOE_ASSERT_OK(
+      (*w)->Delete("mem://d/a.parquet", std::vector<int64_t>{4, 1}, *spec, {Literal::Date(17486)}));
+  FLOE_ASSERT_OK(
+      (*w)->Delete("mem://d/b.parquet", std::vector<int64_t>{0}, *spec, {Literal::Date(17487)}));
   format::puffin::PositionBitmap prev;
-  ASSERT_TRUE(prev.Add(7).ok());
-  ASSERT_TRUE(prev.Add(1).ok());
+  FLOE_ASSERT_OK(prev.Add(7));
+  FLOE_ASSERT_OK(prev.Add(1));
   DataFile old_dv;
   old_dv.file_path = "mem://old.puffin";
   old_dv.file_format = FileFormat::kPuffin;
   old_dv.content_offset = 4;
   DataFile shared_pos;  // partition-scoped: stays in the table
   shared_pos.file_path = "mem://shared-deletes.parquet";
-  ASSERT_TRUE((*w)->MergePrevious("mem://d/a.parquet", prev, {old_dv, shared_pos}).ok());
-  ASSERT_TRUE((*w)->MergePrevious("mem://d/z.parquet", prev, {old_dv}).ok());  // no new deletes
+  FLOE_ASSERT_OK((*w)->MergePrevious("mem://d/a.parquet", prev, {old_dv, shared_pos}));
+  FLOE_ASSERT_OK((*w)->MergePrevious("mem://d/z.parquet", prev, {old_dv}));  // no new deletes
   auto r = (*w)->Close();
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   ASSERT_EQ(r->delete_files.size(), 2u);
   const DataFile& a = r->delete_files[0];
   EXPECT_EQ(a.referenced_data_file, "mem://d/a.parquet");
@@ -539,11 +536,11 @@ TEST(DeletionVectorWriter, OneVectorPerDataFileMergedWithPrevious) {
   ASSERT_EQ(r->rewritten_delete_files.size(), 1u);
   EXPECT_EQ(r->rewritten_delete_files[0].file_path, "mem://old.puffin");
   auto in = io.OpenInput(a.file_path);
-  ASSERT_TRUE(in.ok());
+  FLOE_ASSERT_OK(in);
   EXPECT_EQ(a.file_size_in_bytes, static_cast<int64_t>((*in)->size()));
   auto dv = format::puffin::ReadDeletionVector(**in, static_cast<uint64_t>(*a.content_offset),
                                                static_cast<uint64_t>(*a.content_size_in_bytes), 3);
-  ASSERT_TRUE(dv.ok()) << dv.status().ToString();
+  FLOE_ASSERT_OK(dv);
   EXPECT_EQ(dv->ToSortedVector(), (std::vector<uint64_t>{1, 4, 7}));
 }
 

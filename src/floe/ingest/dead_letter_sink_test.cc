@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/in_memory_table_operations.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/table.h"
@@ -22,7 +23,7 @@ std::unique_ptr<PartitionReader> Records(std::vector<std::optional<std::string>>
   auto batch = std::make_shared<Buffer>();
   kafka::BatchBuilder b({});
   for (const auto& v : values) b.Add(2000, "k", v);
-  EXPECT_TRUE(b.Finish(batch.get()).ok());
+  FLOE_EXPECT_OK(b.Finish(batch.get()));
   auto reader = std::make_unique<PartitionReader>(
       "t",
       [batch](int32_t, int64_t, size_t, Buffer* out) {
@@ -32,7 +33,7 @@ std::unique_ptr<PartitionReader> Records(std::vector<std::optional<std::string>>
       PartitionReaderOptions{});
   int64_t next = 0;
   int64_t first_ms = -1;
-  EXPECT_TRUE(reader->Read(0, static_cast<int64_t>(values.size()), &next, &first_ms).ok());
+  FLOE_EXPECT_OK(reader->Read(0, static_cast<int64_t>(values.size()), &next, &first_ms));
   return reader;
 }
 
@@ -40,22 +41,22 @@ TEST(DeadLetterSink, ToleranceDecidesWhatIsQueued) {
   auto records = Records({"a", "b"});
   const RecordRef& r = records->records()[0];
   DeadLetterSink none("t", ErrorsTolerance::kNone);
-  ASSERT_TRUE(none.Start(1, nullptr).ok());
+  FLOE_ASSERT_OK(none.Start(1, nullptr));
   Status st = none.Route(r, /*invalid_data=*/true, "not JSON");
   EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
   EXPECT_NE(st.message().find("partition 0 offset 0: not JSON (errors.tolerance=none"),
             std::string::npos)
       << st.ToString();
   DeadLetterSink invalid("t", ErrorsTolerance::kInvalidData);
-  ASSERT_TRUE(invalid.Start(1, nullptr).ok());
-  EXPECT_TRUE(invalid.Route(r, /*invalid_data=*/true, "not JSON").ok());
+  FLOE_ASSERT_OK(invalid.Start(1, nullptr));
+  FLOE_EXPECT_OK(invalid.Route(r, /*invalid_data=*/true, "not JSON"));
   // A value that fits no evolution of its column is not invalid data.
   EXPECT_EQ(invalid.Route(r, /*invalid_data=*/false, "no evolution").code(),
             StatusCode::kInvalidArgument);
   EXPECT_EQ(invalid.size(), 1u);
   DeadLetterSink all("t", ErrorsTolerance::kAll);
-  ASSERT_TRUE(all.Start(1, nullptr).ok());
-  EXPECT_TRUE(all.Route(r, false, "no evolution").ok());
+  FLOE_ASSERT_OK(all.Start(1, nullptr));
+  FLOE_EXPECT_OK(all.Route(r, false, "no evolution"));
   EXPECT_EQ(all.size(), 1u);
 }
 
@@ -67,22 +68,22 @@ class DeadLetterCommitTest : public ::testing::Test {
         iceberg::SortOrder::Unsorted(), "mem://wh/t_dlq",
         {{"format-version", "2"}, {"commit.retry.num-retries", "0"}},  // conflicts: no waits
         "9c12d441-03fe-4693-9a96-a0705ddf69c1", 1700000000000);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("t_dlq", io_, env_, *md);
-    ASSERT_TRUE(ops.ok());
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
   }
 
   std::vector<std::string> Rows() {
     auto table = iceberg::Table::Load(*ops_);
-    EXPECT_TRUE(table.ok());
+    FLOE_EXPECT_OK(table);
     auto scan = iceberg::TableScan::Make((*table)->metadata(), io_, {});
     auto tasks = (*scan)->PlanFiles();
     auto reader = (*scan)->Open(std::move(*tasks));
     std::vector<std::string> out;
     while (true) {
       auto b = (*reader)->Next();
-      EXPECT_TRUE(b.ok());
+      FLOE_EXPECT_OK(b);
       if (!b.ok() || !*b) break;
       const columnar::RecordBatch& batch = **b;
       for (int64_t i = 0; i < batch.num_rows(); ++i) {
@@ -106,11 +107,11 @@ class DeadLetterCommitTest : public ::testing::Test {
 TEST_F(DeadLetterCommitTest, CommitsRowsAndOffsetsAndSkipsWhatTheTableHolds) {
   auto records = Records({"bad", std::nullopt, "good"});
   DeadLetterSink sink("t", ErrorsTolerance::kAll);
-  ASSERT_TRUE(sink.Start(1, nullptr).ok());
-  ASSERT_TRUE(sink.Route(records->records()[0], true, "not JSON").ok());
-  ASSERT_TRUE(sink.Route(records->records()[1], true, "a null value").ok());
+  FLOE_ASSERT_OK(sink.Start(1, nullptr));
+  FLOE_ASSERT_OK(sink.Route(records->records()[0], true, "not JSON"));
+  FLOE_ASSERT_OK(sink.Route(records->records()[1], true, "a null value"));
   auto committed = sink.Commit({3}, *records, *ops_);
-  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  FLOE_ASSERT_OK(committed);
   EXPECT_EQ(*committed, 2);
   EXPECT_TRUE(sink.empty());
   // Timestamps in microseconds (timestamptz).
@@ -122,13 +123,13 @@ TEST_F(DeadLetterCommitTest, CommitsRowsAndOffsetsAndSkipsWhatTheTableHolds) {
   EXPECT_EQ(*md.current_snapshot()->SummaryValue(kSummaryTopic), "t");
   // A retried range after a restart: the table holds offsets below 3 already.
   DeadLetterSink restarted("t", ErrorsTolerance::kAll);
-  ASSERT_TRUE(restarted.Start(1, &md).ok());
-  ASSERT_TRUE(restarted.Route(records->records()[0], true, "not JSON").ok());
+  FLOE_ASSERT_OK(restarted.Start(1, &md));
+  FLOE_ASSERT_OK(restarted.Route(records->records()[0], true, "not JSON"));
   EXPECT_TRUE(restarted.empty());
   // A stale coordinator (started before the commit) conflicts and keeps its rows.
   DeadLetterSink stale("t", ErrorsTolerance::kAll);
-  ASSERT_TRUE(stale.Start(1, nullptr).ok());
-  ASSERT_TRUE(stale.Route(records->records()[2], true, "late").ok());
+  FLOE_ASSERT_OK(stale.Start(1, nullptr));
+  FLOE_ASSERT_OK(stale.Route(records->records()[2], true, "late"));
   auto refused = stale.Commit({3}, *records, *ops_);
   EXPECT_EQ(refused.status().code(), StatusCode::kConflict);
   EXPECT_EQ(stale.size(), 1u);

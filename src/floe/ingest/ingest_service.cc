@@ -9,22 +9,38 @@
 
 namespace floe::ingest {
 
+// A topic's worker. Its rounds run one at a time on the executor (phase); the round in
+// progress owns the lease and the translator, and after stop the stopping thread does.
 struct IngestService::Worker {
-  std::string config_key;  // the table-topic configs it runs with
-  std::unique_ptr<TopicTranslator> translator;
-  std::mutex mu;
-  std::condition_variable cv;
-  bool stop = false;  // guarded by mu
-  std::thread thread;
+  Worker(std::string topic_name, std::string key, TableTopicConfig topic_config,
+         const IngestServiceOptions& options)
+      : topic(std::move(topic_name)),
+        config_key(std::move(key)),
+        config(std::move(topic_config)),
+        retry(options.retry_interval, options.max_retry_interval, options.error_log_interval) {}
 
-  void Stop() {
-    {
-      std::lock_guard lock(mu);
-      stop = true;
-    }
-    cv.notify_all();
-    if (thread.joinable()) thread.join();
-  }
+  const std::string topic;
+  const std::string config_key;  // the table-topic configs it runs with
+  const TableTopicConfig config;
+  // A topic that keeps failing (a catalog down, a commit refused) retries less and less
+  // often and logs the same error once a minute, not every second.
+  RetryPolicy retry;
+  // The lease points into the pool: the pool outlives it, and the translator (which uses the
+  // leased catalog: its FileIO, its connection) goes before both (StopWorker).
+  std::shared_ptr<catalog::CatalogPool> pool;
+  std::optional<catalog::CatalogLease> lease;
+  // Written by the round under IngestService::mu_ (Topics reads it there).
+  std::unique_ptr<TopicTranslator> translator;
+
+  enum class Phase {
+    kUnscheduled,  // no round queued: the supervisor submits one (new, or refused)
+    kScheduled,    // a round is queued or delayed on the executor
+    kRunning,      // a round is on an executor thread
+  };
+  std::mutex mu;
+  std::condition_variable idle_cv;    // left kRunning (guarded by mu)
+  Phase phase = Phase::kUnscheduled;  // guarded by mu
+  bool stop = false;                  // guarded by mu
 };
 
 namespace {
@@ -84,8 +100,15 @@ Result<std::unique_ptr<IngestService>> IngestService::Start(
           .count();
     };
   }
+  std::unique_ptr<Executor> owned;
+  if (options.executor == nullptr) {
+    FLOE_ASSIGN_OR_RETURN(owned, Executor::Make({.name = "ingest", .threads = options.threads}));
+  }
   std::unique_ptr<IngestService> service(
       new IngestService(std::move(registry), std::move(broker), std::move(options)));
+  service->owned_executor_ = std::move(owned);
+  service->executor_ = service->options_.executor != nullptr ? service->options_.executor
+                                                             : service->owned_executor_.get();
   service->supervisor_ = std::thread([raw = service.get()] { raw->Supervise(); });
   return service;
 }
@@ -100,83 +123,121 @@ void IngestService::Stop() {
   }
   cv_.notify_all();
   if (supervisor_.joinable()) supervisor_.join();
-  std::map<std::string, std::unique_ptr<Worker>> workers;
+  std::map<std::string, std::shared_ptr<Worker>> workers;
   {
     std::lock_guard lock(mu_);
     workers.swap(workers_);
   }
-  for (auto& [name, w] : workers) w->Stop();
+  for (auto& [name, w] : workers) StopWorker(*w);
+  // Queued rounds find their workers stopped (or gone) and return.
+  if (owned_executor_) owned_executor_->Stop();
 }
 
-void IngestService::StartWorker(const std::string& topic, const std::string& config_key,
-                                TableTopicConfig config) {
-  auto worker = std::make_unique<Worker>();
-  worker->config_key = config_key;
-  Worker* w = worker.get();
-  workers_[topic] = std::move(worker);
-  w->thread = std::thread([this, w, topic, config = std::move(config)]() mutable {
-    auto pool = registry_->Get(options_.catalog);
-    std::optional<catalog::CatalogLease> lease;
-    // The translator uses the leased catalog (its FileIO, its connection): it goes first.
-    struct DropFirst {
-      IngestService* service;
-      Worker* worker;
-      ~DropFirst() {
-        std::lock_guard lock(service->mu_);
-        worker->translator.reset();
-      }
-    } drop_first{this, w};
-    auto wait = [w](std::chrono::milliseconds d) {
-      std::unique_lock lock(w->mu);
-      w->cv.wait_for(lock, d, [w] { return w->stop; });
-      return !w->stop;
-    };
-    // A topic that keeps failing (a catalog down, a commit refused) retries less and less
-    // often and logs the same error once a minute, not every second.
-    RetryPolicy retry(options_.retry_interval, options_.max_retry_interval,
-                      options_.error_log_interval);
-    auto failed = [&](const Status& error) {
-      std::optional<Status> report;
-      const std::chrono::milliseconds delay =
-          retry.Failed(error, options_.translator.now_ms(), &report);
-      if (report && options_.log_error) options_.log_error(topic, *report);
-      return wait(delay);
-    };
-    while (true) {
-      {
-        std::lock_guard lock(w->mu);
-        if (w->stop) return;
-      }
-      if (!lease) {
-        Result<catalog::CatalogLease> acquired =
-            pool.ok() ? (*pool)->Acquire() : Result<catalog::CatalogLease>(pool.status());
-        if (!acquired.ok()) {
-          if (!failed(acquired.status())) return;
-          continue;
-        }
-        lease.emplace(std::move(*acquired));
-        auto translator = std::make_unique<TopicTranslator>(topic, config, &**lease, broker_,
-                                                            options_.translator);
-        std::lock_guard lock(mu_);
-        w->translator = std::move(translator);
-      }
-      Status st = w->translator->RunOnce();
-      if (!st.ok()) {
-        w->translator->Reset();
-        if (!failed(st)) return;
-        continue;
-      }
-      retry.Succeeded();
-      if (!wait(options_.poll_interval)) return;
+void IngestService::StopWorker(Worker& w) {
+  {
+    std::unique_lock lock(w.mu);
+    w.stop = true;
+    w.idle_cv.wait(lock, [&w] { return w.phase != Worker::Phase::kRunning; });
+  }
+  // No round runs now or later: this thread owns the translator, the lease and the pool.
+  {
+    std::lock_guard lock(mu_);
+    w.translator.reset();
+  }
+  w.lease.reset();
+  w.pool.reset();
+}
+
+void IngestService::ScheduleLocked(const std::shared_ptr<Worker>& w,
+                                   std::chrono::milliseconds delay) {
+  // The task holds the worker weakly and the service by pointer: RunRound dereferences the
+  // service only after seeing the worker alive and not stopped, and StopWorker (which every
+  // Stop runs) waits for a round that saw that.
+  auto task = [service = this, weak = std::weak_ptr<Worker>(w)] { RunRound(service, weak); };
+  // A delayed round is due whatever the queue holds (it was accepted); a first round or a
+  // resubmission is bounded by the queue.
+  const Status submitted = delay.count() > 0 ? executor_->SubmitAfter(delay, std::move(task))
+                                             : executor_->Submit(std::move(task));
+  if (submitted.ok()) {
+    w->phase = Worker::Phase::kScheduled;
+  } else {
+    w->phase = Worker::Phase::kUnscheduled;
+    deferred_rounds_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void IngestService::RunRound(IngestService* service, const std::weak_ptr<Worker>& weak) {
+  std::shared_ptr<Worker> w = weak.lock();
+  if (!w) return;
+  {
+    std::lock_guard lock(w->mu);
+    if (w->stop) return;
+    w->phase = Worker::Phase::kRunning;
+  }
+  // Until the phase leaves kRunning, StopWorker waits: the service is alive.
+  const std::chrono::milliseconds next = service->Round(*w);
+  {
+    std::lock_guard lock(w->mu);
+    if (w->stop) {
+      w->phase = Worker::Phase::kUnscheduled;
+    } else {
+      service->ScheduleLocked(w, next);
     }
-  });
+  }
+  w->idle_cv.notify_all();
+}
+
+std::chrono::milliseconds IngestService::Round(Worker& w) {
+  auto failed = [&](const Status& error) {
+    std::optional<Status> report;
+    const std::chrono::milliseconds delay =
+        w.retry.Failed(error, options_.translator.now_ms(), &report);
+    if (report && options_.log_error) options_.log_error(w.topic, *report);
+    return delay;
+  };
+  if (!w.lease) {
+    if (!w.pool) {
+      Result<std::shared_ptr<catalog::CatalogPool>> pool = registry_->Get(options_.catalog);
+      if (!pool.ok()) return failed(pool.status());
+      w.pool = std::move(*pool);
+    }
+    Result<catalog::CatalogLease> acquired = w.pool->Acquire();
+    if (!acquired.ok()) return failed(acquired.status());
+    w.lease.emplace(std::move(*acquired));
+    auto translator = std::make_unique<TopicTranslator>(w.topic, w.config, &**w.lease, broker_,
+                                                        options_.translator);
+    std::lock_guard lock(mu_);
+    w.translator = std::move(translator);
+  }
+  Status st = w.translator->RunOnce();
+  if (!st.ok()) {
+    w.translator->Reset();
+    return failed(st);
+  }
+  w.retry.Succeeded();
+  return options_.poll_interval;
+}
+
+void IngestService::SubmitUnscheduled() {
+  std::vector<std::shared_ptr<Worker>> workers;
+  {
+    std::lock_guard lock(mu_);
+    workers.reserve(workers_.size());
+    for (const auto& [name, w] : workers_) workers.push_back(w);
+  }
+  for (const auto& w : workers) {
+    std::lock_guard lock(w->mu);
+    if (!w->stop && w->phase == Worker::Phase::kUnscheduled) {
+      ScheduleLocked(w, std::chrono::milliseconds(0));
+    }
+  }
 }
 
 void IngestService::Supervise() {
   while (true) {
     std::vector<kafka::Broker::TopicView> topics;
     Status listed = broker_([&](kafka::Broker& b) { topics = b.ListTopics(); });
-    std::vector<std::unique_ptr<Worker>> retired;
+    std::vector<std::shared_ptr<Worker>> retired;
     {
       std::lock_guard lock(mu_);
       if (stopping_) return;
@@ -204,7 +265,8 @@ void IngestService::Supervise() {
             retired.push_back(std::move(it->second));
             workers_.erase(it);
           }
-          StartWorker(t.name, key, std::move(*config));
+          // Its first round is submitted below, once the retired worker has stopped.
+          workers_[t.name] = std::make_shared<Worker>(t.name, key, std::move(*config), options_);
         }
         for (auto it = workers_.begin(); it != workers_.end();) {
           if (wanted.contains(it->first)) {
@@ -216,8 +278,11 @@ void IngestService::Supervise() {
         }
       }
     }
-    // Joined outside mu_: a worker may be waiting for it (stats).
-    for (auto& w : retired) w->Stop();
+    // Stopped outside mu_: a round may be waiting for it (installing its translator). A
+    // restarted topic's old translator is gone before the new one's first round.
+    for (auto& w : retired) StopWorker(*w);
+    retired.clear();
+    SubmitUnscheduled();
     std::unique_lock lock(mu_);
     cv_.wait_for(lock, options_.poll_interval, [this] { return stopping_; });
     if (stopping_) return;

@@ -1,13 +1,17 @@
 // IngestService: runs the table topics of `floe server`. A supervisor thread watches the
-// broker's topics; every topic with floe.table.topic.enable=true gets a worker thread
-// owning a TopicTranslator (translation and the table's commit coordinator) and a catalog
-// of its own. A changed table-topic config restarts the worker, which resumes from the
-// table's committed offsets; a disabled or deleted topic stops it.
+// broker's topics; every topic with floe.table.topic.enable=true gets a worker owning a
+// TopicTranslator (translation and the table's commit coordinator) and a catalog of its
+// own. A worker is not a thread: it is a chain of rounds on a shared Executor (base/
+// executor.h), each round (lease a catalog if needed, RunOnce) scheduling the next after the
+// poll interval or its RetryPolicy backoff: 10,000 topics share the executor's threads.
+// A changed table-topic config restarts the worker, which resumes from the table's committed
+// offsets; a disabled or deleted topic stops it.
 //
 // Thread-safety: all public methods may be called from any thread.
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <map>
@@ -18,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "floe/base/executor.h"
 #include "floe/catalog/catalog_pool.h"
 #include "floe/ingest/translator.h"
 
@@ -36,6 +41,11 @@ struct IngestServiceOptions {
   // only once per error_log_interval, then with the count of those not reported.
   std::function<void(const std::string& topic, const Status&)> log_error;
   std::chrono::milliseconds error_log_interval{60'000};
+  // Runs the topics' rounds (floe server's `ingest` executor); it must outlive the service
+  // and may be shared. Null: the service makes an executor of `threads` threads (0: one per
+  // core) and owns it.
+  Executor* executor = nullptr;
+  int threads = 0;
 };
 
 // How one topic's translation retries after failures and reports them (IngestServiceOptions).
@@ -108,13 +118,23 @@ struct SampleRecord {
 
 class IngestService {
  public:
+  // Starts the supervisor. kNotFound for an unknown catalog; InvalidArgument for a negative
+  // thread count (no executor given).
   static Result<std::unique_ptr<IngestService>> Start(
       std::shared_ptr<catalog::CatalogRegistry> registry, BrokerCall broker,
       IngestServiceOptions options);
   ~IngestService();
-  // Stops every worker (what they translated but did not commit is translated again after
-  // the restart). Idempotent.
+  // Stops every worker, waiting for the rounds in progress (what they translated but did
+  // not commit is translated again after the restart). Rounds still queued or delayed on a
+  // shared executor find their worker stopped and do nothing. Idempotent; not to be called
+  // from one of the executor's threads.
   void Stop();
+
+  // The executor running the rounds (the one passed in, or the service's own).
+  Executor* executor() const { return executor_; }
+  // Rounds the executor refused (a full queue, a stopping executor); each refused topic is
+  // submitted again on the supervisor's next pass.
+  uint64_t deferred_rounds() const { return deferred_rounds_.load(std::memory_order_relaxed); }
 
   Result<std::vector<TopicInfo>> Topics();
   // kNotFound for an unknown topic.
@@ -127,17 +147,33 @@ class IngestService {
   explicit IngestService(std::shared_ptr<catalog::CatalogRegistry> registry, BrokerCall broker,
                          IngestServiceOptions options);
   void Supervise();
-  void StartWorker(const std::string& topic, const std::string& config_key,
-                   TableTopicConfig config);
+  // Submits the first round of every worker that has none queued (new, or refused).
+  void SubmitUnscheduled();
+  // One round of `weak`'s worker, unless it is gone or stopped (then `service` may be gone
+  // too and is not touched).
+  static void RunRound(IngestService* service, const std::weak_ptr<Worker>& weak);
+  // Lease, translator, RunOnce; the delay before the next round.
+  std::chrono::milliseconds Round(Worker& w);
+  // Queues w's next round after `delay` (0: now, within the queue bound). REQUIRES: w->mu
+  // held, no round of w queued or running but the caller.
+  void ScheduleLocked(const std::shared_ptr<Worker>& w, std::chrono::milliseconds delay);
+  // Stops w: waits for its round in progress, then drops its translator before its lease.
+  // REQUIRES: mu_ not held (the round may take it).
+  void StopWorker(Worker& w);
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   BrokerCall broker_;
   IngestServiceOptions options_;
+  std::unique_ptr<Executor> owned_executor_;  // when options.executor is null
+  Executor* executor_ = nullptr;              // options.executor or owned_executor_
+  std::atomic<uint64_t> deferred_rounds_{0};
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
-  bool stopping_ = false;                                   // guarded by mu_
-  std::map<std::string, std::unique_ptr<Worker>> workers_;  // guarded by mu_
+  bool stopping_ = false;  // guarded by mu_
+  // The owners: a round on the executor holds its worker weakly (strongly only while it
+  // runs), so a worker erased here and stopped is gone for its leftover rounds.
+  std::map<std::string, std::shared_ptr<Worker>> workers_;  // guarded by mu_
   struct Rate {
     int64_t sample_ms = -1;
     int64_t sample_total = 0;

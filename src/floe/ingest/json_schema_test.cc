@@ -3,6 +3,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::ingest {
 namespace {
 
@@ -36,10 +38,11 @@ TEST(JsonSchemaTest, ChangesForANewRecord) {
           iceberg::StructType({NestedField::Optional(5, "city", iceberg::StringType())})),
   };
   std::vector<SchemaChange> changes;
-  ASSERT_TRUE(InferChanges(fields, nlohmann::json::parse(R"({"id": 3000000000, "score": 0.1,
-                               "addr": {"city": "x", "zip": "7"}, "extra": [true]})"),
-                           "", &changes)
-                  .ok());
+  FLOE_ASSERT_OK(InferChanges(
+      fields,
+      nlohmann::json::parse(
+          R"({"id": 3000000000, "score": 0.1, "addr": {"city": "x", "zip": "7"}, "extra": [true]})"),
+      "", &changes));
   ASSERT_EQ(changes.size(), 4u);
   // id above INT32_MAX: int -> long; 0.1 is not exact as a float: float -> double.
   EXPECT_EQ(changes[0].kind, SchemaChange::Kind::kAddColumn);  // addr.zip
@@ -59,7 +62,7 @@ TEST(JsonSchemaTest, ChangesForANewRecord) {
 TEST(JsonSchemaTest, MissingRequiredBecomesOptional) {
   std::vector<NestedField> fields = {NestedField::Required(1, "id", iceberg::LongType())};
   std::vector<SchemaChange> changes;
-  ASSERT_TRUE(InferChanges(fields, nlohmann::json::parse(R"({"id": null})"), "", &changes).ok());
+  FLOE_ASSERT_OK(InferChanges(fields, nlohmann::json::parse(R"({"id": null})"), "", &changes));
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0].kind, SchemaChange::Kind::kMakeOptional);
   EXPECT_EQ(changes[0].name, "id");
@@ -94,7 +97,7 @@ TEST(JsonSchemaTest, InferredColumnsNestAtMost64Levels) {
   std::vector<NestedField> fields = {NestedField::Optional(
       1, "s", iceberg::StructType({NestedField::Optional(2, "x", iceberg::LongType())}))};
   std::vector<SchemaChange> changes;
-  ASSERT_TRUE(InferChanges(fields, nlohmann::json{{"c", NestedObjects(64)}}, "", &changes).ok());
+  FLOE_ASSERT_OK(InferChanges(fields, nlohmann::json{{"c", NestedObjects(64)}}, "", &changes));
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0].name, "c");
   Status st = InferChanges(fields, nlohmann::json{{"c", NestedObjects(65)}}, "", &changes);
@@ -103,8 +106,8 @@ TEST(JsonSchemaTest, InferredColumnsNestAtMost64Levels) {
       << st.message();
   // Inside a struct column the struct's own level counts.
   changes.clear();
-  ASSERT_TRUE(
-      InferChanges(fields, nlohmann::json{{"s", {{"y", NestedObjects(63)}}}}, "", &changes).ok());
+  FLOE_ASSERT_OK(
+      InferChanges(fields, nlohmann::json{{"s", {{"y", NestedObjects(63)}}}}, "", &changes));
   EXPECT_EQ(changes.size(), 1u);
   st = InferChanges(fields, nlohmann::json{{"s", {{"y", NestedObjects(64)}}}}, "", &changes);
   EXPECT_NE(st.message().find("\"s.y\""), std::string::npos) << st.message();

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/iceberg/data_reader.h"
 #include "floe/iceberg/in_memory_table_operations.h"
@@ -30,12 +31,12 @@ class KeyedBatchWriterTest : public ::testing::Test {
         schema_, iceberg::PartitionSpec::Unpartitioned(), iceberg::SortOrder::Unsorted(),
         "mem://wh/t", {{"format-version", "2"}}, "9c12d441-03fe-4693-9a96-a0705ddf69c1",
         1700000000000);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("t", io_, env_, *md);
-    ASSERT_TRUE(ops.ok());
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
     auto table = iceberg::Table::Load(*ops_);
-    ASSERT_TRUE(table.ok());
+    FLOE_ASSERT_OK(table);
     table_ = std::move(*table);
   }
 
@@ -60,7 +61,7 @@ class KeyedBatchWriterTest : public ::testing::Test {
     for (const iceberg::DataFile& f : files) {
       auto r = iceberg::DataFileReader::Open(
           io_, f.file_path, std::make_shared<const iceberg::Schema>(schema), {}, nullptr);
-      EXPECT_TRUE(r.ok()) << r.status().ToString();
+      FLOE_EXPECT_OK(r);
       while (true) {
         auto b = (*r)->Next();
         if (!b.ok() || !*b) break;
@@ -87,12 +88,12 @@ TEST_F(KeyedBatchWriterTest, OpsDecideTheLastRowPerKey) {
   KeyedBatchWriter w("db.t", {"id"});
   EXPECT_TRUE(w.empty());
   const std::vector<char> ops1 = {kOpUpsert, kOpUpsert, kOpDelete};
-  ASSERT_TRUE(w.Hold(Batch({{1, "a"}, {2, "b"}, {2, "b-"}}), ops1).ok());
+  FLOE_ASSERT_OK(w.Hold(Batch({{1, "a"}, {2, "b"}, {2, "b-"}}), ops1));
   const std::vector<char> ops2 = {kOpUpsert, kOpDelete, kOpUpsert};
-  ASSERT_TRUE(w.Hold(Batch({{2, "b2"}, {1, "a-"}, {3, "c"}}), ops2).ok());
+  FLOE_ASSERT_OK(w.Hold(Batch({{2, "b2"}, {1, "a-"}, {3, "c"}}), ops2));
   EXPECT_FALSE(w.empty());
   auto written = w.Write(*table_);
-  ASSERT_TRUE(written.ok()) << written.status().ToString();
+  FLOE_ASSERT_OK(written);
   EXPECT_TRUE(w.empty());
   EXPECT_EQ(written->data_rows, 2);
   ASSERT_EQ(written->delete_files.size(), 1u);
@@ -110,7 +111,7 @@ TEST_F(KeyedBatchWriterTest, Refusals) {
   KeyedBatchWriter w("db.t", {"id", "missing"});
   const std::vector<char> one = {kOpUpsert};
   EXPECT_EQ(w.Hold(Batch({{1, "a"}, {2, "b"}}), one).code(), StatusCode::kInternal);
-  ASSERT_TRUE(w.Hold(Batch({{1, "a"}}), one).ok());
+  FLOE_ASSERT_OK(w.Hold(Batch({{1, "a"}}), one));
   Result<iceberg::KeyedWriteResult> written = w.Write(*table_);
   EXPECT_EQ(written.status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ(written.status().message(), "table db.t lacks an id column of id, missing");

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/in_memory_table_operations.h"
 #include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/table_metadata_builder.h"
@@ -24,15 +25,15 @@ class OffsetCommitterTest : public ::testing::Test {
         *schema, iceberg::PartitionSpec::Unpartitioned(), iceberg::SortOrder::Unsorted(),
         "mem://wh/t", {{"format-version", "2"}}, "9c12d441-03fe-4693-9a96-a0705ddf69c1",
         1700000000000);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("t", io_, env_, *md);
-    ASSERT_TRUE(ops.ok());
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
   }
 
   std::unique_ptr<iceberg::Table> Load() {
     auto t = iceberg::Table::Load(*ops_);
-    EXPECT_TRUE(t.ok());
+    FLOE_EXPECT_OK(t);
     return std::move(*t);
   }
 
@@ -64,10 +65,10 @@ TEST(Offsets, FormatAndParse) {
 
 TEST_F(OffsetCommitterTest, CommitsTheRangesAndTheProperty) {
   OffsetCommitter c("committed offsets");
-  ASSERT_TRUE(c.Start(2, nullptr).ok());
+  FLOE_ASSERT_OK(c.Start(2, nullptr));
   EXPECT_EQ(c.ends(), (std::vector<int64_t>{0, 0}));
   EXPECT_EQ(c.Ranges({5, 3}), "0:0-5,1:0-3");
-  ASSERT_TRUE(Commit(c, {5, 3}).ok());
+  FLOE_ASSERT_OK(Commit(c, {5, 3}));
   EXPECT_EQ(c.ends(), (std::vector<int64_t>{5, 3}));
   EXPECT_EQ(c.property(), "0:5,1:3");
   std::unique_ptr<iceberg::Table> table = Load();
@@ -75,7 +76,7 @@ TEST_F(OffsetCommitterTest, CommitsTheRangesAndTheProperty) {
   EXPECT_EQ(*table->metadata()->current_snapshot()->SummaryValue(kSummaryOffsets), "0:0-5,1:0-3");
   // A restarted coordinator resumes from the property; a partition added since starts at 0.
   OffsetCommitter restarted("committed offsets");
-  ASSERT_TRUE(restarted.Start(3, table->metadata().get()).ok());
+  FLOE_ASSERT_OK(restarted.Start(3, table->metadata().get()));
   EXPECT_EQ(restarted.ends(), (std::vector<int64_t>{5, 3, 0}));
   EXPECT_EQ(restarted.Ranges({6, 3, 1}), "0:5-6,1:3-3,2:0-1");
 }
@@ -83,9 +84,9 @@ TEST_F(OffsetCommitterTest, CommitsTheRangesAndTheProperty) {
 TEST_F(OffsetCommitterTest, AStaleCoordinatorConflicts) {
   OffsetCommitter first("committed offsets");
   OffsetCommitter stale("committed offsets");
-  ASSERT_TRUE(first.Start(1, Load()->metadata().get()).ok());
-  ASSERT_TRUE(stale.Start(1, Load()->metadata().get()).ok());
-  ASSERT_TRUE(Commit(first, {4}).ok());
+  FLOE_ASSERT_OK(first.Start(1, Load()->metadata().get()));
+  FLOE_ASSERT_OK(stale.Start(1, Load()->metadata().get()));
+  FLOE_ASSERT_OK(Commit(first, {4}));
   Status st = Commit(stale, {4});
   EXPECT_EQ(st.code(), StatusCode::kConflict);
   EXPECT_NE(st.message().find("committed offsets moved from '' to '0:4'"), std::string::npos)
@@ -99,7 +100,7 @@ TEST_F(OffsetCommitterTest, ABadPropertyIsCorrupt) {
   std::unique_ptr<iceberg::Table> table = Load();
   auto props = table->NewUpdateProperties();
   props->Set(std::string(kPropertyOffsets), "0:x");
-  ASSERT_TRUE(props->Commit().ok());
+  FLOE_ASSERT_OK(props->Commit());
   OffsetCommitter c("committed offsets");
   EXPECT_EQ(c.Start(1, Load()->metadata().get()).code(), StatusCode::kCorrupt);
 }

@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "floe/base/testing.h"
+
 namespace floe::ingest {
 namespace {
 
@@ -22,7 +24,7 @@ struct Log {
     kafka::BatchBuilder b({});
     for (const auto& v : values) b.Add(timestamp, "k", v, headers);
     Buffer out;
-    ASSERT_TRUE(b.Finish(&out).ok());
+    FLOE_ASSERT_OK(b.Finish(&out));
     kafka::SetBatchOffsetAndEpoch({out.data(), out.size()}, base_offset, 0);
     batches.push_back(std::move(out));
   }
@@ -59,7 +61,7 @@ TEST(PartitionReader, CopiesRecordsFromTheOffsetToTheEnd) {
   // From offset 1: the first batch's record 0 is below it and skipped.
   int64_t next = 1;
   int64_t first_ms = -1;
-  ASSERT_TRUE(reader.Read(2, 5, &next, &first_ms).ok());
+  FLOE_ASSERT_OK(reader.Read(2, 5, &next, &first_ms));
   EXPECT_EQ(next, 5);
   EXPECT_EQ(first_ms, 5000);
   EXPECT_EQ(Values(reader), (std::vector<std::string>{"b", "c", "d", "<null>"}));
@@ -71,7 +73,7 @@ TEST(PartitionReader, CopiesRecordsFromTheOffsetToTheEnd) {
   EXPECT_EQ(reader.records()[3].offset, 4);
   // Nothing more to read: no call.
   const int reads = log.reads;
-  ASSERT_TRUE(reader.Read(2, 5, &next, &first_ms).ok());
+  FLOE_ASSERT_OK(reader.Read(2, 5, &next, &first_ms));
   EXPECT_EQ(log.reads, reads);
   reader.Clear();
   EXPECT_TRUE(reader.records().empty());
@@ -87,7 +89,7 @@ TEST(PartitionReader, HeadersInTheArena) {
   PartitionReader reader("t", log.Reader(), {});
   int64_t next = 0;
   int64_t first_ms = -1;
-  ASSERT_TRUE(reader.Read(0, 1, &next, &first_ms).ok());
+  FLOE_ASSERT_OK(reader.Read(0, 1, &next, &first_ms));
   ASSERT_EQ(reader.records().size(), 1u);
   const RecordRef& r = reader.records()[0];
   EXPECT_EQ(r.header_count, 2);
@@ -114,13 +116,13 @@ TEST(PartitionReader, StopsWhenTheArenaIsFull) {
   PartitionReader reader("t", log.Reader(), options);
   int64_t next = 0;
   int64_t first_ms = 7;  // set already: kept
-  ASSERT_TRUE(reader.Read(0, 8, &next, &first_ms).ok());
+  FLOE_ASSERT_OK(reader.Read(0, 8, &next, &first_ms));
   EXPECT_TRUE(reader.full());
   EXPECT_EQ(next, 4);
   EXPECT_EQ(reader.records().size(), 4u);
   EXPECT_EQ(first_ms, 7);
   reader.Clear();
-  ASSERT_TRUE(reader.Read(0, 8, &next, &first_ms).ok());
+  FLOE_ASSERT_OK(reader.Read(0, 8, &next, &first_ms));
   EXPECT_EQ(next, 8);
   EXPECT_EQ(reader.records().front().offset, 4);
 }

@@ -110,7 +110,7 @@ int ColumnIndex(const ProtoDecoder& d, std::string_view name) {
 
 TEST(ProtoSchemaTest, ParsesMessagesEnumsMapsOneofsAndImports) {
   auto schema = proto::ProtoSchema::Parse(kOrderProto);
-  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  FLOE_ASSERT_OK(schema);
   const auto& s = **schema;
   EXPECT_EQ(s.package(), "floe.test");
   ASSERT_EQ(s.top_level().size(), 2u);
@@ -132,7 +132,7 @@ TEST(ProtoSchemaTest, ParsesMessagesEnumsMapsOneofsAndImports) {
   EXPECT_EQ(order->fields[9].oneof_index, 0);
   EXPECT_EQ(order->fields[11].type_name, "google.protobuf.Timestamp");
   auto at = s.MessageAt({0, 1});
-  ASSERT_TRUE(at.ok());
+  FLOE_ASSERT_OK(at);
   EXPECT_EQ((*at)->full_name, "floe.test.Order.Item");
   EXPECT_EQ((*s.MessageAt({1}))->full_name, "floe.test.Other");
   EXPECT_FALSE(s.MessageAt({2}).ok());
@@ -151,7 +151,7 @@ TEST(ProtoSchemaTest, RejectsBadText) {
   auto with_import = proto::ProtoSchema::Parse(
       "syntax = \"proto3\"; import \"b.proto\"; message A { pkg.B b = 1; }",
       {{"b.proto", "syntax = \"proto3\"; package pkg; message B { int32 v = 1; }"}});
-  ASSERT_TRUE(with_import.ok()) << with_import.status().ToString();
+  FLOE_ASSERT_OK(with_import);
   EXPECT_EQ((*with_import)->top_level().size(), 1u);
 }
 
@@ -166,7 +166,7 @@ std::string NestedDeclarations(int levels) {
 
 TEST(ProtoSchemaTest, MessageDeclarationsNestAtMost100Levels) {
   auto at_limit = proto::ProtoSchema::Parse(NestedDeclarations(proto::kMaxMessageDepth));
-  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  FLOE_ASSERT_OK(at_limit);
   EXPECT_EQ((*at_limit)->messages().size(), 100u);
   auto past = proto::ProtoSchema::Parse(NestedDeclarations(proto::kMaxMessageDepth + 1));
   EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);
@@ -201,10 +201,10 @@ TEST(ProtoDescriptorTest, NestedMessagesAtMost100Levels) {
                                  LengthDelimited(12, "proto3"));
   };
   auto text = proto::ProtoTextFromBase64Descriptor(descriptor(proto::kMaxMessageDepth));
-  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  FLOE_ASSERT_OK(text);
   // The text it becomes parses: both limits are the same.
   auto schema = proto::ProtoSchema::Parse(*text);
-  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  FLOE_ASSERT_OK(schema);
   EXPECT_EQ((*schema)->messages().size(), 100u);
   auto past = proto::ProtoTextFromBase64Descriptor(descriptor(proto::kMaxMessageDepth + 1));
   EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);
@@ -235,18 +235,18 @@ TEST(ProtoDecoderTest, MessagesNestAsDeepAsTheirColumns) {
   // The deepest schema ProtoColumns maps (33 messages): its records decode, 64 levels of
   // decoder recursion deep.
   auto schema = proto::ProtoSchema::Parse(NestedMaps(33));
-  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  FLOE_ASSERT_OK(schema);
   auto decoder = ProtoDecoder::Make(*(*schema)->FindMessage("L0"));
-  ASSERT_TRUE(decoder.ok()) << decoder.status().ToString();
+  FLOE_ASSERT_OK(decoder);
   const std::string record = NestedMapRecord(33);
   Status st =
       (*decoder)->Read(std::span(reinterpret_cast<const uint8_t*>(record.data()), record.size()));
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ((*decoder)->num_rows(), 1);
   // One more level has no columns: refused before any record, so the decoder's own limit
   // (kMaxMessageDepth) is never what stops a record.
   schema = proto::ProtoSchema::Parse(NestedMaps(34));
-  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  FLOE_ASSERT_OK(schema);
   decoder = ProtoDecoder::Make(*(*schema)->FindMessage("L0"));
   EXPECT_EQ(decoder.status().code(), StatusCode::kUnimplemented);
   EXPECT_NE(decoder.status().message().find("nests too deeply"), std::string_view::npos)
@@ -255,15 +255,15 @@ TEST(ProtoDecoderTest, MessagesNestAsDeepAsTheirColumns) {
 
 TEST(ProtoDecoderTest, DecodesProtobufPackageBytes) {
   auto schema = proto::ProtoSchema::Parse(kOrderProto);
-  ASSERT_TRUE(schema.ok());
+  FLOE_ASSERT_OK(schema);
   auto decoder = ProtoDecoder::Make(*(*schema)->top_level()[0]);
-  ASSERT_TRUE(decoder.ok()) << decoder.status().ToString();
+  FLOE_ASSERT_OK(decoder);
   ProtoDecoder& d = **decoder;
   auto full = Hex(kOrderFull);
   auto sparse = Hex(kOrderSparse);
-  ASSERT_TRUE(d.Read(full).ok());
+  FLOE_ASSERT_OK(d.Read(full));
   Status st = d.Read(sparse);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   std::vector<col::Array> c = d.Finish();
   auto at = [&](std::string_view name) -> const col::Array& {
     int i = ColumnIndex(d, name);
@@ -315,16 +315,16 @@ TEST(ProtoDecoderTest, DecodesProtobufPackageBytes) {
 
 TEST(ProtoDecoderTest, RejectsMalformedBytes) {
   auto schema = proto::ProtoSchema::Parse(kOrderProto);
-  ASSERT_TRUE(schema.ok());
+  FLOE_ASSERT_OK(schema);
   auto full = Hex(kOrderFull);
   for (size_t cut = 1; cut < full.size(); ++cut) {
     auto decoder = ProtoDecoder::Make(*(*schema)->top_level()[0]);
-    ASSERT_TRUE(decoder.ok());
+    FLOE_ASSERT_OK(decoder);
     // Every truncation either fails cleanly or (at a field boundary) decodes fewer fields.
     (void)(*decoder)->Read(std::span<const uint8_t>(full.data(), cut));
   }
   auto decoder = ProtoDecoder::Make(*(*schema)->top_level()[0]);
-  ASSERT_TRUE(decoder.ok());
+  FLOE_ASSERT_OK(decoder);
   const uint8_t wrong_wire_type[] = {0x0a, 0x01, 0x00};  // id (varint) as length-delimited
   EXPECT_FALSE((*decoder)->Read(wrong_wire_type).ok());
   decoder = ProtoDecoder::Make(*(*schema)->top_level()[0]);
@@ -339,9 +339,9 @@ TEST(ProtoDecoderTest, EmptyMessagesHoldNoColumn) {
   auto schema = proto::ProtoSchema::Parse(
       "syntax = \"proto3\"; message E {} "
       "message M { E e = 1; int32 x = 2; map<string, E> m = 3; string s = 4; }");
-  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  FLOE_ASSERT_OK(schema);
   auto decoder = ProtoDecoder::Make(*(*schema)->FindMessage("M"));
-  ASSERT_TRUE(decoder.ok()) << decoder.status().ToString();
+  FLOE_ASSERT_OK(decoder);
   ASSERT_EQ((*decoder)->columns().size(), 2u);
   EXPECT_EQ((*decoder)->columns()[0].name, "x");
   EXPECT_EQ((*decoder)->columns()[1].name, "s");
@@ -349,7 +349,7 @@ TEST(ProtoDecoderTest, EmptyMessagesHoldNoColumn) {
   // {key "k", value {}} (0x1a, length 5), s = "a" (0x22 01 61).
   const uint8_t bytes[] = {0x0a, 0x00, 0x10, 0x05, 0x1a, 0x05, 0x0a,
                            0x01, 0x6b, 0x12, 0x00, 0x22, 0x01, 0x61};
-  ASSERT_TRUE((*decoder)->Read(bytes).ok());
+  FLOE_ASSERT_OK((*decoder)->Read(bytes));
   auto c = (*decoder)->Finish();
   EXPECT_EQ(c[0].Value<int32_t>(0), 5);
   EXPECT_EQ(c[1].BinaryValue(0), "a");
@@ -361,16 +361,16 @@ TEST(ProtoDecoderTest, AMapEntryAsTheRecordMessageHasItsOwnColumns) {
   // alone; the decoder once planned two and wrote past its builders (found by fuzz_proto).
   auto schema = proto::ProtoSchema::Parse(
       "syntax = \"proto3\"; message E {} message M { map<string, E> m = 1; }");
-  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  FLOE_ASSERT_OK(schema);
   auto entry = (*schema)->MessageAt({1, 0});
-  ASSERT_TRUE(entry.ok()) << entry.status().ToString();
+  FLOE_ASSERT_OK(entry);
   EXPECT_EQ((*entry)->full_name, "M.MEntry");
   auto decoder = ProtoDecoder::Make(**entry);
-  ASSERT_TRUE(decoder.ok()) << decoder.status().ToString();
+  FLOE_ASSERT_OK(decoder);
   ASSERT_EQ((*decoder)->columns().size(), 1u);
   const uint8_t bytes[] = {0x0a, 0x01, 0x6b, 0x12, 0x00};  // key "k", value {}
-  ASSERT_TRUE((*decoder)->Read(bytes).ok());
-  ASSERT_TRUE((*decoder)->Read({}).ok());
+  FLOE_ASSERT_OK((*decoder)->Read(bytes));
+  FLOE_ASSERT_OK((*decoder)->Read({}));
   auto c = (*decoder)->Finish();
   ASSERT_EQ(c.size(), 1u);
   EXPECT_EQ(c[0].BinaryValue(0), "k");
@@ -382,9 +382,9 @@ TEST(ProtoDescriptorTest, Base64DescriptorBecomesEquivalentText) {
   EXPECT_TRUE(proto::LooksLikeBase64Descriptor(kOrderDescriptor));
   EXPECT_FALSE(proto::LooksLikeBase64Descriptor(kOrderProto));
   auto text = proto::ProtoTextFromBase64Descriptor(kOrderDescriptor);
-  ASSERT_TRUE(text.ok()) << text.status().ToString();
+  FLOE_ASSERT_OK(text);
   auto schema = proto::ProtoSchema::Parse(*text);
-  ASSERT_TRUE(schema.ok()) << schema.status().ToString() << "\n" << *text;
+  FLOE_ASSERT_OK(schema) << "\n" << *text;
   const proto::Message* order = (*schema)->top_level()[0];
   EXPECT_EQ(order->full_name, "floe.test.Order");
   EXPECT_TRUE(order->fields[4].is_map);
@@ -392,9 +392,9 @@ TEST(ProtoDescriptorTest, Base64DescriptorBecomesEquivalentText) {
   EXPECT_EQ(order->fields[10].oneof_index, 0);
   // The same bytes decode the same way through the converted schema.
   auto decoder = ProtoDecoder::Make(*order);
-  ASSERT_TRUE(decoder.ok());
+  FLOE_ASSERT_OK(decoder);
   auto full = Hex(kOrderFull);
-  ASSERT_TRUE((*decoder)->Read(full).ok());
+  FLOE_ASSERT_OK((*decoder)->Read(full));
   auto c = (*decoder)->Finish();
   EXPECT_EQ(c[static_cast<size_t>(ColumnIndex(**decoder, "status"))].BinaryValue(0), "DONE");
   EXPECT_FALSE(proto::ProtoTextFromBase64Descriptor("!!!").ok());
@@ -404,7 +404,7 @@ TEST(ProtoDescriptorTest, Base64DescriptorBecomesEquivalentText) {
 TEST(WireFormatTest, HeaderAndMessageIndexes) {
   const uint8_t value[] = {0x00, 0x00, 0x00, 0x01, 0x02, 0xaa};
   auto h = ParseWireHeader(value);
-  ASSERT_TRUE(h.ok());
+  FLOE_ASSERT_OK(h);
   EXPECT_EQ(h->schema_id, 258);
   EXPECT_EQ(h->payload.size(), 1u);
   const uint8_t no_magic[] = {0x01, 0, 0, 0, 1};
@@ -414,13 +414,13 @@ TEST(WireFormatTest, HeaderAndMessageIndexes) {
   const uint8_t zero[] = {0x00, 0x08};
   std::span<const uint8_t> in(zero);
   auto idx = ReadMessageIndexes(&in);
-  ASSERT_TRUE(idx.ok());
+  FLOE_ASSERT_OK(idx);
   EXPECT_EQ(*idx, std::vector<int32_t>{0});
   EXPECT_EQ(in.size(), 1u);
   const uint8_t path[] = {0x04, 0x02, 0x00};
   in = path;
   idx = ReadMessageIndexes(&in);
-  ASSERT_TRUE(idx.ok());
+  FLOE_ASSERT_OK(idx);
   EXPECT_EQ(*idx, (std::vector<int32_t>{1, 0}));
   const uint8_t truncated[] = {0x04, 0x02};
   in = truncated;
@@ -442,9 +442,9 @@ TEST(RegistryCodecTest, AvroDatumIntoIcebergColumns) {
       {"name": "ts", "type": {"type": "long", "logicalType": "timestamp-millis"}},
       {"name": "amount", "type": {"type": "bytes", "logicalType": "decimal", "precision": 9, "scale": 2}}
     ]})");
-  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  FLOE_ASSERT_OK(schema);
   auto columns = AvroColumns(**schema);
-  ASSERT_TRUE(columns.ok()) << columns.status().ToString();
+  FLOE_ASSERT_OK(columns);
   ASSERT_EQ(columns->size(), 9u);
   EXPECT_EQ((*columns)[2].type->kind(), iceberg::TypeKind::kString);
   EXPECT_EQ((*columns)[6].type->kind(), iceberg::TypeKind::kDate);
@@ -455,7 +455,7 @@ TEST(RegistryCodecTest, AvroDatumIntoIcebergColumns) {
       iceberg::NestedField::Optional(1, "id", iceberg::IntType()),
       iceberg::NestedField::Required(2, "old", iceberg::StringType())};
   std::vector<SchemaChange> changes;
-  ASSERT_TRUE(RecordChanges(table, *columns, "", &changes).ok());
+  FLOE_ASSERT_OK(RecordChanges(table, *columns, "", &changes));
   int widen = 0, optional = 0, added = 0;
   for (const auto& c : changes) {
     widen += c.kind == SchemaChange::Kind::kWiden;
@@ -472,10 +472,10 @@ TEST(RegistryCodecTest, AvroDatumIntoIcebergColumns) {
 
   // Decode the fastavro datum and conform it to the table the columns give.
   auto reader = format::avro::DatumReader::Make(**schema);
-  ASSERT_TRUE(reader.ok());
+  FLOE_ASSERT_OK(reader);
   auto datum = Hex(kEventDatum);
   ByteReader in(std::span<const uint8_t>(datum.data(), datum.size()));
-  ASSERT_TRUE((*reader)->Read(&in).ok());
+  FLOE_ASSERT_OK((*reader)->Read(&in));
   EXPECT_EQ(in.remaining(), 0u);
   col::RecordBatch batch = (*reader)->Finish();
   std::vector<std::string> names;
@@ -483,7 +483,7 @@ TEST(RegistryCodecTest, AvroDatumIntoIcebergColumns) {
   int32_t next_id = 0;
   auto fresh = iceberg::AssignFreshIds(*iceberg::StructType(*columns), [&] { return ++next_id; });
   auto conformed = ConformColumns(std::move(batch.mutable_columns()), names, fresh->fields(), 1);
-  ASSERT_TRUE(conformed.ok()) << conformed.status().ToString();
+  FLOE_ASSERT_OK(conformed);
   const auto& c = *conformed;
   EXPECT_EQ(c[0].Value<int64_t>(0), 5);
   EXPECT_EQ(c[1].BinaryValue(0), "n");
@@ -505,7 +505,7 @@ TEST(RegistryCodecTest, JsonSchemaColumns) {
       "when": {"type": "string", "format": "date-time"},
       "addr": {"type": "object", "properties": {"city": {"type": "string"}}}},
       "required": ["id"]})"));
-  ASSERT_TRUE(columns.ok()) << columns.status().ToString();
+  FLOE_ASSERT_OK(columns);
   ASSERT_EQ(columns->size(), 5u);
   EXPECT_EQ((*columns)[0].type->kind(), iceberg::TypeKind::kLong);
   EXPECT_EQ((*columns)[1].type->kind(), iceberg::TypeKind::kDouble);

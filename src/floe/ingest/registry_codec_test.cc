@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/format/avro/datum_reader.h"
 #include "floe/ingest/avro_references.h"
 #include "floe/ingest/registry_cdc.h"
@@ -20,10 +21,10 @@ using iceberg::TypeKind;
 
 std::vector<NestedField> Avro(std::string_view schema) {
   auto parsed = avro::Schema::Parse(schema);
-  EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+  FLOE_EXPECT_OK(parsed);
   if (!parsed.ok()) return {};
   auto columns = AvroColumns(**parsed);
-  EXPECT_TRUE(columns.ok()) << columns.status().ToString();
+  FLOE_EXPECT_OK(columns);
   return columns.ok() ? *columns : std::vector<NestedField>{};
 }
 
@@ -111,10 +112,9 @@ TEST(RegistryCodecTest, AvroLogicalTypes) {
 TEST(RegistryCodecTest, AvroRecursiveRecordsAreRefused) {
   auto parsed = avro::Schema::Parse(R"({"type":"record","name":"Node","fields":[
       {"name":"v","type":"long"},{"name":"next","type":["null","Node"]}]})");
-  ASSERT_TRUE(parsed.ok());
+  FLOE_ASSERT_OK(parsed);
   auto columns = AvroColumns(**parsed);
-  ASSERT_FALSE(columns.ok());
-  EXPECT_EQ(columns.status().code(), StatusCode::kUnimplemented);
+  ASSERT_THAT(columns, IsError(StatusCode::kUnimplemented));
   EXPECT_NE(columns.status().message().find("recursive record Node"), std::string::npos)
       << columns.status().message();
 }
@@ -134,11 +134,11 @@ TEST(RegistryCodecTest, ColumnsNestAtMost64Levels) {
   // a schema floe does not map, refused before any record.
   auto avro_columns = [](int levels) {
     auto parsed = avro::Schema::Parse(NestedArrays(levels, R"("long")"));
-    EXPECT_TRUE(parsed.ok()) << parsed.status().ToString();
+    FLOE_EXPECT_OK(parsed);
     return AvroColumns(**parsed);
   };
   auto at_limit = avro_columns(64);
-  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  FLOE_ASSERT_OK(at_limit);
   EXPECT_EQ((*at_limit)[0].type->kind(), TypeKind::kList);
   auto past = avro_columns(65);
   EXPECT_EQ(past.status().code(), StatusCode::kUnimplemented);
@@ -149,7 +149,7 @@ TEST(RegistryCodecTest, ColumnsNestAtMost64Levels) {
         nlohmann::ordered_json::parse(NestedArrays(levels, R"({"type":"integer"})")));
   };
   auto json_at_limit = json_columns(64);
-  ASSERT_TRUE(json_at_limit.ok()) << json_at_limit.status().ToString();
+  FLOE_ASSERT_OK(json_at_limit);
   EXPECT_EQ((*json_at_limit)[0].type->kind(), TypeKind::kList);
   auto json_past = json_columns(65);
   EXPECT_EQ(json_past.status().code(), StatusCode::kUnimplemented);
@@ -174,17 +174,17 @@ TEST(RegistryCodecTest, AvroUnionsOfSeveralTypesBecomeStructs) {
   // Four datums: id, then the union's branch index and value (spec, "Unions").
   auto schema = *avro::Schema::Parse(kSchema);
   auto reader = avro::DatumReader::Make(*schema);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  FLOE_ASSERT_OK(reader);
   for (const std::string& datum : {Long(1) + Long(1) + Long(42), Long(2) + Long(2) + Str("hi"),
                                    Long(3) + Long(0), Long(4) + Long(3) + Long(-7)}) {
     ByteReader in(
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()), datum.size()));
-    ASSERT_TRUE((*reader)->Read(&in).ok());
+    FLOE_ASSERT_OK((*reader)->Read(&in));
   }
   col::RecordBatch batch = (*reader)->Finish();
   auto conformed =
       ConformColumns(std::move(batch.mutable_columns()), {"id", "payload"}, columns, 4);
-  ASSERT_TRUE(conformed.ok()) << conformed.status().ToString();
+  FLOE_ASSERT_OK(conformed);
   const col::Array& p = (*conformed)[1];
   ASSERT_EQ(p.type_id(), col::TypeId::kStruct);
   EXPECT_TRUE(p.IsValid(0));
@@ -209,7 +209,7 @@ TEST(RegistryCodecTest, ConfluentReferencesWriteInTheReferencedTypes) {
       "namespace":"floe.it","fields":[{"name":"home","type":"Address"},
       {"name":"work","type":["null","floe.it.Address"]},{"name":"status","type":"Status"}]})",
                                        referenced);
-  ASSERT_TRUE(expanded.ok()) << expanded.status().ToString();
+  FLOE_ASSERT_OK(expanded);
   auto columns = Avro(*expanded);
   ASSERT_EQ(columns.size(), 3u);
   EXPECT_EQ(Field(columns, "home").type->fields()[0].name, "city");
@@ -217,7 +217,7 @@ TEST(RegistryCodecTest, ConfluentReferencesWriteInTheReferencedTypes) {
   EXPECT_EQ(Field(columns, "status").type->kind(), TypeKind::kString);
   // The written-in types keep their full names: the enum is not floe.it.Status.
   auto schema = avro::Schema::Parse(*expanded);
-  ASSERT_TRUE(schema.ok());
+  FLOE_ASSERT_OK(schema);
   EXPECT_NE((*schema)->FindNamed("Status"), nullptr);
   EXPECT_NE((*schema)->FindNamed("floe.it.Address"), nullptr);
   // Without the references the schema does not parse.
@@ -228,7 +228,7 @@ TEST(RegistryCodecTest, ConfluentReferencesWriteInTheReferencedTypes) {
 
 std::vector<NestedField> Json(std::string_view schema) {
   auto columns = JsonSchemaColumns(nlohmann::ordered_json::parse(schema));
-  EXPECT_TRUE(columns.ok()) << columns.status().ToString();
+  FLOE_EXPECT_OK(columns);
   return columns.ok() ? *columns : std::vector<NestedField>{};
 }
 
@@ -289,7 +289,7 @@ constexpr std::string_view kEnvelope = R"({"type":"record","name":"Envelope","fi
 
 TEST(RegistryCdcTest, DebeziumRowColumnsAreTheImagesFields) {
   auto row = DebeziumRowColumns(Avro(kEnvelope));
-  ASSERT_TRUE(row.ok()) << row.status().ToString();
+  FLOE_ASSERT_OK(row);
   ASSERT_EQ(row->size(), 2u);
   EXPECT_EQ((*row)[0].name, "id");
   EXPECT_EQ((*row)[1].name, "name");
@@ -308,7 +308,7 @@ TEST(RegistryCdcTest, DebeziumRowColumnsAreTheImagesFields) {
 TEST(RegistryCdcTest, DebeziumRowsAreTheOpsImages) {
   auto schema = *avro::Schema::Parse(kEnvelope);
   auto reader = avro::DatumReader::Make(*schema);
-  ASSERT_TRUE(reader.ok());
+  FLOE_ASSERT_OK(reader);
   auto value = [](int64_t id, std::string_view name) { return Long(id) + Long(1) + Str(name); };
   const std::string none = Long(0);
   const std::string some = Long(1);
@@ -321,14 +321,14 @@ TEST(RegistryCdcTest, DebeziumRowsAreTheOpsImages) {
        }) {
     ByteReader in(
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()), datum.size()));
-    ASSERT_TRUE((*reader)->Read(&in).ok());
+    FLOE_ASSERT_OK((*reader)->Read(&in));
   }
   col::RecordBatch batch = (*reader)->Finish();
   std::vector<std::string> row_names;
   KeyedRows keyed;
   auto rows = ExtractDebeziumRows(std::move(batch.mutable_columns()), {"before", "after", "op"}, 5,
                                   &row_names, &keyed);
-  ASSERT_TRUE(rows.ok()) << rows.status().ToString();
+  FLOE_ASSERT_OK(rows);
   EXPECT_EQ(row_names, (std::vector<std::string>{"id", "name"}));
   EXPECT_EQ(keyed.ops, (std::vector<char>{kOpUpsert, kOpUpsert, kOpDelete, 0, 0}));
   EXPECT_TRUE(keyed.errors[0].empty() && keyed.errors[1].empty() && keyed.errors[2].empty());
@@ -349,23 +349,23 @@ TEST(RegistryCdcTest, CdcFieldOpsFollowTheDottedPath) {
   auto columns = Avro(R"({"type":"record","name":"R","fields":[{"name":"id","type":"long"},
       {"name":"meta","type":["null",{"type":"record","name":"M","fields":[
           {"name":"op","type":"string"}]}]}]})");
-  EXPECT_TRUE(CheckCdcField(columns, "meta.op").ok());
+  FLOE_EXPECT_OK(CheckCdcField(columns, "meta.op"));
   EXPECT_FALSE(CheckCdcField(columns, "meta.kind").ok());
   EXPECT_FALSE(CheckCdcField(columns, "id").ok());  // not a string
   auto schema = *avro::Schema::Parse(R"({"type":"record","name":"R","fields":[
       {"name":"id","type":"long"},{"name":"meta","type":["null",{"type":"record","name":"M",
       "fields":[{"name":"op","type":"string"}]}]}]})");
   auto reader = avro::DatumReader::Make(*schema);
-  ASSERT_TRUE(reader.ok());
+  FLOE_ASSERT_OK(reader);
   for (const std::string& datum : {Long(1) + Long(1) + Str("I"), Long(2) + Long(1) + Str("d"),
                                    Long(3) + Long(0), Long(4) + Long(1) + Str("?")}) {
     ByteReader in(
         std::span<const uint8_t>(reinterpret_cast<const uint8_t*>(datum.data()), datum.size()));
-    ASSERT_TRUE((*reader)->Read(&in).ok());
+    FLOE_ASSERT_OK((*reader)->Read(&in));
   }
   col::RecordBatch batch = (*reader)->Finish();
   KeyedRows keyed;
-  ASSERT_TRUE(CdcFieldOps(batch.columns(), {"id", "meta"}, "meta.op", 4, &keyed).ok());
+  FLOE_ASSERT_OK(CdcFieldOps(batch.columns(), {"id", "meta"}, "meta.op", 4, &keyed));
   EXPECT_EQ(keyed.ops, (std::vector<char>{kOpUpsert, kOpDelete, 0, 0}));
   EXPECT_FALSE(keyed.errors[2].empty());  // meta is null
   EXPECT_FALSE(keyed.errors[3].empty());

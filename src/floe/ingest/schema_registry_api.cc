@@ -10,6 +10,7 @@
 
 #include "floe/base/json.h"
 #include "floe/http/route_table.h"
+#include "floe/ingest/registry_errors.h"
 
 namespace floe::ingest {
 
@@ -17,21 +18,18 @@ namespace {
 
 constexpr std::string_view kContentType = "application/vnd.schemaregistry.v1+json";
 
-// Confluent's error codes (io.confluent.kafka.schemaregistry.rest.exceptions).
-constexpr int kSubjectNotFound = 40401;
-constexpr int kVersionNotFound = 40402;
-constexpr int kSchemaNotFound = 40403;
-constexpr int kSubjectSoftDeleted = 40404;
-constexpr int kSubjectNotSoftDeleted = 40405;
-constexpr int kVersionNotSoftDeleted = 40407;
-constexpr int kCompatibilityNotFound = 40408;
-constexpr int kIncompatible = 409;
-constexpr int kInvalidSchema = 42201;
-constexpr int kInvalidVersion = 42202;
-constexpr int kInvalidCompatibility = 42203;
-constexpr int kInternal = 50001;  // Confluent's store error
-// Nothing was stored for want of space (HTTP 507, as the REST catalog answers).
-constexpr int kInsufficientStorage = 50701;
+using registry_error::kCompatibilityNotFound;
+using registry_error::kInvalidCompatibility;
+using registry_error::kInvalidMode;
+using registry_error::kInvalidSchema;
+using registry_error::kInvalidVersion;
+using registry_error::kSchemaNotFound;
+using registry_error::kStoreError;
+using registry_error::kSubjectNotFound;
+using registry_error::kSubjectNotSoftDeleted;
+using registry_error::kSubjectSoftDeleted;
+using registry_error::kVersionNotFound;
+using registry_error::kVersionNotSoftDeleted;
 
 http::HttpResponse Reply(int status, const nlohmann::json& body) {
   http::HttpResponse r = http::HttpResponse::Json(status, body.dump());
@@ -40,18 +38,11 @@ http::HttpResponse Reply(int status, const nlohmann::json& body) {
 }
 
 http::HttpResponse Error(int code, std::string_view message) {
-  const int status = code < 1000 ? code : code / 100;
-  return Reply(status, {{"error_code", code}, {"message", message}});
+  return Reply(RegistryHttpStatus(code), {{"error_code", code}, {"message", message}});
 }
 
 http::HttpResponse FromStatus(const Status& st, int not_found_code) {
-  switch (st.code()) {
-    case StatusCode::kNotFound: return Error(not_found_code, st.message());
-    case StatusCode::kInvalidArgument: return Error(kInvalidSchema, st.message());
-    case StatusCode::kConflict: return Error(kIncompatible, st.message());
-    case StatusCode::kResourceExhausted: return Error(kInsufficientStorage, st.message());
-    default: return Error(kInternal, st.message());
-  }
+  return Error(RegistryErrorFor(st.code(), not_found_code), st.message());
 }
 
 struct Query {
@@ -224,7 +215,7 @@ http::HttpResponse LookUpSchema(const Call& call) {
     return Error(kSchemaNotFound, "Schema not found");
   }
   auto stored = call.reg.GetById(found->id);
-  if (!stored.ok()) return Error(kInternal, stored.status().message());
+  if (!stored.ok()) return Error(kStoreError, stored.status().message());
   nlohmann::json j = SchemaJson(*stored);
   j["subject"] = subject;
   j["version"] = found->version;
@@ -297,7 +288,7 @@ std::variant<FoundVersion, http::HttpResponse> GetVersion(const Call& call) {
     return Error(kVersionNotFound, v.status().message());
   }
   auto stored = call.reg.GetById(v->id);
-  if (!stored.ok()) return Error(kInternal, stored.status().message());
+  if (!stored.ok()) return Error(kStoreError, stored.status().message());
   return FoundVersion{*v, std::move(*stored)};
 }
 
@@ -359,7 +350,7 @@ http::HttpResponse UpdateConfig(const Call& call) {
   auto level = ParseCompatibility(j["compatibility"].get<std::string>());
   if (!level.ok()) return Error(kInvalidCompatibility, level.status().message());
   Status st = call.reg.SetCompatibility(call.SubjectOrGlobal(), *level);
-  if (!st.ok()) return Error(kInternal, st.message());
+  if (!st.ok()) return Error(kStoreError, st.message());
   return Reply(200, {{"compatibility", CompatibilityName(*level)}});
 }
 
@@ -378,7 +369,7 @@ http::HttpResponse UpdateMode(const Call& call) {
   if (!j.is_discarded() && j.is_object() && j.contains("mode") && j["mode"] == "READWRITE") {
     return Reply(200, {{"mode", "READWRITE"}});
   }
-  return Error(42204, "Only the READWRITE mode is supported");
+  return Error(kInvalidMode, "Only the READWRITE mode is supported");
 }
 
 // POST /compatibility/subjects/{subject}/versions[/{version}]: without a version, against

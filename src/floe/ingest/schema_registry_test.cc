@@ -35,32 +35,31 @@ constexpr std::string_view kNoDefault =
 
 TEST(SchemaRegistryTest, IdsVersionsAndDeletes) {
   auto opened = SchemaRegistry::Open("");
-  ASSERT_TRUE(opened.ok());
+  FLOE_ASSERT_OK(opened);
   SchemaRegistry& r = **opened;
   auto id1 = r.Register("users-value", SchemaType::kAvro, kV1, {});
-  ASSERT_TRUE(id1.ok()) << id1.status().ToString();
+  FLOE_ASSERT_OK(id1);
   // Same schema (other whitespace) again: same id, no new version.
   auto again = r.Register(
       "users-value", SchemaType::kAvro,
       R"({"type": "record", "name": "User", "fields": [{"name": "id", "type": "long"}]})", {});
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   EXPECT_EQ(*again, *id1);
   // Ids are global: another subject gets the same id for the same schema.
   EXPECT_EQ(*r.Register("other-value", SchemaType::kAvro, kV1, {}), *id1);
   auto id2 = r.Register("users-value", SchemaType::kAvro, kV2, {});
-  ASSERT_TRUE(id2.ok()) << id2.status().ToString();
+  FLOE_ASSERT_OK(id2);
   EXPECT_NE(*id2, *id1);
   EXPECT_EQ(*r.Versions("users-value", false), (std::vector<int32_t>{1, 2}));
   EXPECT_EQ(r.GetVersion("users-value", -1, false)->id, *id2);
   auto found = r.Lookup("users-value", SchemaType::kAvro, kV1, {}, false);
-  ASSERT_TRUE(found.ok());
+  FLOE_ASSERT_OK(found);
   EXPECT_EQ(found->version, 1);
   // BACKWARD (the default) refuses a field without a default.
   auto refused = r.Register("users-value", SchemaType::kAvro, kNoDefault, {});
-  ASSERT_FALSE(refused.ok());
-  EXPECT_EQ(refused.status().code(), StatusCode::kConflict);
+  ASSERT_THAT(refused, IsError(StatusCode::kConflict));
   // Soft delete of version 2; latest is 1 again; re-registering v2 makes version 3.
-  ASSERT_TRUE(r.DeleteVersion("users-value", 2, false).ok());
+  FLOE_ASSERT_OK(r.DeleteVersion("users-value", 2, false));
   EXPECT_EQ(r.GetVersion("users-value", -1, false)->version, 1);
   EXPECT_EQ(*r.Register("users-value", SchemaType::kAvro, kV2, {}), *id2);
   EXPECT_EQ(r.GetVersion("users-value", -1, false)->version, 3);
@@ -69,10 +68,10 @@ TEST(SchemaRegistryTest, IdsVersionsAndDeletes) {
   EXPECT_EQ(*r.DeleteSubject("other-value", false), std::vector<int32_t>{1});
   EXPECT_FALSE(r.HasSubject("other-value", false));
   EXPECT_TRUE(r.HasSubject("other-value", true));
-  EXPECT_TRUE(r.DeleteSubject("other-value", true).ok());
+  FLOE_EXPECT_OK(r.DeleteSubject("other-value", true));
   EXPECT_FALSE(r.HasSubject("other-value", true));
   // The schema itself stays readable by id.
-  EXPECT_TRUE(r.GetById(*id1).ok());
+  FLOE_EXPECT_OK(r.GetById(*id1));
   EXPECT_FALSE(r.GetById(999).ok());
   EXPECT_FALSE(r.Register("x", SchemaType::kAvro, "{not json", {}).ok());
 }
@@ -84,11 +83,11 @@ TEST(SchemaRegistryTest, SurvivesReopen) {
   int32_t id2 = 0;
   {
     auto r = SchemaRegistry::Open(dir.string());
-    ASSERT_TRUE(r.ok()) << r.status().ToString();
-    ASSERT_TRUE((*r)->Register("s", SchemaType::kAvro, kV1, {}).ok());
+    FLOE_ASSERT_OK(r);
+    FLOE_ASSERT_OK((*r)->Register("s", SchemaType::kAvro, kV1, {}));
     id2 = *(*r)->Register("s", SchemaType::kAvro, kV2, {});
-    ASSERT_TRUE((*r)->SetCompatibility("s", Compatibility::kFull).ok());
-    ASSERT_TRUE((*r)->DeleteVersion("s", 1, false).ok());
+    FLOE_ASSERT_OK((*r)->SetCompatibility("s", Compatibility::kFull));
+    FLOE_ASSERT_OK((*r)->DeleteVersion("s", 1, false));
   }
   {
     // A torn last line (a crash mid-append) is dropped.
@@ -97,13 +96,13 @@ TEST(SchemaRegistryTest, SurvivesReopen) {
     std::fclose(f);
   }
   auto r = SchemaRegistry::Open(dir.string());
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(*(*r)->Versions("s", false), std::vector<int32_t>{2});
   EXPECT_EQ(*(*r)->GetCompatibility("s"), Compatibility::kFull);
   EXPECT_EQ(*(*r)->Register("t", SchemaType::kAvro, kV2, {}), id2);
   // New ids continue after the replayed ones.
   auto id3 = (*r)->Register("u", SchemaType::kJson, R"({"type":"object"})", {});
-  ASSERT_TRUE(id3.ok());
+  FLOE_ASSERT_OK(id3);
   EXPECT_GT(*id3, id2);
   std::filesystem::remove_all(dir);
 }
@@ -142,7 +141,7 @@ TEST(SchemaCompatibilityTest, AvroResolutionRules) {
   auto can = [&](std::string_view reader, std::string_view writer) {
     m.clear();
     auto r = CanRead(SchemaType::kAvro, reader, writer, {}, &m);
-    EXPECT_TRUE(r.ok());
+    FLOE_EXPECT_OK(r);
     return r.ok() && *r;
   };
   EXPECT_TRUE(can(kV2, kV1));  // reader default fills the new field
@@ -178,29 +177,29 @@ TEST(SchemaCompatibilityTest, LevelsAndTransitivity) {
   auto r = *SchemaRegistry::Open("");
   // FORWARD: the old schema must read the new one's data. A v1 reader skips kNoDefault's
   // extra field; a kNoDefault reader cannot read v1 data (no age, no default).
-  ASSERT_TRUE(r->SetCompatibility("f", Compatibility::kForward).ok());
-  ASSERT_TRUE(r->Register("f", SchemaType::kAvro, kV1, {}).ok());
-  EXPECT_TRUE(r->Register("f", SchemaType::kAvro, kNoDefault, {}).ok());
-  ASSERT_TRUE(r->SetCompatibility("g", Compatibility::kForward).ok());
-  ASSERT_TRUE(r->Register("g", SchemaType::kAvro, kNoDefault, {}).ok());
+  FLOE_ASSERT_OK(r->SetCompatibility("f", Compatibility::kForward));
+  FLOE_ASSERT_OK(r->Register("f", SchemaType::kAvro, kV1, {}));
+  FLOE_EXPECT_OK(r->Register("f", SchemaType::kAvro, kNoDefault, {}));
+  FLOE_ASSERT_OK(r->SetCompatibility("g", Compatibility::kForward));
+  FLOE_ASSERT_OK(r->Register("g", SchemaType::kAvro, kNoDefault, {}));
   EXPECT_FALSE(r->Register("g", SchemaType::kAvro, R"({"type":"record","name":"User","fields":[
       {"name":"id","type":"long"},{"name":"age","type":"string"}]})",
                            {})
                    .ok());
   // NONE accepts anything of the same type.
-  ASSERT_TRUE(r->SetCompatibility("n", Compatibility::kNone).ok());
-  ASSERT_TRUE(r->Register("n", SchemaType::kAvro, kV1, {}).ok());
-  EXPECT_TRUE(r->Register("n", SchemaType::kAvro, R"("string")", {}).ok());
+  FLOE_ASSERT_OK(r->SetCompatibility("n", Compatibility::kNone));
+  FLOE_ASSERT_OK(r->Register("n", SchemaType::kAvro, kV1, {}));
+  FLOE_EXPECT_OK(r->Register("n", SchemaType::kAvro, R"("string")", {}));
   // BACKWARD checks the latest only; BACKWARD_TRANSITIVE every version.
   const std::string a = R"({"type":"record","name":"R","fields":[{"name":"x","type":"int"}]})";
   const std::string b = R"({"type":"record","name":"R","fields":[]})";
   const std::string c =
       R"({"type":"record","name":"R","fields":[{"name":"x","type":"string","default":""}]})";
-  ASSERT_TRUE(r->Register("b", SchemaType::kAvro, a, {}).ok());
-  ASSERT_TRUE(r->Register("b", SchemaType::kAvro, b, {}).ok());
+  FLOE_ASSERT_OK(r->Register("b", SchemaType::kAvro, a, {}));
+  FLOE_ASSERT_OK(r->Register("b", SchemaType::kAvro, b, {}));
   std::vector<std::string> m;
   EXPECT_TRUE(*r->TestCompatibility("b", -1, SchemaType::kAvro, c, {}, &m));
-  ASSERT_TRUE(r->SetCompatibility("b", Compatibility::kBackwardTransitive).ok());
+  FLOE_ASSERT_OK(r->SetCompatibility("b", Compatibility::kBackwardTransitive));
   EXPECT_FALSE(*r->TestCompatibility("b", -1, SchemaType::kAvro, c, {}, &m));
   // Against a given version.
   EXPECT_FALSE(*r->TestCompatibility("b", 1, SchemaType::kAvro, c, {}, &m));
@@ -246,7 +245,7 @@ TEST(SchemaRegistryTest, SchemasNestAtMostTheJsonDepthLimit) {
   auto r = *SchemaRegistry::Open("");
   // 255 arrays around an integer object: 256 JSON levels, accepted.
   auto at_limit = r->Register("j-value", SchemaType::kJson, NestedJsonSchema(255), {});
-  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  FLOE_ASSERT_OK(at_limit);
   for (int levels : {256, 50'000}) {
     auto past = r->Register("j2-value", SchemaType::kJson, NestedJsonSchema(levels), {});
     EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument) << levels;
@@ -255,7 +254,7 @@ TEST(SchemaRegistryTest, SchemasNestAtMostTheJsonDepthLimit) {
   }
   // Avro: 256 array levels (the leaf is a string) accepted, 257 refused.
   auto avro = r->Register("a-value", SchemaType::kAvro, NestedAvroSchema(256), {});
-  ASSERT_TRUE(avro.ok()) << avro.status().ToString();
+  FLOE_ASSERT_OK(avro);
   for (int levels : {257, 50'000}) {
     auto past = r->Register("a2-value", SchemaType::kAvro, NestedAvroSchema(levels), {});
     EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument) << levels;

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::ingest {
 namespace {
 
@@ -16,7 +18,7 @@ std::map<std::string, std::string> Configs(
 
 TEST(TopicConfigTest, DefaultsMatchAutoMq) {
   auto c = ParseTableTopicConfig({});
-  ASSERT_TRUE(c.ok());
+  FLOE_ASSERT_OK(c);
   EXPECT_FALSE(c->enabled);
   EXPECT_EQ(c->commit_interval_ms, 60000);
   EXPECT_EQ(c->value_type, ConvertType::kRaw);
@@ -38,7 +40,7 @@ TEST(TopicConfigTest, ParsesEveryKey) {
                {"cdc.field", "meta.op"},
                {"partition.by", "[bucket(name, 16), truncate(name, 4), region]"},
                {"errors.tolerance", "all"}}));
-  ASSERT_TRUE(c.ok()) << c.error().ToString();
+  FLOE_ASSERT_OK(c);
   EXPECT_TRUE(c->enabled);
   EXPECT_EQ(c->commit_interval_ms, 1000);
   EXPECT_EQ(c->table_namespace, "events");
@@ -105,13 +107,13 @@ TEST(TopicConfigTest, RegistryValuesTakeDebeziumAndCdcField) {
   auto debezium = ParseTableTopicConfig(Configs({{"convert.value.type", "by_schema_id"},
                                                  {"transform.value.type", "flatten_debezium"},
                                                  {"id.columns", "[id]"}}));
-  ASSERT_TRUE(debezium.ok()) << debezium.error().message();
+  FLOE_ASSERT_OK(debezium);
   EXPECT_TRUE(debezium->keyed());
   auto cdc = ParseTableTopicConfig(Configs({{"convert.value.type", "by_latest_schema"},
                                             {"transform.value.type", "flatten"},
                                             {"cdc.field", "op"},
                                             {"id.columns", "[id]"}}));
-  ASSERT_TRUE(cdc.ok()) << cdc.error().message();
+  FLOE_ASSERT_OK(cdc);
   EXPECT_EQ(cdc->cdc_field, "op");
   // Still refused: Debezium without id columns, whatever the value type.
   EXPECT_FALSE(ParseTableTopicConfig(Configs({{"convert.value.type", "by_schema_id"},

@@ -7,6 +7,7 @@
 
 #include <filesystem>
 
+#include "floe/base/testing.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/table.h"
@@ -32,7 +33,7 @@ class TranslatorTest : public ::testing::Test {
     options.random_seed = 1;
     options.validate_topic_configs = ValidateTableTopicConfigs;
     auto b = kafka::Broker::Open(options);
-    ASSERT_TRUE(b.ok()) << b.error().ToString();
+    FLOE_ASSERT_OK(b);
     broker_ = std::move(*b);
     catalog_ = OpenCatalog();
   }
@@ -45,7 +46,7 @@ class TranslatorTest : public ::testing::Test {
     catalog::CatalogOptions o;
     o.warehouse = (dir_ / "warehouse").string();
     auto c = catalog::SqlCatalog::Open("sqlite:" + (dir_ / "catalog.db").string(), std::move(o));
-    EXPECT_TRUE(c.ok()) << c.error().ToString();
+    FLOE_EXPECT_OK(c);
     return std::move(*c);
   }
 
@@ -93,10 +94,10 @@ class TranslatorTest : public ::testing::Test {
       kafka::KafkaReader body({r.position(), r.remaining()}, true);
       (void)body.SkipTags();
       kafka::CreateTopicsResponse resp;
-      EXPECT_TRUE(resp.Read(body, 5).ok());
+      FLOE_EXPECT_OK(resp.Read(body, 5));
       code = resp.topics.at(0).error_code;
     });
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    FLOE_EXPECT_OK(s);
     return code;
   }
 
@@ -116,7 +117,7 @@ class TranslatorTest : public ::testing::Test {
                   {{"h", std::string("hv")}});
     }
     Buffer batch;
-    ASSERT_TRUE(builder.Finish(&batch).ok());
+    FLOE_ASSERT_OK(builder.Finish(&batch));
     kafka::ProduceRequest req;
     req.acks = -1;
     req.timeout_ms = 1000;
@@ -127,7 +128,7 @@ class TranslatorTest : public ::testing::Test {
     pd.records = batch.span();
     Buffer frame = Frame(req, 9);
     Status s = broker_->Handle(frame.span(), "127.0.0.1", [](std::optional<Buffer>) {});
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    FLOE_ASSERT_OK(s);
   }
 
   std::map<std::string, std::string> JsonTopic(std::string tolerance = "invalid_data") {
@@ -145,7 +146,7 @@ class TranslatorTest : public ::testing::Test {
       if (t.name == topic) configs = t.configs;
     }
     auto config = ParseTableTopicConfig(configs);
-    EXPECT_TRUE(config.ok());
+    FLOE_EXPECT_OK(config);
     IngestOptions o;
     o.now_ms = [this] { return now_ms_; };
     o.commit_backlog_bytes = commit_backlog_bytes;
@@ -160,7 +161,7 @@ class TranslatorTest : public ::testing::Test {
   Loaded Load(const std::string& name) {
     Loaded l;
     auto ops = catalog_->LoadTable({catalog::Namespace::FromString("kafka"), name});
-    EXPECT_TRUE(ops.ok()) << ops.error().ToString();
+    FLOE_EXPECT_OK(ops);
     l.ops = std::move(*ops);
     l.table = std::move(*iceberg::Table::Load(*l.ops));
     return l;
@@ -168,15 +169,15 @@ class TranslatorTest : public ::testing::Test {
   std::vector<col::RecordBatch> Scan(const std::string& name) {
     Loaded l = Load(name);
     auto scan = iceberg::TableScan::Make(l.table->metadata(), l.table->io(), {});
-    EXPECT_TRUE(scan.ok());
+    FLOE_EXPECT_OK(scan);
     auto tasks = (*scan)->PlanFiles();
-    EXPECT_TRUE(tasks.ok());
+    FLOE_EXPECT_OK(tasks);
     auto reader = (*scan)->Open(std::move(*tasks));
-    EXPECT_TRUE(reader.ok());
+    FLOE_EXPECT_OK(reader);
     std::vector<col::RecordBatch> out;
     while (true) {
       auto b = (*reader)->Next();
-      EXPECT_TRUE(b.ok());
+      FLOE_EXPECT_OK(b);
       if (!b.ok() || !*b) break;
       out.push_back(std::move(**b));
     }
@@ -214,8 +215,8 @@ TEST_F(TranslatorTest, JsonRowsEvolveAndResumeExactlyOnce) {
   Produce("events", 1, {R"({"id": 3, "tags": ["x"]})"});
   {
     auto t = Translator("events", catalog_.get());
-    ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-    ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+    FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+    FLOE_ASSERT_OK(t->CommitNow()) << t->stats().last_error;
     EXPECT_EQ(t->stats().rows_committed, 3);
   }
   Loaded l = Load("events");
@@ -236,8 +237,8 @@ TEST_F(TranslatorTest, JsonRowsEvolveAndResumeExactlyOnce) {
   Produce("events", 0, {R"({"id": 4, "name": "d"})"});
   {
     auto t = Translator("events", catalog_.get());
-    ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-    ASSERT_TRUE(t->CommitNow().ok());
+    FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+    FLOE_ASSERT_OK(t->CommitNow());
   }
   EXPECT_EQ(Offsets("events"), (std::vector<int64_t>{0, 0, 1, 2}));
   Loaded again = Load("events");
@@ -252,12 +253,12 @@ TEST_F(TranslatorTest, StaleCoordinatorCannotCommitTwice) {
   ASSERT_EQ(CreateTopic("orders", 1, JsonTopic()), 0);
   Produce("orders", 0, {R"({"id": 1})"});
   auto first = Translator("orders", catalog_.get());
-  ASSERT_TRUE(first->CommitNow().ok());  // creates nothing: nothing translated yet
-  ASSERT_TRUE(first->RunOnce().ok());
+  FLOE_ASSERT_OK(first->CommitNow());  // creates nothing: nothing translated yet
+  FLOE_ASSERT_OK(first->RunOnce());
   auto other_catalog = OpenCatalog();
   auto second = Translator("orders", other_catalog.get());
-  ASSERT_TRUE(second->RunOnce().ok());
-  ASSERT_TRUE(second->CommitNow().ok());
+  FLOE_ASSERT_OK(second->RunOnce());
+  FLOE_ASSERT_OK(second->CommitNow());
   // The first one translated the same record from the same start: its commit must fail.
   Status st = first->CommitNow();
   EXPECT_EQ(st.code(), StatusCode::kConflict) << st.ToString();
@@ -268,8 +269,8 @@ TEST_F(TranslatorTest, BadRecordsGoToTheDeadLetterTable) {
   ASSERT_EQ(CreateTopic("clicks", 1, JsonTopic("invalid_data")), 0);
   Produce("clicks", 0, {R"({"n": 1})", "not json", R"([1])", R"({"n": 2})"});
   auto t = Translator("clicks", catalog_.get());
-  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->CommitNow()) << t->stats().last_error;
   EXPECT_EQ(t->stats().dlq_records, 2);
   EXPECT_EQ(Offsets("clicks"), (std::vector<int64_t>{0, 3}));
   std::vector<std::string> reasons;
@@ -302,8 +303,8 @@ TEST_F(TranslatorTest, ConversionConflictNeedsAll) {
   ASSERT_EQ(CreateTopic("typed", 1, JsonTopic("all")), 0);
   Produce("typed", 0, {R"({"n": 1})", R"({"n": "text"})", R"({"n": 3})"});
   auto t = Translator("typed", catalog_.get());
-  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-  ASSERT_TRUE(t->CommitNow().ok());
+  FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->CommitNow());
   EXPECT_EQ(Offsets("typed"), (std::vector<int64_t>{0, 2}));
   EXPECT_EQ(t->stats().dlq_records, 1);
 }
@@ -313,8 +314,8 @@ TEST_F(TranslatorTest, RawAndValueStructModes) {
   Produce("raw", 0, {std::string("\xff\x00\x01", 3), std::nullopt});
   {
     auto t = Translator("raw", catalog_.get());
-    ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-    ASSERT_TRUE(t->CommitNow().ok());
+    FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+    FLOE_ASSERT_OK(t->CommitNow());
   }
   auto batches = Scan("raw");
   ASSERT_EQ(batches.size(), 1u);
@@ -331,8 +332,8 @@ TEST_F(TranslatorTest, RawAndValueStructModes) {
   Produce("nested", 0, {R"({"a": {"b": 1}})"});
   {
     auto t = Translator("nested", catalog_.get());
-    ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-    ASSERT_TRUE(t->CommitNow().ok());
+    FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+    FLOE_ASSERT_OK(t->CommitNow());
   }
   Loaded l = Load("nested");
   const iceberg::NestedField* value =
@@ -348,8 +349,8 @@ TEST_F(TranslatorTest, PartitionByAppliesWhenTheColumnAppears) {
   ASSERT_EQ(CreateTopic("parted", 1, configs), 0);
   Produce("parted", 0, {R"({"id": 1, "region": "eu"})", R"({"id": 2, "region": "us"})"});
   auto t = Translator("parted", catalog_.get());
-  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-  ASSERT_TRUE(t->CommitNow().ok());
+  FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->CommitNow());
   Loaded l = Load("parted");
   ASSERT_EQ(l.table->metadata()->default_spec()->fields().size(), 2u);
   EXPECT_EQ(Offsets("parted"), (std::vector<int64_t>{0, 1}));
@@ -360,9 +361,9 @@ TEST_F(TranslatorTest, RetentionKeepsUncommittedRecords) {
   Produce("kept", 0, {R"({"n": 1})"});
   EXPECT_EQ(broker_->ProtectedOffset("kept", 0), 0);
   auto t = Translator("kept", catalog_.get());
-  ASSERT_TRUE(t->RunOnce().ok());
+  FLOE_ASSERT_OK(t->RunOnce());
   EXPECT_EQ(broker_->ProtectedOffset("kept", 0), 0);  // translated, not committed
-  ASSERT_TRUE(t->CommitNow().ok());
+  FLOE_ASSERT_OK(t->CommitNow());
   EXPECT_EQ(broker_->ProtectedOffset("kept", 0), 1);
 }
 
@@ -392,8 +393,8 @@ TEST_F(TranslatorTest, UpsertsKeepTheLastRowPerKey) {
   Produce("users", 0,
           {R"({"id": 1, "v": "a"})", R"({"id": 2, "v": "b"})", R"({"id": 1, "v": "c"})"});
   auto t = Translator("users", catalog_.get());
-  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->CommitNow()) << t->stats().last_error;
   EXPECT_EQ(LiveRows(Scan("users")), (std::map<int64_t, std::string>{{1, "c"}, {2, "b"}}));
   Loaded l = Load("users");
   const iceberg::Schema& schema = *l.table->metadata()->current_schema();
@@ -406,8 +407,8 @@ TEST_F(TranslatorTest, UpsertsKeepTheLastRowPerKey) {
   // rows before it first); a record without the id goes to the dead-letter table.
   Produce("users", 0,
           {R"({"id": 2, "v": "d"})", R"({"id": 3, "v": "e", "w": true})", R"({"v": "no id"})"});
-  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->CommitNow()) << t->stats().last_error;
   EXPECT_EQ(LiveRows(Scan("users")),
             (std::map<int64_t, std::string>{{1, "c"}, {2, "d"}, {3, "e"}}));
   EXPECT_EQ(t->stats().dlq_records, 1);
@@ -427,15 +428,15 @@ TEST_F(TranslatorTest, DebeziumEnvelopesBecomeDeletesAndUpserts) {
        R"({"before": {"id": 2, "v": "b"}, "after": null, "op": "d"})",
        R"({"before": null, "after": {"id": 4, "v": "x"}, "op": "c"})"});
   auto t = Translator("cdc", catalog_.get());
-  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->CommitNow()) << t->stats().last_error;
   EXPECT_EQ(LiveRows(Scan("cdc")), (std::map<int64_t, std::string>{{1, "a2"}, {4, "x"}}));
   // Across commits: delete 1, re-create 2.
   Produce("cdc", 0,
           {R"({"before": {"id": 1, "v": "a2"}, "after": null, "op": "d"})",
            R"({"before": null, "after": {"id": 2, "v": "again"}, "op": "c"})"});
-  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->CommitNow()) << t->stats().last_error;
   EXPECT_EQ(LiveRows(Scan("cdc")), (std::map<int64_t, std::string>{{2, "again"}, {4, "x"}}));
   Loaded l = Load("cdc");
   const iceberg::Snapshot* snap = l.table->metadata()->current_snapshot();
@@ -454,8 +455,8 @@ TEST_F(TranslatorTest, CdcFieldOps) {
        R"({"id": 1, "v": "c", "meta": {"op": "U"}})", R"({"id": 2, "meta": {"op": "D"}})",
        R"({"id": 3, "v": "z", "meta": {"op": "X"}})"});
   auto t = Translator("ops", catalog_.get());
-  ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-  ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+  FLOE_ASSERT_OK(t->CommitNow()) << t->stats().last_error;
   EXPECT_EQ(LiveRows(Scan("ops")), (std::map<int64_t, std::string>{{1, "c"}}));
   EXPECT_EQ(t->stats().dlq_records, 1);  // op X
 }
@@ -463,7 +464,7 @@ TEST_F(TranslatorTest, CdcFieldOps) {
 TEST(OffsetsTest, RoundTrip) {
   EXPECT_EQ(FormatOffsets({3, 0, 7}), "0:3,1:0,2:7");
   auto parsed = ParseOffsets("0:3,1:0,2:7");
-  ASSERT_TRUE(parsed.ok());
+  FLOE_ASSERT_OK(parsed);
   EXPECT_EQ(*parsed, (std::vector<int64_t>{3, 0, 7}));
   EXPECT_FALSE(ParseOffsets("1:3").ok());
   EXPECT_FALSE(ParseOffsets("0:x").ok());
@@ -477,10 +478,10 @@ TEST_F(TranslatorTest, BacklogCommitsBeforeTheInterval) {
   Produce("calm", 0, {R"({"n": 1})", R"({"n": 2})", R"({"n": 3})"});
   // The interval (1 s) has not passed: only the translator with a backlog bound commits.
   auto busy = Translator("busy", catalog_.get(), /*commit_backlog_bytes=*/50);
-  ASSERT_TRUE(busy->RunOnce().ok()) << busy->stats().last_error;
+  FLOE_ASSERT_OK(busy->RunOnce()) << busy->stats().last_error;
   EXPECT_EQ(Offsets("busy"), (std::vector<int64_t>{0, 1, 2}));
   auto calm = Translator("calm", catalog_.get());
-  ASSERT_TRUE(calm->RunOnce().ok()) << calm->stats().last_error;
+  FLOE_ASSERT_OK(calm->RunOnce()) << calm->stats().last_error;
   EXPECT_EQ(calm->stats().commits, 0);
   ASSERT_EQ(calm->stats().partitions.size(), 1u);
   EXPECT_GT(calm->stats().partitions[0].untranslated_bytes, 50);
@@ -488,8 +489,8 @@ TEST_F(TranslatorTest, BacklogCommitsBeforeTheInterval) {
   // produced: Produce stamps each record with the clock, then advances it by 1 ms).
   EXPECT_EQ(calm->stats().partitions[0].oldest_pending_ms, now_ms_ - 2);
   // After the commit nothing is pending and the broker's figure drops to zero.
-  ASSERT_TRUE(calm->CommitNow().ok());
-  ASSERT_TRUE(calm->RunOnce().ok());
+  FLOE_ASSERT_OK(calm->CommitNow());
+  FLOE_ASSERT_OK(calm->RunOnce());
   EXPECT_EQ(calm->stats().partitions[0].oldest_pending_ms, -1);
   EXPECT_EQ(calm->stats().partitions[0].untranslated_bytes, 0);
 }
@@ -499,13 +500,13 @@ TEST_F(TranslatorTest, DeadLetterCountSurvivesARestart) {
   Produce("noisy", 0, {R"({"n": 1})", "not json", "nor this", R"({"n": 2})"});
   {
     auto t = Translator("noisy", catalog_.get());
-    ASSERT_TRUE(t->RunOnce().ok()) << t->stats().last_error;
-    ASSERT_TRUE(t->CommitNow().ok()) << t->stats().last_error;
+    FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+    FLOE_ASSERT_OK(t->CommitNow()) << t->stats().last_error;
     EXPECT_EQ(t->stats().dlq_records, 2);
   }
   auto other_catalog = OpenCatalog();
   auto restarted = Translator("noisy", other_catalog.get());
-  ASSERT_TRUE(restarted->RunOnce().ok()) << restarted->stats().last_error;
+  FLOE_ASSERT_OK(restarted->RunOnce()) << restarted->stats().last_error;
   EXPECT_EQ(restarted->stats().dlq_records, 2);
 }
 
@@ -534,7 +535,8 @@ TEST_F(TranslatorTest, RegistryAvroRowsEvolveTheTableAndBadIdsGoToTheDlq) {
                                    {"name":"id","type":"long"},{"name":"name","type":"string"},
                                    {"name":"score","type":["null","double"],"default":null}]})",
                                {});
-  ASSERT_TRUE(v1.ok() && v2.ok());
+  FLOE_ASSERT_OK(v1);
+  FLOE_ASSERT_OK(v2);
   ASSERT_EQ(CreateTopic("reg", 1,
                         {{"floe.table.topic.enable", "true"},
                          {"floe.table.topic.convert.value.type", "by_schema_id"},
@@ -556,13 +558,13 @@ TEST_F(TranslatorTest, RegistryAvroRowsEvolveTheTableAndBadIdsGoToTheDlq) {
     if (topic.name == "reg") configs = topic.configs;
   }
   auto config = ParseTableTopicConfig(configs);
-  ASSERT_TRUE(config.ok());
+  FLOE_ASSERT_OK(config);
   IngestOptions o;
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
   TopicTranslator t("reg", *config, catalog_.get(), Call(), o);
-  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
-  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.RunOnce()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.CommitNow()) << t.stats().last_error;
   EXPECT_EQ(t.stats().dlq_records, 2);
   EXPECT_GE(t.stats().schema_updates, 2);  // the v1 columns, then score
   EXPECT_EQ(Offsets("reg"), (std::vector<int64_t>{0, 1}));
@@ -624,7 +626,7 @@ std::string DebeziumDatum(const std::optional<std::string>& before,
 TEST_F(TranslatorTest, RegistryAvroDebeziumEnvelopesBecomeDeletesAndUpserts) {
   auto registry = *SchemaRegistry::Open("");
   auto id = registry->Register("users-value", SchemaType::kAvro, kDebeziumAvro, {});
-  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  FLOE_ASSERT_OK(id);
   ASSERT_EQ(CreateTopic("users", 1,
                         {{"floe.table.topic.enable", "true"},
                          {"floe.table.topic.convert.value.type", "by_schema_id"},
@@ -646,13 +648,13 @@ TEST_F(TranslatorTest, RegistryAvroDebeziumEnvelopesBecomeDeletesAndUpserts) {
     if (topic.name == "users") configs = topic.configs;
   }
   auto config = ParseTableTopicConfig(configs);
-  ASSERT_TRUE(config.ok()) << config.error().message();
+  FLOE_ASSERT_OK(config);
   IngestOptions o;
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
   TopicTranslator t("users", *config, catalog_.get(), Call(), o);
-  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
-  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.RunOnce()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.CommitNow()) << t.stats().last_error;
   EXPECT_EQ(LiveRows(Scan("users")), (std::map<int64_t, std::string>{{1, "a2"}, {4, "y"}}));
   EXPECT_EQ(t.stats().dlq_records, 2);
   // The table holds the row's columns (not the envelope's), keyed by id.
@@ -668,8 +670,8 @@ TEST_F(TranslatorTest, RegistryAvroDebeziumEnvelopesBecomeDeletesAndUpserts) {
   Produce("users", 0,
           {f(UserValue(1, "a2"), std::nullopt, "d"), std::nullopt,
            f(std::nullopt, UserValue(2, "again"), "c")});
-  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
-  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.RunOnce()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.CommitNow()) << t.stats().last_error;
   EXPECT_EQ(LiveRows(Scan("users")), (std::map<int64_t, std::string>{{2, "again"}, {4, "y"}}));
   EXPECT_EQ(Load("users").table->metadata()->properties.at("floe.ingest.offsets"), "0:11");
 }
@@ -681,7 +683,8 @@ TEST_F(TranslatorTest, RegistryDebeziumDeleteWithoutBeforeTakesTheKey) {
   auto key_id = registry->Register(
       "users-key", SchemaType::kAvro,
       R"({"type":"record","name":"Key","fields":[{"name":"id","type":"long"}]})", {});
-  ASSERT_TRUE(id.ok() && key_id.ok());
+  FLOE_ASSERT_OK(id);
+  FLOE_ASSERT_OK(key_id);
   ASSERT_EQ(CreateTopic("users", 1,
                         {{"floe.table.topic.enable", "true"},
                          {"floe.table.topic.convert.value.type", "by_schema_id"},
@@ -702,20 +705,20 @@ TEST_F(TranslatorTest, RegistryDebeziumDeleteWithoutBeforeTakesTheKey) {
     if (topic.name == "users") configs = topic.configs;
   }
   auto config = ParseTableTopicConfig(configs);
-  ASSERT_TRUE(config.ok()) << config.error().message();
+  FLOE_ASSERT_OK(config);
   IngestOptions o;
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
   TopicTranslator t("users", *config, catalog_.get(), Call(), o);
-  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
-  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.RunOnce()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.CommitNow()) << t.stats().last_error;
   // Deletes of 2 (in a later commit) and 3 (with an undecodable key: a dead letter).
   ProduceKeyed("users", 0,
                {{key(2), f(std::nullopt, std::nullopt, "d")},
                 {"not a key", f(std::nullopt, std::nullopt, "d")},
                 {key(4), f(std::nullopt, UserValue(4, "d"), "c")}});
-  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
-  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.RunOnce()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.CommitNow()) << t.stats().last_error;
   EXPECT_EQ(LiveRows(Scan("users")),
             (std::map<int64_t, std::string>{{1, "a"}, {3, "c"}, {4, "d"}}));
   EXPECT_EQ(t.stats().dlq_records, 1);
@@ -730,7 +733,7 @@ TEST_F(TranslatorTest, RegistryAvroCdcFieldOps) {
                                    {"name":"meta","type":{"type":"record","name":"Meta",
                                      "fields":[{"name":"op","type":"string"}]}}]})",
                                {});
-  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  FLOE_ASSERT_OK(id);
   ASSERT_EQ(CreateTopic("ops", 1,
                         {{"floe.table.topic.enable", "true"},
                          {"floe.table.topic.convert.value.type", "by_schema_id"},
@@ -750,13 +753,13 @@ TEST_F(TranslatorTest, RegistryAvroCdcFieldOps) {
     if (topic.name == "ops") configs = topic.configs;
   }
   auto config = ParseTableTopicConfig(configs);
-  ASSERT_TRUE(config.ok()) << config.error().message();
+  FLOE_ASSERT_OK(config);
   IngestOptions o;
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
   TopicTranslator t("ops", *config, catalog_.get(), Call(), o);
-  ASSERT_TRUE(t.RunOnce().ok()) << t.stats().last_error;
-  ASSERT_TRUE(t.CommitNow().ok()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.RunOnce()) << t.stats().last_error;
+  FLOE_ASSERT_OK(t.CommitNow()) << t.stats().last_error;
   EXPECT_EQ(LiveRows(Scan("ops")), (std::map<int64_t, std::string>{{1, "c"}}));
   EXPECT_EQ(t.stats().dlq_records, 1);  // op X
 }

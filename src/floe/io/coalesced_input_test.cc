@@ -9,6 +9,8 @@
 #include <mutex>
 #include <thread>
 
+#include "floe/base/testing.h"
+
 namespace floe::io {
 namespace {
 
@@ -67,23 +69,23 @@ TEST(CoalescedInputFile, OneReadPerMergedRangeReleasedWhenConsumed) {
   EXPECT_EQ(file.merged_ranges(), (std::vector<ByteRange>{{0, 30}}));
 
   uint8_t out[16];
-  ASSERT_TRUE(file.ReadAt(0, 10, out).ok());
+  FLOE_ASSERT_OK(file.ReadAt(0, 10, out));
   EXPECT_EQ(std::memcmp(out, data.data(), 10), 0);
   ASSERT_EQ(base.reads, (std::vector<ByteRange>{{0, 30}}));
-  ASSERT_TRUE(file.ReadAt(20, 10, out).ok());
+  FLOE_ASSERT_OK(file.ReadAt(20, 10, out));
   EXPECT_EQ(std::memcmp(out, data.data() + 20, 10), 0);
   EXPECT_EQ(base.reads.size(), 1u);  // served from the merged read
   // Both announced ranges were read: the bytes are gone, a new read goes to the file.
-  ASSERT_TRUE(file.ReadAt(0, 10, out).ok());
+  FLOE_ASSERT_OK(file.ReadAt(0, 10, out));
   EXPECT_EQ(base.reads.back(), (ByteRange{0, 10}));
   // A lone range is read as asked; so is one crossing a merged range's end.
-  ASSERT_TRUE(file.ReadAt(100000, 10, out).ok());
+  FLOE_ASSERT_OK(file.ReadAt(100000, 10, out));
   EXPECT_EQ(base.reads.back(), (ByteRange{100000, 10}));
-  ASSERT_TRUE(file.ReadAt(25, 10, out).ok());
+  FLOE_ASSERT_OK(file.ReadAt(25, 10, out));
   EXPECT_EQ(base.reads.back(), (ByteRange{25, 10}));
   // The preloaded tail costs no read.
   const size_t before = base.reads.size();
-  ASSERT_TRUE(file.ReadAt(data.size() - 16, 16, out).ok());
+  FLOE_ASSERT_OK(file.ReadAt(data.size() - 16, 16, out));
   EXPECT_EQ(std::memcmp(out, data.data() + data.size() - 16, 16), 0);
   EXPECT_EQ(base.reads.size(), before);
   // Errors of the underlying file pass through.
@@ -99,7 +101,7 @@ TEST(CoalescedInputFile, OverlappingNeighboursServeTheirOwnRanges) {
   EXPECT_EQ(file.merged_ranges(), (std::vector<ByteRange>{{0, 70}}));  // {60, 40}: one range
   for (const ByteRange& r : ranges) {
     std::string out(r.length, '\0');
-    ASSERT_TRUE(file.ReadAt(r.offset, r.length, reinterpret_cast<uint8_t*>(out.data())).ok());
+    FLOE_ASSERT_OK(file.ReadAt(r.offset, r.length, reinterpret_cast<uint8_t*>(out.data())));
     EXPECT_EQ(out, data.substr(r.offset, r.length));
   }
   EXPECT_EQ(base.reads, (std::vector<ByteRange>{{0, 70}, {60, 40}}));
@@ -179,7 +181,7 @@ std::vector<std::string> ReadAll(const InputFile& file, const std::vector<ByteRa
   std::vector<std::string> out;
   for (const ByteRange& r : ranges) {
     std::string bytes(r.length, '\0');
-    EXPECT_TRUE(file.ReadAt(r.offset, r.length, reinterpret_cast<uint8_t*>(bytes.data())).ok());
+    FLOE_EXPECT_OK(file.ReadAt(r.offset, r.length, reinterpret_cast<uint8_t*>(bytes.data())));
     out.push_back(std::move(bytes));
   }
   return out;
@@ -203,7 +205,7 @@ TEST(CoalescedInputFile, PrefetchSendsTheRangesConcurrentlyWithTheSameReads) {
   // would time out.
   SlowFile slow(data, 3, 3);
   CoalescedInputFile file(slow, ranges);
-  ASSERT_TRUE(file.Prefetch().ok());
+  FLOE_ASSERT_OK(file.Prefetch());
   EXPECT_EQ(slow.max_in_flight(), 3);  // never more than the file allows
   ASSERT_EQ(slow.spans.size(), 6u);
   // Each of the first three reads overlaps in time with the other two, and so do the last three.
@@ -223,7 +225,7 @@ TEST(CoalescedInputFile, PrefetchSendsTheRangesConcurrentlyWithTheSameReads) {
   // Everything was consumed: a read now goes to the file again.
   CountingFile after(data);
   CoalescedInputFile again(after, ranges);
-  ASSERT_TRUE(again.Prefetch().ok());  // one read at a time: Prefetch leaves it to the readers
+  FLOE_ASSERT_OK(again.Prefetch());  // one read at a time: Prefetch leaves it to the readers
   EXPECT_TRUE(after.reads.empty());
 }
 
@@ -236,11 +238,11 @@ TEST(CoalescedInputFile, PrefetchHoldsAtMostItsLimit) {
   CoalesceOptions limited;
   limited.prefetch_limit_bytes = 6500;
   CoalescedInputFile file(slow, ranges, limited);
-  ASSERT_TRUE(file.Prefetch().ok());
+  FLOE_ASSERT_OK(file.Prefetch());
   EXPECT_EQ(slow.reads.size(), 3u);
   EXPECT_EQ(slow.max_in_flight(), 3);
   // A second Prefetch counts what the first still holds: nothing more fits.
-  ASSERT_TRUE(file.Prefetch().ok());
+  FLOE_ASSERT_OK(file.Prefetch());
   EXPECT_EQ(slow.reads.size(), 3u);
 }
 
@@ -267,7 +269,7 @@ TEST(CoalescedInputFile, PrefetchReportsAFailedRead) {
   EXPECT_EQ(file.Prefetch().code(), StatusCode::kIOError);
   // The range that was read serves its reader; the other fails again on demand.
   uint8_t out[100];
-  EXPECT_TRUE(file.ReadAt(0, 100, out).ok());
+  FLOE_EXPECT_OK(file.ReadAt(0, 100, out));
   EXPECT_EQ(std::memcmp(out, data.data(), 100), 0);
   EXPECT_FALSE(file.ReadAt(50000, 100, out).ok());
 }

@@ -6,6 +6,7 @@
 
 #include <filesystem>
 
+#include "floe/base/testing.h"
 #include "floe/io/local_file_io.h"
 #include "floe/io/memory_file_io.h"
 
@@ -14,22 +15,22 @@ namespace {
 
 void ExerciseFileIO(FileIO& io, const std::string& root) {
   std::string loc = root + "/a/b/file.bin";
-  ASSERT_TRUE(io.WriteFile(loc, "hello world", /*overwrite=*/false).ok());
+  FLOE_ASSERT_OK(io.WriteFile(loc, "hello world", /*overwrite=*/false));
   EXPECT_EQ(io.WriteFile(loc, "again", false).code(), StatusCode::kAlreadyExists);
   EXPECT_TRUE(*io.Exists(loc));
   auto in = io.OpenInput(loc);
-  ASSERT_TRUE(in.ok());
+  FLOE_ASSERT_OK(in);
   EXPECT_EQ((*in)->size(), 11u);
   auto part = (*in)->Read(6, 5);
-  ASSERT_TRUE(part.ok());
+  FLOE_ASSERT_OK(part);
   EXPECT_EQ(part->view(), "world");
   EXPECT_TRUE((*in)->Read(7, 5).status().IsCorrupt());
   auto listed = io.List(root + "/a");
-  ASSERT_TRUE(listed.ok());
+  FLOE_ASSERT_OK(listed);
   ASSERT_EQ(listed->size(), 1u);
   EXPECT_EQ((*listed)[0].location, loc);
   EXPECT_EQ((*listed)[0].size, 11u);
-  ASSERT_TRUE(io.Delete(loc).ok());
+  FLOE_ASSERT_OK(io.Delete(loc));
   EXPECT_FALSE(*io.Exists(loc));
   EXPECT_TRUE(io.OpenInput(loc).status().IsNotFound());
 }

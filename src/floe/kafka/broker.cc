@@ -129,14 +129,6 @@ bool ValidTopicName(std::string_view name) {
   return true;
 }
 
-// Kafka's answer to a failed write of the data directory: KAFKA_STORAGE_ERROR (retriable)
-// for the disk, UNKNOWN_SERVER_ERROR for the rest.
-ErrorCode StorageErrorCode(const Status& status) {
-  return status.code() == StatusCode::kResourceExhausted || status.code() == StatusCode::kIOError
-             ? ErrorCode::kKafkaStorageError
-             : ErrorCode::kUnknownServerError;
-}
-
 // A deleted topic's directory is renamed to this prefix first ('~' is not a topic-name
 // character); `.deleted-` is the prefix older versions used.
 constexpr std::string_view kDeletedPrefix = "~deleted-";
@@ -212,7 +204,7 @@ Broker::~Broker() {
       if (!p.log) continue;
       Status flushed = p.log->Flush();
       if (!flushed.ok()) {
-        AbandonWaiters(p, ErrorCode::kKafkaStorageError, std::string(flushed.message()));
+        AbandonWaiters(p, ErrorCodeFor(flushed), std::string(flushed.message()));
       } else {
         ReleaseWaiters(p);
       }
@@ -486,7 +478,7 @@ void Broker::FailUnsynced(Partition& partition, const Status& status) {
   }
   fmt::print(stderr, "kafka: {}: unsynced batches of {} discarded\n", status.ToString(),
              partition.log->dir());
-  AbandonWaiters(partition, ErrorCode::kKafkaStorageError, std::string(status.message()));
+  AbandonWaiters(partition, ErrorCodeFor(status), std::string(status.message()));
   // The discarded batches' sequence numbers are free again: a retry must append, not be
   // taken for a duplicate of a batch that is gone.
   partition.producers.clear();
@@ -716,7 +708,7 @@ Status Broker::HandleMetadata(const RequestHeader& h, KafkaReader& r, Respond& r
             describe(**created);
             continue;
           }
-          t.error_code = Code(StorageErrorCode(created.status()));
+          t.error_code = Code(ErrorCodeFor(created.status()));
         } else {
           t.error_code = Code(ErrorCode::kUnknownTopicOrPartition);
         }
@@ -748,10 +740,7 @@ ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition, std::span<cons
   Result<BatchHeader> checked = ValidateBatch(records);
   if (!checked.ok()) {
     *message = std::string(checked.error().message());
-    return checked.error().code() == StatusCode::kCorrupt ? ErrorCode::kCorruptMessage
-           : checked.error().code() == StatusCode::kUnimplemented
-               ? ErrorCode::kUnsupportedCompressionType
-               : ErrorCode::kInvalidRecord;
+    return ErrorCodeFor(checked.error());
   }
   const BatchHeader& h = *checked;
   if (h.codec() == BatchCodec::kZstd && version < 7) {
@@ -764,8 +753,7 @@ ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition, std::span<cons
           ValidateRecords(records, h, options_.max_uncompressed_batch_bytes, &validate_scratch_);
       !records_ok.ok()) {
     *message = std::string(records_ok.message());
-    return records_ok.code() == StatusCode::kCorrupt ? ErrorCode::kCorruptMessage
-                                                     : ErrorCode::kInvalidRecord;
+    return ErrorCodeFor(records_ok);
   }
   if (h.control() || h.transactional()) {
     *message = "transactional and control batches are not supported";
@@ -805,7 +793,7 @@ ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition, std::span<cons
   Result<int64_t> offset = partition.log->Append({copy.data(), copy.size()}, kLeaderEpoch);
   if (!offset.ok()) {
     *message = std::string(offset.error().message());
-    return ErrorCode::kKafkaStorageError;
+    return ErrorCodeFor(offset.error());
   }
   *base_offset = *offset;
   partition.untranslated_bytes += static_cast<int64_t>(records.size());
@@ -946,7 +934,7 @@ Status Broker::HandleInitProducerId(const RequestHeader& h, KafkaReader& r, Resp
       resp.producer_id = *id;
       resp.producer_epoch = 0;
     } else {
-      resp.error_code = Code(StorageErrorCode(id.status()));
+      resp.error_code = Code(ErrorCodeFor(id.status()));
     }
   }
   respond(EncodeResponse(h, resp));
@@ -1001,6 +989,8 @@ size_t Broker::FillFetch(const FetchRequest& req, FetchResponse* resp, Buffer* s
       if (total > 0 && limit == 0) continue;
       Status s = log.Read(fp.fetch_offset, std::max<size_t>(limit, 1), storage);
       if (!s.ok()) {
+        // A failed read of the broker's own log is a storage failure whatever its code: a
+        // Corrupt status here is about stored bytes, not the client's.
         storage->Resize(begin);
         pd.error_code = Code(ErrorCode::kKafkaStorageError);
         continue;
@@ -1099,6 +1089,7 @@ Status Broker::HandleListOffsets(const RequestHeader& h, KafkaReader& r, Respond
       } else if (p.timestamp >= 0) {
         Result<std::optional<BatchHeader>> found = log.FindByTimestamp(p.timestamp);
         if (!found.ok()) {
+          // As in Fetch: the broker's own log failed to read.
           pr.error_code = Code(ErrorCode::kKafkaStorageError);
         } else if (found->has_value()) {
           // The batch's first record at or after the timestamp.
@@ -1174,7 +1165,7 @@ Status Broker::HandleCreateTopics(const RequestHeader& h, KafkaReader& r, Respon
     } else if (!req.validate_only) {
       Result<Topic*> created = CreateTopic(t.name, partitions, configs);
       if (!created.ok()) {
-        fail(StorageErrorCode(created.status()), std::string(created.error().message()));
+        fail(ErrorCodeFor(created.status()), std::string(created.error().message()));
       } else {
         res.topic_id = (*created)->id;
       }
@@ -1341,7 +1332,7 @@ Status Broker::HandleIncrementalAlterConfigs(const RequestHeader& h, KafkaReader
     std::swap(topic->configs, configs);
     if (Status s = WriteTopicFile(*topic); !s.ok()) {
       std::swap(topic->configs, configs);
-      out.error_code = Code(StorageErrorCode(s));
+      out.error_code = Code(ErrorCodeFor(s));
       out.error_message = std::string(s.message());
     }
   }

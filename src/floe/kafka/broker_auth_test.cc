@@ -71,12 +71,12 @@ class BrokerAuthTest : public ::testing::Test {
     KafkaReader r(frame.span(), false);
     EXPECT_EQ(*r.Int32(), correlation_);
     if (Resp::IsFlexible(version) && Resp::kApiKey != kApiVersionsKey) {
-      EXPECT_TRUE(r.SkipTags().ok());
+      FLOE_EXPECT_OK(r.SkipTags());
     }
     KafkaReader body({r.position(), r.remaining()}, Resp::IsFlexible(version));
     Resp resp;
     Status s = resp.Read(body, version);
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    FLOE_EXPECT_OK(s);
     EXPECT_EQ(body.remaining(), 0u);
     return resp;
   }

@@ -487,10 +487,11 @@ Status Broker::HandleOffsetCommit(const RequestHeader& h, KafkaReader& r, Respon
         } else {
           CommittedOffset offset{p.committed_offset, p.committed_leader_epoch,
                                  p.committed_metadata};
-          if (AppendOffsetRecord(req.group_id, t.name, p.partition_index, offset).ok()) {
+          if (Status appended = AppendOffsetRecord(req.group_id, t.name, p.partition_index, offset);
+              appended.ok()) {
             GetGroup(req.group_id).offsets[{t.name, p.partition_index}] = offset;
           } else {
-            code = ErrorCode::kKafkaStorageError;
+            code = ErrorCodeFor(appended);
           }
         }
       }

@@ -38,7 +38,7 @@ class BrokerTest : public ::testing::Test {
     options.now_ms = [this] { return now_ms_; };
     options.random_seed = 1;
     auto b = Broker::Open(options);
-    ASSERT_TRUE(b.ok()) << b.error().ToString();
+    FLOE_ASSERT_OK(b);
     broker_ = std::move(*b);
   }
 
@@ -76,12 +76,12 @@ class BrokerTest : public ::testing::Test {
     KafkaReader r(frame.span(), false);
     EXPECT_EQ(*r.Int32(), correlation_);
     if (header_tags) {
-      EXPECT_TRUE(r.SkipTags().ok());
+      FLOE_EXPECT_OK(r.SkipTags());
     }
     KafkaReader body({r.position(), r.remaining()}, Resp::IsFlexible(version));
     Resp resp;
     Status s = resp.Read(body, version);
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    FLOE_EXPECT_OK(s);
     EXPECT_EQ(body.remaining(), 0u);
     return resp;
   }
@@ -118,7 +118,7 @@ class BrokerTest : public ::testing::Test {
     BatchBuilder b(o);
     for (int i = 0; i < records; ++i) b.Add(1000 + i, "k" + std::to_string(i), "v");
     Buffer out;
-    EXPECT_TRUE(b.Finish(&out).ok());
+    FLOE_EXPECT_OK(b.Finish(&out));
     return out;
   }
 
@@ -258,7 +258,7 @@ TEST_F(BrokerTest, ProduceRejectsBadBatches) {
   BatchBuilder b(o);
   b.Add(1, "k", std::string(1000, 'a'));
   Buffer zstd;
-  ASSERT_TRUE(b.Finish(&zstd).ok());
+  FLOE_ASSERT_OK(b.Finish(&zstd));
   EXPECT_EQ(Produce("t", zstd, 6).error_code, 76);
   EXPECT_EQ(Produce("t", zstd, 7).error_code, 0);
   EXPECT_EQ(Produce("nope", zstd).error_code, 3);
@@ -285,9 +285,8 @@ TEST_F(BrokerTest, FetchWaitsForDataAndReturnsWholeBatches) {
     KafkaWriter bw(&frame, false);
     req.Write(bw, 11);
   }
-  ASSERT_TRUE(
-      broker_->Handle(frame.span(), "h", [&](std::optional<Buffer> b) { got = std::move(b); })
-          .ok());
+  FLOE_ASSERT_OK(
+      broker_->Handle(frame.span(), "h", [&](std::optional<Buffer> b) { got = std::move(b); }));
   EXPECT_FALSE(got.has_value());  // parked: no data yet
   int32_t fetch_correlation = correlation_;
   Produce("t", Batch(-1, -1, -1, 4));
@@ -299,7 +298,7 @@ TEST_F(BrokerTest, FetchWaitsForDataAndReturnsWholeBatches) {
   EXPECT_EQ(pd.high_watermark, 4);
   ASSERT_TRUE(pd.records.has_value());
   Result<BatchHeader> h = ValidateBatch(*pd.records);
-  ASSERT_TRUE(h.ok());
+  FLOE_ASSERT_OK(h);
   EXPECT_EQ(h->records_count, 4);
 
   // Out of range, and the deadline path.
@@ -315,9 +314,8 @@ TEST_F(BrokerTest, FetchWaitsForDataAndReturnsWholeBatches) {
     KafkaWriter bw(&frame, false);
     req.Write(bw, 11);
   }
-  ASSERT_TRUE(
-      broker_->Handle(frame.span(), "h", [&](std::optional<Buffer> b) { got = std::move(b); })
-          .ok());
+  FLOE_ASSERT_OK(
+      broker_->Handle(frame.span(), "h", [&](std::optional<Buffer> b) { got = std::move(b); }));
   EXPECT_FALSE(got.has_value());
   now_ms_ += 501;
   broker_->Tick();
@@ -562,7 +560,7 @@ class ThrottleTest : public BrokerTest {
     BatchBuilder b(BatchBuilderOptions{});
     for (int i = 0; i < 5; ++i) b.Add(1000 + i, "k", std::string(200, 'x'));
     Buffer out;
-    EXPECT_TRUE(b.Finish(&out).ok());
+    FLOE_EXPECT_OK(b.Finish(&out));
     return out;
   }
 
@@ -586,13 +584,10 @@ class ThrottleTest : public BrokerTest {
     hw.UVarint(0);
     KafkaWriter bw(&frame, true);
     req.Write(bw, 9);
-    ASSERT_TRUE(broker_
-                    ->Handle(frame.span(), "h",
-                             [got, called](std::optional<Buffer> b) {
-                               *called = true;
-                               *got = std::move(b);
-                             })
-                    .ok());
+    FLOE_ASSERT_OK(broker_->Handle(frame.span(), "h", [got, called](std::optional<Buffer> b) {
+      *called = true;
+      *got = std::move(b);
+    }));
   }
 
   int64_t LogEnd(const std::string& topic) {

@@ -25,7 +25,8 @@
 // so the next append, once space is freed, continues from the last good offset.
 //
 // Retention deletes whole sealed segments, oldest first, never one holding an offset at or
-// above `protected_offset` (later: the first offset not yet committed to the topic's table).
+// above `protected_offset` (the broker passes a table topic's committed offset, else the
+// log end).
 //
 // The high watermark is the log-end offset, or under group commit the synced end: floe is a
 // single replica, so every appended (synced) batch is committed. A translator reads

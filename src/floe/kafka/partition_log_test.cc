@@ -26,7 +26,7 @@ class PartitionLogTest : public ::testing::Test {
     BatchBuilder b({});
     for (int i = 0; i < records; ++i) b.Add(timestamp + i, "k", std::string(value_bytes, 'v'));
     Buffer out;
-    EXPECT_TRUE(b.Finish(&out).ok());
+    FLOE_EXPECT_OK(b.Finish(&out));
     return out;
   }
 
@@ -37,27 +37,27 @@ TEST_F(PartitionLogTest, AppendReadAndReopen) {
   std::vector<int64_t> replayed;
   {
     auto log = PartitionLog::Open(dir_.string(), {});
-    ASSERT_TRUE(log.ok()) << log.error().ToString();
+    FLOE_ASSERT_OK(log);
     for (int i = 0; i < 10; ++i) {
       Buffer b = MakeBatch(3, 1000 * i);
       Result<int64_t> base = (*log)->Append({b.data(), b.size()}, 0);
-      ASSERT_TRUE(base.ok());
+      FLOE_ASSERT_OK(base);
       EXPECT_EQ(*base, 3 * i);
     }
     EXPECT_EQ((*log)->log_end_offset(), 30);
     Buffer out;
-    ASSERT_TRUE((*log)->Read(16, 1, &out).ok());  // at least one whole batch
+    FLOE_ASSERT_OK((*log)->Read(16, 1, &out));  // at least one whole batch
     Result<BatchHeader> h = ValidateBatch(out.span());
-    ASSERT_TRUE(h.ok());
+    FLOE_ASSERT_OK(h);
     EXPECT_EQ(h->base_offset, 15);  // the batch containing 16
   }
   auto log = PartitionLog::Open(dir_.string(), {},
                                 [&](const BatchHeader& h) { replayed.push_back(h.base_offset); });
-  ASSERT_TRUE(log.ok());
+  FLOE_ASSERT_OK(log);
   EXPECT_EQ((*log)->log_end_offset(), 30);
   EXPECT_EQ(replayed.size(), 10u);
   Buffer all;
-  ASSERT_TRUE((*log)->Read(0, 1 << 20, &all).ok());
+  FLOE_ASSERT_OK((*log)->Read(0, 1 << 20, &all));
   EXPECT_EQ(all.size(), static_cast<size_t>((*log)->size_bytes()));
   EXPECT_TRUE((*log)->Read(31, 100, &all).IsNotFound());
 }
@@ -66,10 +66,10 @@ TEST_F(PartitionLogTest, TornTailIsTruncatedOnOpen) {
   int64_t good_size = 0;
   {
     auto log = PartitionLog::Open(dir_.string(), {});
-    ASSERT_TRUE(log.ok());
+    FLOE_ASSERT_OK(log);
     for (int i = 0; i < 3; ++i) {
       Buffer b = MakeBatch(2, i);
-      ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
+      FLOE_ASSERT_OK((*log)->Append({b.data(), b.size()}, 0));
     }
     good_size = (*log)->size_bytes();
   }
@@ -81,7 +81,7 @@ TEST_F(PartitionLogTest, TornTailIsTruncatedOnOpen) {
             static_cast<std::streamsize>(torn.size() / 2));
   }
   auto log = PartitionLog::Open(dir_.string(), {});
-  ASSERT_TRUE(log.ok());
+  FLOE_ASSERT_OK(log);
   EXPECT_EQ((*log)->log_end_offset(), 6);
   EXPECT_EQ((*log)->size_bytes(), good_size);
   EXPECT_EQ(std::filesystem::file_size(dir_ / "00000000000000000000.log"),
@@ -89,17 +89,17 @@ TEST_F(PartitionLogTest, TornTailIsTruncatedOnOpen) {
   // Appends continue after the good prefix.
   Buffer b = MakeBatch(1, 10);
   Result<int64_t> base = (*log)->Append({b.data(), b.size()}, 0);
-  ASSERT_TRUE(base.ok());
+  FLOE_ASSERT_OK(base);
   EXPECT_EQ(*base, 6);
 }
 
 TEST_F(PartitionLogTest, CorruptTailBatchFailsItsCrcAndIsDropped) {
   {
     auto log = PartitionLog::Open(dir_.string(), {});
-    ASSERT_TRUE(log.ok());
+    FLOE_ASSERT_OK(log);
     for (int i = 0; i < 2; ++i) {
       Buffer b = MakeBatch(2, i);
-      ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
+      FLOE_ASSERT_OK((*log)->Append({b.data(), b.size()}, 0));
     }
   }
   {
@@ -109,7 +109,7 @@ TEST_F(PartitionLogTest, CorruptTailBatchFailsItsCrcAndIsDropped) {
     f.put('X');
   }
   auto log = PartitionLog::Open(dir_.string(), {});
-  ASSERT_TRUE(log.ok());
+  FLOE_ASSERT_OK(log);
   EXPECT_EQ((*log)->log_end_offset(), 2);
 }
 
@@ -117,10 +117,10 @@ TEST_F(PartitionLogTest, SegmentsRollAndRetentionKeepsProtectedOffsets) {
   LogOptions options;
   options.segment_bytes = 400;
   auto log = PartitionLog::Open(dir_.string(), options);
-  ASSERT_TRUE(log.ok());
+  FLOE_ASSERT_OK(log);
   for (int i = 0; i < 20; ++i) {
     Buffer b = MakeBatch(1, 1000 + i, 100);
-    ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
+    FLOE_ASSERT_OK((*log)->Append({b.data(), b.size()}, 0));
   }
   size_t segments = 0;
   for (const auto& e : std::filesystem::directory_iterator(dir_)) {
@@ -129,21 +129,21 @@ TEST_F(PartitionLogTest, SegmentsRollAndRetentionKeepsProtectedOffsets) {
   EXPECT_GT(segments, 5u);
   // Everything is expired, but nothing at or past offset 4 may go.
   Result<int> deleted = (*log)->ApplyRetention(1'000'000, 1, -1, 4);
-  ASSERT_TRUE(deleted.ok());
+  FLOE_ASSERT_OK(deleted);
   EXPECT_GT(*deleted, 0);
   EXPECT_LE((*log)->log_start_offset(), 4);
   EXPECT_GT((*log)->log_start_offset(), 0);
   Buffer out;
-  EXPECT_TRUE((*log)->Read(4, 1, &out).ok());
+  FLOE_EXPECT_OK((*log)->Read(4, 1, &out));
   // Unprotected: all sealed segments go; the active one stays.
-  ASSERT_TRUE((*log)->ApplyRetention(1'000'000, 1, -1, INT64_MAX).ok());
+  FLOE_ASSERT_OK((*log)->ApplyRetention(1'000'000, 1, -1, INT64_MAX));
   EXPECT_EQ((*log)->log_end_offset(), 20);
   EXPECT_GT((*log)->log_start_offset(), 4);
   // Reopen: the log starts at the oldest remaining segment.
   int64_t start = (*log)->log_start_offset();
   log->reset();
   auto again = PartitionLog::Open(dir_.string(), options);
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   EXPECT_EQ((*again)->log_start_offset(), start);
   EXPECT_EQ((*again)->log_end_offset(), 20);
 }
@@ -152,12 +152,12 @@ TEST_F(PartitionLogTest, BytesFromCountsWholeBatchesAcrossSegments) {
   LogOptions options;
   options.segment_bytes = 1000;  // a few batches per segment
   auto log = PartitionLog::Open(dir_.string(), options);
-  ASSERT_TRUE(log.ok()) << log.error().ToString();
+  FLOE_ASSERT_OK(log);
   std::vector<int64_t> sizes;
   for (int i = 0; i < 12; ++i) {
     Buffer b = MakeBatch(4, 1000 * i, 50);
     sizes.push_back(static_cast<int64_t>(b.size()));
-    ASSERT_TRUE((*log)->Append({b.data(), b.size()}, 0).ok());
+    FLOE_ASSERT_OK((*log)->Append({b.data(), b.size()}, 0));
   }
   int64_t total = 0;
   for (int64_t s : sizes) total += s;

@@ -198,17 +198,32 @@ void KafkaWriter::NullableBytes(const std::optional<std::span<const uint8_t>>& b
 void KafkaWriter::ArrayLength(size_t n) { Length(static_cast<int64_t>(n), true); }
 void KafkaWriter::NullArray() { Length(-1, true); }
 
-ErrorCode ErrorCodeFor(const Status& status) {
-  switch (status.code()) {
+ErrorCode ErrorCodeFor(StatusCode code) {
+  switch (code) {
     case StatusCode::kOk: return ErrorCode::kNone;
-    case StatusCode::kCorrupt: return ErrorCode::kCorruptMessage;
+    // A batch that breaks a rule of the format: a bad count, a record that does not parse.
     case StatusCode::kInvalidArgument: return ErrorCode::kInvalidRecord;
-    case StatusCode::kNotFound: return ErrorCode::kUnknownTopicOrPartition;
+    // A CRC mismatch, a batch cut short, compressed bytes that do not inflate.
+    case StatusCode::kCorrupt: return ErrorCode::kCorruptMessage;
+    // What the data path does not implement is a compression codec.
     case StatusCode::kUnimplemented: return ErrorCode::kUnsupportedCompressionType;
+    // The broker's own files failed: a missing, unreadable or existing file (errno ENOENT,
+    // EACCES, EEXIST) is a storage failure as much as EIO or a full disk. Retriable: the
+    // client retries and succeeds once the disk is back (docs/server.md, full disks).
+    case StatusCode::kNotFound:
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kPermissionDenied:
     case StatusCode::kIOError:
     case StatusCode::kResourceExhausted: return ErrorCode::kKafkaStorageError;
-    default: return ErrorCode::kUnknownServerError;
+    // Nothing below the broker fails with these; if something does, it is unexpected.
+    case StatusCode::kFailedPrecondition:
+    case StatusCode::kConflict:
+    case StatusCode::kUnavailable:
+    case StatusCode::kDeadlineExceeded:
+    case StatusCode::kUnauthenticated:
+    case StatusCode::kInternal: return ErrorCode::kUnknownServerError;
   }
+  return ErrorCode::kUnknownServerError;
 }
 
 }  // namespace floe::kafka

@@ -184,7 +184,11 @@ enum class ErrorCode : int16_t {
 
 inline int16_t Code(ErrorCode e) { return static_cast<int16_t>(e); }
 
-// The Kafka error code for a floe Status from the storage or batch layers.
-ErrorCode ErrorCodeFor(const Status& status);
+// The Kafka error code of every StatusCode (kafka.md §3), for a Status the broker's storage
+// (topic files, logs, offsets, producer ids) or its checks of a produced batch return. The
+// broker answers unknown topics, existing topics and refused principals from its own state,
+// with their own codes; a Status reaching this table comes from below. kOk is kNone.
+ErrorCode ErrorCodeFor(StatusCode code);
+inline ErrorCode ErrorCodeFor(const Status& status) { return ErrorCodeFor(status.code()); }
 
 }  // namespace floe::kafka

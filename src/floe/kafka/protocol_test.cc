@@ -2,9 +2,11 @@
 // guide's encoding rules (kafka.md §1.4-1.5 and the per-API field tables).
 #include <gtest/gtest.h>
 
+#include <iterator>
 #include <string>
 #include <vector>
 
+#include "floe/base/testing.h"
 #include "floe/kafka/messages.h"
 #include "floe/kafka/protocol.h"
 
@@ -24,7 +26,7 @@ TEST(KafkaProtocolTest, ApiVersionsV3RequestIsCompactWithTags) {
   auto wire = Bytes({5, 'f', 'l', 'o', 'e', 4, '1', '.', '0', 0});
   KafkaReader r(wire, true);
   ApiVersionsRequest req;
-  ASSERT_TRUE(req.Read(r, 3).ok());
+  FLOE_ASSERT_OK(req.Read(r, 3));
   EXPECT_EQ(req.client_software_name, "floe");
   EXPECT_EQ(req.client_software_version, "1.0");
   EXPECT_EQ(r.remaining(), 0u);
@@ -50,7 +52,7 @@ TEST(KafkaProtocolTest, MetadataV1NullTopicsMeansAll) {
   auto wire = Bytes({0xff, 0xff, 0xff, 0xff});
   KafkaReader r(wire, false);
   MetadataRequest req;
-  ASSERT_TRUE(req.Read(r, 1).ok());
+  FLOE_ASSERT_OK(req.Read(r, 1));
   EXPECT_FALSE(req.topics.has_value());
   EXPECT_TRUE(req.allow_auto_topic_creation);  // default, absent before v4
 }
@@ -114,7 +116,7 @@ TEST(KafkaProtocolTest, FetchRequestV12ReadsTaggedClusterId) {
   EXPECT_EQ(std::vector<uint8_t>(bytes.end() - 6, bytes.end()), Bytes({1, 0, 3, 3, 'c', '1'}));
   KafkaReader r(bytes, true);
   FetchRequest back;
-  ASSERT_TRUE(back.Read(r, 12).ok());
+  FLOE_ASSERT_OK(back.Read(r, 12));
   EXPECT_EQ(back.cluster_id, "c1");
   ASSERT_EQ(back.topics.size(), 1u);
   EXPECT_EQ(back.topics[0].partitions[0].fetch_offset, 42);
@@ -127,7 +129,7 @@ TEST(KafkaProtocolTest, UnknownTagsAreSkipped) {
   auto wire = Bytes({2, 'g', 0, 0, 0, 1, 2, 'm', 0, 1, 9, 2, 0xaa, 0xbb});
   KafkaReader r(wire, true);
   HeartbeatRequest req;
-  ASSERT_TRUE(req.Read(r, 4).ok());
+  FLOE_ASSERT_OK(req.Read(r, 4));
   EXPECT_EQ(req.group_id, "g");
   EXPECT_EQ(req.generation_id, 1);
   EXPECT_FALSE(req.group_instance_id.has_value());
@@ -154,6 +156,40 @@ TEST(KafkaProtocolTest, UuidBase64IsKafkasForm) {
   for (int i = 0; i < 16; ++i) id.bytes[static_cast<size_t>(i)] = static_cast<uint8_t>(i);
   // base64url of 00 01 02 ... 0f without padding.
   EXPECT_EQ(id.ToBase64(), "AAECAwQFBgcICQoLDA0ODw");
+}
+
+// Every StatusCode's Kafka error code, the numbers as kafka.md §3 lists them (Kafka's
+// Errors.java): the client's bad batches are its own (CORRUPT_MESSAGE, INVALID_RECORD,
+// UNSUPPORTED_COMPRESSION_TYPE), the broker's disk is KAFKA_STORAGE_ERROR (retriable), the
+// rest UNKNOWN_SERVER_ERROR.
+TEST(KafkaProtocolTest, EveryStatusCodeHasItsErrorCode) {
+  struct Case {
+    StatusCode code;
+    int16_t kafka;
+  };
+  const Case cases[] = {
+      {StatusCode::kOk, 0},                   // NONE
+      {StatusCode::kInvalidArgument, 87},     // INVALID_RECORD
+      {StatusCode::kNotFound, 56},            // KAFKA_STORAGE_ERROR
+      {StatusCode::kAlreadyExists, 56},       // KAFKA_STORAGE_ERROR
+      {StatusCode::kFailedPrecondition, -1},  // UNKNOWN_SERVER_ERROR
+      {StatusCode::kConflict, -1},            // UNKNOWN_SERVER_ERROR
+      {StatusCode::kUnavailable, -1},         // UNKNOWN_SERVER_ERROR
+      {StatusCode::kDeadlineExceeded, -1},    // UNKNOWN_SERVER_ERROR
+      {StatusCode::kUnauthenticated, -1},     // UNKNOWN_SERVER_ERROR
+      {StatusCode::kPermissionDenied, 56},    // KAFKA_STORAGE_ERROR
+      {StatusCode::kCorrupt, 2},              // CORRUPT_MESSAGE
+      {StatusCode::kUnimplemented, 76},       // UNSUPPORTED_COMPRESSION_TYPE
+      {StatusCode::kIOError, 56},             // KAFKA_STORAGE_ERROR
+      {StatusCode::kResourceExhausted, 56},   // KAFKA_STORAGE_ERROR
+      {StatusCode::kInternal, -1},            // UNKNOWN_SERVER_ERROR
+  };
+  ASSERT_EQ(std::size(cases), std::size(kAllStatusCodes));
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    ASSERT_EQ(cases[i].code, kAllStatusCodes[i]);
+    EXPECT_EQ(Code(ErrorCodeFor(cases[i].code)), cases[i].kafka) << StatusCodeName(cases[i].code);
+    EXPECT_EQ(Code(ErrorCodeFor(Status(cases[i].code, "what happened"))), cases[i].kafka);
+  }
 }
 
 }  // namespace

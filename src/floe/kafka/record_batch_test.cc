@@ -7,6 +7,7 @@
 
 #include "floe/base/bytes.h"
 #include "floe/base/crc.h"
+#include "floe/base/testing.h"
 
 namespace floe::kafka {
 namespace {
@@ -29,7 +30,7 @@ std::vector<Decoded> DecodeAll(std::span<const uint8_t> batch) {
     out.push_back(std::move(d));
     return Status::OK();
   });
-  EXPECT_TRUE(s.ok()) << s.ToString();
+  FLOE_EXPECT_OK(s);
   return out;
 }
 
@@ -59,7 +60,7 @@ TEST(RecordBatchTest, HandWrittenUncompressedBatch) {
   StoreBE<uint32_t>(batch.data() + 17, Crc32c(0, batch.data() + 21, batch.size() - 21));
 
   Result<BatchHeader> h = ValidateBatch(batch);
-  ASSERT_TRUE(h.ok()) << h.error().ToString();
+  FLOE_ASSERT_OK(h);
   EXPECT_EQ(h->records_count, 1);
   EXPECT_EQ(h->producer_id, -1);
   auto records = DecodeAll(batch);
@@ -72,7 +73,7 @@ TEST(RecordBatchTest, HandWrittenUncompressedBatch) {
   BatchBuilder b({});
   b.Add(1000, "k", "v");
   Buffer built;
-  ASSERT_TRUE(b.Finish(&built).ok());
+  FLOE_ASSERT_OK(b.Finish(&built));
   EXPECT_EQ(std::vector<uint8_t>(built.data(), built.data() + built.size()), batch);
 }
 
@@ -96,9 +97,9 @@ TEST(RecordBatchTest, EveryCodecRoundTrips) {
     b.Add(5003, "key2", std::nullopt);
     b.Add(4990, "key3", "value3");
     Buffer out;
-    ASSERT_TRUE(b.Finish(&out).ok());
+    FLOE_ASSERT_OK(b.Finish(&out));
     Result<BatchHeader> h = ValidateBatch(out.span());
-    ASSERT_TRUE(h.ok()) << h.error().ToString();
+    FLOE_ASSERT_OK(h);
     EXPECT_EQ(h->codec(), c.codec);
     EXPECT_EQ(h->last_offset_delta, 2);
     EXPECT_EQ(h->max_timestamp, 5003);
@@ -128,7 +129,7 @@ TEST(RecordBatchTest, BadCrcIsCorrupt) {
   BatchBuilder b({});
   b.Add(1, "a", "b");
   Buffer out;
-  ASSERT_TRUE(b.Finish(&out).ok());
+  FLOE_ASSERT_OK(b.Finish(&out));
   out.data()[out.size() - 1] ^= 1;
   EXPECT_TRUE(ValidateBatch(out.span()).error().IsCorrupt());
 }
@@ -137,10 +138,10 @@ TEST(RecordBatchTest, OffsetAndEpochAreOutsideTheCrc) {
   BatchBuilder b({});
   b.Add(1, "a", "b");
   Buffer out;
-  ASSERT_TRUE(b.Finish(&out).ok());
+  FLOE_ASSERT_OK(b.Finish(&out));
   SetBatchOffsetAndEpoch({out.data(), out.size()}, 12345, 7);
   Result<BatchHeader> h = ValidateBatch(out.span());
-  ASSERT_TRUE(h.ok());
+  FLOE_ASSERT_OK(h);
   EXPECT_EQ(h->base_offset, 12345);
   EXPECT_EQ(h->partition_leader_epoch, 7);
 }
@@ -151,7 +152,7 @@ TEST(RecordBatchTest, DecompressionIsBounded) {
   BatchBuilder b(options);
   b.Add(1, std::nullopt, std::string(1 << 20, 'z'));
   Buffer out;
-  ASSERT_TRUE(b.Finish(&out).ok());
+  FLOE_ASSERT_OK(b.Finish(&out));
   Buffer scratch;
   Status s = DecodeRecords(out.span(), 1000, &scratch, [](const Record&) { return Status::OK(); });
   EXPECT_TRUE(s.IsCorrupt()) << s.ToString();
@@ -161,7 +162,7 @@ TEST(RecordBatchTest, WrongMagicAndCountsAreInvalid) {
   BatchBuilder b({});
   b.Add(1, "a", "b");
   Buffer out;
-  ASSERT_TRUE(b.Finish(&out).ok());
+  FLOE_ASSERT_OK(b.Finish(&out));
   Buffer magic = out.Clone();
   magic.data()[16] = 1;
   EXPECT_TRUE(ValidateBatch(magic.span()).error().IsInvalidArgument());
@@ -180,19 +181,19 @@ TEST(RecordBatchTest, RecordsInsideAValidHeaderAreChecked) {
   b.Add(1, "a", "b");
   b.Add(2, "c", "d", {{"h", std::string("v")}});
   Buffer good;
-  ASSERT_TRUE(b.Finish(&good).ok());
+  FLOE_ASSERT_OK(b.Finish(&good));
   auto fix = [](std::vector<uint8_t>& batch) {
     StoreBE<uint32_t>(batch.data() + 8, static_cast<uint32_t>(batch.size() - 12));
     StoreBE<uint32_t>(batch.data() + 17, Crc32c(0, batch.data() + 21, batch.size() - 21));
   };
   auto check = [](const std::vector<uint8_t>& batch) {
     Result<BatchHeader> h = ValidateBatch(batch);
-    EXPECT_TRUE(h.ok()) << h.error().ToString();
+    FLOE_EXPECT_OK(h);
     Buffer scratch;
     return h.ok() ? ValidateRecords(batch, *h, 1 << 20, &scratch) : h.error();
   };
   const std::vector<uint8_t> base(good.data(), good.data() + good.size());
-  EXPECT_TRUE(check(base).ok());
+  FLOE_EXPECT_OK(check(base));
   // The first record is at byte 61: its length (zig-zag), attributes, timestamp delta,
   // offset delta.
   {

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/catalog/test_util.h"
 
 namespace floe::manage {
@@ -25,10 +26,10 @@ class HistoryRecorderTest : public ::testing::Test {
       return ProcessUsage{rss_.load(), static_cast<double>(cpu_ms_.load()) / 1000.0};
     };
     auto recorder = HistoryRecorder::Start(std::move(options));
-    ASSERT_TRUE(recorder.ok()) << recorder.status().ToString();
+    FLOE_ASSERT_OK(recorder);
     recorder_ = std::move(*recorder);
     auto store = metastore::Metastore::Open(db_.uri());
-    ASSERT_TRUE(store.ok());
+    FLOE_ASSERT_OK(store);
     store_ = std::move(*store);
   }
 
@@ -43,14 +44,14 @@ class HistoryRecorderTest : public ::testing::Test {
 TEST_F(HistoryRecorderTest, SamplesHoldGaugesAndDifferences) {
   now_ms_ = 1'002'000;
   cpu_ms_ = 2'500;  // 500 ms of CPU since the recorder started
-  ASSERT_TRUE(recorder_->SampleNow().ok());
+  FLOE_ASSERT_OK(recorder_->SampleNow());
   now_ms_ = 1'003'000;
   cpu_ms_ = 3'250;
   rss_ = 80 << 20;
-  ASSERT_TRUE(recorder_->SampleNow().ok());
+  FLOE_ASSERT_OK(recorder_->SampleNow());
 
   auto samples = store_->ListHistorySamples(0, 2'000'000, 10);
-  ASSERT_TRUE(samples.ok()) << samples.status().ToString();
+  FLOE_ASSERT_OK(samples);
   ASSERT_EQ(samples->size(), 2u);
   EXPECT_EQ((*samples)[0].sample_ms, 1'002'000);
   EXPECT_EQ((*samples)[0].interval_ms, 2'000);
@@ -67,18 +68,18 @@ TEST_F(HistoryRecorderTest, SamplesHoldGaugesAndDifferences) {
 TEST_F(HistoryRecorderTest, TrimsByAgeAndCount) {
   for (int64_t t : {1'001'000, 1'002'000, 1'003'000, 1'004'000, 1'005'000}) {
     now_ms_ = t;
-    ASSERT_TRUE(recorder_->SampleNow().ok());
+    FLOE_ASSERT_OK(recorder_->SampleNow());
   }
   // At most max_samples (3) rows: the newest.
   auto samples = store_->ListHistorySamples(0, 2'000'000, 10);
-  ASSERT_TRUE(samples.ok());
+  FLOE_ASSERT_OK(samples);
   ASSERT_EQ(samples->size(), 3u);
   EXPECT_EQ((*samples)[0].sample_ms, 1'003'000);
   // retention_ms (10 s) later, only the new sample stays.
   now_ms_ = 1'015'500;
-  ASSERT_TRUE(recorder_->SampleNow().ok());
+  FLOE_ASSERT_OK(recorder_->SampleNow());
   samples = store_->ListHistorySamples(0, 2'000'000, 10);
-  ASSERT_TRUE(samples.ok());
+  FLOE_ASSERT_OK(samples);
   ASSERT_EQ(samples->size(), 1u);
   EXPECT_EQ((*samples)[0].sample_ms, 1'015'500);
 }

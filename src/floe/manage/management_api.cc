@@ -1130,27 +1130,51 @@ Result<HttpResponse> ManagementApi::ManagedTables(Call& call) {
       ListParams params,
       ParseListParams(call,
                       {"identifier", "catalog", "status", "last-plan-ms", "last-minor-ms",
-                       "last-major-ms", "last-full-ms", "updated-at-ms"},
+                       "last-major-ms", "last-full-ms", "updated-at-ms", "data-files",
+                       "delete-files", "total-bytes", "health-score"},
                       "identifier"));
   std::optional<std::string> catalog_filter = call.Query("catalog");
   FLOE_ASSIGN_OR_RETURN(std::optional<std::string> status_filter,
                         EnumFilter(call, "status", kTableStatuses));
   FLOE_ASSIGN_OR_RETURN(RuntimesView all, AllRuntimes());
-  std::vector<const metastore::TableRuntimeRecord*> items;
+  // Each table's statistics beside its state, so that one page sorts by either: both
+  // views are in (catalog, namespace, name) order, joined in one pass.
+  std::shared_ptr<const std::vector<optimize::TableStats>> stats =
+      options_.optimizer != nullptr ? options_.optimizer->StatsView() : nullptr;
+  using Row = std::pair<const metastore::TableRuntimeRecord*, const optimize::TableStats*>;
+  std::vector<Row> items;
   items.reserve(all->size());
+  size_t next_stats = 0;
   for (const metastore::TableRuntimeRecord& r : *all) {
+    const optimize::TableStats* s = nullptr;
+    if (stats != nullptr) {
+      auto key = std::tie(r.catalog, r.table_namespace, r.table_name);
+      while (next_stats < stats->size()) {
+        const optimize::TableStats& candidate = (*stats)[next_stats];
+        auto candidate_key =
+            std::tie(candidate.catalog, candidate.table_namespace, candidate.table_name);
+        if (candidate_key > key) break;
+        ++next_stats;
+        if (candidate_key == key) {
+          s = &candidate;
+          break;
+        }
+      }
+    }
     if (catalog_filter && *catalog_filter != r.catalog) continue;
     if (status_filter && *status_filter != r.status) continue;
     if (!call.CanRead(r.catalog)) continue;
     if (!params.q.empty() && !MatchesQuery(params, r.table_namespace + "." + r.table_name)) {
       continue;
     }
-    items.push_back(&r);
+    items.emplace_back(&r, s);
   }
   const std::string& key = params.sort_key;
   return PageBy(
       items, params,
-      [&key](const metastore::TableRuntimeRecord* r) -> SortValue {
+      [&key](const Row& row) -> SortValue {
+        const metastore::TableRuntimeRecord* r = row.first;
+        const optimize::TableStats* s = row.second;
         if (key == "catalog") return r->catalog;
         if (key == "status") return r->status;
         if (key == "last-plan-ms") return r->last_plan_ms;
@@ -1158,9 +1182,24 @@ Result<HttpResponse> ManagementApi::ManagedTables(Call& call) {
         if (key == "last-major-ms") return r->last_major_ms;
         if (key == "last-full-ms") return r->last_full_ms;
         if (key == "updated-at-ms") return r->updated_at_ms;
+        // Tables without statistics (not evaluated yet) sort first, as null does.
+        if (key == "data-files") return s ? SortValue(s->data_files) : SortValue();
+        if (key == "delete-files") return s ? SortValue(s->delete_files) : SortValue();
+        if (key == "total-bytes") return s ? SortValue(s->files_bytes) : SortValue();
+        if (key == "health-score") {
+          return s && s->health_score >= 0 ? SortValue(int64_t{s->health_score}) : SortValue();
+        }
         return r->table_namespace + "." + r->table_name;  // identifier
       },
-      [](const metastore::TableRuntimeRecord* r) { return RuntimeJson(*r); });
+      [](const Row& row) {
+        OJson j = RuntimeJson(*row.first);
+        const optimize::TableStats* s = row.second;
+        j["data-files"] = s ? OJson(s->data_files) : OJson(nullptr);
+        j["delete-files"] = s ? OJson(s->delete_files) : OJson(nullptr);
+        j["total-bytes"] = s ? OJson(s->files_bytes) : OJson(nullptr);
+        j["health-score"] = s && s->health_score >= 0 ? OJson(s->health_score) : OJson(nullptr);
+        return j;
+      });
 }
 
 Result<ManagementApi::RuntimesView> ManagementApi::AllRuntimes() {

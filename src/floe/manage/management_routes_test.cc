@@ -19,7 +19,10 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/testing.h"
+#include "floe/manage/api_util.h"
 #include "floe/manage/management_api.h"
+#include "floe/rest/errors.h"
 
 namespace floe::manage {
 namespace {
@@ -119,7 +122,7 @@ class ManagementRoutesTest : public ::testing::Test {
     };
     options.topics_catalog = "topics-catalog";
     auto api = ManagementApi::Make(std::make_shared<catalog::CatalogRegistry>(), options);
-    ASSERT_TRUE(api.ok()) << api.status().ToString();
+    FLOE_ASSERT_OK(api);
     api_ = std::move(*api);
   }
   void TearDown() override {
@@ -312,6 +315,22 @@ TEST_F(ManagementRoutesTest, TheRouteTableIsTheOpenApiDocument) {
     ASSERT_NE(expected, nullptr) << name;
     EXPECT_EQ(route.access, expected->writes ? http::Access::kWrite : http::Access::kRead) << name;
     EXPECT_EQ(route.access == http::Access::kRead, route.method == "GET") << name;
+  }
+}
+
+// The management API answers a failed call as the REST catalog does, from rest/errors.h's
+// one table: the same HTTP status and type for every StatusCode, in the REST error body
+// docs/management-api.md documents.
+TEST(ManagementApiErrors, EveryStatusCodeAnswersAsTheRestCatalog) {
+  for (StatusCode code : kAllStatusCodes) {
+    if (code == StatusCode::kOk) continue;
+    const rest::HttpError expected = rest::HttpErrorFor(code);
+    http::HttpResponse response = internal::FromStatus(Status(code, "what happened"));
+    EXPECT_EQ(response.status, expected.status) << StatusCodeName(code);
+    nlohmann::json body = nlohmann::json::parse(response.body);
+    EXPECT_EQ(body["error"]["code"], expected.status) << StatusCodeName(code);
+    EXPECT_EQ(body["error"]["type"], expected.type) << StatusCodeName(code);
+    EXPECT_EQ(body["error"]["message"], "what happened") << StatusCodeName(code);
   }
 }
 

@@ -469,6 +469,16 @@ Status Metastore::SaveTableRuntime(const TableRuntimeRecord& r) {
       .status();
 }
 
+Status Metastore::DeleteTableRuntime(std::string_view catalog, std::string_view table_namespace,
+                                     std::string_view table_name) {
+  return conn_
+      ->Execute(
+          "DELETE FROM floe_table_runtime WHERE catalog_name = ? AND table_namespace = ? AND "
+          "table_name = ?",
+          {std::string(catalog), std::string(table_namespace), std::string(table_name)})
+      .status();
+}
+
 Status Metastore::SaveProcess(const OptimizingProcessRecord& r) {
   std::optional<std::string> reason;
   if (!r.reason.empty()) reason = r.reason;

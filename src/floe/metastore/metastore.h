@@ -186,6 +186,9 @@ class Metastore {
   Result<std::vector<TableRuntimeRecord>> ListTableRuntimes();
   // Inserts or replaces the record of its table.
   Status SaveTableRuntime(const TableRuntimeRecord& record);
+  // Removes a dropped table's record; OK when there is none.
+  Status DeleteTableRuntime(std::string_view catalog, std::string_view table_namespace,
+                            std::string_view table_name);
 
   // Inserts a process, or replaces the one with its id.
   Status SaveProcess(const OptimizingProcessRecord& record);

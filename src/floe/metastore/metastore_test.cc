@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/catalog/test_util.h"
 
 namespace floe::metastore {
@@ -17,7 +18,7 @@ class MetastoreTest : public ::testing::TestWithParam<SqlDialect> {
     db_.SetUp(GetParam());
     if (HasFatalFailure()) return;
     auto store = Metastore::Open(db_.uri());
-    ASSERT_TRUE(store.ok()) << store.status().ToString();
+    FLOE_ASSERT_OK(store);
     store_ = std::move(*store);
   }
 
@@ -29,7 +30,7 @@ TEST_P(MetastoreTest, MigratesToTheNewestVersion) {
   EXPECT_EQ(*store_->SchemaVersion(), Metastore::kSchemaVersion);
   // Opening again applies nothing twice.
   auto again = Metastore::Open(db_.uri());
-  ASSERT_TRUE(again.ok()) << again.status().ToString();
+  FLOE_ASSERT_OK(again);
   EXPECT_EQ(*(*again)->SchemaVersion(), Metastore::kSchemaVersion);
 }
 
@@ -44,16 +45,16 @@ TEST_P(MetastoreTest, TableRuntimesRoundTripAndReplace) {
   a.last_minor_ms = 1700000000123;
   a.last_plan_ms = 1700000000100;
   a.updated_at_ms = 1700000000200;
-  ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
+  FLOE_ASSERT_OK(store_->SaveTableRuntime(a));
   TableRuntimeRecord b = a;
   b.table_name = "customers";
   b.status = "pending";
   b.status_reason = "plan failed: 'x' is not a number";
   b.last_optimized_snapshot_id.reset();
-  ASSERT_TRUE(store_->SaveTableRuntime(b).ok());
+  FLOE_ASSERT_OK(store_->SaveTableRuntime(b));
 
   auto all = store_->ListTableRuntimes();
-  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  FLOE_ASSERT_OK(all);
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].table_name, "customers");
   EXPECT_EQ((*all)[0].status_reason, b.status_reason);
@@ -64,11 +65,20 @@ TEST_P(MetastoreTest, TableRuntimesRoundTripAndReplace) {
 
   a.status = "idle";
   a.last_major_ms = 1700000009999;
-  ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
+  FLOE_ASSERT_OK(store_->SaveTableRuntime(a));
   all = store_->ListTableRuntimes();
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[1].status, "idle");
   EXPECT_EQ((*all)[1].last_major_ms, 1700000009999);
+
+  // A dropped table's record goes; deleting one that is not there changes nothing.
+  FLOE_ASSERT_OK(store_->DeleteTableRuntime("lake", a.table_namespace, "orders"));
+  FLOE_ASSERT_OK(store_->DeleteTableRuntime("lake", a.table_namespace, "orders"));
+  FLOE_ASSERT_OK(store_->DeleteTableRuntime("other", b.table_namespace, "customers"));
+  all = store_->ListTableRuntimes();
+  FLOE_ASSERT_OK(all);
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ((*all)[0].table_name, "customers");
 }
 
 TEST_P(MetastoreTest, UpdateCatalogReplacesTheDefinitionAndKeepsTheCreationTime) {
@@ -79,16 +89,16 @@ TEST_P(MetastoreTest, UpdateCatalogReplacesTheDefinitionAndKeepsTheCreationTime)
   record.warehouse = "/tmp/a";
   record.properties = {{"catalog-name", "a"}};
   record.created_at_ms = 1700000000000;
-  ASSERT_TRUE(store_->CreateCatalog(record).ok());
+  FLOE_ASSERT_OK(store_->CreateCatalog(record));
   CatalogRecord changed = record;
   changed.kind = CatalogKind::kFilesystem;
   changed.uri.clear();
   changed.warehouse = "/tmp/b";
   changed.properties = {{"owner", "ops"}};
   changed.created_at_ms = 1;
-  ASSERT_TRUE(store_->UpdateCatalog(changed).ok());
+  FLOE_ASSERT_OK(store_->UpdateCatalog(changed));
   auto loaded = store_->LoadCatalog("lake");
-  ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
+  FLOE_ASSERT_OK(loaded);
   EXPECT_EQ(loaded->kind, CatalogKind::kFilesystem);
   EXPECT_EQ(loaded->uri, "");
   EXPECT_EQ(loaded->warehouse, "/tmp/b");
@@ -112,7 +122,7 @@ TEST_P(MetastoreTest, ProcessesNewestFirstAndReplacedById) {
     p.plan_time_ms = 1700000000000 + id;
     p.task_count = id;
     p.reason = "minor: 12 fragment and equality-delete files >= 12";
-    ASSERT_TRUE(store_->SaveProcess(p).ok());
+    FLOE_ASSERT_OK(store_->SaveProcess(p));
   }
   OptimizingProcessRecord other;
   other.process_id = 42;
@@ -122,10 +132,10 @@ TEST_P(MetastoreTest, ProcessesNewestFirstAndReplacedById) {
   other.optimizing_type = "full";
   other.status = "failed";
   other.error = "Conflict: Found concurrently added DV";
-  ASSERT_TRUE(store_->SaveProcess(other).ok());
+  FLOE_ASSERT_OK(store_->SaveProcess(other));
 
   auto list = store_->ListProcesses("lake", "db", "t", 2);
-  ASSERT_TRUE(list.ok()) << list.status().ToString();
+  FLOE_ASSERT_OK(list);
   ASSERT_EQ(list->size(), 2u);
   EXPECT_EQ((*list)[0].process_id, 1700000000000003);
   EXPECT_EQ((*list)[1].optimizing_type, "major");
@@ -136,7 +146,7 @@ TEST_P(MetastoreTest, ProcessesNewestFirstAndReplacedById) {
   done.committed_snapshot_id = 777;
   done.rows_rewritten = 123456789012;
   done.end_time_ms = done.plan_time_ms + 1500;
-  ASSERT_TRUE(store_->SaveProcess(done).ok());
+  FLOE_ASSERT_OK(store_->SaveProcess(done));
   list = store_->ListProcesses("lake", "db", "t", 10);
   ASSERT_EQ(list->size(), 3u);
   EXPECT_EQ((*list)[0].status, "success");
@@ -156,14 +166,14 @@ TEST_P(MetastoreTest, PausedFlagAndGroupOfARuntime) {
   a.table_name = "t";
   a.paused = true;
   a.optimizer_group = "remote";
-  ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
+  FLOE_ASSERT_OK(store_->SaveTableRuntime(a));
   auto all = store_->ListTableRuntimes();
-  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  FLOE_ASSERT_OK(all);
   ASSERT_EQ(all->size(), 1u);
   EXPECT_TRUE((*all)[0].paused);
   EXPECT_EQ((*all)[0].optimizer_group, "remote");
   a.paused = false;
-  ASSERT_TRUE(store_->SaveTableRuntime(a).ok());
+  FLOE_ASSERT_OK(store_->SaveTableRuntime(a));
   EXPECT_FALSE((*store_->ListTableRuntimes())[0].paused);
 }
 
@@ -172,7 +182,7 @@ TEST_P(MetastoreTest, OptimizerGroups) {
   g.name = "remote";
   g.scheduling_policy = "balanced";
   g.properties = {{"memory", "4096"}};
-  ASSERT_TRUE(store_->CreateGroup(g).ok());
+  FLOE_ASSERT_OK(store_->CreateGroup(g));
   EXPECT_EQ(store_->CreateGroup(g).code(), StatusCode::kAlreadyExists);
   g.name = "bad name";
   EXPECT_EQ(store_->CreateGroup(g).code(), StatusCode::kInvalidArgument);
@@ -180,12 +190,12 @@ TEST_P(MetastoreTest, OptimizerGroups) {
   g.scheduling_policy = "fifo";
   EXPECT_EQ(store_->CreateGroup(g).code(), StatusCode::kInvalidArgument);
   auto groups = store_->ListGroups();
-  ASSERT_TRUE(groups.ok()) << groups.status().ToString();
+  FLOE_ASSERT_OK(groups);
   ASSERT_EQ(groups->size(), 1u);
   EXPECT_EQ((*groups)[0].scheduling_policy, "balanced");
   EXPECT_EQ((*groups)[0].properties.at("memory"), "4096");
   EXPECT_GT((*groups)[0].created_at_ms, 0);
-  ASSERT_TRUE(store_->DropGroup("remote").ok());
+  FLOE_ASSERT_OK(store_->DropGroup("remote"));
   EXPECT_EQ(store_->DropGroup("remote").code(), StatusCode::kNotFound);
   EXPECT_TRUE(store_->ListGroups()->empty());
 }
@@ -201,21 +211,21 @@ TEST_P(MetastoreTest, TasksAndMaintenanceRuns) {
   t.input_files = 4;
   t.input_bytes = 4096;
   t.start_ms = 1700000000000;
-  ASSERT_TRUE(store_->SaveTask(t).ok());
+  FLOE_ASSERT_OK(store_->SaveTask(t));
   t.status = "success";
   t.output_files = 1;
   t.output_bytes = 2048;
   t.rows_read = 100;
   t.end_ms = 1700000001500;
-  ASSERT_TRUE(store_->SaveTask(t).ok());  // replaces
+  FLOE_ASSERT_OK(store_->SaveTask(t));  // replaces
   OptimizingTaskRecord other = t;
   other.task_id = 0;
   other.status = "failed";
   other.error = "disk full";
   other.optimizer.clear();
-  ASSERT_TRUE(store_->SaveTask(other).ok());
+  FLOE_ASSERT_OK(store_->SaveTask(other));
   auto tasks = store_->ListTasks(7);
-  ASSERT_TRUE(tasks.ok()) << tasks.status().ToString();
+  FLOE_ASSERT_OK(tasks);
   ASSERT_EQ(tasks->size(), 2u);
   EXPECT_EQ((*tasks)[0].task_id, 0);
   EXPECT_EQ((*tasks)[0].error, "disk full");
@@ -236,10 +246,10 @@ TEST_P(MetastoreTest, TasksAndMaintenanceRuns) {
     r.status = id == 2 ? "failed" : "success";
     r.expired_snapshots = id;
     if (id == 2) r.error = "boom";
-    ASSERT_TRUE(store_->SaveMaintenanceRun(r).ok());
+    FLOE_ASSERT_OK(store_->SaveMaintenanceRun(r));
   }
   auto runs = store_->ListMaintenanceRuns("lake", "db", "t", 10);
-  ASSERT_TRUE(runs.ok()) << runs.status().ToString();
+  FLOE_ASSERT_OK(runs);
   ASSERT_EQ(runs->size(), 2u);
   EXPECT_EQ((*runs)[0].run_id, 2);
   EXPECT_EQ((*runs)[0].error, "boom");
@@ -254,16 +264,16 @@ TEST_P(MetastoreTest, HistorySamplesRangeReplaceAndTrim) {
     s.tables = t / 1000;
     s.data_bytes = int64_t{1} << 40;  // beyond 32 bits
     s.cpu_ms_during = 7;
-    ASSERT_TRUE(store_->SaveHistorySample(s).ok());
+    FLOE_ASSERT_OK(store_->SaveHistorySample(s));
   }
   // Saving the same instant again replaces it.
   HistorySample again;
   again.sample_ms = 3000;
   again.tables = 33;
-  ASSERT_TRUE(store_->SaveHistorySample(again).ok());
+  FLOE_ASSERT_OK(store_->SaveHistorySample(again));
 
   auto range = store_->ListHistorySamples(2000, 4000, 100);
-  ASSERT_TRUE(range.ok()) << range.status().ToString();
+  FLOE_ASSERT_OK(range);
   ASSERT_EQ(range->size(), 3u);
   EXPECT_EQ((*range)[0].sample_ms, 2000);
   EXPECT_EQ((*range)[0].data_bytes, int64_t{1} << 40);
@@ -271,15 +281,15 @@ TEST_P(MetastoreTest, HistorySamplesRangeReplaceAndTrim) {
   EXPECT_EQ((*range)[1].tables, 33);
   EXPECT_EQ((*range)[2].sample_ms, 4000);
   auto limited = store_->ListHistorySamples(0, 10000, 2);
-  ASSERT_TRUE(limited.ok());
+  FLOE_ASSERT_OK(limited);
   EXPECT_EQ(limited->size(), 2u);
 
   // Older than 2000 goes by age; then only the newest two stay.
-  ASSERT_TRUE(store_->TrimHistory("", 2000, 100).ok());
+  FLOE_ASSERT_OK(store_->TrimHistory("", 2000, 100));
   EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100)->size(), 4u);
-  ASSERT_TRUE(store_->TrimHistory("", 0, 2).ok());
+  FLOE_ASSERT_OK(store_->TrimHistory("", 0, 2));
   auto left = store_->ListHistorySamples(0, 10000, 100);
-  ASSERT_TRUE(left.ok());
+  FLOE_ASSERT_OK(left);
   ASSERT_EQ(left->size(), 2u);
   EXPECT_EQ((*left)[0].sample_ms, 4000);
   EXPECT_EQ((*left)[1].sample_ms, 5000);
@@ -293,18 +303,18 @@ TEST_P(MetastoreTest, HistorySamplesPerServer) {
       s.server_id = server;
       s.sample_ms = t;
       s.rss_bytes = server[0] == 'a' ? 100 : 200;
-      ASSERT_TRUE(store_->SaveHistorySample(s).ok());
+      FLOE_ASSERT_OK(store_->SaveHistorySample(s));
     }
   }
   auto all = store_->ListHistorySamples(0, 10000, 100);
-  ASSERT_TRUE(all.ok()) << all.status().ToString();
+  FLOE_ASSERT_OK(all);
   ASSERT_EQ(all->size(), 6u);
   EXPECT_EQ((*all)[0].server_id, "a:8181");
   EXPECT_EQ((*all)[1].server_id, "b:8181");
   EXPECT_EQ((*all)[1].sample_ms, 1000);
   EXPECT_EQ((*all)[1].rss_bytes, 200);
   auto only_b = store_->ListHistorySamples(0, 10000, 100, std::string("b:8181"));
-  ASSERT_TRUE(only_b.ok());
+  FLOE_ASSERT_OK(only_b);
   ASSERT_EQ(only_b->size(), 3u);
   for (const HistorySample& s : *only_b) EXPECT_EQ(s.server_id, "b:8181");
 
@@ -313,17 +323,17 @@ TEST_P(MetastoreTest, HistorySamplesPerServer) {
   again.server_id = "a:8181";
   again.sample_ms = 2000;
   again.rss_bytes = 111;
-  ASSERT_TRUE(store_->SaveHistorySample(again).ok());
+  FLOE_ASSERT_OK(store_->SaveHistorySample(again));
   auto at_2000 = store_->ListHistorySamples(2000, 2000, 100);
   ASSERT_EQ(at_2000->size(), 2u);
   EXPECT_EQ((*at_2000)[0].rss_bytes, 111);
   EXPECT_EQ((*at_2000)[1].rss_bytes, 200);
 
   // The row bound is per server; the age bound applies to every server.
-  ASSERT_TRUE(store_->TrimHistory("a:8181", 0, 1).ok());
+  FLOE_ASSERT_OK(store_->TrimHistory("a:8181", 0, 1));
   EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100, std::string("a:8181"))->size(), 1u);
   EXPECT_EQ(store_->ListHistorySamples(0, 10000, 100, std::string("b:8181"))->size(), 3u);
-  ASSERT_TRUE(store_->TrimHistory("a:8181", 3000, 100).ok());
+  FLOE_ASSERT_OK(store_->TrimHistory("a:8181", 3000, 100));
   auto left = store_->ListHistorySamples(0, 10000, 100);
   ASSERT_EQ(left->size(), 2u);
   EXPECT_EQ((*left)[0].sample_ms, 3000);
@@ -333,7 +343,7 @@ TEST_P(MetastoreTest, HistorySamplesPerServer) {
 TEST_P(MetastoreTest, HistoryOfAVersion4MetastoreMovesToServerIdEmpty) {
   // Back to the version 4 layout, with one sample in it, as an older floe left it.
   auto conn = catalog::SqlConnection::Open(db_.uri());
-  ASSERT_TRUE(conn.ok()) << conn.status().ToString();
+  FLOE_ASSERT_OK(conn);
   for (const char* sql :
        {"DROP TABLE floe_overview_history", "DELETE FROM floe_schema_version WHERE version = 5",
         "CREATE TABLE floe_overview_history (sample_ms BIGINT NOT NULL PRIMARY KEY, "
@@ -346,15 +356,15 @@ TEST_P(MetastoreTest, HistoryOfAVersion4MetastoreMovesToServerIdEmpty) {
         "INSERT INTO floe_overview_history VALUES "
         "(1000, 60000, 7, 8, 9, 10, 11, 2, 1, 3, 12, 13, 14, 15, 16)"}) {
     auto done = (*conn)->Execute(sql);
-    ASSERT_TRUE(done.ok()) << sql << ": " << done.status().ToString();
+    FLOE_ASSERT_OK(done) << sql;
   }
   conn->reset();
   store_.reset();
   auto reopened = Metastore::Open(db_.uri());
-  ASSERT_TRUE(reopened.ok()) << reopened.status().ToString();
+  FLOE_ASSERT_OK(reopened);
   EXPECT_EQ(*(*reopened)->SchemaVersion(), 5);
   auto samples = (*reopened)->ListHistorySamples(0, 10000, 100);
-  ASSERT_TRUE(samples.ok()) << samples.status().ToString();
+  FLOE_ASSERT_OK(samples);
   ASSERT_EQ(samples->size(), 1u);
   const HistorySample& s = (*samples)[0];
   EXPECT_EQ(s.server_id, "");
@@ -367,7 +377,7 @@ TEST_P(MetastoreTest, HistoryOfAVersion4MetastoreMovesToServerIdEmpty) {
   HistorySample other;
   other.server_id = "b";
   other.sample_ms = 1000;
-  ASSERT_TRUE((*reopened)->SaveHistorySample(other).ok());
+  FLOE_ASSERT_OK((*reopened)->SaveHistorySample(other));
   EXPECT_EQ((*reopened)->ListHistorySamples(0, 10000, 100)->size(), 2u);
 }
 

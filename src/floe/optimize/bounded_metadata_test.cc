@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/expire_snapshots.h"
 #include "floe/iceberg/in_memory_table_operations.h"
 #include "floe/iceberg/snapshot_producer.h"
@@ -40,12 +41,12 @@ class BoundedMetadataTest : public ::testing::Test {
     auto md = iceberg::TableMetadataBuilder::NewTable(
         schema, iceberg::PartitionSpec::Unpartitioned(), iceberg::SortOrder::Unsorted(),
         "mem://wh/db/t", properties, "9c12d441-03fe-4693-9a96-a0705ddf69c1", kT0);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("db.t", io_, env_, *md);
-    ASSERT_TRUE(ops.ok()) << ops.status().ToString();
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
     auto table = iceberg::Table::Load(*ops_);
-    ASSERT_TRUE(table.ok());
+    FLOE_ASSERT_OK(table);
     table_ = std::move(*table);
     table_->set_sleeper([](int64_t) {});
   }
@@ -55,12 +56,12 @@ class BoundedMetadataTest : public ::testing::Test {
     auto op = fast ? table_->NewFastAppend() : table_->NewAppend();
     op->AppendFile(Data(path));
     Status st = op->Commit();
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    FLOE_ASSERT_OK(st);
   }
 
   std::vector<iceberg::ManifestFile> Manifests() {
     auto ms = iceberg::ReadSnapshotManifests(*table_->metadata()->current_snapshot(), io_);
-    EXPECT_TRUE(ms.ok());
+    FLOE_EXPECT_OK(ms);
     return *ms;
   }
 
@@ -72,7 +73,7 @@ class BoundedMetadataTest : public ::testing::Test {
 
 TEST(BoundedMetadataConfig, DefaultsAndKeys) {
   auto d = MaintenanceConfig::FromProperties({});
-  ASSERT_TRUE(d.ok());
+  FLOE_ASSERT_OK(d);
   EXPECT_EQ(d->snapshot_keep_max_count, 100);
   EXPECT_TRUE(d->delete_old_metadata);
   EXPECT_TRUE(d->rewrite_manifests_enabled);
@@ -81,7 +82,7 @@ TEST(BoundedMetadataConfig, DefaultsAndKeys) {
                                               {"write.metadata.delete-after-commit.enabled", "no"},
                                               {"rewrite-manifests.enabled", "false"},
                                               {"rewrite-manifests.max-small-count", "3"}});
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  FLOE_ASSERT_OK(c);
   EXPECT_EQ(c->snapshot_keep_max_count, 0);
   EXPECT_FALSE(c->delete_old_metadata);  // Java Boolean.parseBoolean
   EXPECT_FALSE(c->rewrite_manifests_enabled);
@@ -109,7 +110,7 @@ TEST_F(BoundedMetadataTest, SnapshotCountBoundsRetentionWithinTheKeepDuration) {
   // the snapshot a running process is based on stays.
   const int64_t protected_id = main[6];
   auto expired = ExpireTableSnapshots(*table_, config, env_.NowMillis(), {protected_id});
-  ASSERT_TRUE(expired.ok()) << expired.status().ToString();
+  FLOE_ASSERT_OK(expired);
   ASSERT_TRUE(expired->has_value());
   std::set<int64_t> left;
   for (const iceberg::Snapshot& s : table_->metadata()->snapshots) left.insert(s.snapshot_id);
@@ -125,13 +126,13 @@ TEST_F(BoundedMetadataTest, SnapshotCountBoundsRetentionWithinTheKeepDuration) {
   for (int i = 10; i < 16; ++i) Append("mem://d/f" + std::to_string(i));
   config.snapshot_keep_max_count = 2;
   config.snapshot_keep_min_count = 5;
-  ASSERT_TRUE(ExpireTableSnapshots(*table_, config, env_.NowMillis(), {}).ok());
+  FLOE_ASSERT_OK(ExpireTableSnapshots(*table_, config, env_.NowMillis(), {}));
   EXPECT_EQ(table_->metadata()->snapshots.size(), 5u);
   config.snapshot_keep_max_count = 0;
   config.snapshot_keep_min_count = 1;
   EXPECT_FALSE(OverSnapshotCount(*table_->metadata(), config));
   auto none = ExpireTableSnapshots(*table_, config, env_.NowMillis(), {});
-  ASSERT_TRUE(none.ok());
+  FLOE_ASSERT_OK(none);
   EXPECT_FALSE(none->has_value());
 }
 
@@ -141,11 +142,11 @@ TEST_F(BoundedMetadataTest, SmallManifestsAreRewrittenPastTheThreshold) {
   config.rewrite_manifests_max_small_count = 4;
   for (int i = 0; i < 4; ++i) Append("mem://d/f" + std::to_string(i));
   auto not_due = RewriteSmallManifests(*table_, config);
-  ASSERT_TRUE(not_due.ok()) << not_due.status().ToString();
+  FLOE_ASSERT_OK(not_due);
   EXPECT_FALSE(not_due->has_value());
   Append("mem://d/f4");
   auto done = RewriteSmallManifests(*table_, config);
-  ASSERT_TRUE(done.ok()) << done.status().ToString();
+  FLOE_ASSERT_OK(done);
   ASSERT_TRUE(done->has_value());
   EXPECT_EQ((*done)->rewritten_manifests, 5);
   EXPECT_EQ((*done)->added_manifests, 1);
@@ -156,7 +157,7 @@ TEST_F(BoundedMetadataTest, SmallManifestsAreRewrittenPastTheThreshold) {
   config.rewrite_manifests_enabled = false;
   for (int i = 5; i < 12; ++i) Append("mem://d/f" + std::to_string(i));
   auto off = RewriteSmallManifests(*table_, config);
-  ASSERT_TRUE(off.ok());
+  FLOE_ASSERT_OK(off);
   EXPECT_FALSE(off->has_value());
 }
 
@@ -173,11 +174,11 @@ TEST_F(BoundedMetadataTest, MetadataFilesOutsideTheLogAreDeleted) {
   ASSERT_TRUE(io_.WriteFile(folder + "00099-5d2c0000-0000-4000-8000-000000000001.metadata.json",
                             "{}", false)
                   .ok());
-  ASSERT_TRUE(io_.WriteFile(folder + "version-hint.text", "8", false).ok());
+  FLOE_ASSERT_OK(io_.WriteFile(folder + "version-hint.text", "8", false));
   auto count_json = [&] {
     int n = 0;
     auto listed = io_.List(folder);
-    EXPECT_TRUE(listed.ok());
+    FLOE_EXPECT_OK(listed);
     for (const io::FileInfo& f : *listed) {
       if (f.location.ends_with(".metadata.json")) ++n;
     }
@@ -185,14 +186,14 @@ TEST_F(BoundedMetadataTest, MetadataFilesOutsideTheLogAreDeleted) {
   };
   ASSERT_EQ(count_json(), 10);  // versions 0..8 and the one in flight
   auto cleaned = DeleteUntrackedMetadataFiles(md, io_);
-  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  FLOE_ASSERT_OK(cleaned);
   EXPECT_EQ(cleaned->deleted, 5);  // versions 0..4
   EXPECT_EQ(count_json(), 5);
   EXPECT_TRUE(*io_.Exists(md.metadata_file_location));
   for (const auto& entry : md.metadata_log) EXPECT_TRUE(*io_.Exists(entry.metadata_file));
   EXPECT_TRUE(*io_.Exists(folder + "version-hint.text"));
   auto again = DeleteUntrackedMetadataFiles(md, io_);
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   EXPECT_EQ(again->deleted, 0);
 }
 

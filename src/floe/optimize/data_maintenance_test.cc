@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 
+#include "floe/base/testing.h"
 #include "floe/iceberg/in_memory_table_operations.h"
 #include "floe/iceberg/partition_spec.h"
 #include "floe/iceberg/scan.h"
@@ -47,7 +48,7 @@ std::string LongBytes(int64_t v) {
 
 TEST(DataMaintenanceConfig, AmoroDefaults) {
   auto d = DataExpirationConfig::FromProperties({});
-  ASSERT_TRUE(d.ok());
+  FLOE_ASSERT_OK(d);
   EXPECT_FALSE(d->enabled);
   EXPECT_EQ(d->level, DataExpirationConfig::Level::kPartition);
   EXPECT_EQ(d->datetime_string_pattern, "yyyy-MM-dd");
@@ -55,7 +56,7 @@ TEST(DataMaintenanceConfig, AmoroDefaults) {
   EXPECT_EQ(d->base_on, DataExpirationConfig::BaseOn::kLastCommitTime);
 
   auto t = AutoTagConfig::FromProperties({});
-  ASSERT_TRUE(t.ok());
+  FLOE_ASSERT_OK(t);
   EXPECT_FALSE(t->enabled);
   EXPECT_EQ(t->period, AutoTagConfig::Period::kDaily);
   EXPECT_EQ(t->offset_minutes, 0);
@@ -63,10 +64,10 @@ TEST(DataMaintenanceConfig, AmoroDefaults) {
   EXPECT_EQ(t->tag_format, "'tag-'yyyyMMdd");
   EXPECT_EQ(t->max_age_ms, -1);
   auto hourly = AutoTagConfig::FromProperties({{"tag.auto-create.trigger.period", "hourly"}});
-  ASSERT_TRUE(hourly.ok());
+  FLOE_ASSERT_OK(hourly);
   EXPECT_EQ(hourly->tag_format, "'tag-'yyyyMMddHH");
   auto monthly = AutoTagConfig::FromProperties({{"tag.auto-create.trigger.period", "monthly"}});
-  ASSERT_TRUE(monthly.ok()) << monthly.status().ToString();
+  FLOE_ASSERT_OK(monthly);
   EXPECT_EQ(monthly->period, AutoTagConfig::Period::kMonthly);
   EXPECT_EQ(monthly->tag_format, "'tag-'yyyyMM");
   EXPECT_FALSE(AutoTagConfig::FromProperties({{"tag.auto-create.trigger.period", "weekly"}}).ok());
@@ -80,7 +81,7 @@ TEST(DataMaintenanceConfig, ParsesAmoroValues) {
                                             {"data-expire.retention-time", "7d"},
                                             {"data-expire.datetime-number-format", "timestamp_s"},
                                             {"data-expire.base-on-rule", "CURRENT_TIME"}});
-  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  FLOE_ASSERT_OK(d);
   EXPECT_TRUE(d->enabled);
   EXPECT_EQ(d->field, "ts");
   EXPECT_EQ(d->level, DataExpirationConfig::Level::kFile);
@@ -114,7 +115,7 @@ TEST(DataMaintenanceConfig, RejectsBadValuesNamingTheKey) {
 
 TEST(DateTimePattern, FormatsLikeJavaTime) {
   auto full = DateTimePattern::Make("yyyy-MM-dd HH:mm:ss");
-  ASSERT_TRUE(full.ok());
+  FLOE_ASSERT_OK(full);
   EXPECT_EQ(full->Format(k20240229T235958), "2024-02-29 23:59:58");
   EXPECT_EQ(DateTimePattern::Make("'tag-'yyyyMMdd")->Format(k20261130), "tag-20261130");
   EXPECT_EQ(DateTimePattern::Make("'tag-'yyyyMMddHH")->Format(k20261201T10), "tag-2026120110");
@@ -124,14 +125,14 @@ TEST(DateTimePattern, FormatsLikeJavaTime) {
 
 TEST(DateTimePattern, ParsesWholeTextOnly) {
   auto date = DateTimePattern::Make("yyyy-MM-dd");
-  ASSERT_TRUE(date.ok());
+  FLOE_ASSERT_OK(date);
   EXPECT_EQ(*date->Parse("2026-11-20"), k20261120);
   EXPECT_FALSE(date->Parse("2026-11-20x").ok());
   EXPECT_FALSE(date->Parse("2026-13-01").ok());
   EXPECT_FALSE(date->Parse("2023-02-29").ok());
   EXPECT_FALSE(date->Parse("").ok());
   auto compact = DateTimePattern::Make("yyyyMMddHH");
-  ASSERT_TRUE(compact.ok());
+  FLOE_ASSERT_OK(compact);
   EXPECT_EQ(*compact->Parse("2026120110"), k20261201T10);
   EXPECT_EQ(*DateTimePattern::Make("yyyy-MM-dd HH:mm:ss")->Parse("2024-02-29 23:59:58"),
             k20240229T235958);
@@ -202,16 +203,16 @@ class DataMaintenanceTableTest : public ::testing::Test {
          iceberg::NestedField::Optional(2, "ts", iceberg::TimestampTzType()),
          iceberg::NestedField::Optional(3, "region", iceberg::StringType())});
     auto spec = iceberg::PartitionSpecBuilder(schema_).Identity("region").Build();
-    ASSERT_TRUE(spec.ok());
+    FLOE_ASSERT_OK(spec);
     auto md = iceberg::TableMetadataBuilder::NewTable(
         schema_, *spec, iceberg::SortOrder::Unsorted(), "mem://wh/db/t", {{"format-version", "2"}},
         "9c12d441-03fe-4693-9a96-a0705ddf69c1", 1700000000000);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("db.t", io_, env_, *md);
-    ASSERT_TRUE(ops.ok());
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
     auto t = iceberg::Table::Load(*ops_);
-    ASSERT_TRUE(t.ok());
+    FLOE_ASSERT_OK(t);
     table_ = std::move(*t);
   }
 
@@ -226,19 +227,19 @@ class DataMaintenanceTableTest : public ::testing::Test {
         .AppendFile(Data("mem://d/c.parquet", "us", k20261120))
         .AppendFile(Data("mem://d/d.parquet", "us", k20261201))
         .AppendFile(Data("mem://d/e.parquet", "ap", std::nullopt));
-    ASSERT_TRUE(append->Commit().ok());
+    FLOE_ASSERT_OK(append->Commit());
     env_.set_now(k20261201T1030);
     auto delta = table_->NewRowDelta();
     delta->AddDeletes(EqDelete("mem://d/eq-eu.parquet", "eu"))
         .AddDeletes(EqDelete("mem://d/eq-us.parquet", "us"));
-    ASSERT_TRUE(delta->Commit().ok());
+    FLOE_ASSERT_OK(delta->Commit());
   }
 
   std::set<std::string> LiveFiles() {
     auto scan = iceberg::TableScan::Make(table_->metadata(), io_, {});
-    EXPECT_TRUE(scan.ok());
+    FLOE_EXPECT_OK(scan);
     auto tasks = (*scan)->PlanFiles();
-    EXPECT_TRUE(tasks.ok());
+    FLOE_EXPECT_OK(tasks);
     std::set<std::string> out;
     for (const auto& t : *tasks) {
       out.insert(t.data->file.file_path);
@@ -270,7 +271,7 @@ TEST_F(DataMaintenanceTableTest, PartitionLevelDropsOnlyWhollyExpiredPartitions)
   env_.set_now(k20261201T1030 + kDayMs);
   auto r = ExpireData(*table_, Config(DataExpirationConfig::Level::kPartition),
                       k20261201T1030 + 7 * kDayMs);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   ASSERT_TRUE(r->has_value());
   EXPECT_EQ((*r)->threshold_ms, k20261201T1030 - 7 * kDayMs);
   EXPECT_EQ((*r)->data_files_removed, 2);
@@ -288,7 +289,7 @@ TEST_F(DataMaintenanceTableTest, PartitionLevelDropsOnlyWhollyExpiredPartitions)
   // Nothing more to expire: no commit.
   auto again = ExpireData(*table_, Config(DataExpirationConfig::Level::kPartition),
                           k20261201T1030 + 7 * kDayMs);
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   ASSERT_TRUE(again->has_value());
   EXPECT_EQ((*again)->data_files_removed, 0);
   EXPECT_FALSE((*again)->snapshot_id.has_value());
@@ -297,7 +298,7 @@ TEST_F(DataMaintenanceTableTest, PartitionLevelDropsOnlyWhollyExpiredPartitions)
 TEST_F(DataMaintenanceTableTest, FileLevelDropsEachExpiredFileAndKeepsNeededDeletes) {
   Populate();
   auto r = ExpireData(*table_, Config(DataExpirationConfig::Level::kFile), k20261201T1030);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   ASSERT_TRUE(r->has_value());
   EXPECT_EQ((*r)->data_files_removed, 3);
   // us's equality delete still applies to d.
@@ -314,13 +315,13 @@ TEST_F(DataMaintenanceTableTest, CurrentTimeBaseAndDisabledAndBadField) {
   DataExpirationConfig off = c;
   off.enabled = false;
   auto none = ExpireData(*table_, off, k20261201T1030 + 8 * kDayMs);
-  ASSERT_TRUE(none.ok());
+  FLOE_ASSERT_OK(none);
   EXPECT_FALSE(none->has_value());
   DataExpirationConfig missing = c;
   missing.field = "nope";
   EXPECT_FALSE(ExpireData(*table_, missing, k20261201T1030).ok());
   auto r = ExpireData(*table_, c, k20261201T1030 + 8 * kDayMs);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ((*r)->data_files_removed, 4);
   EXPECT_EQ(LiveFiles(), (std::set<std::string>{"mem://d/e.parquet"}));
 }
@@ -328,7 +329,7 @@ TEST_F(DataMaintenanceTableTest, CurrentTimeBaseAndDisabledAndBadField) {
 TEST(DataExpiration, UpperBoundsOfEachFieldKind) {
   DataExpirationConfig c;
   auto date_pattern = DateTimePattern::Make("yyyy-MM-dd");
-  ASSERT_TRUE(date_pattern.ok());
+  FLOE_ASSERT_OK(date_pattern);
   DataFile f;
   auto s = iceberg::NestedField::Optional(7, "dt", iceberg::StringType());
   f.upper_bounds = {{7, "2026-11-20"}};
@@ -360,7 +361,7 @@ TEST_F(DataMaintenanceTableTest, AutoTagOnFirstSnapshotAfterTheTrigger) {
     env_.set_now(at);
     auto append = table_->NewAppend();
     append->AppendFile(Data("mem://d/" + name + ".parquet", "eu", at));
-    EXPECT_TRUE(append->Commit().ok());
+    FLOE_EXPECT_OK(append->Commit());
     return table_->metadata()->current_snapshot()->snapshot_id;
   };
   commit(k20261201 - 3'600'000, "s1");  // 11-30 23:00
@@ -373,14 +374,14 @@ TEST_F(DataMaintenanceTableTest, AutoTagOnFirstSnapshotAfterTheTrigger) {
   // The first snapshot after 00:00 is 20 minutes late: over a 10-minute max delay, no tag.
   c.max_delay_minutes = 10;
   auto late = CreateAutoTag(*table_, c, k20261201T1030);
-  ASSERT_TRUE(late.ok()) << late.status().ToString();
+  FLOE_ASSERT_OK(late);
   EXPECT_FALSE(late->has_value());
   EXPECT_FALSE(table_->metadata()->refs.contains("tag-20261130"));
 
   c.max_delay_minutes = 60;
   c.max_age_ms = 3 * kDayMs;
   auto made = CreateAutoTag(*table_, c, k20261201T1030);
-  ASSERT_TRUE(made.ok()) << made.status().ToString();
+  FLOE_ASSERT_OK(made);
   ASSERT_TRUE(made->has_value());
   EXPECT_EQ((*made)->tag, "tag-20261130");
   EXPECT_EQ((*made)->snapshot_id, s2);
@@ -392,12 +393,12 @@ TEST_F(DataMaintenanceTableTest, AutoTagOnFirstSnapshotAfterTheTrigger) {
 
   // Due once per period.
   auto again = CreateAutoTag(*table_, c, k20261201T1030 + 60'000);
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   EXPECT_FALSE(again->has_value());
   // Off: nothing.
   c.enabled = false;
   auto off = CreateAutoTag(*table_, c, k20261201T1030 + kDayMs);
-  ASSERT_TRUE(off.ok());
+  FLOE_ASSERT_OK(off);
   EXPECT_FALSE(off->has_value());
 }
 
@@ -405,12 +406,12 @@ TEST_F(DataMaintenanceTableTest, NoAutoTagBeforeASnapshotFollowsTheTrigger) {
   env_.set_now(k20261201 - 3'600'000);
   auto append = table_->NewAppend();
   append->AppendFile(Data("mem://d/s1.parquet", "eu", k20261201 - 3'600'000));
-  ASSERT_TRUE(append->Commit().ok());
+  FLOE_ASSERT_OK(append->Commit());
   AutoTagConfig c;
   c.enabled = true;
   c.tag_format = "'tag-'yyyyMMdd";
   auto r = CreateAutoTag(*table_, c, k20261201T1030);
-  ASSERT_TRUE(r.ok());
+  FLOE_ASSERT_OK(r);
   EXPECT_FALSE(r->has_value());
 }
 

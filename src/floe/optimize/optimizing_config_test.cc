@@ -1,5 +1,6 @@
 #include "floe/optimize/optimizing_config.h"
 
+#include "floe/base/testing.h"
 #include "floe/optimize/maintenance.h"
 
 #include <gtest/gtest.h>
@@ -10,7 +11,7 @@ namespace {
 // Amoro's defaults (TableProperties.java).
 TEST(OptimizingConfig, DefaultsAreAmoros) {
   auto c = OptimizingConfig::FromProperties({});
-  ASSERT_TRUE(c.ok());
+  FLOE_ASSERT_OK(c);
   EXPECT_TRUE(c->enabled);
   EXPECT_EQ(c->group, "local");
   EXPECT_DOUBLE_EQ(c->quota, 0.5);
@@ -42,7 +43,7 @@ TEST(OptimizingConfig, ReadsProperties) {
                                              {"self-optimizing.full.trigger.interval", "86400000"},
                                              {"self-optimizing.quota", "2"},
                                              {"unrelated", "x"}});
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  FLOE_ASSERT_OK(c);
   EXPECT_FALSE(c->enabled);
   EXPECT_EQ(c->group, "cdc");
   EXPECT_EQ(c->fragment_size(), 67108864);
@@ -64,15 +65,14 @@ TEST(OptimizingConfig, BadValuesNameTheKey) {
            {"self-optimizing.minor.trigger.file-count", "99999999999"},
            {"self-optimizing.major.trigger.duplicate-ratio", "-0.1"}}) {
     auto c = OptimizingConfig::FromProperties({{key, value}});
-    ASSERT_FALSE(c.ok()) << key << "=" << value;
-    EXPECT_EQ(c.status().code(), StatusCode::kInvalidArgument);
+    ASSERT_THAT(c, IsError(StatusCode::kInvalidArgument)) << key << "=" << value;
     EXPECT_NE(c.status().message().find(key), std::string::npos) << c.status().message();
   }
 }
 
 TEST(MaintenanceConfig, AmoroDefaultsAndDurations) {
   auto d = MaintenanceConfig::FromProperties({});
-  ASSERT_TRUE(d.ok());
+  FLOE_ASSERT_OK(d);
   EXPECT_TRUE(d->expire_enabled);
   EXPECT_TRUE(d->gc_enabled);
   EXPECT_EQ(d->snapshot_keep_ms, 720LL * 60 * 1000);  // Amoro's "720min"
@@ -85,7 +85,7 @@ TEST(MaintenanceConfig, AmoroDefaultsAndDurations) {
                                                                       {"250ms", 250},
                                                                       {" 2 Minutes ", 120'000}}) {
     auto parsed = ParseDurationMs(text);
-    ASSERT_TRUE(parsed.ok()) << text;
+    FLOE_ASSERT_OK(parsed) << text;
     EXPECT_EQ(*parsed, ms) << text;
   }
   for (const char* bad : {"", "min", "-5min", "12 fortnights", "1.5h", "99999999999999999999d"}) {
@@ -94,7 +94,7 @@ TEST(MaintenanceConfig, AmoroDefaultsAndDurations) {
   auto c = MaintenanceConfig::FromProperties({{"snapshot.keep.duration", "2h"},
                                               {"snapshot.keep.min-count", "5"},
                                               {"table-expire.enabled", "false"}});
-  ASSERT_TRUE(c.ok());
+  FLOE_ASSERT_OK(c);
   EXPECT_EQ(c->snapshot_keep_ms, 7'200'000);
   EXPECT_EQ(c->snapshot_keep_min_count, 5);
   EXPECT_FALSE(c->expire_enabled);
@@ -105,14 +105,14 @@ TEST(MaintenanceConfig, AmoroDefaultsAndDurations) {
 
 TEST(MaintenanceConfig, CleaningKeysWithAmoroDefaults) {
   auto d = MaintenanceConfig::FromProperties({});
-  ASSERT_TRUE(d.ok());
+  FLOE_ASSERT_OK(d);
   EXPECT_FALSE(d->orphan_cleaning_enabled);
   EXPECT_EQ(d->orphan_min_age_ms, 2880LL * 60 * 1000);  // two days
   EXPECT_TRUE(d->dangling_delete_cleaning_enabled);
   auto c = MaintenanceConfig::FromProperties({{"clean-orphan-file.enabled", "true"},
                                               {"clean-orphan-file.min-existing-time-minutes", "90"},
                                               {"clean-dangling-delete-files.enabled", "false"}});
-  ASSERT_TRUE(c.ok()) << c.status().ToString();
+  FLOE_ASSERT_OK(c);
   EXPECT_TRUE(c->orphan_cleaning_enabled);
   EXPECT_EQ(c->orphan_min_age_ms, 90LL * 60 * 1000);
   EXPECT_FALSE(c->dangling_delete_cleaning_enabled);

@@ -14,6 +14,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "floe/base/testing.h"
+
 namespace floe::optimize {
 namespace {
 
@@ -133,7 +135,7 @@ void RunCase(const std::filesystem::path& path) {
     properties[k] = v.get<std::string>();
   }
   auto config = OptimizingConfig::FromProperties(properties);
-  ASSERT_TRUE(config.ok()) << config.status().ToString();
+  FLOE_ASSERT_OK(config);
   PlanOptions options;
   options.now_ms = c.at("now_ms").get<int64_t>();
   Json history = c.value("history", Json::object());

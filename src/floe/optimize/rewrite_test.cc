@@ -54,16 +54,16 @@ class RewriteTest : public ::testing::TestWithParam<int> {
          {"self-optimizing.target-size", "8192"},
          {"self-optimizing.max-task-size-bytes", "8192"}},
         "9c12d441-03fe-4693-9a96-a0705ddf69c1", 1700000000000);
-    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    FLOE_ASSERT_OK(md);
     auto ops = InMemoryTableOperations::Create("db.t", io_, env_, *md);
-    ASSERT_TRUE(ops.ok());
+    FLOE_ASSERT_OK(ops);
     ops_ = std::move(*ops);
     table_ = Load();
   }
 
   std::unique_ptr<iceberg::Table> Load() {
     auto t = iceberg::Table::Load(*ops_);
-    EXPECT_TRUE(t.ok());
+    FLOE_EXPECT_OK(t);
     return std::move(*t);
   }
 
@@ -92,17 +92,17 @@ class RewriteTest : public ::testing::TestWithParam<int> {
   std::vector<DataFile> WriteData(iceberg::Table& t, const Model& rows) {
     auto w = iceberg::DataWriter::Make(&io_, schema_, iceberg::PartitionSpec::Unpartitioned(),
                                        iceberg::SortOrder::Unsorted(), false, Options(t));
-    EXPECT_TRUE(w.ok());
-    EXPECT_TRUE((*w)->Write(Batch(rows)).ok());
+    FLOE_EXPECT_OK(w);
+    FLOE_EXPECT_OK((*w)->Write(Batch(rows)));
     auto files = (*w)->Close();
-    EXPECT_TRUE(files.ok());
+    FLOE_EXPECT_OK(files);
     return *files;
   }
 
   void Append(const Model& rows) {
     auto op = table_->NewAppend();
     for (const DataFile& f : WriteData(*table_, rows)) op->AppendFile(f);
-    ASSERT_TRUE(op->Commit().ok());
+    FLOE_ASSERT_OK(op->Commit());
     for (const auto& [k, v] : rows) model_[k] = v;
   }
 
@@ -110,30 +110,30 @@ class RewriteTest : public ::testing::TestWithParam<int> {
   void Upsert(iceberg::Table& t, const Model& rows) {
     auto eq = iceberg::EqualityDeleteWriter::Make(
         &io_, schema_, {1}, iceberg::PartitionSpec::Unpartitioned(), Options(t));
-    ASSERT_TRUE(eq.ok());
-    ASSERT_TRUE((*eq)->Write(Batch(rows)).ok());
+    FLOE_ASSERT_OK(eq);
+    FLOE_ASSERT_OK((*eq)->Write(Batch(rows)));
     auto deletes = (*eq)->Close();
-    ASSERT_TRUE(deletes.ok());
+    FLOE_ASSERT_OK(deletes);
     auto delta = t.NewRowDelta();
     for (const DataFile& f : deletes->delete_files) delta->AddDeletes(f);
     for (const DataFile& f : WriteData(t, rows)) delta->AddRows(f);
     Status st = delta->Commit();
-    ASSERT_TRUE(st.ok()) << st.ToString();
+    FLOE_ASSERT_OK(st);
     for (const auto& [k, v] : rows) model_[k] = v;
   }
 
   Model Scan() {
     Model out;
-    EXPECT_TRUE(table_->Refresh().ok());
+    FLOE_EXPECT_OK(table_->Refresh());
     auto scan = iceberg::TableScan::Make(table_->metadata(), io_, {});
-    EXPECT_TRUE(scan.ok());
+    FLOE_EXPECT_OK(scan);
     auto tasks = (*scan)->PlanFiles();
-    EXPECT_TRUE(tasks.ok());
+    FLOE_EXPECT_OK(tasks);
     auto reader = (*scan)->Open(*tasks);
-    EXPECT_TRUE(reader.ok());
+    FLOE_EXPECT_OK(reader);
     while (true) {
       auto b = (*reader)->Next();
-      EXPECT_TRUE(b.ok()) << b.status().ToString();
+      FLOE_EXPECT_OK(b);
       if (!b.ok() || !b->has_value()) break;
       const col::RecordBatch& batch = **b;
       for (int64_t i = 0; i < batch.num_rows(); ++i) {
@@ -178,14 +178,14 @@ class RewriteTest : public ::testing::TestWithParam<int> {
 
   Executed PlanAndExecute() {
     Executed e;
-    EXPECT_TRUE(table_->Refresh().ok());
+    FLOE_EXPECT_OK(table_->Refresh());
     auto md = table_->metadata();
     e.snapshot_id = md->current_snapshot()->snapshot_id;
     auto config = OptimizingConfig::FromProperties(md->properties);
-    EXPECT_TRUE(config.ok());
+    FLOE_EXPECT_OK(config);
     auto scan = iceberg::TableScan::Make(md, io_, {});
     auto files = (*scan)->PlanFiles();
-    EXPECT_TRUE(files.ok());
+    FLOE_EXPECT_OK(files);
     PlanOptions options;
     options.forced = OptimizingType::kMinor;
     e.plan = PlanOptimizing(*files, *config, options);
@@ -193,7 +193,7 @@ class RewriteTest : public ::testing::TestWithParam<int> {
     exec.operation_id = env_.NewUuid();
     for (const RewriteTask& task : e.plan.tasks) {
       auto out = ExecuteRewriteTask(md, e.snapshot_id, io_, task, *config, exec);
-      EXPECT_TRUE(out.ok()) << out.status().ToString();
+      FLOE_EXPECT_OK(out);
       e.outputs.push_back(*out);
       ++exec.task_id;
     }
@@ -214,7 +214,7 @@ TEST_P(RewriteTest, MinorRemovesEqualityDeletesAndKeepsRows) {
   Executed e = PlanAndExecute();
   ASSERT_EQ(e.plan.type, OptimizingType::kMinor);
   auto committed = CommitRewrite(*table_, e.snapshot_id, e.plan, e.outputs);
-  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  FLOE_ASSERT_OK(committed);
   ASSERT_TRUE(committed->has_value());
   EXPECT_EQ(Scan(), model_);
   EXPECT_EQ(CountContent(iceberg::FileContent::kEqualityDeletes), 0);
@@ -230,9 +230,9 @@ TEST_P(RewriteTest, MinorRemovesEqualityDeletesAndKeepsRows) {
 // and the plan equals the one read from the files.
 TEST_P(RewriteTest, PlanWithTheManifestCacheReadsOnlyNewManifests) {
   Populate();
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   auto config = OptimizingConfig::FromProperties(table_->metadata()->properties);
-  ASSERT_TRUE(config.ok());
+  FLOE_ASSERT_OK(config);
   iceberg::ManifestEntryCache cache(1'000'000);
   auto plan_with = [&](iceberg::ManifestEntryCache* c) {
     auto md = table_->metadata();
@@ -240,7 +240,7 @@ TEST_P(RewriteTest, PlanWithTheManifestCacheReadsOnlyNewManifests) {
     options.manifest_cache = c;
     options.forced = OptimizingType::kMinor;
     auto plan = PlanSnapshot(md, io_, md->current_snapshot()->snapshot_id, *config, options);
-    EXPECT_TRUE(plan.ok()) << plan.status().ToString();
+    FLOE_EXPECT_OK(plan);
     std::vector<std::string> inputs;
     for (const RewriteTask& t : plan->tasks) {
       for (const auto& f : t.rewrite_data) inputs.push_back(f.data->file.file_path);
@@ -252,7 +252,7 @@ TEST_P(RewriteTest, PlanWithTheManifestCacheReadsOnlyNewManifests) {
   };
   const size_t manifests = [&] {
     auto list = iceberg::ReadSnapshotManifests(*table_->metadata()->current_snapshot(), io_);
-    EXPECT_TRUE(list.ok());
+    FLOE_EXPECT_OK(list);
     return list->size();
   }();
   const auto uncached = plan_with(nullptr);
@@ -262,9 +262,9 @@ TEST_P(RewriteTest, PlanWithTheManifestCacheReadsOnlyNewManifests) {
   EXPECT_EQ(cache.hits(), 0);
   // One more commit: its manifests are the only ones read.
   Upsert(*table_, {{5, "u4"}});
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   auto after = iceberg::ReadSnapshotManifests(*table_->metadata()->current_snapshot(), io_);
-  ASSERT_TRUE(after.ok());
+  FLOE_ASSERT_OK(after);
   const auto again = plan_with(&cache);
   EXPECT_EQ(again, plan_with(nullptr));
   EXPECT_EQ(cache.misses() - first_misses, static_cast<int64_t>(after->size() - manifests));
@@ -275,15 +275,15 @@ TEST_P(RewriteTest, PlanWithTheManifestCacheReadsOnlyNewManifests) {
 // and back; the committed result must still be the model.
 TEST_P(RewriteTest, TasksRunFromTheirProtocolPayloads) {
   Populate();
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   auto md = table_->metadata();
   const int64_t snapshot_id = md->current_snapshot()->snapshot_id;
   auto config = OptimizingConfig::FromProperties(md->properties);
-  ASSERT_TRUE(config.ok());
+  FLOE_ASSERT_OK(config);
   PlanOptions options;
   options.forced = OptimizingType::kMinor;
   auto plan = PlanSnapshot(md, io_, snapshot_id, *config, options);
-  ASSERT_TRUE(plan.ok());
+  FLOE_ASSERT_OK(plan);
   ASSERT_FALSE(plan->tasks.empty());
   std::vector<TaskOutput> outputs;
   for (size_t i = 0; i < plan->tasks.size(); ++i) {
@@ -296,9 +296,9 @@ TEST_P(RewriteTest, TasksRunFromTheirProtocolPayloads) {
     input.execute.operation_id = env_.NewUuid();
     input.execute.task_id = static_cast<int64_t>(i);
     auto payload = EncodeTaskInput(input);
-    ASSERT_TRUE(payload.ok()) << payload.status().ToString();
+    FLOE_ASSERT_OK(payload);
     auto decoded = DecodeTaskInput(*payload);
-    ASSERT_TRUE(decoded.ok()) << decoded.status().ToString();
+    FLOE_ASSERT_OK(decoded);
     EXPECT_EQ(decoded->io_properties, input.io_properties);
     EXPECT_EQ(decoded->metadata->snapshots.size(), 1u);
     ASSERT_EQ(decoded->task.rewrite_data.size(), plan->tasks[i].rewrite_data.size());
@@ -311,9 +311,9 @@ TEST_P(RewriteTest, TasksRunFromTheirProtocolPayloads) {
                 plan->tasks[i].rewrite_data[j].equality_deletes.size());
     }
     auto ran = RunTask(*decoded, io_, 1);
-    ASSERT_TRUE(ran.ok()) << ran.status().ToString();
+    FLOE_ASSERT_OK(ran);
     auto output = DecodeTaskOutput(EncodeTaskOutput(*ran), *md);
-    ASSERT_TRUE(output.ok()) << output.status().ToString();
+    FLOE_ASSERT_OK(output);
     EXPECT_EQ(output->data_files, ran->data_files);
     EXPECT_EQ(output->delete_files, ran->delete_files);
     // Decoding and encoding Parquet is CPU work on the calling thread; the output says how
@@ -323,7 +323,7 @@ TEST_P(RewriteTest, TasksRunFromTheirProtocolPayloads) {
     outputs.push_back(std::move(*output));
   }
   auto committed = CommitRewrite(*table_, snapshot_id, *plan, outputs);
-  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  FLOE_ASSERT_OK(committed);
   EXPECT_EQ(Scan(), model_);
   EXPECT_EQ(CountContent(iceberg::FileContent::kEqualityDeletes), 0);
 }
@@ -331,7 +331,7 @@ TEST_P(RewriteTest, TasksRunFromTheirProtocolPayloads) {
 // Payloads come from the network: malformed ones are errors, never crashes.
 TEST_P(RewriteTest, MalformedPayloadsAreRefused) {
   Populate();
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   for (std::string_view bad :
        {"", "[]", "{\"version\":1}", "{\"version\":2}", "not json",
         "{\"version\":1,\"data-files\":[{\"content\":0}],\"delete-files\":[]}",
@@ -364,7 +364,7 @@ TEST_P(RewriteTest, MalformedPayloadsAreRefused) {
 // figure from the network is refused.
 TEST_P(RewriteTest, OutputCpuTimeIsOptionalAndNotNegative) {
   Populate();
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   TaskOutput output;
   output.rows_read = 3;
   output.cpu_nanos = 1234;
@@ -383,7 +383,7 @@ TEST_P(RewriteTest, OutputCpuTimeIsOptionalAndNotNegative) {
 // submitted per task, no thread of its own) and the committed table is still the model.
 TEST_P(RewriteTest, OptimizeTableRunsTasksOnThePassedExecutor) {
   Populate();
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   FLOE_ASSERT_OK_AND_ASSIGN(auto executor, Executor::Make({.name = "rewrite-test", .threads = 2}));
   PlanOptions options;
   options.forced = OptimizingType::kMinor;
@@ -395,7 +395,7 @@ TEST_P(RewriteTest, OptimizeTableRunsTasksOnThePassedExecutor) {
   ASSERT_TRUE(r.committed_snapshot_id.has_value());
   EXPECT_EQ(executor->stats().submitted, r.plan.tasks.size());
   EXPECT_EQ(executor->stats().rejected, 0u);
-  ASSERT_TRUE(table_->Refresh().ok());
+  FLOE_ASSERT_OK(table_->Refresh());
   EXPECT_EQ(Scan(), model_);
   EXPECT_EQ(CountContent(iceberg::FileContent::kEqualityDeletes), 0);
 }
@@ -408,7 +408,7 @@ TEST_P(RewriteTest, ConcurrentUpsertStillApplies) {
   auto writer = Load();
   Upsert(*writer, {{3, "late"}, {1001, "late"}, {500, "late"}, {401, "late"}});
   auto committed = CommitRewrite(*table_, e.snapshot_id, e.plan, e.outputs);
-  ASSERT_TRUE(committed.ok()) << committed.status().ToString();
+  FLOE_ASSERT_OK(committed);
   EXPECT_EQ(Scan(), model_);
   // Only the concurrent upsert's equality delete is left.
   EXPECT_EQ(CountContent(iceberg::FileContent::kEqualityDeletes), 1);
@@ -437,26 +437,23 @@ TEST_P(RewriteTest, ConcurrentPositionDeleteOnRewrittenFileConflicts) {
   for (int64_t p = 0; p < victim.record_count; ++p) positions.push_back(p);
   if (dv) {
     auto w = iceberg::DeletionVectorWriter::Make(&io_, Options(*writer));
-    ASSERT_TRUE(
-        (*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(), {})
-            .ok());
+    FLOE_ASSERT_OK(
+        (*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(), {}));
     deletes = (*w)->Close()->delete_files;
   } else {
     auto w = iceberg::PositionDeleteWriter::Make(&io_, Options(*writer));
-    ASSERT_TRUE(
-        (*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(), {})
-            .ok());
+    FLOE_ASSERT_OK(
+        (*w)->Delete(victim.file_path, positions, iceberg::PartitionSpec::Unpartitioned(), {}));
     deletes = (*w)->Close()->delete_files;
   }
   auto delta = writer->NewRowDelta();
   for (const DataFile& f : deletes) delta->AddDeletes(f);
-  ASSERT_TRUE(delta->Commit().ok());
+  FLOE_ASSERT_OK(delta->Commit());
   Model before = Scan();
   ASSERT_LT(before.size(), model_.size());
 
   auto committed = CommitRewrite(*table_, e.snapshot_id, e.plan, e.outputs);
-  ASSERT_FALSE(committed.ok());
-  EXPECT_EQ(committed.status().code(), StatusCode::kConflict) << committed.status().ToString();
+  ASSERT_THAT(committed, IsError(StatusCode::kConflict));
   for (const TaskOutput& o : e.outputs) {
     for (const DataFile& f : o.data_files) EXPECT_FALSE(*io_.Exists(f.file_path)) << f.file_path;
   }
@@ -467,11 +464,11 @@ TEST_P(RewriteTest, ConcurrentPositionDeleteOnRewrittenFileConflicts) {
 int LiveDeleteFiles(const iceberg::TableMetadata& md, io::FileIO& io) {
   int count = 0;
   auto manifests = iceberg::ReadSnapshotManifests(*md.current_snapshot(), io);
-  EXPECT_TRUE(manifests.ok());
+  FLOE_EXPECT_OK(manifests);
   for (const iceberg::ManifestFile& m : *manifests) {
     if (m.content != iceberg::ManifestContent::kDeletes) continue;
     auto entries = iceberg::ReadManifestEntries(md, m, io, iceberg::ManifestEntryFilter::kLive);
-    EXPECT_TRUE(entries.ok());
+    FLOE_EXPECT_OK(entries);
     count += static_cast<int>(entries->size());
   }
   return count;
@@ -483,19 +480,19 @@ TEST_P(RewriteTest, DanglingDeleteFilesAreRemoved) {
   Append({{1, "a"}, {2, "b"}});
   std::vector<std::string> base_files;
   auto base_scan = iceberg::TableScan::Make(table_->metadata(), io_, {});
-  ASSERT_TRUE(base_scan.ok());
+  FLOE_ASSERT_OK(base_scan);
   auto base_tasks = (*base_scan)->PlanFiles();
-  ASSERT_TRUE(base_tasks.ok());
+  FLOE_ASSERT_OK(base_tasks);
   for (const auto& t : *base_tasks) base_files.push_back(t.data->file.file_path);
   Upsert(*table_, {{2, "b2"}, {3, "c"}});
   auto del = table_->NewDelete();
   for (const std::string& path : base_files) del->DeleteFile(path);
-  ASSERT_TRUE(del->Commit().ok());
+  FLOE_ASSERT_OK(del->Commit());
   model_.erase(1);
   ASSERT_EQ(LiveDeleteFiles(*table_->metadata(), io_), 1);
 
   auto cleaned = CleanDanglingDeleteFiles(*table_);
-  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  FLOE_ASSERT_OK(cleaned);
   EXPECT_EQ(cleaned->equality_delete_files_removed, 1);
   EXPECT_EQ(cleaned->position_delete_files_removed, 0);
   ASSERT_TRUE(cleaned->snapshot_id.has_value());
@@ -505,7 +502,7 @@ TEST_P(RewriteTest, DanglingDeleteFilesAreRemoved) {
   EXPECT_EQ(Scan(), model_);
 
   auto again = CleanDanglingDeleteFiles(*table_);
-  ASSERT_TRUE(again.ok());
+  FLOE_ASSERT_OK(again);
   EXPECT_FALSE(again->snapshot_id.has_value());
 }
 
@@ -515,7 +512,7 @@ TEST_P(RewriteTest, LiveDeleteFilesAreKept) {
   const int before = LiveDeleteFiles(*table_->metadata(), io_);
   ASSERT_GT(before, 0);
   auto cleaned = CleanDanglingDeleteFiles(*table_);
-  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  FLOE_ASSERT_OK(cleaned);
   EXPECT_FALSE(cleaned->snapshot_id.has_value());
   EXPECT_EQ(LiveDeleteFiles(*table_->metadata(), io_), before);
   EXPECT_EQ(Scan(), model_);
@@ -530,16 +527,16 @@ TEST_P(RewriteTest, OrphanFilesOlderThanTheBoundAreDeleted) {
   io_.Put("mem://wh/db/t/data-old/kept.parquet", "outside the data directory");
   io_.Put("mem://wh/db/t/data/young.parquet", "a writer's file, not committed yet");
   auto young = io_.List("mem://wh/db/t/data/young.parquet");
-  ASSERT_TRUE(young.ok());
+  FLOE_ASSERT_OK(young);
   ASSERT_EQ(young->size(), 1u);
   const int64_t young_ms = (*young)[0].modified_ms;
   auto referenced = ReferencedFiles(*table_->metadata(), io_);
-  ASSERT_TRUE(referenced.ok()) << referenced.status().ToString();
+  FLOE_ASSERT_OK(referenced);
   ASSERT_GT(referenced->size(), 5u);
 
   auto cleaned = CleanOrphanFiles(*table_, young_ms, /*min_age_ms=*/0,
                                   OrphanCleaningDirectories(*table_->metadata()));
-  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  FLOE_ASSERT_OK(cleaned);
   EXPECT_EQ(cleaned->content_files_deleted, 1);
   EXPECT_EQ(cleaned->metadata_files_deleted, 1);
   EXPECT_EQ(cleaned->too_young, 1);
@@ -561,13 +558,13 @@ TEST_P(RewriteTest, OrphanCleaningWithAStaleTableKeepsLaterCommitsFiles) {
   Append({{1000, "committed after the cleaner loaded the table"}});
   Upsert(*table_, {{1, "upserted later too"}});
   auto referenced = ReferencedFiles(*table_->metadata(), io_);
-  ASSERT_TRUE(referenced.ok()) << referenced.status().ToString();
+  FLOE_ASSERT_OK(referenced);
   io_.Put("mem://wh/db/t/data/orphan-2.parquet", "left by a failed writer");
   const int64_t far_future_ms = int64_t{1} << 50;
 
   auto cleaned = CleanOrphanFiles(*stale, far_future_ms, /*min_age_ms=*/0,
                                   OrphanCleaningDirectories(*stale->metadata()));
-  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  FLOE_ASSERT_OK(cleaned);
   EXPECT_EQ(cleaned->content_files_deleted, 1);
   EXPECT_EQ(cleaned->metadata_files_deleted, 0);
   EXPECT_FALSE(*io_.Exists("mem://wh/db/t/data/orphan-2.parquet"));
@@ -582,12 +579,12 @@ TEST_P(RewriteTest, OrphanCleaningHonoursGcDisabledByALaterCommit) {
   std::unique_ptr<iceberg::Table> stale = Load();
   auto update = table_->NewUpdateProperties();
   update->Set("gc.enabled", "false");
-  ASSERT_TRUE(update->Commit().ok());
+  FLOE_ASSERT_OK(update->Commit());
   io_.Put("mem://wh/db/t/data/orphan-3.parquet", "left by a failed writer");
 
   auto cleaned = CleanOrphanFiles(*stale, int64_t{1} << 50, /*min_age_ms=*/0,
                                   OrphanCleaningDirectories(*stale->metadata()));
-  ASSERT_TRUE(cleaned.ok()) << cleaned.status().ToString();
+  FLOE_ASSERT_OK(cleaned);
   EXPECT_EQ(cleaned->content_files_deleted + cleaned->metadata_files_deleted, 0);
   EXPECT_TRUE(*io_.Exists("mem://wh/db/t/data/orphan-3.parquet"));
 }

@@ -214,6 +214,19 @@ void OptimizingService::Enqueue(Item item) {
     std::lock_guard lock(mu_);
     if (stopping_) return;
     Key key{item.catalog, item.id.ns.ToString(), item.id.name};
+    if (!runtimes_.contains(key)) {
+      // Listed from the moment it is known (a create, a commit, a refresh), not from its
+      // first evaluation: at thousands of tables that can be minutes later. Saved to the
+      // metastore once evaluated.
+      metastore::TableRuntimeRecord r;
+      r.catalog = std::get<0>(key);
+      r.table_namespace = std::get<1>(key);
+      r.table_name = std::get<2>(key);
+      r.status = "idle";
+      r.status_reason = "not evaluated yet";
+      runtimes_.emplace(key, std::move(r));
+      ++runtimes_version_;
+    }
     if (!queued_.insert(key).second) {
       // Already waiting: a manual request upgrades the queued evaluation.
       if (item.manual) {
@@ -231,10 +244,11 @@ void OptimizingService::Enqueue(Item item) {
   work_cv_.notify_one();
 }
 
-Status OptimizingService::ListAll(std::vector<Item>* out) {
+Status OptimizingService::ListAll(std::vector<Item>* out, std::set<std::string>* catalogs) {
   for (const std::string& name : registry_->Names()) {
     auto pool = registry_->Get(name);
     if (!pool.ok()) continue;  // removed meanwhile
+    catalogs->insert(name);
     FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, (*pool)->Acquire());
     std::vector<catalog::Namespace> pending = {catalog::Namespace{}};
     while (!pending.empty()) {
@@ -258,8 +272,10 @@ Status OptimizingService::ListAll(std::vector<Item>* out) {
 
 void OptimizingService::RefreshAll() {
   std::vector<Item> items;
-  Status st = ListAll(&items);
+  std::set<std::string> catalogs;
+  Status st = ListAll(&items, &catalogs);
   if (!st.ok()) Log(EventLine("optimizer-refresh-failed", {{"error", st.ToString()}}));
+  std::vector<Key> gone;
   if (st.ok()) {
     std::map<std::string, std::map<Key, catalog::TableIdentifier>> listed;
     for (const Item& item : items) {
@@ -271,9 +287,46 @@ void OptimizingService::RefreshAll() {
       auto it = listed.find(std::get<0>(entry.first));
       return it == listed.end() || !it->second.contains(entry.first);
     });
+    // Tables dropped by another engine, or whose catalog was removed: their state goes.
+    // One that is still in its catalog's listing but left it meanwhile is evaluated, and
+    // forgotten when it is not found.
+    for (const auto& [key, r] : runtimes_) {
+      const std::string& catalog = std::get<0>(key);
+      if (!catalogs.contains(catalog)) {
+        if (!registry_->Contains(catalog)) gone.push_back(key);
+        continue;
+      }
+      auto it = listed.find(catalog);
+      if (it != listed.end() && it->second.contains(key)) continue;
+      auto ns = catalog::ParseNamespace(std::get<1>(key));
+      if (ns.ok()) {
+        items.push_back(Item{catalog, catalog::TableIdentifier{std::move(*ns), std::get<2>(key)},
+                             false, std::nullopt});
+      }
+    }
     listed_tables_ = std::move(listed);
   }
+  for (const Key& key : gone) ForgetTable(key);
   for (Item& item : items) Enqueue(std::move(item));
+}
+
+void OptimizingService::ForgetTable(const Key& key) {
+  {
+    std::lock_guard lock(mu_);
+    if (runtimes_.erase(key) > 0) ++runtimes_version_;
+    if (stats_.erase(key) > 0) ++stats_version_;
+    last_expire_ms_.erase(key);
+    last_clean_ms_.erase(key);
+    last_manifest_check_ms_.erase(key);
+    last_metadata_clean_.erase(key);
+    table_locations_.erase(key);
+    last_data_expire_ms_.erase(key);
+    last_tag_check_ms_.erase(key);
+    interrupted_.erase(key);
+  }
+  std::lock_guard lock(store_mu_);
+  Status st = store_->DeleteTableRuntime(std::get<0>(key), std::get<1>(key), std::get<2>(key));
+  if (!st.ok()) Log(EventLine("optimizer-state-not-saved", {{"error", st.ToString()}}));
 }
 
 void OptimizingService::Scheduler() {
@@ -947,8 +1000,9 @@ Status OptimizingService::Evaluate(const Item& item) {
   FLOE_ASSIGN_OR_RETURN(catalog::CatalogLease lease, pool->Acquire());
   auto ops = lease->LoadTable(item.id);
   if (!ops.ok()) {
-    if (ops.status().code() == StatusCode::kNotFound) return Status::OK();  // dropped
-    return ops.status();
+    if (ops.status().code() != StatusCode::kNotFound) return ops.status();
+    ForgetTable(key);  // dropped
+    return Status::OK();
   }
   FLOE_ASSIGN_OR_RETURN(auto table, iceberg::Table::Load(**ops));
   NoteTableLocations(key, *table->metadata());

@@ -226,7 +226,10 @@ class OptimizingService {
   void Enqueue(Item item);
   void Worker();
   void Scheduler();
-  Status ListAll(std::vector<Item>* out);
+  // Every table of every catalog into *out, and the catalogs listed into *catalogs.
+  Status ListAll(std::vector<Item>* out, std::set<std::string>* catalogs);
+  // Drops a table's state in memory and in the metastore: it was dropped, or its catalog.
+  void ForgetTable(const Key& key);
   Status Evaluate(const Item& item);
   // Records interrupted processes of `key` whose rewrite `metadata` holds as successes.
   void ResolveInterrupted(const Key& key, const iceberg::TableMetadata& metadata);

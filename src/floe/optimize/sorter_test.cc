@@ -16,6 +16,7 @@
 #include <tuple>
 #include <vector>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 
 namespace floe::optimize {
@@ -91,9 +92,9 @@ class SorterTest : public ::testing::Test {
                              ("floe-sorter-test-" + std::to_string(::getpid())))
                                 .string();
     auto sorter = ExternalSorter::Make(schema_, order, budget, dir);
-    EXPECT_TRUE(sorter.ok()) << sorter.status().ToString();
+    FLOE_EXPECT_OK(sorter);
     for (size_t at = 0; at < rows_.size(); at += 1000) {
-      EXPECT_TRUE((*sorter)->Add(Batch(at, std::min(rows_.size(), at + 1000))).ok());
+      FLOE_EXPECT_OK((*sorter)->Add(Batch(at, std::min(rows_.size(), at + 1000))));
     }
     std::vector<Row> out;
     Status st = (*sorter)->Finish([&](const col::RecordBatch& b) {
@@ -105,7 +106,7 @@ class SorterTest : public ::testing::Test {
       }
       return Status::OK();
     });
-    EXPECT_TRUE(st.ok()) << st.ToString();
+    FLOE_EXPECT_OK(st);
     *runs = (*sorter)->runs_spilled();
     sorter->reset();
     std::filesystem::remove_all(dir);

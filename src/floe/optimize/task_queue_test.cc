@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::optimize {
 namespace {
 
@@ -36,13 +38,13 @@ class TaskQueueTest : public ::testing::Test {
 
   std::string Register(int threads = 1) {
     auto o = queue_->Register("g", threads, 1024, false);
-    EXPECT_TRUE(o.ok()) << o.status().ToString();
+    FLOE_EXPECT_OK(o);
     return o->token;
   }
 
   Handout PollOne(const std::string& token, int32_t thread = 0) {
     auto h = queue_->Poll(token, thread);
-    EXPECT_TRUE(h.ok()) << h.status().ToString();
+    FLOE_EXPECT_OK(h);
     EXPECT_TRUE(h->has_value());
     return h->value_or(Handout{});
   }
@@ -62,16 +64,16 @@ class TaskQueueTest : public ::testing::Test {
 
 TEST_F(TaskQueueTest, TaskRunsThroughPollAckComplete) {
   const std::string token = Register();
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 1)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 1)));
   Handout h = PollOne(token);
   EXPECT_EQ(h.process_id, 1);
   EXPECT_EQ(h.task_id, 0);
   EXPECT_EQ(h.attempt, 1);
   EXPECT_EQ(h.payload, "payload-1-0");
   EXPECT_EQ(StatusOf(1, 0), TaskStatus::kScheduled);
-  ASSERT_TRUE(queue_->Ack(token, 1, 0, h.attempt).ok());
+  FLOE_ASSERT_OK(queue_->Ack(token, 1, 0, h.attempt));
   EXPECT_EQ(StatusOf(1, 0), TaskStatus::kAcked);
-  ASSERT_TRUE(queue_->Complete(token, 1, 0, h.attempt, std::string("out")).ok());
+  FLOE_ASSERT_OK(queue_->Complete(token, 1, 0, h.attempt, std::string("out")));
   EXPECT_EQ(finished_calls_, 1);
   auto finished = queue_->TakeFinished();
   ASSERT_EQ(finished.size(), 1u);
@@ -84,7 +86,7 @@ TEST_F(TaskQueueTest, TaskRunsThroughPollAckComplete) {
 TEST_F(TaskQueueTest, NothingToPollAndUnknownTokens) {
   const std::string token = Register();
   auto h = queue_->Poll(token, 0);
-  ASSERT_TRUE(h.ok());
+  FLOE_ASSERT_OK(h);
   EXPECT_FALSE(h->has_value());
   EXPECT_EQ(queue_->Poll("nope", 0).status().code(), StatusCode::kUnauthenticated);
   EXPECT_EQ(queue_->Heartbeat("nope").code(), StatusCode::kUnauthenticated);
@@ -96,7 +98,7 @@ TEST_F(TaskQueueTest, NothingToPollAndUnknownTokens) {
 TEST_F(TaskQueueTest, AckTimeoutResetsTaskAndStaleAckIsRefused) {
   const std::string a = Register();
   const std::string b = Register();
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 1)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 1)));
   Handout first = PollOne(a);
   now_ += 30'001;
   queue_->Expire();
@@ -105,8 +107,8 @@ TEST_F(TaskQueueTest, AckTimeoutResetsTaskAndStaleAckIsRefused) {
   EXPECT_EQ(second.attempt, first.attempt + 1);
   // The first optimizer's ack comes too late: refused, so it does not run the task.
   EXPECT_EQ(queue_->Ack(a, 1, 0, first.attempt).code(), StatusCode::kFailedPrecondition);
-  ASSERT_TRUE(queue_->Ack(b, 1, 0, second.attempt).ok());
-  ASSERT_TRUE(queue_->Complete(b, 1, 0, second.attempt, std::string("ok")).ok());
+  FLOE_ASSERT_OK(queue_->Ack(b, 1, 0, second.attempt));
+  FLOE_ASSERT_OK(queue_->Complete(b, 1, 0, second.attempt, std::string("ok")));
   auto finished = queue_->TakeFinished();
   ASSERT_EQ(finished.size(), 1u);
   // Resets after timeouts are not failures.
@@ -116,21 +118,21 @@ TEST_F(TaskQueueTest, AckTimeoutResetsTaskAndStaleAckIsRefused) {
 TEST_F(TaskQueueTest, ExecuteTimeoutAndStaleCompletionIsIgnored) {
   const std::string a = Register();
   const std::string b = Register();
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 1)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 1)));
   Handout first = PollOne(a);
-  ASSERT_TRUE(queue_->Ack(a, 1, 0, first.attempt).ok());
+  FLOE_ASSERT_OK(queue_->Ack(a, 1, 0, first.attempt));
   now_ += 600'001;
-  ASSERT_TRUE(queue_->Heartbeat(a).ok());  // alive, but the task took too long
-  ASSERT_TRUE(queue_->Heartbeat(b).ok());
+  FLOE_ASSERT_OK(queue_->Heartbeat(a));  // alive, but the task took too long
+  FLOE_ASSERT_OK(queue_->Heartbeat(b));
   queue_->Expire();
   EXPECT_EQ(StatusOf(1, 0), TaskStatus::kPlanned);
   Handout second = PollOne(b);
-  ASSERT_TRUE(queue_->Ack(b, 1, 0, second.attempt).ok());
+  FLOE_ASSERT_OK(queue_->Ack(b, 1, 0, second.attempt));
   // The slow first attempt completes late: ignored, the task stays with the second.
   EXPECT_EQ(queue_->Complete(a, 1, 0, first.attempt, std::string("late")).code(),
             StatusCode::kFailedPrecondition);
   EXPECT_EQ(StatusOf(1, 0), TaskStatus::kAcked);
-  ASSERT_TRUE(queue_->Complete(b, 1, 0, second.attempt, std::string("fresh")).ok());
+  FLOE_ASSERT_OK(queue_->Complete(b, 1, 0, second.attempt, std::string("fresh")));
   auto finished = queue_->TakeFinished();
   ASSERT_EQ(finished.size(), 1u);
   EXPECT_EQ(finished[0].tasks[0].output, "fresh");
@@ -138,9 +140,9 @@ TEST_F(TaskQueueTest, ExecuteTimeoutAndStaleCompletionIsIgnored) {
 
 TEST_F(TaskQueueTest, DeadOptimizerLosesItsTasks) {
   const std::string a = Register();
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 1)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 1)));
   Handout h = PollOne(a);
-  ASSERT_TRUE(queue_->Ack(a, 1, 0, h.attempt).ok());
+  FLOE_ASSERT_OK(queue_->Ack(a, 1, 0, h.attempt));
   now_ += 59'000;
   queue_->Expire();
   EXPECT_EQ(StatusOf(1, 0), TaskStatus::kAcked);  // within the heartbeat timeout
@@ -155,21 +157,21 @@ TEST_F(TaskQueueTest, DeadOptimizerLosesItsTasks) {
 
 TEST_F(TaskQueueTest, FailuresAreRetriedThenFailTheProcess) {
   const std::string a = Register(2);
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 2, 0.5, /*retries=*/2)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 2, 0.5, /*retries=*/2)));
   // Task 1 succeeds; task 0 fails three times: the first failure and two retries.
   Handout first = PollOne(a, 0);
   Handout other = PollOne(a, 1);
   ASSERT_EQ(first.task_id, 0);
   ASSERT_EQ(other.task_id, 1);
-  ASSERT_TRUE(queue_->Ack(a, 1, 1, other.attempt).ok());
-  ASSERT_TRUE(queue_->Complete(a, 1, 1, other.attempt, std::string("ok")).ok());
+  FLOE_ASSERT_OK(queue_->Ack(a, 1, 1, other.attempt));
+  FLOE_ASSERT_OK(queue_->Complete(a, 1, 1, other.attempt, std::string("ok")));
   Handout h = first;
   for (int i = 0; i < 3; ++i) {
     if (i > 0) h = PollOne(a, 0);
     ASSERT_EQ(h.task_id, 0);
     EXPECT_EQ(h.attempt, i + 1);
-    ASSERT_TRUE(queue_->Ack(a, 1, 0, h.attempt).ok());
-    ASSERT_TRUE(queue_->Complete(a, 1, 0, h.attempt, Status::IOError("disk full")).ok());
+    FLOE_ASSERT_OK(queue_->Ack(a, 1, 0, h.attempt));
+    FLOE_ASSERT_OK(queue_->Complete(a, 1, 0, h.attempt, Status::IOError("disk full")));
     if (i < 2) {
       EXPECT_EQ(StatusOf(1, 0), TaskStatus::kPlanned) << "attempt " << i;
       EXPECT_TRUE(queue_->TakeFinished().empty());
@@ -186,10 +188,10 @@ TEST_F(TaskQueueTest, FailuresAreRetriedThenFailTheProcess) {
 
 TEST_F(TaskQueueTest, CancelEndsProcessAndMakesCompletionsStale) {
   const std::string a = Register();
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 2)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 2)));
   Handout h = PollOne(a);
-  ASSERT_TRUE(queue_->Ack(a, 1, h.task_id, h.attempt).ok());
-  ASSERT_TRUE(queue_->Cancel(1).ok());
+  FLOE_ASSERT_OK(queue_->Ack(a, 1, h.task_id, h.attempt));
+  FLOE_ASSERT_OK(queue_->Cancel(1));
   auto finished = queue_->TakeFinished();
   ASSERT_EQ(finished.size(), 1u);
   EXPECT_EQ(finished[0].outcome, ProcessOutcome::kCanceled);
@@ -198,14 +200,14 @@ TEST_F(TaskQueueTest, CancelEndsProcessAndMakesCompletionsStale) {
             StatusCode::kFailedPrecondition);
   EXPECT_EQ(queue_->Cancel(1).code(), StatusCode::kNotFound);
   // The table may have a new process now.
-  EXPECT_TRUE(queue_->Submit(Process(2, "t1", 1)).ok());
+  FLOE_EXPECT_OK(queue_->Submit(Process(2, "t1", 1)));
 }
 
 TEST_F(TaskQueueTest, PollingAgainReleasesTheThreadsTask) {
   const std::string a = Register();
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 1)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 1)));
   Handout first = PollOne(a);
-  ASSERT_TRUE(queue_->Ack(a, 1, 0, first.attempt).ok());
+  FLOE_ASSERT_OK(queue_->Ack(a, 1, 0, first.attempt));
   // The thread restarted (it cannot be running the task while it polls): handed out anew.
   Handout again = PollOne(a);
   EXPECT_EQ(again.task_id, 0);
@@ -214,12 +216,12 @@ TEST_F(TaskQueueTest, PollingAgainReleasesTheThreadsTask) {
 
 TEST_F(TaskQueueTest, DrainingOptimizerGetsNoTasks) {
   auto o = queue_->Register("g", 1, 0, false);
-  ASSERT_TRUE(o.ok());
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 1)).ok());
-  ASSERT_TRUE(queue_->Drain(o->id).ok());
+  FLOE_ASSERT_OK(o);
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 1)));
+  FLOE_ASSERT_OK(queue_->Drain(o->id));
   EXPECT_TRUE(*queue_->Draining(o->token));
   auto h = queue_->Poll(o->token, 0);
-  ASSERT_TRUE(h.ok());
+  FLOE_ASSERT_OK(h);
   EXPECT_FALSE(h->has_value());
   EXPECT_EQ(queue_->GroupThreads("g"), 0);
   EXPECT_EQ(queue_->RemoveGroup("g").code(), StatusCode::kFailedPrecondition);
@@ -228,8 +230,8 @@ TEST_F(TaskQueueTest, DrainingOptimizerGetsNoTasks) {
 TEST_F(TaskQueueTest, QuotaLimitsTasksPerTableUnlessNothingElseWaits) {
   // 4 threads, quota 0.5: each table may hold ceil(0.5 * 4) = 2 tasks at once.
   const std::string a = Register(4);
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 4)).ok());
-  ASSERT_TRUE(queue_->Submit(Process(2, "t2", 4)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 4)));
+  FLOE_ASSERT_OK(queue_->Submit(Process(2, "t2", 4)));
   std::map<int64_t, int> per_process;
   for (int thread = 0; thread < 4; ++thread) ++per_process[PollOne(a, thread).process_id];
   EXPECT_EQ(per_process[1], 2);
@@ -238,23 +240,23 @@ TEST_F(TaskQueueTest, QuotaLimitsTasksPerTableUnlessNothingElseWaits) {
 
 TEST_F(TaskQueueTest, QuotaBreaksLimitWhenNoOtherTableHasWork) {
   const std::string a = Register(4);
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 4)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 4)));
   for (int thread = 0; thread < 4; ++thread) EXPECT_EQ(PollOne(a, thread).process_id, 1);
 }
 
 TEST_F(TaskQueueTest, QuotaPolicyPrefersTheTableThatUsedLeast) {
   const std::string a = Register(1);
   // t1 ran for 10 minutes in the last hour.
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 1)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 1)));
   Handout h = PollOne(a);
-  ASSERT_TRUE(queue_->Ack(a, 1, 0, h.attempt).ok());
+  FLOE_ASSERT_OK(queue_->Ack(a, 1, 0, h.attempt));
   now_ += 600'000;
-  ASSERT_TRUE(queue_->Complete(a, 1, 0, h.attempt, std::string("ok")).ok());
+  FLOE_ASSERT_OK(queue_->Complete(a, 1, 0, h.attempt, std::string("ok")));
   // quota limit 1 thread: 10 min / 60 min / 1.
   EXPECT_NEAR(queue_->QuotaOccupation("t1", 0.5, 1), 1.0 / 6, 1e-9);
   // Submitted first, but t1 has used its quota; t2 has not.
-  ASSERT_TRUE(queue_->Submit(Process(3, "t1", 1)).ok());
-  ASSERT_TRUE(queue_->Submit(Process(4, "t2", 1)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(3, "t1", 1)));
+  FLOE_ASSERT_OK(queue_->Submit(Process(4, "t2", 1)));
   EXPECT_EQ(PollOne(a).process_id, 4);
   // An hour later t1's use has left the window.
   now_ += 3'600'001;
@@ -263,11 +265,11 @@ TEST_F(TaskQueueTest, QuotaPolicyPrefersTheTableThatUsedLeast) {
 
 TEST_F(TaskQueueTest, QuotaAboveOneIsAThreadCount) {
   const std::string a = Register(1);
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 1)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 1)));
   Handout h = PollOne(a);
-  ASSERT_TRUE(queue_->Ack(a, 1, 0, h.attempt).ok());
+  FLOE_ASSERT_OK(queue_->Ack(a, 1, 0, h.attempt));
   now_ += 1'800'000;
-  ASSERT_TRUE(queue_->Complete(a, 1, 0, h.attempt, std::string("ok")).ok());
+  FLOE_ASSERT_OK(queue_->Complete(a, 1, 0, h.attempt, std::string("ok")));
   // 30 min of the hour over a limit of 3 threads.
   EXPECT_NEAR(queue_->QuotaOccupation("t1", 3, 1), 0.5 / 3, 1e-9);
 }
@@ -279,8 +281,8 @@ TEST_F(TaskQueueTest, BalancedPolicyPrefersTheTableOptimizedLongestAgo) {
   recent.last_optimized_ms = now_ - 1000;
   ProcessSubmission old = Process(2, "t2", 1);
   old.last_optimized_ms = now_ - 100'000;
-  ASSERT_TRUE(queue_->Submit(std::move(recent)).ok());
-  ASSERT_TRUE(queue_->Submit(std::move(old)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(std::move(recent)));
+  FLOE_ASSERT_OK(queue_->Submit(std::move(old)));
   EXPECT_EQ(PollOne(a).process_id, 2);
 }
 
@@ -289,7 +291,7 @@ TEST_F(TaskQueueTest, SubmitChecks) {
   ProcessSubmission p = Process(1, "t1", 1);
   p.group = "nope";
   EXPECT_EQ(queue_->Submit(std::move(p)).code(), StatusCode::kNotFound);
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 1)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 1)));
   EXPECT_EQ(queue_->Submit(Process(1, "t2", 1)).code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(queue_->Submit(Process(2, "t1", 1)).code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(queue_->RemoveGroup("g").code(), StatusCode::kFailedPrecondition);
@@ -297,7 +299,7 @@ TEST_F(TaskQueueTest, SubmitChecks) {
 
 TEST_F(TaskQueueTest, GroupStatsCountTasks) {
   const std::string a = Register(2);
-  ASSERT_TRUE(queue_->Submit(Process(1, "t1", 3)).ok());
+  FLOE_ASSERT_OK(queue_->Submit(Process(1, "t1", 3)));
   Handout h = PollOne(a);
   auto g = queue_->FindGroup("g");
   ASSERT_TRUE(g.has_value());
@@ -305,8 +307,8 @@ TEST_F(TaskQueueTest, GroupStatsCountTasks) {
   EXPECT_EQ(g->optimizers, 1);
   EXPECT_EQ(g->queued_tasks, 2);
   EXPECT_EQ(g->running_tasks, 1);
-  ASSERT_TRUE(queue_->Ack(a, 1, h.task_id, h.attempt).ok());
-  ASSERT_TRUE(queue_->Complete(a, 1, h.task_id, h.attempt, std::string("ok")).ok());
+  FLOE_ASSERT_OK(queue_->Ack(a, 1, h.task_id, h.attempt));
+  FLOE_ASSERT_OK(queue_->Complete(a, 1, h.task_id, h.attempt, std::string("ok")));
   g = queue_->FindGroup("g");
   EXPECT_EQ(g->completed_tasks, 1);
   EXPECT_EQ(g->completed_bytes, 100);

@@ -70,8 +70,7 @@ HttpResponse FromStatus(const Status& status, Subject subject, std::string_view 
       } else if (!name.empty() && subject == Subject::kTable && message.starts_with("table ")) {
         message = fmt::format("Table already exists: {}", name);
       }
-      return Error(409, "AlreadyExistsException", message);
-    case StatusCode::kConflict: return Error(409, "CommitFailedException", message);
+      break;
     case StatusCode::kFailedPrecondition:
       if (subject == Subject::kNamespace) {
         if (!name.empty()) message = fmt::format("Namespace {} is not empty: {}", name, message);
@@ -84,19 +83,27 @@ HttpResponse FromStatus(const Status& status, Subject subject, std::string_view 
       return Error(400,
                    subject == Subject::kCommit ? "ValidationException" : "IllegalArgumentException",
                    message);
-    case StatusCode::kUnimplemented: return Error(406, "UnsupportedOperationException", message);
-    case StatusCode::kUnauthenticated: return Error(401, "NotAuthorizedException", message);
-    case StatusCode::kPermissionDenied: return Error(403, "ForbiddenException", message);
-    // Nothing was stored: a commit's metadata file or pointer swap failed for space before
-    // the swap, so even a commit is known not to have happened and the client may clean up.
-    case StatusCode::kResourceExhausted: return Error(507, "InsufficientStorageException", message);
-    default: break;
+    // As errors.h's table, whatever the call: a commit that failed with one of these is
+    // known not to have happened (kResourceExhausted: the metadata file or the pointer swap
+    // failed for space before the swap), so the client may clean up.
+    case StatusCode::kConflict:
+    case StatusCode::kUnimplemented:
+    case StatusCode::kUnauthenticated:
+    case StatusCode::kPermissionDenied:
+    case StatusCode::kResourceExhausted: break;
+    // The commit may have happened (the pointer swap's answer was lost, the metadata file
+    // write failed half-way...): the client must not clean up its files.
+    case StatusCode::kOk:
+    case StatusCode::kUnavailable:
+    case StatusCode::kDeadlineExceeded:
+    case StatusCode::kCorrupt:
+    case StatusCode::kIOError:
+    case StatusCode::kInternal:
+      if (subject == Subject::kCommit) return Error(500, "CommitStateUnknownException", message);
+      break;
   }
-  // The commit may have happened (the pointer swap's answer was lost, the metadata file
-  // write failed half-way...): the client must not clean up its files.
-  if (subject == Subject::kCommit) return Error(500, "CommitStateUnknownException", message);
-  HttpError fallback = HttpErrorFor(status.code());
-  return Error(fallback.status, fallback.type, message);
+  HttpError e = HttpErrorFor(status.code());
+  return Error(e.status, e.type, message);
 }
 
 HttpResponse BadRequest(std::string_view message) {
@@ -1065,8 +1072,13 @@ HttpResponse RestCatalogService::Handlers::CreateTable(RestCatalogService& self,
   if (response.status != 200) return response;
   if (!stage) {
     response.headers.emplace_back("ETag", ETagFor((*metadata)->metadata_file_location, "all"));
+    self.TableChanged(call, id);
   }
   return response;
+}
+
+void RestCatalogService::TableChanged(const Call& call, const TableIdentifier& id) const {
+  if (options_.on_table_changed) options_.on_table_changed(call.pool->name(), id);
 }
 
 HttpResponse RestCatalogService::Handlers::LoadTable(RestCatalogService& self, Call& call) {
@@ -1184,13 +1196,13 @@ HttpResponse RestCatalogService::Handlers::UpdateTable(RestCatalogService& self,
     if (!result.ok()) return FromStatus(result.status(), Subject::kCommit);
     committed = *result;
   }
-  if (self.options_.on_table_changed) self.options_.on_table_changed(call.pool->name(), id);
+  self.TableChanged(call, id);
   HttpResponse response = HttpResponse::Json(200, LoadResultJson(*committed, true));
   response.headers.emplace_back("ETag", ETagFor(committed->metadata_file_location, "all"));
   return response;
 }
 
-HttpResponse RestCatalogService::Handlers::DropTable(RestCatalogService&, Call& call) {
+HttpResponse RestCatalogService::Handlers::DropTable(RestCatalogService& self, Call& call) {
   TableIdentifier id = call.Table();
   bool purge = false;
   if (const std::string* p = call.Query("purgeRequested"); p != nullptr) {
@@ -1198,6 +1210,7 @@ HttpResponse RestCatalogService::Handlers::DropTable(RestCatalogService&, Call& 
   }
   Status dropped = call.cat->DropTable(id, purge);
   if (!dropped.ok()) return FromStatus(dropped, Subject::kTable, id.ToString());
+  self.TableChanged(call, id);
   return HttpResponse::NoContent();
 }
 
@@ -1259,6 +1272,7 @@ HttpResponse RestCatalogService::Handlers::RegisterTable(RestCatalogService& sel
                         namespace_path + "/tables/" + http::PercentEncode(*name));
   if (response.status != 200) return response;
   response.headers.emplace_back("ETag", ETagFor(*location, "all"));
+  self.TableChanged(call, id);
   return response;
 }
 
@@ -1277,7 +1291,7 @@ HttpResponse RestCatalogService::Handlers::ScanPlanning(RestCatalogService& self
                                     {call.segments.begin() + kAfterTable, call.segments.end()});
 }
 
-HttpResponse RestCatalogService::Handlers::RenameTable(RestCatalogService&, Call& call) {
+HttpResponse RestCatalogService::Handlers::RenameTable(RestCatalogService& self, Call& call) {
   catalog::Catalog& cat = *call.cat;
   auto rename = RenameFromJson(call.request);
   if (!rename.ok()) return BadRequest(rename.status().message());
@@ -1299,6 +1313,8 @@ HttpResponse RestCatalogService::Handlers::RenameTable(RestCatalogService&, Call
     }
     return FromStatus(renamed, Subject::kTable, source.ToString());
   }
+  self.TableChanged(call, source);
+  self.TableChanged(call, dest);
   return HttpResponse::NoContent();
 }
 
@@ -1326,9 +1342,7 @@ HttpResponse RestCatalogService::Handlers::CommitTransaction(RestCatalogService&
   }
   Status committed = call.cat->CommitTransaction(commits);
   if (!committed.ok()) return FromStatus(committed, Subject::kCommit);
-  if (self.options_.on_table_changed) {
-    for (const auto& c : commits) self.options_.on_table_changed(call.pool->name(), c.id);
-  }
+  for (const auto& c : commits) self.TableChanged(call, c.id);
   return HttpResponse::NoContent();
 }
 

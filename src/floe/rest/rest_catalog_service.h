@@ -57,7 +57,8 @@ struct RestCatalogOptions {
   ScanPlanningOptions scan_planning;
   // Milliseconds since the epoch (injected for tests).
   std::function<int64_t()> now_ms;
-  // Called after each successful table commit (catalog name, table): the optimizer's event.
+  // Called after each successful table create, register, commit, rename (for both names)
+  // and drop (catalog name, table): the optimizer's event.
   std::function<void(const std::string&, const catalog::TableIdentifier&)> on_table_changed;
 };
 
@@ -125,6 +126,8 @@ class RestCatalogService {
   http::HttpResponse LoadResponse(const Call& call, std::string body,
                                   const std::vector<std::string>& locations,
                                   const std::string& path_to_table);
+  // Tells options_.on_table_changed that the call changed `id`.
+  void TableChanged(const Call& call, const catalog::TableIdentifier& id) const;
 
   std::shared_ptr<catalog::CatalogRegistry> registry_;
   RestCatalogOptions options_;

@@ -293,6 +293,7 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
                                   "lag-throttle-bytes",
                                   "lag-limit-bytes",
                                   "max-throttle-ms",
+                                  "translator-threads",
                                   "schema-registry",
                                   "tls"}));
   if (node["enabled"]) {
@@ -363,6 +364,11 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
     FLOE_ASSIGN_OR_RETURN(int64_t ms,
                           Integer(node["max-throttle-ms"], "kafka.max-throttle-ms", 0, 60000));
     kafka->max_throttle_ms = static_cast<int32_t>(ms);
+  }
+  if (node["translator-threads"]) {
+    FLOE_ASSIGN_OR_RETURN(int64_t threads,
+                          Integer(node["translator-threads"], "kafka.translator-threads", 0, 1024));
+    kafka->translator_threads = static_cast<int>(threads);
   }
   if (node["table-catalog"]) {
     FLOE_ASSIGN_OR_RETURN(kafka->table_catalog,

@@ -49,10 +49,12 @@
 //     num-partitions: 1                    # for auto-created topics
 //     retention-ms: 604800000
 //     table-catalog: lake                  # where table topics' tables go (default:
-//     default-catalog) table-namespace: kafka               # for topics without
-//     floe.table.topic.namespace lag-throttle-bytes: 268435456        # table topics: throttle
-//     produces past this backlog lag-limit-bytes: 1073741824          #   and hold them past this
-//     one schema-registry:                     # Confluent-compatible (docs/table-topics.md)
+//                                          #   default-catalog)
+//     table-namespace: kafka               # for topics without floe.table.topic.namespace
+//     translator-threads: 0                # the table topics' rounds; 0 = one per core
+//     lag-throttle-bytes: 268435456        # table topics: throttle produces past this
+//     lag-limit-bytes: 1073741824          #   backlog and hold them past this one
+//     schema-registry:                     # Confluent-compatible (docs/table-topics.md)
 //       enabled: true                      # on whenever kafka is
 //       host: 127.0.0.1
 //       port: 8081                         # FLOE_SCHEMA_REGISTRY_PORT; 0 = any free port

@@ -16,7 +16,7 @@ namespace {
 
 TEST(ServerConfig, EmptyFileKeepsDefaults) {
   ServerConfig config;
-  ASSERT_TRUE(ParseServerConfig("", &config).ok());
+  FLOE_ASSERT_OK(ParseServerConfig("", &config));
   EXPECT_EQ(config.data_dir, "floe-data");
   EXPECT_EQ(config.http_port, 8181);
   EXPECT_TRUE(config.catalogs.empty());
@@ -45,7 +45,7 @@ catalogs:
     properties: {catalog-name: prod}
 )",
                                &config);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_EQ(config.data_dir, "/srv/floe");
   EXPECT_EQ(config.metastore_uri, "postgresql://u:p@db:5432/floe");
   EXPECT_EQ(config.default_catalog, "lake");
@@ -83,15 +83,16 @@ kafka:
   lag-throttle-bytes: 1048576
   lag-limit-bytes: -1
   max-throttle-ms: 250
+  translator-threads: 3
   schema-registry: {host: 0.0.0.0, port: 18081}
 )",
                                &config);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_TRUE(config.kafka.schema_registry.enabled);
   EXPECT_EQ(config.kafka.schema_registry.host, "0.0.0.0");
   EXPECT_EQ(config.kafka.schema_registry.port, 18081);
   EXPECT_FALSE(ParseServerConfig("kafka: {schema-registry: {prot: 1}}", &config).ok());
-  EXPECT_TRUE(ParseServerConfig("kafka: {schema-registry: {enabled: false}}", &config).ok());
+  FLOE_EXPECT_OK(ParseServerConfig("kafka: {schema-registry: {enabled: false}}", &config));
   EXPECT_FALSE(config.kafka.schema_registry.enabled);
   EXPECT_TRUE(config.kafka.enabled);
   EXPECT_EQ(config.kafka.host, "0.0.0.0");
@@ -107,7 +108,10 @@ kafka:
   EXPECT_EQ(config.kafka.lag_throttle_bytes, 1048576);
   EXPECT_EQ(config.kafka.lag_limit_bytes, -1);
   EXPECT_EQ(config.kafka.max_throttle_ms, 250);
+  EXPECT_EQ(config.kafka.translator_threads, 3);
   EXPECT_FALSE(ParseServerConfig("kafka: {max-throttle-ms: 100000}", &config).ok());
+  EXPECT_FALSE(ParseServerConfig("kafka: {translator-threads: -1}", &config).ok());
+  EXPECT_FALSE(ParseServerConfig("kafka: {translator-threads: many}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {table-namespace: ''}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {fsync: sometimes}", &config).ok());
   EXPECT_FALSE(ParseServerConfig("kafka: {prot: 1}", &config).ok());
@@ -115,6 +119,7 @@ kafka:
   EXPECT_EQ(defaults.kafka.port, 9092);
   EXPECT_EQ(defaults.kafka.table_catalog, "");  // the default catalog
   EXPECT_EQ(defaults.kafka.table_namespace, "kafka");
+  EXPECT_EQ(defaults.kafka.translator_threads, 0);       // one per core
   EXPECT_EQ(defaults.kafka.schema_registry.port, 8081);  // Confluent's default port
 }
 
@@ -128,7 +133,7 @@ history:
   max-samples: 100
 )",
                                &config);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_EQ(config.history.server_id, "floe-eu-1");
   EXPECT_EQ(config.history.interval_ms, 250);
   EXPECT_EQ(config.history.retention_ms, 3'600'000);
@@ -161,7 +166,7 @@ auth:
       catalogs: {"*": read, private: none}
 )",
                                &config);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  FLOE_ASSERT_OK(s);
   EXPECT_TRUE(config.auth.enabled);
   EXPECT_EQ(config.auth.token_lifetime_seconds, 600);
   EXPECT_EQ(config.auth.token_key_file, "/etc/floe/token.key");
@@ -265,22 +270,21 @@ TEST(ServerConfig, MistakesNameTheKey) {
        }) {
     ServerConfig config;
     Status s = ParseServerConfig(c.yaml, &config);
-    ASSERT_FALSE(s.ok()) << c.yaml;
-    EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << c.yaml;
+    ASSERT_THAT(s, IsError(StatusCode::kInvalidArgument)) << c.yaml;
     EXPECT_NE(s.message().find(c.expected), std::string::npos) << c.yaml << " -> " << s.ToString();
   }
 }
 
 TEST(ServerConfig, EnvironmentOverridesTheFile) {
   ServerConfig config;
-  ASSERT_TRUE(ParseServerConfig("data-dir: /from/file\nhttp:\n  port: 9000", &config).ok());
+  FLOE_ASSERT_OK(ParseServerConfig("data-dir: /from/file\nhttp:\n port: 9000", &config));
   std::map<std::string, std::string> env = {
       {"FLOE_DATA_DIR", "/from/env"}, {"FLOE_HTTP_PORT", "9100"}, {"FLOE_METASTORE", ""}};
   auto getenv = [&](const char* name) -> const char* {
     auto it = env.find(name);
     return it == env.end() ? nullptr : it->second.c_str();
   };
-  ASSERT_TRUE(ApplyServerEnvironment(getenv, &config).ok());
+  FLOE_ASSERT_OK(ApplyServerEnvironment(getenv, &config));
   EXPECT_EQ(config.data_dir, "/from/env");
   EXPECT_EQ(config.http_port, 9100);
   EXPECT_EQ(config.metastore_uri, "");  // empty variables are ignored
@@ -288,10 +292,10 @@ TEST(ServerConfig, EnvironmentOverridesTheFile) {
   EXPECT_EQ(ApplyServerEnvironment(getenv, &config).code(), StatusCode::kInvalidArgument);
   env["FLOE_HTTP_PORT"] = "9100";
   env["FLOE_AUTH_ENABLED"] = "true";
-  ASSERT_TRUE(ApplyServerEnvironment(getenv, &config).ok());
+  FLOE_ASSERT_OK(ApplyServerEnvironment(getenv, &config));
   EXPECT_TRUE(config.auth.enabled);
   env["FLOE_AUTH_ENABLED"] = "0";
-  ASSERT_TRUE(ApplyServerEnvironment(getenv, &config).ok());
+  FLOE_ASSERT_OK(ApplyServerEnvironment(getenv, &config));
   EXPECT_FALSE(config.auth.enabled);
   env["FLOE_AUTH_ENABLED"] = "sometimes";
   EXPECT_EQ(ApplyServerEnvironment(getenv, &config).code(), StatusCode::kInvalidArgument);
@@ -308,12 +312,12 @@ TEST(ServerConfig, HashErrorsDoNotRepeatTheValue) {
 
 TEST(ServerConfig, WebDirFromTheFileThenTheEnvironment) {
   ServerConfig config;
-  ASSERT_TRUE(ParseServerConfig("web-dir: /srv/floe/web", &config).ok());
+  FLOE_ASSERT_OK(ParseServerConfig("web-dir: /srv/floe/web", &config));
   EXPECT_EQ(config.web_dir, "/srv/floe/web");
   auto getenv = [](const char* name) -> const char* {
     return std::string_view(name) == "FLOE_WEB_DIR" ? "/from/env/web" : nullptr;
   };
-  ASSERT_TRUE(ApplyServerEnvironment(getenv, &config).ok());
+  FLOE_ASSERT_OK(ApplyServerEnvironment(getenv, &config));
   EXPECT_EQ(config.web_dir, "/from/env/web");
   EXPECT_EQ(ParseServerConfig("web-dir: [a, b]", &config).code(), StatusCode::kInvalidArgument);
 }

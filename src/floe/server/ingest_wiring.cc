@@ -10,8 +10,9 @@ namespace floe::server {
 Result<std::unique_ptr<ingest::IngestService>> StartIngest(
     const ServerConfig& config, std::shared_ptr<catalog::CatalogRegistry> registry,
     kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer,
-    const ingest::SchemaRegistry* schemas) {
+    const ingest::SchemaRegistry* schemas, Executor* executor) {
   ingest::IngestServiceOptions options;
+  options.executor = executor;
   options.catalog =
       config.kafka.table_catalog.empty() ? config.default_catalog : config.kafka.table_catalog;
   options.translator.default_namespace = config.kafka.table_namespace;

@@ -284,6 +284,7 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
       w.Sample("floe_kafka_log_sync_failures_total", {}, sync.failures);
     }
   }
+  WriteExecutorMetrics(w);
   if (ingest_) WriteTopicMetrics(w);
   if (s3_metrics_) io::s3::WriteS3Metrics(*s3_metrics_, w);
 
@@ -293,7 +294,48 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
   return response;
 }
 
+void Server::WriteExecutorMetrics(PrometheusWriter& w) {
+  std::vector<ExecutorStats> executors;
+  for (const Executor* e : {ingest_executor_.get()}) {
+    if (e != nullptr) executors.push_back(e->stats());
+  }
+  if (executors.empty()) return;
+  auto family = [&](std::string_view name, std::string_view type, std::string_view help,
+                    const auto& value) {
+    w.Family(name, type, help);
+    for (const ExecutorStats& s : executors) w.Sample(name, {{"executor", s.name}}, value(s));
+  };
+  using S = const ExecutorStats&;
+  auto count = [](uint64_t n) { return static_cast<int64_t>(n); };
+  family("floe_executor_threads", "gauge", "Threads of an executor.",
+         [](S s) { return int64_t{s.threads}; });
+  family("floe_executor_queued_tasks", "gauge", "Tasks waiting for a thread of the executor.",
+         [&](S s) { return count(s.queued); });
+  family("floe_executor_running_tasks", "gauge", "Tasks on a thread of the executor now.",
+         [&](S s) { return count(s.running); });
+  family("floe_executor_delayed_tasks", "gauge", "Tasks submitted for later, not due yet.",
+         [&](S s) { return count(s.delayed); });
+  family("floe_executor_submitted_tasks_total", "counter",
+         "Tasks the executor accepted (a delayed one once due).",
+         [&](S s) { return count(s.submitted); });
+  family("floe_executor_completed_tasks_total", "counter", "Tasks the executor ran.",
+         [&](S s) { return count(s.completed); });
+  family("floe_executor_rejected_tasks_total", "counter",
+         "Tasks the executor refused (a full queue, or stopping).",
+         [&](S s) { return count(s.rejected); });
+  family("floe_executor_queue_wait_seconds_total", "counter",
+         "Time the completed tasks waited for a thread, summed.",
+         [](S s) { return s.queue_wait_seconds; });
+  // Thread CPU time, as floe_optimizer_busy_seconds_total: a task waiting is not busy.
+  family("floe_executor_busy_seconds_total", "counter", "Thread CPU time of the executor's tasks.",
+         [](S s) { return s.busy_cpu_seconds; });
+}
+
 void Server::WriteTopicMetrics(PrometheusWriter& w) {
+  w.Family("floe_table_topic_deferred_rounds_total", "counter",
+           "Table topic rounds the ingest executor refused, submitted again by the supervisor.");
+  w.Sample("floe_table_topic_deferred_rounds_total", {},
+           static_cast<int64_t>(ingest_->deferred_rounds()));
   auto topics = ingest_->Topics();
   if (!topics.ok()) return;
   w.Family("floe_topic_produced_records", "gauge",

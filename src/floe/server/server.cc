@@ -12,6 +12,7 @@
 
 #include "floe/base/macros.h"
 #include "floe/catalog/sql_catalog.h"
+#include "floe/ingest/registry_errors.h"
 #include "floe/io/local_file_io.h"
 #include "floe/io/s3/make_file_io.h"
 
@@ -306,9 +307,13 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
                                     return raw->HandleRegistryRequest(request);
                                   }));
     }
-    FLOE_ASSIGN_OR_RETURN(server->ingest_,
-                          StartIngest(config, server->registry_, server->kafka_.get(),
-                                      server->optimizer_.get(), server->schema_registry_.get()));
+    FLOE_ASSIGN_OR_RETURN(
+        server->ingest_executor_,
+        Executor::Make({.name = "ingest", .threads = config.kafka.translator_threads}));
+    FLOE_ASSIGN_OR_RETURN(
+        server->ingest_,
+        StartIngest(config, server->registry_, server->kafka_.get(), server->optimizer_.get(),
+                    server->schema_registry_.get(), server->ingest_executor_.get()));
   }
 
   rest::RestCatalogOptions rest_options;
@@ -416,8 +421,10 @@ std::vector<Status> Server::ReloadTls() {
 void Server::Stop() {
   // First: it reads the optimizer and the table topics.
   if (history_) history_->Stop();
-  // Before the listener: the translators read the broker through it.
+  // Before the listener: the translators read the broker through it. Then its executor,
+  // whose leftover rounds find their workers stopped.
   if (ingest_) ingest_->Stop();
+  if (ingest_executor_) ingest_executor_->Stop();
   if (registry_http_) registry_http_->Stop();
   if (kafka_) kafka_->Stop();
   if (http_) http_->Stop();
@@ -537,19 +544,21 @@ http::HttpResponse Server::HandleRegistryRequest(const http::HttpRequest& reques
   auto principal = auth_->AuthenticateBasicOrBearer(request);
   if (!principal.ok()) {
     if (principal.status().code() == StatusCode::kResourceExhausted) {
-      return ingest::SchemaRegistryApi::ErrorResponse(42901, principal.status().message());
+      return ingest::SchemaRegistryApi::ErrorResponse(ingest::registry_error::kTooManyRequests,
+                                                      principal.status().message());
     }
-    http::HttpResponse response =
-        ingest::SchemaRegistryApi::ErrorResponse(40101, principal.status().message());
+    http::HttpResponse response = ingest::SchemaRegistryApi::ErrorResponse(
+        ingest::registry_error::kUnauthorized, principal.status().message());
     response.headers.emplace_back("WWW-Authenticate", "Basic realm=\"floe\"");
     return response;
   }
   const auth::Access needed =
       ingest::SchemaRegistryApi::Writes(request) ? auth::Access::kWrite : auth::Access::kRead;
   Status allowed = auth::Authenticator::Authorize(**principal, registry_catalog_, needed);
-  http::HttpResponse response =
-      allowed.ok() ? registry_api_->Handle(request)
-                   : ingest::SchemaRegistryApi::ErrorResponse(40301, allowed.message());
+  http::HttpResponse response = allowed.ok()
+                                    ? registry_api_->Handle(request)
+                                    : ingest::SchemaRegistryApi::ErrorResponse(
+                                          ingest::registry_error::kForbidden, allowed.message());
   response.principal = (*principal)->name;
   return response;
 }
@@ -654,6 +663,7 @@ std::string SettingsJson(const ServerConfig& config) {
         {"lag-throttle-bytes", k.lag_throttle_bytes},
         {"lag-limit-bytes", k.lag_limit_bytes},
         {"max-throttle-ms", k.max_throttle_ms},
+        {"translator-threads", k.translator_threads},
         {"schema-registry",
          {{"enabled", k.schema_registry.enabled},
           {"host", k.schema_registry.host},

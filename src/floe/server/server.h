@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "floe/auth/authenticator.h"
+#include "floe/base/executor.h"
 #include "floe/base/prometheus.h"
 #include "floe/base/status.h"
 #include "floe/catalog/catalog_pool.h"
@@ -125,6 +126,9 @@ struct ServerConfig {
     // default catalog.
     std::string table_catalog;
     std::string table_namespace = "kafka";
+    // Threads of the `ingest` executor running every table topic's translation rounds
+    // (docs/table-topics.md, "Threads"); 0: one per core.
+    int translator_threads = 0;
     // The built-in schema registry's listener (its schemas under <data-dir>/schema-registry).
     struct SchemaRegistry {
       bool enabled = true;
@@ -215,6 +219,8 @@ class Server {
   // write (SchemaRegistryApi::Writes) on the table-topic catalog.
   http::HttpResponse HandleRegistryRequest(const http::HttpRequest& request);
   void WriteTopicMetrics(PrometheusWriter& w);
+  // The floe_executor_* families of every executor the server built (label `executor`).
+  void WriteExecutorMetrics(PrometheusWriter& w);
 
   // Request counts and latencies per route class (RouteClass in server.cc).
   static constexpr size_t kRouteClasses = 5;
@@ -245,6 +251,9 @@ class Server {
   std::unique_ptr<ingest::SchemaRegistryApi> registry_api_;
   std::unique_ptr<http::HttpServer> registry_http_;
   std::string registry_catalog_;  // whose roles govern Kafka and the registry (kafka.table-catalog)
+  // Runs the table topics' rounds; declared before ingest_, which uses it, so that it
+  // outlives it.
+  std::unique_ptr<Executor> ingest_executor_;      // with kafka_
   std::unique_ptr<ingest::IngestService> ingest_;  // with kafka_
   std::unique_ptr<manage::HistoryRecorder> history_;
 };
@@ -253,7 +262,7 @@ class Server {
 Result<std::unique_ptr<ingest::IngestService>> StartIngest(
     const ServerConfig& config, std::shared_ptr<catalog::CatalogRegistry> registry,
     kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer,
-    const ingest::SchemaRegistry* schemas);
+    const ingest::SchemaRegistry* schemas, Executor* executor);
 
 // Whether `host` (http.host) only accepts connections from this machine: localhost,
 // 127.0.0.0/8 or ::1.

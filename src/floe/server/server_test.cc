@@ -10,10 +10,12 @@
 #include <string_view>
 #include <utility>
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "floe/auth/crypto.h"
+#include "floe/base/testing.h"
 #include "floe/http/http_client.h"
 #include "floe/manage/management_api.h"
 #include "floe/metastore/metastore.h"
@@ -45,17 +47,17 @@ class ServerTest : public ::testing::Test {
 
 TEST_F(ServerTest, FirstStartCreatesTheDefaultCatalogAndMigratesTheMetastore) {
   auto server = Server::Start(Config());
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  FLOE_ASSERT_OK(server);
   EXPECT_GT((*server)->http_port(), 0);
   EXPECT_GT((*server)->kafka_port(), 0);
   EXPECT_TRUE(std::filesystem::exists(dir_ / "kafka" / "cluster.id"));
   EXPECT_EQ((*server)->catalog_names(), std::vector<std::string>{"default"});
   (*server)->Stop();
   auto store = metastore::Metastore::Open("sqlite:" + (dir_ / "floe.db").string());
-  ASSERT_TRUE(store.ok());
+  FLOE_ASSERT_OK(store);
   EXPECT_EQ(*(*store)->SchemaVersion(), metastore::Metastore::kSchemaVersion);
   auto record = (*store)->LoadCatalog("default");
-  ASSERT_TRUE(record.ok());
+  FLOE_ASSERT_OK(record);
   EXPECT_EQ(record->kind, metastore::CatalogKind::kInternal);
   EXPECT_EQ(record->warehouse, (std::filesystem::absolute(dir_) / "warehouse").string());
 }
@@ -68,16 +70,16 @@ TEST_F(ServerTest, ConfiguredCatalogsAreCreatedThenUpdated) {
   config.catalogs.push_back(lake);
   {
     auto server = Server::Start(config);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    FLOE_ASSERT_OK(server);
     EXPECT_EQ((*server)->catalog_names(), (std::vector<std::string>{"default", "lake"}));
   }
   config.catalogs[0].warehouse = (dir_ / "lake2").string();
   {
     auto server = Server::Start(config);
-    ASSERT_TRUE(server.ok()) << server.status().ToString();
+    FLOE_ASSERT_OK(server);
   }
   auto store = metastore::Metastore::Open("sqlite:" + (dir_ / "floe.db").string());
-  ASSERT_TRUE(store.ok());
+  FLOE_ASSERT_OK(store);
   EXPECT_EQ((*store)->LoadCatalog("lake")->warehouse, (dir_ / "lake2").string());
 }
 
@@ -89,13 +91,12 @@ TEST_F(ServerTest, BadCatalogFailsTheStart) {
   broken.uri = "nosuchscheme:x";
   config.catalogs.push_back(broken);
   auto server = Server::Start(config);
-  ASSERT_FALSE(server.ok());
-  EXPECT_EQ(server.status().code(), StatusCode::kInvalidArgument) << server.status().ToString();
+  ASSERT_THAT(server, IsError(StatusCode::kInvalidArgument));
 }
 
 TEST_F(ServerTest, ReservedCatalogNamesAreRefused) {
   auto store = metastore::Metastore::Open("sqlite:" + (dir_.string() + ".db"));
-  ASSERT_TRUE(store.ok());
+  FLOE_ASSERT_OK(store);
   metastore::CatalogRecord record;
   record.warehouse = "/w";
   for (const char* name : {"namespaces", "views", "", "a/b", "a b"}) {
@@ -103,7 +104,7 @@ TEST_F(ServerTest, ReservedCatalogNamesAreRefused) {
     EXPECT_EQ((*store)->CreateCatalog(record).code(), StatusCode::kInvalidArgument) << name;
   }
   record.name = "ok-name_1.x";
-  EXPECT_TRUE((*store)->CreateCatalog(record).ok());
+  FLOE_EXPECT_OK((*store)->CreateCatalog(record));
   EXPECT_EQ((*store)->CreateCatalog(record).code(), StatusCode::kAlreadyExists);
   std::filesystem::remove(dir_.string() + ".db");
 }
@@ -201,9 +202,9 @@ TEST_F(ServerTest, AuthenticationAndPerCatalogAccess) {
     log.append(line).push_back('\n');
   };
   auto server = Server::Start(config);
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  FLOE_ASSERT_OK(server);
   auto client = http::HttpClient::Make();
-  ASSERT_TRUE(client.ok());
+  FLOE_ASSERT_OK(client);
   std::string base = "http://127.0.0.1:" + std::to_string((*server)->http_port());
   auto send = [&](std::string method, std::string path, std::string token = {},
                   std::string body = {}) {
@@ -213,7 +214,7 @@ TEST_F(ServerTest, AuthenticationAndPerCatalogAccess) {
     if (!token.empty()) request.headers.emplace_back("Authorization", "Bearer " + token);
     request.body = std::move(body);
     auto response = (*client)->Send(request);
-    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    FLOE_EXPECT_OK(response);
     return response.ok() ? *response : http::ClientResponse{};
   };
   auto error_type = [](const http::ClientResponse& response) {
@@ -236,7 +237,7 @@ TEST_F(ServerTest, AuthenticationAndPerCatalogAccess) {
                                          {"client_id", "etl"},
                                          {"client_secret", "etl-secret"}});
   auto issued = (*client)->Send(token_request);
-  ASSERT_TRUE(issued.ok());
+  FLOE_ASSERT_OK(issued);
   ASSERT_EQ(issued->status, 200) << issued->body;
   std::string token = nlohmann::json::parse(issued->body)["access_token"];
 
@@ -291,9 +292,9 @@ void CallEveryRouteAsReader(
   reader.catalogs = {{"default", auth::Access::kRead}};
   config.auth.principals = {reader};
   auto server = Server::Start(config);
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  FLOE_ASSERT_OK(server);
   auto client = http::HttpClient::Make();
-  ASSERT_TRUE(client.ok());
+  FLOE_ASSERT_OK(client);
   const std::string base = "http://127.0.0.1:" + std::to_string((*server)->http_port());
   for (const http::RouteInfo& route : routes) {
     std::string path = FillTemplate(route.path, values);
@@ -303,7 +304,7 @@ void CallEveryRouteAsReader(
     request.headers.emplace_back("Authorization", "Bearer reader-token");
     request.body = body(route.method);
     auto response = (*client)->Send(request);
-    ASSERT_TRUE(response.ok()) << response.status().ToString();
+    FLOE_ASSERT_OK(response);
     check(route, path, *response);
   }
   (*server)->Stop();
@@ -376,16 +377,16 @@ TEST_F(ServerTest, ServesTheDashboardBesideTheApis) {
   ServerConfig config = Config();
   config.web_dir = (dir_ / "web").string();
   auto server = Server::Start(config);
-  ASSERT_TRUE(server.ok()) << server.status().ToString();
+  FLOE_ASSERT_OK(server);
   EXPECT_EQ((*server)->web_file_count(), 2u);
   auto client = http::HttpClient::Make();
-  ASSERT_TRUE(client.ok());
+  FLOE_ASSERT_OK(client);
   auto get = [&](const std::string& path) {
     http::ClientRequest request;
     request.method = "GET";
     request.url = "http://127.0.0.1:" + std::to_string((*server)->http_port()) + path;
     auto response = (*client)->Send(request);
-    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    FLOE_EXPECT_OK(response);
     return response.ok() ? *response : http::ClientResponse{};
   };
   auto index = get("/");
@@ -407,11 +408,42 @@ TEST_F(ServerTest, ServesTheDashboardBesideTheApis) {
   EXPECT_EQ(Server::Start(config).status().code(), StatusCode::kNotFound);
 }
 
-TEST_F(ServerTest, RequestBodiesNestAtMostTheJsonDepthLimit) {
-  auto server = Server::Start(Config());
+// The table topics' rounds run on the server's `ingest` executor (kafka.translator-threads),
+// whose figures /metrics shows with the executor's name.
+TEST_F(ServerTest, MetricsShowTheIngestExecutor) {
+  ServerConfig config = Config();
+  config.kafka.translator_threads = 3;
+  config.kafka.schema_registry.port = 0;
+  auto server = Server::Start(config);
   ASSERT_TRUE(server.ok()) << server.status().ToString();
   auto client = http::HttpClient::Make();
   ASSERT_TRUE(client.ok());
+  http::ClientRequest request;
+  request.method = "GET";
+  request.url = "http://127.0.0.1:" + std::to_string((*server)->http_port()) + "/metrics";
+  auto response = (*client)->Send(request);
+  ASSERT_TRUE(response.ok()) << response.status().ToString();
+  ASSERT_EQ(response->status, 200);
+  const std::string& body = response->body;
+  EXPECT_NE(body.find("floe_executor_threads{executor=\"ingest\"} 3\n"), std::string::npos) << body;
+  for (std::string_view family :
+       {"floe_executor_queued_tasks", "floe_executor_running_tasks", "floe_executor_delayed_tasks",
+        "floe_executor_submitted_tasks_total", "floe_executor_completed_tasks_total",
+        "floe_executor_rejected_tasks_total", "floe_executor_queue_wait_seconds_total",
+        "floe_executor_busy_seconds_total"}) {
+    EXPECT_NE(body.find(fmt::format("# TYPE {} ", family)), std::string::npos) << family;
+    EXPECT_NE(body.find(fmt::format("{}{{executor=\"ingest\"}} ", family)), std::string::npos)
+        << family;
+  }
+  EXPECT_NE(body.find("floe_table_topic_deferred_rounds_total 0\n"), std::string::npos);
+  (*server)->Stop();
+}
+
+TEST_F(ServerTest, RequestBodiesNestAtMostTheJsonDepthLimit) {
+  auto server = Server::Start(Config());
+  FLOE_ASSERT_OK(server);
+  auto client = http::HttpClient::Make();
+  FLOE_ASSERT_OK(client);
   auto post = [&](const std::string& path, const std::string& body) {
     http::ClientRequest request;
     request.method = "POST";
@@ -419,7 +451,7 @@ TEST_F(ServerTest, RequestBodiesNestAtMostTheJsonDepthLimit) {
     request.headers.emplace_back("Content-Type", "application/json");
     request.body = body;
     auto response = (*client)->Send(request);
-    EXPECT_TRUE(response.ok()) << response.status().ToString();
+    FLOE_EXPECT_OK(response);
     return response.ok() ? *response : http::ClientResponse{};
   };
   // An object holding `levels` nested arrays: levels + 1 JSON levels.

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/io/memory_file_io.h"
 
 namespace floe::server {
@@ -26,13 +27,13 @@ http::HttpRequest Get(std::string path) {
 class WebAssetsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    ASSERT_TRUE(io_.WriteFile("/site/index.html", "<!doctype html><p>app</p>", false).ok());
-    ASSERT_TRUE(io_.WriteFile("/site/assets/index-3f2a.js", "console.log(1)", false).ok());
-    ASSERT_TRUE(io_.WriteFile("/site/assets/index-9b1c.css", "p{}", false).ok());
-    ASSERT_TRUE(io_.WriteFile("/site/favicon.svg", "<svg/>", false).ok());
-    ASSERT_TRUE(io_.WriteFile("/secret.txt", "outside the site", false).ok());
+    FLOE_ASSERT_OK(io_.WriteFile("/site/index.html", "<!doctype html><p>app</p>", false));
+    FLOE_ASSERT_OK(io_.WriteFile("/site/assets/index-3f2a.js", "console.log(1)", false));
+    FLOE_ASSERT_OK(io_.WriteFile("/site/assets/index-9b1c.css", "p{}", false));
+    FLOE_ASSERT_OK(io_.WriteFile("/site/favicon.svg", "<svg/>", false));
+    FLOE_ASSERT_OK(io_.WriteFile("/secret.txt", "outside the site", false));
     auto assets = WebAssets::Load(io_, "/site/");
-    ASSERT_TRUE(assets.ok()) << assets.status().ToString();
+    FLOE_ASSERT_OK(assets);
     assets_ = std::move(*assets);
   }
 
@@ -99,10 +100,10 @@ TEST_F(WebAssetsTest, NoPathLeavesTheSite) {
 
 TEST(WebAssetsLoadTest, ADirectoryWithoutIndexIsNotFound) {
   io::MemoryFileIO io;
-  ASSERT_TRUE(io.WriteFile("/site/app.js", "x", false).ok());
+  FLOE_ASSERT_OK(io.WriteFile("/site/app.js", "x", false));
   EXPECT_EQ(WebAssets::Load(io, "/site").status().code(), StatusCode::kNotFound);
   EXPECT_EQ(WebAssets::Load(io, "/nowhere").status().code(), StatusCode::kNotFound);
-  ASSERT_TRUE(io.WriteFile("/site/index.html", "0123456789", false).ok());
+  FLOE_ASSERT_OK(io.WriteFile("/site/index.html", "0123456789", false));
   EXPECT_EQ(WebAssets::Load(io, "/site", 5).status().code(), StatusCode::kInvalidArgument);
 }
 

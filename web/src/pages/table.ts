@@ -2,7 +2,7 @@ import { enc, get, getOptional, Page, post, tablePath } from "../api";
 import { barList, columns, lines, timeline } from "../charts";
 import { ago, badge, bytes, card, duration, errorBox, h, healthClass, link, num, table, time } from "../dom";
 import { refresh } from "../router";
-import { tableHref, TableStat } from "./overview";
+import { tableHref } from "./overview";
 
 interface Health {
   score: number;
@@ -443,7 +443,8 @@ export async function tablePage(params: string[]): Promise<HTMLElement> {
 
 const TABLES_PAGE = 200;
 
-interface Runtime {
+// A row of /api/v1/tables: the optimizing state and, once evaluated, the statistics.
+interface ManagedTable {
   catalog: string;
   namespace: string;
   name: string;
@@ -451,53 +452,71 @@ interface Runtime {
   status: string;
   "status-reason": string;
   "last-plan-ms": number;
+  "data-files": number | null;
+  "delete-files": number | null;
+  "total-bytes": number | null;
+  "health-score": number | null;
 }
 
 export async function tablesPage(_params: string[], query: URLSearchParams): Promise<HTMLElement> {
   const q = query.get("q") ?? "";
+  const sort = query.get("sort") ?? "identifier";
   const pageToken = query.get("page-token") ?? "";
-  const filter = `${q ? `&q=${enc(q)}` : ""}${pageToken ? `&page-token=${enc(pageToken)}` : ""}`;
-  // Both lists sort by identifier, so a page of each mostly covers the same tables; the
-  // join is by catalog and identifier, so a table missing from the stats page shows "–".
-  const [runtimes, stats] = await Promise.all([
-    get<Page<Runtime>>(`/api/v1/tables?page-size=${TABLES_PAGE}${filter}`),
-    getOptional<Page<TableStat>>(`/api/v1/table-stats?page-size=${TABLES_PAGE}${filter}`),
-  ]);
-  const next = runtimes["next-page-token"];
-  const byKey = new Map((stats?.items ?? []).map((s) => [`${s.catalog}/${s.identifier}`, s]));
+  // The page's own URL for a filter, sort and page.
+  const href = (over: { q?: string; sort?: string; token?: string }): string => {
+    const p = new URLSearchParams();
+    const qv = over.q ?? q;
+    const sv = over.sort ?? sort;
+    if (qv) p.set("q", qv);
+    if (sv !== "identifier") p.set("sort", sv);
+    if (over.token) p.set("page-token", over.token);
+    const s = p.toString();
+    return s ? `/tables?${s}` : "/tables";
+  };
+  const api = new URLSearchParams({ "page-size": String(TABLES_PAGE), sort });
+  if (q) api.set("q", q);
+  if (pageToken) api.set("page-token", pageToken);
+  const tables = await get<Page<ManagedTable>>(`/api/v1/tables?${api.toString()}`);
+  const next = tables["next-page-token"];
   const search = h("input", { type: "search", name: "q", value: q, placeholder: "filter by name" });
   const form = h("form", { class: "row" }, search, h("button", { type: "submit" }, "Filter"));
   form.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    history.pushState(null, "", search.value ? `/tables?q=${enc(search.value)}` : "/tables");
+    history.pushState(null, "", href({ q: search.value }));
     refresh();
   });
+  // A column title that sorts by its key: ascending first, descending on a second click.
+  const sorted = (title: string, key: string, descendingFirst = false): HTMLElement => {
+    const current = sort === key ? "asc" : sort === `-${key}` ? "desc" : "";
+    const target = current === "asc" ? `-${key}` : current === "desc" ? key : descendingFirst ? `-${key}` : key;
+    return link(href({ sort: target }), `${title}${current === "asc" ? " ▲" : current === "desc" ? " ▼" : ""}`);
+  };
   return h(
     "div",
     null,
     h("h1", null, "Tables"),
-    h("p", { class: "muted" }, "Every table the optimizer has evaluated. Browse catalogs for the others."),
+    h("p", { class: "muted" }, "Every table of every catalog; one the optimizer has not evaluated yet shows –."),
     form,
     card(
-      `${runtimes.total} table(s)`,
+      `${tables.total} table(s)`,
       table(
         [
-          { title: "table", cell: (t: Runtime) => link(tableHref(t), `${t.catalog}.${t.identifier}`) },
-          { title: "status", cell: (t) => badge(t.status) },
-          { title: "data files", cell: (t) => num(byKey.get(`${t.catalog}/${t.identifier}`)?.["data-files"]), num: true },
-          { title: "delete files", cell: (t) => num(byKey.get(`${t.catalog}/${t.identifier}`)?.["delete-files"]), num: true },
-          { title: "size", cell: (t) => bytes(byKey.get(`${t.catalog}/${t.identifier}`)?.["total-bytes"]), num: true },
-          { title: "health", cell: (t) => String(byKey.get(`${t.catalog}/${t.identifier}`)?.["health-score"] ?? "–"), num: true },
-          { title: "last plan", cell: (t) => ago(t["last-plan-ms"]) },
+          { title: sorted("table", "identifier"), cell: (t: ManagedTable) => link(tableHref(t), `${t.catalog}.${t.identifier}`) },
+          { title: sorted("status", "status"), cell: (t) => badge(t.status) },
+          { title: sorted("data files", "data-files", true), cell: (t) => num(t["data-files"]), num: true },
+          { title: sorted("delete files", "delete-files", true), cell: (t) => num(t["delete-files"]), num: true },
+          { title: sorted("size", "total-bytes", true), cell: (t) => bytes(t["total-bytes"]), num: true },
+          { title: sorted("health", "health-score"), cell: (t) => String(t["health-score"] ?? "–"), num: true },
+          { title: sorted("last plan", "last-plan-ms", true), cell: (t) => ago(t["last-plan-ms"]) },
         ],
-        runtimes.items,
-        "No table has been evaluated yet.",
+        tables.items,
+        q ? "No table matches the filter." : "No catalog holds a table yet.",
       ),
       h(
         "p",
         { class: "row" },
-        pageToken ? link(q ? `/tables?q=${enc(q)}` : "/tables", "First page") : null,
-        next ? link(`/tables?${q ? `q=${enc(q)}&` : ""}page-token=${enc(next)}`, "Next page") : null,
+        pageToken ? link(href({}), "First page") : null,
+        next ? link(href({ token: next }), "Next page") : null,
       ),
     ),
   );

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/format/avro/binary.h"
 #include "floe/format/avro/test_util.h"
 #include "floe/io/memory_file_io.h"
@@ -65,18 +66,18 @@ class ContainerTest : public ::testing::Test {
       }
     }
     auto batch = testing::Decode(*schema, data.view(), n);
-    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+    FLOE_EXPECT_OK(batch);
     auto out = io_.CreateOutput("w.avro", true);
-    EXPECT_TRUE(out.ok());
+    FLOE_EXPECT_OK(out);
     auto writer = ContainerWriter::Make(std::move(*out), schema, std::move(options));
-    EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+    FLOE_EXPECT_OK(writer);
     // Two batches, to cross block boundaries mid-batch.
-    EXPECT_TRUE((*writer)->Write(batch->Slice(0, n / 2)).ok());
-    EXPECT_TRUE((*writer)->Write(batch->Slice(n / 2, n - n / 2)).ok());
-    EXPECT_TRUE((*writer)->Close().ok());
+    FLOE_EXPECT_OK((*writer)->Write(batch->Slice(0, n / 2)));
+    FLOE_EXPECT_OK((*writer)->Write(batch->Slice(n / 2, n - n / 2)));
+    FLOE_EXPECT_OK((*writer)->Close());
     expected_json_ = Json(*schema, *batch);
     auto bytes = io_.ReadFile("w.avro");
-    EXPECT_TRUE(bytes.ok());
+    FLOE_EXPECT_OK(bytes);
     return std::string(bytes->view());
   }
 
@@ -94,13 +95,13 @@ class ContainerTest : public ::testing::Test {
 TEST_F(ContainerTest, ReadsAHandBuiltFile) {
   std::string file = Unhex(std::string(kHandBuiltHeader) + " 04 04 02 04" + kSync);
   auto reader = Open(file);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  FLOE_ASSERT_OK(reader);
   EXPECT_EQ((*reader)->codec_name(), "null");
   EXPECT_EQ((*reader)->writer_schema()->ToJson(), "\"long\"");
   EXPECT_EQ((*reader)->sync_marker()[15], 0x0f);
   EXPECT_EQ((*reader)->header_size(), 4u + 1 + 19 + 16 + 1 + 16);
   auto json = ReadAll(file);
-  ASSERT_TRUE(json.ok()) << json.status().ToString();
+  FLOE_ASSERT_OK(json);
   EXPECT_EQ(*json, "1\n2\n");
 }
 
@@ -116,7 +117,7 @@ TEST_F(ContainerTest, RoundTripsThroughEveryCodec) {
     std::string file = WriteSample(schema, 1000, options);
 
     auto reader = Open(file);
-    ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+    FLOE_ASSERT_OK(reader);
     EXPECT_EQ((*reader)->codec_name(), AvroCodecName(codec));
     EXPECT_EQ((*reader)->writer_schema()->ToJson(), schema->ToJson());
     EXPECT_EQ((*reader)->sync_marker(), *options.sync_marker);
@@ -127,7 +128,7 @@ TEST_F(ContainerTest, RoundTripsThroughEveryCodec) {
 
     std::vector<int64_t> sizes;
     auto json = ReadAll(file, {}, &sizes);
-    ASSERT_TRUE(json.ok()) << json.status().ToString();
+    FLOE_ASSERT_OK(json);
     EXPECT_EQ(*json, expected_json_) << AvroCodecName(codec);
     EXPECT_GT(sizes.size(), 5u);
 
@@ -135,12 +136,12 @@ TEST_F(ContainerTest, RoundTripsThroughEveryCodec) {
     ContainerReaderOptions meta;
     meta.metadata_only = true;
     auto walker = Open(file, meta);
-    ASSERT_TRUE(walker.ok());
+    FLOE_ASSERT_OK(walker);
     int64_t records = 0;
     int blocks = 0;
     for (;;) {
       auto info = (*walker)->NextBlockInfo();
-      ASSERT_TRUE(info.ok()) << info.status().ToString();
+      FLOE_ASSERT_OK(info);
       if (!*info) break;
       records += (*info)->record_count;
       ++blocks;
@@ -159,7 +160,7 @@ TEST_F(ContainerTest, BatchesSplitLargeBlocks) {
   ro.batch_rows = 3;
   std::vector<int64_t> sizes;
   auto json = ReadAll(file, ro, &sizes);
-  ASSERT_TRUE(json.ok());
+  FLOE_ASSERT_OK(json);
   EXPECT_EQ(*json, expected_json_);
   EXPECT_EQ(sizes, (std::vector<int64_t>{3, 3, 3, 1}));
 }
@@ -171,7 +172,7 @@ TEST_F(ContainerTest, SyncMarkerComesFromTheInjectedRandomness) {
   };
   std::string file = WriteSample(SampleSchema(), 3, options);
   auto reader = Open(file);
-  ASSERT_TRUE(reader.ok());
+  FLOE_ASSERT_OK(reader);
   EXPECT_EQ((*reader)->sync_marker()[0], 0xA0);
   EXPECT_EQ((*reader)->sync_marker()[15], 0xAF);
   // Two files written with the same options are byte-identical.
@@ -188,7 +189,7 @@ TEST_F(ContainerTest, ReaderSchemaAndProjection) {
       {"name":"renamed","type":"double","field-id":1},
       {"name":"extra","type":"string","default":"x","field-id":9}]})");
   auto reader = Open(file, ro);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  FLOE_ASSERT_OK(reader);
   auto batch = (*reader)->Next();
   ASSERT_TRUE(batch.ok() && *batch);
   EXPECT_EQ(Json(*ro.reader_schema, **batch),
@@ -197,7 +198,7 @@ TEST_F(ContainerTest, ReaderSchemaAndProjection) {
   ContainerReaderOptions projected;
   projected.columns = {"name"};
   reader = Open(file, projected);
-  ASSERT_TRUE(reader.ok());
+  FLOE_ASSERT_OK(reader);
   EXPECT_EQ((*reader)->schema()->num_fields(), 1u);
   EXPECT_EQ((*reader)->schema()->field(0).name, "name");
 }
@@ -206,7 +207,7 @@ TEST_F(ContainerTest, WriterRejectsReservedMetadataKeys) {
   ContainerWriterOptions options;
   options.metadata = {{"avro.codec", "null"}};
   auto out = io_.CreateOutput("x.avro", true);
-  ASSERT_TRUE(out.ok());
+  FLOE_ASSERT_OK(out);
   EXPECT_EQ(ContainerWriter::Make(std::move(*out), SampleSchema(), options).status().code(),
             StatusCode::kInvalidArgument);
 }
@@ -254,7 +255,7 @@ TEST_F(ContainerTest, SnappyBlocksCarryACheckedCrc) {
   options.codec = AvroCodec::kSnappy;
   options.sync_marker = SyncMarker{7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7, 7};
   std::string file = WriteSample(SampleSchema(), 20, options);
-  ASSERT_TRUE(ReadAll(file).ok());
+  FLOE_ASSERT_OK(ReadAll(file));
   // The CRC is the 4 bytes before the final sync marker of the only block.
   std::string broken = file;
   broken[broken.size() - 17] ^= 0x01;
@@ -277,7 +278,7 @@ TEST_F(ContainerTest, UnknownCodecsAreUnimplementedButInspectable) {
   ContainerReaderOptions meta;
   meta.metadata_only = true;
   reader = Open(file, meta);
-  ASSERT_TRUE(reader.ok());
+  FLOE_ASSERT_OK(reader);
   EXPECT_EQ((*reader)->codec_name(), "bzip2");
   auto info = (*reader)->NextBlockInfo();
   ASSERT_TRUE(info.ok() && *info);

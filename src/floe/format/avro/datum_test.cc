@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/format/avro/columnar_schema.h"
 #include "floe/format/avro/test_util.h"
@@ -27,11 +28,11 @@ void ExpectRoundTrip(std::string_view schema_json, std::string_view hex, int64_t
   SchemaPtr schema = Parse(schema_json);
   ASSERT_NE(schema, nullptr);
   auto batch = Decode(*schema, Unhex(hex), count);
-  ASSERT_TRUE(batch.ok()) << batch.status().ToString() << " for " << schema_json;
-  ASSERT_TRUE(batch->Validate().ok()) << batch->Validate().ToString();
+  FLOE_ASSERT_OK(batch) << " for " << schema_json;
+  FLOE_ASSERT_OK(batch->Validate());
   EXPECT_EQ(Json(*schema, *batch), expected_json) << schema_json;
   auto bytes = Encode(*schema, *batch);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  FLOE_ASSERT_OK(bytes);
   EXPECT_EQ(Hex(*bytes), Hex(Unhex(hex))) << schema_json;
 }
 
@@ -40,7 +41,7 @@ TEST(AvroBinary, ZigZagLongsFromTheSpec) {
   ExpectRoundTrip(R"("long")", "00 01 02 03 04 7f 80 01", 7, "0\n-1\n1\n-2\n2\n-64\n64\n");
   SchemaPtr s = Parse(R"("long")");
   auto batch = Decode(*s, Unhex("ff ff ff ff ff ff ff ff ff 01 fe ff ff ff ff ff ff ff ff 01"), 2);
-  ASSERT_TRUE(batch.ok());
+  FLOE_ASSERT_OK(batch);
   EXPECT_EQ(batch->column(0).Value<int64_t>(0), std::numeric_limits<int64_t>::min());
   EXPECT_EQ(batch->column(0).Value<int64_t>(1), std::numeric_limits<int64_t>::max());
 }
@@ -88,7 +89,7 @@ TEST(AvroBinary, ArrayFromTheSpec) {
   // A negative count is followed by the block's byte size.
   SchemaPtr s = Parse(R"({"type":"array","items":"long"})");
   auto batch = Decode(*s, Unhex("03 04 06 36 02 02 00"), 1);
-  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  FLOE_ASSERT_OK(batch);
   EXPECT_EQ(Json(*s, *batch), "[3,27,1]\n");
 }
 
@@ -110,7 +111,7 @@ TEST(AvroBinary, DenseUnions) {
                   "null\n{\"int\":5}\n{\"string\":\"a\"}\n{\"ns.R\":{\"x\":1}}\n{\"array\":[1]}\n");
   SchemaPtr s = Parse(schema);
   auto type = ToColumnarType(s->root());
-  ASSERT_TRUE(type.ok());
+  FLOE_ASSERT_OK(type);
   EXPECT_EQ((*type)->id(), col::TypeId::kUnion);
   EXPECT_EQ((*type)->children().size(), 5u);
   EXPECT_EQ((*type)->child(0).type->id(), col::TypeId::kNull);
@@ -144,7 +145,7 @@ TEST(AvroBinary, DecimalsUseTwosComplementBigEndian) {
   SchemaPtr s = Parse(R"({"type":"bytes","logicalType":"decimal","precision":10,"scale":2})");
   std::string hex = "02 00 02 01 02 ff 02 7f 04 00 80 02 80 04 ff 7f";
   auto batch = Decode(*s, Unhex(hex), 7);
-  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  FLOE_ASSERT_OK(batch);
   const col::Array& a = batch->column(0);
   ASSERT_EQ(a.type()->id(), col::TypeId::kDecimal128);
   EXPECT_EQ(a.type()->precision(), 10);
@@ -152,11 +153,11 @@ TEST(AvroBinary, DecimalsUseTwosComplementBigEndian) {
   const __int128 expected[] = {0, 1, -1, 127, 128, -128, -129};
   for (int i = 0; i < 7; ++i) EXPECT_TRUE(a.Value<__int128>(i) == expected[i]) << i;
   auto bytes = Encode(*s, *batch);
-  ASSERT_TRUE(bytes.ok());
+  FLOE_ASSERT_OK(bytes);
   EXPECT_EQ(Hex(*bytes), Hex(Unhex(hex)));
   // Longer sign-extended forms read the same; an empty form is zero.
   batch = Decode(*s, Unhex("06 ff ff 80 00 08 00 00 00 01"), 3);
-  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  FLOE_ASSERT_OK(batch);
   EXPECT_TRUE(batch->column(0).Value<__int128>(0) == -128);
   EXPECT_TRUE(batch->column(0).Value<__int128>(1) == 0);
   EXPECT_TRUE(batch->column(0).Value<__int128>(2) == 1);
@@ -191,7 +192,7 @@ TEST(AvroBinary, LogicalTypesMapToColumnarTypes) {
     {"name":"dec","type":["null",{"type":"bytes","logicalType":"decimal","precision":38,"scale":10}]},
     {"name":"e","type":{"type":"enum","name":"E","symbols":["X"]}}]})");
   auto cs = ToColumnarSchema(*s);
-  ASSERT_TRUE(cs.ok());
+  FLOE_ASSERT_OK(cs);
   const auto& f = (*cs)->fields();
   EXPECT_TRUE(f[0].type->Equals(*col::Date32()));
   EXPECT_TRUE(f[1].type->Equals(*col::Time(col::TimeUnit::kMilli)));
@@ -219,7 +220,7 @@ TEST(AvroBinary, LogicalTypesMapToColumnarTypes) {
   // date 99, time-millis 1, time-micros 2, ..., the uuid string, the uuid fixed, duration
   // (1 month, 2 days, 3 ms), decimal 1000 (03 e8), enum X.
   auto batch = Decode(*s, Unhex(hex), 1);
-  ASSERT_TRUE(batch.ok()) << batch.status().ToString();
+  FLOE_ASSERT_OK(batch);
   EXPECT_EQ(batch->column(0).Value<int32_t>(0), 99);
   EXPECT_EQ(batch->column(8).Value<int64_t>(0), 8);
   EXPECT_EQ(batch->column(9).BinaryValue(0), "46b6103b-38df-4770-8259-3c75c61a14e3");
@@ -227,7 +228,7 @@ TEST(AvroBinary, LogicalTypesMapToColumnarTypes) {
   EXPECT_TRUE(batch->column(12).Value<__int128>(0) == 1000);
   EXPECT_EQ(batch->column(13).BinaryValue(0), "X");
   auto bytes = Encode(*s, *batch);
-  ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+  FLOE_ASSERT_OK(bytes);
   EXPECT_EQ(Hex(*bytes), Hex(Unhex(hex)));
 }
 
@@ -239,7 +240,7 @@ TEST(AvroBinary, IcebergMapArraysBecomeMaps) {
     {"name":"ids","type":{"type":"array","items":"int","element-id":136},"field-id":135},
     {"name":"props","type":{"type":"map","values":["null","string"],"key-id":9,"value-id":10},"field-id":8}]})");
   auto cs = ToColumnarSchema(*s);
-  ASSERT_TRUE(cs.ok());
+  FLOE_ASSERT_OK(cs);
   const col::Field& sizes = (*cs)->field(0);
   EXPECT_EQ(sizes.field_id, 108);
   ASSERT_EQ(sizes.type->id(), col::TypeId::kMap);
@@ -265,7 +266,7 @@ TEST(AvroBinary, IcebergMapArraysBecomeMaps) {
 TEST(AvroBinary, TopLevelNonRecordsAreOneColumnNamedValue) {
   SchemaPtr s = Parse(R"(["null","long"])");
   auto batch = Decode(*s, Unhex("00 02 02"), 2);
-  ASSERT_TRUE(batch.ok());
+  FLOE_ASSERT_OK(batch);
   EXPECT_EQ(batch->schema()->field(0).name, "value");
   EXPECT_TRUE(batch->schema()->field(0).nullable);
   EXPECT_TRUE(batch->column(0).IsNull(0));
@@ -310,7 +311,7 @@ TEST(AvroBinary, EncoderRejectsValuesTheSchemaCannotHold) {
     {"name":"e","type":{"type":"enum","name":"E","symbols":["A","B"]}},
     {"name":"d","type":{"type":"fixed","name":"D","size":1,"logicalType":"decimal","precision":2}}]})");
   auto cs = ToColumnarSchema(*s);
-  ASSERT_TRUE(cs.ok());
+  FLOE_ASSERT_OK(cs);
   auto make_batch = [&](bool null_a, std::string_view symbol, __int128 d) {
     col::FixedWidthBuilder<int64_t> a(col::Int64());
     col::BinaryBuilder e(col::String());
@@ -329,7 +330,7 @@ TEST(AvroBinary, EncoderRejectsValuesTheSchemaCannotHold) {
     return col::RecordBatch(*cs, 1, std::move(columns));
   };
   auto ok = Encode(*s, make_batch(false, "B", -1));
-  ASSERT_TRUE(ok.ok()) << ok.status().ToString();
+  FLOE_ASSERT_OK(ok);
   EXPECT_EQ(Hex(*ok), "0a 02 ff");
   EXPECT_EQ(Encode(*s, make_batch(true, "B", 1)).status().code(), StatusCode::kInvalidArgument);
   EXPECT_EQ(Encode(*s, make_batch(false, "C", 1)).status().code(), StatusCode::kInvalidArgument);
@@ -369,7 +370,7 @@ TEST(AvroDefaults, EncodeTheSpecsDefaultValueForms) {
     SchemaPtr s = Parse(c.schema);
     Buffer out;
     Status st = EncodeDefaultValue(s->root(), c.json, &out);
-    ASSERT_TRUE(st.ok()) << c.schema << " " << c.json << " " << st.ToString();
+    FLOE_ASSERT_OK(st) << c.schema << " " << c.json;
     EXPECT_EQ(Hex(out.view()), Hex(Unhex(c.hex))) << c.schema << " " << c.json;
   }
   const char* bad[][2] = {

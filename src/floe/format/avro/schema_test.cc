@@ -4,6 +4,7 @@
 
 #include <string>
 
+#include "floe/base/testing.h"
 #include "floe/format/avro/columnar_schema.h"
 
 namespace floe::format::avro {
@@ -11,7 +12,7 @@ namespace {
 
 SchemaPtr MustParse(std::string_view json, ParseOptions options = {}) {
   auto s = Schema::Parse(json, options);
-  EXPECT_TRUE(s.ok()) << s.status().ToString() << "\n" << json;
+  FLOE_EXPECT_OK(s) << "\n" << json;
   return s.ok() ? *s : nullptr;
 }
 
@@ -232,9 +233,8 @@ TEST(AvroSchema, InvalidSchemasAreErrors) {
     EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << json;
   }
   // Two records with different fullnames but the same simple name are fine in a union.
-  EXPECT_TRUE(ParseError(R"([{"type":"record","name":"a.R","fields":[]},
-                             {"type":"record","name":"b.R","fields":[]}])")
-                  .ok());
+  FLOE_EXPECT_OK(ParseError(
+      R"([{"type":"record","name":"a.R","fields":[]}, {"type":"record","name":"b.R","fields":[]}])"));
 }
 
 TEST(AvroSchema, NameValidationCanBeTurnedOff) {
@@ -319,14 +319,10 @@ TEST(AvroSchema, StrictModeRejectsInvalidLogicalTypesAndDefaults) {
       ParseError(R"({"type":"enum","name":"E","symbols":["A"],"default":"B"})", strict).code(),
       StatusCode::kInvalidArgument);
   // Unknown logical types are not invalid: Iceberg's "map" parses in strict mode too.
-  EXPECT_TRUE(ParseError(R"({"type":"array","items":"int","logicalType":"map"})", strict).ok());
-  EXPECT_TRUE(ParseError(R"({"type":"record","name":"R","fields":[
-      {"name":"a","type":["null","int"],"default":null},
-      {"name":"b","type":{"type":"array","items":"int"},"default":[1,2]},
-      {"name":"c","type":"bytes","default":"\u00ff"},
-      {"name":"d","type":{"type":"record","name":"S","fields":[{"name":"x","type":"int","default":3}]},"default":{}}]})",
-                         strict)
-                  .ok());
+  FLOE_EXPECT_OK(ParseError(R"({"type":"array","items":"int","logicalType":"map"})", strict));
+  FLOE_EXPECT_OK(ParseError(
+      R"({"type":"record","name":"R","fields":[ {"name":"a","type":["null","int"],"default":null}, {"name":"b","type":{"type":"array","items":"int"},"default":[1,2]}, {"name":"c","type":"bytes","default":"\u00ff"}, {"name":"d","type":{"type":"record","name":"S","fields":[{"name":"x","type":"int","default":3}]},"default":{}}]})",
+      strict));
 }
 
 TEST(AvroSchema, DeeplyNestedJsonIsAnErrorNotACrash) {
@@ -350,7 +346,7 @@ TEST(AvroSchema, RegistrationChecks) {
   registry.reject_unterminated_records = true;
   const std::string bad_default =
       R"({"type":"record","name":"R","fields":[{"name":"a","type":"int","default":"x"}]})";
-  EXPECT_TRUE(Schema::Parse(bad_default).ok());
+  FLOE_EXPECT_OK(Schema::Parse(bad_default));
   auto refused = Schema::Parse(bad_default, registry);
   EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(refused.status().message().find("invalid default for field 'a'"), std::string::npos)
@@ -359,10 +355,9 @@ TEST(AvroSchema, RegistrationChecks) {
       {"name":"a","type":{"type":"array","items":"int"},"default":{"x":1}}]})",
                              registry)
                    .ok());
-  EXPECT_TRUE(Schema::Parse(R"({"type":"record","name":"R","fields":[
-      {"name":"a","type":["null","int"],"default":null}]})",
-                            registry)
-                  .ok());
+  FLOE_EXPECT_OK(Schema::Parse(
+      R"({"type":"record","name":"R","fields":[ {"name":"a","type":["null","int"],"default":null}]})",
+      registry));
   // Never ending: a record holding itself, directly or through another record.
   for (const char* endless : {
            R"({"type":"record","name":"R","fields":[{"name":"r","type":"R"}]})",
@@ -370,7 +365,7 @@ TEST(AvroSchema, RegistrationChecks) {
                "name":"B","fields":[{"name":"a","type":"A"}]}}]})",
            R"({"type":"record","name":"U","fields":[{"name":"u","type":["U"]}]})",
        }) {
-    EXPECT_TRUE(Schema::Parse(endless).ok()) << endless;
+    FLOE_EXPECT_OK(Schema::Parse(endless)) << endless;
     auto s = Schema::Parse(endless, registry);
     EXPECT_EQ(s.status().code(), StatusCode::kInvalidArgument) << endless;
     EXPECT_NE(s.status().message().find("can never end"), std::string::npos) << endless;
@@ -384,7 +379,7 @@ TEST(AvroSchema, RegistrationChecks) {
            R"({"type":"record","name":"M","fields":[{"name":"m","type":{"type":"map",
                "values":"M"}}]})",
        }) {
-    EXPECT_TRUE(Schema::Parse(ends, registry).ok()) << ends;
+    FLOE_EXPECT_OK(Schema::Parse(ends, registry)) << ends;
   }
 }
 
@@ -396,7 +391,7 @@ TEST(AvroSchema, NestsAtMostTheJsonDepthLimit) {
     return out + R"("int")" + std::string(static_cast<size_t>(levels), '}');
   };
   auto at_limit = Schema::Parse(arrays(256));
-  ASSERT_TRUE(at_limit.ok()) << at_limit.status().ToString();
+  FLOE_ASSERT_OK(at_limit);
   EXPECT_EQ((*at_limit)->root().type(), AvroType::kArray);
   auto past = Schema::Parse(arrays(257));
   EXPECT_EQ(past.status().code(), StatusCode::kInvalidArgument);

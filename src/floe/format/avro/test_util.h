@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "floe/base/bytes.h"
+#include "floe/base/testing.h"
 #include "floe/format/avro/datum_reader.h"
 #include "floe/format/avro/datum_writer.h"
 #include "floe/format/avro/json_encoding.h"
@@ -46,7 +47,7 @@ inline std::string Hex(std::string_view bytes) {
 
 inline SchemaPtr Parse(std::string_view json) {
   auto s = Schema::Parse(json);
-  EXPECT_TRUE(s.ok()) << s.status().ToString() << "\n" << json;
+  FLOE_EXPECT_OK(s) << "\n" << json;
   return s.ok() ? *s : nullptr;
 }
 
@@ -77,7 +78,7 @@ inline std::string Json(const Schema& schema, const columnar::RecordBatch& batch
   std::string out;
   for (int64_t i = 0; i < batch.num_rows(); ++i) {
     Status s = AppendJsonLine(schema, batch, i, &out);
-    EXPECT_TRUE(s.ok()) << s.ToString();
+    FLOE_EXPECT_OK(s);
   }
   return out;
 }

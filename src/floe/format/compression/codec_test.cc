@@ -7,6 +7,8 @@
 
 #include <zlib.h>
 
+#include "floe/base/testing.h"
+
 namespace floe::format {
 namespace {
 
@@ -31,18 +33,18 @@ class CodecRoundTrip : public ::testing::TestWithParam<CompressionKind> {};
 
 TEST_P(CodecRoundTrip, KnownAndUnknownSize) {
   auto codec = Codec::Make(GetParam());
-  ASSERT_TRUE(codec.ok());
+  FLOE_ASSERT_OK(codec);
   for (size_t n : {0, 1, 100, 70000, 1 << 20}) {
     std::string input = SampleData(n);
     Buffer compressed;
-    ASSERT_TRUE((*codec)->Compress(Bytes(input), &compressed).ok());
+    FLOE_ASSERT_OK((*codec)->Compress(Bytes(input), &compressed));
     std::string out(n, '\0');
     Status s = (*codec)->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()), n);
-    ASSERT_TRUE(s.ok()) << s.ToString() << " n=" << n;
+    FLOE_ASSERT_OK(s) << " n=" << n;
     EXPECT_EQ(out, input);
     Buffer grown;
     s = (*codec)->DecompressUnknownSize(compressed.span(), &grown, n + 10);
-    ASSERT_TRUE(s.ok()) << s.ToString();
+    FLOE_ASSERT_OK(s);
     EXPECT_EQ(grown.view(), input);
     if (n > 1000) {
       // Wrong expected size and an output bound below the real size are errors.
@@ -58,17 +60,15 @@ TEST_P(CodecRoundTrip, KnownAndUnknownSize) {
 
 TEST_P(CodecRoundTrip, PiecesCompressLikeTheirConcatenation) {
   auto codec = Codec::Make(GetParam());
-  ASSERT_TRUE(codec.ok());
+  FLOE_ASSERT_OK(codec);
   std::string a = SampleData(3000), b, c = SampleData(100000);
   std::span<const uint8_t> pieces[3] = {Bytes(a), Bytes(b), Bytes(c)};
   Buffer compressed;
-  ASSERT_TRUE((*codec)->CompressPieces(pieces, &compressed).ok());
+  FLOE_ASSERT_OK((*codec)->CompressPieces(pieces, &compressed));
   std::string joined = a + b + c;
   std::string out(joined.size(), '\0');
-  ASSERT_TRUE(
-      (*codec)
-          ->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()), out.size())
-          .ok());
+  FLOE_ASSERT_OK(
+      (*codec)->Decompress(compressed.span(), reinterpret_cast<uint8_t*>(out.data()), out.size()));
   EXPECT_EQ(out, joined);
 }
 
@@ -106,15 +106,15 @@ TEST(CodecTest, GzipReadsZlibOutputAndMultipleMembers) {
   z.resize(len);
   auto codec = Codec::Make(CompressionKind::kGzip);
   std::string out(input.size(), '\0');
-  ASSERT_TRUE(
-      (*codec)->Decompress(Bytes(z), reinterpret_cast<uint8_t*>(out.data()), out.size()).ok());
+  FLOE_ASSERT_OK(
+      (*codec)->Decompress(Bytes(z), reinterpret_cast<uint8_t*>(out.data()), out.size()));
   EXPECT_EQ(out, input);
   // Two gzip members concatenated decode to the concatenation.
   Buffer two;
-  ASSERT_TRUE((*codec)->Compress(Bytes(input), &two).ok());
-  ASSERT_TRUE((*codec)->Compress(Bytes(input), &two).ok());
+  FLOE_ASSERT_OK((*codec)->Compress(Bytes(input), &two));
+  FLOE_ASSERT_OK((*codec)->Compress(Bytes(input), &two));
   Buffer both;
-  ASSERT_TRUE((*codec)->DecompressUnknownSize(two.span(), &both, 1 << 20).ok());
+  FLOE_ASSERT_OK((*codec)->DecompressUnknownSize(two.span(), &both, 1 << 20));
   EXPECT_EQ(both.view(), input + input);
 }
 

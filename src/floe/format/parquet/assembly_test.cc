@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/columnar/json.h"
 #include "floe/format/parquet/schema.h"
@@ -40,7 +41,7 @@ std::unique_ptr<SchemaDescriptor> ListSchema() {
       Leaf("element", Type::kInt32, FieldRepetitionType::kOptional),
   };
   auto d = SchemaDescriptor::Make(std::move(elements));
-  EXPECT_TRUE(d.ok()) << d.status().ToString();
+  FLOE_EXPECT_OK(d);
   return std::move(*d);
 }
 
@@ -76,9 +77,9 @@ TEST(AssemblyTest, ListLevelsMatchTheSpecExample) {
   EXPECT_EQ(leaf.max_def, 3);
   EXPECT_EQ(leaf.max_rep, 1);
   col::Array a = SpecListArray();
-  ASSERT_TRUE(a.Validate().ok());
+  FLOE_ASSERT_OK(a.Validate());
   std::vector<ShreddedLeaf> out;
-  ASSERT_TRUE(ShredArray(schema->fields()[0], a, 0, a.length(), &out).ok());
+  FLOE_ASSERT_OK(ShredArray(schema->fields()[0], a, 0, a.length(), &out));
   ASSERT_EQ(out.size(), 1u);
   // (rep, def): (0,0) (0,1) (0,2) (0,3) (1,2) (1,3); values 1, 2.
   EXPECT_EQ(out[0].num_entries, 6);
@@ -101,8 +102,8 @@ TEST(AssemblyTest, ListAssembledFromTheSpecLevels) {
   d.values.AppendValue<int32_t>(1);
   d.values.AppendValue<int32_t>(2);
   auto a = AssembleArray(schema->fields()[0], leaves);
-  ASSERT_TRUE(a.ok()) << a.status().ToString();
-  ASSERT_TRUE(a->Validate().ok());
+  FLOE_ASSERT_OK(a);
+  FLOE_ASSERT_OK(a->Validate());
   EXPECT_TRUE(a->Equals(SpecListArray()));
 }
 
@@ -115,7 +116,7 @@ TEST(AssemblyTest, StructLevelsMatchTheSpecExample) {
       Leaf("y", Type::kInt32, FieldRepetitionType::kOptional),
   };
   auto schema = SchemaDescriptor::Make(std::move(elements));
-  ASSERT_TRUE(schema.ok());
+  FLOE_ASSERT_OK(schema);
   EXPECT_EQ((*schema)->leaf(0).max_def, 1);
   EXPECT_EQ((*schema)->leaf(1).max_def, 2);
   // Rows: s = null; s = {x: 5, y: null}; s = {x: 6, y: 7}.
@@ -132,7 +133,7 @@ TEST(AssemblyTest, StructLevelsMatchTheSpecExample) {
   y->Append(7);
   col::Array a = b->Finish();
   std::vector<ShreddedLeaf> out;
-  ASSERT_TRUE(ShredArray((*schema)->fields()[0], a, 0, 3, &out).ok());
+  FLOE_ASSERT_OK(ShredArray((*schema)->fields()[0], a, 0, 3, &out));
   ASSERT_EQ(out.size(), 2u);
   EXPECT_EQ(Levels(out[0].def_levels, 3), (std::vector<int16_t>{0, 1, 1}));
   EXPECT_EQ(Levels(out[1].def_levels, 3), (std::vector<int16_t>{0, 1, 2}));
@@ -165,7 +166,7 @@ TEST(AssemblyTest, MismatchedLevelsAreCorrupt) {
 TEST(SchemaTest, LegacyListShapes) {
   auto list_type = [](std::vector<SchemaElement> elements) {
     auto d = SchemaDescriptor::Make(std::move(elements));
-    EXPECT_TRUE(d.ok()) << d.status().ToString();
+    FLOE_EXPECT_OK(d);
     return d.ok() ? (*d)->schema()->field(0).type->ToString() : std::string();
   };
   const auto kList = LogicalType::Of(LogicalType::Kind::kList);
@@ -236,7 +237,7 @@ TEST(SchemaTest, FromColumnarFollowsTheIcebergMapping) {
                  true, 7),
   });
   auto d = SchemaDescriptor::FromColumnar(schema);
-  ASSERT_TRUE(d.ok()) << d.status().ToString();
+  FLOE_ASSERT_OK(d);
   const auto& e = (*d)->elements();
   // Decimal precision 9 -> INT32, precision 38 -> FIXED_LEN_BYTE_ARRAY(16).
   EXPECT_EQ(e[2].type, Type::kInt32);

@@ -1,7 +1,7 @@
 // FileReader: opens a Parquet file through FileIO, parses and checks its footer, and
-// reads row groups as column batches (whole row groups: memory is bounded by the row
-// group, not the file). Projection by field id or name; row-group skipping from
-// statistics and Bloom filters (statistics.h).
+// reads row groups as column batches: a whole row group (ReadRowGroup), or batches of at
+// most N rows (ReadBatches: memory bounded by the batch, not the row group). Projection by
+// field id or name; row-group skipping from statistics and Bloom filters (statistics.h).
 #pragma once
 
 #include <memory>

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/columnar/json.h"
 #include "floe/format/parquet/file_reader.h"
@@ -31,9 +32,9 @@ std::string DataPath(const std::string& name) {
 std::unique_ptr<FileReader> Open(const std::string& name) {
   io::LocalFileIO fio;
   auto file = fio.OpenInput(DataPath(name));
-  EXPECT_TRUE(file.ok()) << file.status().ToString();
+  FLOE_EXPECT_OK(file);
   auto reader = FileReader::Open(std::move(*file));
-  EXPECT_TRUE(reader.ok()) << reader.status().ToString();
+  FLOE_EXPECT_OK(reader);
   return std::move(*reader);
 }
 
@@ -42,9 +43,9 @@ std::vector<std::string> JsonLines(const FileReader& reader,
   std::vector<std::string> lines;
   for (int rg = 0; rg < reader.num_row_groups(); ++rg) {
     auto batch = reader.ReadRowGroup(rg, p);
-    EXPECT_TRUE(batch.ok()) << batch.status().ToString();
+    FLOE_EXPECT_OK(batch);
     if (!batch.ok()) break;
-    EXPECT_TRUE(batch->Validate().ok());
+    FLOE_EXPECT_OK(batch->Validate());
     for (int64_t i = 0; i < batch->num_rows(); ++i) {
       std::string s;
       col::AppendJsonLine(*batch, i, &s);
@@ -102,14 +103,14 @@ TEST(FileReaderTest, PyarrowNestedProjectionAndBloomFilter) {
   auto projected = JsonLines(*r, p);
   EXPECT_EQ(projected[2], "{\"point\":{\"x\":-3.5},\"attrs\":{\"k2\":2,\"k3\":null}}");
   auto by_name = r->schema().ProjectByNames({"tags"});
-  ASSERT_TRUE(by_name.ok());
+  FLOE_ASSERT_OK(by_name);
   EXPECT_EQ(JsonLines(*r, *by_name)[0], "{\"tags\":[\"a\",\"b\"]}");
   EXPECT_TRUE(r->schema().ProjectByNames({"nope"}).status().IsNotFound());
 
   // pyarrow wrote a Bloom filter on id: every id is found in its row group.
   for (int rg = 0; rg < 2; ++rg) {
     auto bf = r->ReadBloomFilter(rg, 0);
-    ASSERT_TRUE(bf.ok()) << bf.status().ToString();
+    FLOE_ASSERT_OK(bf);
     ASSERT_TRUE(bf->has_value());
     for (int64_t id : {10, 20, 30, 40}) {
       bool here = (rg == 0) == (id <= 20);
@@ -124,7 +125,7 @@ TEST(FileReaderTest, PyarrowNestedProjectionAndBloomFilter) {
     int64_t v = 10;
     ColumnPredicate eq{0, ColumnPredicate::Op::kEq, std::string(reinterpret_cast<char*>(&v), 8)};
     auto m = r->RowGroupMayMatch(rg, {&eq, 1});
-    ASSERT_TRUE(m.ok());
+    FLOE_ASSERT_OK(m);
     EXPECT_EQ(*m, rg == 0);
   }
   // Row group statistics prune id = 30 from the first group, not from the second.
@@ -305,9 +306,9 @@ class WriterRoundTrip : public ::testing::TestWithParam<WriterCase> {};
 TEST_P(WriterRoundTrip, ReadsBackEqual) {
   const WriterCase& c = GetParam();
   col::RecordBatch batch = AllTypesBatch(5000);
-  ASSERT_TRUE(batch.Validate().ok()) << batch.Validate().ToString();
+  FLOE_ASSERT_OK(batch.Validate());
   auto schema = SchemaDescriptor::FromColumnar(*batch.schema());
-  ASSERT_TRUE(schema.ok()) << schema.status().ToString();
+  FLOE_ASSERT_OK(schema);
   std::shared_ptr<const SchemaDescriptor> shared = std::move(*schema);
   io::MemoryFileIO fio;
   WriterOptions options;
@@ -320,22 +321,22 @@ TEST_P(WriterRoundTrip, ReadsBackEqual) {
   options.bloom_filter_leaves = {4, 14};
   options.dictionary_page_bytes = 2048;  // forces fallback to PLAIN mid-chunk
   auto writer = FileWriter::Make(*fio.CreateOutput("mem://t.parquet", true), shared, options);
-  ASSERT_TRUE(writer.ok()) << writer.status().ToString();
-  ASSERT_TRUE((*writer)->Write(batch.Slice(0, 1234)).ok());
-  ASSERT_TRUE((*writer)->Write(batch.Slice(1234, 5000 - 1234)).ok());
+  FLOE_ASSERT_OK(writer);
+  FLOE_ASSERT_OK((*writer)->Write(batch.Slice(0, 1234)));
+  FLOE_ASSERT_OK((*writer)->Write(batch.Slice(1234, 5000 - 1234)));
   auto result = (*writer)->Close();
-  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  FLOE_ASSERT_OK(result);
   EXPECT_EQ(result->num_rows, 5000);
   EXPECT_EQ(result->columns[4].null_count, 5000 / 7 + (5000 % 7 > 3 ? 1 : 0));
 
   auto reader = FileReader::Open(*fio.OpenInput("mem://t.parquet"));
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  FLOE_ASSERT_OK(reader);
   std::vector<col::RecordBatch> parts;
   int64_t row = 0;
   for (int rg = 0; rg < (*reader)->num_row_groups(); ++rg) {
     auto got = (*reader)->ReadRowGroup(rg, (*reader)->schema().ProjectAll());
-    ASSERT_TRUE(got.ok()) << got.status().ToString();
-    ASSERT_TRUE(got->Validate().ok());
+    FLOE_ASSERT_OK(got);
+    FLOE_ASSERT_OK(got->Validate());
     EXPECT_TRUE(got->Equals(batch.Slice(row, got->num_rows()))) << "row group " << rg;
     row += got->num_rows();
     // Every value is in its row group's Bloom filter.
@@ -374,21 +375,21 @@ TEST(FileReaderTest, BatchesOfAnySizeMatchWholeRowGroups) {
   options.page_bytes = 700;  // many pages per chunk
   options.row_group_bytes = 60000;
   auto writer = FileWriter::Make(*fio.CreateOutput("mem://b", true), shared, options);
-  ASSERT_TRUE((*writer)->Write(batch).ok());
-  ASSERT_TRUE((*writer)->Close().ok());
+  FLOE_ASSERT_OK((*writer)->Write(batch));
+  FLOE_ASSERT_OK((*writer)->Close());
   auto reader = FileReader::Open(*fio.OpenInput("mem://b"));
-  ASSERT_TRUE(reader.ok());
+  FLOE_ASSERT_OK(reader);
   ASSERT_GT((*reader)->num_row_groups(), 1);
   for (int64_t size : {1, 7, 256, 1000, 100000}) {
     auto batches = (*reader)->ReadBatches((*reader)->schema().ProjectAll(), size);
-    ASSERT_TRUE(batches.ok());
+    FLOE_ASSERT_OK(batches);
     int64_t row = 0;
     for (;;) {
       auto next = (*batches)->Next();
-      ASSERT_TRUE(next.ok()) << next.status().ToString();
+      FLOE_ASSERT_OK(next);
       if (!next->has_value()) break;
       const col::RecordBatch& b = **next;
-      ASSERT_TRUE(b.Validate().ok());
+      FLOE_ASSERT_OK(b.Validate());
       ASSERT_LE(b.num_rows(), size);
       ASSERT_TRUE(b.Equals(batch.Slice(row, b.num_rows()))) << "size " << size << " row " << row;
       row += b.num_rows();
@@ -398,11 +399,11 @@ TEST(FileReaderTest, BatchesOfAnySizeMatchWholeRowGroups) {
   // The pyarrow nested file, two rows per row group, one row per batch.
   auto r = Open("pyarrow_nested_zstd.parquet");
   auto one = r->ReadBatches(r->schema().ProjectAll(), 1);
-  ASSERT_TRUE(one.ok());
+  FLOE_ASSERT_OK(one);
   int rows = 0;
   for (;;) {
     auto next = (*one)->Next();
-    ASSERT_TRUE(next.ok());
+    FLOE_ASSERT_OK(next);
     if (!next->has_value()) break;
     EXPECT_EQ((*next)->num_rows(), 1);
     ++rows;
@@ -437,7 +438,7 @@ class ConcurrentReadsFile final : public io::InputFile {
 TEST(FileReaderTest, ConcurrentRangeFetchReadsTheSameBytesAndBatches) {
   col::RecordBatch batch = AllTypesBatch(20000);
   auto schema = SchemaDescriptor::FromColumnar(*batch.schema());
-  ASSERT_TRUE(schema.ok());
+  FLOE_ASSERT_OK(schema);
   std::shared_ptr<const SchemaDescriptor> shared = std::move(*schema);
   io::MemoryFileIO fio;
   WriterOptions options;
@@ -445,24 +446,24 @@ TEST(FileReaderTest, ConcurrentRangeFetchReadsTheSameBytesAndBatches) {
   options.dictionary = false;
   options.row_group_bytes = 400000;  // a few row groups
   auto writer = FileWriter::Make(*fio.CreateOutput("mem://c", true), shared, options);
-  ASSERT_TRUE((*writer)->Write(batch).ok());
-  ASSERT_TRUE((*writer)->Close().ok());
+  FLOE_ASSERT_OK((*writer)->Write(batch));
+  FLOE_ASSERT_OK((*writer)->Close());
 
   // Columns far apart (more than the 8 KiB hole limit): several ranges per row group.
   auto read = [&](int concurrency, std::vector<io::ByteRange>* reads, int* row_groups) {
     auto file = std::make_unique<ConcurrentReadsFile>(*fio.OpenInput("mem://c"), concurrency);
     ConcurrentReadsFile* raw = file.get();
     auto reader = FileReader::Open(std::move(file));
-    EXPECT_TRUE(reader.ok());
+    FLOE_EXPECT_OK(reader);
     *row_groups = (*reader)->num_row_groups();
     auto projection = (*reader)->schema().ProjectByNames({"i8", "f64", "s", "map"});
-    EXPECT_TRUE(projection.ok());
+    FLOE_EXPECT_OK(projection);
     auto batches = (*reader)->ReadBatches(*projection, 4096);
-    EXPECT_TRUE(batches.ok());
+    FLOE_EXPECT_OK(batches);
     std::vector<col::RecordBatch> out;
     for (;;) {
       auto next = (*batches)->Next();
-      EXPECT_TRUE(next.ok()) << next.status().ToString();
+      FLOE_EXPECT_OK(next);
       if (!next.ok() || !next->has_value()) break;
       out.push_back(std::move(**next));
     }
@@ -493,7 +494,7 @@ TEST(FileReaderTest, ConcurrentRangeFetchReadsTheSameBytesAndBatches) {
 TEST(FileReaderTest, DamagedFilesAreCorrupt) {
   io::LocalFileIO local;
   auto bytes = local.ReadFile(DataPath("pyarrow_types_snappy.parquet"));
-  ASSERT_TRUE(bytes.ok());
+  FLOE_ASSERT_OK(bytes);
   std::string good(bytes->view());
   io::MemoryFileIO fio;
   auto read_all = [&](const std::string& contents) -> Status {
@@ -505,7 +506,7 @@ TEST(FileReaderTest, DamagedFilesAreCorrupt) {
     }
     return Status::OK();
   };
-  ASSERT_TRUE(read_all(good).ok());
+  FLOE_ASSERT_OK(read_all(good));
   for (size_t cut : {size_t{0}, size_t{5}, good.size() / 2, good.size() - 1}) {
     Status s = read_all(good.substr(0, cut));
     EXPECT_TRUE(s.IsCorrupt()) << cut << ": " << s.ToString();
@@ -528,9 +529,9 @@ TEST(FileReaderTest, PageCrcMismatchIsCorrupt) {
   options.compression = CompressionKind::kUncompressed;
   options.write_page_crc = true;
   auto writer = FileWriter::Make(*fio.CreateOutput("mem://c", true), shared, options);
-  ASSERT_TRUE((*writer)->Write(batch).ok());
+  FLOE_ASSERT_OK((*writer)->Write(batch));
   auto result = (*writer)->Close();
-  ASSERT_TRUE(result.ok());
+  FLOE_ASSERT_OK(result);
   auto bytes = fio.ReadFile("mem://c");
   std::string data(bytes->view());
   // Flip a byte inside the first data page body of column i32 (after its header).
@@ -538,7 +539,7 @@ TEST(FileReaderTest, PageCrcMismatchIsCorrupt) {
   data[static_cast<size_t>(meta.data_page_offset + meta.total_compressed_size - 3)] ^= 0x01;
   fio.Put("mem://c", data);
   auto reader = FileReader::Open(*fio.OpenInput("mem://c"));
-  ASSERT_TRUE(reader.ok());
+  FLOE_ASSERT_OK(reader);
   Status s = (*reader)->ReadRowGroup(0, (*reader)->schema().ProjectAll()).status();
   EXPECT_TRUE(s.IsCorrupt()) << s.ToString();
   EXPECT_NE(s.message().find("CRC"), std::string::npos) << s.ToString();

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "floe/base/testing.h"
 #include "floe/format/parquet/metadata_json.h"
 #include "floe/format/thrift/compact.h"
 
@@ -73,7 +74,7 @@ TEST(MetadataSpecBytesTest, PageHeader) {
   PageHeader got;
   size_t consumed = 0;
   Status st = Deserialize(Span(with_body), &got, &consumed);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(consumed, kPageHeaderBytes.size());
   EXPECT_EQ(got, h);
 }
@@ -87,7 +88,7 @@ TEST(MetadataSpecBytesTest, BloomFilterHeader) {
 
   BloomFilterHeader got;
   size_t consumed = 0;
-  ASSERT_TRUE(Deserialize(Span(kBloomHeaderBytes), &got, &consumed).ok());
+  FLOE_ASSERT_OK(Deserialize(Span(kBloomHeaderBytes), &got, &consumed));
   EXPECT_EQ(consumed, 16u);
   EXPECT_EQ(got.num_bytes, 1024);
   EXPECT_EQ(got.algorithm, BloomFilterAlgorithm::kBlock);
@@ -236,7 +237,7 @@ T RoundTrip(const T& v) {
   T got;
   size_t consumed = 0;
   Status st = Deserialize(buf.span(), &got, &consumed);
-  EXPECT_TRUE(st.ok()) << st.ToString();
+  FLOE_EXPECT_OK(st);
   EXPECT_EQ(consumed, buf.size());
   return got;
 }
@@ -388,7 +389,7 @@ TEST(MetadataReadTest, SkipsUnknownFields) {
   w.EndStruct();
   PageHeader got;
   Status st = Deserialize(buf.span(), &got);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(got.uncompressed_page_size, 10);
   EXPECT_EQ(got.compressed_page_size, 8);
 }
@@ -507,7 +508,7 @@ TEST(MetadataReadTest, V2IsCompressedDefaultsToTrue) {
   w.EndStruct();
   w.EndStruct();
   PageHeader h;
-  ASSERT_TRUE(Deserialize(buf.span(), &h).ok());
+  FLOE_ASSERT_OK(Deserialize(buf.span(), &h));
   ASSERT_TRUE(h.data_page_header_v2.has_value());
   EXPECT_TRUE(h.data_page_header_v2->is_compressed);
 }
@@ -531,7 +532,7 @@ TEST(MetadataReadTest, BoolListsFromEitherWriterConvention) {
   w.EndStruct();
   ColumnIndex ci;
   Status st = Deserialize(buf.span(), &ci);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(ci.null_pages, (std::vector<bool>{true, false, false}));
 }
 
@@ -562,7 +563,7 @@ TEST(MetadataReadTest, UnknownUnionMembersAreKept) {
   w.EndStruct();
   FileMetaData md;
   Status st = Deserialize(buf.span(), &md);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   ASSERT_EQ(md.column_orders->size(), 2u);
   EXPECT_EQ((*md.column_orders)[0].kind, ColumnOrder::Kind::kInt96TimestampOrder);
   EXPECT_EQ((*md.column_orders)[1].kind, ColumnOrder::Kind::kUnrecognized);
@@ -605,7 +606,7 @@ TEST(MetadataReadTest, LastUnionMemberWins) {
   f.EndStruct();
   FileMetaData md;
   Status st = Deserialize(footer.span(), &md);
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(md.schema[0].logical_type, LogicalType::Of(LogicalType::Kind::kString));
 }
 
@@ -685,7 +686,7 @@ Footer ParseFile(const std::string& name) {
   std::span<const uint8_t> footer(f.file.data() + f.file.size() - 8 - len, len);
   size_t consumed = 0;
   Status st = Deserialize(footer, &f.md, &consumed);
-  EXPECT_TRUE(st.ok()) << name << ": " << st.ToString();
+  FLOE_EXPECT_OK(st) << name;
   EXPECT_EQ(consumed, len);
   return f;
 }
@@ -900,9 +901,8 @@ TEST(PyarrowFooterTest, NestedZstdWithPageIndexAndBloomFilter) {
     const ColumnMetaData& m = *rg.columns[0].meta_data;
     BloomFilterHeader bf;
     size_t consumed = 0;
-    ASSERT_TRUE(Deserialize(std::span<const uint8_t>(f.file).subspan(*m.bloom_filter_offset), &bf,
-                            &consumed)
-                    .ok());
+    FLOE_ASSERT_OK(Deserialize(std::span<const uint8_t>(f.file).subspan(*m.bloom_filter_offset),
+                               &bf, &consumed));
     EXPECT_EQ(consumed + static_cast<size_t>(bf.num_bytes),
               static_cast<size_t>(*m.bloom_filter_length));
     EXPECT_EQ(bf.algorithm, BloomFilterAlgorithm::kBlock);
@@ -915,18 +915,16 @@ TEST(PyarrowFooterTest, NestedZstdWithPageIndexAndBloomFilter) {
   const ColumnChunk& c0 = md.row_groups[0].columns[0];
   ColumnIndex ci;
   size_t consumed = 0;
-  ASSERT_TRUE(
-      Deserialize(std::span<const uint8_t>(f.file).subspan(*c0.column_index_offset), &ci, &consumed)
-          .ok());
+  FLOE_ASSERT_OK(Deserialize(std::span<const uint8_t>(f.file).subspan(*c0.column_index_offset), &ci,
+                             &consumed));
   EXPECT_EQ(consumed, static_cast<size_t>(*c0.column_index_length));
   EXPECT_EQ(ci.null_pages, std::vector<bool>{false});
   EXPECT_EQ(ci.min_values, std::vector<std::string>{LE64(10)});
   EXPECT_EQ(ci.max_values, std::vector<std::string>{LE64(20)});
   EXPECT_EQ(ci.null_counts, std::vector<int64_t>{0});
   OffsetIndex oi;
-  ASSERT_TRUE(
-      Deserialize(std::span<const uint8_t>(f.file).subspan(*c0.offset_index_offset), &oi, &consumed)
-          .ok());
+  FLOE_ASSERT_OK(Deserialize(std::span<const uint8_t>(f.file).subspan(*c0.offset_index_offset), &oi,
+                             &consumed));
   EXPECT_EQ(consumed, static_cast<size_t>(*c0.offset_index_length));
   ASSERT_EQ(oi.page_locations.size(), 1u);
   EXPECT_EQ(oi.page_locations[0].offset, 43);                         // data_page_offset
@@ -939,14 +937,14 @@ TEST(PyarrowFooterTest, NestedZstdWithPageIndexAndBloomFilter) {
       auto ci_bytes =
           std::span<const uint8_t>(f.file).subspan(*c.column_index_offset, *c.column_index_length);
       ColumnIndex index;
-      ASSERT_TRUE(Deserialize(ci_bytes, &index).ok());
+      FLOE_ASSERT_OK(Deserialize(ci_bytes, &index));
       Buffer again;
       Serialize(index, &again);
       EXPECT_EQ(ToBytes(again), Bytes(ci_bytes.begin(), ci_bytes.end()));
       auto oi_bytes =
           std::span<const uint8_t>(f.file).subspan(*c.offset_index_offset, *c.offset_index_length);
       OffsetIndex offsets;
-      ASSERT_TRUE(Deserialize(oi_bytes, &offsets).ok());
+      FLOE_ASSERT_OK(Deserialize(oi_bytes, &offsets));
       again.Clear();
       Serialize(offsets, &again);
       EXPECT_EQ(ToBytes(again), Bytes(oi_bytes.begin(), oi_bytes.end()));
@@ -1027,7 +1025,7 @@ TEST(PyarrowFooterTest, EveryPageHeaderOfEveryChunk) {
           PageHeader h;
           size_t consumed = 0;
           Status st = Deserialize(std::span<const uint8_t>(f.file).subspan(pos), &h, &consumed);
-          ASSERT_TRUE(st.ok()) << name << " @" << pos << ": " << st.ToString();
+          FLOE_ASSERT_OK(st) << name << " @" << pos;
           ++pages;
           if (first) {
             EXPECT_EQ(h.type == PageType::kDictionaryPage, has_dict) << name;

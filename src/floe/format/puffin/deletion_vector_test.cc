@@ -13,6 +13,7 @@
 
 #include "floe/base/bytes.h"
 #include "floe/base/crc.h"
+#include "floe/base/testing.h"
 
 namespace floe::format::puffin {
 namespace {
@@ -62,14 +63,13 @@ std::vector<uint8_t> Cat(std::initializer_list<std::string_view> hex) {
 
 PositionBitmap Of(std::initializer_list<uint64_t> positions) {
   PositionBitmap b;
-  for (uint64_t p : positions) EXPECT_TRUE(b.Add(p).ok());
+  for (uint64_t p : positions) FLOE_EXPECT_OK(b.Add(p));
   return b;
 }
 
 void ExpectCorrupt(const std::vector<uint8_t>& blob, std::optional<uint64_t> card = {}) {
   auto r = DeserializeDeletionVector(blob, card);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kCorrupt) << r.status().ToString();
+  ASSERT_THAT(r, IsError(StatusCode::kCorrupt));
 }
 
 // iceberg.md §1.8's hand-computed example for positions {0, 5}. Checked against peers:
@@ -85,7 +85,7 @@ TEST(DeletionVector, SpecExampleMatchesPeer) {
   SerializeDeletionVector(Of({0, 5}), &out);
   EXPECT_EQ(ToVector(out), Unhex(kSpecExample));
   auto dv = DeserializeDeletionVector(Unhex(kSpecExample), 2);
-  ASSERT_TRUE(dv.ok()) << dv.status().ToString();
+  FLOE_ASSERT_OK(dv);
   EXPECT_EQ(dv->ToSortedVector(), (std::vector<uint64_t>{0, 5}));
   EXPECT_EQ(out.size(), 44u);
 }
@@ -99,15 +99,15 @@ constexpr std::string_view kPeerMixed =
 
 TEST(DeletionVector, RunOptimizedContainersMatchPeer) {
   PositionBitmap b;
-  ASSERT_TRUE(b.AddRange(0, 10).ok());
-  ASSERT_TRUE(b.Add(70000).ok());
-  ASSERT_TRUE(b.Add(140000).ok());
-  ASSERT_TRUE(b.AddRange(200000, 200101).ok());
+  FLOE_ASSERT_OK(b.AddRange(0, 10));
+  FLOE_ASSERT_OK(b.Add(70000));
+  FLOE_ASSERT_OK(b.Add(140000));
+  FLOE_ASSERT_OK(b.AddRange(200000, 200101));
   Buffer out;
   b.SerializeVector(&out);
   EXPECT_EQ(ToVector(out), Cat({"0100000000000000", "00000000", kPeerMixed}));
   auto back = PositionBitmap::DeserializeVector(out.span());
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   EXPECT_EQ(*back, b);
   EXPECT_EQ(back->cardinality(), 10u + 2 + 101);
 }
@@ -116,10 +116,10 @@ TEST(DeletionVector, RunOptimizedContainersMatchPeer) {
 // size, not by how the set was built).
 TEST(DeletionVector, RunsChosenBySize) {
   PositionBitmap b;
-  for (uint64_t p = 0; p < 10; ++p) ASSERT_TRUE(b.Add(p).ok());
-  ASSERT_TRUE(b.Add(70000).ok());
-  ASSERT_TRUE(b.Add(140000).ok());
-  for (uint64_t p = 200000; p < 200101; ++p) ASSERT_TRUE(b.Add(p).ok());
+  for (uint64_t p = 0; p < 10; ++p) FLOE_ASSERT_OK(b.Add(p));
+  FLOE_ASSERT_OK(b.Add(70000));
+  FLOE_ASSERT_OK(b.Add(140000));
+  for (uint64_t p = 200000; p < 200101; ++p) FLOE_ASSERT_OK(b.Add(p));
   Buffer out;
   b.SerializeVector(&out);
   EXPECT_EQ(ToVector(out), Cat({"0100000000000000", "00000000", kPeerMixed}));
@@ -143,7 +143,7 @@ TEST(DeletionVector, DenseKeysLikeJava) {
             Cat({"0300000000000000", "00000000 3a30000000000000", "01000000 3a30000000000000",
                  "02000000 3a3000000100000000000000100000000100"}));
   auto back = PositionBitmap::DeserializeVector(out.span());
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   EXPECT_EQ(back->ToSortedVector(), (std::vector<uint64_t>{(uint64_t{2} << 32) + 1}));
 }
 
@@ -153,7 +153,7 @@ TEST(DeletionVector, ReadsSparseKeys) {
       Unhex("0200000000000000000000003a3000000100000000000000100000000500020000003a300000010000000"
             "0000000100000000100"));
   auto dv = DeserializeDeletionVector(blob, 2);
-  ASSERT_TRUE(dv.ok()) << dv.status().ToString();
+  FLOE_ASSERT_OK(dv);
   EXPECT_EQ(dv->ToSortedVector(), (std::vector<uint64_t>{5, (uint64_t{2} << 32) + 1}));
 }
 
@@ -162,7 +162,7 @@ TEST(DeletionVector, EmptyVector) {
   SerializeDeletionVector(PositionBitmap(), &out);
   EXPECT_EQ(ToVector(out), Frame(Unhex("0000000000000000")));
   auto dv = DeserializeDeletionVector(out.span(), 0);
-  ASSERT_TRUE(dv.ok()) << dv.status().ToString();
+  FLOE_ASSERT_OK(dv);
   EXPECT_TRUE(dv->empty());
 }
 
@@ -171,9 +171,9 @@ TEST(PositionBitmap, AddContainsAcrossKeys) {
   const uint64_t k32 = uint64_t{1} << 32;
   for (uint64_t p : {uint64_t{0}, uint64_t{65535}, uint64_t{65536}, k32 - 1, k32, k32 + 5,
                      PositionBitmap::kMaxPosition}) {
-    ASSERT_TRUE(b.Add(p).ok());
+    FLOE_ASSERT_OK(b.Add(p));
   }
-  ASSERT_TRUE(b.Add(k32 + 5).ok());  // duplicate
+  FLOE_ASSERT_OK(b.Add(k32 + 5));  // duplicate
   EXPECT_EQ(b.cardinality(), 7u);
   EXPECT_TRUE(b.Contains(k32 + 5));
   EXPECT_FALSE(b.Contains(5));
@@ -217,14 +217,14 @@ TEST(PositionBitmap, RandomAgainstSetModel) {
         case 0:
         case 1: {
           const uint64_t p = base + rng() % 70000;
-          ASSERT_TRUE(target.Add(p).ok());
+          FLOE_ASSERT_OK(target.Add(p));
           model[slot(p)] = 1;
           break;
         }
         case 2: {
           const uint64_t s = base + rng() % 70000;
           const uint64_t len = rng() % 3 == 0 ? rng() % 140000 : rng() % 100;
-          ASSERT_TRUE(target.AddRange(s, s + len).ok());
+          FLOE_ASSERT_OK(target.AddRange(s, s + len));
           if (len > 0) {
             slot(s + len - 1);  // checks the range stays inside the model
             std::memset(model.data() + slot(s), 1, len);
@@ -234,7 +234,7 @@ TEST(PositionBitmap, RandomAgainstSetModel) {
         case 3: {
           const uint64_t s = base + rng() % 1000;
           for (uint64_t p = s; p < s + 9000; p += 2) {
-            ASSERT_TRUE(target.Add(p).ok());
+            FLOE_ASSERT_OK(target.Add(p));
             model[slot(p)] = 1;
           }
           break;
@@ -256,7 +256,7 @@ TEST(PositionBitmap, RandomAgainstSetModel) {
     Buffer blob;
     SerializeDeletionVector(a, &blob);
     auto back = DeserializeDeletionVector(blob.span(), expected.size());
-    ASSERT_TRUE(back.ok()) << back.status().ToString();
+    FLOE_ASSERT_OK(back);
     ASSERT_EQ(*back, a);
     // Serialization is canonical: the decoded set encodes to the same bytes.
     Buffer again;
@@ -290,20 +290,20 @@ TEST(PositionBitmap, RandomAgainstSetModel) {
 TEST(PositionBitmap, FullContainersAndLargeRanges) {
   PositionBitmap b;
   const uint64_t k32 = uint64_t{1} << 32;
-  ASSERT_TRUE(b.AddRange(k32 - 100000, k32 + 5).ok());
+  FLOE_ASSERT_OK(b.AddRange(k32 - 100000, k32 + 5));
   EXPECT_EQ(b.cardinality(), 100005u);
   EXPECT_TRUE(b.Contains(k32 + 4));
   EXPECT_FALSE(b.Contains(k32 + 5));
   EXPECT_TRUE(b.Contains(k32 - 100000));
   EXPECT_FALSE(b.Contains(k32 - 100001));
-  ASSERT_TRUE(b.Add(k32 - 50000).ok());  // inside a full container: no change
+  FLOE_ASSERT_OK(b.Add(k32 - 50000));  // inside a full container: no change
   EXPECT_EQ(b.cardinality(), 100005u);
   Buffer blob;
   SerializeDeletionVector(b, &blob);
   // Runs keep it small: 2 keys, each a handful of run containers.
   EXPECT_LT(blob.size(), 200u);
   auto back = DeserializeDeletionVector(blob.span(), 100005);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   EXPECT_EQ(*back, b);
   std::vector<uint8_t> keep(2);
   EXPECT_EQ(b.FillKeepBitmap(k32 + 1, 10, keep.data()), 4u);
@@ -333,7 +333,7 @@ class DeletionVectorCorruption : public ::testing::Test {
 
 TEST_F(DeletionVectorCorruption, EveryTruncation) {
   auto blob = Valid();
-  ASSERT_TRUE(DeserializeDeletionVector(blob, 3).ok());
+  FLOE_ASSERT_OK(DeserializeDeletionVector(blob, 3));
   for (size_t n = 0; n < blob.size(); ++n) {
     ExpectCorrupt(std::vector<uint8_t>(blob.begin(), blob.begin() + n));
   }
@@ -376,7 +376,7 @@ TEST_F(DeletionVectorCorruption, VectorContent) {
   ExpectCorrupt(Frame(Cat({"0200000000000000", "01000000", one, "01000000", one})));
   ExpectCorrupt(Frame(Cat({"0100000000000000", "ffffff7f", one})));
   ExpectCorrupt(Frame(Cat({"0100000000000000", "00000080", one})));
-  EXPECT_TRUE(DeserializeDeletionVector(Frame(Cat({"0100000000000000", "feffff7f", one}))).ok());
+  FLOE_EXPECT_OK(DeserializeDeletionVector(Frame(Cat({"0100000000000000", "feffff7f", one}))));
   // Counts far beyond the bytes.
   ExpectCorrupt(Frame(Cat({"ffffffffffffffff", "00000000", one})));
   ExpectCorrupt(Frame(Cat({"0200000000000000", "00000000", one})));
@@ -400,10 +400,8 @@ TEST_F(DeletionVectorCorruption, VectorContent) {
   ExpectCorrupt(Frame(Cat({"0100000000000000", "00000000",
                            "3a300000020000000100000000000000180000001a00000005000500"})));
   // Run containers: valid {0..9}; run past 65535; overlapping runs; zero runs; wrong card.
-  EXPECT_TRUE(
-      DeserializeDeletionVector(
-          Frame(Cat({"0100000000000000", "00000000", "3b30000001000009000100000009 00"})), 10)
-          .ok());
+  FLOE_EXPECT_OK(DeserializeDeletionVector(
+      Frame(Cat({"0100000000000000", "00000000", "3b30000001000009000100000009 00"})), 10));
   ExpectCorrupt(
       Frame(Cat({"0100000000000000", "00000000", "3b300000 01 0000 0900 0100 feff 0900"})));
   ExpectCorrupt(Frame(
@@ -413,7 +411,7 @@ TEST_F(DeletionVectorCorruption, VectorContent) {
   // Adjacent runs are accepted and merged ({0..4} + {5..9}).
   auto adjacent = DeserializeDeletionVector(
       Frame(Cat({"0100000000000000", "00000000", "3b30000001000009000200000004000500 0400"})), 10);
-  ASSERT_TRUE(adjacent.ok()) << adjacent.status().ToString();
+  FLOE_ASSERT_OK(adjacent);
   EXPECT_TRUE(adjacent->Contains(9));
   // A bitmap container whose population count differs from its header (4097 claimed).
   std::string bitmap_hex = "3a30000001000000000000101000000001" + std::string(16382, '0');

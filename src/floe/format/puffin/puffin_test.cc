@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include "floe/base/bytes.h"
+#include "floe/base/testing.h"
 #include "floe/format/compression/codec.h"
 #include "floe/format/puffin/deletion_vector.h"
 #include "floe/io/memory_file_io.h"
@@ -24,14 +25,14 @@ class PuffinTest : public ::testing::Test {
   std::string Write(const std::function<void(PuffinWriter&)>& body, PuffinFileInfo* info = nullptr,
                     PuffinWriterOptions options = {}) {
     auto out = io_.CreateOutput("f.puffin", /*overwrite=*/true);
-    EXPECT_TRUE(out.ok());
+    FLOE_EXPECT_OK(out);
     auto writer = PuffinWriter::Make(out->get(), std::move(options));
-    EXPECT_TRUE(writer.ok()) << writer.status().ToString();
+    FLOE_EXPECT_OK(writer);
     body(**writer);
     auto finished = (*writer)->Finish();
-    EXPECT_TRUE(finished.ok()) << finished.status().ToString();
+    FLOE_EXPECT_OK(finished);
     if (info) *info = *finished;
-    EXPECT_TRUE((*out)->Close().ok());
+    FLOE_EXPECT_OK((*out)->Close());
     auto bytes = io_.ReadFile("f.puffin");
     return std::string(bytes->view());
   }
@@ -45,8 +46,7 @@ class PuffinTest : public ::testing::Test {
 
   void ExpectCorrupt(const std::string& bytes) {
     auto r = Open(bytes);
-    ASSERT_FALSE(r.ok());
-    EXPECT_EQ(r.status().code(), StatusCode::kCorrupt) << r.status().ToString();
+    ASSERT_THAT(r, IsError(StatusCode::kCorrupt));
   }
 
   io::MemoryFileIO io_;
@@ -68,7 +68,7 @@ TEST_F(PuffinTest, EmptyFileLayout) {
   EXPECT_EQ(info.file_size, bytes.size());
   EXPECT_EQ(info.footer_size, bytes.size() - 4);
   auto reader = Open(bytes);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  FLOE_ASSERT_OK(reader);
   EXPECT_TRUE((*reader)->blobs().empty());
   EXPECT_EQ((*reader)->footer_size(), info.footer_size);
   ASSERT_EQ((*reader)->properties().size(), 1u);
@@ -86,11 +86,11 @@ TEST_F(PuffinTest, BlobsWithEveryCodec) {
         for (PuffinCodec codec : {PuffinCodec::kNone, PuffinCodec::kZstd, PuffinCodec::kLz4}) {
           auto loc = w.AddBlob("apache-datasketches-theta-v1", fields, 42, 7, Bytes(big),
                                {{"ndv", "26"}}, codec);
-          ASSERT_TRUE(loc.ok()) << loc.status().ToString();
+          FLOE_ASSERT_OK(loc);
           locations.push_back(*loc);
         }
         auto empty = w.AddBlob("empty", {}, 1, 1, {}, {});
-        ASSERT_TRUE(empty.ok());
+        FLOE_ASSERT_OK(empty);
         locations.push_back(*empty);
       },
       &info, PuffinWriterOptions{{{"created-by", "test"}, {"k", "v"}}});
@@ -102,7 +102,7 @@ TEST_F(PuffinTest, BlobsWithEveryCodec) {
   EXPECT_EQ(bytes.substr(4, big.size()), big);
 
   auto reader = Open(bytes);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  FLOE_ASSERT_OK(reader);
   const auto& blobs = (*reader)->blobs();
   ASSERT_EQ(blobs.size(), 4u);
   EXPECT_EQ((*reader)->footer_size(), info.footer_size);
@@ -119,13 +119,13 @@ TEST_F(PuffinTest, BlobsWithEveryCodec) {
     EXPECT_EQ(blobs[i].length, locations[i].length);
     ASSERT_NE(blobs[i].FindProperty("ndv"), nullptr);
     auto content = (*reader)->ReadBlob(blobs[i]);
-    ASSERT_TRUE(content.ok()) << content.status().ToString();
+    FLOE_ASSERT_OK(content);
     EXPECT_EQ(content->view(), big);
   }
   EXPECT_EQ((*reader)->properties(), (Properties{{"created-by", "test"}, {"k", "v"}}));
   // Decompression-bomb bound. (Open replaces file_, so `reader` is not used after this.)
   auto small = Open(bytes, PuffinReaderOptions{.max_blob_bytes = 1000});
-  ASSERT_TRUE(small.ok());
+  FLOE_ASSERT_OK(small);
   EXPECT_EQ((*small)->ReadBlob(blobs[1]).status().code(), StatusCode::kCorrupt);
   EXPECT_EQ((*small)->ReadBlob(blobs[0]).status().code(), StatusCode::kCorrupt);
   // Unknown codec.
@@ -140,9 +140,9 @@ TEST_F(PuffinTest, ReadsCompressedFooter) {
       R"({"blobs":[{"type":"t","fields":[1],"snapshot-id":5,"sequence-number":6,)"
       R"("offset":4,"length":3,"compression-codec":null}],"properties":{"created-by":"x"}})";
   auto codec = Codec::Make(CompressionKind::kLz4Frame);
-  ASSERT_TRUE(codec.ok());
+  FLOE_ASSERT_OK(codec);
   Buffer compressed;
-  ASSERT_TRUE((*codec)->Compress(Bytes(payload), &compressed).ok());
+  FLOE_ASSERT_OK((*codec)->Compress(Bytes(payload), &compressed));
   std::string bytes = "PFA1abcPFA1" + std::string(compressed.view());
   char trailer[8] = {};
   StoreLE<int32_t>(trailer, static_cast<int32_t>(compressed.size()));
@@ -150,12 +150,12 @@ TEST_F(PuffinTest, ReadsCompressedFooter) {
   bytes.append(trailer, 8);
   bytes.append("PFA1");
   auto reader = Open(bytes);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  FLOE_ASSERT_OK(reader);
   EXPECT_TRUE((*reader)->footer_compressed());
   EXPECT_EQ((*reader)->footer_size(), compressed.size() + 16);
   ASSERT_EQ((*reader)->blobs().size(), 1u);
   auto blob = (*reader)->ReadBlob((*reader)->blobs()[0]);
-  ASSERT_TRUE(blob.ok());
+  FLOE_ASSERT_OK(blob);
   EXPECT_EQ(blob->view(), "abc");
   // The same bytes with the flag clear are not JSON.
   bytes[bytes.size() - 8] = 0;
@@ -164,16 +164,16 @@ TEST_F(PuffinTest, ReadsCompressedFooter) {
 
 TEST_F(PuffinTest, DeletionVectorBlobs) {
   PositionBitmap a;
-  ASSERT_TRUE(a.Add(0).ok());
-  ASSERT_TRUE(a.Add(5).ok());
+  FLOE_ASSERT_OK(a.Add(0));
+  FLOE_ASSERT_OK(a.Add(5));
   PositionBitmap b;
-  ASSERT_TRUE(b.AddRange(100, 200000).ok());
-  ASSERT_TRUE(b.Add((uint64_t{1} << 32) + 5).ok());
+  FLOE_ASSERT_OK(b.AddRange(100, 200000));
+  FLOE_ASSERT_OK(b.Add((uint64_t{1} << 32) + 5));
   std::vector<DeletionVectorInfo> dvs;
   std::string bytes = Write([&](PuffinWriter& w) {
     for (const PositionBitmap* p : {&a, &b}) {
       auto info = WriteDeletionVectorBlob(w, p == &a ? "s3://b/a.parquet" : "s3://b/b.parquet", *p);
-      ASSERT_TRUE(info.ok()) << info.status().ToString();
+      FLOE_ASSERT_OK(info);
       dvs.push_back(*info);
     }
   });
@@ -183,7 +183,7 @@ TEST_F(PuffinTest, DeletionVectorBlobs) {
   EXPECT_EQ(dvs[1].content_offset, 48u);
   EXPECT_EQ(dvs[1].record_count, 199901u);
   auto reader = Open(bytes);
-  ASSERT_TRUE(reader.ok()) << reader.status().ToString();
+  FLOE_ASSERT_OK(reader);
   const BlobMetadata& m = (*reader)->blobs()[0];
   EXPECT_EQ(m.type, "deletion-vector-v1");
   EXPECT_EQ(m.fields, (std::vector<int32_t>{2147483645}));
@@ -201,13 +201,13 @@ TEST_F(PuffinTest, DeletionVectorBlobs) {
   for (size_t i = 0; i < 2; ++i) {
     auto dv = ReadDeletionVector(*file_, dvs[i].content_offset, dvs[i].content_size_in_bytes,
                                  static_cast<int64_t>(dvs[i].record_count));
-    ASSERT_TRUE(dv.ok()) << dv.status().ToString();
+    FLOE_ASSERT_OK(dv);
     EXPECT_EQ(*dv, i == 0 ? a : b);
   }
   // Manifest values that do not fit the file, or disagree with the blob.
   EXPECT_EQ(ReadDeletionVector(*file_, 4, 43, 2).status().code(), StatusCode::kCorrupt);
   EXPECT_EQ(ReadDeletionVector(*file_, 4, 44, 3).status().code(), StatusCode::kCorrupt);
-  EXPECT_TRUE(ReadDeletionVector(*file_, 4, 44, -1).ok());
+  FLOE_EXPECT_OK(ReadDeletionVector(*file_, 4, 44, -1));
   EXPECT_EQ(ReadDeletionVector(*file_, bytes.size() - 10, 44, 2).status().code(),
             StatusCode::kCorrupt);
   EXPECT_EQ(ReadDeletionVector(*file_, UINT64_MAX, 44, 2).status().code(), StatusCode::kCorrupt);
@@ -216,9 +216,9 @@ TEST_F(PuffinTest, DeletionVectorBlobs) {
 TEST_F(PuffinTest, MalformedFiles) {
   std::string good = Write([](PuffinWriter& w) {
     const int32_t f[] = {1};
-    ASSERT_TRUE(w.AddBlob("t", f, 1, 2, Bytes("hello"), {}).ok());
+    FLOE_ASSERT_OK(w.AddBlob("t", f, 1, 2, Bytes("hello"), {}));
   });
-  ASSERT_TRUE(Open(good).ok());
+  FLOE_ASSERT_OK(Open(good));
   for (size_t n = 0; n < good.size(); ++n) {
     auto r = Open(good.substr(0, n));
     ASSERT_FALSE(r.ok()) << n;
@@ -260,7 +260,7 @@ TEST_F(PuffinTest, MalformedFooterJson) {
   };
   const std::string ok_blob =
       R"({"type":"t","fields":[1],"snapshot-id":1,"sequence-number":1,"offset":4,"length":6})";
-  ASSERT_TRUE(Open(file_with(R"({"blobs":[)" + ok_blob + "]}")).ok());
+  FLOE_ASSERT_OK(Open(file_with(R"({"blobs":[)" + ok_blob + "]}")));
   for (
       const char* payload : {
           "",
@@ -284,20 +284,19 @@ TEST_F(PuffinTest, MalformedFooterJson) {
           R"({"blobs":[],"properties":[]})",
       }) {
     auto r = Open(file_with(payload));
-    ASSERT_FALSE(r.ok()) << payload;
-    EXPECT_EQ(r.status().code(), StatusCode::kCorrupt) << payload << ": " << r.status().ToString();
+    ASSERT_THAT(r, IsError(StatusCode::kCorrupt)) << payload;
   }
 }
 
 TEST_F(PuffinTest, WriterMisuse) {
   auto out = io_.CreateOutput("m.puffin", true);
-  ASSERT_TRUE(out.ok());
-  ASSERT_TRUE((*out)->Write("x").ok());
+  FLOE_ASSERT_OK(out);
+  FLOE_ASSERT_OK((*out)->Write("x"));
   EXPECT_EQ(PuffinWriter::Make(out->get()).status().code(), StatusCode::kInvalidArgument);
   auto out2 = io_.CreateOutput("n.puffin", true);
   auto writer = PuffinWriter::Make(out2->get());
-  ASSERT_TRUE(writer.ok());
-  ASSERT_TRUE((*writer)->Finish().ok());
+  FLOE_ASSERT_OK(writer);
+  FLOE_ASSERT_OK((*writer)->Finish());
   EXPECT_EQ((*writer)->Finish().status().code(), StatusCode::kFailedPrecondition);
   EXPECT_EQ((*writer)->AddBlob("t", {}, 1, 1, {}).status().code(), StatusCode::kFailedPrecondition);
 }

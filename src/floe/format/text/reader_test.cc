@@ -5,6 +5,7 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/json.h"
 #include "floe/format/text/test_util.h"
 
@@ -44,7 +45,7 @@ TEST(JsonLinesReaderTest, ObjectsFieldsInAnyOrderAndNulls) {
       "\n"
       "  {\"id\": 3, \"loc\": {\"lon\": 1e2}, \"name\": null}";
   auto batches = ReadAll<JsonLinesReader>(in, LocSchema());
-  ASSERT_TRUE(batches.ok()) << batches.status().ToString();
+  FLOE_ASSERT_OK(batches);
   EXPECT_EQ(Lines(*batches),
             "{\"id\":1,\"name\":\"a\xc3\xa9\\n\",\"loc\":{\"lat\":1.5,\"lon\":-2},\"tags\":[\"x\","
             "null]}\n"
@@ -56,8 +57,7 @@ TEST(JsonLinesReaderTest, ErrorsNameLineAndField) {
   auto expect_error = [](const std::string& in, const std::string& message,
                          ReadOptions options = {}) {
     auto r = ReadAll<JsonLinesReader>(in, LocSchema(), options);
-    ASSERT_FALSE(r.ok()) << in;
-    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    ASSERT_THAT(r, IsError(StatusCode::kInvalidArgument)) << in;
     EXPECT_THAT(std::string(r.status().message()), HasSubstr(message)) << in;
   };
   std::string ok = "{\"id\": 1}\n";
@@ -92,7 +92,7 @@ TEST(JsonLinesReaderTest, Options) {
   auto r = ReadAll<JsonLinesReader>(
       "{\"ID\": 7, \"x\": {\"deep\": [1, {\"a\": null}, \"s\"]}, \"Name\": \"n\"}", LocSchema(),
       options);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(Lines(*r), "{\"id\":7,\"name\":\"n\",\"loc\":null,\"tags\":null}\n");
 }
 
@@ -105,7 +105,7 @@ TEST(JsonLinesReaderTest, BatchesAcrossChunks) {
   options.batch_rows = 1000;
   options.chunk_bytes = 4096;
   auto r = ReadAll<JsonLinesReader>(in, LocSchema(), options);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   ASSERT_EQ(r->size(), 5u);
   int64_t next = 0;
   for (const auto& b : *r) {
@@ -132,8 +132,7 @@ TEST(JsonLinesReaderTest, UntrustedInputLimits) {
   ignore.ignore_unknown_fields = true;
   r = ReadAll<JsonLinesReader>("{\"id\": 1, \"x\": " + std::string(100000, '[') + "}", LocSchema(),
                                ignore);
-  ASSERT_FALSE(r.ok());
-  EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+  ASSERT_THAT(r, IsError(StatusCode::kInvalidArgument));
   // A nested array beyond the schema's depth is a type error, not a crash.
   r = ReadAll<JsonLinesReader>("{\"id\": 1, \"tags\": [[[[[[[[]]]]]]]]}", LocSchema());
   ASSERT_FALSE(r.ok());
@@ -168,7 +167,7 @@ TEST(JsonLinesReaderTest, ValueForms) {
       "\"fx\": \"abcd\", \"u\": \"f79c3e09-677c-4bbd-a479-3f349cb785e7\", \"m\": {\"1\": \"a\"}}\n"
       "{\"dec\": \"-0.05\", \"f\": \"-Infinity\", \"m\": [[2, \"b\"], [3, null]]}\n",
       schema);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(
       Lines(*r),
       "{\"dec\":\"1.50\",\"f\":\"NaN\",\"tstz\":\"2017-11-16T22:31:08.000000+00:00\","
@@ -205,7 +204,7 @@ TEST(CsvReaderTest, QuotingNullsAndLineEndings) {
       "\n"
       "4,,,null";
   auto r = ReadAll<CsvReader>(in, CsvSchema());
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(Lines(*r),
             "{\"id\":1,\"s\":\"plain\",\"d\":\"2017-11-16\",\"l\":[1,2]}\n"
             "{\"id\":2,\"s\":\"a,\\\"b\\\"\\nc\",\"d\":null,\"l\":[]}\n"
@@ -216,13 +215,13 @@ TEST(CsvReaderTest, QuotingNullsAndLineEndings) {
 TEST(CsvReaderTest, HeaderMatching) {
   // Header order differs from the schema; an absent nullable column is null.
   auto r = ReadAll<CsvReader>("s,id\nx,1\n", CsvSchema());
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(Lines(*r), "{\"id\":1,\"s\":\"x\",\"d\":null,\"l\":null}\n");
   ReadOptions no_header;
   no_header.header = false;
   no_header.delimiter = ';';
   r = ReadAll<CsvReader>("1;x;2000-01-01;[3]\n", CsvSchema(), no_header);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(Lines(*r), "{\"id\":1,\"s\":\"x\",\"d\":\"2000-01-01\",\"l\":[3]}\n");
   auto bad = ReadAll<CsvReader>("s\nx\n", CsvSchema());
   ASSERT_FALSE(bad.ok());
@@ -236,19 +235,18 @@ TEST(CsvReaderTest, HeaderMatching) {
   ignore.ignore_unknown_fields = true;
   ignore.case_insensitive = true;
   r = ReadAll<CsvReader>("ID,zz\n1,2\n", CsvSchema(), ignore);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_EQ(Lines(*r), "{\"id\":1,\"s\":null,\"d\":null,\"l\":null}\n");
   // An empty file has no rows.
   r = ReadAll<CsvReader>("", CsvSchema());
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   EXPECT_TRUE(r->empty());
 }
 
 TEST(CsvReaderTest, ErrorsNameTheLine) {
   auto expect_error = [](const std::string& in, const std::string& message) {
     auto r = ReadAll<CsvReader>(in, CsvSchema());
-    ASSERT_FALSE(r.ok()) << in;
-    EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
+    ASSERT_THAT(r, IsError(StatusCode::kInvalidArgument)) << in;
     EXPECT_THAT(std::string(r.status().message()), HasSubstr(message)) << in;
   };
   // Line numbers count the newlines inside quoted cells.
@@ -271,7 +269,7 @@ TEST(CsvReaderTest, LongRecordsAndLimits) {
   options.chunk_bytes = 4096;
   std::string big(50000, 'q');
   auto r = ReadAll<CsvReader>("id,s\n1,\"" + big + "\"\n2,\"a\r\nb\"\r\n", CsvSchema(), options);
-  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  FLOE_ASSERT_OK(r);
   ASSERT_EQ((*r)[0].num_rows(), 2);
   EXPECT_EQ((*r)[0].column(1).BinaryValue(0), big);
   EXPECT_EQ((*r)[0].column(1).BinaryValue(1), "a\r\nb");

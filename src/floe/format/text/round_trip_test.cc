@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/builder.h"
 #include "floe/columnar/json.h"
 #include "floe/format/text/test_util.h"
@@ -217,17 +218,17 @@ void ExpectSame(const RecordBatch& want, const std::vector<RecordBatch>& got) {
 
 TEST(RoundTripTest, JsonLines) {
   RecordBatch batch = EveryTypeBatch();
-  ASSERT_TRUE(batch.Validate().ok()) << batch.Validate().ToString();
+  FLOE_ASSERT_OK(batch.Validate());
   io::MemoryFileIO fio;
   auto out = fio.CreateOutput("mem://rt.jsonl", true).value();
   JsonLinesWriter writer(out.get());
-  ASSERT_TRUE(writer.Write(batch).ok());
-  ASSERT_TRUE(out->Close().ok());
+  FLOE_ASSERT_OK(writer.Write(batch));
+  FLOE_ASSERT_OK(out->Close());
   std::string text(fio.ReadFile("mem://rt.jsonl").value().view());
   // The writer's lines are exactly `floe parquet cat`'s.
   EXPECT_EQ(text, JsonLines(batch));
   auto back = testing::ReadAll<JsonLinesReader>(text, batch.schema());
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   ExpectSame(batch, *back);
 }
 
@@ -239,14 +240,14 @@ TEST(RoundTripTest, Csv) {
     CsvWriteOptions options;
     options.delimiter = delimiter;
     auto writer = CsvWriter::Make(out.get(), batch.schema(), options);
-    ASSERT_TRUE(writer.ok());
-    ASSERT_TRUE((*writer)->Write(batch).ok());
-    ASSERT_TRUE(out->Close().ok());
+    FLOE_ASSERT_OK(writer);
+    FLOE_ASSERT_OK((*writer)->Write(batch));
+    FLOE_ASSERT_OK(out->Close());
     std::string text(fio.ReadFile("mem://rt.csv").value().view());
     ReadOptions read;
     read.delimiter = delimiter;
     auto back = testing::ReadAll<CsvReader>(text, batch.schema(), read);
-    ASSERT_TRUE(back.ok()) << back.status().ToString() << "\n" << text;
+    FLOE_ASSERT_OK(back) << "\n" << text;
     ExpectSame(batch, *back);
   }
 }
@@ -264,13 +265,13 @@ TEST(RoundTripTest, CsvSingleColumnNulls) {
   io::MemoryFileIO fio;
   auto out = fio.CreateOutput("mem://one.csv", true).value();
   auto writer = CsvWriter::Make(out.get(), schema);
-  ASSERT_TRUE(writer.ok());
-  ASSERT_TRUE((*writer)->Write(batch).ok());
-  ASSERT_TRUE(out->Close().ok());
+  FLOE_ASSERT_OK(writer);
+  FLOE_ASSERT_OK((*writer)->Write(batch));
+  FLOE_ASSERT_OK(out->Close());
   std::string text(fio.ReadFile("mem://one.csv").value().view());
   EXPECT_EQ(text, "s\n\n\"\"\n\nx\n");
   auto back = testing::ReadAll<CsvReader>(text, schema);
-  ASSERT_TRUE(back.ok()) << back.status().ToString();
+  FLOE_ASSERT_OK(back);
   ExpectSame(batch, *back);
 }
 

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "floe/base/testing.h"
+
 namespace floe::format::thrift {
 namespace {
 
@@ -90,7 +92,7 @@ TEST(CompactReaderTest, ReadsPageHeaderSpecBytes) {
     outer.emplace_back(h.id, v);
     return Status::OK();
   });
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(outer, (std::vector<std::pair<int, int32_t>>{{1, 0}, {2, 100}, {3, 80}}));
   EXPECT_EQ(inner, (std::vector<std::pair<int, int32_t>>{{1, 10}, {2, 0}, {3, 3}, {4, 3}}));
   EXPECT_EQ(r.position(), kPageHeaderBytes.size());
@@ -109,13 +111,13 @@ TEST(CompactWriterTest, BoolFieldsLiveInTheHeaderNibble) {
 
   CompactReader r(buf.span());
   std::vector<std::pair<int, bool>> bools;
-  ASSERT_TRUE(r.ReadStruct([&](const FieldHeader& h) -> Status {
-                 if (h.is_bool()) {
-                   bools.emplace_back(h.id, h.bool_value());
-                   return Status::OK();
-                 }
-                 return r.Skip(h.type);
-               }).ok());
+  FLOE_ASSERT_OK(r.ReadStruct([&](const FieldHeader& h) -> Status {
+    if (h.is_bool()) {
+      bools.emplace_back(h.id, h.bool_value());
+      return Status::OK();
+    }
+    return r.Skip(h.type);
+  }));
   EXPECT_EQ(bools, (std::vector<std::pair<int, bool>>{{7, false}, {8, true}}));
 }
 
@@ -134,10 +136,10 @@ TEST(CompactWriterTest, LongFormFieldHeaders) {
 
   CompactReader r(buf.span());
   std::vector<int> ids;
-  ASSERT_TRUE(r.ReadStruct([&](const FieldHeader& h) -> Status {
-                 ids.push_back(h.id);
-                 return r.Skip(h.type);
-               }).ok());
+  FLOE_ASSERT_OK(r.ReadStruct([&](const FieldHeader& h) -> Status {
+    ids.push_back(h.id);
+    return r.Skip(h.type);
+  }));
   EXPECT_EQ(ids, (std::vector<int>{1, 17, 3, 4, 32767}));
 }
 
@@ -157,7 +159,7 @@ TEST(CompactReaderTest, FieldIdsRestartInNestedStructs) {
     }
     return r.Skip(h.type);
   });
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(ids, (std::vector<int>{10, 1, 11}));
 }
 
@@ -182,7 +184,7 @@ TEST(CompactWriterTest, PrimitiveEncodingsFromTheSpec) {
   EXPECT_EQ(*r.ReadI64(), std::numeric_limits<int64_t>::min());
   EXPECT_EQ(*r.ReadDouble(), 1.5);
   std::string s;
-  ASSERT_TRUE(r.ReadString(&s).ok());
+  FLOE_ASSERT_OK(r.ReadString(&s));
   EXPECT_EQ(s, "abc");
   EXPECT_EQ(r.remaining(), 0u);
 }
@@ -214,7 +216,7 @@ TEST(CompactRoundTripTest, ExtremeValues) {
     EXPECT_EQ(std::memcmp(&got, &v, 8), 0);
   }
   auto bin = r.ReadBinary();
-  ASSERT_TRUE(bin.ok());
+  FLOE_ASSERT_OK(bin);
   EXPECT_EQ(std::string(bin->begin(), bin->end()), big);
   EXPECT_TRUE(std::isnan(*r.ReadDouble()));
   EXPECT_EQ(r.remaining(), 0u);
@@ -247,7 +249,7 @@ TEST(CompactReaderTest, BoolListsOfEitherElementTypeAndEncoding) {
   for (const Bytes& in : {Bytes{0x31, 0x01, 0x02, 0x01}, Bytes{0x32, 0x01, 0x00, 0x01}}) {
     CompactReader r(Span(in));
     auto h = r.ReadListHeader();
-    ASSERT_TRUE(h.ok());
+    FLOE_ASSERT_OK(h);
     EXPECT_EQ(h->element_type, WireType::kBoolTrue);
     ASSERT_EQ(h->size, 3u);
     EXPECT_TRUE(*r.ReadBoolElement());
@@ -264,22 +266,22 @@ TEST(CompactReaderTest, ReadsListAndMapHeaders) {
   in.insert(in.end(), {0x00, 0x02, 0x85, 0x00, 0x02, 0x00, 0x04});
   CompactReader r(Span(in));
   auto l1 = r.ReadListHeader();
-  ASSERT_TRUE(l1.ok());
+  FLOE_ASSERT_OK(l1);
   EXPECT_EQ(l1->element_type, WireType::kI32);
   EXPECT_EQ(l1->size, 3u);
-  ASSERT_TRUE(r.Skip(WireType::kI8).ok());
-  ASSERT_TRUE(r.Skip(WireType::kI8).ok());
-  ASSERT_TRUE(r.Skip(WireType::kI8).ok());
+  FLOE_ASSERT_OK(r.Skip(WireType::kI8));
+  FLOE_ASSERT_OK(r.Skip(WireType::kI8));
+  FLOE_ASSERT_OK(r.Skip(WireType::kI8));
   auto l2 = r.ReadListHeader();
-  ASSERT_TRUE(l2.ok());
+  FLOE_ASSERT_OK(l2);
   EXPECT_EQ(l2->element_type, WireType::kBinary);
   EXPECT_EQ(l2->size, 15u);
-  for (int i = 0; i < 15; ++i) ASSERT_TRUE(r.Skip(WireType::kBinary).ok());
+  for (int i = 0; i < 15; ++i) FLOE_ASSERT_OK(r.Skip(WireType::kBinary));
   auto m0 = r.ReadMapHeader();
-  ASSERT_TRUE(m0.ok());
+  FLOE_ASSERT_OK(m0);
   EXPECT_EQ(m0->size, 0u);
   auto m1 = r.ReadMapHeader();
-  ASSERT_TRUE(m1.ok());
+  FLOE_ASSERT_OK(m1);
   EXPECT_EQ(m1->size, 2u);
   EXPECT_EQ(m1->key_type, WireType::kBinary);
   EXPECT_EQ(m1->value_type, WireType::kI32);
@@ -366,14 +368,14 @@ TEST(CompactReaderTest, SkipsUnknownFieldsOfEveryType) {
     skipped.push_back(h.id);
     return r.Skip(h.type);
   });
-  ASSERT_TRUE(st.ok()) << st.ToString();
+  FLOE_ASSERT_OK(st);
   EXPECT_EQ(known, 42);
   EXPECT_EQ(skipped.size(), 17u);
   EXPECT_EQ(r.position(), in.size());
 
   // Skipping the whole value in one call consumes exactly the same bytes.
   CompactReader whole(Span(in));
-  ASSERT_TRUE(whole.Skip(WireType::kStruct).ok());
+  FLOE_ASSERT_OK(whole.Skip(WireType::kStruct));
   EXPECT_EQ(whole.remaining(), 0u);
 }
 
@@ -383,17 +385,16 @@ TEST(CompactReaderTest, SkipAndCaptureRoundTripsUnknownValues) {
   Buffer copy;
   CompactWriter w(&copy);
   w.BeginStruct();
-  ASSERT_TRUE(r.ReadStruct([&](const FieldHeader& h) -> Status {
-                 FLOE_ASSIGN_OR_RETURN(auto raw, r.SkipAndCapture(h.type));
-                 if (h.is_bool()) {
-                   w.WriteFieldBool(h.id, h.bool_value());
-                 } else {
-                   w.WriteFieldHeader(h.id, h.type);
-                   w.WriteRaw(
-                       std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()));
-                 }
-                 return Status::OK();
-               }).ok());
+  FLOE_ASSERT_OK(r.ReadStruct([&](const FieldHeader& h) -> Status {
+    FLOE_ASSIGN_OR_RETURN(auto raw, r.SkipAndCapture(h.type));
+    if (h.is_bool()) {
+      w.WriteFieldBool(h.id, h.bool_value());
+    } else {
+      w.WriteFieldHeader(h.id, h.type);
+      w.WriteRaw(std::string_view(reinterpret_cast<const char*>(raw.data()), raw.size()));
+    }
+    return Status::OK();
+  }));
   w.EndStruct();
   EXPECT_EQ(ToBytes(copy), in);
 }
@@ -403,8 +404,7 @@ TEST(CompactReaderTest, EveryTruncationIsCorrupt) {
   for (size_t n = 0; n < in.size(); ++n) {
     CompactReader r(std::span<const uint8_t>(in.data(), n));
     Status st = r.Skip(WireType::kStruct);
-    ASSERT_FALSE(st.ok()) << "prefix of " << n << " bytes parsed";
-    EXPECT_TRUE(st.IsCorrupt()) << st.ToString();
+    ASSERT_THAT(st, IsError(StatusCode::kCorrupt)) << "prefix of " << n << " bytes parsed";
   }
 }
 
@@ -419,7 +419,7 @@ Bytes NestedStructs(int levels) {
 TEST(CompactReaderTest, NestingDepthIsLimited) {
   Bytes ok = NestedStructs(64);
   CompactReader r1(Span(ok));
-  EXPECT_TRUE(r1.Skip(WireType::kStruct).ok());
+  FLOE_EXPECT_OK(r1.Skip(WireType::kStruct));
   EXPECT_EQ(r1.remaining(), 0u);
 
   Bytes deep = NestedStructs(65);
@@ -436,7 +436,7 @@ TEST(CompactReaderTest, NestingDepthIsLimited) {
   shallow.max_depth = 3;
   Bytes three = NestedStructs(3);
   Bytes four = NestedStructs(4);
-  EXPECT_TRUE(CompactReader(Span(three), shallow).Skip(WireType::kStruct).ok());
+  FLOE_EXPECT_OK(CompactReader(Span(three), shallow).Skip(WireType::kStruct));
   EXPECT_TRUE(CompactReader(Span(four), shallow).Skip(WireType::kStruct).IsCorrupt());
 }
 
@@ -462,7 +462,7 @@ TEST(CompactReaderTest, ContainerSizesAreBoundedByInputAndLimits) {
   doubles.insert(doubles.end(), 23, 0);
   EXPECT_TRUE(CompactReader(Span(doubles)).ReadListHeader().status().IsCorrupt());
   doubles.push_back(0);
-  EXPECT_TRUE(CompactReader(Span(doubles)).ReadListHeader().ok());
+  FLOE_EXPECT_OK(CompactReader(Span(doubles)).ReadListHeader());
 
   // Over the configured element limit.
   ReaderLimits limits;
@@ -472,7 +472,7 @@ TEST(CompactReaderTest, ContainerSizesAreBoundedByInputAndLimits) {
   st = CompactReader(Span(eleven), limits).ReadListHeader().status();
   EXPECT_TRUE(st.IsCorrupt());
   EXPECT_NE(st.message().find("exceeds the limit of 10"), std::string_view::npos) << st.ToString();
-  EXPECT_TRUE(CompactReader(Span(eleven)).ReadListHeader().ok());
+  FLOE_EXPECT_OK(CompactReader(Span(eleven)).ReadListHeader());
 
   // A size that is negative as an i32 (2^31) is corrupt even without a limit.
   limits.max_container_elements = SIZE_MAX;
@@ -496,7 +496,7 @@ TEST(CompactReaderTest, StringSizesAreBounded) {
   Status st = CompactReader(Span(ok), limits).ReadString(&s);
   EXPECT_TRUE(st.IsCorrupt());
   EXPECT_NE(st.message().find("exceeds the limit of 3"), std::string_view::npos) << st.ToString();
-  ASSERT_TRUE(CompactReader(Span(ok)).ReadString(&s).ok());
+  FLOE_ASSERT_OK(CompactReader(Span(ok)).ReadString(&s));
   EXPECT_EQ(s, "abcd");
 
   // A length of 4 GiB - 1 in a tiny input.
@@ -537,10 +537,10 @@ TEST(CompactReaderTest, MalformedValuesAreCorrupt) {
 TEST(CompactReaderTest, EmptyStructAndBoolFieldSkipConsumeNothingExtra) {
   Bytes in = {0x00, 0x7F};
   CompactReader r(Span(in));
-  EXPECT_TRUE(r.Skip(WireType::kStruct).ok());
+  FLOE_EXPECT_OK(r.Skip(WireType::kStruct));
   EXPECT_EQ(r.position(), 1u);
-  EXPECT_TRUE(r.Skip(WireType::kBoolTrue).ok());
-  EXPECT_TRUE(r.Skip(WireType::kBoolFalse).ok());
+  FLOE_EXPECT_OK(r.Skip(WireType::kBoolTrue));
+  FLOE_EXPECT_OK(r.Skip(WireType::kBoolFalse));
   EXPECT_EQ(r.position(), 1u);
 }
 

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <thread>
 
+#include "floe/base/testing.h"
 #include "floe/http/http.h"
 #include "floe/io/s3/make_file_io.h"
 #include "floe/io/s3/xml.h"
@@ -208,9 +209,9 @@ TEST_F(S3FileIOTest, SmallFileRoundTripIsOnePut) {
   auto io = Make();
   auto out = io->CreateOutput("s3://b/dir/a b.txt", /*overwrite=*/false);
   ASSERT_TRUE(out.has_value());
-  ASSERT_TRUE((*out)->Write("hello, object store").ok());
+  FLOE_ASSERT_OK((*out)->Write("hello, object store"));
   EXPECT_FALSE(fake_.objects.contains("b/dir/a b.txt"));  // nothing visible before Close
-  ASSERT_TRUE((*out)->Close().ok());
+  FLOE_ASSERT_OK((*out)->Close());
   EXPECT_EQ(fake_.objects["b/dir/a b.txt"], "hello, object store");
   const ClientRequest& put = fake_.requests.back();
   EXPECT_EQ(put.url, "http://fake:9000/b/dir/a%20b.txt");
@@ -247,13 +248,13 @@ TEST_F(S3FileIOTest, OverwriteFalseRefusesAnExistingObject) {
   auto out = io->CreateOutput("s3://b/k2", false);
   ASSERT_TRUE(out.has_value());
   fake_.objects["b/k2"] = "theirs";
-  ASSERT_TRUE((*out)->Write("ours").ok());
+  FLOE_ASSERT_OK((*out)->Write("ours"));
   EXPECT_EQ((*out)->Close().code(), StatusCode::kAlreadyExists);
   EXPECT_EQ(fake_.objects["b/k2"], "theirs");
   auto again = io->CreateOutput("s3://b/k2", true);
   ASSERT_TRUE(again.has_value());
-  ASSERT_TRUE((*again)->Write("ours").ok());
-  ASSERT_TRUE((*again)->Close().ok());
+  FLOE_ASSERT_OK((*again)->Write("ours"));
+  FLOE_ASSERT_OK((*again)->Close());
   EXPECT_EQ(fake_.objects["b/k2"], "ours");
 }
 
@@ -261,9 +262,9 @@ TEST_F(S3FileIOTest, ConditionalPutWhoseResponseWasLostSucceeds) {
   auto io = Make();
   auto out = io->CreateOutput("s3://b/once", false);
   ASSERT_TRUE(out.has_value());
-  ASSERT_TRUE((*out)->Write("payload").ok());
+  FLOE_ASSERT_OK((*out)->Write("payload"));
   fake_.lose_next_response = true;  // the PUT lands, its answer does not
-  ASSERT_TRUE((*out)->Close().ok());
+  FLOE_ASSERT_OK((*out)->Close());
   EXPECT_EQ(fake_.objects["b/once"], "payload");
   EXPECT_EQ(io->request_counts().put, 2);  // the retry was answered 412, then a HEAD
   EXPECT_EQ(io->request_counts().head, 2);
@@ -278,11 +279,11 @@ TEST_F(S3FileIOTest, LargeFileIsAMultipartUpload) {
   auto out = io->CreateOutput("s3://b/big", true);
   ASSERT_TRUE(out.has_value());
   for (size_t at = 0; at < data.size(); at += 1 << 20) {
-    ASSERT_TRUE((*out)->Write(data.data() + at, 1 << 20).ok());
+    FLOE_ASSERT_OK((*out)->Write(data.data() + at, 1 << 20));
   }
   EXPECT_EQ(fake_.uploads.size(), 1u);
   EXPECT_FALSE(fake_.objects.contains("b/big"));
-  ASSERT_TRUE((*out)->Close().ok());
+  FLOE_ASSERT_OK((*out)->Close());
   EXPECT_EQ(fake_.objects["b/big"], data);
   EXPECT_TRUE(fake_.uploads.empty());
   // create + 3 parts (5, 5, 2 MiB) + complete
@@ -298,14 +299,14 @@ TEST_F(S3FileIOTest, AbandonedOrFailedUploadsAreAborted) {
   std::string part(6 << 20, 'x');
   {
     auto out = io->CreateOutput("s3://b/abandoned", true);
-    ASSERT_TRUE((*out)->Write(part).ok());
+    FLOE_ASSERT_OK((*out)->Write(part));
     EXPECT_EQ(fake_.uploads.size(), 1u);
   }
   EXPECT_TRUE(fake_.uploads.empty());
   EXPECT_FALSE(fake_.objects.contains("b/abandoned"));
 
   auto out = io->CreateOutput("s3://b/failed", true);
-  ASSERT_TRUE((*out)->Write(part).ok());
+  FLOE_ASSERT_OK((*out)->Write(part));
   fake_.faults.push_back(Status503());
   fake_.faults.push_back(Status503());
   EXPECT_EQ((*out)->Write(part).code(), StatusCode::kUnavailable);
@@ -374,7 +375,7 @@ TEST_F(S3FileIOTest, SharedMetricsCountAttemptsByCatalogBucketAndOperation) {
   auto exists = io->Exists("s3://b/missing");
   ASSERT_TRUE(exists.has_value());
   EXPECT_FALSE(*exists);
-  ASSERT_TRUE(io->WriteFile("s3a://c/new", "abcdef", /*overwrite=*/true).ok());
+  FLOE_ASSERT_OK(io->WriteFile("s3a://c/new", "abcdef", /*overwrite=*/true));
   ClientResponse denied = FakeS3::Reply(403, "<Error><Code>AccessDenied</Code></Error>");
   fake_.faults.push_back(denied);
   EXPECT_EQ(io->Delete("s3://b/k").code(), StatusCode::kPermissionDenied);
@@ -480,7 +481,7 @@ TEST_F(S3FileIOTest, ListPaginatesAndDeleteFilesBatches) {
 
   std::vector<std::string> doomed;
   for (const FileInfo& f : *files) doomed.push_back(f.location);
-  ASSERT_TRUE(io->DeleteFiles(doomed).ok());
+  FLOE_ASSERT_OK(io->DeleteFiles(doomed));
   EXPECT_EQ(fake_.objects.size(), 1u);
   EXPECT_EQ(io->request_counts().delete_, 1);
 }

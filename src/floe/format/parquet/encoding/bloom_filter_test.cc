@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/format/parquet/encoding/test_util.h"
 
 namespace floe::format::parquet {
@@ -24,7 +25,7 @@ TEST(BloomFilterTest, Sizes) {
   }
   for (size_t bytes : {size_t{32}, size_t{64}, size_t{1024}}) {
     auto filter = BloomFilter::Make(bytes);
-    ASSERT_TRUE(filter.ok());
+    FLOE_ASSERT_OK(filter);
     EXPECT_EQ(filter->num_bytes(), bytes);
     EXPECT_EQ(filter->bitset().size(), bytes);
   }
@@ -101,7 +102,7 @@ TEST(BloomFilterTest, FromBitsetRoundTrip) {
   auto filter = *BloomFilter::Make(128);
   for (int64_t v = 0; v < 20; ++v) filter.Insert(BloomHash(v));
   auto copy = BloomFilter::FromBitset(filter.bitset());
-  ASSERT_TRUE(copy.ok());
+  FLOE_ASSERT_OK(copy);
   for (int64_t v = 0; v < 20; ++v) EXPECT_TRUE(copy->Check(BloomHash(v)));
   EXPECT_EQ(ToHex(copy->bitset()), ToHex(filter.bitset()));
 }

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/format/parquet/encoding/test_util.h"
 
 namespace floe::format::parquet {
@@ -25,18 +26,18 @@ TEST(ByteStreamSplitTest, SpecExample) {
 
   ExactBytes page(encoded);
   ByteStreamSplitDecoder decoder;
-  ASSERT_TRUE(decoder.Reset(page.span(), 4).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span(), 4));
   EXPECT_EQ(decoder.num_values(), 3u);
   uint8_t decoded[12];
-  ASSERT_TRUE(decoder.Decode(decoded, 1).ok());
-  ASSERT_TRUE(decoder.Decode(decoded + 4, 2).ok());
+  FLOE_ASSERT_OK(decoder.Decode(decoded, 1));
+  FLOE_ASSERT_OK(decoder.Decode(decoded + 4, 2));
   EXPECT_EQ(ToHex(decoded), ToHex(values));
   EXPECT_EQ(decoder.Decode(decoded, 1).code(), StatusCode::kCorrupt);
 
   // The same bytes as K = 3 streams of 4: AA 00 A3 BB | 11 B4 CC 22 | C5 DD 33 D6.
-  ASSERT_TRUE(decoder.Reset(page.span(), 3).ok());
-  ASSERT_TRUE(decoder.Skip(1).ok());
-  ASSERT_TRUE(decoder.Decode(decoded, 1).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span(), 3));
+  FLOE_ASSERT_OK(decoder.Skip(1));
+  FLOE_ASSERT_OK(decoder.Decode(decoded, 1));
   EXPECT_EQ(ToHex({decoded, 3}), "00 b4 dd");
 }
 
@@ -45,9 +46,9 @@ TEST(ByteStreamSplitTest, Errors) {
   auto bytes = Hex("01 02 03 04 05");
   EXPECT_EQ(decoder.Reset(bytes, 4).code(), StatusCode::kCorrupt);
   EXPECT_EQ(decoder.Reset(bytes, 0).code(), StatusCode::kInvalidArgument);
-  ASSERT_TRUE(decoder.Reset(bytes, 5).ok());
+  FLOE_ASSERT_OK(decoder.Reset(bytes, 5));
   EXPECT_EQ(decoder.Skip(2).code(), StatusCode::kCorrupt);
-  ASSERT_TRUE(decoder.Reset({}, 8).ok());
+  FLOE_ASSERT_OK(decoder.Reset({}, 8));
   EXPECT_EQ(decoder.num_values(), 0u);
 }
 
@@ -68,12 +69,12 @@ TEST(ByteStreamSplitTest, RoundTripEveryWidth) {
       }
       ExactBytes page(encoded.span());
       ByteStreamSplitDecoder decoder;
-      ASSERT_TRUE(decoder.Reset(page.span(), k).ok());
+      FLOE_ASSERT_OK(decoder.Reset(page.span(), k));
       std::vector<uint8_t> out(n * k);
       size_t done = 0;
       while (done < n) {
         const size_t m = std::min<size_t>(n - done, 1 + rng() % 50);
-        ASSERT_TRUE(decoder.Decode(out.data() + done * k, m).ok());
+        FLOE_ASSERT_OK(decoder.Decode(out.data() + done * k, m));
         done += m;
       }
       ASSERT_EQ(out, values) << "k=" << k << " n=" << n;

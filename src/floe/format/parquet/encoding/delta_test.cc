@@ -8,6 +8,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/format/parquet/encoding/test_util.h"
 
 namespace floe::format::parquet {
@@ -29,9 +30,9 @@ std::vector<uint8_t> EncodeDbp(const std::vector<T>& values) {
 template <typename T>
 std::vector<T> DecodeDbp(std::span<const uint8_t> bytes, size_t n) {
   DeltaBinaryPackedDecoder<T> decoder;
-  EXPECT_TRUE(decoder.Reset(bytes).ok());
+  FLOE_EXPECT_OK(decoder.Reset(bytes));
   std::vector<T> out(n);
-  EXPECT_TRUE(decoder.Decode(out.data(), n).ok());
+  FLOE_EXPECT_OK(decoder.Decode(out.data(), n));
   return out;
 }
 
@@ -49,7 +50,7 @@ TEST(DeltaBinaryPackedTest, SpecExample) {
   EXPECT_EQ(DecodeDbp<int64_t>(bytes.span(), 8),
             std::vector<int64_t>(values.begin(), values.end()));
   DeltaBinaryPackedDecoder<int32_t> decoder;
-  ASSERT_TRUE(decoder.Reset(bytes.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(bytes.span()));
   EXPECT_EQ(decoder.total_count(), 8u);
   EXPECT_EQ(*decoder.EncodedSize(), 18u);
 }
@@ -59,19 +60,19 @@ TEST(DeltaBinaryPackedTest, HeaderOnlyPages) {
   EXPECT_EQ(ToHex(EncodeDbp(std::vector<int64_t>{7})), "80 01 04 01 0e");
   ExactBytes zero(Hex("80 01 04 00 00"));
   DeltaBinaryPackedDecoder<int32_t> decoder;
-  ASSERT_TRUE(decoder.Reset(zero.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(zero.span()));
   EXPECT_EQ(decoder.values_left(), 0u);
   EXPECT_EQ(*decoder.EncodedSize(), 5u);
   int32_t out[2];
-  EXPECT_TRUE(decoder.Decode(out, 0).ok());
+  FLOE_EXPECT_OK(decoder.Decode(out, 0));
   EXPECT_EQ(decoder.Decode(out, 1).code(), StatusCode::kCorrupt);
   ExactBytes one(Hex("80 01 04 01 0e"));
-  ASSERT_TRUE(decoder.Reset(one.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(one.span()));
   EXPECT_EQ(*decoder.EncodedSize(), 5u);
-  ASSERT_TRUE(decoder.Decode(out, 1).ok());
+  FLOE_ASSERT_OK(decoder.Decode(out, 1));
   EXPECT_EQ(out[0], 7);
   // No data at all: zero values.
-  ASSERT_TRUE(decoder.Reset({}).ok());
+  FLOE_ASSERT_OK(decoder.Reset({}));
   EXPECT_EQ(decoder.values_left(), 0u);
   EXPECT_EQ(*decoder.EncodedSize(), 0u);
 }
@@ -81,10 +82,10 @@ TEST(DeltaBinaryPackedTest, HeaderOnlyPages) {
 TEST(DeltaBinaryPackedTest, UnusedMiniblockWidthsAreNotValidated) {
   ExactBytes bytes(Hex("80 01 04 08 0e 03 02 ff 41 07 c0 3f 00 00 00 00 00 00 aa bb"));
   DeltaBinaryPackedDecoder<int32_t> decoder;
-  ASSERT_TRUE(decoder.Reset(bytes.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(bytes.span()));
   EXPECT_EQ(*decoder.EncodedSize(), 18u);
   std::vector<int32_t> out(8);
-  ASSERT_TRUE(decoder.Decode(out.data(), 8).ok());
+  FLOE_ASSERT_OK(decoder.Decode(out.data(), 8));
   EXPECT_EQ(out, (std::vector<int32_t>{7, 5, 3, 1, 2, 3, 4, 5}));
 }
 
@@ -95,25 +96,25 @@ TEST(DeltaBinaryPackedTest, BitWidthsAtTypeLimits) {
   for (size_t i = 5; i < 132; ++i) hex += " 00";
   ExactBytes wide(Hex(hex));
   DeltaBinaryPackedDecoder<int64_t> d64;
-  ASSERT_TRUE(d64.Reset(wide.span()).ok());
+  FLOE_ASSERT_OK(d64.Reset(wide.span()));
   EXPECT_EQ(*d64.EncodedSize(), 10u + 132u);
   int64_t v64[2];
-  ASSERT_TRUE(d64.Decode(v64, 2).ok());
+  FLOE_ASSERT_OK(d64.Decode(v64, 2));
   EXPECT_EQ(v64[1], int64_t{1} << 32);
   // INT32 streams accept widths above 32 (DuckDB writes 33-bit miniblocks for INT32; the
   // stream's arithmetic is modulo 2^32, so 0 + 2^32 decodes to 0).
   DeltaBinaryPackedDecoder<int32_t> d32;
-  ASSERT_TRUE(d32.Reset(wide.span()).ok());
+  FLOE_ASSERT_OK(d32.Reset(wide.span()));
   EXPECT_EQ(*d32.EncodedSize(), 10u + 132u);
   int32_t v32[2];
-  ASSERT_TRUE(d32.Decode(v32, 2).ok());
+  FLOE_ASSERT_OK(d32.Decode(v32, 2));
   EXPECT_EQ(v32[0], 0);
   EXPECT_EQ(v32[1], 0);
   // Width 65 is corrupt for INT64.
   auto bytes65 = Hex(hex);
   bytes65[6] = 65;
   bytes65.resize(10 + 32 * 65 / 8, 0);
-  ASSERT_TRUE(d64.Reset(bytes65).ok());
+  FLOE_ASSERT_OK(d64.Reset(bytes65));
   EXPECT_EQ(d64.Decode(v64, 2).code(), StatusCode::kCorrupt);
   EXPECT_EQ(d64.EncodedSize().status().code(), StatusCode::kCorrupt);
 }
@@ -137,7 +138,7 @@ TEST(DeltaBinaryPackedTest, ExtremeDeltasWrap) {
   ExactBytes e32(EncodeDbp(v32));
   EXPECT_EQ(DecodeDbp<int32_t>(e32.span(), v32.size()), v32);
   DeltaBinaryPackedDecoder<int32_t> d;
-  ASSERT_TRUE(d.Reset(e32.span()).ok());
+  FLOE_ASSERT_OK(d.Reset(e32.span()));
   EXPECT_EQ(*d.EncodedSize(), e32.size());
 }
 
@@ -160,18 +161,18 @@ TEST(DeltaBinaryPackedTest, CorruptHeadersAndBlocks) {
   auto truncated = Hex(kSpecExample);
   truncated.pop_back();
   ExactBytes t(truncated);
-  ASSERT_TRUE(d.Reset(t.span()).ok());
+  FLOE_ASSERT_OK(d.Reset(t.span()));
   EXPECT_EQ(d.EncodedSize().status().code(), StatusCode::kCorrupt);
   int32_t out[8];
   EXPECT_EQ(d.Decode(out, 8).code(), StatusCode::kCorrupt);
   // Block header missing.
   ExactBytes no_block(Hex("80 01 04 08 0e"));
-  ASSERT_TRUE(d.Reset(no_block.span()).ok());
-  ASSERT_TRUE(d.Decode(out, 1).ok());
+  FLOE_ASSERT_OK(d.Reset(no_block.span()));
+  FLOE_ASSERT_OK(d.Decode(out, 1));
   EXPECT_EQ(d.Decode(out, 1).code(), StatusCode::kCorrupt);
   // More values wanted than the stream has.
   ExactBytes spec(Hex(kSpecExample));
-  ASSERT_TRUE(d.Reset(spec.span()).ok());
+  FLOE_ASSERT_OK(d.Reset(spec.span()));
   EXPECT_EQ(d.Decode(out, 9).code(), StatusCode::kCorrupt);
 }
 
@@ -179,13 +180,13 @@ TEST(DeltaBinaryPackedTest, HugeCountsStayBounded) {
   // 2^32 - 1 values claimed, one block of 2^31 values of width 0 (body-less), nothing more.
   ExactBytes bytes(Hex("80 80 80 80 08 01 ff ff ff ff 0f 00 02 00"));
   DeltaBinaryPackedDecoder<int64_t> d;
-  ASSERT_TRUE(d.Reset(bytes.span()).ok());
+  FLOE_ASSERT_OK(d.Reset(bytes.span()));
   std::vector<int64_t> out(100000);
-  ASSERT_TRUE(d.Decode(out.data(), out.size()).ok());
+  FLOE_ASSERT_OK(d.Decode(out.data(), out.size()));
   EXPECT_EQ(out[99999], 99999);
   EXPECT_EQ(d.EncodedSize().status().code(), StatusCode::kCorrupt);
   ExactBytes header_only(Hex("80 01 04 ff ff ff ff 0f 00"));
-  ASSERT_TRUE(d.Reset(header_only.span()).ok());
+  FLOE_ASSERT_OK(d.Reset(header_only.span()));
   EXPECT_EQ(d.Decode(out.data(), 1000).code(), StatusCode::kCorrupt);
 }
 
@@ -195,14 +196,14 @@ void RoundTrip(const std::vector<T>& values, std::mt19937_64& rng) {
   bytes.push_back(0xEE);  // trailing bytes that are not part of the stream
   ExactBytes exact(bytes);
   DeltaBinaryPackedDecoder<T> decoder;
-  ASSERT_TRUE(decoder.Reset(exact.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(exact.span()));
   ASSERT_EQ(decoder.total_count(), values.size());
   ASSERT_EQ(*decoder.EncodedSize(), bytes.size() - 1);
   std::vector<T> out(values.size());
   size_t done = 0;
   while (done < values.size()) {
     const size_t k = std::min<size_t>(values.size() - done, 1 + rng() % 100);
-    ASSERT_TRUE(decoder.Decode(out.data() + done, k).ok());
+    FLOE_ASSERT_OK(decoder.Decode(out.data() + done, k));
     done += k;
   }
   ASSERT_EQ(out, values);
@@ -268,10 +269,10 @@ TEST(DeltaBinaryPackedTest, Skip) {
   for (size_t i = 0; i < values.size(); ++i) values[i] = static_cast<int64_t>(i * i) - 5000;
   auto bytes = EncodeDbp(values);
   DeltaBinaryPackedDecoder<int64_t> d;
-  ASSERT_TRUE(d.Reset(bytes).ok());
-  ASSERT_TRUE(d.Skip(333).ok());
+  FLOE_ASSERT_OK(d.Reset(bytes));
+  FLOE_ASSERT_OK(d.Skip(333));
   int64_t v;
-  ASSERT_TRUE(d.Decode(&v, 1).ok());
+  FLOE_ASSERT_OK(d.Decode(&v, 1));
   EXPECT_EQ(v, values[333]);
   EXPECT_EQ(d.Skip(667).code(), StatusCode::kCorrupt);
 }
@@ -296,19 +297,19 @@ TEST(DeltaLengthByteArrayTest, SpecExample) {
   std::string text;
   auto offsets = OffsetsOf(values, &text);
   Buffer encoded;
-  ASSERT_TRUE(EncodeDeltaLengthByteArray(offsets.data(), Bytes(text), 4, &encoded).ok());
+  FLOE_ASSERT_OK(EncodeDeltaLengthByteArray(offsets.data(), Bytes(text), 4, &encoded));
   const std::string lengths = "80 01 04 04 0a 00 01 00 00 00 02 00 00 00";
   EXPECT_EQ(ToHex(encoded.span()), lengths + " " + ToHex({Bytes(text), text.size()}));
 
   ExactBytes page(encoded.span());
   DeltaLengthByteArrayDecoder decoder;
-  ASSERT_TRUE(decoder.Reset(page.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span()));
   EXPECT_EQ(decoder.values_left(), 4u);
   Buffer data;
   data.Append(std::string_view("<>"));
   int64_t ends[4];
-  ASSERT_TRUE(decoder.Decode(1, ends, &data).ok());
-  ASSERT_TRUE(decoder.Decode(3, ends + 1, &data).ok());
+  FLOE_ASSERT_OK(decoder.Decode(1, ends, &data));
+  FLOE_ASSERT_OK(decoder.Decode(3, ends + 1, &data));
   EXPECT_EQ(data.view(), "<>HelloWorldFoobarABCDEF");
   EXPECT_EQ(std::vector<int64_t>(ends, ends + 4), (std::vector<int64_t>{7, 12, 18, 24}));
   EXPECT_EQ(decoder.bytes_left(), 0u);
@@ -324,7 +325,7 @@ TEST(DeltaLengthByteArrayTest, Corrupt) {
   const int32_t lengths[2] = {1, -1};
   EncodeDeltaBinaryPacked(lengths, 2, &negative);
   negative.Append(std::string_view("abc"));
-  ASSERT_TRUE(decoder.Reset(negative.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(negative.span()));
   EXPECT_EQ(decoder.Decode(2, ends, &data).code(), StatusCode::kCorrupt);
   // Lengths beyond the bytes present.
   Buffer too_long;
@@ -332,7 +333,7 @@ TEST(DeltaLengthByteArrayTest, Corrupt) {
   EncodeDeltaBinaryPacked(big, 2, &too_long);
   too_long.Append(std::string_view("abcdef"));
   ExactBytes page(too_long.span());
-  ASSERT_TRUE(decoder.Reset(page.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span()));
   EXPECT_EQ(decoder.Decode(2, ends, &data).code(), StatusCode::kCorrupt);
   // A lengths stream whose blocks run past the page.
   ExactBytes cut(Hex("80 01 04 08 0e 03 02 00 00 00 c0"));
@@ -357,13 +358,13 @@ TEST(DeltaLengthByteArrayTest, RoundTrip) {
     std::string text;
     auto offsets = OffsetsOf(values, &text);
     Buffer encoded;
-    ASSERT_TRUE(EncodeDeltaLengthByteArray(offsets.data(), Bytes(text), n, &encoded).ok());
+    FLOE_ASSERT_OK(EncodeDeltaLengthByteArray(offsets.data(), Bytes(text), n, &encoded));
     ExactBytes page(encoded.span());
     DeltaLengthByteArrayDecoder decoder;
-    ASSERT_TRUE(decoder.Reset(page.span()).ok());
+    FLOE_ASSERT_OK(decoder.Reset(page.span()));
     Buffer data;
     std::vector<int64_t> ends(n);
-    ASSERT_TRUE(decoder.Decode(n, ends.data(), &data).ok());
+    FLOE_ASSERT_OK(decoder.Decode(n, ends.data(), &data));
     EXPECT_EQ(data.view(), text);
     EXPECT_EQ(ends, std::vector<int64_t>(offsets.begin() + 1, offsets.end()));
   }
@@ -380,7 +381,7 @@ TEST(DeltaByteArrayTest, SpecExample) {
   std::string text;
   auto offsets = OffsetsOf(values, &text);
   Buffer encoded;
-  ASSERT_TRUE(EncodeDeltaByteArray(offsets.data(), Bytes(text), 4, &encoded).ok());
+  FLOE_ASSERT_OK(EncodeDeltaByteArray(offsets.data(), Bytes(text), 4, &encoded));
   const std::string zeros10 = "00 00 00 00 00 00 00 00 00 00";
   const std::string expected = "80 01 04 04 00 03 03 00 00 00 44 01 " + zeros10 +
                                " 80 01 04 04 08 03 03 00 00 00 70 00 " + zeros10 + " " +
@@ -389,11 +390,11 @@ TEST(DeltaByteArrayTest, SpecExample) {
 
   ExactBytes page(encoded.span());
   DeltaByteArrayDecoder decoder;
-  ASSERT_TRUE(decoder.Reset(page.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span()));
   Buffer data;
   int64_t ends[4];
-  ASSERT_TRUE(decoder.Decode(2, ends, &data).ok());
-  ASSERT_TRUE(decoder.Decode(2, ends + 2, &data).ok());
+  FLOE_ASSERT_OK(decoder.Decode(2, ends, &data));
+  FLOE_ASSERT_OK(decoder.Decode(2, ends + 2, &data));
   EXPECT_EQ(data.view(), "axisaxlebabblebabyhood");
   EXPECT_EQ(std::vector<int64_t>(ends, ends + 4), (std::vector<int64_t>{4, 8, 14, 22}));
 }
@@ -413,29 +414,29 @@ TEST(DeltaByteArrayTest, Corrupt) {
   int64_t ends[4];
   // The first value of a page cannot have a prefix.
   auto first = DbaPage({1, 0}, {2, 1}, "abc");
-  ASSERT_TRUE(decoder.Reset(first.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(first.span()));
   EXPECT_EQ(decoder.Decode(2, ends, &data).code(), StatusCode::kCorrupt);
   // A prefix longer than the previous value.
   auto longer = DbaPage({0, 3}, {2, 1}, "abc");
-  ASSERT_TRUE(decoder.Reset(longer.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(longer.span()));
   EXPECT_EQ(decoder.Decode(2, ends, &data).code(), StatusCode::kCorrupt);
   // Negative lengths.
   auto negative = DbaPage({0, -1}, {2, 1}, "abc");
-  ASSERT_TRUE(decoder.Reset(negative.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(negative.span()));
   EXPECT_EQ(decoder.Decode(2, ends, &data).code(), StatusCode::kCorrupt);
   auto negative_suffix = DbaPage({0, 0}, {2, -1}, "abc");
-  ASSERT_TRUE(decoder.Reset(negative_suffix.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(negative_suffix.span()));
   EXPECT_EQ(decoder.Decode(2, ends, &data).code(), StatusCode::kCorrupt);
   // Suffix bytes missing.
   auto missing = DbaPage({0, 1}, {2, 5}, "abc");
-  ASSERT_TRUE(decoder.Reset(missing.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(missing.span()));
   EXPECT_EQ(decoder.Decode(2, ends, &data).code(), StatusCode::kCorrupt);
   // Different counts.
   auto counts = DbaPage({0, 1, 1}, {2, 1}, "abc");
   EXPECT_EQ(decoder.Reset(counts.span()).code(), StatusCode::kCorrupt);
   // Too many values wanted.
   auto ok = DbaPage({0, 1}, {2, 1}, "abc");
-  ASSERT_TRUE(decoder.Reset(ok.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(ok.span()));
   EXPECT_EQ(decoder.Decode(3, ends, &data).code(), StatusCode::kCorrupt);
 }
 
@@ -446,10 +447,10 @@ TEST(DeltaByteArrayTest, StateResetsPerPage) {
   DeltaByteArrayDecoder decoder;
   Buffer data;
   int64_t ends[2];
-  ASSERT_TRUE(decoder.Reset(page1.span()).ok());
-  ASSERT_TRUE(decoder.Decode(2, ends, &data).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page1.span()));
+  FLOE_ASSERT_OK(decoder.Decode(2, ends, &data));
   EXPECT_EQ(data.view(), "abcabd");
-  ASSERT_TRUE(decoder.Reset(page2.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page2.span()));
   EXPECT_EQ(decoder.Decode(1, ends, &data).code(), StatusCode::kCorrupt);
 }
 
@@ -460,10 +461,10 @@ TEST(DeltaByteArrayTest, CarryOverForOldParquetMr) {
   DeltaByteArrayDecoder decoder;
   Buffer data;
   int64_t ends[4];
-  ASSERT_TRUE(decoder.Reset(page1.span(), DeltaByteArrayPages::kCarryOver).ok());
-  ASSERT_TRUE(decoder.Decode(2, ends, &data).ok());
-  ASSERT_TRUE(decoder.Reset(page2.span(), DeltaByteArrayPages::kCarryOver).ok());
-  ASSERT_TRUE(decoder.Decode(2, ends + 2, &data).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page1.span(), DeltaByteArrayPages::kCarryOver));
+  FLOE_ASSERT_OK(decoder.Decode(2, ends, &data));
+  FLOE_ASSERT_OK(decoder.Reset(page2.span(), DeltaByteArrayPages::kCarryOver));
+  FLOE_ASSERT_OK(decoder.Decode(2, ends + 2, &data));
   EXPECT_EQ(data.view(), "abcabdabxabx");
   EXPECT_EQ(std::vector<int64_t>(ends, ends + 4), (std::vector<int64_t>{3, 6, 9, 12}));
 }
@@ -474,17 +475,17 @@ TEST(DeltaByteArrayTest, FixedLenByteArray) {
   EncodeDeltaByteArrayFixed(Bytes(values), 4, 4, &encoded);
   ExactBytes page(encoded.span());
   DeltaByteArrayDecoder decoder;
-  ASSERT_TRUE(decoder.Reset(page.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span()));
   uint8_t out[16];
-  ASSERT_TRUE(decoder.DecodeFixed(1, 4, out).ok());
-  ASSERT_TRUE(decoder.DecodeFixed(3, 4, out + 4).ok());
+  FLOE_ASSERT_OK(decoder.DecodeFixed(1, 4, out));
+  FLOE_ASSERT_OK(decoder.DecodeFixed(3, 4, out + 4));
   EXPECT_EQ(std::string(reinterpret_cast<char*>(out), 16), values);
   // The same page read with the wrong width.
-  ASSERT_TRUE(decoder.Reset(page.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span()));
   EXPECT_EQ(decoder.DecodeFixed(4, 5, out).code(), StatusCode::kCorrupt);
   // A value of the wrong length.
   auto short_value = DbaPage({0, 2}, {4, 1}, "abcdx");
-  ASSERT_TRUE(decoder.Reset(short_value.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(short_value.span()));
   EXPECT_EQ(decoder.DecodeFixed(2, 4, out).code(), StatusCode::kCorrupt);
 }
 
@@ -500,22 +501,22 @@ TEST(DeltaByteArrayTest, RoundTripAcrossPages) {
     const size_t half = n / 2;
     Buffer page1;
     Buffer page2;
-    ASSERT_TRUE(EncodeDeltaByteArray(offsets.data(), Bytes(text), half, &page1).ok());
-    ASSERT_TRUE(EncodeDeltaByteArray(offsets.data() + half, Bytes(text), n - half, &page2).ok());
+    FLOE_ASSERT_OK(EncodeDeltaByteArray(offsets.data(), Bytes(text), half, &page1));
+    FLOE_ASSERT_OK(EncodeDeltaByteArray(offsets.data() + half, Bytes(text), n - half, &page2));
     Buffer data;
     std::vector<int64_t> ends(n);
     DeltaByteArrayDecoder decoder;
     ExactBytes p1(page1.span());
-    ASSERT_TRUE(decoder.Reset(p1.span()).ok());
+    FLOE_ASSERT_OK(decoder.Reset(p1.span()));
     size_t done = 0;
     while (done < half) {
       const size_t k = std::min<size_t>(half - done, 1 + rng() % 700);
-      ASSERT_TRUE(decoder.Decode(k, ends.data() + done, &data).ok());
+      FLOE_ASSERT_OK(decoder.Decode(k, ends.data() + done, &data));
       done += k;
     }
     ExactBytes p2(page2.span());
-    ASSERT_TRUE(decoder.Reset(p2.span()).ok());
-    ASSERT_TRUE(decoder.Decode(n - half, ends.data() + half, &data).ok());
+    FLOE_ASSERT_OK(decoder.Reset(p2.span()));
+    FLOE_ASSERT_OK(decoder.Decode(n - half, ends.data() + half, &data));
     ASSERT_EQ(data.view(), text);
     ASSERT_EQ(ends, std::vector<int64_t>(offsets.begin() + 1, offsets.end()));
   }

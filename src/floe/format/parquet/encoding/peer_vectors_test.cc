@@ -17,6 +17,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/format/parquet/encoding/bloom_filter.h"
 #include "floe/format/parquet/encoding/byte_stream_split.h"
 #include "floe/format/parquet/encoding/delta.h"
@@ -258,13 +259,13 @@ std::vector<int64_t> Dbp64Values() {
 template <typename T>
 std::vector<T> DecodeDbp(std::span<const uint8_t> page, size_t n, size_t batch) {
   DeltaBinaryPackedDecoder<T> decoder;
-  EXPECT_TRUE(decoder.Reset(page).ok());
+  FLOE_EXPECT_OK(decoder.Reset(page));
   EXPECT_EQ(decoder.total_count(), n);
   EXPECT_EQ(*decoder.EncodedSize(), page.size());
   std::vector<T> out(n);
   for (size_t done = 0; done < n;) {
     const size_t k = std::min(batch, n - done);
-    EXPECT_TRUE(decoder.Decode(out.data() + done, k).ok());
+    FLOE_EXPECT_OK(decoder.Decode(out.data() + done, k));
     done += k;
   }
   return out;
@@ -309,17 +310,16 @@ TEST(PeerVectorsTest, DeltaLengthByteArray) {
   const Strings expected(kDlbaValues);
   ExactBytes page(Hex(kDlba));
   DeltaLengthByteArrayDecoder decoder;
-  ASSERT_TRUE(decoder.Reset(page.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span()));
   Buffer data;
   std::vector<int64_t> ends(expected.size());
-  ASSERT_TRUE(decoder.Decode(4, ends.data(), &data).ok());
-  ASSERT_TRUE(decoder.Decode(7, ends.data() + 4, &data).ok());
+  FLOE_ASSERT_OK(decoder.Decode(4, ends.data(), &data));
+  FLOE_ASSERT_OK(decoder.Decode(7, ends.data() + 4, &data));
   EXPECT_EQ(data.view(), expected.text);
   EXPECT_EQ(ends, std::vector<int64_t>(expected.offsets.begin() + 1, expected.offsets.end()));
   Buffer ours;
-  ASSERT_TRUE(
-      EncodeDeltaLengthByteArray(expected.offsets.data(), expected.data(), expected.size(), &ours)
-          .ok());
+  FLOE_ASSERT_OK(
+      EncodeDeltaLengthByteArray(expected.offsets.data(), expected.data(), expected.size(), &ours));
   EXPECT_EQ(ToHex(ours.span()), ToHex(page.span()));
 }
 
@@ -327,23 +327,23 @@ TEST(PeerVectorsTest, DeltaByteArray) {
   const Strings expected(kDbaValues);
   ExactBytes page(Hex(kDba));
   DeltaByteArrayDecoder decoder;
-  ASSERT_TRUE(decoder.Reset(page.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span()));
   Buffer data;
   std::vector<int64_t> ends(expected.size());
-  ASSERT_TRUE(decoder.Decode(3, ends.data(), &data).ok());
-  ASSERT_TRUE(decoder.Decode(7, ends.data() + 3, &data).ok());
+  FLOE_ASSERT_OK(decoder.Decode(3, ends.data(), &data));
+  FLOE_ASSERT_OK(decoder.Decode(7, ends.data() + 3, &data));
   EXPECT_EQ(data.view(), expected.text);
   EXPECT_EQ(ends, std::vector<int64_t>(expected.offsets.begin() + 1, expected.offsets.end()));
   Buffer ours;
-  ASSERT_TRUE(
-      EncodeDeltaByteArray(expected.offsets.data(), expected.data(), expected.size(), &ours).ok());
+  FLOE_ASSERT_OK(
+      EncodeDeltaByteArray(expected.offsets.data(), expected.data(), expected.size(), &ours));
   EXPECT_EQ(ToHex(ours.span()), ToHex(page.span()));
 
   const std::string fixed("abcdabceabcezzzzzzaa\x00\x01\x02\x03", 24);
   ExactBytes flba(Hex(kDbaFlba));
-  ASSERT_TRUE(decoder.Reset(flba.span()).ok());
+  FLOE_ASSERT_OK(decoder.Reset(flba.span()));
   uint8_t out[24];
-  ASSERT_TRUE(decoder.DecodeFixed(6, 4, out).ok());
+  FLOE_ASSERT_OK(decoder.DecodeFixed(6, 4, out));
   EXPECT_EQ(std::string(reinterpret_cast<char*>(out), 24), fixed);
   Buffer ours_fixed;
   EncodeDeltaByteArrayFixed(reinterpret_cast<const uint8_t*>(fixed.data()), 6, 4, &ours_fixed);
@@ -355,10 +355,10 @@ TEST(PeerVectorsTest, ByteStreamSplit) {
       1.5, -2.25, 0.0, -0.0, 3.0e38, 1.0e-40, std::numeric_limits<double>::infinity()};
   ExactBytes f32(Hex(kBssFloat));
   ByteStreamSplitDecoder decoder;
-  ASSERT_TRUE(decoder.Reset(f32.span(), 4).ok());
+  FLOE_ASSERT_OK(decoder.Reset(f32.span(), 4));
   ASSERT_EQ(decoder.num_values(), values.size());
   std::vector<float> floats(values.size());
-  ASSERT_TRUE(decoder.Decode(reinterpret_cast<uint8_t*>(floats.data()), floats.size()).ok());
+  FLOE_ASSERT_OK(decoder.Decode(reinterpret_cast<uint8_t*>(floats.data()), floats.size()));
   for (size_t i = 0; i < values.size(); ++i) {
     EXPECT_EQ(std::bit_cast<uint32_t>(floats[i]),
               std::bit_cast<uint32_t>(static_cast<float>(values[i])))
@@ -369,18 +369,18 @@ TEST(PeerVectorsTest, ByteStreamSplit) {
   EXPECT_EQ(ToHex(ours.span()), ToHex(f32.span()));
 
   ExactBytes f64(Hex(kBssDouble));
-  ASSERT_TRUE(decoder.Reset(f64.span(), 8).ok());
+  FLOE_ASSERT_OK(decoder.Reset(f64.span(), 8));
   std::vector<double> doubles(values.size());
-  ASSERT_TRUE(decoder.Decode(reinterpret_cast<uint8_t*>(doubles.data()), 3).ok());
-  ASSERT_TRUE(decoder.Decode(reinterpret_cast<uint8_t*>(doubles.data() + 3), 4).ok());
+  FLOE_ASSERT_OK(decoder.Decode(reinterpret_cast<uint8_t*>(doubles.data()), 3));
+  FLOE_ASSERT_OK(decoder.Decode(reinterpret_cast<uint8_t*>(doubles.data() + 3), 4));
   for (size_t i = 0; i < values.size(); ++i) {
     EXPECT_EQ(std::bit_cast<uint64_t>(doubles[i]), std::bit_cast<uint64_t>(values[i])) << i;
   }
 
   ExactBytes flba(Hex(kBssFlba3));
-  ASSERT_TRUE(decoder.Reset(flba.span(), 3).ok());
+  FLOE_ASSERT_OK(decoder.Reset(flba.span(), 3));
   uint8_t out[9];
-  ASSERT_TRUE(decoder.Decode(out, 3).ok());
+  FLOE_ASSERT_OK(decoder.Decode(out, 3));
   EXPECT_EQ(ToHex(out), "61 62 63 64 65 66 00 ff 10");
 }
 
@@ -395,7 +395,7 @@ TEST(PeerVectorsTest, Booleans) {
   const auto expected = Bools();
   ExactBytes rle(Hex(kRleBool));
   auto decoder = MakeRleBooleanDecoder(rle.span());
-  ASSERT_TRUE(decoder.ok());
+  FLOE_ASSERT_OK(decoder);
   std::vector<uint8_t> out(expected.size());
   ASSERT_EQ(*decoder->GetBatch(out.data(), out.size()), out.size());
   EXPECT_EQ(out, expected);
@@ -406,7 +406,7 @@ TEST(PeerVectorsTest, Booleans) {
   ExactBytes plain(Hex(kPlainBool));
   PlainBooleanDecoder plain_decoder;
   plain_decoder.Reset(plain.span());
-  ASSERT_TRUE(plain_decoder.Decode(out.data(), out.size()).ok());
+  FLOE_ASSERT_OK(plain_decoder.Decode(out.data(), out.size()));
   EXPECT_EQ(out, expected);
   Buffer ours_plain;
   EncodePlainBooleans(expected.data(), expected.size(), &ours_plain);
@@ -419,15 +419,15 @@ TEST(PeerVectorsTest, Dictionary) {
   dict_decoder.Reset(dict_page.span());
   Buffer dict_data;
   int64_t dict_offsets[5] = {0};
-  ASSERT_TRUE(dict_decoder.Decode(4, dict_offsets + 1, &dict_data).ok());
+  FLOE_ASSERT_OK(dict_decoder.Decode(4, dict_offsets + 1, &dict_data));
   EXPECT_EQ(dict_data.view(), "redgreenblueviolet");
 
   ExactBytes index_page(Hex(kDictIndices));
   DictionaryIndexDecoder decoder;
-  ASSERT_TRUE(decoder.Reset(index_page.span(), 4).ok());
+  FLOE_ASSERT_OK(decoder.Reset(index_page.span(), 4));
   Buffer data;
   int64_t ends[16];
-  ASSERT_TRUE(decoder.DecodeByteArrays(dict_offsets, dict_data.data(), 16, ends, &data).ok());
+  FLOE_ASSERT_OK(decoder.DecodeByteArrays(dict_offsets, dict_data.data(), 16, ends, &data));
   std::string expected = "redgreenblue";
   for (int i = 0; i < 9; ++i) expected += "red";
   expected += "greenblueviolet";
@@ -448,14 +448,14 @@ TEST(PeerVectorsTest, OptionalColumnLevels) {
   ExactBytes v1(Hex(kOptionalV1));
   LevelDecoder levels;
   size_t consumed = 0;
-  ASSERT_TRUE(levels.ResetV1(LevelEncoding::kRle, 1, 21, v1.span(), &consumed).ok());
+  FLOE_ASSERT_OK(levels.ResetV1(LevelEncoding::kRle, 1, 21, v1.span(), &consumed));
   std::vector<int16_t> out(def.size());
-  ASSERT_TRUE(levels.Decode(out.data(), out.size()).ok());
+  FLOE_ASSERT_OK(levels.Decode(out.data(), out.size()));
   EXPECT_EQ(out, def);
   PlainFixedDecoder plain;
-  ASSERT_TRUE(plain.Reset(v1.span().subspan(consumed), 4).ok());
+  FLOE_ASSERT_OK(plain.Reset(v1.span().subspan(consumed), 4));
   std::vector<int32_t> got(values.size());
-  ASSERT_TRUE(plain.Decode(got.data(), got.size()).ok());
+  FLOE_ASSERT_OK(plain.Decode(got.data(), got.size()));
   EXPECT_EQ(got, values);
   EXPECT_EQ(plain.values_left(), 0u);
   Buffer ours;
@@ -464,8 +464,8 @@ TEST(PeerVectorsTest, OptionalColumnLevels) {
 
   // v2: definition_levels_byte_length = 6 in the DataPageHeaderV2.
   ExactBytes v2(Hex(kOptionalV2));
-  ASSERT_TRUE(levels.ResetV2(1, v2.span().first(6)).ok());
-  ASSERT_TRUE(levels.Decode(out.data(), out.size()).ok());
+  FLOE_ASSERT_OK(levels.ResetV2(1, v2.span().first(6)));
+  FLOE_ASSERT_OK(levels.Decode(out.data(), out.size()));
   EXPECT_EQ(out, def);
   Buffer ours_v2;
   EXPECT_EQ(EncodeLevelsV2(def.data(), def.size(), 1, &ours_v2), 6u);
@@ -478,19 +478,18 @@ TEST(PeerVectorsTest, ListLevels) {
   LevelDecoder def;
   size_t rep_size = 0;
   size_t def_size = 0;
-  ASSERT_TRUE(rep.ResetV1(LevelEncoding::kRle, 1, 8, page.span(), &rep_size).ok());
-  ASSERT_TRUE(
-      def.ResetV1(LevelEncoding::kRle, 3, 8, page.span().subspan(rep_size), &def_size).ok());
+  FLOE_ASSERT_OK(rep.ResetV1(LevelEncoding::kRle, 1, 8, page.span(), &rep_size));
+  FLOE_ASSERT_OK(def.ResetV1(LevelEncoding::kRle, 3, 8, page.span().subspan(rep_size), &def_size));
   int16_t r[8];
   int16_t d[8];
-  ASSERT_TRUE(rep.Decode(r, 8).ok());
-  ASSERT_TRUE(def.Decode(d, 8).ok());
+  FLOE_ASSERT_OK(rep.Decode(r, 8));
+  FLOE_ASSERT_OK(def.Decode(d, 8));
   EXPECT_EQ(std::vector<int16_t>(r, r + 8), (std::vector<int16_t>{0, 1, 0, 0, 0, 0, 1, 1}));
   EXPECT_EQ(std::vector<int16_t>(d, d + 8), (std::vector<int16_t>{3, 3, 1, 0, 3, 2, 3, 3}));
   PlainFixedDecoder plain;
-  ASSERT_TRUE(plain.Reset(page.span().subspan(rep_size + def_size), 4).ok());
+  FLOE_ASSERT_OK(plain.Reset(page.span().subspan(rep_size + def_size), 4));
   int32_t values[5];
-  ASSERT_TRUE(plain.Decode(values, 5).ok());
+  FLOE_ASSERT_OK(plain.Decode(values, 5));
   EXPECT_EQ(std::vector<int32_t>(values, values + 5), (std::vector<int32_t>{1, 2, 3, 4, 5}));
 }
 

@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/columnar/bitmap.h"
 #include "floe/format/parquet/encoding/test_util.h"
 
@@ -23,27 +24,27 @@ TEST(PlainTest, FixedWidth) {
   // Encodings.md: INT32 is 4 bytes little-endian.
   ExactBytes page(Hex("01 00 00 00 ff ff ff ff 78 56 34 12"));
   PlainFixedDecoder decoder;
-  ASSERT_TRUE(decoder.Reset(page.span(), 4).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span(), 4));
   EXPECT_EQ(decoder.values_left(), 3u);
   int32_t out[3];
-  ASSERT_TRUE(decoder.Decode(out, 1).ok());
-  ASSERT_TRUE(decoder.Decode(out + 1, 2).ok());
+  FLOE_ASSERT_OK(decoder.Decode(out, 1));
+  FLOE_ASSERT_OK(decoder.Decode(out + 1, 2));
   EXPECT_EQ(out[0], 1);
   EXPECT_EQ(out[1], -1);
   EXPECT_EQ(out[2], 0x12345678);
   EXPECT_EQ(decoder.Decode(out, 1).code(), StatusCode::kCorrupt);
 
   // INT96 / FLBA widths; a partial trailing value does not count.
-  ASSERT_TRUE(decoder.Reset(page.span(), 5).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span(), 5));
   EXPECT_EQ(decoder.values_left(), 2u);
-  ASSERT_TRUE(decoder.Skip(1).ok());
+  FLOE_ASSERT_OK(decoder.Skip(1));
   uint8_t five[5];
-  ASSERT_TRUE(decoder.Decode(five, 1).ok());
+  FLOE_ASSERT_OK(decoder.Decode(five, 1));
   EXPECT_EQ(ToHex(five), "ff ff ff 78 56");
   EXPECT_EQ(decoder.Skip(1).code(), StatusCode::kCorrupt);
   EXPECT_EQ(decoder.Reset(page.span(), 0).code(), StatusCode::kInvalidArgument);
   // A huge count must not overflow the size computation.
-  ASSERT_TRUE(decoder.Reset(page.span(), 12).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span(), 12));
   EXPECT_EQ(decoder.Decode(out, SIZE_MAX / 4).code(), StatusCode::kCorrupt);
 
   Buffer encoded;
@@ -59,20 +60,20 @@ TEST(PlainTest, Booleans) {
   decoder.Reset(page.span());
   EXPECT_EQ(decoder.values_left(), 16u);
   uint8_t out[9];
-  ASSERT_TRUE(decoder.Decode(out, 3).ok());
-  ASSERT_TRUE(decoder.Decode(out + 3, 6).ok());
+  FLOE_ASSERT_OK(decoder.Decode(out, 3));
+  FLOE_ASSERT_OK(decoder.Decode(out + 3, 6));
   EXPECT_EQ(std::vector<uint8_t>(out, out + 9), (std::vector<uint8_t>{1, 0, 1, 1, 0, 0, 0, 1, 1}));
   EXPECT_EQ(decoder.Decode(out, 8).code(), StatusCode::kCorrupt);
 
   // A new page starts at bit 0 again (parquet.md §10 gotcha 23).
   decoder.Reset(page.span());
-  ASSERT_TRUE(decoder.Decode(out, 1).ok());
+  FLOE_ASSERT_OK(decoder.Decode(out, 1));
   EXPECT_EQ(out[0], 1);
 
   decoder.Reset(page.span());
   uint8_t bitmap[2] = {0xFF, 0xFF};
-  ASSERT_TRUE(decoder.Skip(1).ok());
-  ASSERT_TRUE(decoder.DecodeBits(bitmap, 3, 8).ok());
+  FLOE_ASSERT_OK(decoder.Skip(1));
+  FLOE_ASSERT_OK(decoder.DecodeBits(bitmap, 3, 8));
   // Bits 3..10 get 0,1,1,0,0,0,1,1; the others stay set.
   EXPECT_EQ(bitmap[0], 0b00110111);
   EXPECT_EQ(bitmap[1], 0b11111110 | 0);
@@ -104,7 +105,7 @@ TEST(PlainTest, BooleanRoundTrip) {
     size_t done = 0;
     for (size_t batch = 1; done < n; batch += 3) {
       const size_t k = std::min(batch, n - done);
-      ASSERT_TRUE(decoder.Decode(out.data() + done, k).ok());
+      FLOE_ASSERT_OK(decoder.Decode(out.data() + done, k));
       done += k;
     }
     EXPECT_EQ(out, values);
@@ -115,7 +116,7 @@ TEST(PlainTest, BooleanRoundTrip) {
 TEST(PlainTest, RleBooleans) {
   ExactBytes page(Hex("04 00 00 00 03 8d 14 01 ee"));
   auto decoder = MakeRleBooleanDecoder(page.span());
-  ASSERT_TRUE(decoder.ok());
+  FLOE_ASSERT_OK(decoder);
   uint8_t out[20];
   ASSERT_EQ(*decoder->GetBatch(out, 20), 18u);
   EXPECT_EQ(out[1], 0);
@@ -140,8 +141,8 @@ TEST(PlainTest, ByteArrays) {
   Buffer data;
   data.Append(std::string_view("xyz"));  // a column batch that already holds a value
   int64_t ends[3];
-  ASSERT_TRUE(decoder.Decode(2, ends, &data).ok());
-  ASSERT_TRUE(decoder.Decode(1, ends + 2, &data).ok());
+  FLOE_ASSERT_OK(decoder.Decode(2, ends, &data));
+  FLOE_ASSERT_OK(decoder.Decode(1, ends + 2, &data));
   EXPECT_EQ(data.view(), "xyzHelloab");
   EXPECT_EQ(std::vector<int64_t>(ends, ends + 3), (std::vector<int64_t>{8, 8, 10}));
   EXPECT_EQ(decoder.bytes_left(), 0u);
@@ -149,17 +150,16 @@ TEST(PlainTest, ByteArrays) {
 
   // A second page continues the same column batch.
   decoder.Reset(page.span());
-  ASSERT_TRUE(decoder.Skip(1).ok());
-  ASSERT_TRUE(decoder.Decode(2, ends, &data).ok());
+  FLOE_ASSERT_OK(decoder.Skip(1));
+  FLOE_ASSERT_OK(decoder.Decode(2, ends, &data));
   EXPECT_EQ(data.view(), "xyzHelloabab");
   EXPECT_EQ(ends[0], 10);
   EXPECT_EQ(ends[1], 12);
 
   Buffer encoded;
   const int64_t offsets[4] = {3, 8, 8, 10};
-  ASSERT_TRUE(
-      EncodePlainByteArrays(offsets, reinterpret_cast<const uint8_t*>("xyzHelloab"), 3, &encoded)
-          .ok());
+  FLOE_ASSERT_OK(
+      EncodePlainByteArrays(offsets, reinterpret_cast<const uint8_t*>("xyzHelloab"), 3, &encoded));
   EXPECT_EQ(ToHex(encoded.span()), ToHex(page.span()));
 }
 
@@ -196,15 +196,14 @@ TEST(PlainTest, ByteArrayRoundTrip) {
       offsets.push_back(static_cast<int64_t>(text.size()));
     }
     Buffer encoded;
-    ASSERT_TRUE(EncodePlainByteArrays(offsets.data(), reinterpret_cast<const uint8_t*>(text.data()),
-                                      n, &encoded)
-                    .ok());
+    FLOE_ASSERT_OK(EncodePlainByteArrays(
+        offsets.data(), reinterpret_cast<const uint8_t*>(text.data()), n, &encoded));
     ExactBytes page(encoded.span());
     PlainByteArrayDecoder decoder;
     decoder.Reset(page.span());
     Buffer data;
     std::vector<int64_t> ends(n);
-    ASSERT_TRUE(decoder.Decode(n, ends.data(), &data).ok());
+    FLOE_ASSERT_OK(decoder.Decode(n, ends.data(), &data));
     EXPECT_EQ(data.view(), text);
     EXPECT_EQ(std::vector<int64_t>(offsets.begin() + 1, offsets.end()), ends);
   }

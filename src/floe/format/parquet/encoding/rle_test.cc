@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/testing.h"
 #include "floe/format/parquet/encoding/bit_pack.h"
 #include "floe/format/parquet/encoding/dictionary.h"
 #include "floe/format/parquet/encoding/levels.h"
@@ -22,7 +23,7 @@ std::vector<uint32_t> DecodeAll(std::span<const uint8_t> data, int w, size_t n) 
   RleBitPackedDecoder decoder(data, w);
   std::vector<uint32_t> out(n);
   auto got = decoder.GetBatch(out.data(), n);
-  EXPECT_TRUE(got.ok()) << got.status().ToString();
+  FLOE_EXPECT_OK(got);
   if (got.ok()) {
     EXPECT_EQ(*got, n);
   }
@@ -104,7 +105,7 @@ TEST(RleTest, RoundTripEveryWidthAndSize) {
         size_t batch = 1;
         while (done < n) {
           auto got = decoder.GetBatch(out.data() + done, std::min(batch, n - done));
-          ASSERT_TRUE(got.ok()) << got.status().ToString();
+          FLOE_ASSERT_OK(got);
           ASSERT_GT(*got, 0u);
           done += *got;
           batch = batch * 3 + 1;
@@ -114,7 +115,7 @@ TEST(RleTest, RoundTripEveryWidthAndSize) {
         // The padding of the last group decodes (as zeros) but never runs past the stream.
         uint32_t extra[16];
         auto tail = decoder.GetBatch(extra, 16);
-        ASSERT_TRUE(tail.ok());
+        FLOE_ASSERT_OK(tail);
         ASSERT_LT(*tail, 8u);
       }
     }
@@ -254,11 +255,11 @@ TEST(LevelTest, V1RleWithPrefix) {
   ExactBytes page(Hex("04 00 00 00 03 8d 14 01 ee"));
   LevelDecoder decoder;
   size_t consumed = 0;
-  ASSERT_TRUE(decoder.ResetV1(LevelEncoding::kRle, 1, 18, page.span(), &consumed).ok());
+  FLOE_ASSERT_OK(decoder.ResetV1(LevelEncoding::kRle, 1, 18, page.span(), &consumed));
   EXPECT_EQ(consumed, 8u);
   std::vector<int16_t> levels(18);
-  ASSERT_TRUE(decoder.Decode(levels.data(), 5).ok());
-  ASSERT_TRUE(decoder.Decode(levels.data() + 5, 13).ok());
+  FLOE_ASSERT_OK(decoder.Decode(levels.data(), 5));
+  FLOE_ASSERT_OK(decoder.Decode(levels.data() + 5, 13));
   std::vector<int16_t> expected = {1, 0, 1, 1, 0, 0, 0, 1};
   expected.insert(expected.end(), 10, 1);
   EXPECT_EQ(levels, expected);
@@ -282,7 +283,7 @@ TEST(LevelTest, V1Errors) {
             StatusCode::kInvalidArgument);
   // Level 3 with max level 2 (width 2 allows it, the schema does not).
   ExactBytes too_big(Hex("02 00 00 00 02 03"));
-  ASSERT_TRUE(decoder.ResetV1(LevelEncoding::kRle, 2, 1, too_big.span(), &consumed).ok());
+  FLOE_ASSERT_OK(decoder.ResetV1(LevelEncoding::kRle, 2, 1, too_big.span(), &consumed));
   int16_t level;
   EXPECT_EQ(decoder.Decode(&level, 1).code(), StatusCode::kCorrupt);
 }
@@ -291,23 +292,23 @@ TEST(LevelTest, MaxLevelZeroHasNoSection) {
   LevelDecoder decoder;
   size_t consumed = 99;
   ExactBytes page(Hex("01 02 03"));
-  ASSERT_TRUE(decoder.ResetV1(LevelEncoding::kRle, 0, 3, page.span(), &consumed).ok());
+  FLOE_ASSERT_OK(decoder.ResetV1(LevelEncoding::kRle, 0, 3, page.span(), &consumed));
   EXPECT_EQ(consumed, 0u);
   int16_t levels[3] = {7, 7, 7};
-  ASSERT_TRUE(decoder.Decode(levels, 3).ok());
+  FLOE_ASSERT_OK(decoder.Decode(levels, 3));
   EXPECT_EQ(levels[0] + levels[1] + levels[2], 0);
   // v2 with a (spurious) level section and max level 0: ignored.
-  ASSERT_TRUE(decoder.ResetV2(0, page.span()).ok());
-  ASSERT_TRUE(decoder.Decode(levels, 3).ok());
+  FLOE_ASSERT_OK(decoder.ResetV2(0, page.span()));
+  FLOE_ASSERT_OK(decoder.Decode(levels, 3));
 }
 
 TEST(LevelTest, V2NoPrefix) {
   ExactBytes section(Hex("03 8d 14 01"));
   LevelDecoder decoder;
-  ASSERT_TRUE(decoder.ResetV2(1, section.span()).ok());
+  FLOE_ASSERT_OK(decoder.ResetV2(1, section.span()));
   std::vector<int16_t> levels(18);
-  ASSERT_TRUE(decoder.Skip(3).ok());
-  ASSERT_TRUE(decoder.Decode(levels.data(), 15).ok());
+  FLOE_ASSERT_OK(decoder.Skip(3));
+  FLOE_ASSERT_OK(decoder.Decode(levels.data(), 15));
   EXPECT_EQ(levels[0], 1);  // the 4th level
   EXPECT_EQ(decoder.Skip(1).code(), StatusCode::kCorrupt);
 }
@@ -318,16 +319,16 @@ TEST(LevelTest, V1BitPacked) {
   ExactBytes page(Hex("05 39 77 ee"));
   LevelDecoder decoder;
   size_t consumed = 0;
-  ASSERT_TRUE(decoder.ResetV1(LevelEncoding::kBitPacked, 7, 8, page.span(), &consumed).ok());
+  FLOE_ASSERT_OK(decoder.ResetV1(LevelEncoding::kBitPacked, 7, 8, page.span(), &consumed));
   EXPECT_EQ(consumed, 3u);
   int16_t levels[8];
-  ASSERT_TRUE(decoder.Decode(levels, 3).ok());
-  ASSERT_TRUE(decoder.Skip(1).ok());
-  ASSERT_TRUE(decoder.Decode(levels + 3, 4).ok());
+  FLOE_ASSERT_OK(decoder.Decode(levels, 3));
+  FLOE_ASSERT_OK(decoder.Skip(1));
+  FLOE_ASSERT_OK(decoder.Decode(levels + 3, 4));
   EXPECT_EQ(std::vector<int16_t>(levels, levels + 7), (std::vector<int16_t>{0, 1, 2, 4, 5, 6, 7}));
   EXPECT_EQ(decoder.Decode(levels, 1).code(), StatusCode::kCorrupt);
   // Max level 6 makes 7 invalid.
-  ASSERT_TRUE(decoder.ResetV1(LevelEncoding::kBitPacked, 6, 8, page.span(), &consumed).ok());
+  FLOE_ASSERT_OK(decoder.ResetV1(LevelEncoding::kBitPacked, 6, 8, page.span(), &consumed));
   EXPECT_EQ(decoder.Decode(levels, 8).code(), StatusCode::kCorrupt);
   // num_values that need more bytes than the page has.
   EXPECT_EQ(decoder.ResetV1(LevelEncoding::kBitPacked, 7, 11, page.span(), &consumed).code(),
@@ -356,16 +357,15 @@ TEST(LevelTest, EncodeRoundTrip) {
       }
       LevelDecoder d1;
       size_t consumed = 0;
-      ASSERT_TRUE(d1.ResetV1(LevelEncoding::kRle, max_level, static_cast<uint32_t>(n),
-                             v1.span().subspan(1), &consumed)
-                      .ok());
+      FLOE_ASSERT_OK(d1.ResetV1(LevelEncoding::kRle, max_level, static_cast<uint32_t>(n),
+                                v1.span().subspan(1), &consumed));
       EXPECT_EQ(consumed, v1.size() - 1);
       std::vector<int16_t> out(n);
-      ASSERT_TRUE(d1.Decode(out.data(), n).ok());
+      FLOE_ASSERT_OK(d1.Decode(out.data(), n));
       EXPECT_EQ(out, levels);
       LevelDecoder d2;
-      ASSERT_TRUE(d2.ResetV2(max_level, v2.span()).ok());
-      ASSERT_TRUE(d2.Decode(out.data(), n).ok());
+      FLOE_ASSERT_OK(d2.ResetV2(max_level, v2.span()));
+      FLOE_ASSERT_OK(d2.Decode(out.data(), n));
       EXPECT_EQ(out, levels);
     }
   }
@@ -383,25 +383,25 @@ TEST(DictionaryTest, DecodeValuesThroughIndices) {
 
   const int64_t dict[4] = {-1, 10, 20, 30};
   DictionaryIndexDecoder decoder;
-  ASSERT_TRUE(decoder.Reset(page.span(), 4).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span(), 4));
   int64_t values[8];
-  ASSERT_TRUE(decoder.Decode(dict, values, 8).ok());
+  FLOE_ASSERT_OK(decoder.Decode(dict, values, 8));
   EXPECT_EQ(std::vector<int64_t>(values, values + 8),
             (std::vector<int64_t>{-1, 10, 20, -1, 30, 30, 30, 30}));
 
-  ASSERT_TRUE(decoder.Reset(page.span(), 4).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span(), 4));
   const uint8_t fixed[4 * 3] = {'a', 'a', 'a', 'b', 'b', 'b', 'c', 'c', 'c', 'd', 'd', 'd'};
   uint8_t fixed_out[8 * 3];
-  ASSERT_TRUE(decoder.DecodeFixed(fixed, 3, fixed_out, 8).ok());
+  FLOE_ASSERT_OK(decoder.DecodeFixed(fixed, 3, fixed_out, 8));
   EXPECT_EQ(std::string(reinterpret_cast<char*>(fixed_out), 24), "aaabbbcccaaadddddddddddd");
 
-  ASSERT_TRUE(decoder.Reset(page.span(), 4).ok());
+  FLOE_ASSERT_OK(decoder.Reset(page.span(), 4));
   const int64_t offsets[5] = {0, 0, 2, 5, 9};
   const uint8_t* text = reinterpret_cast<const uint8_t*>("xyzzzwwww");
   Buffer data;
   data.Append(std::string_view("pre"));
   int64_t ends[8];
-  ASSERT_TRUE(decoder.DecodeByteArrays(offsets, text, 8, ends, &data).ok());
+  FLOE_ASSERT_OK(decoder.DecodeByteArrays(offsets, text, 8, ends, &data));
   EXPECT_EQ(data.view(), "prexyzzzwwwwwwwwwwwwwwww");
   EXPECT_EQ(std::vector<int64_t>(ends, ends + 8),
             (std::vector<int64_t>{3, 5, 8, 8, 12, 16, 20, 24}));
@@ -410,22 +410,22 @@ TEST(DictionaryTest, DecodeValuesThroughIndices) {
 TEST(DictionaryTest, Errors) {
   DictionaryIndexDecoder decoder;
   EXPECT_EQ(decoder.Reset(Hex("21 00"), 4).code(), StatusCode::kCorrupt);  // width 33
-  ASSERT_TRUE(decoder.Reset({}, 4).ok());  // an empty page: no indices
+  FLOE_ASSERT_OK(decoder.Reset({}, 4));  // an empty page: no indices
   uint32_t out[4];
   EXPECT_EQ(*decoder.DecodeIndices(out, 4), 0u);
   int32_t values[4];
   const int32_t dict[4] = {};
   EXPECT_EQ(decoder.Decode(dict, values, 1).code(), StatusCode::kCorrupt);
   auto page = Hex("02 03 24 ff");
-  ASSERT_TRUE(decoder.Reset(page, 3).ok());  // index 3 (the 5th) out of range
+  FLOE_ASSERT_OK(decoder.Reset(page, 3));  // index 3 (the 5th) out of range
   int32_t eight[8];
   const int32_t dict8[8] = {};
   EXPECT_EQ(decoder.Decode(dict8, eight, 8).code(), StatusCode::kCorrupt);
-  ASSERT_TRUE(decoder.Reset(page, 0).ok());  // an empty dictionary
+  FLOE_ASSERT_OK(decoder.Reset(page, 0));  // an empty dictionary
   EXPECT_EQ(decoder.Decode(dict, values, 1).code(), StatusCode::kCorrupt);
   // Width 0 with a dictionary of one entry: all indices 0.
   auto zero = Hex("00 0a");
-  ASSERT_TRUE(decoder.Reset(zero, 1).ok());
+  FLOE_ASSERT_OK(decoder.Reset(zero, 1));
   EXPECT_EQ(*decoder.DecodeIndices(out, 4), 4u);
 }
 
