@@ -36,10 +36,27 @@ void FileFaults::FailSyncs(bool on) {
   fail_syncs_ = on;
 }
 
-void FileFaults::Clear() {
+void FileFaults::HoldSyncs(bool on) {
+  {
+    std::lock_guard lock(mu_);
+    hold_syncs_ = on;
+  }
+  released_.notify_all();
+}
+
+int FileFaults::held_syncs() {
   std::lock_guard lock(mu_);
-  write_budget_ = -1;
-  fail_syncs_ = false;
+  return held_;
+}
+
+void FileFaults::Clear() {
+  {
+    std::lock_guard lock(mu_);
+    write_budget_ = -1;
+    fail_syncs_ = false;
+    hold_syncs_ = false;
+  }
+  released_.notify_all();
 }
 
 size_t FileFaults::AllowWrite(size_t n, int* err) {
@@ -55,7 +72,12 @@ size_t FileFaults::AllowWrite(size_t n, int* err) {
 }
 
 int FileFaults::SyncError() {
-  std::lock_guard lock(mu_);
+  std::unique_lock lock(mu_);
+  if (hold_syncs_) {
+    ++held_;
+    released_.wait(lock, [this] { return !hold_syncs_; });
+    --held_;
+  }
   return fail_syncs_ ? EIO : 0;
 }
 
@@ -204,15 +226,21 @@ Status AppendFile::Append(std::span<const uint8_t> data, bool sync) {
 }
 
 Status AppendFile::Sync() {
-  if (!SyncFd(fd_, true, faults_)) return ErrnoStatus(errno, "fdatasync", path_);
+  if (!SyncFd(fd_, true, faults_)) {
+    sync_failed_.store(true, std::memory_order_release);
+    return ErrnoStatus(errno, "fdatasync", path_);
+  }
   return Status::OK();
 }
 
 Status AppendFile::Truncate(int64_t size) {
-  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) return ErrnoStatus(errno, "truncate", path_);
   size_ = size;
+  tail_dirty_ = true;
+  if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) return ErrnoStatus(errno, "truncate", path_);
   tail_dirty_ = false;
   if (!SyncFd(fd_, false, faults_)) return ErrnoStatus(errno, "fsync", path_);
+  // What is left was synced before, and the rest is gone: syncs may be trusted again.
+  sync_failed_.store(false, std::memory_order_release);
   return Status::OK();
 }
 

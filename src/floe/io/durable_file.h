@@ -12,6 +12,8 @@
 // only); production code passes none.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -34,19 +36,27 @@ class FileFaults {
   void FailWritesAfter(int64_t bytes);
   // fsync / fdatasync fail with EIO while on.
   void FailSyncs(bool on);
-  // Removes every fault (space freed).
+  // While on, every fsync / fdatasync waits (a slow disk, for deterministic race tests);
+  // turning it off lets them go on, failing or not as FailSyncs says then.
+  void HoldSyncs(bool on);
+  // How many syncs wait in HoldSyncs now.
+  int held_syncs();
+  // Removes every fault (space freed) and releases held syncs.
   void Clear();
 
   // For the files below: how many of `n` bytes the next write may put; 0 with *err set
   // means the write fails.
   size_t AllowWrite(size_t n, int* err);
-  // 0, or the errno the next sync fails with.
+  // 0, or the errno the next sync fails with (after waiting while syncs are held).
   int SyncError();
 
  private:
   std::mutex mu_;
+  std::condition_variable released_;
   int64_t write_budget_ = -1;  // guarded by mu_
   bool fail_syncs_ = false;    // guarded by mu_
+  bool hold_syncs_ = false;    // guarded by mu_
+  int held_ = 0;               // guarded by mu_
 };
 
 // fsyncs a directory, making the creation, renaming or deletion of its entries durable.
@@ -67,7 +77,8 @@ Result<int> RemoveTemporaryFiles(const std::string& dir);
 // full disk, a failed fdatasync) truncates the file back to where it started, and a
 // truncation that fails is retried before the next append, so the file never holds a torn
 // record between good ones. Creating the file fsyncs its directory.
-// Thread-safety: none.
+// Thread-safety: none, except that Sync() and sync_failed() may run on another thread
+// concurrently with the owner's calls (a group-commit worker syncing what the owner wrote).
 class AppendFile {
  public:
   // Opens `path` for reading and appending, creating it when missing. size() is the size
@@ -87,9 +98,15 @@ class AppendFile {
   Status Append(std::string_view data, bool sync) {
     return Append({reinterpret_cast<const uint8_t*>(data.data()), data.size()}, sync);
   }
-  // fdatasync of what was appended without `sync`.
+  // fdatasync of what was appended without `sync`. A failure is remembered (sync_failed):
+  // after a failed fdatasync the kernel may have dropped the dirty pages and report the next
+  // one as successful, so nothing written before it may be trusted as durable.
   Status Sync();
-  // Cuts the file to `size` bytes (recovery of a torn tail) and syncs it.
+  // Whether a Sync() failed since the file was opened or last truncated.
+  bool sync_failed() const { return sync_failed_.load(std::memory_order_acquire); }
+  // Cuts the file to `size` bytes (recovery of a torn tail, discarding unsynced appends)
+  // and syncs it. size() is `size` afterwards even on an error: a cut that failed is
+  // retried before the next append.
   Status Truncate(int64_t size);
   // Reads up to `n` bytes at `pos` into `out`; fewer only at the end of the file. Returns
   // the count.
@@ -106,6 +123,7 @@ class AppendFile {
   int64_t size_;
   bool tail_dirty_ = false;  // bytes past size_ may be in the file
   FileFaults* faults_;
+  std::atomic<bool> sync_failed_{false};
 };
 
 }  // namespace floe::io

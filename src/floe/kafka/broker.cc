@@ -185,10 +185,29 @@ Broker::Broker(BrokerOptions options) : options_(std::move(options)) {
   random_.seed(seed);
 }
 
+struct Broker::WaitingProduce {
+  RequestHeader header;
+  ProduceResponse response;
+  int32_t throttle_ms = 0;
+  Respond respond;
+  size_t remaining = 0;  // partitions whose sync is still to come
+};
+
 Broker::~Broker() {
+  // Group commit: the worker finishes its rounds first; their produces are answered (the
+  // listener's connections are closed by now, so the answers go nowhere, but nothing waits
+  // forever and every acknowledged batch was synced).
+  syncer_.reset();
+  DrainSyncRounds();
   for (auto& [name, topic] : topics_) {
     for (Partition& p : topic.partitions) {
-      if (p.log) (void)p.log->Flush();
+      if (!p.log) continue;
+      Status flushed = p.log->Flush();
+      if (!flushed.ok()) {
+        AbandonWaiters(p, ErrorCodeFor(flushed), std::string(flushed.message()));
+      } else {
+        ReleaseWaiters(p);
+      }
     }
   }
 }
@@ -363,7 +382,126 @@ Result<Broker::Topic*> Broker::CreateTopic(const std::string& name, int32_t part
     return created;
   }
   auto [it, inserted] = topics_.emplace(name, std::move(topic));
+  if (syncer_) {
+    for (Partition& p : it->second.partitions) EnableGroupCommit(p);
+  }
   return &it->second;
+}
+
+// ---------------------------------------------------------------------------------------
+// Group commit
+
+void Broker::StartGroupCommit(std::function<void(std::function<void()>)> post) {
+  if (!options_.fsync_every_batch || syncer_) return;
+  post_ = std::move(post);
+  for (auto& [name, topic] : topics_) {
+    for (Partition& p : topic.partitions) EnableGroupCommit(p);
+  }
+  syncer_ = std::make_unique<LogSyncer>([this](std::vector<LogSyncer::Outcome> round) {
+    bool first = false;
+    {
+      std::lock_guard lock(completed_mu_);
+      first = completed_.empty();
+      completed_.push_back(std::move(round));
+    }
+    // One drain takes every round delivered before it runs.
+    if (first) post_([this] { DrainSyncRounds(); });
+  });
+}
+
+void Broker::EnableGroupCommit(Partition& partition) {
+  partition.log->EnableGroupCommit();
+  partition.sync_key = next_sync_key_++;
+  partitions_by_key_[partition.sync_key] = &partition;
+}
+
+void Broker::SubmitSync(Partition& partition) {
+  syncer_->Submit(partition.sync_key, partition.log->PrepareSync());
+}
+
+void Broker::DrainSyncRounds() {
+  std::vector<std::vector<LogSyncer::Outcome>> rounds;
+  {
+    std::lock_guard lock(completed_mu_);
+    rounds.swap(completed_);
+  }
+  bool visible = false;
+  for (std::vector<LogSyncer::Outcome>& round : rounds) {
+    ++sync_stats_.rounds;
+    for (LogSyncer::Outcome& outcome : round) {
+      ++sync_stats_.syncs;
+      auto it = partitions_by_key_.find(outcome.key);
+      if (it == partitions_by_key_.end()) continue;  // its topic was deleted
+      Partition& p = *it->second;
+      Result<int64_t> synced = p.log->CompleteSync(outcome.point, outcome.status);
+      if (!synced.ok()) {
+        FailUnsynced(p, synced.status());
+        continue;
+      }
+      if (*synced == 0) continue;
+      sync_stats_.synced_batches += *synced;
+      visible = true;
+      ReleaseWaiters(p);
+    }
+  }
+  if (visible) WakeFetches();
+}
+
+void Broker::ReleaseWaiters(Partition& partition) {
+  const int64_t hwm = partition.log->high_watermark();
+  while (!partition.waiters.empty() && partition.waiters.begin()->first < hwm) {
+    std::shared_ptr<WaitingProduce> waiting = std::move(partition.waiters.begin()->second.produce);
+    partition.waiters.erase(partition.waiters.begin());
+    if (--waiting->remaining == 0) FinishWaiting(*waiting);
+  }
+}
+
+void Broker::AbandonWaiters(Partition& partition, ErrorCode code, const std::string& message) {
+  std::multimap<int64_t, AckWait> waiters;
+  waiters.swap(partition.waiters);
+  for (auto& [base, wait] : waiters) {
+    ProduceResponse::PartitionProduceResponse& pr =
+        wait.produce->response.responses.at(wait.topic).partition_responses.at(wait.partition);
+    pr.error_code = Code(code);
+    pr.base_offset = -1;
+    pr.error_message = message;
+    if (--wait.produce->remaining == 0) FinishWaiting(*wait.produce);
+  }
+}
+
+void Broker::FailUnsynced(Partition& partition, const Status& status) {
+  ++sync_stats_.failures;
+  // Whether the unsynced batches reached the disk is unknown: they were not acknowledged,
+  // so they go, as a failed inline fdatasync cuts its batch (io::AppendFile::Append).
+  if (Status cut = partition.log->DiscardUnsynced(); !cut.ok()) {
+    fmt::print(stderr, "kafka: {} (retried before the next append)\n", cut.ToString());
+  }
+  fmt::print(stderr, "kafka: {}: unsynced batches of {} discarded\n", status.ToString(),
+             partition.log->dir());
+  AbandonWaiters(partition, ErrorCodeFor(status), std::string(status.message()));
+  // The discarded batches' sequence numbers are free again: a retry must append, not be
+  // taken for a duplicate of a batch that is gone.
+  partition.producers.clear();
+  Status scanned = partition.log->ForEachBatch(
+      [&partition](const BatchHeader& h) { TrackProducer(partition, h); });
+  if (!scanned.ok()) {
+    fmt::print(stderr, "kafka: rebuilding producer state of {}: {}\n", partition.log->dir(),
+               scanned.ToString());
+  }
+  if (Result<int64_t> bytes = partition.log->BytesFrom(partition.committed_offset); bytes.ok()) {
+    partition.untranslated_bytes = *bytes;
+  }
+}
+
+void Broker::FinishWaiting(WaitingProduce& waiting) {
+  if (waiting.throttle_ms > 0) {
+    waiting.response.throttle_time_ms = waiting.throttle_ms;
+    held_responses_.push_back({Now() + waiting.throttle_ms,
+                               EncodeResponse(waiting.header, waiting.response),
+                               std::move(waiting.respond)});
+  } else {
+    waiting.respond(EncodeResponse(waiting.header, waiting.response));
+  }
 }
 
 int64_t Broker::ProtectedOffset(const std::string& topic, int32_t partition) const {
@@ -385,7 +523,7 @@ std::vector<Broker::TopicView> Broker::ListTopics() const {
     v.name = name;
     v.configs = topic.configs;
     for (const Partition& p : topic.partitions) {
-      v.partitions.push_back({p.log->log_start_offset(), p.log->log_end_offset(),
+      v.partitions.push_back({p.log->log_start_offset(), p.log->high_watermark(),
                               p.records_appended, p.last_append_ms, p.untranslated_bytes,
                               p.committed_offset});
     }
@@ -689,7 +827,16 @@ void Broker::AnswerProduce(const RequestHeader& h, const ProduceRequest& req, Re
   ProduceResponse resp;
   int32_t throttle_ms = 0;
   const bool acks_ok = req.acks == 0 || req.acks == 1 || req.acks == -1;
-  bool appended = false;
+  bool visible = false;  // a batch readers see now (no group commit, or a roll synced it)
+  // Group commit: the batches still to be synced, with where their answers go.
+  struct Unsynced {
+    Partition* partition;
+    int64_t base_offset;
+    uint64_t discards;
+    size_t topic;
+    size_t index;
+  };
+  std::vector<Unsynced> unsynced;
   for (const auto& td : req.topic_data) {
     ProduceResponse::TopicProduceResponse& tr = resp.responses.emplace_back();
     tr.name = td.name;
@@ -714,22 +861,56 @@ void Broker::AnswerProduce(const RequestHeader& h, const ProduceRequest& req, Re
         message = "the table topic's translation lags too far behind; retry later";
       } else {
         Partition& partition = topic->partitions[static_cast<size_t>(pd.index)];
+        const int64_t hwm_before = partition.log->high_watermark();
         int64_t base = -1;
         error = AppendBatch(*topic, partition, *pd.records, h.api_version, &base, &message);
         if (error == ErrorCode::kNone) {
           pr.base_offset = base;
           pr.log_start_offset = partition.log->log_start_offset();
-          appended = true;
           throttle_ms = std::max(throttle_ms, ThrottleMs(*topic, pd.index));
+          if (partition.log->high_watermark() <= base) {
+            // Group commit: appended now, or a retry of a batch still waiting for its sync.
+            SubmitSync(partition);
+            unsynced.push_back({&partition, base, partition.log->discards(),
+                                resp.responses.size() - 1, tr.partition_responses.size() - 1});
+          }
+        } else if (error == ErrorCode::kKafkaStorageError && partition.log->sync_failed()) {
+          // A roll's sync of the segment failed: its unsynced batches are not durable.
+          FailUnsynced(partition, Status::IOError("{}", message));
+        }
+        if (partition.log->high_watermark() > hwm_before) {
+          // Appended without group commit, or a roll synced the sealed segment's batches.
+          visible = true;
+          ReleaseWaiters(partition);
         }
       }
       pr.error_code = Code(error);
       if (!message.empty()) pr.error_message = message;
     }
   }
-  if (appended) WakeFetches();
+  if (visible) WakeFetches();
   if (req.acks == 0) {
     respond(std::nullopt);
+  } else if (!unsynced.empty()) {
+    // Answered once every batch is synced (ReleaseWaiters) or failed (AbandonWaiters).
+    auto waiting = std::make_shared<WaitingProduce>();
+    waiting->header = h;
+    waiting->response = std::move(resp);
+    waiting->throttle_ms = throttle_ms;
+    waiting->respond = std::move(respond);
+    waiting->remaining = 1;  // held until every partition is registered
+    for (const Unsynced& u : unsynced) {
+      if (u.partition->log->discards() != u.discards) {
+        // The same partition named twice, and a failed roll discarded the first batch.
+        auto& pr = waiting->response.responses[u.topic].partition_responses[u.index];
+        pr.error_code = Code(ErrorCode::kKafkaStorageError);
+        pr.base_offset = -1;
+        continue;
+      }
+      ++waiting->remaining;
+      u.partition->waiters.emplace(u.base_offset, AckWait{waiting, u.topic, u.index});
+    }
+    if (--waiting->remaining == 0) FinishWaiting(*waiting);
   } else if (throttle_ms > 0) {
     resp.throttle_time_ms = throttle_ms;
     held_responses_.push_back({Now() + throttle_ms, EncodeResponse(h, resp), std::move(respond)});
@@ -790,15 +971,15 @@ size_t Broker::FillFetch(const FetchRequest& req, FetchResponse* resp, Buffer* s
         continue;
       }
       const PartitionLog& log = *topic->partitions[static_cast<size_t>(fp.partition)].log;
-      pd.high_watermark = log.log_end_offset();
-      pd.last_stable_offset = log.log_end_offset();
+      pd.high_watermark = log.high_watermark();
+      pd.last_stable_offset = log.high_watermark();
       pd.log_start_offset = log.log_start_offset();
       if (req.isolation_level == 1) pd.aborted_transactions.emplace();
       if (fp.current_leader_epoch > kLeaderEpoch) {
         pd.error_code = Code(ErrorCode::kUnknownLeaderEpoch);
         continue;
       }
-      if (fp.fetch_offset < log.log_start_offset() || fp.fetch_offset > log.log_end_offset()) {
+      if (fp.fetch_offset < log.log_start_offset() || fp.fetch_offset > log.high_watermark()) {
         pd.error_code = Code(ErrorCode::kOffsetOutOfRange);
         continue;
       }
@@ -902,7 +1083,7 @@ Status Broker::HandleListOffsets(const RequestHeader& h, KafkaReader& r, Respond
       const PartitionLog& log = *topic->partitions[static_cast<size_t>(p.partition_index)].log;
       pr.leader_epoch = kLeaderEpoch;
       if (p.timestamp == -1) {
-        pr.offset = log.log_end_offset();
+        pr.offset = log.high_watermark();
       } else if (p.timestamp == -2 || p.timestamp == -4) {
         pr.offset = log.log_start_offset();
       } else if (p.timestamp >= 0) {
@@ -1037,6 +1218,10 @@ Status Broker::HandleDeleteTopics(const RequestHeader& h, KafkaReader& r, Respon
     const std::string dir = TopicDir(topic->name);
     const std::string doomed =
         fmt::format("{}/topics/{}{}", options_.data_dir, kDeletedPrefix, Hex(topic->id.bytes));
+    for (Partition& p : topic->partitions) {
+      AbandonWaiters(p, ErrorCode::kUnknownTopicOrPartition, "the topic was deleted");
+      partitions_by_key_.erase(p.sync_key);
+    }
     topic->partitions.clear();
     std::error_code ec;
     std::filesystem::rename(dir, doomed, ec);

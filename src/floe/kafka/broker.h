@@ -19,7 +19,9 @@
 //
 // Threading: single-threaded. The listener (kafka_server.h) calls Handle and Tick from its
 // one io thread; a response may be delivered later than Handle returns (a Fetch waiting for
-// data, a JoinGroup waiting for the other members), always on that thread.
+// data, a JoinGroup waiting for the other members, a Produce waiting for its sync), always
+// on that thread. Under group commit (StartGroupCommit) one worker thread of the broker's
+// own fdatasyncs the partition logs (log_syncer.h) and posts the outcomes back.
 #pragma once
 
 #include <cstdint>
@@ -27,6 +29,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <random>
 #include <set>
@@ -38,6 +41,7 @@
 #include "floe/auth/sasl.h"
 #include "floe/base/buffer.h"
 #include "floe/base/status.h"
+#include "floe/kafka/log_syncer.h"
 #include "floe/kafka/messages.h"
 #include "floe/kafka/partition_log.h"
 #include "floe/kafka/protocol.h"
@@ -50,8 +54,9 @@ struct BrokerOptions {
   // What Metadata and FindCoordinator tell clients to connect to.
   std::string advertised_host = "127.0.0.1";
   int32_t advertised_port = 9092;
-  // true: fdatasync every appended batch before acknowledging it; false: every
-  // flush_interval_ms (an acked record may then be lost on power failure, not on kill -9).
+  // true: fdatasync every appended batch before acknowledging it (and, under group commit,
+  // before Fetch, ListOffsets and ReadLog show it); false: every flush_interval_ms (an acked
+  // record may then be lost on power failure, not on kill -9).
   bool fsync_every_batch = true;
   int64_t flush_interval_ms = 1000;
   int64_t segment_bytes = 1 << 30;
@@ -136,6 +141,28 @@ class Broker {
   // logs under the interval policy and applies retention. Call every few milliseconds.
   void Tick();
 
+  // Switches fsync_every_batch to group commit: a produced batch is written on the
+  // broker's thread and fdatasynced by the broker's sync worker (log_syncer.h), which syncs
+  // every log made dirty since its last round once; the produce is answered (acks 1 / -1),
+  // and its records are shown to Fetch, ListOffsets, ListTopics and ReadLog, once that sync
+  // is back on the broker's thread. A failed sync answers KAFKA_STORAGE_ERROR and cuts the
+  // unsynced batches off their log. `post` runs a function on the broker's thread later
+  // (the listener's io_context); the worker calls it. Without group commit appends sync
+  // inline; with fsync_every_batch false this does nothing. REQUIRES: on the broker's
+  // thread, before requests are handled; `post` works until the broker is destroyed (a
+  // function posted after the broker's thread stopped must simply never run).
+  void StartGroupCommit(std::function<void(std::function<void()>)> post);
+
+  // The group-commit worker's figures (/metrics), since the start.
+  struct SyncStats {
+    int64_t rounds = 0;          // rounds of the worker
+    int64_t syncs = 0;           // fdatasyncs of partition files by the worker
+    int64_t synced_batches = 0;  // batches those made durable
+    int64_t failures = 0;        // failed syncs that discarded batches
+  };
+  const SyncStats& sync_stats() const { return sync_stats_; }
+  bool group_commit() const { return syncer_ != nullptr; }
+
   void set_advertised_port(int32_t port) { options_.advertised_port = port; }
 
   // The first offset of `topic`/`partition` that retention must keep: the log end for
@@ -181,9 +208,21 @@ class Broker {
     int16_t epoch = -1;
     std::deque<ProducerBatch> batches;  // the newest 5 (duplicate window)
   };
+  // A produce waiting for its batches' syncs (group commit); defined in broker.cc.
+  struct WaitingProduce;
+  // One partition's part of a waiting produce: the indexes of its partition response.
+  struct AckWait {
+    std::shared_ptr<WaitingProduce> produce;
+    size_t topic = 0;
+    size_t partition = 0;
+  };
   struct Partition {
     std::unique_ptr<PartitionLog> log;
     std::map<int64_t, ProducerState> producers;
+    // Group commit: the partition's name for the sync worker, and the produces waiting for
+    // its sync by the base offset of their batch (answered once the high watermark passes).
+    uint64_t sync_key = 0;
+    std::multimap<int64_t, AckWait> waiters;
     int64_t committed_offset = 0;    // table topics: below this, in the table
     int64_t untranslated_bytes = 0;  // log bytes from committed_offset to the log end
     int64_t records_appended = 0;
@@ -313,6 +352,21 @@ class Broker {
   bool IsTableTopic(const Topic& topic) const;
   // Sends held responses that are due and runs parked produces that may go (oldest first).
   void TickProduces();
+  // Group commit.
+  void EnableGroupCommit(Partition& partition);
+  // Hands the partition's unsynced tail to the sync worker.
+  void SubmitSync(Partition& partition);
+  // Applies the sync rounds the worker delivered (on the broker's thread).
+  void DrainSyncRounds();
+  // Answers the waiters below the partition's high watermark.
+  void ReleaseWaiters(Partition& partition);
+  // Answers every waiter of the partition with `code`.
+  void AbandonWaiters(Partition& partition, ErrorCode code, const std::string& message);
+  // A failed sync: discards the unsynced batches, answers their produces with
+  // KAFKA_STORAGE_ERROR and rebuilds the producers' state from what the log still holds.
+  void FailUnsynced(Partition& partition, const Status& status);
+  // Sends a waiting produce's response (held for its throttle time first).
+  void FinishWaiting(WaitingProduce& waiting);
   // Fills a fetch response; returns the record bytes gathered.
   size_t FillFetch(const FetchRequest& request, FetchResponse* response, Buffer* storage);
   void CompleteFetch(PendingFetch& fetch);
@@ -347,6 +401,15 @@ class Broker {
   // missing topics only with write.
   auth::Access request_access_ = auth::Access::kWrite;
   Buffer validate_scratch_;  // inflated records of the batch being validated (AppendBatch)
+  // Group commit (StartGroupCommit): the worker, its delivered rounds, the partitions by
+  // their sync keys (never reused, so a deleted topic's late outcomes find nothing).
+  std::function<void(std::function<void()>)> post_;
+  std::mutex completed_mu_;
+  std::vector<std::vector<LogSyncer::Outcome>> completed_;  // guarded by completed_mu_
+  std::map<uint64_t, Partition*> partitions_by_key_;
+  uint64_t next_sync_key_ = 1;
+  SyncStats sync_stats_;
+  std::unique_ptr<LogSyncer> syncer_;  // last: its worker delivers into the members above
 };
 
 }  // namespace floe::kafka

@@ -4,8 +4,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <condition_variable>
+#include <deque>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <thread>
 
 #include "floe/base/testing.h"
 #include "floe/io/durable_file.h"
@@ -707,6 +712,360 @@ TEST_F(ThrottleTest, PastTheLimitWithoutTranslationTheProduceTimesOutUnappended)
   // REQUEST_TIMED_OUT: retriable; the batch was not appended, so a retry appends it once.
   EXPECT_EQ(resp.responses.at(0).partition_responses.at(0).error_code, 7);
   EXPECT_EQ(LogEnd("tt"), end);
+}
+
+// Group commit (Broker::StartGroupCommit): the broker's sync worker fdatasyncs, and what it
+// posts back runs here, on the test's thread, as the listener's io thread would run it.
+// FileFaults::HoldSyncs stops the worker inside its fdatasync, so that a test sees exactly
+// what the broker does while a sync is under way.
+class GroupCommitTest : public BrokerTest {
+ protected:
+  void SetUp() override {
+    options_.file_faults = &faults_;
+    BrokerTest::SetUp();
+    StartGroupCommit();
+  }
+  void TearDown() override {
+    faults_.Clear();
+    BrokerTest::TearDown();
+  }
+  void Reopen() {
+    Open();
+    StartGroupCommit();
+  }
+  void StartGroupCommit() {
+    broker_->StartGroupCommit([this](std::function<void()> fn) {
+      {
+        std::lock_guard lock(mu_);
+        posted_.push_back(std::move(fn));
+      }
+      posted_cv_.notify_all();
+    });
+  }
+
+  // Runs what the worker posts until `done` holds; false after 10 s.
+  bool RunUntil(const std::function<bool()>& done) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (!done()) {
+      std::function<void()> fn;
+      {
+        std::unique_lock lock(mu_);
+        if (!posted_cv_.wait_until(lock, deadline, [this] { return !posted_.empty(); })) {
+          return false;
+        }
+        fn = std::move(posted_.front());
+        posted_.pop_front();
+      }
+      fn();
+    }
+    return true;
+  }
+  // Waits until `n` syncs are held in FileFaults (the worker is inside a round).
+  bool WaitHeld(int n) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (faults_.held_syncs() != n) {
+      if (std::chrono::steady_clock::now() > deadline) return false;
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+  }
+
+  struct Answer {
+    bool called = false;
+    std::optional<Buffer> frame;
+    int32_t correlation = 0;
+  };
+  // Sends a v9 produce of `batch` to `topic`/`partition`; the answer lands in `*answer`.
+  void SendProduce(const std::string& topic, int32_t partition, const Buffer& batch, int16_t acks,
+                   Answer* answer) {
+    ProduceRequest req;
+    req.acks = acks;
+    req.timeout_ms = 30000;
+    auto& t = req.topic_data.emplace_back();
+    t.name = topic;
+    auto& p = t.partition_data.emplace_back();
+    p.index = partition;
+    p.records = batch.span();
+    Buffer frame;
+    KafkaWriter hw(&frame, false);
+    hw.Int16(ProduceRequest::kApiKey);
+    hw.Int16(9);
+    hw.Int32(++correlation_);
+    hw.ClassicNullableString(std::string("test"));
+    hw.UVarint(0);
+    KafkaWriter bw(&frame, true);
+    req.Write(bw, 9);
+    answer->correlation = correlation_;
+    ASSERT_TRUE(broker_
+                    ->Handle(frame.span(), "h",
+                             [answer](std::optional<Buffer> b) {
+                               answer->called = true;
+                               answer->frame = std::move(b);
+                             })
+                    .ok());
+  }
+  ProduceResponse::PartitionProduceResponse Answered(const Answer& answer) {
+    correlation_ = answer.correlation;
+    auto resp = Parse<ProduceResponse>(*answer.frame, 9, true);
+    return resp.responses.at(0).partition_responses.at(0);
+  }
+
+  // What a consumer sees of `topic`/`partition`: the high watermark and record bytes of a
+  // fetch from 0 that does not wait.
+  std::pair<int64_t, size_t> Fetch(const std::string& topic, int32_t partition) {
+    FetchRequest req;
+    req.max_wait_ms = 0;
+    auto& t = req.topics.emplace_back();
+    t.topic = topic;
+    auto& p = t.partitions.emplace_back();
+    p.partition = partition;
+    p.fetch_offset = 0;
+    p.partition_max_bytes = 1 << 20;
+    auto resp = Parse<FetchResponse>(*Send(req, 11), 11, false);
+    const auto& pd = resp.responses.at(0).partitions.at(0);
+    EXPECT_EQ(pd.error_code, 0);
+    return {pd.high_watermark, pd.records.has_value() ? pd.records->size() : 0};
+  }
+  int64_t LatestOffset(const std::string& topic) {
+    ListOffsetsRequest req;
+    req.replica_id = -1;
+    auto& t = req.topics.emplace_back();
+    t.name = topic;
+    t.partitions.push_back({0, -1, -1});
+    auto resp = Parse<ListOffsetsResponse>(*Send(req, 7), 7, true);
+    return resp.topics.at(0).partitions.at(0).offset;
+  }
+  size_t ReadLogBytes(const std::string& topic) {
+    Buffer out;
+    EXPECT_TRUE(broker_->ReadLog(topic, 0, 0, 1 << 20, &out).ok());
+    return out.size();
+  }
+
+  io::FileFaults faults_;
+  std::mutex mu_;
+  std::condition_variable posted_cv_;
+  std::deque<std::function<void()>> posted_;  // guarded by mu_
+};
+
+// Invariants 1 and 2: a produce is answered only once its batch is fdatasynced, and until
+// then neither a consumer (Fetch, ListOffsets) nor the table translator (ListTopics,
+// ReadLog) sees it. acks=0 is answered (with nothing) at once, as before.
+TEST_F(GroupCommitTest, AnswersAndShowsABatchOnlyOnceItIsSynced) {
+  CreateTopic("t", 1);
+  faults_.HoldSyncs(true);
+  Answer acked;
+  SendProduce("t", 0, Batch(-1, -1, -1, 3), -1, &acked);
+  ASSERT_TRUE(WaitHeld(1));  // the worker is in the batch's fdatasync
+  EXPECT_FALSE(acked.called);
+  Answer unacked;
+  SendProduce("t", 0, Batch(-1, -1, -1, 2), 0, &unacked);
+  EXPECT_TRUE(unacked.called);
+  EXPECT_FALSE(unacked.frame.has_value());
+  EXPECT_EQ(Fetch("t", 0), std::make_pair(int64_t{0}, size_t{0}));
+  EXPECT_EQ(LatestOffset("t"), 0);
+  EXPECT_EQ(LogEnd("t"), 0);
+  EXPECT_EQ(ReadLogBytes("t"), 0u);
+
+  faults_.HoldSyncs(false);
+  ASSERT_TRUE(RunUntil([&] { return acked.called; }));
+  auto pr = Answered(acked);
+  EXPECT_EQ(pr.error_code, 0);
+  EXPECT_EQ(pr.base_offset, 0);
+  // The acks=0 batch was appended during the first round: it is synced by the next one.
+  ASSERT_TRUE(RunUntil([&] { return LogEnd("t") == 5; }));
+  EXPECT_EQ(LatestOffset("t"), 5);
+  EXPECT_EQ(Fetch("t", 0).first, 5);
+  EXPECT_GT(Fetch("t", 0).second, 0u);
+  EXPECT_EQ(ReadLogBytes("t"), Fetch("t", 0).second);
+  EXPECT_EQ(broker_->sync_stats().synced_batches, 2);
+}
+
+// Batches that arrive while a round syncs share the next round: one fdatasync per dirty
+// partition file, however many batches each got.
+TEST_F(GroupCommitTest, OneSyncPerDirtyPartitionPerRound) {
+  CreateTopic("t", 8);
+  faults_.HoldSyncs(true);
+  std::vector<std::unique_ptr<Answer>> answers;
+  answers.push_back(std::make_unique<Answer>());
+  SendProduce("t", 0, Batch(-1, -1, -1, 1), -1, answers.back().get());
+  ASSERT_TRUE(WaitHeld(1));
+  for (int round = 0; round < 3; ++round) {
+    for (int32_t p = 0; p < 8; ++p) {
+      answers.push_back(std::make_unique<Answer>());
+      SendProduce("t", p, Batch(-1, -1, -1, 1), -1, answers.back().get());
+    }
+  }
+  for (const auto& a : answers) EXPECT_FALSE(a->called);
+  faults_.HoldSyncs(false);
+  ASSERT_TRUE(RunUntil([&] {
+    return std::all_of(answers.begin(), answers.end(), [](const auto& a) { return a->called; });
+  }));
+  for (const auto& a : answers) EXPECT_EQ(Answered(*a).error_code, 0);
+  EXPECT_EQ(Answered(*answers[1]).base_offset, 1);  // partition 0, after the first batch
+  EXPECT_EQ(Answered(*answers[2]).base_offset, 0);  // partition 1
+  EXPECT_EQ(broker_->sync_stats().rounds, 2);
+  EXPECT_EQ(broker_->sync_stats().syncs, 1 + 8);
+  EXPECT_EQ(broker_->sync_stats().synced_batches, 25);
+  EXPECT_EQ(Fetch("t", 3).first, 3);
+}
+
+// Invariants 4 and 5: a failed sync answers every produce waiting on the partition with
+// KAFKA_STORAGE_ERROR, shows none of their records, and cuts them off the log; the
+// idempotent producer's retries then append (they are not mistaken for duplicates of
+// batches that are gone), and a restart finds exactly the acknowledged batches.
+TEST_F(GroupCommitTest, AFailedSyncAnswersStorageErrorsAndDiscardsTheBatches) {
+  CreateTopic("t", 1);
+  Answer first;
+  SendProduce("t", 0, Batch(1000, 0, 0, 2), -1, &first);
+  ASSERT_TRUE(RunUntil([&] { return first.called; }));
+  ASSERT_EQ(Answered(first).error_code, 0);
+
+  faults_.HoldSyncs(true);
+  Answer a;
+  SendProduce("t", 0, Batch(1000, 0, 2, 3), -1, &a);
+  ASSERT_TRUE(WaitHeld(1));
+  Answer b;  // the next round's
+  SendProduce("t", 0, Batch(1000, 0, 5, 2), -1, &b);
+  Answer dup;  // a retry of `a` while it waits: answered with `a`
+  SendProduce("t", 0, Batch(1000, 0, 2, 3), -1, &dup);
+  faults_.FailSyncs(true);
+  faults_.HoldSyncs(false);
+  ASSERT_TRUE(RunUntil([&] { return a.called && b.called && dup.called; }));
+  for (const Answer* answer : {&a, &b, &dup}) {
+    EXPECT_EQ(Answered(*answer).error_code, 56);  // KAFKA_STORAGE_ERROR
+    EXPECT_EQ(Answered(*answer).base_offset, -1);
+  }
+  EXPECT_EQ(LogEnd("t"), 2);
+  EXPECT_EQ(Fetch("t", 0).first, 2);
+  EXPECT_GE(broker_->sync_stats().failures, 1);
+
+  faults_.Clear();  // the disk works again: the producer's retries append from offset 2
+  Answer retry_a;
+  SendProduce("t", 0, Batch(1000, 0, 2, 3), -1, &retry_a);
+  ASSERT_TRUE(RunUntil([&] { return retry_a.called; }));
+  EXPECT_EQ(Answered(retry_a).error_code, 0);
+  EXPECT_EQ(Answered(retry_a).base_offset, 2);
+  Answer retry_b;
+  SendProduce("t", 0, Batch(1000, 0, 5, 2), -1, &retry_b);
+  ASSERT_TRUE(RunUntil([&] { return retry_b.called; }));
+  EXPECT_EQ(Answered(retry_b).base_offset, 5);
+  EXPECT_EQ(LogEnd("t"), 7);
+
+  Reopen();
+  EXPECT_EQ(LogEnd("t"), 7);
+  Buffer all;
+  ASSERT_TRUE(broker_->ReadLog("t", 0, 0, 1 << 20, &all).ok());
+  size_t batches = 0;
+  for (size_t pos = 0; pos < all.size(); ++batches) {
+    Result<BatchHeader> h = ParseBatchHeader(all.span().subspan(pos));
+    ASSERT_TRUE(h.ok());
+    pos += h->total_bytes();
+  }
+  EXPECT_EQ(batches, 3u);
+  // Producer state rebuilt from that log: the next sequence is 7.
+  Answer next;
+  SendProduce("t", 0, Batch(1000, 0, 7, 1), -1, &next);
+  ASSERT_TRUE(RunUntil([&] { return next.called; }));
+  EXPECT_EQ(Answered(next).base_offset, 7);
+}
+
+// A retry of a batch that is still waiting for its sync is answered with the original's
+// offset, and only once that batch is synced.
+TEST_F(GroupCommitTest, ARetryOfAnUnsyncedBatchWaitsForItsSync) {
+  CreateTopic("t", 1);
+  faults_.HoldSyncs(true);
+  Answer original;
+  SendProduce("t", 0, Batch(1000, 0, 0, 3), -1, &original);
+  ASSERT_TRUE(WaitHeld(1));
+  Answer retry;
+  SendProduce("t", 0, Batch(1000, 0, 0, 3), -1, &retry);
+  EXPECT_FALSE(retry.called);
+  faults_.HoldSyncs(false);
+  ASSERT_TRUE(RunUntil([&] { return original.called && retry.called; }));
+  EXPECT_EQ(Answered(original).base_offset, 0);
+  EXPECT_EQ(Answered(retry).base_offset, 0);
+  EXPECT_EQ(LogEnd("t"), 3);
+}
+
+// Throttled table-topic produces are held for their throttle time after their sync.
+TEST_F(GroupCommitTest, ThrottledResponsesAreHeldAfterTheSync) {
+  options_.lag_throttle_bytes = 100;
+  options_.max_throttle_ms = 500;
+  Reopen();
+  CreateTopicsRequest create;
+  auto& ct = create.topics.emplace_back();
+  ct.name = "tt";
+  ct.num_partitions = 1;
+  ct.replication_factor = 1;
+  ct.configs.push_back({"floe.table.topic.enable", std::string("true")});
+  ASSERT_EQ(Parse<CreateTopicsResponse>(*Send(create, 5), 5, true).topics.at(0).error_code, 0);
+  Answer answer;
+  SendProduce("tt", 0, Batch(-1, -1, -1, 5), -1, &answer);
+  ASSERT_TRUE(RunUntil([&] { return LogEnd("tt") == 5; }));
+  EXPECT_FALSE(answer.called);  // synced, now held
+  now_ms_ += 500;
+  broker_->Tick();
+  ASSERT_TRUE(answer.called);
+  correlation_ = answer.correlation;
+  EXPECT_GT(Parse<ProduceResponse>(*answer.frame, 9, true).throttle_time_ms, 0);
+}
+
+// A roll into a new segment syncs the sealed one on the broker's thread: the produces
+// waiting on it are answered then, before the worker's outcome is even applied.
+TEST_F(GroupCommitTest, ARollAnswersTheProducesOfTheSealedSegment) {
+  CreateTopicsRequest create;
+  auto& ct = create.topics.emplace_back();
+  ct.name = "t";
+  ct.num_partitions = 1;
+  ct.replication_factor = 1;
+  ct.configs.push_back({"segment.bytes", std::string("1")});  // every append rolls
+  ASSERT_EQ(Parse<CreateTopicsResponse>(*Send(create, 5), 5, true).topics.at(0).error_code, 0);
+  Answer a;
+  SendProduce("t", 0, Batch(-1, -1, -1, 2), -1, &a);
+  EXPECT_FALSE(a.called);
+  Answer b;
+  SendProduce("t", 0, Batch(-1, -1, -1, 2), -1, &b);
+  ASSERT_TRUE(a.called);  // nothing posted by the worker has run yet
+  EXPECT_EQ(Answered(a).base_offset, 0);
+  EXPECT_FALSE(b.called);
+  EXPECT_EQ(LogEnd("t"), 2);
+  ASSERT_TRUE(RunUntil([&] { return b.called; }));
+  EXPECT_EQ(Answered(b).base_offset, 2);
+  EXPECT_EQ(LogEnd("t"), 4);
+}
+
+// Deleting a topic answers the produces waiting on it; their late sync finds nothing.
+TEST_F(GroupCommitTest, DeletingATopicAnswersItsWaitingProduces) {
+  CreateTopic("t", 1);
+  faults_.HoldSyncs(true);
+  Answer answer;
+  SendProduce("t", 0, Batch(-1, -1, -1, 1), -1, &answer);
+  ASSERT_TRUE(WaitHeld(1));
+  DeleteTopicsRequest del;
+  del.topic_names.push_back("t");
+  auto deleted = Parse<DeleteTopicsResponse>(*Send(del, 5), 5, true);
+  EXPECT_EQ(deleted.responses.at(0).error_code, 0);
+  ASSERT_TRUE(answer.called);
+  EXPECT_EQ(Answered(answer).error_code, 3);  // UNKNOWN_TOPIC_OR_PARTITION
+  faults_.HoldSyncs(false);
+  ASSERT_TRUE(RunUntil([&] { return broker_->sync_stats().rounds == 1; }));
+}
+
+// Shutdown while a produce waits for its sync: the broker's destruction lets the worker
+// finish the round and answers the produce; the batch is in the log after a restart.
+TEST_F(GroupCommitTest, ShutdownFinishesTheSyncsUnderWay) {
+  CreateTopic("t", 1);
+  faults_.HoldSyncs(true);
+  Answer answer;
+  SendProduce("t", 0, Batch(-1, -1, -1, 3), -1, &answer);
+  ASSERT_TRUE(WaitHeld(1));
+  std::thread shutdown([this] { broker_.reset(); });
+  faults_.HoldSyncs(false);
+  shutdown.join();
+  ASSERT_TRUE(answer.called);
+  EXPECT_EQ(Answered(answer).error_code, 0);
+  Reopen();
+  EXPECT_EQ(LogEnd("t"), 3);
 }
 
 }  // namespace

@@ -1,5 +1,7 @@
 #include "floe/kafka/kafka_server.h"
 
+#include <pthread.h>
+
 #include <deque>
 #include <future>
 #include <optional>
@@ -293,9 +295,17 @@ Result<std::unique_ptr<KafkaServer>> KafkaServer::Start(KafkaServerOptions optio
   }
   impl->port = impl->acceptor.local_endpoint().port();
   if (impl->options.advertise_bound_port) impl->broker->set_advertised_port(impl->port);
+  // Produce with fsync per batch: syncs on the broker's worker, answers back on this
+  // context (the posted drain holds the broker only while the io thread runs it: Stop
+  // joins the thread before the broker is destroyed, and what is posted later never runs).
+  impl->broker->StartGroupCommit(
+      [raw = impl.get()](std::function<void()> fn) { asio::post(raw->ioc, std::move(fn)); });
   impl->Accept();
   impl->ScheduleTick();
-  impl->io_thread = std::thread([raw = impl.get()] { raw->ioc.run(); });
+  impl->io_thread = std::thread([raw = impl.get()] {
+    pthread_setname_np(pthread_self(), "kafka-io");
+    raw->ioc.run();
+  });
   return std::unique_ptr<KafkaServer>(new KafkaServer(std::move(impl)));
 }
 

@@ -43,13 +43,15 @@ Result<std::unique_ptr<PartitionLog>> PartitionLog::Open(
   }
   log->log_start_offset_ = log->segments_.begin()->first;
   log->log_end_offset_ = log->segments_.rbegin()->second.next_offset;
+  log->synced_end_offset_ = log->log_end_offset_;
+  log->synced_segment_bytes_ = log->segments_.rbegin()->second.size;
   return log;
 }
 
 Status PartitionLog::OpenSegment(int64_t base_offset, bool last,
                                  const std::function<void(const BatchHeader&)>& on_batch) {
   const std::string path = SegmentPath(base_offset, ".log");
-  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<io::AppendFile> file,
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<io::AppendFile> file,
                         io::AppendFile::Open(path, options_.faults));
   Segment seg;
   seg.base_offset = base_offset;
@@ -118,8 +120,68 @@ Result<int64_t> PartitionLog::BytesFrom(int64_t offset) const {
 Status PartitionLog::Roll() {
   // The sealed segment is complete on disk before a newer one exists: recovery checks only
   // the last segment for a torn tail.
-  FLOE_RETURN_IF_ERROR(segments_.rbegin()->second.file->Sync());
+  const std::shared_ptr<io::AppendFile>& sealed = segments_.rbegin()->second.file;
+  FLOE_RETURN_IF_ERROR(sealed->Sync());
+  if (group_commit_) {
+    // A worker's earlier failed sync of this file taints this one too (AppendFile::Sync).
+    if (sealed->sync_failed()) {
+      return Status::IOError("an earlier fdatasync of {} failed", sealed->path());
+    }
+    // Everything appended is durable now; syncs prepared before are stale (another file).
+    synced_end_offset_ = log_end_offset_;
+    synced_segment_bytes_ = 0;
+    ++sync_epoch_;
+  }
   return OpenSegment(log_end_offset_, true, {});
+}
+
+void PartitionLog::EnableGroupCommit() {
+  if (!options_.fsync_every_batch || group_commit_) return;
+  group_commit_ = true;
+  synced_end_offset_ = log_end_offset_;
+  synced_segment_bytes_ = segments_.rbegin()->second.size;
+}
+
+SyncPoint PartitionLog::PrepareSync() const {
+  const Segment& seg = segments_.rbegin()->second;
+  return {seg.file, log_end_offset_, seg.size, batches_, sync_epoch_};
+}
+
+Result<int64_t> PartitionLog::CompleteSync(const SyncPoint& point, const Status& synced) {
+  if (!group_commit_ || point.epoch != sync_epoch_) return int64_t{0};
+  FLOE_RETURN_IF_ERROR(synced);
+  if (point.file->sync_failed()) {
+    return Status::IOError("an earlier fdatasync of {} failed", point.file->path());
+  }
+  if (point.end_offset <= synced_end_offset_) return int64_t{0};
+  synced_end_offset_ = point.end_offset;
+  synced_segment_bytes_ = point.segment_bytes;
+  const int64_t newly = std::max<int64_t>(0, point.batches - synced_batches_);
+  synced_batches_ = std::max(synced_batches_, point.batches);
+  return newly;
+}
+
+bool PartitionLog::sync_failed() const {
+  return group_commit_ && segments_.rbegin()->second.file->sync_failed();
+}
+
+Status PartitionLog::DiscardUnsynced() {
+  if (!group_commit_) return Status::OK();
+  ++sync_epoch_;
+  ++discards_;
+  batches_ = synced_batches_;
+  // Unsynced batches are all in the active segment: a roll syncs the one it seals.
+  Segment& seg = segments_.rbegin()->second;
+  Status cut;
+  if (seg.size > synced_segment_bytes_ || seg.file->sync_failed()) {
+    cut = seg.file->Truncate(synced_segment_bytes_);
+  }
+  seg.size = synced_segment_bytes_;
+  seg.next_offset = synced_end_offset_;
+  std::erase_if(seg.index, [&](const IndexEntry& e) { return e.offset >= synced_end_offset_; });
+  seg.bytes_since_index = seg.index.empty() ? 0 : seg.size - seg.index.back().position;
+  log_end_offset_ = synced_end_offset_;
+  return cut;
 }
 
 Result<int64_t> PartitionLog::Append(std::span<uint8_t> batch, int32_t leader_epoch) {
@@ -129,11 +191,18 @@ Result<int64_t> PartitionLog::Append(std::span<uint8_t> batch, int32_t leader_ep
     FLOE_RETURN_IF_ERROR(Roll());
   }
   Segment& seg = segments_.rbegin()->second;
+  if (group_commit_ && !has_unsynced() && seg.file->sync_failed()) {
+    // The cut after a failed sync could not be synced itself (DiscardUnsynced): again,
+    // before anything new is trusted to this file.
+    FLOE_RETURN_IF_ERROR(seg.file->Truncate(synced_segment_bytes_));
+  }
   const int64_t base = log_end_offset_;
   SetBatchOffsetAndEpoch(batch, base, leader_epoch);
   FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader(batch));
-  FLOE_RETURN_IF_ERROR(seg.file->Append(batch, options_.fsync_every_batch));
-  if (!options_.fsync_every_batch) dirty_ = true;
+  const bool sync_now = options_.fsync_every_batch && !group_commit_;
+  FLOE_RETURN_IF_ERROR(seg.file->Append(batch, sync_now));
+  if (!sync_now) dirty_ = true;
+  ++batches_;
   if (seg.index.empty() || seg.bytes_since_index >= options_.index_interval_bytes) {
     seg.index.push_back({base, seg.size});
     seg.bytes_since_index = 0;
@@ -148,7 +217,13 @@ Result<int64_t> PartitionLog::Append(std::span<uint8_t> batch, int32_t leader_ep
 
 Status PartitionLog::Flush() {
   if (!dirty_) return Status::OK();
-  FLOE_RETURN_IF_ERROR(segments_.rbegin()->second.file->Sync());
+  if (group_commit_) {
+    const SyncPoint point = PrepareSync();
+    const Status synced = point.file->Sync();
+    FLOE_RETURN_IF_ERROR(CompleteSync(point, synced).status());
+  } else {
+    FLOE_RETURN_IF_ERROR(segments_.rbegin()->second.file->Sync());
+  }
   dirty_ = false;
   return Status::OK();
 }
@@ -169,11 +244,11 @@ Result<int64_t> PartitionLog::Locate(const Segment& seg, int64_t offset) const {
 }
 
 Status PartitionLog::Read(int64_t offset, size_t max_bytes, Buffer* out) const {
-  if (offset < log_start_offset_ || offset > log_end_offset_) {
-    return Status::NotFound("offset {} outside [{}, {}]", offset, log_start_offset_,
-                            log_end_offset_);
+  const int64_t end = high_watermark();
+  if (offset < log_start_offset_ || offset > end) {
+    return Status::NotFound("offset {} outside [{}, {}]", offset, log_start_offset_, end);
   }
-  if (offset == log_end_offset_) return Status::OK();
+  if (offset == end) return Status::OK();
   auto it = segments_.upper_bound(offset);
   --it;
   size_t added = 0;
@@ -189,6 +264,7 @@ Status PartitionLog::Read(int64_t offset, size_t max_bytes, Buffer* out) const {
     while (pos < seg.size) {
       FLOE_ASSIGN_OR_RETURN(size_t n, seg.file->ReadAt(pos, sizeof(head), head));
       FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader({head, n}));
+      if (h.base_offset >= end) return Status::OK();  // not yet synced
       const size_t size = h.total_bytes();
       if (added > 0 && added + size > max_bytes) return Status::OK();
       uint8_t* dst = out->AppendUninitialized(size);
@@ -209,11 +285,25 @@ Result<std::optional<BatchHeader>> PartitionLog::FindByTimestamp(int64_t timesta
     for (int64_t pos = 0; pos < seg.size;) {
       FLOE_ASSIGN_OR_RETURN(size_t n, seg.file->ReadAt(pos, sizeof(head), head));
       FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader({head, n}));
+      if (h.base_offset >= high_watermark()) break;
       if (h.max_timestamp >= timestamp_ms) return std::optional<BatchHeader>(h);
       pos += static_cast<int64_t>(h.total_bytes());
     }
   }
   return std::optional<BatchHeader>();
+}
+
+Status PartitionLog::ForEachBatch(const std::function<void(const BatchHeader&)>& fn) const {
+  uint8_t head[kBatchHeaderBytes];
+  for (const auto& [base, seg] : segments_) {
+    for (int64_t pos = 0; pos < seg.size;) {
+      FLOE_ASSIGN_OR_RETURN(size_t n, seg.file->ReadAt(pos, sizeof(head), head));
+      FLOE_ASSIGN_OR_RETURN(BatchHeader h, ParseBatchHeader({head, n}));
+      fn(h);
+      pos += static_cast<int64_t>(h.total_bytes());
+    }
+  }
+  return Status::OK();
 }
 
 Result<int> PartitionLog::ApplyRetention(int64_t now_ms, int64_t retention_ms,

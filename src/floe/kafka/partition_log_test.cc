@@ -235,5 +235,108 @@ TEST_F(PartitionLogTest, FailedAppendLeavesTheLogAsItWas) {
   }
 }
 
+// Group commit: appended batches are invisible until a sync of their segment comes back;
+// a failed sync cuts them off the log and the file, so that a reopen (a restart after a
+// power loss) and the next appends see only what was synced.
+TEST_F(PartitionLogTest, GroupCommitShowsOnlySyncedBatchesAndDiscardsOnFailure) {
+  io::FileFaults faults;
+  LogOptions options;
+  options.faults = &faults;
+  const Buffer batch = MakeBatch(2, 1000, 40);
+  const int64_t batch_bytes = static_cast<int64_t>(batch.size());
+  {
+    FLOE_ASSERT_OK_AND_ASSIGN(auto log, PartitionLog::Open(dir_.string(), options));
+    log->EnableGroupCommit();
+    for (int i = 0; i < 2; ++i) {
+      Buffer b = MakeBatch(2, 1000, 40);
+      FLOE_ASSERT_OK(log->Append({b.data(), b.size()}, 0).status());
+    }
+    EXPECT_EQ(log->log_end_offset(), 4);
+    EXPECT_EQ(log->high_watermark(), 0);
+    EXPECT_TRUE(log->has_unsynced());
+    Buffer out;
+    FLOE_ASSERT_OK(log->Read(0, 1 << 20, &out));
+    EXPECT_EQ(out.size(), 0u);
+    EXPECT_THAT(log->Read(2, 1 << 20, &out), IsError(StatusCode::kNotFound));
+    FLOE_ASSERT_OK_AND_ASSIGN(auto found, log->FindByTimestamp(0));
+    EXPECT_FALSE(found.has_value());
+
+    SyncPoint point = log->PrepareSync();
+    FLOE_ASSERT_OK_AND_ASSIGN(int64_t synced, log->CompleteSync(point, point.file->Sync()));
+    EXPECT_EQ(synced, 2);
+    EXPECT_EQ(log->high_watermark(), 4);
+    FLOE_ASSERT_OK(log->Read(0, 1 << 20, &out));
+    EXPECT_EQ(out.size(), static_cast<size_t>(2 * batch_bytes));
+
+    // A failed sync: the batch goes, from the log and the file.
+    Buffer b = MakeBatch(2, 1000, 40);
+    FLOE_ASSERT_OK(log->Append({b.data(), b.size()}, 0).status());
+    point = log->PrepareSync();
+    faults.FailSyncs(true);
+    Status failed = point.file->Sync();
+    EXPECT_FALSE(failed.ok());
+    EXPECT_THAT(log->CompleteSync(point, failed), IsError(StatusCode::kIOError));
+    // A sync that reports success after a failed one is not trusted either.
+    EXPECT_THAT(log->CompleteSync(point, Status::OK()), IsError(StatusCode::kIOError));
+    EXPECT_FALSE(log->DiscardUnsynced().ok());  // the cut's own fsync fails too
+    EXPECT_EQ(log->log_end_offset(), 4);
+    EXPECT_EQ(log->high_watermark(), 4);
+    EXPECT_EQ(log->discards(), 1u);
+    EXPECT_EQ(std::filesystem::file_size(dir_ / "00000000000000000000.log"),
+              static_cast<uintmax_t>(2 * batch_bytes));
+    // A stale point (from before the discard) changes nothing, success or not.
+    FLOE_ASSERT_OK_AND_ASSIGN(synced, log->CompleteSync(point, Status::OK()));
+    EXPECT_EQ(synced, 0);
+    // While the disk still fails, nothing is appended; once it works, the offsets are
+    // assigned again from the synced end.
+    b = MakeBatch(2, 1000, 40);
+    EXPECT_FALSE(log->Append({b.data(), b.size()}, 0).ok());
+    faults.Clear();
+    b = MakeBatch(2, 1000, 40);
+    FLOE_ASSERT_OK_AND_ASSIGN(int64_t base, log->Append({b.data(), b.size()}, 0));
+    EXPECT_EQ(base, 4);
+    point = log->PrepareSync();
+    FLOE_ASSERT_OK_AND_ASSIGN(synced, log->CompleteSync(point, point.file->Sync()));
+    EXPECT_EQ(synced, 1);
+    EXPECT_EQ(log->high_watermark(), 6);
+    // Unsynced at close: not visible, and not claimed durable.
+    b = MakeBatch(2, 1000, 40);
+    FLOE_ASSERT_OK(log->Append({b.data(), b.size()}, 0).status());
+    EXPECT_EQ(log->high_watermark(), 6);
+    FLOE_ASSERT_OK(log->Flush());  // what the broker does on shutdown
+    EXPECT_EQ(log->high_watermark(), 8);
+  }
+  std::vector<int64_t> replayed;
+  FLOE_ASSERT_OK_AND_ASSIGN(auto log,
+                            PartitionLog::Open(dir_.string(), {}, [&](const BatchHeader& h) {
+                              replayed.push_back(h.base_offset);
+                            }));
+  EXPECT_EQ(replayed, (std::vector<int64_t>{0, 2, 4, 6}));
+}
+
+// Rolling a segment under group commit syncs the sealed one: its batches become visible,
+// and a sync prepared before the roll is stale.
+TEST_F(PartitionLogTest, GroupCommitRollSyncsTheSealedSegment) {
+  LogOptions options;
+  options.segment_bytes = 400;
+  FLOE_ASSERT_OK_AND_ASSIGN(auto log, PartitionLog::Open(dir_.string(), options));
+  log->EnableGroupCommit();
+  for (int i = 0; i < 2; ++i) {
+    Buffer b = MakeBatch(2, 1000, 40);
+    FLOE_ASSERT_OK(log->Append({b.data(), b.size()}, 0).status());
+  }
+  const SyncPoint before = log->PrepareSync();
+  EXPECT_EQ(log->high_watermark(), 0);
+  Buffer b = MakeBatch(2, 1000, 40);
+  FLOE_ASSERT_OK(log->Append({b.data(), b.size()}, 0).status());  // rolls
+  EXPECT_EQ(log->high_watermark(), 4);
+  FLOE_ASSERT_OK_AND_ASSIGN(int64_t synced, log->CompleteSync(before, Status::OK()));
+  EXPECT_EQ(synced, 0);
+  EXPECT_EQ(log->high_watermark(), 4);
+  const SyncPoint after = log->PrepareSync();
+  FLOE_ASSERT_OK_AND_ASSIGN(synced, log->CompleteSync(after, after.file->Sync()));
+  EXPECT_EQ(log->high_watermark(), 6);
+}
+
 }  // namespace
 }  // namespace floe::kafka

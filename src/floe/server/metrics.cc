@@ -258,6 +258,32 @@ http::HttpResponse Server::HandleMetrics(const http::HttpRequest& request) {
     }
   }
 
+  if (kafka_) {
+    // The broker's counters live on its io thread: read there, as the topic figures are.
+    kafka::Broker::SyncStats sync;
+    bool group_commit = false;
+    if (kafka_
+            ->Call([&](kafka::Broker& b) {
+              sync = b.sync_stats();
+              group_commit = b.group_commit();
+            })
+            .ok() &&
+        group_commit) {
+      w.Family("floe_kafka_log_sync_rounds_total", "counter",
+               "Rounds of the Kafka group-commit worker (each syncs every log made dirty "
+               "since the last).");
+      w.Sample("floe_kafka_log_sync_rounds_total", {}, sync.rounds);
+      w.Family("floe_kafka_log_syncs_total", "counter",
+               "fdatasyncs of Kafka partition files by the group-commit worker.");
+      w.Sample("floe_kafka_log_syncs_total", {}, sync.syncs);
+      w.Family("floe_kafka_log_synced_batches_total", "counter",
+               "Produced record batches those fdatasyncs made durable.");
+      w.Sample("floe_kafka_log_synced_batches_total", {}, sync.synced_batches);
+      w.Family("floe_kafka_log_sync_failures_total", "counter",
+               "Failed syncs whose unsynced batches were discarded (KAFKA_STORAGE_ERROR).");
+      w.Sample("floe_kafka_log_sync_failures_total", {}, sync.failures);
+    }
+  }
   WriteExecutorMetrics(w);
   if (ingest_) WriteTopicMetrics(w);
   if (s3_metrics_) io::s3::WriteS3Metrics(*s3_metrics_, w);
