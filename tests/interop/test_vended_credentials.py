@@ -42,6 +42,8 @@ class StsRecorder:
     def __init__(self, upstream: str):
         self.upstream = urllib.parse.urlparse(upstream)
         self.calls: list[dict] = []
+        # When set, AssumeRole is refused as STS refuses a role that does not trust floe.
+        self.deny = False
         recorder = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
@@ -54,6 +56,19 @@ class StsRecorder:
                 if form.get("Action") == "AssumeRole":
                     recorder.calls.append({**form, "authorization":
                                            self.headers.get("Authorization", "")})
+                    if recorder.deny:
+                        denied = (
+                            b'<ErrorResponse xmlns="https://sts.amazonaws.com/doc/2011-06-15/">'
+                            b"<Error><Type>Sender</Type><Code>AccessDenied</Code><Message>User "
+                            b"is not authorized to perform: sts:AssumeRole</Message></Error>"
+                            b"<RequestId>c6104cbe-af31-11e0-8154-cbc7ccf896c7</RequestId>"
+                            b"</ErrorResponse>")
+                        self.send_response(403)
+                        self.send_header("Content-Type", "text/xml")
+                        self.send_header("Content-Length", str(len(denied)))
+                        self.end_headers()
+                        self.wfile.write(denied)
+                        return
                 conn = http.client.HTTPConnection(recorder.upstream.hostname,
                                                   recorder.upstream.port, timeout=30)
                 headers = {k: v for k, v in self.headers.items()}
@@ -294,3 +309,26 @@ def test_load_config_credentials_route_and_refusals(vending):
     # A reader cannot reach the other catalog at all.
     code, _, _ = server.request("GET", plain_path + "/credentials", headers=auth(READER_TOKEN))
     assert code == 403
+
+
+def test_a_refused_role_is_the_servers_failure_not_the_callers(vending):
+    # STS refusing floe's AssumeRole is floe's configuration, not the caller's permission: the
+    # REST answer is a 500 ServerErrorException naming the catalog (Iceberg Java: a
+    # ServiceFailureException), never a 403 a client would take for its own missing grant.
+    server, sts, _ = vending
+    writer = catalog(server, "lake", WRITER_TOKEN)
+    writer.create_namespace("refused")
+    code, body, _ = server.request("POST", "/v1/lake/namespaces/refused/tables",
+                                   {"name": "t", "schema": json.loads(SCHEMA.model_dump_json())},
+                                   headers=auth(WRITER_TOKEN, vended=False))
+    assert code == 200, body
+    sts.deny = True
+    path = "/v1/lake/namespaces/refused/tables/t"
+    for route in (path, path + "/credentials"):
+        code, body, _ = server.request("GET", route, headers=auth(WRITER_TOKEN))
+        assert code == 500, (route, body)
+        assert body["error"]["type"] == "ServerErrorException", body
+        assert "cannot vend credentials for catalog 'lake'" in body["error"]["message"], body
+    sts.deny = False
+    code, body, _ = server.request("GET", path + "/credentials", headers=auth(WRITER_TOKEN))
+    assert code == 200 and body["storage-credentials"], body

@@ -291,21 +291,33 @@ std::string WithStorage(std::string body, const TableStorage& storage) {
 
 // A failure to vend credentials, in the REST error model: a catalog that does not vend is
 // the client's mistake (400); STS out of reach is 503; anything else the server's.
+// A failure to find or vend a table's storage credentials. Apart from a missing table and
+// a catalog the vendor cannot serve as asked, what fails here is the server's side (its STS
+// role refused, its storage settings wrong): the caller's request was fine, so it is a 500
+// (or a 503 when STS may answer on a retry), not the 400 / 401 / 403 errors.h gives those
+// codes for a caller's mistakes.
 HttpResponse VendingError(const Status& status, std::string_view catalog) {
+  const std::string context =
+      fmt::format("cannot vend credentials for catalog '{}': {}", catalog, status.message());
   switch (status.code()) {
     case StatusCode::kFailedPrecondition:
       return Error(400, "BadRequestException", status.message());
     case StatusCode::kNotFound: return Error(404, "NotFoundException", status.message());
     case StatusCode::kUnavailable:
-    case StatusCode::kDeadlineExceeded:
-      return Error(
-          503, "ServiceUnavailableException",
-          fmt::format("cannot vend credentials for catalog '{}': {}", catalog, status.message()));
-    default:
-      return Error(
-          500, "ServerError",
-          fmt::format("cannot vend credentials for catalog '{}': {}", catalog, status.message()));
+    case StatusCode::kDeadlineExceeded: return Error(503, "ServiceUnavailableException", context);
+    case StatusCode::kOk:
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kAlreadyExists:
+    case StatusCode::kConflict:
+    case StatusCode::kUnauthenticated:
+    case StatusCode::kPermissionDenied:
+    case StatusCode::kCorrupt:
+    case StatusCode::kUnimplemented:
+    case StatusCode::kIOError:
+    case StatusCode::kResourceExhausted:
+    case StatusCode::kInternal: break;
   }
+  return Error(500, "ServerErrorException", context);
 }
 
 std::string LoadViewResultJson(const catalog::LoadedView& view) {
