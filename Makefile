@@ -113,6 +113,7 @@ bench: build venv java-deps heavy-deps
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/rest.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/dashboard.py --browser
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/kafka.py
+	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/kafka_group_commit.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/compaction.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/s3.py
 	FLOE_BIN=$(abspath $(FLOE)) $(PY) bench/scale.py --tables 200 --minutes 15
