@@ -287,9 +287,9 @@ void OptimizingService::RefreshAll() {
       auto it = listed.find(std::get<0>(entry.first));
       return it == listed.end() || !it->second.contains(entry.first);
     });
-    // Tables dropped by another engine, or whose catalog was removed: their state goes.
-    // One that is still in its catalog's listing but left it meanwhile is evaluated, and
-    // forgotten when it is not found.
+    // Tables dropped by another engine, or whose catalog was removed: their state goes. A
+    // table its catalog no longer lists is evaluated, and forgotten only when that finds it
+    // gone (one created after the listing is evaluated like any other).
     for (const auto& [key, r] : runtimes_) {
       const std::string& catalog = std::get<0>(key);
       if (!catalogs.contains(catalog)) {
