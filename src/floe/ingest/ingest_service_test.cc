@@ -12,6 +12,7 @@
 #include "floe/base/testing.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/kafka/record_batch.h"
+#include "floe/kafka/test_frames.h"
 
 namespace floe::ingest {
 namespace {
@@ -91,16 +92,7 @@ class IngestServiceTest : public ::testing::Test {
 
   template <typename Req>
   void Send(const Req& req, int16_t version) {
-    Buffer frame;
-    kafka::KafkaWriter hw(&frame, false);
-    hw.Int16(Req::kApiKey);
-    hw.Int16(version);
-    hw.Int32(++correlation_);
-    hw.ClassicNullableString(std::string("test"));
-    const bool flexible = Req::IsFlexible(version);
-    if (flexible) hw.UVarint(0);
-    kafka::KafkaWriter bw(&frame, flexible);
-    req.Write(bw, version);
+    Buffer frame = kafka::RequestFrame(req, version, ++correlation_);
     std::lock_guard lock(broker_mu_);
     Status s = broker_->Handle(frame.span(), "127.0.0.1", [](std::optional<Buffer>) {});
     ASSERT_TRUE(s.ok()) << s.ToString();
@@ -152,15 +144,7 @@ class IngestServiceTest : public ::testing::Test {
     builder.Add(now_ms_.load(), std::string_view("k"), std::optional<std::string_view>(value), {});
     Buffer batch;
     ASSERT_TRUE(builder.Finish(&batch).ok());
-    kafka::ProduceRequest req;
-    req.acks = -1;
-    req.timeout_ms = 1000;
-    auto& td = req.topic_data.emplace_back();
-    td.name = topic;
-    auto& pd = td.partition_data.emplace_back();
-    pd.index = 0;
-    pd.records = batch.span();
-    Send(req, 9);
+    Send(kafka::ProduceOf(topic, batch.span(), -1, 1000), 9);
   }
 
   // Polls `done` until it holds or 60 s pass, moving the clock a second on each time so that

@@ -13,6 +13,7 @@
 #include "floe/iceberg/table.h"
 #include "floe/ingest/schema_registry.h"
 #include "floe/kafka/record_batch.h"
+#include "floe/kafka/test_frames.h"
 
 namespace floe::ingest {
 namespace {
@@ -59,17 +60,7 @@ class TranslatorTest : public ::testing::Test {
 
   template <typename Req>
   Buffer Frame(const Req& req, int16_t version) {
-    Buffer frame;
-    kafka::KafkaWriter hw(&frame, false);
-    hw.Int16(Req::kApiKey);
-    hw.Int16(version);
-    hw.Int32(++correlation_);
-    hw.ClassicNullableString(std::string("test"));
-    const bool flexible = Req::IsFlexible(version);
-    if (flexible) hw.UVarint(0);
-    kafka::KafkaWriter bw(&frame, flexible);
-    req.Write(bw, version);
-    return frame;
+    return kafka::RequestFrame(req, version, ++correlation_);
   }
 
   // Creates a topic through CreateTopics v5; returns the response's error code.
@@ -118,15 +109,7 @@ class TranslatorTest : public ::testing::Test {
     }
     Buffer batch;
     FLOE_ASSERT_OK(builder.Finish(&batch));
-    kafka::ProduceRequest req;
-    req.acks = -1;
-    req.timeout_ms = 1000;
-    auto& td = req.topic_data.emplace_back();
-    td.name = topic;
-    auto& pd = td.partition_data.emplace_back();
-    pd.index = partition;
-    pd.records = batch.span();
-    Buffer frame = Frame(req, 9);
+    Buffer frame = Frame(kafka::ProduceOf(topic, batch.span(), -1, 1000, partition), 9);
     Status s = broker_->Handle(frame.span(), "127.0.0.1", [](std::optional<Buffer>) {});
     FLOE_ASSERT_OK(s);
   }

@@ -8,6 +8,7 @@
 #include "floe/auth/crypto.h"
 #include "floe/base/testing.h"
 #include "floe/kafka/broker.h"
+#include "floe/kafka/test_frames.h"
 
 namespace floe::kafka {
 namespace {
@@ -50,15 +51,7 @@ class BrokerAuthTest : public ::testing::Test {
   template <typename Req>
   std::optional<Buffer> Send(Broker::Session& session, const Req& req, int16_t version,
                              Status* status = nullptr) {
-    Buffer frame;
-    KafkaWriter hw(&frame, false);
-    hw.Int16(Req::kApiKey);
-    hw.Int16(version);
-    hw.Int32(++correlation_);
-    hw.ClassicNullableString(std::string("test"));
-    if (Req::IsFlexible(version)) hw.UVarint(0);
-    KafkaWriter bw(&frame, Req::IsFlexible(version));
-    req.Write(bw, version);
+    Buffer frame = RequestFrame(req, version, ++correlation_);
     std::optional<Buffer> got;
     Status s = broker_->Handle(frame.span(), session,
                                [&](std::optional<Buffer> b) { got = std::move(b); });

@@ -14,6 +14,7 @@
 
 #include "floe/base/testing.h"
 #include "floe/io/durable_file.h"
+#include "floe/kafka/test_frames.h"
 
 namespace floe::kafka {
 namespace {
@@ -45,16 +46,7 @@ class BrokerTest : public ::testing::Test {
   // Sends a request; returns the response frame after the header, or nullopt.
   template <typename Req>
   std::optional<Buffer> Send(const Req& req, int16_t version, Status* status = nullptr) {
-    Buffer frame;
-    KafkaWriter hw(&frame, false);
-    hw.Int16(Req::kApiKey);
-    hw.Int16(version);
-    hw.Int32(++correlation_);
-    hw.ClassicNullableString(std::string("test"));
-    const bool flexible = Req::IsFlexible(version);
-    if (flexible) hw.UVarint(0);
-    KafkaWriter bw(&frame, flexible);
-    req.Write(bw, version);
+    Buffer frame = RequestFrame(req, version, ++correlation_);
     return SendFrame(frame.span(), status);
   }
 
@@ -567,23 +559,8 @@ class ThrottleTest : public BrokerTest {
   // Sends a v9 produce of `batch` to `topic` without expecting an answer now.
   void SendProduce(const std::string& topic, const Buffer& batch, std::optional<Buffer>* got,
                    bool* called) {
-    ProduceRequest req;
-    req.acks = -1;
-    req.timeout_ms = 30000;
-    auto& t = req.topic_data.emplace_back();
-    t.name = topic;
-    auto& p = t.partition_data.emplace_back();
-    p.index = 0;
-    p.records = batch.span();
-    Buffer frame;
-    KafkaWriter hw(&frame, false);
-    hw.Int16(ProduceRequest::kApiKey);
-    hw.Int16(9);
-    hw.Int32(++correlation_);
-    hw.ClassicNullableString(std::string("test"));
-    hw.UVarint(0);
-    KafkaWriter bw(&frame, true);
-    req.Write(bw, 9);
+    ProduceRequest req = ProduceOf(topic, batch.span());
+    Buffer frame = RequestFrame(req, 9, ++correlation_);
     FLOE_ASSERT_OK(broker_->Handle(frame.span(), "h", [got, called](std::optional<Buffer> b) {
       *called = true;
       *got = std::move(b);
@@ -778,23 +755,8 @@ class GroupCommitTest : public BrokerTest {
   // Sends a v9 produce of `batch` to `topic`/`partition`; the answer lands in `*answer`.
   void SendProduce(const std::string& topic, int32_t partition, const Buffer& batch, int16_t acks,
                    Answer* answer) {
-    ProduceRequest req;
-    req.acks = acks;
-    req.timeout_ms = 30000;
-    auto& t = req.topic_data.emplace_back();
-    t.name = topic;
-    auto& p = t.partition_data.emplace_back();
-    p.index = partition;
-    p.records = batch.span();
-    Buffer frame;
-    KafkaWriter hw(&frame, false);
-    hw.Int16(ProduceRequest::kApiKey);
-    hw.Int16(9);
-    hw.Int32(++correlation_);
-    hw.ClassicNullableString(std::string("test"));
-    hw.UVarint(0);
-    KafkaWriter bw(&frame, true);
-    req.Write(bw, 9);
+    ProduceRequest req = ProduceOf(topic, batch.span(), acks, 30000, partition);
+    Buffer frame = RequestFrame(req, 9, ++correlation_);
     answer->correlation = correlation_;
     ASSERT_TRUE(broker_
                     ->Handle(frame.span(), "h",

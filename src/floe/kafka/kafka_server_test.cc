@@ -17,6 +17,7 @@
 #include "floe/base/bytes.h"
 #include "floe/base/testing.h"
 #include "floe/io/durable_file.h"
+#include "floe/kafka/test_frames.h"
 
 namespace floe::kafka {
 namespace {
@@ -65,16 +66,8 @@ class KafkaServerTest : public ::testing::Test {
   template <typename Req>
   void Send(int fd, const Req& req, int16_t version, int32_t correlation) {
     Buffer frame;
-    frame.Resize(4);
-    KafkaWriter hw(&frame, false);
-    hw.Int16(Req::kApiKey);
-    hw.Int16(version);
-    hw.Int32(correlation);
-    hw.ClassicNullableString(std::string("test"));
-    const bool flexible = Req::IsFlexible(version);
-    if (flexible) hw.UVarint(0);
-    KafkaWriter bw(&frame, flexible);
-    req.Write(bw, version);
+    frame.Resize(4);  // the size prefix, written below
+    AppendRequestFrame(req, version, correlation, &frame);
     StoreBE<uint32_t>(frame.data(), static_cast<uint32_t>(frame.size() - 4));
     ASSERT_EQ(::send(fd, frame.data(), frame.size(), MSG_NOSIGNAL),
               static_cast<ssize_t>(frame.size()));
@@ -114,15 +107,7 @@ class KafkaServerTest : public ::testing::Test {
     return out;
   }
   static ProduceRequest Produce(const std::string& topic, const Buffer& batch) {
-    ProduceRequest req;
-    req.acks = -1;
-    req.timeout_ms = 30000;
-    auto& t = req.topic_data.emplace_back();
-    t.name = topic;
-    auto& p = t.partition_data.emplace_back();
-    p.index = 0;
-    p.records = batch.span();
-    return req;
+    return ProduceOf(topic, batch.span());
   }
   static int16_t ProduceError(const Buffer& body) {
     KafkaReader r(body.span().subspan(4), true);
