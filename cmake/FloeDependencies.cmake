@@ -8,6 +8,8 @@ find_package(CLI11 REQUIRED)
 pkg_check_modules(ZSTD REQUIRED IMPORTED_TARGET libzstd)
 pkg_check_modules(LZ4 REQUIRED IMPORTED_TARGET liblz4)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+# The key index of keyed table topics (src/floe/ingest/key_index.h).
+pkg_check_modules(ROCKSDB REQUIRED IMPORTED_TARGET rocksdb)
 # The SQL catalog's two backends (catalog/sql_connection.h).
 pkg_check_modules(SQLITE3 REQUIRED IMPORTED_TARGET sqlite3)
 pkg_check_modules(LIBPQ REQUIRED IMPORTED_TARGET libpq)

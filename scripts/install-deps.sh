@@ -11,6 +11,8 @@ packages=(
   libzstd-dev libsnappy-dev liblz4-dev zlib1g-dev libdeflate-dev libxxhash-dev
   libboost-dev libboost-system-dev libsqlite3-dev libpq-dev libcurl4-openssl-dev libssl-dev
   libspdlog-dev libfmt-dev libcli11-dev nlohmann-json3-dev libyaml-cpp-dev
+  # the key index of keyed table topics (src/floe/ingest/key_index.h)
+  librocksdb-dev
   # tests and benchmarks
   libgtest-dev libgmock-dev libbenchmark-dev python3 python3-venv python3-pip time wrk
   # kcat (librdkafka) against table topics (tests/interop/test_table_topic_clients.py)

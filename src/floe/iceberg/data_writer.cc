@@ -364,6 +364,7 @@ struct PartitionedFileWriter::Target {
   std::vector<Literal> partition;
   std::string location;
   std::unique_ptr<pq::FileWriter> writer;
+  uint32_t file_index = 0;  // of the open file in written_
   uint64_t last_write = 0;
 };
 
@@ -468,6 +469,7 @@ Status PartitionedFileWriter::Open(Target* t) {
   FLOE_ASSIGN_OR_RETURN(t->location, locations_->NewDataLocation(t->spec, t->partition, name));
   FLOE_ASSIGN_OR_RETURN(std::unique_ptr<io::OutputStream> out,
                         io_->CreateOutput(t->location, false));
+  t->file_index = static_cast<uint32_t>(written_.size());
   written_.push_back(t->location);
   FLOE_ASSIGN_OR_RETURN(t->writer,
                         pq::FileWriter::Make(std::move(out), descriptor_, parquet_options_));
@@ -494,7 +496,8 @@ Status PartitionedFileWriter::CloseFile(Target* t) {
   return Status::OK();
 }
 
-Status PartitionedFileWriter::WriteRows(Target* t, const col::RecordBatch& batch) {
+Status PartitionedFileWriter::WriteRows(Target* t, const col::RecordBatch& batch,
+                                        RowLocation* locations) {
   t->last_write = ++clock_;
   int64_t offset = 0;
   const int64_t n = batch.num_rows();
@@ -511,6 +514,11 @@ Status PartitionedFileWriter::WriteRows(Target* t, const col::RecordBatch& batch
     } else {
       length = std::min<int64_t>(length, 1000);
     }
+    if (locations != nullptr) {
+      for (int64_t i = 0; i < length; ++i) {
+        locations[offset + i] = RowLocation{t->file_index, rows + i};
+      }
+    }
     if (offset == 0 && length == n) {
       FLOE_RETURN_IF_ERROR(t->writer->Write(batch));
     } else {
@@ -522,24 +530,41 @@ Status PartitionedFileWriter::WriteRows(Target* t, const col::RecordBatch& batch
   return Status::OK();
 }
 
-Status PartitionedFileWriter::Write(const col::RecordBatch& batch) {
+Status PartitionedFileWriter::Write(const col::RecordBatch& batch,
+                                    std::vector<RowLocation>* locations) {
   if (closed_) return Status::FailedPrecondition("write after close");
   if (batch.num_rows() == 0) return Status::OK();
+  RowLocation* out = nullptr;
+  if (locations != nullptr) {
+    const size_t first = locations->size();
+    locations->resize(first + static_cast<size_t>(batch.num_rows()));
+    out = locations->data() + first;
+  }
   if (!partitioner_) {
     FLOE_ASSIGN_OR_RETURN(Target * t, FindOrAdd(spec_, null_partition_));
-    return WriteRows(t, batch);
+    return WriteRows(t, batch, out);
   }
   FLOE_RETURN_IF_ERROR(partitioner_->Compute(batch, &split_));
   if (split_.keys.size() == 1) {
     FLOE_ASSIGN_OR_RETURN(Target * t, FindOrAdd(spec_, split_.keys[0]));
-    return WriteRows(t, batch);
+    return WriteRows(t, batch, out);
   }
   std::vector<uint8_t> mask(static_cast<size_t>(batch.num_rows()));
+  std::vector<RowLocation> group_locations;
   for (size_t g = 0; g < split_.keys.size(); ++g) {
     for (size_t i = 0; i < mask.size(); ++i)
       mask[i] = split_.group_of_row[i] == static_cast<int32_t>(g);
     FLOE_ASSIGN_OR_RETURN(Target * t, FindOrAdd(spec_, split_.keys[g]));
-    FLOE_RETURN_IF_ERROR(WriteRows(t, col::Filter(batch, mask)));
+    if (out != nullptr) group_locations.resize(static_cast<size_t>(split_.rows[g]));
+    FLOE_RETURN_IF_ERROR(
+        WriteRows(t, col::Filter(batch, mask), out != nullptr ? group_locations.data() : nullptr));
+    if (out != nullptr) {
+      // The group's rows in batch order: scatter their locations back to the batch rows.
+      size_t next = 0;
+      for (size_t i = 0; i < mask.size(); ++i) {
+        if (mask[i]) out[i] = group_locations[next++];
+      }
+    }
   }
   return Status::OK();
 }
@@ -550,7 +575,7 @@ Status PartitionedFileWriter::WriteTo(const PartitionSpec& spec,
   if (closed_) return Status::FailedPrecondition("write after close");
   if (batch.num_rows() == 0) return Status::OK();
   FLOE_ASSIGN_OR_RETURN(Target * t, FindOrAdd(spec, partition));
-  return WriteRows(t, batch);
+  return WriteRows(t, batch, nullptr);
 }
 
 Result<std::vector<DataFile>> PartitionedFileWriter::Close() {
@@ -685,6 +710,13 @@ Status DataWriter::Write(const col::RecordBatch& batch) {
   FLOE_RETURN_IF_ERROR(ValidateBatch(impl_->schema(), batch));
   return impl_->Write(batch);
 }
+
+Status DataWriter::Write(const col::RecordBatch& batch, std::vector<RowLocation>* locations) {
+  FLOE_RETURN_IF_ERROR(ValidateBatch(impl_->schema(), batch));
+  return impl_->Write(batch, locations);
+}
+
+const std::vector<std::string>& DataWriter::file_paths() const { return impl_->paths(); }
 
 Result<std::vector<DataFile>> DataWriter::Close() { return impl_->Close(); }
 

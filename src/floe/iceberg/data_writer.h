@@ -57,6 +57,13 @@ struct FileWriterOptions {
   int max_open_files = 64;
 };
 
+// Where a written row went: `file` indexes DataWriter::file_paths(), `position` is its row
+// position in that file (what position deletes and deletion vectors name).
+struct RowLocation {
+  uint32_t file = 0;
+  int64_t position = 0;
+};
+
 namespace internal {
 class PartitionedFileWriter;  // the shared fanout/rolling machinery (writer_internal.h)
 }  // namespace internal
@@ -77,6 +84,13 @@ class DataWriter {
   // null in a required column or a value its type cannot hold (decimal precision, time of
   // day). After an error the writer should be aborted.
   Status Write(const columnar::RecordBatch& batch);
+  // Write that also appends, per row, the file it went to and its position there: what a
+  // later position delete of the row names (the keyed writer's key index, keyed_writer.h).
+  Status Write(const columnar::RecordBatch& batch, std::vector<RowLocation>* locations);
+
+  // Every file created so far, in creation order: RowLocation::file indexes this list,
+  // which matches the paths of the DataFiles Close returns.
+  const std::vector<std::string>& file_paths() const;
 
   // Closes all files and returns them (in the order they were closed).
   Result<std::vector<DataFile>> Close();

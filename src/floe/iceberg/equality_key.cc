@@ -1,5 +1,7 @@
 #include "floe/iceberg/equality_key.h"
 
+#include "floe/base/macros.h"
+
 namespace floe::iceberg {
 
 namespace col = floe::columnar;
@@ -69,6 +71,32 @@ void AppendKey(const std::vector<Located>& cols, int64_t i, std::string* key) {
       }
     }
   }
+}
+
+Status ReadRowKeys(const TableMetadata& md, io::FileIO& io, const DataFile& data,
+                   const std::vector<int32_t>& ids,
+                   const std::function<Status(const RowKeyBatch&)>& fn) {
+  const Schema* schema = md.current_schema();
+  if (schema == nullptr) return Status::Corrupt("table has no current schema");
+  FLOE_ASSIGN_OR_RETURN(std::shared_ptr<const Schema> key_schema,
+                        internal::KeySchema(md, *schema, ids));
+  FLOE_ASSIGN_OR_RETURN(std::unique_ptr<DataFileReader> reader,
+                        internal::OpenScanDataFile(md, io, data, key_schema, DataReadOptions{}));
+  RowKeyBatch keys;
+  while (true) {
+    FLOE_ASSIGN_OR_RETURN(std::optional<PositionedBatch> b, reader->Next());
+    if (!b) break;
+    FLOE_ASSIGN_OR_RETURN(std::vector<Located> cols, LocateAll(b->batch, ids));
+    keys.arena.clear();
+    keys.ends.clear();
+    keys.first_position = b->first_position;
+    for (int64_t i = 0; i < b->batch.num_rows(); ++i) {
+      AppendKey(cols, i, &keys.arena);
+      keys.ends.push_back(static_cast<uint32_t>(keys.arena.size()));
+    }
+    FLOE_RETURN_IF_ERROR(fn(keys));
+  }
+  return Status::OK();
 }
 
 }  // namespace floe::iceberg

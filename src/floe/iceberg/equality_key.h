@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -42,6 +43,27 @@ Result<std::vector<Located>> LocateAll(const columnar::RecordBatch& batch,
 // null (equality deletes match nulls to nulls). Appending to a reused string allocates only
 // when a key is longer than any before it.
 void AppendKey(const std::vector<Located>& cols, int64_t i, std::string* key);
+
+// The keys of a run of rows of one data file: row first_position + i has key i.
+struct RowKeyBatch {
+  std::string arena;
+  std::vector<uint32_t> ends;  // by row: end of its key in arena
+  int64_t first_position = 0;
+
+  size_t size() const { return ends.size(); }
+  std::string_view key(size_t i) const {
+    const size_t begin = i == 0 ? 0 : ends[i - 1];
+    return std::string_view(arena).substr(begin, ends[i] - begin);
+  }
+};
+
+// Reads the columns `ids` (in that order) of every row of `data`, a data file of the table
+// `md` describes, as encoded keys (AppendKey), one RowKeyBatch at a time; identity-partition
+// values stand in for source columns the file lacks, and the table's name mapping applies,
+// as in a scan. Deletes are not applied. kCorrupt for an id in no schema of the table.
+Status ReadRowKeys(const TableMetadata& md, io::FileIO& io, const DataFile& data,
+                   const std::vector<int32_t>& ids,
+                   const std::function<Status(const RowKeyBatch&)>& fn);
 
 // A set of encoded keys (AppendKey): an open-addressing table of (hash,
 // entry) slots over one arena of key bytes, each key numbered by insertion (its entry). A

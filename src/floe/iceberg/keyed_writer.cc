@@ -138,4 +138,69 @@ Result<KeyedWriteResult> KeyedDeltaWriter::Finish() {
   return result;
 }
 
+Result<KeyedPositionalResult> KeyedDeltaWriter::FinishPositional() {
+  if (finished_) return Status::FailedPrecondition("keyed writer finished twice");
+  finished_ = true;
+  // Key types are checked as Finish's equality delete writer would: only primitive top-level
+  // columns encode as keys.
+  for (int32_t id : key_ids_) {
+    const NestedField* f = schema_.FindField(id);
+    if (f == nullptr || f->type->is_nested()) {
+      return Status::InvalidArgument("key field {} is not a primitive column", id);
+    }
+  }
+  FLOE_ASSIGN_OR_RETURN(auto data, DataWriter::Make(io_, schema_, spec_, options_.sort_order,
+                                                    /*input_sorted=*/false, options_.data));
+  KeyedPositionalResult result;
+  FLOE_RETURN_IF_ERROR(MarkLastPerKey(&result.keys, &result.data_rows));
+  Status st = [&]() -> Status {
+    std::string key;
+    std::vector<Located> cols(key_columns_.size());
+    std::vector<RowLocation> locations;
+    result.key_ends.reserve(static_cast<size_t>(result.keys));
+    result.key_written.reserve(static_cast<size_t>(result.keys));
+    result.key_locations.reserve(static_cast<size_t>(result.keys));
+    for (size_t b = 0; b < held_.size(); ++b) {
+      col::RecordBatch batch = std::move(held_[b]);
+      const int64_t n = batch.num_rows();
+      const int64_t rows = col::CountSelected(keep_row_[b].data(), n);
+      locations.clear();
+      if (rows == n) {
+        FLOE_RETURN_IF_ERROR(data->Write(batch, &locations));
+      } else if (rows > 0) {
+        FLOE_RETURN_IF_ERROR(data->Write(col::Filter(batch, keep_row_[b]), &locations));
+      }
+      // Keys in row order; a written row's location is the next one of this batch's.
+      for (size_t k = 0; k < key_columns_.size(); ++k) {
+        cols[k].array = &batch.column(key_columns_[k]);
+      }
+      size_t next_location = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        if (!keep_key_[b][static_cast<size_t>(i)]) continue;
+        key.clear();
+        AppendKey(cols, i, &key);
+        result.key_arena += key;
+        result.key_ends.push_back(static_cast<uint32_t>(result.key_arena.size()));
+        const bool written = keep_row_[b][static_cast<size_t>(i)] != 0;
+        result.key_written.push_back(written ? 1 : 0);
+        result.key_locations.push_back(written ? locations[next_location++] : RowLocation{});
+      }
+      if (next_location != locations.size()) {
+        return Status::Internal("{} rows written, {} keys located", locations.size(),
+                                next_location);
+      }
+    }
+    held_.clear();
+    ops_.clear();
+    result.file_paths = data->file_paths();
+    FLOE_ASSIGN_OR_RETURN(result.data_files, data->Close());
+    return Status::OK();
+  }();
+  if (!st.ok()) {
+    (void)data->Abort();
+    return st;
+  }
+  return result;
+}
+
 }  // namespace floe::iceberg

@@ -51,6 +51,29 @@ struct KeyedWriteResult {
   int64_t keys = 0;       // distinct keys: rows in delete_files
 };
 
+// The outcome of a keyed commit written without equality deletes (FinishPositional): the
+// data files and, per distinct key of the commit, its encoded bytes (AppendKey) and where
+// its new row went, for the caller to turn the key's earlier row into a position delete
+// (it knows where keys live: ingest/key_index.h).
+struct KeyedPositionalResult {
+  std::vector<DataFile> data_files;
+  std::vector<std::string> file_paths;  // RowLocation::file indexes this (DataWriter::file_paths)
+  int64_t data_rows = 0;
+  int64_t keys = 0;
+  // Distinct keys, their bytes back to back: key k is key_arena[key_ends[k-1], key_ends[k]).
+  std::string key_arena;
+  std::vector<uint32_t> key_ends;
+  // By key: false for a key whose last op is a delete (it has no new row).
+  std::vector<uint8_t> key_written;
+  // By key: the new row's location (meaningful when key_written).
+  std::vector<RowLocation> key_locations;
+
+  std::string_view key(size_t k) const {
+    const size_t begin = k == 0 ? 0 : key_ends[k - 1];
+    return std::string_view(key_arena).substr(begin, key_ends[k] - begin);
+  }
+};
+
 class KeyedDeltaWriter {
  public:
   // `io` must outlive the writer. `key_ids`: field ids of top-level columns of `schema`,
@@ -74,6 +97,9 @@ class KeyedDeltaWriter {
   // Writes the held rows (see above) and closes the files. Nothing is written before this.
   // A failed Finish deletes what it wrote. Call once.
   Result<KeyedWriteResult> Finish();
+  // Writes only the data files (the last row of each key not deleted) and reports every
+  // distinct key with its new row's location; no delete file. Call once, instead of Finish.
+  Result<KeyedPositionalResult> FinishPositional();
 
  private:
   KeyedDeltaWriter() = default;

@@ -86,19 +86,24 @@ class PartitionedFileWriter {
   const Schema& schema() const { return schema_; }
   const columnar::SchemaPtr& columnar_schema() const { return descriptor_->schema(); }
 
-  // Routes each row to the partition of its own values under the writer's spec.
-  Status Write(const columnar::RecordBatch& batch);
+  // Routes each row to the partition of its own values under the writer's spec. With
+  // `locations`, appends each row's file (its index in paths()) and position.
+  Status Write(const columnar::RecordBatch& batch, std::vector<RowLocation>* locations = nullptr);
   // Appends rows to the given partition of `spec`.
   Status WriteTo(const PartitionSpec& spec, const std::vector<Literal>& partition,
                  const columnar::RecordBatch& batch);
   Result<std::vector<DataFile>> Close();
   Status Abort();
 
+  // Every file created so far, in creation order (RowLocation::file indexes it).
+  const std::vector<std::string>& paths() const { return written_; }
+
  private:
   struct Target;
   PartitionedFileWriter() = default;
   Result<Target*> FindOrAdd(const PartitionSpec& spec, const std::vector<Literal>& partition);
-  Status WriteRows(Target* target, const columnar::RecordBatch& batch);
+  // `locations` (may be null): the rows' locations, one per row of `batch`.
+  Status WriteRows(Target* target, const columnar::RecordBatch& batch, RowLocation* locations);
   Status Open(Target* target);
   Status CloseFile(Target* target);
 

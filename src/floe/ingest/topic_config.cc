@@ -177,6 +177,23 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
         FLOE_ASSIGN_OR_RETURN(PartitionByField f, ParsePartitionBy(entry));
         c.partition_by.push_back(std::move(f));
       }
+    } else if (key == "delete.mode") {
+      if (value == "position") {
+        c.delete_mode = DeleteMode::kPosition;
+      } else if (value == "equality") {
+        c.delete_mode = DeleteMode::kEquality;
+      } else {
+        return Status::InvalidArgument("{}{}: '{}' is not one of position, equality", kPrefix, key,
+                                       value);
+      }
+    } else if (key == "format.version") {
+      if (value == "2") {
+        c.format_version = 2;
+      } else if (value == "3") {
+        c.format_version = 3;
+      } else {
+        return Status::InvalidArgument("{}{}: '{}' is not 2 or 3", kPrefix, key, value);
+      }
     } else if (key == "errors.tolerance") {
       if (value == "none") {
         c.errors_tolerance = ErrorsTolerance::kNone;

@@ -18,6 +18,11 @@ namespace floe::ingest {
 enum class ConvertType { kRaw, kString, kJson, kBySchemaId, kByLatestSchema };
 enum class TransformType { kNone, kFlatten, kFlattenDebezium };
 enum class ErrorsTolerance { kNone, kInvalidData, kAll };
+// How keyed topics replace a key's earlier row: kPosition, a position delete (v2) or a
+// deletion vector (v3) of that row found in the key index (key_index.h), so that every
+// snapshot is readable without equality deletes; kEquality, an equality delete of the key
+// (Flink's upsert writer), which readers such as pyiceberg cannot read.
+enum class DeleteMode { kPosition, kEquality };
 
 // One `partition.by` entry: "name" (identity), "year(ts)", "bucket(id, 16)", "truncate(s, 4)".
 struct PartitionByField {
@@ -43,6 +48,9 @@ struct TableTopicConfig {
   // Every record that cannot be translated goes to the dead-letter table; none stops the
   // topic unless asked (Redpanda's default, iceberg_invalid_record_action=dlq_table).
   ErrorsTolerance errors_tolerance = ErrorsTolerance::kAll;
+  DeleteMode delete_mode = DeleteMode::kPosition;
+  // The format version of the table the topic creates (an existing table keeps its own).
+  int format_version = 2;
 
   // Values are decoded with schema registry schemas.
   bool registry() const {

@@ -209,6 +209,9 @@ struct TopicTranslator::Impl {
   bool skip_row = false;              // set by DecodeValue: the row adds nothing
   std::vector<int64_t> processed;     // per partition: one past the last row handled
   std::vector<iceberg::DataFile> delete_files;
+  // Position mode: what the pending commit's delete files replace and name, and the key
+  // index update to apply once it lands.
+  std::optional<PositionalDeletes> positional;
 
   int64_t Now() const { return options.now_ms(); }
 
@@ -309,7 +312,7 @@ struct TopicTranslator::Impl {
     }
     catalog::CreateTableRequest request;
     FLOE_ASSIGN_OR_RETURN(request.schema, iceberg::Schema::Make(std::move(fields)));
-    request.format_version = 2;
+    request.format_version = config.format_version;
     request.properties = TableTopicTableDefaults();
     request.properties["floe.ingest.topic"] = topic;
     auto created = catalog->CreateTable(id, request);
@@ -654,15 +657,42 @@ struct TopicTranslator::Impl {
     return Status::OK();
   }
 
-  // Keyed topics: the held rows as equality deletes of every key they touch plus the last
-  // row of each key that is not a delete.
+  // Keyed topics: the last row of each key that is not a delete, plus position deletes of
+  // the keys' earlier rows (position mode) or equality deletes of every key touched.
   Status WriteKeyed() {
     if (keyed_rows->empty()) return Status::OK();
-    FLOE_ASSIGN_OR_RETURN(iceberg::KeyedWriteResult written, keyed_rows->Write(*table));
+    const bool position_mode = config.delete_mode == DeleteMode::kPosition;
+    if (position_mode && options.key_index == nullptr) {
+      return Status::FailedPrecondition(
+          "topic {}: delete.mode position needs the key index (floe.yaml kafka.key-index)", topic);
+    }
+    FLOE_ASSIGN_OR_RETURN(KeyedCommitFiles written, keyed_rows->Write(*table, position_mode));
     for (auto& f : written.data_files) files.push_back(std::move(f));
     for (auto& f : written.delete_files) delete_files.push_back(std::move(f));
+    positional = std::move(written.positional);
     pending_rows = written.data_rows;
     return Status::OK();
+  }
+
+  // Position mode, after a commit: the key index follows the table to `ranges`' snapshot.
+  void IndexCommitted(const std::string& ranges) {
+    if (!positional) return;
+    const iceberg::Snapshot* s = table->metadata()->current_snapshot();
+    const std::string* committed_ranges = s ? s->SummaryValue(kSummaryOffsets) : nullptr;
+    Status st;
+    if (committed_ranges != nullptr && *committed_ranges == ranges) {
+      st = keyed_rows->Committed(*positional, s->snapshot_id, s->parent_snapshot_id);
+    } else {
+      st = Status::Internal("the table's current snapshot is not the commit's");
+    }
+    if (!st.ok()) {
+      // The commit stands; the next sync reads the index from its last recorded snapshot on.
+      keyed_rows->ForgetIndex();
+      std::lock_guard lock(stats_mu);
+      ++stats.key_index_errors;
+      stats.last_key_index_error = std::string(st.message());
+    }
+    positional.reset();
   }
 
   // Evolves the table so that `object` (the record's value columns as JSON) decodes.
@@ -1077,11 +1107,20 @@ struct TopicTranslator::Impl {
       iceberg::RowDelta& delta = txn->NewRowDelta();
       for (const auto& f : files) delta.AddRows(f);
       for (const auto& f : delete_files) delta.AddDeletes(f);
+      if (positional) {
+        // The position deletes name rows of the snapshot they were found in: a commit in
+        // between that removed one of those files (an optimizer rewrite) or added a DV for
+        // one of them fails this one, and the round starts over from the table.
+        for (const auto& f : positional->rewritten_delete_files) delta.RemoveDeletes(f);
+        if (positional->base_snapshot_id) delta.ValidateFromSnapshot(*positional->base_snapshot_id);
+        delta.ValidateDataFilesExist(positional->referenced_data_files);
+      }
       delta.Set(std::string(kSummaryTopic), topic);
       delta.Set(std::string(kSummaryOffsets), ranges);
       producer = &delta;
     }
     FLOE_RETURN_IF_ERROR(offsets.Commit(*txn, *producer, ends));
+    IndexCommitted(ranges);
     for (size_t p = 0; p < committed().size(); ++p) {
       // After a partial commit the oldest pending record is younger than the one kept: the
       // lag shown errs high until the next full commit.
@@ -1114,6 +1153,7 @@ struct TopicTranslator::Impl {
     writer.reset();
     files.clear();
     delete_files.clear();
+    positional.reset();
     keyed_rows->Clear();
     pending_ops.clear();
     dlq->Clear();
@@ -1146,7 +1186,8 @@ TopicTranslator::TopicTranslator(std::string topic, TableTopicConfig config,
   s.stats.dlq_table = s.dlq_id.ToString();
   s.stats.state = "starting";
   s.dlq = std::make_unique<DeadLetterSink>(s.topic, s.config.errors_tolerance);
-  s.keyed_rows = std::make_unique<KeyedBatchWriter>(s.id.ToString(), s.config.id_columns);
+  s.keyed_rows =
+      std::make_unique<KeyedBatchWriter>(s.id.ToString(), s.config.id_columns, s.options.key_index);
   PartitionReaderOptions read;
   read.read_bytes = s.options.read_bytes;
   read.max_uncompressed_batch_bytes = s.options.max_uncompressed_batch_bytes;

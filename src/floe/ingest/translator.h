@@ -51,6 +51,7 @@
 
 namespace floe::ingest {
 
+class KeyIndexStore;
 class SchemaRegistry;
 
 // Runs a function on the broker's thread (kafka::KafkaServer::Call, or directly in tests).
@@ -69,6 +70,9 @@ struct IngestOptions {
   // The schemas of by_schema_id / by_latest_schema topics (null: their records are
   // undecodable). Must outlive the translators.
   const SchemaRegistry* schema_registry = nullptr;
+  // Where keyed topics in position mode (delete.mode) find their keys' rows (null: such
+  // topics fail). Must outlive the translators.
+  KeyIndexStore* key_index = nullptr;
   // Called after every commit to a table (the optimizer's change event).
   std::function<void(const catalog::TableIdentifier&)> on_table_changed;
 };
@@ -101,6 +105,10 @@ struct TopicStats {
   int64_t last_commit_ms = -1;
   int64_t last_commit_latency_ms = -1;
   int64_t schema_updates = 0;
+  // Position mode: commits after which the key index could not record the commit (it
+  // catches up at the next one), and the last reason.
+  int64_t key_index_errors = 0;
+  std::string last_key_index_error;
 };
 
 class TopicTranslator {

@@ -11,6 +11,7 @@
 #include "floe/catalog/sql_catalog.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/table.h"
+#include "floe/ingest/key_index.h"
 #include "floe/ingest/schema_registry.h"
 #include "floe/kafka/record_batch.h"
 #include "floe/kafka/test_frames.h"
@@ -37,9 +38,16 @@ class TranslatorTest : public ::testing::Test {
     FLOE_ASSERT_OK(b);
     broker_ = std::move(*b);
     catalog_ = OpenCatalog();
+    KeyIndexOptions k;
+    k.dir = (dir_ / "key-index").string();
+    k.memory_bytes = int64_t{16} << 20;
+    auto index = KeyIndexStore::Open(k);
+    FLOE_ASSERT_OK(index);
+    key_index_ = std::move(*index);
   }
   void TearDown() override {
     broker_.reset();
+    key_index_.reset();
     std::filesystem::remove_all(dir_);
   }
 
@@ -133,6 +141,7 @@ class TranslatorTest : public ::testing::Test {
     IngestOptions o;
     o.now_ms = [this] { return now_ms_; };
     o.commit_backlog_bytes = commit_backlog_bytes;
+    o.key_index = key_index_.get();
     return std::make_unique<TopicTranslator>(topic, *config, c, Call(), o);
   }
 
@@ -183,6 +192,7 @@ class TranslatorTest : public ::testing::Test {
   int32_t correlation_ = 0;
   std::unique_ptr<kafka::Broker> broker_;
   std::unique_ptr<catalog::Catalog> catalog_;
+  std::unique_ptr<KeyIndexStore> key_index_;
 };
 
 TEST_F(TranslatorTest, BrokerValidatesTableTopicConfigs) {
@@ -398,6 +408,67 @@ TEST_F(TranslatorTest, UpsertsKeepTheLastRowPerKey) {
   EXPECT_EQ(Load("users").table->metadata()->properties.at("floe.ingest.offsets"), "0:6");
 }
 
+// delete.mode: position (the default) commits position deletes (v2) or one deletion vector
+// per data file (v3) and never an equality delete; equality commits an equality delete of
+// every key (Flink's upsert writer). Both read back the same rows.
+TEST_F(TranslatorTest, DeleteModesChooseTheDeleteFiles) {
+  struct Case {
+    std::string topic, mode, version;
+  };
+  for (const Case& c : {Case{"pos2", "position", "2"}, Case{"pos3", "position", "3"},
+                        Case{"eq2", "equality", "2"}}) {
+    SCOPED_TRACE(c.topic);
+    auto configs = JsonTopic();
+    configs["floe.table.topic.id.columns"] = "[id]";
+    configs["floe.table.topic.upsert.enable"] = "true";
+    configs["floe.table.topic.delete.mode"] = c.mode;
+    configs["floe.table.topic.format.version"] = c.version;
+    ASSERT_EQ(CreateTopic(c.topic, 1, configs), 0);
+    auto t = Translator(c.topic, catalog_.get());
+    std::map<int64_t, std::string> model;
+    for (int round = 0; round < 3; ++round) {
+      std::vector<std::optional<std::string>> records;
+      for (int64_t id = 0; id < 6; ++id) {
+        if ((id + round) % 3 == 0 && round > 0) continue;
+        const std::string v = "r" + std::to_string(round);
+        records.push_back(fmt::format(R"({{"id": {}, "v": "{}"}})", id, v));
+        model[id] = v;
+      }
+      Produce(c.topic, 0, records);
+      FLOE_ASSERT_OK(t->RunOnce()) << t->stats().last_error;
+      FLOE_ASSERT_OK(t->CommitNow()) << t->stats().last_error;
+      EXPECT_EQ(LiveRows(Scan(c.topic)), model);
+      Loaded l = Load(c.topic);
+      EXPECT_EQ(std::to_string(l.table->metadata()->format_version), c.version);
+      auto scan = iceberg::TableScan::Make(l.table->metadata(), l.table->io(), {});
+      FLOE_ASSERT_OK(scan);
+      auto tasks = (*scan)->PlanFiles();
+      FLOE_ASSERT_OK(tasks);
+      size_t equality = 0, positional = 0;
+      for (const auto& task : *tasks) {
+        equality += task.equality_deletes.size();
+        positional += task.position_deletes.size();
+        if (c.version == "3") {
+          EXPECT_LE(task.position_deletes.size(), 1u);
+          for (const auto& d : task.position_deletes) {
+            EXPECT_EQ(d->file.file_format, iceberg::FileFormat::kPuffin);
+          }
+        }
+      }
+      if (c.mode == "position") {
+        EXPECT_EQ(equality, 0u);
+        if (round > 0) {
+          EXPECT_GT(positional, 0u);
+        }
+      } else if (round > 0) {
+        // (The first commit's equality deletes apply to no data file: same sequence number.)
+        EXPECT_EQ(positional, 0u);
+        EXPECT_GT(equality, 0u);
+      }
+    }
+  }
+}
+
 TEST_F(TranslatorTest, DebeziumEnvelopesBecomeDeletesAndUpserts) {
   auto configs = JsonTopic();
   configs["floe.table.topic.transform.value.type"] = "flatten_debezium";
@@ -543,6 +614,7 @@ TEST_F(TranslatorTest, RegistryAvroRowsEvolveTheTableAndBadIdsGoToTheDlq) {
   auto config = ParseTableTopicConfig(configs);
   FLOE_ASSERT_OK(config);
   IngestOptions o;
+  o.key_index = key_index_.get();
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
   TopicTranslator t("reg", *config, catalog_.get(), Call(), o);
@@ -633,6 +705,7 @@ TEST_F(TranslatorTest, RegistryAvroDebeziumEnvelopesBecomeDeletesAndUpserts) {
   auto config = ParseTableTopicConfig(configs);
   FLOE_ASSERT_OK(config);
   IngestOptions o;
+  o.key_index = key_index_.get();
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
   TopicTranslator t("users", *config, catalog_.get(), Call(), o);
@@ -690,6 +763,7 @@ TEST_F(TranslatorTest, RegistryDebeziumDeleteWithoutBeforeTakesTheKey) {
   auto config = ParseTableTopicConfig(configs);
   FLOE_ASSERT_OK(config);
   IngestOptions o;
+  o.key_index = key_index_.get();
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
   TopicTranslator t("users", *config, catalog_.get(), Call(), o);
@@ -738,6 +812,7 @@ TEST_F(TranslatorTest, RegistryAvroCdcFieldOps) {
   auto config = ParseTableTopicConfig(configs);
   FLOE_ASSERT_OK(config);
   IngestOptions o;
+  o.key_index = key_index_.get();
   o.now_ms = [this] { return now_ms_; };
   o.schema_registry = registry.get();
   TopicTranslator t("ops", *config, catalog_.get(), Call(), o);

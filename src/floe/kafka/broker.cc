@@ -76,6 +76,8 @@ constexpr ConfigDef kTopicConfigs[] = {
     {"floe.table.topic.cdc.field", "", 2},
     {"floe.table.topic.partition.by", "", 7},
     {"floe.table.topic.errors.tolerance", "all", 2},
+    {"floe.table.topic.delete.mode", "position", 2},
+    {"floe.table.topic.format.version", "2", 3},
 };
 
 const ConfigDef* FindConfig(std::string_view name) {

@@ -294,6 +294,7 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
                                   "lag-limit-bytes",
                                   "max-throttle-ms",
                                   "translator-threads",
+                                  "key-index",
                                   "schema-registry",
                                   "tls"}));
   if (node["enabled"]) {
@@ -369,6 +370,17 @@ Status ParseKafka(const YAML::Node& node, ServerConfig::Kafka* kafka) {
     FLOE_ASSIGN_OR_RETURN(int64_t threads,
                           Integer(node["translator-threads"], "kafka.translator-threads", 0, 1024));
     kafka->translator_threads = static_cast<int>(threads);
+  }
+  if (const YAML::Node index = node["key-index"]) {
+    FLOE_RETURN_IF_ERROR(CheckKeys(index, "kafka.key-index", {"dir", "memory-bytes"}));
+    if (index["dir"]) {
+      FLOE_ASSIGN_OR_RETURN(kafka->key_index.dir, Scalar(index["dir"], "kafka.key-index.dir"));
+    }
+    if (index["memory-bytes"]) {
+      FLOE_ASSIGN_OR_RETURN(kafka->key_index.memory_bytes,
+                            Integer(index["memory-bytes"], "kafka.key-index.memory-bytes",
+                                    int64_t{8} << 20, int64_t{1} << 40));
+    }
   }
   if (node["table-catalog"]) {
     FLOE_ASSIGN_OR_RETURN(kafka->table_catalog,

@@ -52,6 +52,9 @@
 //                                          #   default-catalog)
 //     table-namespace: kafka               # for topics without floe.table.topic.namespace
 //     translator-threads: 0                # the table topics' rounds; 0 = one per core
+//     key-index:                           # keyed topics in position mode (table-topics.md)
+//       dir: /var/lib/floe/key-index       # default <data-dir>/key-index
+//       memory-bytes: 268435456            # RocksDB's block cache and memtables, in all
 //     lag-throttle-bytes: 268435456        # table topics: throttle produces past this
 //     lag-limit-bytes: 1073741824          #   backlog and hold them past this one
 //     schema-registry:                     # Confluent-compatible (docs/table-topics.md)

@@ -10,7 +10,7 @@ namespace floe::server {
 Result<std::unique_ptr<ingest::IngestService>> StartIngest(
     const ServerConfig& config, std::shared_ptr<catalog::CatalogRegistry> registry,
     kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer,
-    const ingest::SchemaRegistry* schemas, Executor* executor) {
+    const ingest::SchemaRegistry* schemas, ingest::KeyIndexStore* key_index, Executor* executor) {
   ingest::IngestServiceOptions options;
   options.executor = executor;
   options.catalog =
@@ -23,6 +23,7 @@ Result<std::unique_ptr<ingest::IngestService>> StartIngest(
                                                             : config.kafka.lag_limit_bytes;
   options.translator.commit_backlog_bytes = bound > 0 ? bound / 2 : 0;
   options.translator.schema_registry = schemas;
+  options.translator.key_index = key_index;
   if (optimizer != nullptr) {
     options.translator.on_table_changed =
         [optimizer, catalog = options.catalog](const catalog::TableIdentifier& id) {

@@ -336,6 +336,31 @@ void Server::WriteTopicMetrics(PrometheusWriter& w) {
            "Table topic rounds the ingest executor refused, submitted again by the supervisor.");
   w.Sample("floe_table_topic_deferred_rounds_total", {},
            static_cast<int64_t>(ingest_->deferred_rounds()));
+  if (key_index_) {
+    const ingest::KeyIndexStats k = key_index_->stats();
+    w.Family("floe_key_index_memory_bytes", "gauge",
+             "Memory of the keyed topics' key index: block cache (memtables charged to it) and "
+             "table readers.");
+    w.Sample("floe_key_index_memory_bytes", {}, k.memory_bytes);
+    w.Family("floe_key_index_memory_limit_bytes", "gauge", "kafka.key-index.memory-bytes.");
+    w.Sample("floe_key_index_memory_limit_bytes", {}, k.memory_limit_bytes);
+    w.Family("floe_key_index_memtable_bytes", "gauge", "Of which memtables.");
+    w.Sample("floe_key_index_memtable_bytes", {}, k.memtable_bytes);
+    w.Family("floe_key_index_disk_bytes", "gauge", "SST files of the key index on local disk.");
+    w.Sample("floe_key_index_disk_bytes", {}, k.disk_bytes);
+    w.Family("floe_key_index_entries", "gauge",
+             "Entries of the key index (RocksDB's estimate; keys and file names of all tables).");
+    w.Sample("floe_key_index_entries", {}, k.keys);
+    w.Family("floe_key_index_rebuilds_total", "counter",
+             "Tables whose key index was built from all their live data files.");
+    w.Sample("floe_key_index_rebuilds_total", {}, k.rebuilds);
+    w.Family("floe_key_index_catch_ups_total", "counter",
+             "Key index syncs that read the data files other commits added.");
+    w.Sample("floe_key_index_catch_ups_total", {}, k.catch_ups);
+    w.Family("floe_key_index_files_read_total", "counter",
+             "Data files whose key columns the key index read.");
+    w.Sample("floe_key_index_files_read_total", {}, k.files_read);
+  }
   auto topics = ingest_->Topics();
   if (!topics.ok()) return;
   w.Family("floe_topic_produced_records", "gauge",

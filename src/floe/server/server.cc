@@ -310,10 +310,15 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     FLOE_ASSIGN_OR_RETURN(
         server->ingest_executor_,
         Executor::Make({.name = "ingest", .threads = config.kafka.translator_threads}));
-    FLOE_ASSIGN_OR_RETURN(
-        server->ingest_,
-        StartIngest(config, server->registry_, server->kafka_.get(), server->optimizer_.get(),
-                    server->schema_registry_.get(), server->ingest_executor_.get()));
+    ingest::KeyIndexOptions key_index_options;
+    key_index_options.dir = config.kafka.key_index.dir.empty() ? (data_dir / "key-index").string()
+                                                               : config.kafka.key_index.dir;
+    key_index_options.memory_bytes = config.kafka.key_index.memory_bytes;
+    FLOE_ASSIGN_OR_RETURN(server->key_index_, ingest::KeyIndexStore::Open(key_index_options));
+    FLOE_ASSIGN_OR_RETURN(server->ingest_,
+                          StartIngest(config, server->registry_, server->kafka_.get(),
+                                      server->optimizer_.get(), server->schema_registry_.get(),
+                                      server->key_index_.get(), server->ingest_executor_.get()));
   }
 
   rest::RestCatalogOptions rest_options;
@@ -664,6 +669,7 @@ std::string SettingsJson(const ServerConfig& config) {
         {"lag-limit-bytes", k.lag_limit_bytes},
         {"max-throttle-ms", k.max_throttle_ms},
         {"translator-threads", k.translator_threads},
+        {"key-index", {{"dir", k.key_index.dir}, {"memory-bytes", k.key_index.memory_bytes}}},
         {"schema-registry",
          {{"enabled", k.schema_registry.enabled},
           {"host", k.schema_registry.host},

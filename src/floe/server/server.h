@@ -36,6 +36,7 @@
 #include "floe/http/http_server.h"
 #include "floe/http/tls.h"
 #include "floe/ingest/ingest_service.h"
+#include "floe/ingest/key_index.h"
 #include "floe/ingest/schema_registry.h"
 #include "floe/ingest/schema_registry_api.h"
 #include "floe/io/s3/s3_metrics.h"
@@ -129,6 +130,12 @@ struct ServerConfig {
     // Threads of the `ingest` executor running every table topic's translation rounds
     // (docs/table-topics.md, "Threads"); 0: one per core.
     int translator_threads = 0;
+    // The key index of keyed table topics in position mode (ingest/key_index.h): its
+    // directory (empty: <data-dir>/key-index) and memory bound.
+    struct KeyIndex {
+      std::string dir;
+      int64_t memory_bytes = int64_t{256} << 20;
+    } key_index;
     // The built-in schema registry's listener (its schemas under <data-dir>/schema-registry).
     struct SchemaRegistry {
       bool enabled = true;
@@ -253,8 +260,10 @@ class Server {
   std::string registry_catalog_;  // whose roles govern Kafka and the registry (kafka.table-catalog)
   // Runs the table topics' rounds; declared before ingest_, which uses it, so that it
   // outlives it.
-  std::unique_ptr<Executor> ingest_executor_;      // with kafka_
-  std::unique_ptr<ingest::IngestService> ingest_;  // with kafka_
+  std::unique_ptr<Executor> ingest_executor_;  // with kafka_
+  // Where keyed topics' keys live; declared before ingest_, whose translators use it.
+  std::unique_ptr<ingest::KeyIndexStore> key_index_;  // with kafka_
+  std::unique_ptr<ingest::IngestService> ingest_;     // with kafka_
   std::unique_ptr<manage::HistoryRecorder> history_;
 };
 
@@ -262,7 +271,7 @@ class Server {
 Result<std::unique_ptr<ingest::IngestService>> StartIngest(
     const ServerConfig& config, std::shared_ptr<catalog::CatalogRegistry> registry,
     kafka::KafkaServer* kafka, optimize::OptimizingService* optimizer,
-    const ingest::SchemaRegistry* schemas, Executor* executor);
+    const ingest::SchemaRegistry* schemas, ingest::KeyIndexStore* key_index, Executor* executor);
 
 // Whether `host` (http.host) only accepts connections from this machine: localhost,
 // 127.0.0.0/8 or ::1.

@@ -1,0 +1,299 @@
+"""Keyed table topics in position mode (issue 21, docs/table-topics.md "Delete modes"): a
+Debezium-style stream of creates, updates, deletes and re-creates lands with position deletes
+(v2) or deletion vectors (v3) found in floe's key index, never an equality delete. At *every*
+snapshot of the table, including the optimizer's rewrites made while the stream runs, pyiceberg
+(which refuses equality deletes), Iceberg Java's generic reader (which refuses two deletion
+vectors for one data file) and `floe table scan` read exactly the model of the records that
+snapshot's offsets cover. The same holds across
+kill -9 of the server with the key index deleted (rebuilt from the table), and with another
+writer (Iceberg Java deleting rows through the REST catalog) committing between the rounds.
+"""
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import time
+import urllib.request
+import uuid
+
+import pytest
+
+pytest.importorskip("confluent_kafka")
+pytest.importorskip("pyiceberg")
+
+from confluent_kafka import Producer  # noqa: E402
+from pyiceberg.catalog.rest import RestCatalog  # noqa: E402
+
+from floe_server import FloeServer  # noqa: E402
+from kafka_topics import create_topic  # noqa: E402
+
+DEADLINE_SECONDS = 90
+PARTITIONS = 2
+
+
+def topic_config(version: str) -> dict:
+    return {"floe.table.topic.enable": "true",
+            "floe.table.topic.commit.interval.ms": "1000",
+            "floe.table.topic.convert.value.type": "json",
+            "floe.table.topic.transform.value.type": "flatten_debezium",
+            "floe.table.topic.id.columns": "[id]",
+            "floe.table.topic.format.version": version}
+
+
+class Stream:
+    """Debezium envelopes over a key space, keyed by id (a key stays in one partition), and
+    every record sent, to replay the model of any prefix of the log."""
+
+    def __init__(self, bootstrap: str, topic: str, seed: int):
+        self.bootstrap = bootstrap
+        self.topic = topic
+        self.rng = random.Random(seed)
+        self.live: dict[int, dict] = {}
+        self.sent: list[tuple[int, dict]] = []  # (key, envelope) in send order
+        # Rows deleted by another writer: (key, the partition ends its snapshot holds, its
+        # snapshot id).
+        self.external: list[tuple[int, dict[int, int], int]] = []
+
+    def round(self, n: int, keys: int, tag: str) -> None:
+        p = Producer({"bootstrap.servers": self.bootstrap, "enable.idempotence": True,
+                      "acks": "all", "linger.ms": 5, "message.timeout.ms": 120000})
+        for _ in range(n):
+            key = self.rng.randrange(keys)
+            before = self.live.get(key)
+            if before is not None and self.rng.random() < 0.25:
+                env = {"before": before, "after": None, "op": "d"}
+                del self.live[key]
+            else:
+                after = {"id": key, "v": f"{tag}-{self.rng.randrange(10**6)}"}
+                env = {"before": before, "after": after, "op": "u" if before else "c"}
+                self.live[key] = after
+            p.produce(self.topic, key=str(key).encode(), value=json.dumps(env).encode())
+            self.sent.append((key, env))
+        assert p.flush(60) == 0
+
+
+def partition_records(server, topic: str) -> dict[int, list[dict]]:
+    """Every record of the topic's log per partition, in offset order (the order the
+    translator read them), through the Kafka protocol."""
+    from confluent_kafka import Consumer, TopicPartition
+    c = Consumer({"bootstrap.servers": server.kafka_bootstrap, "group.id": uuid.uuid4().hex,
+                  "enable.auto.commit": False, "auto.offset.reset": "earliest"})
+    out: dict[int, list[dict]] = {}
+    try:
+        for part in range(PARTITIONS):
+            low, high = c.get_watermark_offsets(TopicPartition(topic, part), timeout=10)
+            c.assign([TopicPartition(topic, part, low)])
+            records: list[dict] = []
+            deadline = time.monotonic() + 30
+            while len(records) < high - low and time.monotonic() < deadline:
+                m = c.poll(1.0)
+                if m is None or m.error():
+                    continue
+                records.append({"offset": m.offset(), "value": json.loads(m.value())})
+            assert len(records) == high - low
+            out[part] = records
+    finally:
+        c.close()
+    return out
+
+
+def parse_ends(summary_value: str) -> dict[int, int]:
+    """floe.ingest.offsets "p:start-end,...": the end offset per partition."""
+    ends = {}
+    for part in summary_value.split(","):
+        p, rng = part.split(":")
+        ends[int(p)] = int(rng.split("-")[1])
+    return ends
+
+
+def model_at(log: dict[int, list[dict]], ends: dict[int, int],
+             external: list[tuple[int, dict[int, int]]]) -> dict[int, str]:
+    """id -> v of the rows live after the records below `ends`, with the external deletes
+    (key, partition ends when it committed) applied where they happened in the log."""
+    live: dict[int, str] = {}
+    for part, records in log.items():
+        end = ends.get(part, 0)
+        deletes = sorted((e.get(part, 0), key) for key, e in external)
+        di = 0
+        for r in records:
+            if r["offset"] >= end:
+                break
+            while di < len(deletes) and deletes[di][0] <= r["offset"]:
+                live.pop(deletes[di][1], None)
+                di += 1
+            env = r["value"]
+            after = env.get("after")
+            key = (after or env.get("before"))["id"]
+            if env["op"] == "d":
+                live.pop(key, None)
+            else:
+                live[key] = after["v"]
+        while di < len(deletes):
+            live.pop(deletes[di][1], None)
+            di += 1
+    return live
+
+
+def snapshot_ends(table) -> dict[int, dict[int, int]]:
+    """Per snapshot id: the partition ends of the newest ingest commit among it and its
+    ancestors (an optimizer rewrite or an external commit holds what its parent held)."""
+    by_id = {s.snapshot_id: s for s in table.metadata.snapshots}
+    out: dict[int, dict[int, int]] = {}
+    for s in table.metadata.snapshots:
+        cur = s
+        while cur is not None:
+            v = (cur.summary.additional_properties or {}).get("floe.ingest.offsets") \
+                if cur.summary else None
+            if v:
+                out[s.snapshot_id] = parse_ends(v)
+                break
+            cur = by_id.get(cur.parent_snapshot_id) if cur.parent_snapshot_id else None
+        else:
+            out[s.snapshot_id] = {}
+    return out
+
+
+def wait_caught_up(server, topic: str, produced: int) -> None:
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    body = {}
+    while time.monotonic() < deadline:
+        status, body, _ = server.request("GET", f"/api/v1/topics/{topic}")
+        if status == 200 and body["records"] >= produced and body["translation-lag-offsets"] == 0:
+            return
+        time.sleep(0.2)
+    raise AssertionError(f"{topic} not caught up: {body}; {server.log_text()[-3000:]}")
+
+
+def check_every_snapshot(floe, server, topic: str, stream: Stream, version: int) -> int:
+    """Every snapshot read by pyiceberg, Iceberg Java and floe equals its model, with no
+    equality delete anywhere. Returns the snapshots checked."""
+    iceberg_java = pytest.importorskip("iceberg_java")
+    java = iceberg_java.build_harness().rest_catalog(server.uri)
+    name = f"kafka.{topic}"
+    cat = RestCatalog("floe", uri=server.uri, warehouse="default")
+    table = cat.load_table(name)
+    assert table.format_version == version
+    log = partition_records(server, topic)
+    ends = snapshot_ends(table)
+    by_id = {s.snapshot_id: s for s in table.metadata.snapshots}
+
+    def ancestors(snapshot_id):
+        while snapshot_id is not None and snapshot_id in by_id:
+            yield snapshot_id
+            snapshot_id = by_id[snapshot_id].parent_snapshot_id
+
+    for s in table.metadata.snapshots:
+        lineage = set(ancestors(s.snapshot_id))
+        external = [(key, e) for key, e, sid in stream.external if sid in lineage]
+        want = model_at(log, ends[s.snapshot_id], external)
+        what = f"snapshot {s.snapshot_id} ({s.summary.operation if s.summary else '?'})"
+        for t in table.scan(snapshot_id=s.snapshot_id).plan_files():
+            kinds = [d.content.name for d in t.delete_files]
+            assert "EQUALITY_DELETES" not in kinds, (what, kinds)
+        readers = {
+            "pyiceberg": table.scan(snapshot_id=s.snapshot_id, selected_fields=("id", "v"))
+            .to_arrow().to_pylist(),
+            "iceberg-java": java.scan(name, snapshot_id=s.snapshot_id, columns=["id", "v"]),
+        }
+        out = floe.run("table", "scan", "--catalog", f"rest:{server.uri}", name,
+                       "--snapshot", str(s.snapshot_id), "--columns", "id", "v")
+        assert out.rc == 0, out.stderr
+        readers["floe"] = [json.loads(line) for line in out.stdout.decode().splitlines()
+                           if line.strip()]
+        for reader, rows in readers.items():
+            got = {r["id"]: r["v"] for r in rows}
+            assert len(got) == len(rows), f"{reader}, {what}: a key is live twice"
+            assert got == want, f"{reader}, {what}"
+    return len(table.metadata.snapshots)
+
+
+def metric(server, name: str) -> float:
+    with urllib.request.urlopen(server.uri + "/metrics") as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+    raise AssertionError(f"{name} not in /metrics")
+
+
+def fast_optimizing(server, topic: str) -> None:
+    """Small-file rewrites every few commits while the stream runs."""
+    cat = RestCatalog("floe", uri=server.uri, warehouse="default")
+    deadline = time.monotonic() + DEADLINE_SECONDS
+    while True:
+        try:
+            table = cat.load_table(f"kafka.{topic}")
+            break
+        except Exception:  # noqa: BLE001 - created by the first commit
+            assert time.monotonic() < deadline
+            time.sleep(0.2)
+    with table.transaction() as tx:
+        tx.set_properties({"self-optimizing.minor.trigger.file-count": "3",
+                           "self-optimizing.minor.trigger.interval": "-1",
+                           "self-optimizing.min-plan-interval": "0"})
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_every_snapshot_is_readable_by_pyiceberg_with_the_optimizer_running(floe, tmp_path,
+                                                                           version):
+    with FloeServer(floe.path, tmp_path / "data", kafka=True, optimizer=True) as server:
+        topic = f"pos{version}_{uuid.uuid4().hex[:6]}"
+        create_topic(server.kafka_bootstrap, topic, partitions=PARTITIONS,
+                     config=topic_config(str(version)))
+        stream = Stream(server.kafka_bootstrap, topic, seed=version)
+        stream.round(150, 40, "r0")
+        wait_caught_up(server, topic, len(stream.sent))
+        fast_optimizing(server, topic)
+        for r in range(1, 7):
+            stream.round(120, 40, f"r{r}")
+            wait_caught_up(server, topic, len(stream.sent))
+        checked = check_every_snapshot(floe, server, topic, stream, version)
+        assert checked >= 6
+        table = RestCatalog("floe", uri=server.uri, warehouse="default") \
+            .load_table(f"kafka.{topic}")
+        ops = [s.summary.operation.value for s in table.metadata.snapshots if s.summary]
+        assert "replace" in ops, f"the optimizer never rewrote the table: {ops}"
+        rows = table.scan(selected_fields=("id", "v")).to_arrow().to_pylist()
+        assert {r["id"]: r["v"] for r in rows} == {k: v["v"] for k, v in stream.live.items()}
+        assert metric(server, "floe_key_index_memory_bytes") > 0
+
+
+def test_kill_9_with_the_key_index_lost_and_an_external_writer(floe, tmp_path):
+    data = tmp_path / "data"
+    server = FloeServer(floe.path, data, kafka=True)
+    server.start()
+    try:
+        topic = f"posk_{uuid.uuid4().hex[:6]}"
+        create_topic(server.kafka_bootstrap, topic, partitions=PARTITIONS,
+                     config=topic_config("3"))
+        stream = Stream(server.kafka_bootstrap, topic, seed=11)
+        stream.round(200, 50, "r0")
+        wait_caught_up(server, topic, len(stream.sent))
+        stream.round(150, 50, "r1")
+        # Killed mid-stream: the round may be partly committed.
+        server.kill()
+        shutil.rmtree(data / "key-index")
+        server.start()
+        wait_caught_up(server, topic, len(stream.sent))
+        assert metric(server, "floe_key_index_rebuilds_total") >= 1
+        # Another writer: Iceberg Java deletes the rows of two live keys (deletion vectors
+        # merged with floe's), between two rounds.
+        iceberg_java = pytest.importorskip("iceberg_java")
+        java = iceberg_java.build_harness().rest_catalog(server.uri)
+        cat = RestCatalog("floe", uri=server.uri, warehouse="default")
+        for key in sorted(stream.live)[:2]:
+            java.delete_where(f"kafka.{topic}", "id", key)
+            table = cat.load_table(f"kafka.{topic}")
+            current = table.current_snapshot()
+            assert current.summary.operation.value in ("delete", "overwrite")
+            ends = snapshot_ends(table)[current.snapshot_id]
+            stream.external.append((key, ends, current.snapshot_id))
+            del stream.live[key]
+        stream.round(150, 50, "r2")
+        wait_caught_up(server, topic, len(stream.sent))
+        assert metric(server, "floe_key_index_catch_ups_total") >= 1
+        check_every_snapshot(floe, server, topic, stream, 3)
+        rows = java.scan(f"kafka.{topic}", columns=["id", "v"])
+        assert {r["id"]: r["v"] for r in rows} == {k: v["v"] for k, v in stream.live.items()}
+    finally:
+        server.stop()
