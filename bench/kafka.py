@@ -24,6 +24,13 @@ machine, one run. Not a test: it prints figures and ratios.
    its produce call to the commit timestamp of the first snapshot holding its offset
    (snapshot summary floe.ingest.offsets). p50 / p99 (target p99 <= interval + 2 s).
 4. Peak RSS (VmHWM) of both servers.
+5. Keyed translation (issue 21): the same Debezium-style CDC stream (JSON envelopes, 90%
+   creates/updates over a key space of a fifth of the records, 10% deletes) translated by a
+   keyed topic in delete.mode equality and in delete.mode position (the key index), with a
+   commit every 8 MiB of backlog (kafka.lag-throttle-bytes 16 MiB) so that most keys replace
+   rows of earlier commits: MiB/s per core of both and their ratio (target position >= 0.7x
+   equality); then --index-keys distinct keys inserted into a position-mode topic: the key
+   index's memory (bounded by kafka.key-index.memory-bytes) and disk bytes per million keys.
 
     make bench
     FLOE_BIN=build/release/src/floe/exe/floe .venv/bin/python bench/kafka.py --records 200000
@@ -481,6 +488,123 @@ def freshness(server: FloeServer, interval_ms: int, seconds: float) -> dict:
             "p99_s": pick(0.99), "max_s": lat[-1] / 1000}
 
 
+def cdc_records(records: int, record_size: int, seed: int = 21) -> list[tuple[bytes, bytes]]:
+    """(key, Debezium envelope) pairs of about record_size bytes: 90% creates / updates of
+    keys in a space of records // 5, 10% deletes of live keys."""
+    import random
+
+    rnd = random.Random(seed)
+    keys = max(1, records // 5)
+    live: dict[int, dict] = {}
+    out = []
+    for i in range(records):
+        key = rnd.randrange(keys)
+        before = live.get(key)
+        if before is not None and rnd.random() < 0.1:
+            env = {"before": before, "after": None, "op": "d"}
+            del live[key]
+        else:
+            doc = event_doc(i)
+            doc["id"] = key
+            doc["pad"] = ""
+            base = len(json.dumps({"before": None, "after": doc, "op": "c"},
+                                  separators=(",", ":")))
+            doc["pad"] = "x" * max(0, record_size - base)
+            env = {"before": None, "after": doc, "op": "u" if before is not None else "c"}
+            live[key] = doc
+        out.append((str(key).encode(), json.dumps(env, separators=(",", ":")).encode()))
+    return out
+
+
+def produce_keyed(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> None:
+    from confluent_kafka import Producer
+
+    p = Producer({"bootstrap.servers": bootstrap, "acks": "all", "linger.ms": 5,
+                  "batch.size": 262144, "queue.buffering.max.messages": 1_000_000})
+    for key, value in records:
+        while True:
+            try:
+                p.produce(topic, key=key, value=value)
+                break
+            except BufferError:
+                p.poll(0.05)
+    assert p.flush(300) == 0
+
+
+def metric_value(server: FloeServer, name: str) -> float:
+    with urllib.request.urlopen(server.uri + "/metrics") as r:
+        for line in r.read().decode().splitlines():
+            if line.startswith(name + " "):
+                return float(line.split()[1])
+    raise RuntimeError(f"{name} not in /metrics")
+
+
+def keyed_translation(floe_bin: str, work: Path, args) -> dict:
+    """Equality versus position delete mode on one CDC stream, then the key index's size."""
+    results: dict = {}
+    records = cdc_records(args.translate_records, args.record_size)
+    mib = sum(len(v) for _, v in records) / (1 << 20)
+    config = {"kafka": {"lag-throttle-bytes": 16 << 20}}
+    with FloeServer(floe_bin, work / "keyed" / "data", kafka=True, access_log=False,
+                    config=config) as server:
+        for mode in ("equality", "position"):
+            topic = f"cdc_{mode}_{uuid.uuid4().hex[:6]}"
+            create_topic(server.kafka_bootstrap, topic, config={
+                **table_topic_config(2_000, enable=False),
+                "floe.table.topic.transform.value.type": "flatten_debezium",
+                "floe.table.topic.id.columns": "[id]",
+                "floe.table.topic.delete.mode": mode})
+            produce_keyed(server.kafka_bootstrap, topic, records)
+            r = measure_translation(server, topic, len(records), args.record_size)
+            r["mib"] = mib
+            r["mib_per_cpu_s"] = mib / r["cpu_s"]
+            r["commits"] = topic_state(server, topic).get("commits")
+            results[mode] = r
+    # The index's size: --index-keys inserts of small rows.
+    n = args.index_keys
+    limit = 64 << 20
+    config = {"kafka": {"key-index": {"memory-bytes": limit}}}
+    with FloeServer(floe_bin, work / "index" / "data", kafka=True, access_log=False,
+                    config=config) as server:
+        topic = f"keys_{uuid.uuid4().hex[:6]}"
+        create_topic(server.kafka_bootstrap, topic, config={
+            **table_topic_config(5_000, enable=False),
+            "floe.table.topic.upsert.enable": "true", "floe.table.topic.id.columns": "[id]"})
+        produce_keyed(server.kafka_bootstrap, topic,
+                      [(str(i).encode(), json.dumps({"id": i, "v": i * 7}).encode())
+                       for i in range(n)])
+        measure_translation(server, topic, n, 20)
+        # One more commit that replaces a key in every file: the index is read, not just
+        # written.
+        produce_keyed(server.kafka_bootstrap, topic,
+                      [(str(i).encode(), json.dumps({"id": i, "v": -i}).encode())
+                       for i in range(0, n, max(1, n // 1000))])
+        wait_translated(server, topic, 600)
+        results["index"] = {
+            "keys": n, "limit": limit,
+            "memory": metric_value(server, "floe_key_index_memory_bytes"),
+            "disk": metric_value(server, "floe_key_index_disk_bytes"),
+            "entries": metric_value(server, "floe_key_index_entries"),
+            "rss_mib": peak_rss_mib(server.proc.pid)}
+    return results
+
+
+def print_keyed(results: dict) -> None:
+    eq, pos = results["equality"], results["position"]
+    for mode, r in (("equality", eq), ("position", pos)):
+        print(f"keyed translation (Debezium JSON, delete.mode {mode}): {r['mib']:.0f} MiB in "
+              f"{r['commits']} commits, {r['cpu_s']:.1f} s CPU: {r['mib_per_cpu_s']:.1f} MiB/s "
+              f"per core, {r['records_per_cpu_s'] / 1000:.0f}k records/s per core")
+    print(f"position / equality: {pos['mib_per_cpu_s'] / eq['mib_per_cpu_s']:.2f}x "
+          f"(target >= 0.70x)")
+    ix = results["index"]
+    per_m = 1_000_000 / ix["keys"]
+    print(f"key index, {ix['keys']} keys: memory {ix['memory'] / (1 << 20):.1f} MiB "
+          f"(bound {ix['limit'] / (1 << 20):.0f} MiB), disk {ix['disk'] * per_m / (1 << 20):.1f} "
+          f"MiB per million keys, {ix['entries']:.0f} entries; floe peak RSS "
+          f"{ix['rss_mib']:.0f} MiB")
+
+
 def print_translation(results: dict) -> None:
     for key, label in (("translate", "JSON, flatten"), ("translate_avro", "Avro, flatten"),
                        ("translate_proto", "Protobuf, flatten")):
@@ -505,9 +629,11 @@ def translation_only(floe_bin: str, args) -> int:
                 server, args.translate_records, args.record_size)
             results["translate_proto"] = protobuf_translation_throughput(
                 server, args.translate_records, args.record_size)
+        keyed = keyed_translation(floe_bin, work, args)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print_translation(results)
+    print_keyed(keyed)
     return 0
 
 
@@ -518,6 +644,7 @@ def main() -> int:
     ap.add_argument("--batch-size", type=int, default=262_144)
     ap.add_argument("--linger-ms", type=int, default=5)
     ap.add_argument("--translate-records", type=int, default=100_000)
+    ap.add_argument("--index-keys", type=int, default=1_000_000)
     ap.add_argument("--commit-interval-ms", type=int, default=5_000)
     ap.add_argument("--freshness-seconds", type=float, default=20)
     ap.add_argument("--translation-only", action="store_true",
@@ -569,6 +696,7 @@ def main() -> int:
                     results["fresh"] = freshness(server, args.commit_interval_ms,
                                                  args.freshness_seconds)
                 results[name + "_rss"] = peak_rss_mib(server.proc.pid)
+        keyed = keyed_translation(floe_bin, work, args)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -593,6 +721,8 @@ def main() -> int:
           + (f", {f['missing']} not found in a snapshot" if f["missing"] else ""))
     print(f"peak RSS: kafka {results['kafka_rss']:.0f} MiB, floe {results['floe_rss']:.0f} MiB, "
           f"floe fsync=interval {results['floe_interval_rss']:.0f} MiB")
+    print()
+    print_keyed(keyed)
     return 0
 
 

@@ -256,6 +256,11 @@ def test_every_snapshot_is_readable_by_pyiceberg_with_the_optimizer_running(floe
         rows = table.scan(selected_fields=("id", "v")).to_arrow().to_pylist()
         assert {r["id"]: r["v"] for r in rows} == {k: v["v"] for k, v in stream.live.items()}
         assert metric(server, "floe_key_index_memory_bytes") > 0
+        status, overview, _ = server.request("GET", "/api/v1/overview")
+        assert status == 200
+        index = overview["key-index"]
+        assert 0 < index["memory-bytes"] <= index["memory-limit-bytes"] == 256 << 20
+        assert index["entries"] > 0
 
 
 def test_kill_9_with_the_key_index_lost_and_an_external_writer(floe, tmp_path):

@@ -1253,6 +1253,19 @@ Result<HttpResponse> ManagementApi::Overview(Call& call) {
   optimizer["queued-tables"] = options_.optimizer ? options_.optimizer->QueuedCount() : 0;
   optimizer["running-tables"] = options_.optimizer ? options_.optimizer->RunningCount() : 0;
   j["optimizer"] = std::move(optimizer);
+  if (options_.key_index != nullptr) {
+    const ingest::KeyIndexStats k = options_.key_index->stats();
+    OJson index = OJson::object();
+    index["memory-bytes"] = k.memory_bytes;
+    index["memory-limit-bytes"] = k.memory_limit_bytes;
+    index["disk-bytes"] = k.disk_bytes;
+    index["entries"] = k.keys;
+    index["rebuilds"] = k.rebuilds;
+    index["catch-ups"] = k.catch_ups;
+    j["key-index"] = std::move(index);
+  } else {
+    j["key-index"] = OJson();
+  }
   return JsonResponse(200, j);
 }
 

@@ -28,6 +28,7 @@
 #include "floe/http/http.h"
 #include "floe/http/route_table.h"
 #include "floe/ingest/ingest_service.h"
+#include "floe/ingest/key_index.h"
 #include "floe/metastore/metastore.h"
 #include "floe/optimize/service.h"
 #include "floe/rest/rest_catalog_service.h"
@@ -54,6 +55,8 @@ struct ManagementOptions {
   std::function<void(const std::string&, const catalog::TableIdentifier&)> on_table_changed;
   // Table topics (topics_api.h); null when the Kafka endpoint is off.
   ingest::IngestService* ingest = nullptr;
+  // The keyed topics' key index, for the overview; null when the Kafka endpoint is off.
+  const ingest::KeyIndexStore* key_index = nullptr;
   // The catalog table topics write to: reading /api/v1/topics needs read access to it.
   std::string topics_catalog;
   std::function<int64_t()> now_ms;

@@ -369,6 +369,7 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
   manage_options.settings_json = SettingsJson(config);
   manage_options.on_table_changed = rest_options.on_table_changed;
   manage_options.ingest = server->ingest_.get();
+  manage_options.key_index = server->key_index_.get();
   manage_options.topics_catalog =
       config.kafka.table_catalog.empty() ? config.default_catalog : config.kafka.table_catalog;
   manage_options.now_ms = config.now_ms;

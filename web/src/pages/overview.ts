@@ -8,6 +8,14 @@ interface Overview {
   tables: number;
   "tables-by-status": Record<string, number>;
   optimizer: { enabled: boolean; threads: number; "queued-tables": number; "running-tables": number };
+  "key-index"?: {
+    "memory-bytes": number;
+    "memory-limit-bytes": number;
+    "disk-bytes": number;
+    entries: number;
+    rebuilds: number;
+    "catch-ups": number;
+  } | null;
 }
 
 interface Storage {
@@ -171,6 +179,16 @@ export async function overviewPage(): Promise<HTMLElement> {
             ? `Local optimizer: ${opt.threads} thread(s), ${opt["queued-tables"]} queued, ${opt["running-tables"]} running.`
             : "Self-optimizing is off on this server.",
         ),
+        overview["key-index"]
+          ? h(
+              "p",
+              { class: "muted", "data-testid": "key-index-summary" },
+              `Key index (keyed table topics): ${bytes(overview["key-index"]["memory-bytes"])} of ` +
+                `${bytes(overview["key-index"]["memory-limit-bytes"])} in memory, ` +
+                `${bytes(overview["key-index"]["disk-bytes"])} on disk, ` +
+                `${num(overview["key-index"].entries)} entries.`,
+            )
+          : null,
       ),
       card("Table health", health, storage && storage["unplanned-tables"] > 0 ? h("p", { class: "muted" }, `${storage["unplanned-tables"]} table(s) not planned yet.`) : null),
     ),
