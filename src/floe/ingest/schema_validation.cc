@@ -368,9 +368,10 @@ struct Refusal {
 // afresh: the index path is the client's bytes, so without a bound a producer could make
 // the cache grow without end.
 constexpr size_t kMaxCodecs = 256;
-// Decoded rows kept in the decoders' builders before they are dropped (payload mode decodes
-// only to check; the rows are never used).
-constexpr int64_t kMaxPendingRows = 1024;
+// Decoded rows kept in a decoder's builders before they are dropped (payload mode decodes
+// only to check; the rows are never used). Small, so that the builders' buffers stay small
+// enough for malloc to hand the same memory back each time (no fresh pages to fault in).
+constexpr int64_t kMaxPendingRows = 64;
 
 }  // namespace
 
@@ -384,7 +385,6 @@ struct SchemaValidator::Side {
   // Record names (other strategies) and payload decoding: the translator's codecs.
   std::unique_ptr<RegistryValues> values;
   std::set<std::string> codec_keys;  // what `values` holds, to bound it
-  int64_t pending_rows = 0;
 
   // What the registry said, until it changes (generation): registered ids only, so the
   // client's unknown ids add nothing.
@@ -393,6 +393,7 @@ struct SchemaValidator::Side {
     std::vector<std::string> subjects;  // live subjects holding the id
     std::string json_title;             // JSON Schema: its "title" (the record name)
     std::shared_ptr<const nlohmann::json> json_schema;  // JSON Schema, parsed; null if not
+    bool under_topic_subject = false;                   // TopicNameStrategy's subject holds it
   };
   std::unordered_map<int32_t, IdInfo> ids;
   uint64_t generation = ~uint64_t{0};
@@ -405,7 +406,6 @@ struct SchemaValidator::Side {
         std::make_unique<RegistryValues>(registry, codec_config, topic, key ? "-key" : "-value");
     values->RefreshLatest();
     codec_keys.clear();
-    pending_rows = 0;
   }
 
   void Refresh() {
@@ -426,6 +426,7 @@ struct SchemaValidator::Side {
 
   const IdInfo* Lookup(int32_t id) {
     if (auto it = ids.find(id); it != ids.end()) return &it->second;
+    // Only registered ids are kept, so the client's unknown ones cost a lookup each.
     Result<StoredSchema> stored = registry->GetById(id);
     if (!stored.ok()) return nullptr;
     IdInfo info;
@@ -433,6 +434,8 @@ struct SchemaValidator::Side {
     for (const SubjectVersion& sv : registry->VersionsOfId(id)) {
       if (!sv.deleted) info.subjects.push_back(sv.subject);
     }
+    info.under_topic_subject =
+        std::find(info.subjects.begin(), info.subjects.end(), topic_subject) != info.subjects.end();
     if (stored->type == SchemaType::kJson) {
       Result<nlohmann::json> j = ParseJson(stored->schema);
       if (j.ok()) {
@@ -523,9 +526,14 @@ struct SchemaValidator::Side {
                                      name(), id)};
         }
       }
-      const std::string subject = SubjectName(config.strategy, topic, key, record_name);
-      if (std::find(info->subjects.begin(), info->subjects.end(), subject) ==
-          info->subjects.end()) {
+      // TopicNameStrategy's answer is known per id: no subject string per record.
+      const bool registered = config.strategy == SubjectNameStrategy::kTopicName
+                                  ? info->under_topic_subject
+                                  : std::find(info->subjects.begin(), info->subjects.end(),
+                                              SubjectName(config.strategy, topic, key,
+                                                          record_name)) != info->subjects.end();
+      if (!registered) {
+        const std::string subject = SubjectName(config.strategy, topic, key, record_name);
         std::string where = "no live subject";
         if (!info->subjects.empty()) where = fmt::format("'{}'", fmt::join(info->subjects, "', '"));
         return Refusal{"subject_mismatch",
@@ -559,15 +567,12 @@ struct SchemaValidator::Side {
     Status decoded = values->Decode(codec, payload);
     if (!decoded.ok()) {
       values->Reset();
-      pending_rows = 0;
       return Refusal{"invalid_payload",
                      fmt::format("the {} does not decode with {} schema id {}: {}", name(),
                                  SchemaTypeName(codec->type), id, decoded.message())};
     }
-    if (++pending_rows >= kMaxPendingRows) {
-      values->Reset();
-      pending_rows = 0;
-    }
+    if (codec->avro && codec->avro->num_rows() >= kMaxPendingRows) (void)codec->avro->Finish();
+    if (codec->proto && codec->proto->num_rows() >= kMaxPendingRows) (void)codec->proto->Finish();
     return std::nullopt;
   }
 };
