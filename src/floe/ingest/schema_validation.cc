@@ -11,6 +11,7 @@
 
 #include "floe/base/json.h"
 #include "floe/base/macros.h"
+#include "floe/format/avro/datum_reader.h"
 #include "floe/format/text/scalar.h"
 #include "floe/ingest/registry_codec.h"
 #include "floe/ingest/registry_values.h"
@@ -230,8 +231,19 @@ Status CheckFormat(const nlohmann::json& v, const std::string& format, const std
   return Status::InvalidArgument("{}: '{}' is not a {} ({})", FieldName(path), s, format, error);
 }
 
-Status Check(const nlohmann::json& v, const nlohmann::json& s, const nlohmann::json& root,
-             const std::string& path, int depth) {
+// One walk of a value against a schema: the document $refs resolve in, and the steps left.
+struct Walk {
+  const nlohmann::json& root;
+  int64_t budget;
+};
+
+Status Check(const nlohmann::json& v, const nlohmann::json& s, Walk& w, const std::string& path,
+             int depth) {
+  // The schema is a client's too: $refs and anyOf / oneOf could make the walk exponential.
+  if (--w.budget < 0) {
+    return Status::InvalidArgument("{}: the value is too costly to check against its schema",
+                                   FieldName(path));
+  }
   if (depth > kMaxJsonSchemaDepth) {
     return Status::InvalidArgument("{}: the schema or value nests too deeply", FieldName(path));
   }
@@ -241,12 +253,12 @@ Status Check(const nlohmann::json& v, const nlohmann::json& s, const nlohmann::j
   }
   if (!s.is_object()) return Status::OK();
   if (auto ref = s.find("$ref"); ref != s.end() && ref->is_string()) {
-    const nlohmann::json* target = ResolveRef(root, ref->get_ref<const std::string&>());
+    const nlohmann::json* target = ResolveRef(w.root, ref->get_ref<const std::string&>());
     if (target == nullptr) {
       return Status::InvalidArgument("{}: the schema's $ref '{}' resolves to nothing",
                                      FieldName(path), ref->get_ref<const std::string&>());
     }
-    FLOE_RETURN_IF_ERROR(Check(v, *target, root, path, depth + 1));
+    FLOE_RETURN_IF_ERROR(Check(v, *target, w, path, depth + 1));
   }
   if (auto type = s.find("type"); type != s.end()) {
     bool ok = false;
@@ -297,7 +309,7 @@ Status Check(const nlohmann::json& v, const nlohmann::json& s, const nlohmann::j
     for (auto it = v.begin(); it != v.end(); ++it) {
       if (has_props) {
         if (auto p = props->find(it.key()); p != props->end()) {
-          FLOE_RETURN_IF_ERROR(Check(it.value(), *p, root, child(it.key()), depth + 1));
+          FLOE_RETURN_IF_ERROR(Check(it.value(), *p, w, child(it.key()), depth + 1));
           continue;
         }
       }
@@ -306,21 +318,20 @@ Status Check(const nlohmann::json& v, const nlohmann::json& s, const nlohmann::j
           return Status::InvalidArgument("{}: not a property of the schema, which allows no others",
                                          FieldName(child(it.key())));
         }
-        FLOE_RETURN_IF_ERROR(Check(it.value(), *additional, root, child(it.key()), depth + 1));
+        FLOE_RETURN_IF_ERROR(Check(it.value(), *additional, w, child(it.key()), depth + 1));
       }
     }
   }
   if (v.is_array()) {
     if (auto items = s.find("items"); items != s.end() && items->is_object()) {
       for (size_t i = 0; i < v.size(); ++i) {
-        FLOE_RETURN_IF_ERROR(Check(v[i], *items, root,
-                                   fmt::format("{}[{}]", path.empty() ? "value" : path, i),
-                                   depth + 1));
+        FLOE_RETURN_IF_ERROR(Check(
+            v[i], *items, w, fmt::format("{}[{}]", path.empty() ? "value" : path, i), depth + 1));
       }
     }
   }
   if (auto all = s.find("allOf"); all != s.end() && all->is_array()) {
-    for (const auto& sub : *all) FLOE_RETURN_IF_ERROR(Check(v, sub, root, path, depth + 1));
+    for (const auto& sub : *all) FLOE_RETURN_IF_ERROR(Check(v, sub, w, path, depth + 1));
   }
   for (const char* keyword : {"anyOf", "oneOf"}) {
     auto any = s.find(keyword);
@@ -328,7 +339,7 @@ Status Check(const nlohmann::json& v, const nlohmann::json& s, const nlohmann::j
     int matched = 0;
     Status first;
     for (const auto& sub : *any) {
-      Status st = Check(v, sub, root, path, depth + 1);
+      Status st = Check(v, sub, w, path, depth + 1);
       if (st.ok()) {
         ++matched;
       } else if (first.ok()) {
@@ -350,8 +361,9 @@ Status Check(const nlohmann::json& v, const nlohmann::json& s, const nlohmann::j
 }  // namespace
 
 Status CheckJsonSchemaValue(const nlohmann::json& value, const nlohmann::json& schema,
-                            const nlohmann::json& root) {
-  return Check(value, schema, root, "", 0);
+                            const nlohmann::json& root, int64_t budget) {
+  Walk w{root, budget};
+  return Check(value, schema, w, "", 0);
 }
 
 // ---- the validator
@@ -372,6 +384,27 @@ constexpr size_t kMaxCodecs = 256;
 // only to check; the rows are never used). Small, so that the builders' buffers stay small
 // enough for malloc to hand the same memory back each time (no fresh pages to fault in).
 constexpr int64_t kMaxPendingRows = 64;
+// Avro items that take no bytes (nulls, empty records in arrays) cannot be bounded by the
+// bytes left: a batch may decode at most this many (format/avro/datum_reader.h).
+constexpr int64_t kZeroSizeItemsPerBatch = int64_t{1} << 22;
+// Messages name client bytes at times (a JSON value, a date string): bounded, and valid
+// UTF-8, before they go into responses, the topic stats and the log.
+constexpr size_t kMaxMessageBytes = 400;
+
+std::string Printable(std::string m) {
+  if (!format::text::ValidUtf8(m)) {
+    for (char& c : m) {
+      if (static_cast<unsigned char>(c) >= 0x80) c = '?';
+    }
+  }
+  if (m.size() > kMaxMessageBytes) {
+    size_t cut = kMaxMessageBytes;
+    while (cut > 0 && (static_cast<unsigned char>(m[cut]) & 0xC0) == 0x80) --cut;
+    m.resize(cut);
+    m += "...";
+  }
+  return m;
+}
 
 }  // namespace
 
@@ -384,7 +417,8 @@ struct SchemaValidator::Side {
   TableTopicConfig codec_config;
   // Record names (other strategies) and payload decoding: the translator's codecs.
   std::unique_ptr<RegistryValues> values;
-  std::set<std::string> codec_keys;  // what `values` holds, to bound it
+  std::set<std::string> codec_keys;                   // what `values` holds, to bound it
+  int64_t zero_size_budget = kZeroSizeItemsPerBatch;  // left for this batch
 
   // What the registry said, until it changes (generation): registered ids only, so the
   // client's unknown ids add nothing.
@@ -552,7 +586,9 @@ struct SchemaValidator::Side {
         return Refusal{"invalid_payload",
                        fmt::format("the {} is not JSON: {}", name(), v.error().message())};
       }
-      Status st = CheckJsonSchemaValue(*v, *info->json_schema, *info->json_schema);
+      // Steps enough for any value of this size against a schema without blow-up.
+      const int64_t budget = 100'000 + 32 * static_cast<int64_t>(payload.size());
+      Status st = CheckJsonSchemaValue(*v, *info->json_schema, *info->json_schema, budget);
       if (st.ok()) return std::nullopt;
       return Refusal{"invalid_payload", fmt::format("the {} does not match JSON Schema id {}: {}",
                                                     name(), id, st.message())};
@@ -564,7 +600,17 @@ struct SchemaValidator::Side {
     }
     // A schema floe cannot decode (docs/table-topics.md, "Unsupported") is checked by id.
     if (!codec->error.empty()) return std::nullopt;
+    if (codec->type == SchemaType::kAvro && !codec->avro && codec->avro_schema) {
+      // Made here rather than by Decode, so that its first datum counts against the batch.
+      Result<std::unique_ptr<format::avro::DatumReader>> reader =
+          format::avro::DatumReader::Make(*codec->avro_schema);
+      if (!reader.ok()) return std::nullopt;  // a schema floe cannot decode: checked by id
+      codec->avro = std::move(*reader);
+    }
+    if (codec->avro) codec->avro->set_zero_size_budget(zero_size_budget);
     Status decoded = values->Decode(codec, payload);
+    // What a refused datum used does not count (it may have overdrawn the budget).
+    if (decoded.ok() && codec->avro) zero_size_budget = codec->avro->zero_size_budget();
     if (!decoded.ok()) {
       values->Reset();
       return Refusal{"invalid_payload",
@@ -614,15 +660,19 @@ void SchemaValidator::Validate(std::span<const kafka::RecordView> records,
     }
     return;
   }
-  if (key_) key_->Refresh();
-  if (value_) value_->Refresh();
+  for (Side* side : {key_.get(), value_.get()}) {
+    if (side == nullptr) continue;
+    side->Refresh();
+    side->zero_size_budget = kZeroSizeItemsPerBatch;
+  }
   for (size_t i = 0; i < records.size(); ++i) {
     std::optional<Refusal> refused;
     // Null keys and values pass (tombstones), as Confluent and Redpanda let them.
     if (key_ && records[i].key) refused = key_->Check(*records[i].key);
     if (!refused && value_ && records[i].value) refused = value_->Check(*records[i].value);
     if (refused) {
-      errors->push_back({static_cast<int32_t>(i), refused->reason, std::move(refused->message)});
+      errors->push_back(
+          {static_cast<int32_t>(i), refused->reason, Printable(std::move(refused->message))});
     }
   }
 }

@@ -70,9 +70,11 @@ std::string SubjectName(SubjectNameStrategy strategy, std::string_view topic, bo
                         std::string_view record_name);
 
 // Checks `value` against JSON Schema `schema` (whose local $refs resolve in `root`). The
-// error names the field ("field 'order.qty': ...") and what is wrong.
+// error names the field ("field 'order.qty': ...") and what is wrong. At most `budget`
+// steps (schema nodes visited): a schema whose $refs and anyOf / oneOf branches would make
+// the walk explode is an error, not a stalled thread.
 Status CheckJsonSchemaValue(const nlohmann::json& value, const nlohmann::json& schema,
-                            const nlohmann::json& root);
+                            const nlohmann::json& root, int64_t budget = 1'000'000);
 
 class SchemaValidator final : public kafka::RecordValidator {
  public:

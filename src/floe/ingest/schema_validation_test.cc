@@ -264,6 +264,45 @@ TEST_F(SchemaValidatorTest, KeysAndLatestSchema) {
   EXPECT_EQ(errors[0].reason, "invalid_payload");
 }
 
+TEST(JsonSchemaValue, ExplosiveSchemasAreBounded) {
+  // Every level doubles the walk: 2^64 steps without a budget.
+  auto schema = ParseJson(R"({"anyOf": [{"$ref": "#"}, {"$ref": "#"}]})");
+  ASSERT_TRUE(schema.ok());
+  auto value = ParseJson("1");
+  Status s = CheckJsonSchemaValue(*value, *schema, *schema, 10'000);
+  EXPECT_FALSE(s.ok());
+}
+
+TEST_F(SchemaValidatorTest, HostileRecordsGetCleanRefusals) {
+  const int32_t zeros = Register("orders-value", SchemaType::kAvro,
+                                 R"({"type": "record", "name": "Z", "fields": [
+                   {"name": "a", "type": {"type": "array",
+                                          "items": {"type": "fixed", "name": "F", "size": 0}}}]})");
+  auto v = Make({{"floe.table.topic.value.validation", "payload"}});
+  // A block of 2^41 empty fixeds takes no bytes: refused, at once, not looped over.
+  std::string huge = "\x80\x80\x80\x80\x80\x80\x01";  // varint 2^42: zig-zag 2^41
+  huge += std::string(1, '\0');
+  auto errors = Run(*v, {Framed(zeros, huge), Framed(zeros, std::string("\x04\x00", 2)),
+                         std::string(), std::string(4, '\0'), Framed(zeros, "")});
+  ASSERT_EQ(errors.size(), 4u);
+  EXPECT_EQ(errors[0].batch_index, 0);
+  EXPECT_EQ(errors[0].reason, "invalid_payload");
+  // Record 1, two empty fixeds, is fine: the refused block's count did not use the budget.
+  EXPECT_EQ(errors[1].batch_index, 2);  // empty: no header
+  EXPECT_EQ(errors[1].reason, "no_schema_id");
+  EXPECT_EQ(errors[2].batch_index, 3);  // 4 bytes: no header
+  EXPECT_EQ(errors[3].batch_index, 4);  // no datum at all
+
+  // A message quoting the client's bytes stays bounded and valid UTF-8.
+  FLOE_ASSERT_OK(registry_->SetCompatibility("orders-value", Compatibility::kNone));
+  const int32_t json = Register("orders-value", SchemaType::kJson,
+                                R"({"type": "object", "properties": {"s": {"enum": ["a"]}}})");
+  errors = Run(*v, {Framed(json, "{\"s\": \"" + std::string(100'000, 'x') + "\"}")});
+  ASSERT_EQ(errors.size(), 1u);
+  EXPECT_LE(errors[0].message.size(), 403u);
+  EXPECT_TRUE(errors[0].message.ends_with("..."));
+}
+
 TEST_F(SchemaValidatorTest, NoRegistryRefusesCheckedRecords) {
   auto config = ParseSchemaValidationConfig({{"confluent.value.schema.validation", "true"}});
   auto v = SchemaValidator::Make(nullptr, "orders", *config);
