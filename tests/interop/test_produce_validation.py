@@ -280,3 +280,22 @@ def test_rejections_in_metrics(server):
     assert samples == {
         f'floe_topic_records_rejected_total{{topic="{topic}",reason="unknown_schema_id"}}': "1",
         f'floe_topic_records_rejected_total{{topic="{topic}",reason="no_schema_id"}}': "2"}
+
+
+def test_idempotent_producer_continues_after_a_refusal(server, registry):
+    """A refused batch takes no sequence numbers on the broker (as in Kafka, validation runs
+    before the producer's sequence checks); librdkafka's idempotent producer goes on after
+    the INVALID_RECORD with the next records, in order, without a fatal error."""
+    topic = f"idem-{uuid.uuid4().hex[:6]}"
+    create_topic(server.kafka_bootstrap, topic,
+                 config={"floe.table.topic.value.validation": "schema_id"})
+    schema_id = registry.register_schema(f"{topic}-value", Schema('"string"', "AVRO"))
+    good = framed(schema_id, b"\x04hi")
+    p = Producer({"bootstrap.servers": server.kafka_bootstrap, "enable.idempotence": True})
+    got = []
+    for v in (good, b"bad", good, good):
+        p.produce(topic, value=v, partition=0,
+                  on_delivery=lambda err, msg: got.append(
+                      (err.code() if err else None, None if err else msg.offset())))
+        assert p.flush(30) == 0
+    assert got == [(None, 0), (KafkaError.INVALID_RECORD, None), (None, 1), (None, 2)]
