@@ -65,17 +65,6 @@ constexpr ConfigDef kTopicConfigs[] = {
     {"segment.jitter.ms", "0", 5},
     {"segment.ms", "604800000", 5},
     {"unclean.leader.election.enable", "false", 1},
-    {"floe.table.topic.enable", "false", 1},
-    {"floe.table.topic.commit.interval.ms", "60000", 5},
-    {"floe.table.topic.namespace", "", 2},
-    {"floe.table.topic.convert.value.type", "raw", 2},
-    {"floe.table.topic.convert.key.type", "string", 2},
-    {"floe.table.topic.transform.value.type", "none", 2},
-    {"floe.table.topic.id.columns", "", 7},
-    {"floe.table.topic.upsert.enable", "false", 1},
-    {"floe.table.topic.cdc.field", "", 2},
-    {"floe.table.topic.partition.by", "", 7},
-    {"floe.table.topic.errors.tolerance", "all", 2},
     // Produce-time schema validation (ingest/schema_validation.h), with the Confluent
     // Server and Redpanda spellings accepted as aliases.
     {"floe.table.topic.value.validation", "none", 2},
@@ -92,6 +81,17 @@ constexpr ConfigDef kTopicConfigs[] = {
     {"redpanda.key.schema.id.validation", "false", 1},
     {"redpanda.value.subject.name.strategy", "TopicNameStrategy", 2},
     {"redpanda.key.subject.name.strategy", "TopicNameStrategy", 2},
+    {"floe.table.topic.enable", "false", 1},
+    {"floe.table.topic.commit.interval.ms", "60000", 5},
+    {"floe.table.topic.namespace", "", 2},
+    {"floe.table.topic.convert.value.type", "raw", 2},
+    {"floe.table.topic.convert.key.type", "string", 2},
+    {"floe.table.topic.transform.value.type", "none", 2},
+    {"floe.table.topic.id.columns", "", 7},
+    {"floe.table.topic.upsert.enable", "false", 1},
+    {"floe.table.topic.cdc.field", "", 2},
+    {"floe.table.topic.partition.by", "", 7},
+    {"floe.table.topic.errors.tolerance", "all", 2},
 };
 
 const ConfigDef* FindConfig(std::string_view name) {
