@@ -20,6 +20,9 @@ machine, one run. Not a test: it prints figures and ratios.
    The same events as Avro and as Protobuf values of the same size (confluent-kafka's
    AvroSerializer / ProtobufSerializer through floe's registry, by_schema_id) give the Avro
    and Protobuf figures. --translation-only measures just these, without the Kafka broker.
+   With them, produce-time schema validation (issue 26): the same Avro values produced to
+   a plain topic with validation off, schema id and payload; ratios of records/s over off
+   (targets: >= 0.95 schema id, >= 0.8 payload) and floe's CPU per record.
 3. Freshness: a record every 20 ms for a few commit intervals; each record's latency from
    its produce call to the commit timestamp of the first snapshot holding its offset
    (snapshot summary floe.ingest.offsets). p50 / p99 (target p99 <= interval + 2 s).
@@ -605,6 +608,48 @@ def print_keyed(results: dict) -> None:
           f"{ix['rss_mib']:.0f} MiB")
 
 
+VALIDATION_MODES = ("off", "schema_id", "payload")
+
+
+def validation_throughput(server: FloeServer, records: int, record_size: int,
+                          runs: int = 3) -> dict:
+    """Produce throughput of Confluent-framed Avro values (confluent-kafka, acks=all) to a
+    plain topic with produce-time schema validation off, in schema-id mode and in payload
+    mode (issue 26); the modes alternate `runs` times and each keeps its best run. Besides
+    records/s, the floe process's CPU time per record shows what validation costs the broker
+    even where the Python producer bounds the wall clock."""
+    best: dict = {}
+    pid = server.proc.pid
+    for run in range(runs):
+        for mode in VALIDATION_MODES:
+            topic = f"validate_{mode}_{run}_{uuid.uuid4().hex[:6]}"
+            config = {} if mode == "off" else {"floe.table.topic.value.validation": mode}
+            create_topic(server.kafka_bootstrap, topic, config=config)
+            values = avro_payloads(server, topic, record_size)
+            cpu0, t0 = cpu_seconds(pid), time.monotonic()
+            python_produce(server.kafka_bootstrap, topic, values, records)
+            wall, cpu = time.monotonic() - t0, cpu_seconds(pid) - cpu0
+            if topic_state(server, topic).get("validation-rejected"):
+                raise AssertionError(f"{mode}: valid records were refused")
+            r = {"records_per_s": records / wall, "cpu_us_per_record": cpu / records * 1e6}
+            if mode not in best or r["records_per_s"] > best[mode]["records_per_s"]:
+                best[mode] = r
+    return best
+
+
+def print_validation(v: dict, records: int, record_size: int) -> None:
+    off = v["off"]
+    print(f"produce-time validation ({records} Avro records of {record_size} B, confluent-kafka, "
+          f"acks=all, a plain topic):")
+    for mode, label, target in (("off", "validation off", None), ("schema_id", "schema id", 0.95),
+                                ("payload", "payload", 0.8)):
+        r = v[mode]
+        ratio = r["records_per_s"] / off["records_per_s"]
+        tail = "" if target is None else f"; {ratio:.2f}x of off (target >= {target})"
+        print(f"  {label}: {r['records_per_s'] / 1000:.0f}k records/s, "
+              f"{r['cpu_us_per_record']:.2f} us floe CPU per record{tail}")
+
+
 def print_translation(results: dict) -> None:
     for key, label in (("translate", "JSON, flatten"), ("translate_avro", "Avro, flatten"),
                        ("translate_proto", "Protobuf, flatten")):
@@ -629,10 +674,13 @@ def translation_only(floe_bin: str, args) -> int:
                 server, args.translate_records, args.record_size)
             results["translate_proto"] = protobuf_translation_throughput(
                 server, args.translate_records, args.record_size)
+            results["validation"] = validation_throughput(
+                server, args.translate_records, args.record_size)
         keyed = keyed_translation(floe_bin, work, args)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print_translation(results)
+    print_validation(results["validation"], args.translate_records, args.record_size)
     print_keyed(keyed)
     return 0
 
@@ -649,8 +697,22 @@ def main() -> int:
     ap.add_argument("--freshness-seconds", type=float, default=20)
     ap.add_argument("--translation-only", action="store_true",
                     help="only the translation figures (no Kafka broker, no Java)")
+    ap.add_argument("--validation-only", action="store_true",
+                    help="only the produce-time validation rows (no Kafka broker, no Java)")
     args = ap.parse_args()
     floe_bin = os.environ.get("FLOE_BIN", str(ROOT.parent / "build/release/src/floe/exe/floe"))
+    if args.validation_only:
+        # On tmpfs where there is one: the disk's write-back of gigabytes of log otherwise
+        # drowns the broker CPU that validation costs (and the comparison is harsher there).
+        shm = "/dev/shm" if os.path.isdir("/dev/shm") else None
+        work = Path(tempfile.mkdtemp(prefix="floe-bench-validate-", dir=shm))
+        try:
+            with FloeServer(floe_bin, work / "data", kafka=True, access_log=False) as server:
+                v = validation_throughput(server, args.translate_records, args.record_size)
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+        print_validation(v, args.translate_records, args.record_size)
+        return 0
     if args.translation_only:
         return translation_only(floe_bin, args)
 
@@ -693,6 +755,8 @@ def main() -> int:
                         server, args.translate_records, args.record_size)
                     results["translate_proto"] = protobuf_translation_throughput(
                         server, args.translate_records, args.record_size)
+                    results["validation"] = validation_throughput(
+                        server, args.translate_records, args.record_size)
                     results["fresh"] = freshness(server, args.commit_interval_ms,
                                                  args.freshness_seconds)
                 results[name + "_rss"] = peak_rss_mib(server.proc.pid)
@@ -714,6 +778,7 @@ def main() -> int:
     print("targets: plain >= 1.00x, table topic >= 0.70x")
     print()
     print_translation(results)
+    print_validation(results["validation"], args.translate_records, args.record_size)
     f = results["fresh"]
     print(f"freshness (commit.interval.ms={args.commit_interval_ms}): {f['records']} records, "
           f"p50 {f['p50_s']:.2f} s, p99 {f['p99_s']:.2f} s, max {f['max_s']:.2f} s "

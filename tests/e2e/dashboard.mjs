@@ -231,6 +231,16 @@ try {
   await open(page, `${base}/topics`);
   check(await page.locator("tbody tr", { hasText: expect.topic }).count() === 1, "topic listed");
   await shot(page, "topics");
+  // Produce-time validation: the refused records' count and their last messages.
+  {
+    const heads = (await page.locator("thead th").allTextContents()).map((t) => t.trim());
+    const row = page.locator("tbody tr", { hasText: expect.checked_topic });
+    const cells = (await row.locator("td").allTextContents()).map((t) => t.trim());
+    check(cells[heads.indexOf("refused")] === "2", `refused ${cells[heads.indexOf("refused")]}`);
+    const last = cells[heads.indexOf("last refusals")] ?? "";
+    check(last.includes("schema id 123456 is not registered") && last.includes("no schema registry header"),
+      `last refusals ${last}`);
+  }
   await page.locator("tbody tr", { hasText: expect.topic }).getByRole("link", { name: "details" }).click();
   await page.waitForURL(`**/topics/${expect.topic}`);
   const topicDeadline = Date.now() + 20000;

@@ -46,6 +46,8 @@ TOPIC_CONFIG = {"floe.table.topic.enable": "true",
                 "floe.table.topic.transform.value.type": "flatten"}
 GOOD_RECORDS = 40
 BAD_RECORDS = [b"not json {", b"[1, 2]"]
+# A topic with produce-time schema validation that refused two records (issue 26).
+CHECKED_TOPIC = "checked_e2e"
 
 
 def order(i: int) -> bytes:
@@ -114,6 +116,14 @@ def server(floe, tmp_path_factory):
             time.sleep(0.1)
         else:
             raise AssertionError(f"the table topic did not commit: {topic}")
+        create_topic(s.kafka_bootstrap, CHECKED_TOPIC,
+                     config={"floe.table.topic.value.validation": "schema_id"})
+        refused = []
+        p = Producer({"bootstrap.servers": s.kafka_bootstrap, "acks": "all", "linger.ms": 0})
+        for v in (b"no header", b"\x00\x00\x01\xe2\x40{}"):  # the second: schema id 123456
+            p.produce(CHECKED_TOPIC, value=v, on_delivery=lambda err, msg: refused.append(err))
+            p.flush(30)
+        assert [e.code() for e in refused] == [87, 87]
         # Wait until the optimizer evaluated every table's last commit (what the overview
         # counts).
         s.peer_totals = peer_totals(s)
@@ -369,6 +379,7 @@ def test_browser(server, floe, tmp_path):
             "data_files": len(t.inspect.files()),
             "topic": TOPIC, "topic_table": f"kafka.{TOPIC}", "dlq_records": len(BAD_RECORDS),
             "good_records": GOOD_RECORDS, "group": "e2e-group",
+            "checked_topic": CHECKED_TOPIC,
             "snapshot_ids": [str(s.snapshot_id) for s in t.snapshots()],
             "fields": [{"name": f.name, "type": str(f.field_type)} for f in t.schema().fields],
             "property": ["owner", "dashboard-e2e"],

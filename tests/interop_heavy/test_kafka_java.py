@@ -117,3 +117,38 @@ def test_java_client_with_scram(floe, java_client, tmp_path, mechanism):
         seen = parse(java_client("consume", server.kafka_bootstrap, topic, f"v-{topic}", "50",
                                  sasl=f"{mechanism}:viewer:{SCRAM_PASSWORD}"))
         assert len(seen) == 50
+
+
+def test_java_sees_invalid_record_exception(server, java_client):
+    """Produce-time schema validation (issue 26): the Java producer's send fails with
+    InvalidRecordException carrying floe's message (from the partition's record_errors, as
+    Kafka's broker answers), the valid records around it are stored, and nothing refused
+    reaches the log."""
+    import json
+    import struct
+    import urllib.request
+    topic = f"java-validation-{uuid.uuid4().hex[:6]}"
+    java_client("create", server.kafka_bootstrap, topic, "1")
+    # The configs through Kafka's admin API (IncrementalAlterConfigs), as any client sets them.
+    from confluent_kafka.admin import AdminClient, ConfigResource, AlterConfigOpType, ConfigEntry
+    admin = AdminClient({"bootstrap.servers": server.kafka_bootstrap})
+    res = ConfigResource(ConfigResource.Type.TOPIC, topic, incremental_configs=[
+        ConfigEntry("confluent.value.schema.validation", "true",
+                    incremental_operation=AlterConfigOpType.SET)])
+    for f in admin.incremental_alter_configs([res]).values():
+        f.result(timeout=30)
+    body = json.dumps({"schema": '"string"'}).encode()
+    req = urllib.request.Request(f"{server.schema_registry_uri}/subjects/{topic}-value/versions",
+                                 data=body, headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        schema_id = json.load(r)["id"]
+    good = (b"\x00" + struct.pack(">I", schema_id) + b"\x04hi").hex()
+    out = java_client("produce-values", server.kafka_bootstrap, topic, good,
+                      b'{"no": "header"}'.hex(), (b"\x00" + struct.pack(">I", 424242)).hex(), good)
+    lines = out.splitlines()
+    assert lines[0] == "ok 0"
+    assert lines[1].startswith("error org.apache.kafka.common.InvalidRecordException ")
+    assert "the value has no schema registry header" in lines[1]
+    assert lines[2].startswith("error org.apache.kafka.common.InvalidRecordException ")
+    assert "schema id 424242 is not registered" in lines[2]
+    assert lines[3] == "ok 1", lines

@@ -318,6 +318,8 @@ Result<std::vector<TopicInfo>> IngestService::Topics() {
       info.translation = w->second->translator->stats();
     }
     info.configs = std::move(t.configs);
+    info.rejected_records = std::move(t.rejected_records);
+    info.recent_rejections = std::move(t.recent_rejections);
   }
   return out;
 }

@@ -101,6 +101,10 @@ struct TopicInfo {
   std::vector<PartitionOffsets> offsets;  // per partition, the broker's view now
   std::optional<TopicStats> translation;  // table topics whose translator runs
   std::string config_error;               // a table topic whose configs do not parse
+  // Records refused at produce time (schema validation) by reason, and the newest
+  // refusals' messages (newest last), since the broker started.
+  std::map<std::string, int64_t> rejected_records;
+  std::vector<std::string> recent_rejections;
 
   // Table topics: records / log bytes not yet committed to the table, from `offsets`.
   int64_t LagOffsets() const;

@@ -132,8 +132,8 @@ Result<std::unique_ptr<KeyIndexStore>> KeyIndexStore::Open(const KeyIndexOptions
   o.create_if_missing = true;
   o.write_buffer_manager = std::make_shared<rocksdb::WriteBufferManager>(
       static_cast<size_t>(options.memory_bytes / 4), store->cache_);
-  o.write_buffer_size = static_cast<size_t>(std::min<int64_t>(int64_t{64} << 20,
-                                                              options.memory_bytes / 8));
+  o.write_buffer_size =
+      static_cast<size_t>(std::min<int64_t>(int64_t{64} << 20, options.memory_bytes / 8));
   o.max_write_buffer_number = 3;
   o.compression = rocksdb::kLZ4Compression;
   o.max_open_files = 512;
@@ -170,7 +170,8 @@ KeyIndexStats KeyIndexStore::stats() const {
   if (db_->GetIntProperty("rocksdb.cur-size-all-mem-tables", &v)) {
     s.memtable_bytes = static_cast<int64_t>(v);
   }
-  if (db_->GetIntProperty("rocksdb.total-sst-files-size", &v)) s.disk_bytes = static_cast<int64_t>(v);
+  if (db_->GetIntProperty("rocksdb.total-sst-files-size", &v))
+    s.disk_bytes = static_cast<int64_t>(v);
   if (db_->GetIntProperty("rocksdb.estimate-num-keys", &v)) s.keys = static_cast<int64_t>(v);
   s.rebuilds = rebuilds_.load();
   s.catch_ups = catch_ups_.load();
@@ -216,7 +217,8 @@ Status TableKeyIndex::Load(const iceberg::TableMetadata& md) {
   const std::string prefix = uuid_ + kFileKind;
   std::unique_ptr<rocksdb::Iterator> it(db.NewIterator(rocksdb::ReadOptions()));
   for (it->Seek(prefix); it->Valid() && it->key().starts_with(prefix); it->Next()) {
-    ByteReader r(std::string_view(it->key().data() + prefix.size(), it->key().size() - prefix.size()));
+    ByteReader r(
+        std::string_view(it->key().data() + prefix.size(), it->key().size() - prefix.size()));
     FLOE_ASSIGN_OR_RETURN(uint32_t number, r.ReadVarint32());
     std::string path = it->value().ToString();
     // Numbers only grow: one written before a crash that lost the meta is never reused.
@@ -411,7 +413,8 @@ Result<PositionalDeletes> TableKeyIndex::Prepare(iceberg::Table& table,
         out.referenced_data_files.push_back(data.file_path);
         out.deleted_rows += static_cast<int64_t>(it->second.size());
         if (!dv) {
-          FLOE_RETURN_IF_ERROR(pos_writer->Delete(data.file_path, it->second, *spec, data.partition));
+          FLOE_RETURN_IF_ERROR(
+              pos_writer->Delete(data.file_path, it->second, *spec, data.partition));
           continue;
         }
         FLOE_RETURN_IF_ERROR(dv_writer->Delete(data.file_path, it->second, *spec, data.partition));
@@ -496,8 +499,8 @@ Status TableKeyIndex::Committed(const PositionalDeletes& deletes, int64_t snapsh
     // commit's files instead.
     return Status::OK();
   }
-  const std::optional<int64_t> described =
-      parent_snapshot_id == u.base_snapshot_id ? std::optional<int64_t>(snapshot_id)
+  const std::optional<int64_t> described = parent_snapshot_id == u.base_snapshot_id
+                                               ? std::optional<int64_t>(snapshot_id)
                                                : u.base_snapshot_id;
   FLOE_RETURN_IF_ERROR(WriteMeta(&u.batch, described));
   FLOE_RETURN_IF_ERROR(FromRocks(store_->db_->Write(rocksdb::WriteOptions(), &u.batch), "write"));

@@ -158,7 +158,7 @@ class TableKeyIndex {
 
   KeyIndexStore* store_;
   std::vector<int32_t> key_ids_;
-  std::string uuid_;    // 16 bytes: the loaded table's UUID, the prefix of its entries
+  std::string uuid_;  // 16 bytes: the loaded table's UUID, the prefix of its entries
   bool loaded_ = false;
   std::optional<int64_t> snapshot_id_;
   uint32_t next_file_ = 1;

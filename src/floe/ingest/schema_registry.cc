@@ -230,6 +230,8 @@ Status SchemaRegistry::Replay(io::FileFaults* faults) {
 }
 
 Status SchemaRegistry::Append(const std::string& line) {
+  // Every change appends first (also in memory, where nothing is written).
+  generation_.fetch_add(1, std::memory_order_acq_rel);
   if (log_ == nullptr) return Status::OK();
   // Durable before the caller learns the id: a producer may write records with it at once.
   // All or nothing: a line torn by a full disk would make the next start refuse the log.

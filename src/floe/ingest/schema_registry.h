@@ -14,6 +14,7 @@
 // Thread-safety: every method may be called from any thread.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -121,6 +122,11 @@ class SchemaRegistry {
                                  const std::vector<SchemaReference>& references,
                                  std::vector<std::string>* messages) const;
 
+  // A number that changes with every change to the registry (a registration, a soft or
+  // permanent delete, a compatibility level): caches of what the registry said (the
+  // produce-time validators' subjects by id) are stale once it differs.
+  uint64_t generation() const { return generation_.load(std::memory_order_acquire); }
+
   // The texts of the schemas `references` names, by reference name, transitively (the
   // imports of a Protobuf schema). kNotFound for a missing one.
   Result<std::map<std::string, std::string>> ResolveReferences(
@@ -136,6 +142,7 @@ class SchemaRegistry {
   mutable std::mutex mu_;
   std::unique_ptr<State> state_;         // guarded by mu_
   std::unique_ptr<io::AppendFile> log_;  // null in memory; guarded by mu_
+  std::atomic<uint64_t> generation_{0};  // bumped (under mu_) before every change
 };
 
 }  // namespace floe::ingest

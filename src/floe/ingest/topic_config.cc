@@ -205,6 +205,9 @@ Result<TableTopicConfig> ParseTableTopicConfig(const std::map<std::string, std::
         return Status::InvalidArgument("{}{}: '{}' is not one of none, invalid_data, all", kPrefix,
                                        key, value);
       }
+    } else if (key == "value.validation" || key == "key.validation" ||
+               key == "value.subject.name.strategy" || key == "key.subject.name.strategy") {
+      // Produce-time schema validation: parsed by ingest/schema_validation.h.
     } else {
       return Status::InvalidArgument("unknown table topic config '{}'", name);
     }

@@ -65,6 +65,22 @@ constexpr ConfigDef kTopicConfigs[] = {
     {"segment.jitter.ms", "0", 5},
     {"segment.ms", "604800000", 5},
     {"unclean.leader.election.enable", "false", 1},
+    // Produce-time schema validation (ingest/schema_validation.h), with the Confluent
+    // Server and Redpanda spellings accepted as aliases.
+    {"floe.table.topic.value.validation", "none", 2},
+    {"floe.table.topic.key.validation", "none", 2},
+    {"floe.table.topic.value.subject.name.strategy", "TopicNameStrategy", 2},
+    {"floe.table.topic.key.subject.name.strategy", "TopicNameStrategy", 2},
+    {"confluent.value.schema.validation", "false", 1},
+    {"confluent.key.schema.validation", "false", 1},
+    {"confluent.value.subject.name.strategy",
+     "io.confluent.kafka.serializers.subject.TopicNameStrategy", 2},
+    {"confluent.key.subject.name.strategy",
+     "io.confluent.kafka.serializers.subject.TopicNameStrategy", 2},
+    {"redpanda.value.schema.id.validation", "false", 1},
+    {"redpanda.key.schema.id.validation", "false", 1},
+    {"redpanda.value.subject.name.strategy", "TopicNameStrategy", 2},
+    {"redpanda.key.subject.name.strategy", "TopicNameStrategy", 2},
     {"floe.table.topic.enable", "false", 1},
     {"floe.table.topic.commit.interval.ms", "60000", 5},
     {"floe.table.topic.namespace", "", 2},
@@ -295,6 +311,7 @@ Status Broker::Load() {
                                     [&p](const BatchHeader& h) { TrackProducer(p, h); }));
       p.untranslated_bytes = p.log->size_bytes();  // until the translator reports its offset
     }
+    BuildValidator(topic);
     topics_.emplace(name, std::move(topic));
   }
   if (ec) return Status::IOError("cannot list topics: {}", ec.message());
@@ -383,6 +400,7 @@ Result<Broker::Topic*> Broker::CreateTopic(const std::string& name, int32_t part
     std::filesystem::remove_all(dir, ec);
     return created;
   }
+  BuildValidator(topic);
   auto [it, inserted] = topics_.emplace(name, std::move(topic));
   if (syncer_) {
     for (Partition& p : it->second.partitions) EnableGroupCommit(p);
@@ -529,6 +547,8 @@ std::vector<Broker::TopicView> Broker::ListTopics() const {
                               p.records_appended, p.last_append_ms, p.untranslated_bytes,
                               p.committed_offset});
     }
+    v.rejected_records = topic.validation.rejected_records;
+    v.recent_rejections.assign(topic.validation.recent.begin(), topic.validation.recent.end());
   }
   return out;
 }
@@ -727,8 +747,35 @@ Status Broker::HandleMetadata(const RequestHeader& h, KafkaReader& r, Respond& r
 // ---------------------------------------------------------------------------------------
 // Produce
 
+void Broker::BuildValidator(Topic& topic) {
+  topic.validator = options_.make_record_validator
+                        ? options_.make_record_validator(topic.name, topic.configs)
+                        : nullptr;
+}
+
+void Broker::NoteRefusal(Topic& topic, const std::vector<RecordError>& errors) {
+  ValidationStats& v = topic.validation;
+  ++v.rejected_batches;
+  for (const RecordError& e : errors) {
+    ++v.rejected_records[e.reason];
+    v.recent.push_back(e.message);
+    if (v.recent.size() > kRecentRejections) v.recent.pop_front();
+  }
+  // One line per topic every 10 s at most: a producer sending bad records in a loop must
+  // not flood the log; the line says how many refusals it stands for.
+  constexpr int64_t kLogIntervalMs = 10'000;
+  const int64_t now = Now();
+  v.unlogged += static_cast<int64_t>(errors.size());
+  if (v.last_log_ms >= 0 && now - v.last_log_ms < kLogIntervalMs) return;
+  fmt::print(stderr, "kafka: topic {}: refused {} record(s) at produce time, last: {}\n",
+             topic.name, v.unlogged, errors.empty() ? "" : errors.front().message);
+  v.last_log_ms = now;
+  v.unlogged = 0;
+}
+
 ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition, std::span<const uint8_t> records,
-                              int16_t version, int64_t* base_offset, std::string* message) {
+                              int16_t version, int64_t* base_offset, std::string* message,
+                              std::vector<RecordError>* record_errors) {
   if (static_cast<int64_t>(records.size()) >
       ConfigInt(topic, "max.message.bytes", options_.max_message_bytes)) {
     *message = fmt::format("batch of {} bytes exceeds max.message.bytes", records.size());
@@ -752,7 +799,8 @@ ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition, std::span<cons
   // The records inside, before anything is stored: a batch whose header and CRC are right
   // but whose records do not parse would fail every consumer and the table translator.
   if (Status records_ok =
-          ValidateRecords(records, h, options_.max_uncompressed_batch_bytes, &validate_scratch_);
+          ValidateRecords(records, h, options_.max_uncompressed_batch_bytes, &validate_scratch_,
+                          topic.validator ? &record_views_ : nullptr);
       !records_ok.ok()) {
     *message = std::string(records_ok.message());
     return ErrorCodeFor(records_ok);
@@ -760,6 +808,22 @@ ErrorCode Broker::AppendBatch(Topic& topic, Partition& partition, std::span<cons
   if (h.control() || h.transactional()) {
     *message = "transactional and control batches are not supported";
     return ErrorCode::kInvalidRecord;
+  }
+  // The topic's own record checks come before the producer's sequence state, as Kafka's
+  // LogValidator runs before it: a refused batch changes nothing, like any other refusal.
+  if (topic.validator) {
+    topic.validator->Validate(record_views_, record_errors);
+    if (!record_errors->empty()) {
+      NoteRefusal(topic, *record_errors);
+      *message =
+          record_errors->size() == 1
+              ? fmt::format("record {} refused: {}", record_errors->front().batch_index,
+                            record_errors->front().message)
+              : fmt::format("{} of the batch's {} records refused; record {}: {}",
+                            record_errors->size(), h.records_count,
+                            record_errors->front().batch_index, record_errors->front().message);
+      return ErrorCode::kInvalidRecord;
+    }
   }
   if (h.producer_id >= 0) {
     if (h.base_sequence < 0) {
@@ -865,7 +929,14 @@ void Broker::AnswerProduce(const RequestHeader& h, const ProduceRequest& req, Re
         Partition& partition = topic->partitions[static_cast<size_t>(pd.index)];
         const int64_t hwm_before = partition.log->high_watermark();
         int64_t base = -1;
-        error = AppendBatch(*topic, partition, *pd.records, h.api_version, &base, &message);
+        std::vector<RecordError> record_errors;
+        error = AppendBatch(*topic, partition, *pd.records, h.api_version, &base, &message,
+                            &record_errors);
+        for (RecordError& e : record_errors) {
+          auto& out = pr.record_errors.emplace_back();
+          out.batch_index = e.batch_index;
+          out.batch_index_error_message = std::move(e.message);
+        }
         if (error == ErrorCode::kNone) {
           pr.base_offset = base;
           pr.log_start_offset = partition.log->log_start_offset();
@@ -1337,6 +1408,7 @@ Status Broker::HandleIncrementalAlterConfigs(const RequestHeader& h, KafkaReader
       out.error_code = Code(ErrorCodeFor(s));
       out.error_message = std::string(s.message());
     }
+    BuildValidator(*topic);
   }
   respond(EncodeResponse(h, resp));
   return Status::OK();

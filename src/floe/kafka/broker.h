@@ -45,6 +45,7 @@
 #include "floe/kafka/messages.h"
 #include "floe/kafka/partition_log.h"
 #include "floe/kafka/protocol.h"
+#include "floe/kafka/record_validator.h"
 
 namespace floe::kafka {
 
@@ -85,6 +86,9 @@ struct BrokerOptions {
   // broker does not know what a table topic means.
   std::function<std::optional<std::string>(const std::map<std::string, std::string>&)>
       validate_topic_configs;
+  // Builds each topic's produce-time record validator from its configs (record_validator.h);
+  // null, or a factory returning null, stores every well-formed batch.
+  RecordValidatorFactory make_record_validator;
   // Milliseconds since the epoch; a steady clock is not needed (deadlines are coarse).
   std::function<int64_t()> now_ms;
   // Authentication (docs/kafka.md, "Security"). With an authenticator every connection
@@ -170,6 +174,17 @@ class Broker {
   // (SetCommittedOffset), 0 until it reports one.
   int64_t ProtectedOffset(const std::string& topic, int32_t partition) const;
 
+  // Batches a topic's RecordValidator refused (/metrics, the management API's topic stats).
+  struct ValidationStats {
+    std::map<std::string, int64_t> rejected_records;  // by RecordError::reason
+    int64_t rejected_batches = 0;
+    std::deque<std::string> recent;  // the newest kRecentRejections reasons, newest last
+    // Logging at a bounded rate: when the last line was written, refusals since then.
+    int64_t last_log_ms = -1;
+    int64_t unlogged = 0;
+  };
+  static constexpr size_t kRecentRejections = 5;
+
   // What the table translator (ingest/) sees of a topic.
   struct TopicView {
     std::string name;
@@ -186,6 +201,8 @@ class Broker {
       int64_t committed_offset = 0;
     };
     std::vector<PartitionView> partitions;
+    std::map<std::string, int64_t> rejected_records;  // ValidationStats, by reason
+    std::vector<std::string> recent_rejections;       // newest last
   };
   std::vector<TopicView> ListTopics() const;
 
@@ -233,6 +250,8 @@ class Broker {
     Uuid id;
     std::map<std::string, std::string> configs;  // set on the topic; defaults not stored
     std::vector<Partition> partitions;
+    std::unique_ptr<RecordValidator> validator;  // from the configs; null: none
+    ValidationStats validation;
   };
 
  private:
@@ -338,8 +357,14 @@ class Broker {
   std::string ConfigValue(const Topic& topic, const std::string& name) const;
   int64_t ConfigInt(const Topic& topic, const std::string& name, int64_t fallback) const;
   // Appends one batch to a partition after the idempotence checks (kafka.md §5.3).
+  // A batch its topic's validator refuses fills `record_errors` (and `message`).
   ErrorCode AppendBatch(Topic& topic, Partition& partition, std::span<const uint8_t> records,
-                        int16_t version, int64_t* base_offset, std::string* message);
+                        int16_t version, int64_t* base_offset, std::string* message,
+                        std::vector<RecordError>* record_errors);
+  // (Re)builds the topic's validator from its configs.
+  void BuildValidator(Topic& topic);
+  // Counts and logs (at a bounded rate) a batch the topic's validator refused.
+  void NoteRefusal(Topic& topic, const std::vector<RecordError>& errors);
   // Appends a parsed produce and answers it (held for its throttle time). With
   // `refuse_lagging`, partitions at lag_limit_bytes get REQUEST_TIMED_OUT, unappended.
   void AnswerProduce(const RequestHeader& h, const ProduceRequest& req, Respond& respond,
@@ -401,6 +426,7 @@ class Broker {
   // missing topics only with write.
   auth::Access request_access_ = auth::Access::kWrite;
   Buffer validate_scratch_;  // inflated records of the batch being validated (AppendBatch)
+  std::vector<RecordView> record_views_;  // its records, for a topic's validator
   // Group commit (StartGroupCommit): the worker, its delivered rounds, the partitions by
   // their sync keys (never reused, so a deleted topic's late outcomes find nothing).
   std::function<void(std::function<void()>)> post_;

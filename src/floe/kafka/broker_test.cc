@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <filesystem>
 #include <fstream>
@@ -254,6 +255,78 @@ TEST_F(BrokerTest, ProduceRejectsBadBatches) {
   EXPECT_EQ(Produce("t", zstd, 6).error_code, 76);
   EXPECT_EQ(Produce("t", zstd, 7).error_code, 0);
   EXPECT_EQ(Produce("nope", zstd).error_code, 3);
+}
+
+// Refuses every record whose value starts with "bad" (a stand-in for schema validation).
+class PrefixValidator : public RecordValidator {
+ public:
+  void Validate(std::span<const RecordView> records, std::vector<RecordError>* errors) override {
+    for (size_t i = 0; i < records.size(); ++i) {
+      const auto& v = records[i].value;
+      if (v && v->size() >= 3 && std::memcmp(v->data(), "bad", 3) == 0) {
+        errors->push_back({static_cast<int32_t>(i), "bad_prefix", "value starts with bad"});
+      }
+    }
+  }
+};
+
+TEST_F(BrokerTest, ProduceRefusesWhatTheTopicsValidatorRefuses) {
+  options_.make_record_validator =
+      [](const std::string& topic,
+         const std::map<std::string, std::string>& configs) -> std::unique_ptr<RecordValidator> {
+    if (topic != "checked") return nullptr;
+    return std::make_unique<PrefixValidator>();
+  };
+  Open();
+  CreateTopic("checked", 1);
+  CreateTopic("plain", 1);
+  BatchBuilderOptions o;
+  o.codec = BatchCodec::kLz4;  // the validator sees the inflated records
+  BatchBuilder b(o);
+  b.Add(1, "k0", std::string("good"));
+  b.Add(2, "k1", std::string("bad one"));
+  b.Add(3, std::nullopt, std::nullopt);
+  b.Add(4, "k3", std::string("bad two"));
+  Buffer mixed;
+  FLOE_ASSERT_OK(b.Finish(&mixed));
+  // Kafka's answer to a batch LogValidator refuses record by record (KIP-467): INVALID_RECORD,
+  // each refused record's batch index and message, a top-level message; nothing stored.
+  auto pr = Produce("checked", mixed, 9);
+  EXPECT_EQ(pr.error_code, 87);
+  EXPECT_EQ(pr.base_offset, -1);
+  ASSERT_EQ(pr.record_errors.size(), 2u);
+  EXPECT_EQ(pr.record_errors[0].batch_index, 1);
+  EXPECT_EQ(pr.record_errors[0].batch_index_error_message.value_or(""), "value starts with bad");
+  EXPECT_EQ(pr.record_errors[1].batch_index, 3);
+  ASSERT_TRUE(pr.error_message.has_value());
+  EXPECT_NE(pr.error_message->find("value starts with bad"), std::string::npos);
+  // Produce v7 has no record_errors: the error code and nothing stored still hold.
+  EXPECT_EQ(Produce("checked", mixed, 7).error_code, 87);
+  // The same batch to a topic without a validator, and a good batch, are stored.
+  EXPECT_EQ(Produce("plain", mixed).error_code, 0);
+  auto ok = Produce("checked", Batch(-1, -1, -1, 2));
+  EXPECT_EQ(ok.error_code, 0);
+  EXPECT_EQ(ok.base_offset, 0);  // the refused batches took no offsets
+  for (const auto& t : broker_->ListTopics()) {
+    if (t.name != "checked") continue;
+    EXPECT_EQ(t.partitions.at(0).log_end_offset, 2);
+    EXPECT_EQ(t.rejected_records.at("bad_prefix"), 4);
+    ASSERT_EQ(t.recent_rejections.size(), 4u);
+  }
+  // An idempotent producer's refused batch leaves its sequence state as it was: the batch
+  // that follows at the same sequence is accepted.
+  Buffer idem_bad;
+  {
+    BatchBuilderOptions io;
+    io.producer_id = 7;
+    io.producer_epoch = 0;
+    io.base_sequence = 0;
+    BatchBuilder ib(io);
+    ib.Add(1, "k", std::string("bad"));
+    FLOE_ASSERT_OK(ib.Finish(&idem_bad));
+  }
+  EXPECT_EQ(Produce("checked", idem_bad).error_code, 87);
+  EXPECT_EQ(Produce("checked", Batch(7, 0, 0, 1)).error_code, 0);
 }
 
 TEST_F(BrokerTest, FetchWaitsForDataAndReturnsWholeBatches) {

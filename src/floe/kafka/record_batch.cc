@@ -162,7 +162,9 @@ Status SkipVarBytes(ByteReader& r) {
 }  // namespace
 
 Status ValidateRecords(std::span<const uint8_t> batch, const BatchHeader& h,
-                       size_t max_uncompressed_bytes, Buffer* scratch) {
+                       size_t max_uncompressed_bytes, Buffer* scratch,
+                       std::vector<RecordView>* views) {
+  if (views != nullptr) views->clear();
   FLOE_ASSIGN_OR_RETURN(std::span<const uint8_t> body,
                         RecordsBody(batch, h, max_uncompressed_bytes, scratch));
   ByteReader r(body);
@@ -181,8 +183,14 @@ Status ValidateRecords(std::span<const uint8_t> batch, const BatchHeader& h,
     if (offset_delta != i) {
       return Status::InvalidArgument("record {} of the batch has offset delta {}", i, offset_delta);
     }
-    FLOE_RETURN_IF_ERROR(SkipVarBytes(rr));  // key
-    FLOE_RETURN_IF_ERROR(SkipVarBytes(rr));  // value
+    if (views != nullptr) {
+      RecordView& view = views->emplace_back();
+      FLOE_ASSIGN_OR_RETURN(view.key, ReadVarBytes(rr));
+      FLOE_ASSIGN_OR_RETURN(view.value, ReadVarBytes(rr));
+    } else {
+      FLOE_RETURN_IF_ERROR(SkipVarBytes(rr));  // key
+      FLOE_RETURN_IF_ERROR(SkipVarBytes(rr));  // value
+    }
     FLOE_ASSIGN_OR_RETURN(int32_t header_count, rr.ReadZigZag32());
     if (header_count < 0 || static_cast<size_t>(header_count) > rr.remaining()) {
       return Status::Corrupt("record header count {}", header_count);

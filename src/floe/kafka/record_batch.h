@@ -77,15 +77,25 @@ struct Record {
   std::vector<RecordHeader> headers;
 };
 
+// The key and value of one record of a batch (null: absent), pointing into the batch or
+// the scratch buffer it was inflated into.
+struct RecordView {
+  std::optional<std::span<const uint8_t>> key;
+  std::optional<std::span<const uint8_t>> value;
+};
+
 // Checks the records inside a batch ValidateBatch accepted, as Kafka's LogValidator does
 // before a Produce is acknowledged: inflated within `max_uncompressed_bytes` (into
 // `scratch`), exactly `h.records_count` records whose length fields match their bytes,
 // offset deltas 0, 1, ..., header keys not null, nothing left after the last record.
 // kCorrupt for bytes that do not parse (CORRUPT_MESSAGE), kInvalidArgument for a count or
 // offset delta that disagrees with the header (INVALID_RECORD). No allocation besides
-// `scratch`.
+// `scratch` (and `views`). With `views`, it is cleared and, on success, holds every
+// record's key and value in batch order, valid while `batch` and `scratch` are untouched
+// (the produce-time validation hook reads them without inflating the batch again).
 Status ValidateRecords(std::span<const uint8_t> batch, const BatchHeader& h,
-                       size_t max_uncompressed_bytes, Buffer* scratch);
+                       size_t max_uncompressed_bytes, Buffer* scratch,
+                       std::vector<RecordView>* views = nullptr);
 
 // Decodes every record of a validated batch. Compressed records are inflated into
 // `scratch` (at most `max_uncompressed_bytes`, else kCorrupt); the Records passed to

@@ -113,6 +113,10 @@ OJson Summary(const ingest::TopicInfo& t, int64_t now_ms) {
   j["last-commit-latency-ms"] =
       s && s->last_commit_latency_ms >= 0 ? OJson(s->last_commit_latency_ms) : OJson();
   j["dlq-records"] = s ? OJson(s->dlq_records) : OJson();
+  OJson rejected = OJson::object();
+  for (const auto& [reason, n] : t.rejected_records) rejected[reason] = n;
+  j["validation-rejected"] = std::move(rejected);
+  j["recent-rejections"] = t.recent_rejections;
   return j;
 }
 

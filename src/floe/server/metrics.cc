@@ -372,6 +372,13 @@ void Server::WriteTopicMetrics(PrometheusWriter& w) {
   for (const auto& t : *topics) {
     w.Sample("floe_topic_log_end_offset", {{"topic", t.name}}, t.log_end_offset_sum);
   }
+  w.Family("floe_topic_records_rejected_total", "counter",
+           "Records refused at produce time by the topic's schema validation, by reason.");
+  for (const auto& t : *topics) {
+    for (const auto& [reason, n] : t.rejected_records) {
+      w.Sample("floe_topic_records_rejected_total", {{"topic", t.name}, {"reason", reason}}, n);
+    }
+  }
   w.Family("floe_topic_produce_records_per_second", "gauge",
            "Records appended per second, over the last second or more.");
   for (const auto& t : *topics) {

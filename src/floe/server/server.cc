@@ -13,6 +13,7 @@
 #include "floe/base/macros.h"
 #include "floe/catalog/sql_catalog.h"
 #include "floe/ingest/registry_errors.h"
+#include "floe/ingest/schema_validation.h"
 #include "floe/io/local_file_io.h"
 #include "floe/io/s3/make_file_io.h"
 
@@ -270,7 +271,18 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     broker_options.lag_throttle_bytes = config.kafka.lag_throttle_bytes;
     broker_options.lag_limit_bytes = config.kafka.lag_limit_bytes;
     broker_options.max_throttle_ms = config.kafka.max_throttle_ms;
-    broker_options.validate_topic_configs = ingest::ValidateTableTopicConfigs;
+    broker_options.validate_topic_configs = [](const std::map<std::string, std::string>& c) {
+      if (auto error = ingest::ValidateTableTopicConfigs(c)) return error;
+      return ingest::ValidateSchemaValidationConfigs(c);
+    };
+    // The registry first: the broker builds each topic's produce-time validator over it
+    // as it loads the topics (ingest/schema_validation.h).
+    if (config.kafka.schema_registry.enabled) {
+      FLOE_ASSIGN_OR_RETURN(server->schema_registry_,
+                            ingest::SchemaRegistry::Open((data_dir / "schema-registry").string()));
+    }
+    broker_options.make_record_validator =
+        ingest::MakeSchemaValidatorFactory(server->schema_registry_.get());
     // Topics and schemas belong to the table topics: the table-topic catalog's roles
     // govern the Kafka listener and the schema registry.
     server->registry_catalog_ =
@@ -288,8 +300,6 @@ Result<std::unique_ptr<Server>> Server::Start(ServerConfig config) {
     FLOE_ASSIGN_OR_RETURN(server->kafka_,
                           kafka::KafkaServer::Start(std::move(kafka_options), std::move(broker)));
     if (config.kafka.schema_registry.enabled) {
-      FLOE_ASSIGN_OR_RETURN(server->schema_registry_,
-                            ingest::SchemaRegistry::Open((data_dir / "schema-registry").string()));
       server->registry_api_ =
           std::make_unique<ingest::SchemaRegistryApi>(server->schema_registry_.get());
       http::HttpServerOptions registry_options;

@@ -251,10 +251,10 @@ class Server {
   std::unique_ptr<manage::ManagementApi> manage_;
   std::unique_ptr<auth::Authenticator> auth_;  // null when authentication is off
   std::unique_ptr<http::HttpServer> http_;
-  std::unique_ptr<kafka::KafkaServer> kafka_;
-  // The schema registry (with kafka_ unless disabled), declared before ingest_, whose
-  // translators read it, so that it outlives them.
+  // The schema registry (with kafka_ unless disabled), declared before kafka_ (whose
+  // topics' validators read it) and ingest_ (whose translators do), so that it outlives them.
   std::unique_ptr<ingest::SchemaRegistry> schema_registry_;
+  std::unique_ptr<kafka::KafkaServer> kafka_;
   std::unique_ptr<ingest::SchemaRegistryApi> registry_api_;
   std::unique_ptr<http::HttpServer> registry_http_;
   std::string registry_catalog_;  // whose roles govern Kafka and the registry (kafka.table-catalog)

@@ -28,6 +28,9 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  *   produce BOOTSTRAP TOPIC CODEC COUNT   (idempotent, acks=all; record i: key "key-i",
  *                                          value "java-value-i", header h=i, timestamp
  *                                          1700000000000 + i)
+ *   produce-values BOOTSTRAP TOPIC HEX... (idempotent, acks=all; each value, hex, as its own
+ *                                          record, waited for; prints "ok OFFSET" or "error
+ *                                          EXCEPTION-CLASS MESSAGE" per record)
  *   consume BOOTSTRAP TOPIC GROUP COUNT   (prints "offset key value timestamp headers" per
  *                                          record, bytes in hex, then commits)
  * With FLOE_KAFKA_SASL=MECHANISM:USER:PASSWORD in the environment (never on the command line)
@@ -99,6 +102,24 @@ public final class KafkaClient {
             p.send(new ProducerRecord<>(args[2], 0, 1700000000000L + i,
                 ("key-" + i).getBytes(StandardCharsets.UTF_8),
                 ("java-value-" + i).getBytes(StandardCharsets.UTF_8), headers)).get();
+          }
+        }
+      }
+      case "produce-values" -> {
+        props.put("acks", "all");
+        props.put("enable.idempotence", "true");
+        props.put("retries", "3");
+        try (KafkaProducer<byte[], byte[]> p =
+            new KafkaProducer<>(props, new ByteArraySerializer(), new ByteArraySerializer())) {
+          for (int i = 3; i < args.length; i++) {
+            try {
+              long offset = p.send(new ProducerRecord<>(args[2], 0, null, HEX.parseHex(args[i])))
+                  .get().offset();
+              System.out.println("ok " + offset);
+            } catch (java.util.concurrent.ExecutionException e) {
+              Throwable c = e.getCause();
+              System.out.println("error " + c.getClass().getName() + " " + c.getMessage());
+            }
           }
         }
       }
