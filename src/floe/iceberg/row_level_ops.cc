@@ -77,20 +77,8 @@ Result<DeleteWhereResult> DeleteWhere(Table& table, ExpressionPtr filter,
     for (const FileScanTask* task : touched) {
       format::puffin::PositionBitmap previous;
       std::vector<DataFile> previous_files;
-      for (const auto& d : task->position_deletes) {
-        if (d->file.file_format == FileFormat::kPuffin && d->file.content_offset &&
-            d->file.content_size_in_bytes) {
-          FLOE_ASSIGN_OR_RETURN(auto f, table.io().OpenInput(d->file.file_path));
-          FLOE_ASSIGN_OR_RETURN(
-              auto bitmap,
-              format::puffin::ReadDeletionVector(
-                  *f, static_cast<uint64_t>(*d->file.content_offset),
-                  static_cast<uint64_t>(*d->file.content_size_in_bytes), d->file.record_count));
-          previous.Merge(bitmap);
-          previous_files.push_back(d->file);
-        }
-      }
-      if (!previous_files.empty()) {
+      FLOE_RETURN_IF_ERROR(LoadPreviousDeletes(table.io(), *task, &previous, &previous_files));
+      if (!previous.empty() || !previous_files.empty()) {
         FLOE_RETURN_IF_ERROR(dv_writer->MergePrevious(task->data->file.file_path, previous,
                                                       std::move(previous_files)));
       }

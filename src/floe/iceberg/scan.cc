@@ -568,6 +568,41 @@ Result<std::shared_ptr<std::unordered_map<std::string, puffin::PositionBitmap>>>
 
 }  // namespace
 
+Result<puffin::PositionBitmap> ReadPositionDeletes(io::FileIO& io,
+                                                   const std::string& delete_file_path,
+                                                   std::string_view data_file_path) {
+  FLOE_ASSIGN_OR_RETURN(auto loaded, LoadPositionFile(io, delete_file_path, DataReadOptions{}));
+  auto it = loaded->find(std::string(data_file_path));
+  if (it == loaded->end()) return puffin::PositionBitmap();
+  return std::move(it->second);
+}
+
+Status LoadPreviousDeletes(io::FileIO& io, const FileScanTask& task,
+                           puffin::PositionBitmap* positions, std::vector<DataFile>* files) {
+  const std::string& data_path = task.data->file.file_path;
+  for (const auto& d : task.position_deletes) {
+    const DataFile& f = d->file;
+    if (f.file_format == FileFormat::kPuffin) {
+      if (!f.content_offset || !f.content_size_in_bytes) {
+        return Status::Corrupt("deletion vector {} without content offset and size", f.file_path);
+      }
+      FLOE_ASSIGN_OR_RETURN(std::unique_ptr<io::InputFile> in, io.OpenInput(f.file_path));
+      FLOE_ASSIGN_OR_RETURN(puffin::PositionBitmap dv,
+                            puffin::ReadDeletionVector(
+                                *in, static_cast<uint64_t>(*f.content_offset),
+                                static_cast<uint64_t>(*f.content_size_in_bytes), f.record_count));
+      positions->Merge(dv);
+      files->push_back(f);
+      continue;
+    }
+    FLOE_ASSIGN_OR_RETURN(puffin::PositionBitmap p,
+                          ReadPositionDeletes(io, f.file_path, data_path));
+    positions->Merge(p);
+    files->push_back(f);
+  }
+  return Status::OK();
+}
+
 Status TableScan::Reader::OpenTask() {
   const FileScanTask& task = tasks_[next_task_++];
   const TableMetadata& md = *scan_->metadata_;

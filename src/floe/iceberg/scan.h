@@ -27,6 +27,7 @@
 
 #include "floe/base/status.h"
 #include "floe/columnar/array.h"
+#include "floe/format/puffin/deletion_vector.h"
 #include "floe/iceberg/data_reader.h"
 #include "floe/iceberg/equality_deletes.h"
 #include "floe/iceberg/expression.h"
@@ -168,6 +169,21 @@ class TableScan::Reader {
   int64_t rows_returned_ = 0;
   std::unique_ptr<State> state_;
 };
+
+// The positions a position delete file (Parquet, Avro or ORC rows of file_path, pos) deletes
+// in data file `data_file_path`. kCorrupt for null or negative values.
+Result<format::puffin::PositionBitmap> ReadPositionDeletes(io::FileIO& io,
+                                                           const std::string& delete_file_path,
+                                                           std::string_view data_file_path);
+
+// The deletes data file `task` already has, for its new deletion vector to merge (v3: a
+// data file keeps one DV, and readers ignore its position delete files once it has one):
+// its DV and the positions of its position delete files, added to `positions`; `files`
+// gets the delete files read, for DeletionVectorWriter::MergePrevious (which reports the
+// file-scoped ones as rewritten; a partition-scoped position file stays, it still deletes
+// rows of other data files).
+Status LoadPreviousDeletes(io::FileIO& io, const FileScanTask& task,
+                           format::puffin::PositionBitmap* positions, std::vector<DataFile>* files);
 
 // The fields of `schema` named by `columns` (dotted names select nested struct fields,
 // keeping their parents); all fields when `columns` is empty. kInvalidArgument for an

@@ -418,24 +418,12 @@ Result<PositionalDeletes> TableKeyIndex::Prepare(iceberg::Table& table,
           continue;
         }
         FLOE_RETURN_IF_ERROR(dv_writer->Delete(data.file_path, it->second, *spec, data.partition));
-        // One DV per data file (spec): the new one merges the file's previous vector.
+        // One DV per data file (spec): the new one merges the file's previous deletes.
         format::puffin::PositionBitmap previous;
         std::vector<iceberg::DataFile> previous_files;
-        for (const auto& d : t.position_deletes) {
-          if (d->file.file_format != iceberg::FileFormat::kPuffin || !d->file.content_offset ||
-              !d->file.content_size_in_bytes) {
-            continue;
-          }
-          FLOE_ASSIGN_OR_RETURN(auto f, table.io().OpenInput(d->file.file_path));
-          FLOE_ASSIGN_OR_RETURN(
-              auto bitmap,
-              format::puffin::ReadDeletionVector(
-                  *f, static_cast<uint64_t>(*d->file.content_offset),
-                  static_cast<uint64_t>(*d->file.content_size_in_bytes), d->file.record_count));
-          previous.Merge(bitmap);
-          previous_files.push_back(d->file);
-        }
-        if (!previous_files.empty()) {
+        FLOE_RETURN_IF_ERROR(
+            iceberg::LoadPreviousDeletes(table.io(), t, &previous, &previous_files));
+        if (!previous.empty() || !previous_files.empty()) {
           FLOE_RETURN_IF_ERROR(
               dv_writer->MergePrevious(data.file_path, previous, std::move(previous_files)));
         }

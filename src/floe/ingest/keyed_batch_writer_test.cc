@@ -12,7 +12,9 @@
 #include "floe/columnar/builder.h"
 #include "floe/iceberg/data_reader.h"
 #include "floe/iceberg/data_writer.h"
+#include "floe/iceberg/delete_writer.h"
 #include "floe/iceberg/in_memory_table_operations.h"
+#include "floe/iceberg/metadata_updates.h"
 #include "floe/iceberg/scan.h"
 #include "floe/iceberg/snapshot_producer.h"
 #include "floe/iceberg/table_metadata_builder.h"
@@ -404,6 +406,43 @@ TEST_P(PositionModeTest, ACommitRacingARewriteOfItsFilesFails) {
   // Committing would keep the rewrite's copy of key 1 beside the new row: refused.
   EXPECT_EQ(delta->Commit().code(), StatusCode::kConflict);
   EXPECT_EQ(Scan(), (std::vector<std::string>{"1=a", "2=b"}));
+}
+
+// A table upgraded from v2 to v3 keeps its position delete files; the first DV of such a
+// data file must merge them (readers ignore a data file's position delete files once it has
+// a DV), and the file-scoped ones leave the table.
+TEST_P(PositionModeTest, ADeletionVectorMergesTheFilesEarlierPositionDeletes) {
+  if (GetParam() != 2) GTEST_SKIP() << "starts from a v2 table";
+  KeyedBatchWriter w("db.t", {"id"}, store_.get());
+  Commit(w, {{'U', 1, "a"}, {'U', 2, "b"}, {'U', 3, "c"}});
+  Commit(w, {{'D', 2, ""}});  // a Parquet position delete of key 2's row
+  const std::string data_path = [&] {
+    auto scan = iceberg::TableScan::Make(table_->metadata(), io_, {});
+    auto tasks = (*scan)->PlanFiles();
+    EXPECT_EQ(tasks->size(), 1u);
+    EXPECT_EQ((*tasks)[0].position_deletes.size(), 1u);
+    EXPECT_EQ((*tasks)[0].position_deletes[0]->file.file_format, iceberg::FileFormat::kParquet);
+    return (*tasks)[0].data->file.file_path;
+  }();
+  auto upgrade = table_->NewUpgradeFormatVersion();
+  upgrade->Version(3);
+  FLOE_ASSERT_OK(upgrade->Commit());
+  // Key 3 replaced: the file's one DV holds both deletes; the Parquet file is gone.
+  Commit(w, {{'U', 3, "c1"}});
+  EXPECT_EQ(Scan(), (std::vector<std::string>{"1=a", "3=c1"}));
+  auto after = iceberg::TableScan::Make(table_->metadata(), io_, {});
+  FLOE_ASSERT_OK(after);
+  auto planned = (*after)->PlanFiles();
+  FLOE_ASSERT_OK(planned);
+  bool found = false;
+  for (const auto& t : *planned) {
+    if (t.data->file.file_path != data_path) continue;
+    found = true;
+    ASSERT_EQ(t.position_deletes.size(), 1u);
+    EXPECT_EQ(t.position_deletes[0]->file.file_format, iceberg::FileFormat::kPuffin);
+    EXPECT_EQ(t.position_deletes[0]->file.record_count, 2);
+  }
+  EXPECT_TRUE(found);
 }
 
 INSTANTIATE_TEST_SUITE_P(FormatVersions, PositionModeTest, ::testing::Values(2, 3),
