@@ -62,6 +62,14 @@ inline int64_t ZigZagDecode64(uint64_t n) {
   return static_cast<int64_t>((n >> 1) ^ (~(n & 1) + 1));
 }
 
+// The value of hexadecimal digit `c` (either case), or -1 for any other character.
+inline int HexDigitValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
 // Writes `v` as ULEB128 into `out` (at least 10 bytes); returns the bytes written.
 inline size_t EncodeVarint64(uint64_t v, uint8_t* out) {
   size_t n = 0;

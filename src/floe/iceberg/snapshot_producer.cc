@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include "floe/base/bytes.h"
 #include "floe/base/macros.h"
 #include "floe/iceberg/file_filter.h"
 #include "floe/iceberg/manifest_list.h"
@@ -20,16 +21,8 @@ int64_t SnapshotIdFromUuid(std::string_view uuid) {
   uint64_t halves[2] = {0, 0};
   int nibbles = 0;
   for (char c : uuid) {
-    int v;
-    if (c >= '0' && c <= '9') {
-      v = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      v = c - 'a' + 10;
-    } else if (c >= 'A' && c <= 'F') {
-      v = c - 'A' + 10;
-    } else {
-      continue;
-    }
+    const int v = HexDigitValue(c);
+    if (v < 0) continue;
     if (nibbles < 32) halves[nibbles / 16] = (halves[nibbles / 16] << 4) | static_cast<uint64_t>(v);
     ++nibbles;
   }

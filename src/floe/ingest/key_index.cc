@@ -55,16 +55,8 @@ Result<std::string> UuidBytes(const iceberg::TableMetadata& md) {
   int nibble = -1;
   for (char c : *md.table_uuid) {
     if (c == '-') continue;
-    int v;
-    if (c >= '0' && c <= '9') {
-      v = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      v = c - 'a' + 10;
-    } else if (c >= 'A' && c <= 'F') {
-      v = c - 'A' + 10;
-    } else {
-      return Status::Corrupt("table-uuid '{}' is not a UUID", *md.table_uuid);
-    }
+    const int v = HexDigitValue(c);
+    if (v < 0) return Status::Corrupt("table-uuid '{}' is not a UUID", *md.table_uuid);
     if (nibble < 0) {
       nibble = v;
     } else {

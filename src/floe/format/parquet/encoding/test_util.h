@@ -11,6 +11,8 @@
 
 #include <gtest/gtest.h>
 
+#include "floe/base/bytes.h"
+
 namespace floe::format::parquet::testing {
 
 // Parses hex digits, ignoring spaces: "80 01 04" -> {0x80, 0x01, 0x04}.
@@ -18,16 +20,8 @@ inline std::vector<uint8_t> Hex(std::string_view hex) {
   std::vector<uint8_t> out;
   int hi = -1;
   for (char c : hex) {
-    int v;
-    if (c >= '0' && c <= '9') {
-      v = c - '0';
-    } else if (c >= 'a' && c <= 'f') {
-      v = c - 'a' + 10;
-    } else if (c >= 'A' && c <= 'F') {
-      v = c - 'A' + 10;
-    } else {
-      continue;
-    }
+    const int v = HexDigitValue(c);
+    if (v < 0) continue;
     if (hi < 0) {
       hi = v;
     } else {
