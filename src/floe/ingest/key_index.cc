@@ -117,6 +117,7 @@ Result<std::unique_ptr<KeyIndexStore>> KeyIndexStore::Open(const KeyIndexOptions
 
   std::unique_ptr<KeyIndexStore> store(new KeyIndexStore());
   store->memory_limit_ = options.memory_bytes;
+  store->dir_ = options.dir;
   // One budget: the block cache holds data, index and filter blocks, and the memtables are
   // charged to it (WriteBufferManager), so the index's memory is the cache's capacity.
   store->cache_ = rocksdb::NewLRUCache(static_cast<size_t>(options.memory_bytes));
@@ -162,8 +163,14 @@ KeyIndexStats KeyIndexStore::stats() const {
   if (db_->GetIntProperty("rocksdb.cur-size-all-mem-tables", &v)) {
     s.memtable_bytes = static_cast<int64_t>(v);
   }
-  if (db_->GetIntProperty("rocksdb.total-sst-files-size", &v))
-    s.disk_bytes = static_cast<int64_t>(v);
+  // The directory, not just the SSTs: until a memtable is flushed its keys are only in the
+  // write-ahead log.
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(dir_, ec)) {
+    std::error_code size_ec;
+    const uintmax_t size = e.file_size(size_ec);
+    if (!size_ec && e.is_regular_file(size_ec)) s.disk_bytes += static_cast<int64_t>(size);
+  }
   if (db_->GetIntProperty("rocksdb.estimate-num-keys", &v)) s.keys = static_cast<int64_t>(v);
   s.rebuilds = rebuilds_.load();
   s.catch_ups = catch_ups_.load();

@@ -72,7 +72,7 @@ struct KeyIndexStats {
   int64_t memory_bytes = 0;
   int64_t memory_limit_bytes = 0;
   int64_t memtable_bytes = 0;
-  int64_t disk_bytes = 0;  // SST and log files
+  int64_t disk_bytes = 0;  // the directory's files: SSTs, write-ahead log, manifest
   int64_t keys = 0;        // RocksDB's estimate, over all tables
   int64_t rebuilds = 0;    // tables indexed from all their live data files
   int64_t catch_ups = 0;   // syncs that read the data files added since the index's snapshot
@@ -96,6 +96,7 @@ class KeyIndexStore {
   std::unique_ptr<rocksdb::DB> db_;
   std::shared_ptr<rocksdb::Cache> cache_;
   std::unique_ptr<iceberg::ManifestEntryCache> manifests_;
+  std::string dir_;
   int64_t memory_limit_ = 0;
   std::atomic<int64_t> rebuilds_{0};
   std::atomic<int64_t> catch_ups_{0};

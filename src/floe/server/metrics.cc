@@ -346,7 +346,8 @@ void Server::WriteTopicMetrics(PrometheusWriter& w) {
     w.Sample("floe_key_index_memory_limit_bytes", {}, k.memory_limit_bytes);
     w.Family("floe_key_index_memtable_bytes", "gauge", "Of which memtables.");
     w.Sample("floe_key_index_memtable_bytes", {}, k.memtable_bytes);
-    w.Family("floe_key_index_disk_bytes", "gauge", "SST files of the key index on local disk.");
+    w.Family("floe_key_index_disk_bytes", "gauge",
+             "The key index's files on local disk (SSTs, write-ahead log).");
     w.Sample("floe_key_index_disk_bytes", {}, k.disk_bytes);
     w.Family("floe_key_index_entries", "gauge",
              "Entries of the key index (RocksDB's estimate; keys and file names of all tables).");
