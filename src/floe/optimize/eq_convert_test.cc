@@ -24,6 +24,7 @@
 #include "floe/iceberg/table_metadata_builder.h"
 #include "floe/io/memory_file_io.h"
 #include "floe/optimize/rewrite.h"
+#include "floe/optimize/task_codec.h"
 
 namespace floe::optimize {
 namespace {
@@ -264,14 +265,29 @@ class EqConvertTest : public ::testing::TestWithParam<std::tuple<int, bool>> {
     auto planned = PlanConversionSnapshot(md, io_, e.snapshot_id, *config, options);
     FLOE_EXPECT_OK(planned);
     e.conversion = std::move(*planned);
-    ExecuteOptions exec;
-    exec.operation_id = env_.NewUuid();
-    for (const RewriteTask& task : e.conversion.plan.tasks) {
+    // Every task through its protocol payload, as the service hands it to an optimizer.
+    const std::string operation_id = env_.NewUuid();
+    for (size_t i = 0; i < e.conversion.plan.tasks.size(); ++i) {
+      const RewriteTask& task = e.conversion.plan.tasks[i];
       EXPECT_TRUE(task.rewrite_data.empty()) << "a conversion rewrote data";
-      auto out = ExecuteRewriteTask(md, e.snapshot_id, io_, task, *config, exec);
+      TaskInput input;
+      input.table = "db.t";
+      input.metadata = md;
+      input.snapshot_id = e.snapshot_id;
+      input.task = task;
+      input.execute.operation_id = operation_id;
+      input.execute.task_id = static_cast<int64_t>(i);
+      auto payload = EncodeTaskInput(input);
+      FLOE_EXPECT_OK(payload);
+      auto decoded = DecodeTaskInput(*payload);
+      FLOE_EXPECT_OK(decoded);
+      if (!decoded.ok()) continue;
+      auto out = RunTask(*decoded, io_, 1);
       FLOE_EXPECT_OK(out);
-      if (out.ok()) e.outputs.push_back(std::move(*out));
-      ++exec.task_id;
+      if (!out.ok()) continue;
+      auto back = DecodeTaskOutput(EncodeTaskOutput(*out), *md);
+      FLOE_EXPECT_OK(back);
+      if (back.ok()) e.outputs.push_back(std::move(*back));
     }
     return e;
   }

@@ -622,11 +622,13 @@ OptimizingPlan PlanEqualityDeleteConversion(
   }
   // Equality-delete files that apply to no data file still stop readers that refuse
   // equality deletes (pyiceberg fails on any live one): they go with a task of their
-  // partition, or with a task of their own that reads nothing.
+  // partition, else with any task (a task reads nothing of them), else with a task of their
+  // own that reads nothing.
   for (const FilePtr& d : unapplied_equality_deletes) {
     const std::string key = PartitionKey(d->file);
     auto it = std::find_if(plan.tasks.begin(), plan.tasks.end(),
                            [&](const RewriteTask& t) { return t.partition_key == key; });
+    if (it == plan.tasks.end()) it = plan.tasks.begin();
     if (it == plan.tasks.end()) {
       RewriteTask task;
       task.spec_id = d->file.spec_id;

@@ -1273,6 +1273,7 @@ Status OptimizingService::Evaluate(const Item& item) {
     active.started_ms = now;
     active.allow_partial_commit = config->allow_partial_commit;
     active.converts_equality_deletes = config->converts_equality_deletes();
+    active.eq_delete_max_age_ms = config->eq_delete_max_age_ms;
     active_by_table_[key] = process.process_id;
     active_.emplace(process.process_id, std::move(active));
   }
@@ -1462,8 +1463,13 @@ void OptimizingService::Conclude(FinishedProcess finished) {
   // Commits that came while the process ran were not evaluated (one process per table):
   // a table whose equality deletes must be converted within an age cannot wait for the
   // refresh to see them.
-  if (active.converts_equality_deletes) {
+  if (active.converts_equality_deletes && outcome.ok()) {
     Enqueue(Item{key_catalog(key), active.id, false, std::nullopt});
+  } else if (active.converts_equality_deletes) {
+    // A failed process is retried when the commit events or the refresh bring the table
+    // back, or after a pause of the table's max age: never in a loop.
+    std::lock_guard lock(mu_);
+    conversion_due_ms_[key] = Now() + std::max<int64_t>(1000, active.eq_delete_max_age_ms);
   }
   table.reset();
   ops.reset();

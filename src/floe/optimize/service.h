@@ -249,6 +249,7 @@ class OptimizingService {
     bool allow_partial_commit = false;  // self-optimizing.allow-partial-commit
     // self-optimizing.eq-delete.max-age-ms is set: the table is evaluated again at the end.
     bool converts_equality_deletes = false;
+    int64_t eq_delete_max_age_ms = -1;
   };
   void LocalWorker(int32_t thread);
   // The budget, spill directory and cache of a task run by a local thread.
