@@ -482,7 +482,8 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
                                           options.now_ms - options.history.last_full_ms >
                                               config.full_trigger_interval_ms);
 
-  const std::vector<iceberg::FileScanTask>& snapshot_files = all_files != nullptr ? *all_files : files;
+  const std::vector<iceberg::FileScanTask>& snapshot_files =
+      all_files != nullptr ? *all_files : files;
   std::unordered_map<std::string, int64_t> delete_refs = DeleteRefs(snapshot_files, false);
   std::unordered_map<std::string, int64_t> path_refs = DeleteRefs(snapshot_files, true);
 

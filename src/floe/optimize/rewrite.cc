@@ -110,8 +110,7 @@ struct RemovedPositions {
 // what the deletes need to what it is asked for, so asking for the key columns alone reads
 // nothing else; the first column stands in when no key column is in the scan schema (the
 // reader still finds dropped key columns in older schemas).
-std::vector<std::string> ConversionColumns(const iceberg::Schema& schema,
-                                           const RewriteTask& task) {
+std::vector<std::string> ConversionColumns(const iceberg::Schema& schema, const RewriteTask& task) {
   std::set<std::string> names;
   for (const iceberg::FileScanTask& t : task.rewrite_pos_data) {
     for (const auto& d : t.equality_deletes) {
@@ -362,10 +361,10 @@ Result<ConversionPlan> PlanConversionSnapshot(const iceberg::TableMetadataPtr& m
   std::vector<iceberg::ManifestEntry> equality;
   for (const iceberg::ManifestFile& manifest : manifests) {
     if (manifest.content != iceberg::ManifestContent::kDeletes) continue;
-    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestEntry> entries,
-                          iceberg::ReadManifestEntries(*metadata, manifest, io,
-                                                       iceberg::ManifestEntryFilter::kLive,
-                                                       /*read_stats=*/false));
+    FLOE_ASSIGN_OR_RETURN(
+        std::vector<iceberg::ManifestEntry> entries,
+        iceberg::ReadManifestEntries(*metadata, manifest, io, iceberg::ManifestEntryFilter::kLive,
+                                     /*read_stats=*/false));
     for (iceberg::ManifestEntry& e : entries) {
       if (e.data_file.content == iceberg::FileContent::kEqualityDeletes) {
         equality.push_back(std::move(e));
@@ -375,8 +374,8 @@ Result<ConversionPlan> PlanConversionSnapshot(const iceberg::TableMetadataPtr& m
   if (equality.empty()) return out;
   out.equality_delete_files = static_cast<int64_t>(equality.size());
   for (const iceberg::ManifestEntry& e : equality) {
-    const iceberg::Snapshot* added = e.snapshot_id ? metadata->snapshot_by_id(*e.snapshot_id)
-                                                   : nullptr;
+    const iceberg::Snapshot* added =
+        e.snapshot_id ? metadata->snapshot_by_id(*e.snapshot_id) : nullptr;
     const int64_t committed = added != nullptr ? added->timestamp_ms : 0;
     out.oldest_commit_ms = std::min(out.oldest_commit_ms.value_or(committed), committed);
   }

@@ -1132,9 +1132,9 @@ Status OptimizingService::Evaluate(const Item& item) {
         Save(rt);
         return Status::OK();
       }
-      conversion_reason = fmt::format(
-          "convert: {} equality-delete files, the oldest committed {} ms ago",
-          planned->equality_delete_files, now - oldest);
+      conversion_reason =
+          fmt::format("convert: {} equality-delete files, the oldest committed {} ms ago",
+                      planned->equality_delete_files, now - oldest);
       conversion = std::move(planned->plan);
     }
   }
@@ -1142,8 +1142,7 @@ Status OptimizingService::Evaluate(const Item& item) {
   if (conversion) {
     plan = std::move(*conversion);
   } else {
-    auto planned =
-        PlanSnapshot(metadata, table->io(), current->snapshot_id, *config, plan_options);
+    auto planned = PlanSnapshot(metadata, table->io(), current->snapshot_id, *config, plan_options);
     if (!planned.ok()) {
       rt.status = "pending";
       rt.status_reason = fmt::format("plan failed: {}", planned.status().message());
