@@ -152,3 +152,85 @@ def test_java_upserts_become_readable_by_pyiceberg(server, tmp_path, version):
         t.scan().to_arrow()
     assert not [s for s in t.metadata.snapshots
                 if (s.summary or {}).get("snapshot-producer") == "OPTIMIZE"]
+
+
+CDC_SCHEMA = {
+    "type": "struct", "schema-id": 0, "identifier-field-ids": [1, 2], "fields": [
+        {"id": 1, "name": "id", "required": True, "type": "long"},
+        {"id": 2, "name": "part", "required": True, "type": "int"},
+        {"id": 3, "name": "v", "required": False, "type": "string"},
+        {"id": 4, "name": "seq", "required": False, "type": "long"}]}
+CDC_SPEC = {"fields": [{"name": "part", "transform": "identity", "source-id": 2}]}
+RACE_MAX_AGE_MS = 2000
+
+
+def model_rows(path) -> list[tuple]:
+    return sorted((r["id"], r["part"], r["v"], r["seq"])
+                  for r in map(json.loads, path.read_text().splitlines()))
+
+
+def as_tuples(rows) -> list[tuple]:
+    return sorted((int(r["id"]), int(r["part"]), r["v"], int(r["seq"])) for r in rows)
+
+
+@pytest.mark.parametrize("version", [2, 3])
+def test_conversions_racing_a_java_upsert_job(server, tmp_path, version):
+    """Iceberg Java's `cdc-loop` commits upserts and deletes every ~250 ms (unvalidated
+    RowDeltas, as Flink's committer) while the server converts their equality deletes
+    (max age 2 s): the loop reads the table after each of its commits, and every conversion
+    snapshot it sees at that snapshot, and fails on any lost, stale or resurrected row. After
+    it stops, pyiceberg reads the final model within the max age."""
+    harness = iceberg_java.build_harness()
+    java = harness.rest_catalog(server.uri)
+    name = f"eqc.race{version}"
+    java.create(name, CDC_SCHEMA, CDC_SPEC, format_version=version, properties={
+        **QUIET, "self-optimizing.eq-delete.max-age-ms": str(RACE_MAX_AGE_MS)})
+    models = tmp_path / "models"
+    out = java.run("cdc-loop", name, "--keys", 600, "--partitions", 3, "--commits", 24,
+                   "--ops-per-commit", 80, "--delete-ratio", "0.25", "--pause-ms", 250,
+                   "--seed", version, "--model-dir", models, timeout=900)
+    result = json.loads(out)
+    conversions = [s for s in result["foreign_snapshots"] if s["process_id"] is not None]
+    print(f"v{version}: {len(result['commits'])} writer commits, {len(conversions)} conversions "
+          f"seen during the run")
+    assert len(conversions) >= 2, (result["foreign_snapshots"], server.log_text()[-4000:])
+
+    cat = RestCatalog("floe", uri=server.uri, warehouse="default")
+    last = writer_snapshot(cat.load_table(name))
+    got, snapshot_id, ok_at = read_with_pyiceberg(
+        cat, name, last.timestamp_ms / 1000 + RACE_MAX_AGE_MS / 1000 + 20, server)
+    del ok_at
+    # The loop's own checks and JVM exit take a while after its last commit, so the time of
+    # this first read says little: the latency is the commit time of the first snapshot after
+    # the last writer commit without equality deletes, which pyiceberg must read.
+    t = cat.load_table(name)
+    clean = min((s for s in t.metadata.snapshots
+                 if s.sequence_number > last.sequence_number and
+                 s.summary.additional_properties.get("total-equality-deletes") == "0"),
+                key=lambda s: s.sequence_number)
+    latency_ms = clean.timestamp_ms - last.timestamp_ms
+    print(f"v{version}: equality deletes gone {latency_ms} ms after the last writer commit")
+    assert latency_ms <= RACE_MAX_AGE_MS, latency_ms
+    at_clean = iceberg_java.canonical_rows(t.scan(snapshot_id=clean.snapshot_id).to_arrow())
+    final = model_rows(models / "final.jsonl")
+    assert as_tuples(at_clean) == final
+    assert as_tuples(got) == final
+    assert as_tuples(java.scan(name, snapshot_id=snapshot_id)) == final
+    # Every conversion committed, also those after the loop, reads its writer ancestor's model.
+    snaps = {s["snapshot_id"]: s for s in java.snapshots(name)["snapshots"]}
+
+    def writer_model(sid):
+        while sid is not None:
+            path = models / f"{sid}.jsonl"
+            if path.exists():
+                return model_rows(path)
+            sid = snaps[sid]["parent_id"]
+        raise AssertionError("no writer ancestor")
+
+    converted = [s for s in snaps.values()
+                 if s["summary"].get("floe.optimizing.type") == "convert"]
+    # Sampled (a JVM per read): the first, the middle and the last conversion.
+    sample = sorted(converted, key=lambda s: s["sequence_number"])
+    for s in {id(x): x for x in (sample[0], sample[len(sample) // 2], sample[-1])}.values():
+        assert as_tuples(java.scan(name, snapshot_id=s["snapshot_id"])) == \
+            writer_model(s["snapshot_id"]), s

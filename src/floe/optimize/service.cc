@@ -360,11 +360,16 @@ void OptimizingService::Scheduler() {
       }
     }
     std::unique_lock lock(mu_);
-    if (stop_cv_.wait_for(
-            lock, std::min<std::chrono::milliseconds>(kKeeperInterval, options_.refresh_interval),
-            [this] { return stopping_; })) {
-      return;
+    auto wait = std::min<std::chrono::milliseconds>(kKeeperInterval, options_.refresh_interval);
+    // A conversion due before the next tick wakes the scheduler at its time (a 1 s tick
+    // would eat most of a short max age); Evaluate and Conclude wake it when they add one.
+    const int64_t now = Now();
+    for (const auto& [k, due_ms] : conversion_due_ms_) {
+      wait = std::min(wait, std::chrono::milliseconds(std::max<int64_t>(0, due_ms - now)));
     }
+    stop_cv_.wait_for(lock, wait, [this] { return stopping_ || conversion_due_changed_; });
+    if (stopping_) return;
+    conversion_due_changed_ = false;
   }
 }
 
@@ -1124,7 +1129,9 @@ Status OptimizingService::Evaluate(const Item& item) {
         {
           std::lock_guard lock(mu_);
           conversion_due_ms_[key] = start_ms;
+          conversion_due_changed_ = true;
         }
+        stop_cv_.notify_all();
         rt.status = "pending";
         rt.status_reason = fmt::format(
             "converting {} equality-delete files in {} ms (self-optimizing.eq-delete.max-age-ms)",
@@ -1467,8 +1474,12 @@ void OptimizingService::Conclude(FinishedProcess finished) {
   } else if (active.converts_equality_deletes) {
     // A failed process is retried when the commit events or the refresh bring the table
     // back, or after a pause of the table's max age: never in a loop.
-    std::lock_guard lock(mu_);
-    conversion_due_ms_[key] = Now() + std::max<int64_t>(1000, active.eq_delete_max_age_ms);
+    {
+      std::lock_guard lock(mu_);
+      conversion_due_ms_[key] = Now() + std::max<int64_t>(1000, active.eq_delete_max_age_ms);
+      conversion_due_changed_ = true;
+    }
+    stop_cv_.notify_all();
   }
   table.reset();
   ops.reset();

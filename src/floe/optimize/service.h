@@ -338,6 +338,7 @@ class OptimizingService {
   // When each table's equality-delete conversion is due (ms, Now()): the scheduler queues
   // the table then (self-optimizing.eq-delete.max-age-ms).
   std::map<Key, int64_t> conversion_due_ms_;
+  bool conversion_due_changed_ = false;  // guarded by mu_: the scheduler recomputes its wait
   OptimizerCounters counters_;
   int64_t next_process_ = 0;
   int64_t next_maintenance_run_ = 0;
