@@ -1111,6 +1111,7 @@ Status OptimizingService::Evaluate(const Item& item) {
   // plan of their own that neither waits for the triggers nor for min-plan-interval.
   std::optional<OptimizingPlan> conversion;
   std::string conversion_reason;
+  bool conversion_pending = false;  // due later: this snapshot is not done with
   if (config->converts_equality_deletes() && !item.forced) {
     auto planned =
         PlanConversionSnapshot(metadata, table->io(), current->snapshot_id, *config, plan_options);
@@ -1132,17 +1133,16 @@ Status OptimizingService::Evaluate(const Item& item) {
           conversion_due_changed_ = true;
         }
         stop_cv_.notify_all();
-        rt.status = "pending";
-        rt.status_reason = fmt::format(
-            "converting {} equality-delete files in {} ms (self-optimizing.eq-delete.max-age-ms)",
-            planned->equality_delete_files, start_ms - now);
-        Save(rt);
-        return Status::OK();
+        conversion_pending = true;
+        // Not due yet: the scheduler queues the table then. The regular plan still goes
+        // ahead, or a writer committing more often than max-age / 2 would keep the table's
+        // compaction off for good.
+      } else {
+        conversion_reason =
+            fmt::format("convert: {} equality-delete files, the oldest committed {} ms ago",
+                        planned->equality_delete_files, now - oldest);
+        conversion = std::move(planned->plan);
       }
-      conversion_reason =
-          fmt::format("convert: {} equality-delete files, the oldest committed {} ms ago",
-                      planned->equality_delete_files, now - oldest);
-      conversion = std::move(planned->plan);
     }
   }
   OptimizingPlan plan;
@@ -1171,7 +1171,8 @@ Status OptimizingService::Evaluate(const Item& item) {
   if (plan.tasks.empty()) {
     rt.status = "idle";
     rt.status_reason.clear();
-    rt.last_optimized_snapshot_id = current->snapshot_id;
+    // A pending conversion must find the snapshot not evaluated yet when it is due.
+    if (!conversion_pending) rt.last_optimized_snapshot_id = current->snapshot_id;
     Save(rt);
     return Status::OK();
   }
