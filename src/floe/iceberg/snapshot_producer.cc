@@ -949,7 +949,7 @@ Status SnapshotProducer::ValidateRemovedDeletesUnneeded(const TableMetadata& bas
   // delete file naming only them): the caller built it from every delete that applied to
   // the file at its starting snapshot (minor optimizing's conversion, a merged DV), so
   // the removed deletes no longer need to apply to them.
-  std::set<std::string> rescoped;
+  std::set<std::string> rescoped = rescoped_data_files_;
   for (const auto& [file, seq] : new_delete_files_) {
     if (file.content == FileContent::kPositionDeletes && file.referenced_data_file) {
       rescoped.insert(*file.referenced_data_file);
@@ -970,7 +970,12 @@ Status SnapshotProducer::ValidateRemovedDeletesUnneeded(const TableMetadata& bas
   }
   for (const AddedDelete& d : removed) {
     for (const auto& [data, seq] : live_data) {
-      if (DeleteApplies(base, d.file, d.data_sequence_number, data, seq)) {
+      // An equality delete whose key ranges miss the data file's (column metrics) is not
+      // attached to it by any reader (Java's DeleteFileIndex, TableScan): it deletes none
+      // of its rows, so the file does not need it.
+      if (DeleteApplies(base, d.file, d.data_sequence_number, data, seq) &&
+          (d.file.content != FileContent::kEqualityDeletes ||
+           EqualityDeletesMayApply(base, data, d.file))) {
         return Status::Conflict(
             "Cannot remove delete file {}: it still applies to data file {} that stays in the "
             "table",

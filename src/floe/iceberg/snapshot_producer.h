@@ -148,7 +148,8 @@ class SnapshotProducer : public PendingUpdate {
                           TableOperations& ops);
   // DESIGN.md §4 rule 2: every removed delete file must no longer apply to a data file that
   // stays live, unless this commit adds a file-scoped delete for that data file (which
-  // must then carry the removed deletes' rows). kConflict otherwise.
+  // must then carry the removed deletes' rows) or names it in rescoped_data_files_.
+  // kConflict otherwise.
   Status ValidateRemovedDeletesUnneeded(const TableMetadata& base, const Snapshot* parent,
                                         TableOperations& ops);
 
@@ -157,6 +158,9 @@ class SnapshotProducer : public PendingUpdate {
   bool replace_previous_dvs_ = false;  // RowDelta: a new DV replaces the data file's old DV
   // RewriteFiles: a delete file to remove that is already gone is fine (same outcome).
   bool tolerate_missing_delete_files_ = false;
+  // RewriteFiles::DeletesRestated: data files whose deletes at the starting snapshot this
+  // commit restates in file-scoped form (nothing, when they deleted no row).
+  std::set<std::string> rescoped_data_files_;
 
  private:
   // A parent manifest after filtering: the same manifest, or a rewritten copy.
@@ -439,6 +443,14 @@ class RewriteFiles final : public SnapshotProducer {
   RewriteFiles& AddDeleteFile(const DataFile& delete_file,
                               std::optional<int64_t> data_sequence_number = std::nullopt) {
     SnapshotProducer::AddDeleteFile(delete_file, data_sequence_number);
+    return *this;
+  }
+  // Declares that every delete of the starting snapshot that applies to data file `path`
+  // is restated by this commit's new file-scoped delete for it, or deleted none of its rows
+  // (then no new delete is written): the removed delete files no longer need to apply to
+  // it (ValidateRemovedDeletesUnneeded). A new file-scoped delete declares this by itself.
+  RewriteFiles& DeletesRestated(std::string path) {
+    rescoped_data_files_.insert(std::move(path));
     return *this;
   }
   // The snapshot the rewrite read. Validations cover the snapshots committed after it, and

@@ -152,8 +152,8 @@ Result<std::optional<std::string>> EnumFilter(const ManagementApi::Call& call,
   return value;
 }
 
-constexpr std::array<std::string_view, 7> kTableStatuses = {
-    "idle", "pending", "planning", "minor", "major", "full", "committing"};
+constexpr std::array<std::string_view, 8> kTableStatuses = {
+    "idle", "pending", "planning", "minor", "major", "full", "convert", "committing"};
 constexpr std::array<std::string_view, 4> kCatalogTypes = {"internal", "sql", "filesystem", "rest"};
 constexpr std::array<std::string_view, 4> kProducers = {"optimize", "maintenance", "ingest",
                                                         "external"};

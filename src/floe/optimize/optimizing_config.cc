@@ -151,6 +151,9 @@ Result<OptimizingConfig> OptimizingConfig::FromProperties(
   FLOE_RETURN_IF_ERROR(r.Int64("self-optimizing.min-plan-interval", 0, &c.min_plan_interval_ms));
   FLOE_RETURN_IF_ERROR(r.Int64("read.split.open-file-cost", 0, &c.open_file_cost));
   FLOE_RETURN_IF_ERROR(r.Int64("self-optimizing.memory-budget-mb", 0, &c.memory_budget_mb));
+  // -1 (the default) is off; any other negative value is a typo, not a way to switch it off.
+  FLOE_RETURN_IF_ERROR(
+      r.Int64("self-optimizing.eq-delete.max-age-ms", -1, &c.eq_delete_max_age_ms));
   return c;
 }
 

@@ -24,6 +24,11 @@
 //   self-optimizing.memory-budget-mb               0     (a task's memory for equality-delete
 //                                                  keys and sorting; 0: the optimizer's
 //                                                  --memory-mb per thread, else 1024)
+//   self-optimizing.eq-delete.max-age-ms           -1    (off; >= 0: every equality-delete
+//                                                  file is converted to position deletes /
+//                                                  deletion vectors within this many ms of
+//                                                  its commit, data files kept: planner.h's
+//                                                  PlanEqualityDeleteConversion)
 //
 // A value that does not parse, or is out of range, is an error naming the key: the table's
 // optimizing status then shows it instead of silently using a default.
@@ -57,6 +62,10 @@ struct OptimizingConfig {
   int64_t min_plan_interval_ms = 60000;
   int64_t open_file_cost = 4194304;
   int64_t memory_budget_mb = 0;
+  int64_t eq_delete_max_age_ms = -1;
+
+  // self-optimizing.eq-delete.max-age-ms is set: equality deletes are converted on their own.
+  bool converts_equality_deletes() const { return eq_delete_max_age_ms >= 0; }
 
   // Files at most this size are fragments.
   int64_t fragment_size() const { return target_size / fragment_ratio; }

@@ -28,6 +28,9 @@ TEST(OptimizingConfig, DefaultsAreAmoros) {
   EXPECT_TRUE(c->full_rewrite_all_files);
   EXPECT_EQ(c->min_plan_interval_ms, 60000);
   EXPECT_EQ(c->open_file_cost, 4194304);
+  // floe's own: equality-delete conversion is off unless a table asks for it.
+  EXPECT_EQ(c->eq_delete_max_age_ms, -1);
+  EXPECT_FALSE(c->converts_equality_deletes());
   // 16 MB fragments and 96 MB undersized segments, as Amoro's docs state.
   EXPECT_EQ(c->fragment_size(), 16777216);
   EXPECT_EQ(c->min_target_size(), 100663296);
@@ -53,6 +56,20 @@ TEST(OptimizingConfig, ReadsProperties) {
   EXPECT_DOUBLE_EQ(c->quota, 2);
 }
 
+TEST(OptimizingConfig, EqualityDeleteMaxAge) {
+  auto c = OptimizingConfig::FromProperties({{"self-optimizing.eq-delete.max-age-ms", "5000"}});
+  FLOE_ASSERT_OK(c);
+  EXPECT_EQ(c->eq_delete_max_age_ms, 5000);
+  EXPECT_TRUE(c->converts_equality_deletes());
+  // 0: as soon as the service sees the commit.
+  c = OptimizingConfig::FromProperties({{"self-optimizing.eq-delete.max-age-ms", "0"}});
+  FLOE_ASSERT_OK(c);
+  EXPECT_TRUE(c->converts_equality_deletes());
+  c = OptimizingConfig::FromProperties({{"self-optimizing.eq-delete.max-age-ms", "-1"}});
+  FLOE_ASSERT_OK(c);
+  EXPECT_FALSE(c->converts_equality_deletes());
+}
+
 TEST(OptimizingConfig, BadValuesNameTheKey) {
   for (auto [key, value] : std::vector<std::pair<std::string, std::string>>{
            {"self-optimizing.target-size", "big"},
@@ -63,7 +80,9 @@ TEST(OptimizingConfig, BadValuesNameTheKey) {
            {"self-optimizing.quota", "0"},
            {"self-optimizing.enabled", "yes please"},
            {"self-optimizing.minor.trigger.file-count", "99999999999"},
-           {"self-optimizing.major.trigger.duplicate-ratio", "-0.1"}}) {
+           {"self-optimizing.major.trigger.duplicate-ratio", "-0.1"},
+           {"self-optimizing.eq-delete.max-age-ms", "-2"},
+           {"self-optimizing.eq-delete.max-age-ms", "10s"}}) {
     auto c = OptimizingConfig::FromProperties({{key, value}});
     ASSERT_THAT(c, IsError(StatusCode::kInvalidArgument)) << key << "=" << value;
     EXPECT_NE(c.status().message().find(key), std::string::npos) << c.status().message();

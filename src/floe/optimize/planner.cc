@@ -23,6 +23,7 @@ std::string_view OptimizingTypeName(OptimizingType type) {
     case OptimizingType::kMinor: return "minor";
     case OptimizingType::kMajor: return "major";
     case OptimizingType::kFull: return "full";
+    case OptimizingType::kConvert: return "convert";
   }
   return "minor";
 }
@@ -63,6 +64,84 @@ bool IsDeletionVector(const DataFile& file) {
 double NormalizedRatio(double numerator, double denominator) {
   if (denominator <= 0) return 0;
   return std::min(numerator, denominator) / denominator;
+}
+
+// First-fit decreasing into bins of at most `limit` weight (a heavier file gets a bin of
+// its own), ties broken by path so that a plan is deterministic.
+template <typename WeightFn>
+std::vector<std::vector<const Entry*>> PackByWeight(std::vector<const Entry*> items,
+                                                    const WeightFn& weight, int64_t limit) {
+  std::vector<std::pair<int64_t, const Entry*>> weighted;
+  weighted.reserve(items.size());
+  for (const Entry* e : items) weighted.emplace_back(weight(*e), e);
+  std::sort(weighted.begin(), weighted.end(), [](const auto& a, const auto& b) {
+    if (a.first != b.first) return a.first > b.first;
+    return a.second->data->file.file_path < b.second->data->file.file_path;
+  });
+  std::vector<std::vector<const Entry*>> bins;
+  std::vector<int64_t> loads;
+  for (const auto& [w, e] : weighted) {
+    size_t b = 0;
+    while (b < bins.size() && loads[b] + w > limit) ++b;
+    if (b == bins.size()) {
+      bins.emplace_back();
+      loads.push_back(0);
+    }
+    bins[b].push_back(e);
+    loads[b] += w;
+  }
+  return bins;
+}
+
+// How many data files each delete file applies to, across the whole snapshot: by
+// DeleteFileKey (one Puffin file holds the deletion vectors of several data files, each of
+// which leaves the table on its own), or by path (what a task reads, for sizing).
+std::unordered_map<std::string, int64_t> DeleteRefs(const std::vector<iceberg::FileScanTask>& files,
+                                                    bool by_path) {
+  std::unordered_map<std::string, int64_t> refs;
+  for (const iceberg::FileScanTask& t : files) {
+    for (const auto* list : {&t.position_deletes, &t.equality_deletes}) {
+      for (const FilePtr& d : *list) ++refs[by_path ? d->file.file_path : DeleteFileKey(d->file)];
+    }
+  }
+  return refs;
+}
+
+// A data file's sizing weight: its bytes plus its share of each delete file it needs (a
+// delete file's bytes split evenly among the data files it applies to).
+int64_t EntryWeight(const Entry& e, std::unordered_map<std::string, int64_t>& path_refs) {
+  int64_t w = e.data->file.file_size_in_bytes;
+  for (const FilePtr& d : e.deletes) {
+    w += d->file.file_size_in_bytes / std::max<int64_t>(1, path_refs[d->file.file_path]);
+  }
+  return w;
+}
+
+// Sorts each task's delete files into the ones the commit removes and the ones it only
+// reads: a delete file leaves the table only when every data file it applies to (in
+// `delete_refs`, over the whole snapshot) is in the plan (DESIGN.md §4 rule 2).
+void SplitRemovedDeletes(OptimizingPlan* plan, const std::vector<iceberg::FileScanTask>& files,
+                         std::unordered_map<std::string, int64_t>& delete_refs) {
+  std::unordered_map<std::string, int64_t> planned_refs;  // by DeleteFileKey
+  std::unordered_set<std::string> planned_data;
+  for (const RewriteTask& t : plan->tasks) {
+    for (const auto& f : t.rewrite_data) planned_data.insert(f.data->file.file_path);
+    for (const auto& f : t.rewrite_pos_data) planned_data.insert(f.data->file.file_path);
+  }
+  for (const iceberg::FileScanTask& t : files) {
+    if (!planned_data.contains(t.data->file.file_path)) continue;
+    for (const FilePtr& d : t.position_deletes) ++planned_refs[DeleteFileKey(d->file)];
+    for (const FilePtr& d : t.equality_deletes) ++planned_refs[DeleteFileKey(d->file)];
+  }
+  for (RewriteTask& t : plan->tasks) {
+    std::vector<FilePtr> all = std::move(t.rewritten_deletes);
+    t.rewritten_deletes.clear();
+    for (FilePtr& d : all) {
+      const std::string key = DeleteFileKey(d->file);
+      (planned_refs[key] == delete_refs[key] ? t.rewritten_deletes : t.read_only_deletes)
+          .push_back(std::move(d));
+    }
+  }
 }
 
 // One partition: Amoro's CommonPartitionEvaluator (counts and triggers) and
@@ -347,32 +426,10 @@ class PartitionPlan {
     return out;
   }
 
-  // First-fit decreasing into bins of at most task_size() weight (a heavier file gets a bin
-  // of its own).
   template <typename WeightFn>
   std::vector<std::vector<const Entry*>> Pack(std::vector<const Entry*> items,
                                               const WeightFn& weight) const {
-    std::vector<std::pair<int64_t, const Entry*>> weighted;
-    weighted.reserve(items.size());
-    for (const Entry* e : items) weighted.emplace_back(weight(*e), e);
-    std::sort(weighted.begin(), weighted.end(), [](const auto& a, const auto& b) {
-      if (a.first != b.first) return a.first > b.first;
-      return a.second->data->file.file_path < b.second->data->file.file_path;
-    });
-    std::vector<std::vector<const Entry*>> bins;
-    std::vector<int64_t> loads;
-    const int64_t limit = config_.task_size();
-    for (const auto& [w, e] : weighted) {
-      size_t b = 0;
-      while (b < bins.size() && loads[b] + w > limit) ++b;
-      if (b == bins.size()) {
-        bins.emplace_back();
-        loads.push_back(0);
-      }
-      bins[b].push_back(e);
-      loads[b] += w;
-    }
-    return bins;
+    return PackByWeight(std::move(items), weight, config_.task_size());
   }
 
   RewriteTask MakeTask(const std::vector<const Entry*>& rewrite,
@@ -386,7 +443,7 @@ class PartitionPlan {
       out->push_back(e->task);
       task.input_bytes += e->data->file.file_size_in_bytes;
       for (const FilePtr& d : e->deletes) {
-        if (!seen.insert(d->file.file_path).second) continue;
+        if (!seen.insert(DeleteFileKey(d->file)).second) continue;
         // Sorted into read-only and rewritten once the whole plan is known.
         task.rewritten_deletes.push_back(d);
         task.input_bytes += d->file.file_size_in_bytes;
@@ -425,12 +482,10 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
                                           options.now_ms - options.history.last_full_ms >
                                               config.full_trigger_interval_ms);
 
-  // Which data files each delete file applies to, across the whole snapshot.
-  std::unordered_map<std::string, int64_t> delete_refs;
-  for (const iceberg::FileScanTask& t : all_files != nullptr ? *all_files : files) {
-    for (const FilePtr& d : t.position_deletes) ++delete_refs[d->file.file_path];
-    for (const FilePtr& d : t.equality_deletes) ++delete_refs[d->file.file_path];
-  }
+  const std::vector<iceberg::FileScanTask>& snapshot_files =
+      all_files != nullptr ? *all_files : files;
+  std::unordered_map<std::string, int64_t> delete_refs = DeleteRefs(snapshot_files, false);
+  std::unordered_map<std::string, int64_t> path_refs = DeleteRefs(snapshot_files, true);
 
   std::map<std::string, PartitionPlan> partitions;
   for (const iceberg::FileScanTask& t : files) {
@@ -459,13 +514,7 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
       [](const PartitionPlan* a, const PartitionPlan* b) { return a->eval.cost > b->eval.cost; });
   // A data file's sizing weight: its bytes plus its share of each delete file it needs
   // (a delete file's bytes split evenly among the data files it applies to).
-  auto weight = [&delete_refs](const Entry& e) {
-    int64_t w = e.data->file.file_size_in_bytes;
-    for (const FilePtr& d : e.deletes) {
-      w += d->file.file_size_in_bytes / std::max<int64_t>(1, delete_refs[d->file.file_path]);
-    }
-    return w;
-  };
+  auto weight = [&path_refs](const Entry& e) { return EntryWeight(e, path_refs); };
   const double budget = static_cast<double>(options.max_input_size_per_thread) *
                         std::max(1, options.available_threads);
   OptimizingPlan plan;
@@ -484,27 +533,7 @@ OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
   }
   if (!plan.tasks.empty()) plan.type = type;
 
-  // A delete file leaves the table only when every data file it applies to is in the plan.
-  std::unordered_map<std::string, int64_t> planned_refs;
-  std::unordered_set<std::string> planned_data;
-  for (const RewriteTask& t : plan.tasks) {
-    for (const auto& f : t.rewrite_data) planned_data.insert(f.data->file.file_path);
-    for (const auto& f : t.rewrite_pos_data) planned_data.insert(f.data->file.file_path);
-  }
-  for (const iceberg::FileScanTask& t : files) {
-    if (!planned_data.contains(t.data->file.file_path)) continue;
-    for (const FilePtr& d : t.position_deletes) ++planned_refs[d->file.file_path];
-    for (const FilePtr& d : t.equality_deletes) ++planned_refs[d->file.file_path];
-  }
-  for (RewriteTask& t : plan.tasks) {
-    std::vector<FilePtr> all = std::move(t.rewritten_deletes);
-    t.rewritten_deletes.clear();
-    for (FilePtr& d : all) {
-      const std::string& path = d->file.file_path;
-      (planned_refs[path] == delete_refs[path] ? t.rewritten_deletes : t.read_only_deletes)
-          .push_back(std::move(d));
-    }
-  }
+  SplitRemovedDeletes(&plan, files, delete_refs);
 
   plan.partitions.reserve(partitions.size());
   for (auto& [key, p] : partitions) plan.partitions.push_back(std::move(p.eval));
@@ -544,6 +573,77 @@ PlanCounts CountPlan(const OptimizingPlan& plan) {
   }
   counts.removed_delete_files = static_cast<int64_t>(removed.size());
   return counts;
+}
+
+OptimizingPlan PlanEqualityDeleteConversion(
+    const std::vector<iceberg::FileScanTask>& files,
+    const std::vector<std::shared_ptr<const iceberg::ScanFile>>& unapplied_equality_deletes,
+    const OptimizingConfig& config, const PlanOptions& options) {
+  // The partitions' evaluations are the regular planner's: the table's health and trigger
+  // reasons stay what they are; only the tasks differ.
+  OptimizingPlan plan = PlanOptimizing(files, config, options);
+  plan.tasks.clear();
+  plan.type.reset();
+
+  std::unordered_map<std::string, int64_t> delete_refs = DeleteRefs(files, false);
+  std::unordered_map<std::string, int64_t> path_refs = DeleteRefs(files, true);
+  // Every data file that any equality delete applies to, by partition: all of them are
+  // converted, so that every equality-delete file can leave the table.
+  std::map<std::string, std::vector<Entry>> by_partition;
+  for (const iceberg::FileScanTask& t : files) {
+    if (t.equality_deletes.empty()) continue;
+    // The position deletes too: the new file-scoped delete or DV restates them (a data file
+    // has one DV), and the ones no other data file needs leave the table.
+    Entry entry{t, t.data, t.position_deletes};
+    entry.deletes.insert(entry.deletes.end(), t.equality_deletes.begin(), t.equality_deletes.end());
+    by_partition[PartitionKey(t.data->file)].push_back(std::move(entry));
+  }
+  auto weight = [&path_refs](const Entry& e) { return EntryWeight(e, path_refs); };
+  for (auto& [key, entries] : by_partition) {
+    std::vector<const Entry*> items;
+    items.reserve(entries.size());
+    for (const Entry& e : entries) items.push_back(&e);
+    for (const std::vector<const Entry*>& bin : PackByWeight(items, weight, config.task_size())) {
+      RewriteTask task;
+      task.spec_id = bin[0]->data->file.spec_id;
+      task.partition = bin[0]->data->file.partition;
+      task.partition_key = key;
+      std::set<std::string> seen;
+      for (const Entry* e : bin) {
+        task.rewrite_pos_data.push_back(e->task);
+        task.input_bytes += e->data->file.file_size_in_bytes;
+        for (const FilePtr& d : e->deletes) {
+          if (!seen.insert(DeleteFileKey(d->file)).second) continue;
+          task.rewritten_deletes.push_back(d);
+          task.input_bytes += d->file.file_size_in_bytes;
+        }
+      }
+      plan.tasks.push_back(std::move(task));
+    }
+  }
+  // Equality-delete files that apply to no data file still stop readers that refuse
+  // equality deletes (pyiceberg fails on any live one): they go with a task of their
+  // partition, else with any task (a task reads nothing of them), else with a task of their
+  // own that reads nothing.
+  for (const FilePtr& d : unapplied_equality_deletes) {
+    const std::string key = PartitionKey(d->file);
+    auto it = std::find_if(plan.tasks.begin(), plan.tasks.end(),
+                           [&](const RewriteTask& t) { return t.partition_key == key; });
+    if (it == plan.tasks.end()) it = plan.tasks.begin();
+    if (it == plan.tasks.end()) {
+      RewriteTask task;
+      task.spec_id = d->file.spec_id;
+      task.partition = d->file.partition;
+      task.partition_key = key;
+      plan.tasks.push_back(std::move(task));
+      it = plan.tasks.end() - 1;
+    }
+    it->rewritten_deletes.push_back(d);
+    it->input_bytes += d->file.file_size_in_bytes;
+  }
+  SplitRemovedDeletes(&plan, files, delete_refs);
+  if (!plan.tasks.empty()) plan.type = OptimizingType::kConvert;
+  return plan;
 }
 
 }  // namespace floe::optimize

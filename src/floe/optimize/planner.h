@@ -56,8 +56,10 @@ class ManifestEntryCache;
 
 namespace floe::optimize {
 
-enum class OptimizingType { kMinor, kMajor, kFull };
-// "minor", "major", "full".
+// kConvert is floe's equality-delete conversion (PlanEqualityDeleteConversion): no data
+// file is rewritten and the optimizing history is left alone.
+enum class OptimizingType { kMinor, kMajor, kFull, kConvert };
+// "minor", "major", "full", "convert".
 std::string_view OptimizingTypeName(OptimizingType type);
 
 // When the table was last optimized, per type (milliseconds since the epoch; 0 = never).
@@ -191,5 +193,21 @@ std::string DeleteFileKey(const iceberg::DataFile& file);
 OptimizingPlan PlanOptimizing(const std::vector<iceberg::FileScanTask>& files,
                               const OptimizingConfig& config, const PlanOptions& options,
                               const std::vector<iceberg::FileScanTask>* all_files = nullptr);
+
+// Plans floe's equality-delete conversion (self-optimizing.eq-delete.max-age-ms): every
+// data file of `files` (one snapshot's unfiltered scan plan) that an equality delete applies
+// to goes to a task's rewrite_pos_data (the rows its deletes remove become one file-scoped
+// position delete file, v2, or one deletion vector merged with its existing one, v3), no
+// data file is rewritten, and every equality-delete file leaves the table: each applies only
+// to converted files. `unapplied_equality_deletes` are the snapshot's live equality-delete
+// files that apply to no data file (scan planning leaves them out; readers that refuse
+// equality deletes still see them): they are removed too. No trigger, threshold or input
+// budget applies: the plan converts everything or there would be equality deletes left.
+// The plan's type is kConvert when it has tasks; its partitions are PlanOptimizing's
+// evaluations.
+OptimizingPlan PlanEqualityDeleteConversion(
+    const std::vector<iceberg::FileScanTask>& files,
+    const std::vector<std::shared_ptr<const iceberg::ScanFile>>& unapplied_equality_deletes,
+    const OptimizingConfig& config, const PlanOptions& options);
 
 }  // namespace floe::optimize

@@ -106,16 +106,35 @@ struct RemovedPositions {
   }
 };
 
-Status ConvertDeletes(const iceberg::TableMetadata& metadata, iceberg::TableScan& scan,
-                      io::FileIO& io, const RewriteTask& task, const ExecuteOptions& options,
-                      TaskOutput* out) {
-  const iceberg::PartitionSpec* spec = metadata.spec_by_id(task.spec_id);
+// The columns a conversion reads: the equality-delete keys of its files. The reader adds
+// what the deletes need to what it is asked for, so asking for the key columns alone reads
+// nothing else; the first column stands in when no key column is in the scan schema (the
+// reader still finds dropped key columns in older schemas).
+std::vector<std::string> ConversionColumns(const iceberg::Schema& schema, const RewriteTask& task) {
+  std::set<std::string> names;
+  for (const iceberg::FileScanTask& t : task.rewrite_pos_data) {
+    for (const auto& d : t.equality_deletes) {
+      for (int32_t id : d->file.equality_ids.value_or(std::vector<int32_t>{})) {
+        if (std::optional<std::string> name = schema.FindColumnName(id)) names.insert(*name);
+      }
+    }
+  }
+  if (names.empty() && !schema.fields().empty()) names.insert(schema.fields()[0].name);
+  return {names.begin(), names.end()};
+}
+
+Status ConvertDeletes(const iceberg::TableMetadataPtr& metadata, iceberg::ScanOptions scan_options,
+                      const iceberg::Schema& scan_schema, io::FileIO& io, const RewriteTask& task,
+                      const ExecuteOptions& options, TaskOutput* out) {
+  const iceberg::PartitionSpec* spec = metadata->spec_by_id(task.spec_id);
   if (spec == nullptr) {
     return Status::Corrupt("task partition {} has unknown spec {}", task.partition_key,
                            task.spec_id);
   }
+  scan_options.columns = ConversionColumns(scan_schema, task);
+  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
   std::map<std::string, RemovedPositions> files;
-  FLOE_ASSIGN_OR_RETURN(auto reader, scan.Open(task.rewrite_pos_data));
+  FLOE_ASSIGN_OR_RETURN(auto reader, scan->Open(task.rewrite_pos_data));
   while (true) {
     FLOE_ASSIGN_OR_RETURN(std::optional<iceberg::TableScan::Reader::Matches> m,
                           reader->NextMatches());
@@ -124,11 +143,11 @@ Status ConvertDeletes(const iceberg::TableMetadata& metadata, iceberg::TableScan
     for (int64_t p : m->positions) f.Live(p);
   }
   out->AddStats(reader->equality_stats());
-  const bool vectors = metadata.format_version >= 3;
+  const bool vectors = metadata->format_version >= 3;
   std::unique_ptr<iceberg::DeletionVectorWriter> dv_writer;
   if (vectors) {
     FLOE_ASSIGN_OR_RETURN(
-        dv_writer, iceberg::DeletionVectorWriter::Make(&io, WriterOptions(metadata, options, 1)));
+        dv_writer, iceberg::DeletionVectorWriter::Make(&io, WriterOptions(*metadata, options, 1)));
   }
   int32_t next_writer = 1;
   auto fail = [&](Status status) {
@@ -149,7 +168,7 @@ Status ConvertDeletes(const iceberg::TableMetadata& metadata, iceberg::TableScan
     // One position delete file per data file: it names only that file
     // (referenced_data_file), which is how the planner recognises converted deletes.
     auto writer =
-        iceberg::PositionDeleteWriter::Make(&io, WriterOptions(metadata, options, ++next_writer));
+        iceberg::PositionDeleteWriter::Make(&io, WriterOptions(*metadata, options, ++next_writer));
     if (!writer.ok()) return fail(writer.status());
     Status s = (*writer)->Delete(data.file_path, f.removed, *spec, data.partition);
     if (!s.ok()) {
@@ -199,7 +218,7 @@ Result<TaskOutput> ExecuteRewriteTask(const iceberg::TableMetadataPtr& metadata,
     status = RewriteData(*metadata, *scan, io, task, config, options, &out);
   }
   if (status.ok() && !task.rewrite_pos_data.empty()) {
-    status = ConvertDeletes(*metadata, *scan, io, task, options, &out);
+    status = ConvertDeletes(metadata, scan_options, scan->scan_schema(), io, task, options, &out);
   }
   if (!status.ok()) {
     DeleteOutputs(io, out);
@@ -237,6 +256,11 @@ Result<std::optional<int64_t>> CommitRewrite(iceberg::Table& table, int64_t plan
   for (size_t i = 0; i < plan.tasks.size(); ++i) {
     const RewriteTask& task = plan.tasks[i];
     for (const iceberg::FileScanTask& t : task.rewrite_data) rewrite->DeleteFile(t.data->file);
+    // The task applied every delete of the planned snapshot to these files; one whose
+    // deletes removed none of its rows gets no new delete file, and needs none.
+    for (const iceberg::FileScanTask& t : task.rewrite_pos_data) {
+      rewrite->DeletesRestated(t.data->file.file_path);
+    }
     for (const auto& d : task.rewritten_deletes) {
       // Tasks of one partition may share a delete file.
       if (removed_deletes.insert(DeleteFileKey(d->file)).second) {
@@ -317,6 +341,67 @@ Result<OptimizingPlan> PlanSnapshot(const iceberg::TableMetadataPtr& metadata, i
   FLOE_ASSIGN_OR_RETURN(auto filtered, iceberg::TableScan::Make(metadata, io, scan_options));
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> files, filtered->PlanFiles());
   return PlanOptimizing(files, config, options, &all_files);
+}
+
+Result<ConversionPlan> PlanConversionSnapshot(const iceberg::TableMetadataPtr& metadata,
+                                              io::FileIO& io, int64_t snapshot_id,
+                                              const OptimizingConfig& config,
+                                              const PlanOptions& plan_options) {
+  ConversionPlan out;
+  const iceberg::Snapshot* snapshot = metadata->snapshot_by_id(snapshot_id);
+  if (snapshot == nullptr) return Status::NotFound("snapshot {} does not exist", snapshot_id);
+  // Iceberg's summary totals say when there is nothing to look for (the common case of a
+  // table written without equality deletes): no manifest is read.
+  if (const std::string* total = snapshot->SummaryValue("total-equality-deletes");
+      total != nullptr && *total == "0") {
+    return out;
+  }
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestFile> manifests,
+                        iceberg::ReadSnapshotManifests(*snapshot, io));
+  std::vector<iceberg::ManifestEntry> equality;
+  for (const iceberg::ManifestFile& manifest : manifests) {
+    if (manifest.content != iceberg::ManifestContent::kDeletes) continue;
+    FLOE_ASSIGN_OR_RETURN(
+        std::vector<iceberg::ManifestEntry> entries,
+        iceberg::ReadManifestEntries(*metadata, manifest, io, iceberg::ManifestEntryFilter::kLive,
+                                     /*read_stats=*/false));
+    for (iceberg::ManifestEntry& e : entries) {
+      if (e.data_file.content == iceberg::FileContent::kEqualityDeletes) {
+        equality.push_back(std::move(e));
+      }
+    }
+  }
+  if (equality.empty()) return out;
+  out.equality_delete_files = static_cast<int64_t>(equality.size());
+  for (const iceberg::ManifestEntry& e : equality) {
+    const iceberg::Snapshot* added =
+        e.snapshot_id ? metadata->snapshot_by_id(*e.snapshot_id) : nullptr;
+    const int64_t committed = added != nullptr ? added->timestamp_ms : 0;
+    out.oldest_commit_ms = std::min(out.oldest_commit_ms.value_or(committed), committed);
+  }
+
+  PlanOptions options = plan_options;
+  options.current_spec_id = metadata->default_spec_id;
+  iceberg::ScanOptions scan_options;
+  scan_options.snapshot_id = snapshot_id;
+  scan_options.manifest_cache = plan_options.manifest_cache;
+  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> files, scan->PlanFiles());
+  std::set<std::string> applied;
+  for (const iceberg::FileScanTask& t : files) {
+    for (const auto& d : t.equality_deletes) applied.insert(d->file.file_path);
+  }
+  std::vector<std::shared_ptr<const iceberg::ScanFile>> unapplied;
+  for (iceberg::ManifestEntry& e : equality) {
+    if (applied.contains(e.data_file.file_path)) continue;
+    auto f = std::make_shared<iceberg::ScanFile>();
+    f->data_sequence_number = e.data_sequence_number.value_or(0);
+    f->file_sequence_number = e.file_sequence_number.value_or(0);
+    f->file = std::move(e.data_file);
+    unapplied.push_back(std::move(f));
+  }
+  out.plan = PlanEqualityDeleteConversion(files, unapplied, config, options);
+  return out;
 }
 
 Result<OptimizeResult> OptimizeTable(iceberg::Table& table, const PlanOptions& options,

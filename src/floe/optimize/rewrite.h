@@ -124,6 +124,26 @@ Result<OptimizingPlan> PlanSnapshot(const iceberg::TableMetadataPtr& metadata, i
                                     int64_t snapshot_id, const OptimizingConfig& config,
                                     const PlanOptions& options);
 
+// A snapshot's equality-delete conversion plan (PlanEqualityDeleteConversion) and when its
+// oldest live equality-delete file was committed, which the service schedules it by.
+struct ConversionPlan {
+  OptimizingPlan plan;
+  int64_t equality_delete_files = 0;  // live in the snapshot, applied or not
+  // The commit time (ms since the epoch) of the snapshot that added the oldest live
+  // equality-delete file; 0 when that snapshot is gone (expired: older than any kept one);
+  // nullopt without equality deletes.
+  std::optional<int64_t> oldest_commit_ms;
+};
+
+// Plans the conversion of snapshot `snapshot_id`'s equality deletes: its live delete
+// manifests and its unfiltered scan plan (self-optimizing.filter does not apply: one
+// equality-delete file left in the table stops readers that refuse them). Errors: manifests
+// that cannot be read.
+Result<ConversionPlan> PlanConversionSnapshot(const iceberg::TableMetadataPtr& metadata,
+                                              io::FileIO& io, int64_t snapshot_id,
+                                              const OptimizingConfig& config,
+                                              const PlanOptions& options);
+
 struct OptimizeResult {
   OptimizingPlan plan;
   std::optional<int64_t> planned_snapshot_id;

@@ -322,6 +322,7 @@ void OptimizingService::ForgetTable(const Key& key) {
     table_locations_.erase(key);
     last_data_expire_ms_.erase(key);
     last_tag_check_ms_.erase(key);
+    conversion_due_ms_.erase(key);
     interrupted_.erase(key);
   }
   std::lock_guard lock(store_mu_);
@@ -337,12 +338,38 @@ void OptimizingService::Scheduler() {
       next_refresh = std::chrono::steady_clock::now() + options_.refresh_interval;
     }
     tasks_->Expire();
-    std::unique_lock lock(mu_);
-    if (stop_cv_.wait_for(
-            lock, std::min<std::chrono::milliseconds>(kKeeperInterval, options_.refresh_interval),
-            [this] { return stopping_; })) {
-      return;
+    // Tables whose equality-delete conversion is due (Evaluate set the time).
+    std::vector<Key> due;
+    {
+      std::lock_guard lock(mu_);
+      const int64_t now = Now();
+      for (auto it = conversion_due_ms_.begin(); it != conversion_due_ms_.end();) {
+        if (it->second > now) {
+          ++it;
+          continue;
+        }
+        due.push_back(it->first);
+        it = conversion_due_ms_.erase(it);
+      }
     }
+    for (const Key& k : due) {
+      auto ns = catalog::ParseNamespace(std::get<1>(k));
+      if (ns.ok()) {
+        Enqueue(Item{std::get<0>(k), catalog::TableIdentifier{std::move(*ns), std::get<2>(k)},
+                     false, std::nullopt});
+      }
+    }
+    std::unique_lock lock(mu_);
+    auto wait = std::min<std::chrono::milliseconds>(kKeeperInterval, options_.refresh_interval);
+    // A conversion due before the next tick wakes the scheduler at its time (a 1 s tick
+    // would eat most of a short max age); Evaluate and Conclude wake it when they add one.
+    const int64_t now = Now();
+    for (const auto& [k, due_ms] : conversion_due_ms_) {
+      wait = std::min(wait, std::chrono::milliseconds(std::max<int64_t>(0, due_ms - now)));
+    }
+    stop_cv_.wait_for(lock, wait, [this] { return stopping_ || conversion_due_changed_; });
+    if (stopping_) return;
+    conversion_due_changed_ = false;
   }
 }
 
@@ -1080,14 +1107,58 @@ Status OptimizingService::Evaluate(const Item& item) {
       static_cast<int32_t>(std::max<int64_t>(1, tasks_->GroupThreads(config->group)));
   plan_options.forced = item.forced;
   plan_options.manifest_cache = &manifest_cache_;
-  auto planned = PlanSnapshot(metadata, table->io(), current->snapshot_id, *config, plan_options);
-  if (!planned.ok()) {
-    rt.status = "pending";
-    rt.status_reason = fmt::format("plan failed: {}", planned.status().message());
-    Save(rt);
-    return planned.status();
+  // self-optimizing.eq-delete.max-age-ms: live equality deletes are converted first, by a
+  // plan of their own that neither waits for the triggers nor for min-plan-interval.
+  std::optional<OptimizingPlan> conversion;
+  std::string conversion_reason;
+  bool conversion_pending = false;  // due later: this snapshot is not done with
+  if (config->converts_equality_deletes() && !item.forced) {
+    auto planned =
+        PlanConversionSnapshot(metadata, table->io(), current->snapshot_id, *config, plan_options);
+    if (!planned.ok()) {
+      rt.status = "pending";
+      rt.status_reason = fmt::format("plan failed: {}", planned.status().message());
+      Save(rt);
+      return planned.status();
+    }
+    if (!planned->plan.tasks.empty()) {
+      const int64_t oldest = planned->oldest_commit_ms.value_or(0);
+      // Half the age waits, so that the commits of a busy writer share one conversion; the
+      // other half is the conversion's own time (queueing, reading keys, committing).
+      const int64_t start_ms = oldest + config->eq_delete_max_age_ms / 2;
+      if (!item.manual && now < start_ms) {
+        {
+          std::lock_guard lock(mu_);
+          conversion_due_ms_[key] = start_ms;
+          conversion_due_changed_ = true;
+        }
+        stop_cv_.notify_all();
+        conversion_pending = true;
+        // Not due yet: the scheduler queues the table then. The regular plan still goes
+        // ahead, or a writer committing more often than max-age / 2 would keep the table's
+        // compaction off for good.
+      } else {
+        conversion_reason =
+            fmt::format("convert: {} equality-delete files, the oldest committed {} ms ago",
+                        planned->equality_delete_files, now - oldest);
+        conversion = std::move(planned->plan);
+      }
+    }
   }
-  OptimizingPlan plan = std::move(*planned);
+  OptimizingPlan plan;
+  if (conversion) {
+    plan = std::move(*conversion);
+  } else {
+    auto planned = PlanSnapshot(metadata, table->io(), current->snapshot_id, *config, plan_options);
+    if (!planned.ok()) {
+      rt.status = "pending";
+      rt.status_reason = fmt::format("plan failed: {}", planned.status().message());
+      Save(rt);
+      return planned.status();
+    }
+    plan = std::move(*planned);
+  }
+  const bool converting = plan.type == OptimizingType::kConvert;
   {
     const TableHealth health = SummarizeHealth(plan);
     std::lock_guard lock(mu_);
@@ -1100,11 +1171,13 @@ Status OptimizingService::Evaluate(const Item& item) {
   if (plan.tasks.empty()) {
     rt.status = "idle";
     rt.status_reason.clear();
-    rt.last_optimized_snapshot_id = current->snapshot_id;
+    // A pending conversion must find the snapshot not evaluated yet when it is due.
+    if (!conversion_pending) rt.last_optimized_snapshot_id = current->snapshot_id;
     Save(rt);
     return Status::OK();
   }
-  if (!item.manual && rt.last_plan_ms > 0 && now - rt.last_plan_ms < config->min_plan_interval_ms) {
+  if (!converting && !item.manual && rt.last_plan_ms > 0 &&
+      now - rt.last_plan_ms < config->min_plan_interval_ms) {
     // Work to do, but the last process started too recently: a later refresh starts it.
     rt.status = "pending";
     rt.status_reason = "waiting for self-optimizing.min-plan-interval";
@@ -1129,7 +1202,9 @@ Status OptimizingService::Evaluate(const Item& item) {
     Save(rt);
     return Status::OK();
   }
-  rt.last_plan_ms = now;
+  // A conversion does not count as a plan: conversions seconds apart must not hold the
+  // table's regular optimizing off for good.
+  if (!converting) rt.last_plan_ms = now;
 
   metastore::OptimizingProcessRecord process;
   {
@@ -1149,8 +1224,12 @@ Status OptimizingService::Evaluate(const Item& item) {
   process.converted_data_files = counts.converted_data_files;
   process.removed_delete_files = counts.removed_delete_files;
   std::set<std::string> reasons;
-  for (const PartitionEvaluation& p : plan.partitions) {
-    if (p.necessary && reasons.size() < 8) reasons.insert(p.reason);
+  if (converting) {
+    reasons.insert(conversion_reason);
+  } else {
+    for (const PartitionEvaluation& p : plan.partitions) {
+      if (p.necessary && reasons.size() < 8) reasons.insert(p.reason);
+    }
   }
   for (const std::string& r : reasons) {
     if (!process.reason.empty()) process.reason += "; ";
@@ -1200,6 +1279,8 @@ Status OptimizingService::Evaluate(const Item& item) {
     active.table_location = metadata->location;
     active.started_ms = now;
     active.allow_partial_commit = config->allow_partial_commit;
+    active.converts_equality_deletes = config->converts_equality_deletes();
+    active.eq_delete_max_age_ms = config->eq_delete_max_age_ms;
     active_by_table_[key] = process.process_id;
     active_.emplace(process.process_id, std::move(active));
   }
@@ -1366,10 +1447,14 @@ void OptimizingService::Conclude(FinishedProcess finished) {
     rt.status_reason.clear();
     // The planned snapshot: commits that raced the process are looked at again.
     rt.last_optimized_snapshot_id = *process.planned_snapshot_id;
-    int64_t* last = active.type == OptimizingType::kFull    ? &rt.last_full_ms
-                    : active.type == OptimizingType::kMajor ? &rt.last_major_ms
-                                                            : &rt.last_minor_ms;
-    *last = now;
+    // A conversion is no minor optimizing: the minor interval trigger still counts from
+    // the last real one.
+    if (active.type != OptimizingType::kConvert) {
+      int64_t* last = active.type == OptimizingType::kFull    ? &rt.last_full_ms
+                      : active.type == OptimizingType::kMajor ? &rt.last_major_ms
+                                                              : &rt.last_minor_ms;
+      *last = now;
+    }
   } else if (finished.outcome == ProcessOutcome::kCanceled) {
     rt.status_reason = fmt::format("process {} was canceled", process.process_id);
   } else {
@@ -1381,6 +1466,21 @@ void OptimizingService::Conclude(FinishedProcess finished) {
   {
     std::lock_guard lock(mu_);
     active_by_table_.erase(key);
+  }
+  // Commits that came while the process ran were not evaluated (one process per table):
+  // a table whose equality deletes must be converted within an age cannot wait for the
+  // refresh to see them.
+  if (active.converts_equality_deletes && outcome.ok()) {
+    Enqueue(Item{key_catalog(key), active.id, false, std::nullopt});
+  } else if (active.converts_equality_deletes) {
+    // A failed process is retried when the commit events or the refresh bring the table
+    // back, or after a pause of the table's max age: never in a loop.
+    {
+      std::lock_guard lock(mu_);
+      conversion_due_ms_[key] = Now() + std::max<int64_t>(1000, active.eq_delete_max_age_ms);
+      conversion_due_changed_ = true;
+    }
+    stop_cv_.notify_all();
   }
   table.reset();
   ops.reset();

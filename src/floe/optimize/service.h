@@ -12,6 +12,9 @@
 // the committer commits the outputs as one rewrite (rewrite.h); a task that fails beyond
 // self-optimizing.execute.num-retries fails the process and its outputs are deleted. A table
 // has one process at a time and is not planned again within self-optimizing.min-plan-interval.
+// A table with self-optimizing.eq-delete.max-age-ms gets its live equality deletes converted
+// first ("convert" processes, PlanEqualityDeleteConversion), scheduled by the age of the
+// oldest one and not held by min-plan-interval.
 //
 // Operators pause and resume tables (persisted), cancel a running process, create and drop
 // groups and drain optimizers. State per table (idle, pending, planning, minor / major / full,
@@ -244,6 +247,9 @@ class OptimizingService {
     std::string table_location;
     int64_t started_ms = 0;
     bool allow_partial_commit = false;  // self-optimizing.allow-partial-commit
+    // self-optimizing.eq-delete.max-age-ms is set: the table is evaluated again at the end.
+    bool converts_equality_deletes = false;
+    int64_t eq_delete_max_age_ms = -1;
   };
   void LocalWorker(int32_t thread);
   // The budget, spill directory and cache of a task run by a local thread.
@@ -329,6 +335,10 @@ class OptimizingService {
   std::map<std::string, std::map<Key, catalog::TableIdentifier>> listed_tables_;
   std::map<Key, int64_t> last_data_expire_ms_;
   std::map<Key, int64_t> last_tag_check_ms_;
+  // When each table's equality-delete conversion is due (ms, Now()): the scheduler queues
+  // the table then (self-optimizing.eq-delete.max-age-ms).
+  std::map<Key, int64_t> conversion_due_ms_;
+  bool conversion_due_changed_ = false;  // guarded by mu_: the scheduler recomputes its wait
   OptimizerCounters counters_;
   int64_t next_process_ = 0;
   int64_t next_maintenance_run_ = 0;

@@ -379,8 +379,15 @@ Result<TaskInput> DecodeTaskInput(std::string_view text) {
   const iceberg::FileScanTask* first =
       !t.rewrite_data.empty() ? &t.rewrite_data[0]
                               : (!t.rewrite_pos_data.empty() ? &t.rewrite_pos_data[0] : nullptr);
-  if (first == nullptr) return Status::InvalidArgument("the task has no data files");
-  t.partition = first->data->file.partition;
+  // An equality-delete conversion's task may only remove delete files that apply to no
+  // data file (PlanEqualityDeleteConversion): its partition is theirs.
+  if (first != nullptr) {
+    t.partition = first->data->file.partition;
+  } else if (!t.rewritten_deletes.empty()) {
+    t.partition = t.rewritten_deletes[0]->file.partition;
+  } else {
+    return Status::InvalidArgument("the task has no data files and removes no delete file");
+  }
   input.metadata = std::make_shared<const iceberg::TableMetadata>(std::move(metadata));
   return input;
 }

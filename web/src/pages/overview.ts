@@ -114,7 +114,7 @@ export function tableHref(t: { catalog: string; namespace: string; name: string 
   return `/tables/${encodeURIComponent(t.catalog)}/${encodeURIComponent(t.namespace)}/${encodeURIComponent(t.name)}`;
 }
 
-const STATUS_ORDER = ["idle", "pending", "planning", "minor", "major", "full", "committing"];
+const STATUS_ORDER = ["idle", "pending", "planning", "minor", "major", "full", "convert", "committing"];
 
 async function top(sort: string): Promise<TableStat[]> {
   const page = await getOptional<Page<TableStat>>(`/api/v1/table-stats?sort=${sort}&page-size=10`);
