@@ -1,5 +1,6 @@
 """Keyed table topics in position mode (issue 21, docs/table-topics.md "Delete modes"): a
-Debezium-style stream of creates, updates, deletes and re-creates lands with position deletes
+Debezium-style stream of creates, updates, deletes and re-creates (JSON envelopes, and Avro
+envelopes through floe's schema registry as Debezium's Avro converter writes them) lands with position deletes
 (v2) or deletion vectors (v3) found in floe's key index, never an equality delete. At *every*
 snapshot of the table, including the optimizer's rewrites made while the stream runs, pyiceberg
 (which refuses equality deletes), Iceberg Java's generic reader (which refuses two deletion
@@ -32,10 +33,20 @@ DEADLINE_SECONDS = 90
 PARTITIONS = 2
 
 
-def topic_config(version: str) -> dict:
+# Debezium's envelope as its Avro converter writes it: nullable before / after row records.
+ENVELOPE_AVRO = json.dumps({
+    "type": "record", "name": "Envelope", "namespace": "floe.it.pos", "fields": [
+        {"name": "before", "type": ["null", {"type": "record", "name": "Value", "fields": [
+            {"name": "id", "type": "long"}, {"name": "v", "type": "string"}]}],
+         "default": None},
+        {"name": "after", "type": ["null", "Value"], "default": None},
+        {"name": "op", "type": "string"}]})
+
+
+def topic_config(version: str, fmt: str = "json") -> dict:
     return {"floe.table.topic.enable": "true",
             "floe.table.topic.commit.interval.ms": "1000",
-            "floe.table.topic.convert.value.type": "json",
+            "floe.table.topic.convert.value.type": "json" if fmt == "json" else "by_schema_id",
             "floe.table.topic.transform.value.type": "flatten_debezium",
             "floe.table.topic.id.columns": "[id]",
             "floe.table.topic.format.version": version}
@@ -45,9 +56,13 @@ class Stream:
     """Debezium envelopes over a key space, keyed by id (a key stays in one partition), and
     every record sent, to replay the model of any prefix of the log."""
 
-    def __init__(self, bootstrap: str, topic: str, seed: int):
+    def __init__(self, bootstrap: str, topic: str, seed: int, serialize=None):
         self.bootstrap = bootstrap
         self.topic = topic
+        # The value's bytes (JSON text by default; Confluent-framed Avro for registry topics).
+        self.serialize = serialize or (lambda env: json.dumps(env).encode())
+        # Per partition: offset -> envelope, from the delivery reports.
+        self.log: dict[int, dict[int, dict]] = {}
         self.rng = random.Random(seed)
         self.live: dict[int, dict] = {}
         self.sent: list[tuple[int, dict]] = []  # (key, envelope) in send order
@@ -68,34 +83,12 @@ class Stream:
                 after = {"id": key, "v": f"{tag}-{self.rng.randrange(10**6)}"}
                 env = {"before": before, "after": after, "op": "u" if before else "c"}
                 self.live[key] = after
-            p.produce(self.topic, key=str(key).encode(), value=json.dumps(env).encode())
+            p.produce(self.topic, key=str(key).encode(), value=self.serialize(env),
+                      on_delivery=lambda err, msg, env=env: err is None and self.log.setdefault(
+                          msg.partition(), {}).__setitem__(msg.offset(), env))
             self.sent.append((key, env))
         assert p.flush(60) == 0
-
-
-def partition_records(server, topic: str) -> dict[int, list[dict]]:
-    """Every record of the topic's log per partition, in offset order (the order the
-    translator read them), through the Kafka protocol."""
-    from confluent_kafka import Consumer, TopicPartition
-    c = Consumer({"bootstrap.servers": server.kafka_bootstrap, "group.id": uuid.uuid4().hex,
-                  "enable.auto.commit": False, "auto.offset.reset": "earliest"})
-    out: dict[int, list[dict]] = {}
-    try:
-        for part in range(PARTITIONS):
-            low, high = c.get_watermark_offsets(TopicPartition(topic, part), timeout=10)
-            c.assign([TopicPartition(topic, part, low)])
-            records: list[dict] = []
-            deadline = time.monotonic() + 30
-            while len(records) < high - low and time.monotonic() < deadline:
-                m = c.poll(1.0)
-                if m is None or m.error():
-                    continue
-                records.append({"offset": m.offset(), "value": json.loads(m.value())})
-            assert len(records) == high - low
-            out[part] = records
-    finally:
-        c.close()
-    return out
+        assert sum(len(m) for m in self.log.values()) == len(self.sent)
 
 
 def parse_ends(summary_value: str) -> dict[int, int]:
@@ -112,9 +105,13 @@ def model_at(log: dict[int, list[dict]], ends: dict[int, int],
     """id -> v of the rows live after the records below `ends`, with the external deletes
     (key, partition ends when it committed) applied where they happened in the log."""
     live: dict[int, str] = {}
+    # A key's records are all in one partition (keyed by id): its external deletes apply there.
+    partition_of = {((r["value"].get("after") or r["value"].get("before"))["id"]): part
+                    for part, records in log.items() for r in records}
     for part, records in log.items():
         end = ends.get(part, 0)
-        deletes = sorted((e.get(part, 0), key) for key, e in external)
+        deletes = sorted((e.get(part, 0), key) for key, e in external
+                         if partition_of.get(key) == part)
         di = 0
         for r in records:
             if r["offset"] >= end:
@@ -174,7 +171,8 @@ def check_every_snapshot(floe, server, topic: str, stream: Stream, version: int)
     cat = RestCatalog("floe", uri=server.uri, warehouse="default")
     table = cat.load_table(name)
     assert table.format_version == version
-    log = partition_records(server, topic)
+    log = {part: [{"offset": o, "value": env} for o, env in sorted(m.items())]
+           for part, m in stream.log.items()}
     ends = snapshot_ends(table)
     by_id = {s.snapshot_id: s for s in table.metadata.snapshots}
 
@@ -204,7 +202,9 @@ def check_every_snapshot(floe, server, topic: str, stream: Stream, version: int)
         for reader, rows in readers.items():
             got = {r["id"]: r["v"] for r in rows}
             assert len(got) == len(rows), f"{reader}, {what}: a key is live twice"
-            assert got == want, f"{reader}, {what}"
+            assert got == want, (f"{reader}, {what}: only in the table "
+                                 f"{ {k: v for k, v in got.items() if want.get(k) != v} }, "
+                                 f"only in the model { {k: v for k, v in want.items() if got.get(k) != v} }")
     return len(table.metadata.snapshots)
 
 
@@ -233,14 +233,23 @@ def fast_optimizing(server, topic: str) -> None:
                            "self-optimizing.min-plan-interval": "0"})
 
 
-@pytest.mark.parametrize("version", [2, 3])
+@pytest.mark.parametrize("version,fmt", [(2, "json"), (3, "json"), (3, "avro")])
 def test_every_snapshot_is_readable_by_pyiceberg_with_the_optimizer_running(floe, tmp_path,
-                                                                           version):
+                                                                           version, fmt):
     with FloeServer(floe.path, tmp_path / "data", kafka=True, optimizer=True) as server:
-        topic = f"pos{version}_{uuid.uuid4().hex[:6]}"
+        topic = f"pos{version}{fmt}_{uuid.uuid4().hex[:6]}"
         create_topic(server.kafka_bootstrap, topic, partitions=PARTITIONS,
-                     config=topic_config(str(version)))
-        stream = Stream(server.kafka_bootstrap, topic, seed=version)
+                     config=topic_config(str(version), fmt))
+        serialize = None
+        if fmt == "avro":
+            from confluent_kafka.schema_registry import SchemaRegistryClient
+            from confluent_kafka.schema_registry.avro import AvroSerializer
+            from confluent_kafka.serialization import MessageField, SerializationContext
+            ser = AvroSerializer(SchemaRegistryClient({"url": server.schema_registry_uri}),
+                                 ENVELOPE_AVRO)
+            ctx = SerializationContext(topic, MessageField.VALUE)
+            serialize = lambda env: ser(env, ctx)  # noqa: E731
+        stream = Stream(server.kafka_bootstrap, topic, seed=version, serialize=serialize)
         stream.round(150, 40, "r0")
         wait_caught_up(server, topic, len(stream.sent))
         fast_optimizing(server, topic)
