@@ -192,6 +192,11 @@ std::string TableKeyIndex::RowKey(std::string_view key) const {
 Status TableKeyIndex::Load(const iceberg::TableMetadata& md) {
   FLOE_ASSIGN_OR_RETURN(std::string uuid, UuidBytes(md));
   if (loaded_ && uuid == uuid_) return Status::OK();
+  if (loaded_) {
+    // The topic's table was dropped and created again under its name: the old one's
+    // entries would never be read again.
+    FLOE_RETURN_IF_ERROR(Erase(uuid_));
+  }
   uuid_ = std::move(uuid);
   loaded_ = false;
   snapshot_id_.reset();
@@ -505,19 +510,11 @@ Status TableKeyIndex::Committed(const PositionalDeletes& deletes, int64_t snapsh
   return Status::OK();
 }
 
-Status TableKeyIndex::Drop(const iceberg::TableMetadata& md) {
-  FLOE_ASSIGN_OR_RETURN(std::string uuid, UuidBytes(md));
+Status TableKeyIndex::Erase(const std::string& uuid) {
   rocksdb::DB& db = *store_->db_;
-  FLOE_RETURN_IF_ERROR(FromRocks(db.DeleteRange(rocksdb::WriteOptions(), db.DefaultColumnFamily(),
-                                                uuid + kMetaKind, uuid + char(kRowKind + 1)),
-                                 "drop"));
-  if (uuid == uuid_) {
-    loaded_ = false;
-    snapshot_id_.reset();
-    paths_.clear();
-    numbers_.clear();
-  }
-  return Status::OK();
+  return FromRocks(db.DeleteRange(rocksdb::WriteOptions(), db.DefaultColumnFamily(),
+                                  uuid + kMetaKind, uuid + char(kRowKind + 1)),
+                   "erase");
 }
 
 }  // namespace floe::ingest

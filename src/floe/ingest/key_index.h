@@ -139,15 +139,15 @@ class TableKeyIndex {
   Status Committed(const PositionalDeletes& deletes, int64_t snapshot_id,
                    std::optional<int64_t> parent_snapshot_id);
 
-  // Forgets the table's index (on disk too).
-  Status Drop(const iceberg::TableMetadata& md);
-
   // The snapshot the index describes after the last sync or commit (tests, stats).
   std::optional<int64_t> snapshot_id() const { return snapshot_id_; }
 
  private:
-  // Loads the table's meta and file numbers (once per table UUID).
+  // Loads the table's meta and file numbers (once per table UUID); a new UUID (the table
+  // re-created under the topic's name) erases the old table's entries.
   Status Load(const iceberg::TableMetadata& md);
+  // Removes every entry of the table with this UUID prefix.
+  Status Erase(const std::string& uuid);
   Status Sync(iceberg::Table& table);
   Status Rebuild(iceberg::Table& table);
   // Puts the keys of `files` (in order) into `batch` under new file numbers.
