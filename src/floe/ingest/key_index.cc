@@ -19,9 +19,9 @@
 #include "floe/iceberg/delete_writer.h"
 #include "floe/iceberg/equality_key.h"
 #include "floe/iceberg/manifest_cache.h"
-#include "floe/iceberg/manifest_list.h"
 #include "floe/iceberg/manifest_reader.h"
 #include "floe/iceberg/scan.h"
+#include "floe/iceberg/snapshot_producer.h"
 
 namespace floe::ingest {
 
@@ -71,22 +71,22 @@ Result<std::string> UuidBytes(const iceberg::TableMetadata& md) {
 }
 
 // The data files `snapshot` added (ADDED entries of its own manifests), in manifest order.
-Result<std::vector<iceberg::DataFile>> AddedDataFiles(io::FileIO& io,
+Result<std::vector<iceberg::DataFile>> AddedDataFiles(const iceberg::TableMetadata& md,
+                                                      io::FileIO& io,
                                                       const iceberg::Snapshot& snapshot) {
   std::vector<iceberg::DataFile> out;
   if (snapshot.manifest_list.empty()) return out;
-  FLOE_ASSIGN_OR_RETURN(auto list_file, io.OpenInput(snapshot.manifest_list));
   FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestFile> manifests,
-                        iceberg::ReadManifestList(*list_file));
+                        iceberg::ReadSnapshotManifests(snapshot, io));
   for (const iceberg::ManifestFile& m : manifests) {
     if (m.content != iceberg::ManifestContent::kData) continue;
     if (m.added_snapshot_id != snapshot.snapshot_id) continue;
     if (m.added_files_count && *m.added_files_count == 0) continue;
-    FLOE_ASSIGN_OR_RETURN(auto f, io.OpenInput(m.manifest_path));
-    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::ManifestEntry> entries,
-                          iceberg::ReadManifest(*f, m));
+    FLOE_ASSIGN_OR_RETURN(
+        std::vector<iceberg::ManifestEntry> entries,
+        iceberg::ReadManifestEntries(md, m, io, iceberg::ManifestEntryFilter::kAdded,
+                                     /*read_stats=*/false));
     for (iceberg::ManifestEntry& e : entries) {
-      if (e.status != iceberg::ManifestStatus::kAdded) continue;
       if (e.snapshot_id && *e.snapshot_id != snapshot.snapshot_id) continue;
       out.push_back(std::move(e.data_file));
     }
@@ -333,7 +333,8 @@ Status TableKeyIndex::Sync(iceberg::Table& table) {
   if (!found) return Rebuild(table);
   rocksdb::WriteBatch batch;
   for (auto it = newer.rbegin(); it != newer.rend(); ++it) {
-    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> added, AddedDataFiles(table.io(), **it));
+    FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::DataFile> added,
+                          AddedDataFiles(*md, table.io(), **it));
     FLOE_RETURN_IF_ERROR(IndexFiles(table, added, &batch));
   }
   FLOE_RETURN_IF_ERROR(WriteMeta(&batch, current));

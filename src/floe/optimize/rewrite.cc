@@ -325,21 +325,34 @@ PartialPlan CommittablePart(const OptimizingPlan& plan, const std::vector<bool>&
   return part;
 }
 
+namespace {
+
+// The files of `snapshot_id` (matching `filter` when set), through the plan's manifest cache.
+Result<std::vector<iceberg::FileScanTask>> PlanSnapshotFiles(
+    const iceberg::TableMetadataPtr& metadata, io::FileIO& io, int64_t snapshot_id,
+    const PlanOptions& plan_options, iceberg::ExpressionPtr filter) {
+  iceberg::ScanOptions scan_options;
+  scan_options.snapshot_id = snapshot_id;
+  scan_options.manifest_cache = plan_options.manifest_cache;
+  scan_options.filter = std::move(filter);
+  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
+  return scan->PlanFiles();
+}
+
+}  // namespace
+
 Result<OptimizingPlan> PlanSnapshot(const iceberg::TableMetadataPtr& metadata, io::FileIO& io,
                                     int64_t snapshot_id, const OptimizingConfig& config,
                                     const PlanOptions& plan_options) {
   PlanOptions options = plan_options;
   options.current_spec_id = metadata->default_spec_id;
-  iceberg::ScanOptions scan_options;
-  scan_options.snapshot_id = snapshot_id;
-  scan_options.manifest_cache = plan_options.manifest_cache;
-  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
-  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> all_files, scan->PlanFiles());
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> all_files,
+                        PlanSnapshotFiles(metadata, io, snapshot_id, plan_options, nullptr));
   if (config.filter.empty()) return PlanOptimizing(all_files, config, options);
   // Only the matching files are optimized, but every file decides which deletes can go.
-  FLOE_ASSIGN_OR_RETURN(scan_options.filter, iceberg::ParseExpression(config.filter));
-  FLOE_ASSIGN_OR_RETURN(auto filtered, iceberg::TableScan::Make(metadata, io, scan_options));
-  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> files, filtered->PlanFiles());
+  FLOE_ASSIGN_OR_RETURN(iceberg::ExpressionPtr filter, iceberg::ParseExpression(config.filter));
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> files,
+                        PlanSnapshotFiles(metadata, io, snapshot_id, plan_options, filter));
   return PlanOptimizing(files, config, options, &all_files);
 }
 
@@ -382,11 +395,8 @@ Result<ConversionPlan> PlanConversionSnapshot(const iceberg::TableMetadataPtr& m
 
   PlanOptions options = plan_options;
   options.current_spec_id = metadata->default_spec_id;
-  iceberg::ScanOptions scan_options;
-  scan_options.snapshot_id = snapshot_id;
-  scan_options.manifest_cache = plan_options.manifest_cache;
-  FLOE_ASSIGN_OR_RETURN(auto scan, iceberg::TableScan::Make(metadata, io, scan_options));
-  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> files, scan->PlanFiles());
+  FLOE_ASSIGN_OR_RETURN(std::vector<iceberg::FileScanTask> files,
+                        PlanSnapshotFiles(metadata, io, snapshot_id, plan_options, nullptr));
   std::set<std::string> applied;
   for (const iceberg::FileScanTask& t : files) {
     for (const auto& d : t.equality_deletes) applied.insert(d->file.file_path);

@@ -338,29 +338,36 @@ void Server::WriteTopicMetrics(PrometheusWriter& w) {
            static_cast<int64_t>(ingest_->deferred_rounds()));
   if (key_index_) {
     const ingest::KeyIndexStats k = key_index_->stats();
-    w.Family("floe_key_index_memory_bytes", "gauge",
-             "Memory of the keyed topics' key index: block cache (memtables charged to it) and "
-             "table readers.");
-    w.Sample("floe_key_index_memory_bytes", {}, k.memory_bytes);
-    w.Family("floe_key_index_memory_limit_bytes", "gauge", "kafka.key-index.memory-bytes.");
-    w.Sample("floe_key_index_memory_limit_bytes", {}, k.memory_limit_bytes);
-    w.Family("floe_key_index_memtable_bytes", "gauge", "Of which memtables.");
-    w.Sample("floe_key_index_memtable_bytes", {}, k.memtable_bytes);
-    w.Family("floe_key_index_disk_bytes", "gauge",
-             "The key index's files on local disk (SSTs, write-ahead log).");
-    w.Sample("floe_key_index_disk_bytes", {}, k.disk_bytes);
-    w.Family("floe_key_index_entries", "gauge",
-             "Entries of the key index (RocksDB's estimate; keys and file names of all tables).");
-    w.Sample("floe_key_index_entries", {}, k.keys);
-    w.Family("floe_key_index_rebuilds_total", "counter",
-             "Tables whose key index was built from all their live data files.");
-    w.Sample("floe_key_index_rebuilds_total", {}, k.rebuilds);
-    w.Family("floe_key_index_catch_ups_total", "counter",
-             "Key index syncs that read the data files other commits added.");
-    w.Sample("floe_key_index_catch_ups_total", {}, k.catch_ups);
-    w.Family("floe_key_index_files_read_total", "counter",
-             "Data files whose key columns the key index read.");
-    w.Sample("floe_key_index_files_read_total", {}, k.files_read);
+    struct Figure {
+      const char* name;
+      const char* type;
+      const char* help;
+      int64_t value;
+    };
+    const Figure figures[] = {
+        {"floe_key_index_memory_bytes", "gauge",
+         "Memory of the keyed topics' key index: block cache (memtables charged to it) and "
+         "table readers.",
+         k.memory_bytes},
+        {"floe_key_index_memory_limit_bytes", "gauge", "kafka.key-index.memory-bytes.",
+         k.memory_limit_bytes},
+        {"floe_key_index_memtable_bytes", "gauge", "Of which memtables.", k.memtable_bytes},
+        {"floe_key_index_disk_bytes", "gauge",
+         "The key index's files on local disk (SSTs, write-ahead log).", k.disk_bytes},
+        {"floe_key_index_entries", "gauge",
+         "Entries of the key index (RocksDB's estimate; keys and file names of all tables).",
+         k.keys},
+        {"floe_key_index_rebuilds_total", "counter",
+         "Tables whose key index was built from all their live data files.", k.rebuilds},
+        {"floe_key_index_catch_ups_total", "counter",
+         "Key index syncs that read the data files other commits added.", k.catch_ups},
+        {"floe_key_index_files_read_total", "counter",
+         "Data files whose key columns the key index read.", k.files_read},
+    };
+    for (const Figure& f : figures) {
+      w.Family(f.name, f.type, f.help);
+      w.Sample(f.name, {}, f.value);
+    }
   }
   auto topics = ingest_->Topics();
   if (!topics.ok()) return;
